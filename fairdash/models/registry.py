@@ -1,0 +1,76 @@
+"""One registry of model names: what each is, which criterion it serves, and how to build it.
+
+Every model is a scikit-learn style classifier with ``fit(X, y, s=None, **fit_params)``,
+``predict(X)`` and ``predict_proba(X)`` on the preprocessed feature matrix ``X`` (a float numpy
+array), binary ``y`` in {0, 1} and integer group codes ``s`` (0 = protected group). ``s`` is used at
+fit time only. Builders take keyword arguments ``target_rate``, ``criterion``, ``seed``, ``device``
+and ignore what they do not use.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from ..errors import FairDashError
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    name: str  # command-line name, e.g. "fair-lr"
+    label: str  # the paper's name, e.g. "FairLR"
+    target: str  # "module:Class" under fairdash.models
+    criteria: tuple  # criteria the model serves: ("dp",), ("eo",), ("dp", "eo"), or () for a plain model
+    uses_target_rate: bool  # does PR_t change the model?
+    description: str
+
+    def load_class(self):
+        module, cls = self.target.split(":")
+        return getattr(importlib.import_module(f"fairdash.models.{module}"), cls)
+
+    def serves(self, criterion: str) -> bool:
+        """Plain models (no fairness machinery) serve every comparison as a reference."""
+        return not self.criteria or criterion in self.criteria
+
+
+MODELS: dict[str, ModelInfo] = {
+    m.name: m
+    for m in [
+        ModelInfo("fair-lr", "FairLR", "fair_lr:FairLR", ("dp", "eo"), True,
+                  "Logistic regression trained on the target-label likelihood (the paper's method)."),
+        ModelInfo("fair-gp", "FairGP", "fair_gp:FairGP", ("dp", "eo"), True,
+                  "Sparse variational Gaussian process trained on the target-label likelihood."),
+        ModelInfo("lr", "LR", "fair_lr:LR", (), False, "Plain logistic regression (C = 1)."),
+        ModelInfo("gp", "GP", "fair_gp:GP", (), False, "Plain sparse variational GP classifier."),
+        ModelInfo("svm", "SVM", "baselines:SVM", (), False, "RBF support vector machine (C = 1, gamma = 1/n_features)."),
+        ModelInfo("kamiran", "Kamiran & Calders", "baselines:KamiranReweighing", ("dp",), False,
+                  "Logistic regression on rows reweighed so that s and y look independent."),
+        ModelInfo("agarwal", "Agarwal et al.", "baselines:AgarwalReduction", ("dp", "eo"), False,
+                  "fairlearn's exponentiated-gradient reduction around logistic regression."),
+        ModelInfo("zafar-fairness", "ZafarFairness", "zafar:ZafarFairness", ("dp",), False,
+                  "Logistic loss minimised under a bound on the covariance of s and the decision value."),
+        ModelInfo("zafar-accuracy", "ZafarAccuracy", "zafar:ZafarAccuracy", ("dp",), False,
+                  "Covariance of s and the decision value minimised within (1 + gamma) of the best loss."),
+        ModelInfo("zafar-eqopp", "ZafarEqOpp", "zafar:ZafarEqOpp", ("eo",), False,
+                  "Disparate mistreatment: equal false negative rates by the convex-concave procedure."),
+    ]
+}
+
+PAPER_DP_MODELS = ("gp", "lr", "svm", "fair-gp", "fair-lr", "zafar-accuracy", "zafar-fairness", "kamiran", "agarwal")
+PAPER_EO_MODELS = ("fair-lr", "lr", "zafar-eqopp", "agarwal")
+
+
+def model_info(name: str) -> ModelInfo:
+    try:
+        return MODELS[name]
+    except KeyError:
+        raise FairDashError(f"Unknown model {name!r}. Known models: {', '.join(MODELS)}.") from None
+
+
+def make_model(name: str, **options):
+    """Build an unfitted model by name; ``options`` such as ``target_rate``, ``criterion``, ``seed`` and
+    ``device`` are passed where the class's constructor takes them."""
+    import inspect
+
+    cls = model_info(name).load_class()
+    accepted = inspect.signature(cls.__init__).parameters
+    return cls(**{k: v for k, v in options.items() if k in accepted and v is not None})
