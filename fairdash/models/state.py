@@ -1,0 +1,234 @@
+"""Safe model state: plain numpy arrays plus JSON-able metadata, never pickle.
+
+Every model implements ``get_state() -> {"arrays": {name: ndarray}, "meta": {...}}`` and a
+classmethod ``from_state(state)`` that returns a fitted model predicting identically (on the CPU).
+The fit cache (``fairdash.backend.FitCache``) and the model export store exactly this: the arrays in
+an ``.npz`` file read back with ``allow_pickle=False`` and the metadata in a ``.json`` file.
+
+Helpers shared by all models:
+
+- ``params_meta(estimator)``: the constructor parameters as JSON (callables such as ``progress``
+  become ``None``; numpy scalars and arrays become numbers and lists).
+- ``table_to_state`` / ``table_from_state``: a ``TransitionTable`` (or ``ConditionalTables``) split
+  into arrays and metadata under a name prefix, and back.
+- ``make_state`` / ``check_state``: the common envelope (model class, state format version).
+- ``save_state`` / ``load_state``: write / read a state as ``<stem>.npz`` + ``<stem>.json``.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import FairDashError
+from ..targets import ConditionalTables, TransitionTable
+
+STATE_FORMAT = 1
+
+
+# --------------------------------------------------------------------------------------------------
+# JSON conversion
+# --------------------------------------------------------------------------------------------------
+def to_jsonable(value: Any) -> Any:
+    """Convert numpy scalars/arrays, tuples and dicts with non-string keys to plain JSON values.
+
+    Callables (e.g. a progress callback) become ``None``: they are not part of a model's state.
+    Non-finite floats become the strings ``"nan"``, ``"inf"``, ``"-inf"``.
+    """
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if np.isfinite(v):
+            return v
+        return "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
+    if isinstance(value, np.ndarray):
+        return [to_jsonable(v) for v in value.tolist()]
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if callable(value):
+        return None
+    raise FairDashError(f"Cannot store a value of type {type(value).__name__} in a model's state.")
+
+
+def params_meta(estimator) -> dict:
+    """An estimator's constructor parameters (``get_params(deep=False)``) as plain JSON."""
+    return {k: to_jsonable(v) for k, v in estimator.get_params(deep=False).items()}
+
+
+def int_keyed(d: dict | None) -> dict | None:
+    """Undo JSON's string keys for dicts keyed by integer codes (e.g. ``stratum_target_rates``)."""
+    if d is None:
+        return None
+    out = {}
+    for k, v in d.items():
+        try:
+            out[int(k)] = v
+        except (TypeError, ValueError):
+            out[k] = v
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Transition tables
+# --------------------------------------------------------------------------------------------------
+_TABLE_ARRAYS = ("base_rates", "group_shares", "target_rates", "p_ybar1_given_y", "d", "t")
+
+
+def table_to_state(table, prefix: str = "table") -> tuple[dict, dict]:
+    """Split a ``TransitionTable`` or ``ConditionalTables`` into ``(arrays, meta)``.
+
+    Array names are ``f"{prefix}.{field}"`` (and ``f"{prefix}.{k}.{field}"`` per stratum), so several
+    tables can live in one state. ``table_from_state(arrays, meta, prefix)`` reverses it.
+    """
+    arrays: dict[str, np.ndarray] = {}
+    if table is None:
+        return arrays, {"kind": "none"}
+    if isinstance(table, ConditionalTables):
+        metas = []
+        for k, tb in enumerate(table.tables):
+            a, m = table_to_state(tb, f"{prefix}.{k}")
+            arrays.update(a)
+            metas.append(m)
+        arrays[f"{prefix}.cell_counts"] = np.asarray(table.cell_counts, dtype=np.int64)
+        return arrays, {
+            "kind": "conditional",
+            "strata": to_jsonable(list(table.strata)),
+            "tables": metas,
+            "warnings": list(table.warnings),
+        }
+    if not isinstance(table, TransitionTable):
+        raise FairDashError(f"Not a transition table: {type(table).__name__}.")
+    for name in _TABLE_ARRAYS:
+        arrays[f"{prefix}.{name}"] = np.asarray(getattr(table, name), dtype=np.float64)
+    meta = {
+        "kind": "table",
+        "accuracy_ceiling": to_jsonable(table.accuracy_ceiling),
+        "criterion": table.criterion,
+        "delta": float(table.delta),
+        "group_names": to_jsonable(list(table.group_names)),
+    }
+    return arrays, meta
+
+
+def table_from_state(arrays: dict, meta: dict, prefix: str = "table"):
+    """Rebuild the table that ``table_to_state`` stored (``None`` if none was stored)."""
+    kind = meta.get("kind")
+    if kind == "none":
+        return None
+    if kind == "conditional":
+        tables = tuple(
+            table_from_state(arrays, m, f"{prefix}.{k}") for k, m in enumerate(meta["tables"])
+        )
+        return ConditionalTables(
+            strata=tuple(meta["strata"]),
+            tables=tables,
+            cell_counts=np.asarray(arrays[f"{prefix}.cell_counts"]),
+            warnings=tuple(meta.get("warnings", ())),
+        )
+    if kind != "table":
+        raise FairDashError(f"Unknown transition table kind in a model's state: {kind!r}.")
+    ceiling = meta["accuracy_ceiling"]
+    return TransitionTable(
+        **{name: np.asarray(arrays[f"{prefix}.{name}"], dtype=np.float64) for name in _TABLE_ARRAYS},
+        accuracy_ceiling=float(ceiling),
+        criterion=meta["criterion"],
+        delta=float(meta["delta"]),
+        group_names=tuple(meta.get("group_names") or ()),
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# The envelope
+# --------------------------------------------------------------------------------------------------
+def class_path(cls) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def make_state(estimator, arrays: dict, meta: dict | None = None) -> dict:
+    """The common state: ``meta`` gets ``class``, ``format`` and ``params`` (``params_meta``)."""
+    full_meta = {
+        "class": class_path(type(estimator)),
+        "format": STATE_FORMAT,
+        "params": params_meta(estimator),
+    }
+    full_meta.update(meta or {})
+    clean = {}
+    for k, v in arrays.items():
+        a = np.asarray(v)
+        if a.dtype == object:
+            raise FairDashError(f"State array {k!r} holds Python objects; only numeric arrays can be stored.")
+        clean[str(k)] = a
+    return {"arrays": clean, "meta": to_jsonable(full_meta)}
+
+
+def check_state(state: dict, cls=None) -> tuple[dict, dict]:
+    """Validate a state dict and return ``(arrays, meta)``. With ``cls``, the stored class must be
+    ``cls`` or a subclass/superclass of it (FairLR and LR share a state layout)."""
+    if not isinstance(state, dict) or "arrays" not in state or "meta" not in state:
+        raise FairDashError("This is not a FairDash model state (it needs 'arrays' and 'meta').")
+    meta = state["meta"]
+    if int(meta.get("format", -1)) > STATE_FORMAT:
+        raise FairDashError(
+            "This model was saved by a newer FairDash; update FairDash to load it."
+        )
+    if cls is not None and "class" in meta:
+        stored = meta["class"].split(":")[-1]
+        names = {c.__qualname__ for c in cls.__mro__} | {c.__qualname__ for c in cls.__subclasses__()}
+        if stored not in names:
+            raise FairDashError(f"This state belongs to a {stored} model, not a {cls.__qualname__} model.")
+    return state["arrays"], meta
+
+
+def load_class(meta: dict):
+    """The class named in a state's metadata (only classes under ``fairdash.``)."""
+    import importlib
+
+    module, _, name = meta["class"].partition(":")
+    if not module.startswith("fairdash."):
+        raise FairDashError(f"Refusing to load a model class from outside FairDash: {meta['class']!r}.")
+    return getattr(importlib.import_module(module), name)
+
+
+def model_from_state(state: dict):
+    """Rebuild any FairDash model from its state, using the class named in it."""
+    _, meta = check_state(state)
+    return load_class(meta).from_state(state)
+
+
+# --------------------------------------------------------------------------------------------------
+# Files: <stem>.npz (no pickle) + <stem>.json
+# --------------------------------------------------------------------------------------------------
+def save_state(stem, state: dict) -> tuple[Path, Path]:
+    """Write ``state`` as ``<stem>.npz`` and ``<stem>.json`` (atomically: temp file then rename)."""
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    npz, js = stem.with_name(stem.name + ".npz"), stem.with_name(stem.name + ".json")
+    tmp_npz = stem.with_name(f".{stem.name}.{os.getpid()}.tmp.npz")
+    tmp_js = stem.with_name(f".{stem.name}.{os.getpid()}.tmp.json")
+    np.savez(tmp_npz, **state["arrays"])
+    tmp_js.write_text(json.dumps(state["meta"], sort_keys=True))
+    os.replace(tmp_npz, npz)
+    os.replace(tmp_js, js)
+    return npz, js
+
+
+def load_state(stem) -> dict:
+    """Read a state written by ``save_state`` (``np.load`` with ``allow_pickle=False``)."""
+    stem = Path(stem)
+    npz, js = stem.with_name(stem.name + ".npz"), stem.with_name(stem.name + ".json")
+    if not npz.exists() or not js.exists():
+        raise FairDashError(f"No saved model at {stem} (expected {npz.name} and {js.name}).")
+    meta = json.loads(js.read_text())
+    with np.load(npz, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    return {"arrays": arrays, "meta": meta}
