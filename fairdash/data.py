@@ -1,0 +1,663 @@
+"""Data layer: reading tables, profiling columns, the Task (which column is s, which is y, what counts
+as 1, which features), splits, the balanced test set and preprocessing (docs/METHOD.md, "Evaluation
+protocol"). No model code here.
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import zipfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import FairDashError
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets" / "datasets"
+
+MAX_CATEGORIES = 50  # one-hot levels kept per categorical column; rarer levels share one column
+HIGH_CARDINALITY = 100  # categorical columns with more distinct values than this get a warning
+MAX_BYTES = 200 * 1024 * 1024  # the largest table accepted (also Streamlit's upload cap)
+
+
+# --------------------------------------------------------------------------------------------------
+# Samples
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Sample:
+    name: str
+    file: str
+    title: str
+    description: str
+    s_column: str
+    s1_values: tuple
+    y_column: str
+    y1_values: tuple
+    positive_meaning: str
+    drop: tuple = ()
+
+
+SAMPLES: dict[str, Sample] = {
+    "adult": Sample(
+        "adult", "adult.csv.gz", "Adult (UCI Census Income)",
+        "45,222 people from the 1994 US census; the label is whether income exceeds $50K a year.",
+        "sex", ("Male",), "salary", (">50K",), "income above $50K a year (a favourable outcome)",
+        ("fnlwgt",),
+    ),
+    "compas": Sample(
+        "compas", "compas.csv.gz", "COMPAS (ProPublica two-year recidivism)",
+        "6,167 defendants from Broward County, Florida; the label is whether the person was "
+        "rearrested within two years.",
+        "race", ("Caucasian",), "two-year-recid", ("1",),
+        "rearrested within two years (NOT a favourable outcome for the person; it is what the paper "
+        "calls positive)",
+    ),
+}
+
+
+def load_sample(name: str) -> pd.DataFrame:
+    """A bundled data set by name (``adult`` or ``compas``), read from ``assets/datasets``."""
+    if name not in SAMPLES:
+        raise FairDashError(f"Unknown sample {name!r}. Bundled samples: {', '.join(SAMPLES)}.")
+    return read_table(ASSETS / SAMPLES[name].file)
+
+
+# --------------------------------------------------------------------------------------------------
+# Reading tables
+# --------------------------------------------------------------------------------------------------
+def _read_bytes(source) -> tuple[bytes, str]:
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        if not path.exists():
+            raise FairDashError(f"No such file: {path}")
+        if path.is_dir():
+            raise FairDashError(f"{path} is a folder, not a table file.")
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise FairDashError(f"{path.name} is {size / 2**20:.0f} MB; the limit is {MAX_BYTES / 2**20:.0f} MB.")
+        return path.read_bytes(), path.name
+    if isinstance(source, (bytes, bytearray)):
+        return bytes(source), "upload"
+    if hasattr(source, "read"):
+        data = source.read()
+        return (data.encode() if isinstance(data, str) else data), getattr(source, "name", "upload")
+    raise FairDashError("Cannot read a table from this kind of input.")
+
+
+def _decode(raw: bytes) -> str:
+    for enc in ("utf-8-sig", "cp1252", "latin-1"):
+        try:
+            return raw.decode(enc)
+        except UnicodeDecodeError:
+            continue
+    raise FairDashError("The file's text encoding could not be recognised.")  # pragma: no cover
+
+
+def _looks_binary(raw: bytes) -> bool:
+    head = raw[:4096]
+    if b"\x00" in head:
+        return True
+    text = sum(32 <= b < 127 or b in (9, 10, 13) or b >= 128 for b in head)
+    return text < 0.9 * len(head)
+
+
+def _read_text_table(text: str, name: str) -> pd.DataFrame:
+    if not text.strip():
+        raise FairDashError(f"{name} is empty.")
+    sample = text[:65536]
+    lines = [ln for ln in sample.splitlines() if ln.strip()]
+    try:
+        dialect = csv.Sniffer().sniff("\n".join(lines[:50]), delimiters=",;\t|")
+        sep = dialect.delimiter
+    except csv.Error:
+        counts = {d: lines[0].count(d) for d in ",;\t|"}
+        sep = max(counts, key=counts.get)
+        if counts[sep] == 0:
+            raise FairDashError(
+                f"{name} does not look like a table: no column separator (comma, semicolon, tab or "
+                "|) was found in its first line."
+            ) from None
+    header = next(csv.reader([lines[0]], delimiter=sep))
+    header = [h.strip() for h in header]
+    dupes = sorted({h for h in header if header.count(h) > 1})
+    if dupes:
+        raise FairDashError(f"{name} has duplicate column names: {', '.join(map(repr, dupes))}. Rename them.")
+    if any(h == "" for h in header):
+        raise FairDashError(f"{name} has a column with no name in its header line.")
+    try:
+        df = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True, thousands=None,
+                         na_values=["?", "NA", "N/A", "null", "NULL", ""], keep_default_na=True)
+    except (pd.errors.ParserError, ValueError) as e:
+        first = str(e).strip().splitlines()[0]
+        raise FairDashError(f"{name} could not be read as a table: {first}") from None
+    df.columns = [str(c).strip() for c in df.columns]
+    return df
+
+
+def read_table(source, name: str | None = None) -> pd.DataFrame:
+    """Read CSV/TSV (delimiter and encoding sniffed; gzip too), Parquet or Excel into a DataFrame.
+
+    ``source`` is a path, bytes or a file-like object (such as a Streamlit upload). Every failure is a
+    :class:`FairDashError` saying what is wrong with the file.
+    """
+    raw, default_name = _read_bytes(source)
+    name = name or default_name
+    if len(raw) > MAX_BYTES:
+        raise FairDashError(f"{name} is {len(raw) / 2**20:.0f} MB; the limit is {MAX_BYTES / 2**20:.0f} MB.")
+    if not raw.strip():
+        raise FairDashError(f"{name} is empty.")
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError):
+            raise FairDashError(f"{name} looks gzip-compressed but is damaged.") from None
+        if len(raw) > 4 * MAX_BYTES:
+            raise FairDashError(f"{name} is too large once decompressed.")
+        if not raw.strip():
+            raise FairDashError(f"{name} is empty.")
+    try:
+        if raw[:4] == b"PAR1":
+            df = pd.read_parquet(io.BytesIO(raw))
+        elif raw[:4] == b"PK\x03\x04":
+            df = _read_excel(raw, name)
+        elif raw[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
+            raise FairDashError(f"{name} is an old-style .xls workbook; save it as .xlsx or CSV.")
+        else:
+            if _looks_binary(raw):
+                raise FairDashError(f"{name} is not a table: it holds binary data, not text, Parquet or Excel.")
+            df = _read_text_table(_decode(raw), name)
+    except FairDashError:
+        raise
+    except Exception as e:  # a library's parse error on a malformed file
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+        raise FairDashError(f"{name} could not be read as a table: {first}") from None
+    if df.shape[1] < 2:
+        raise FairDashError(
+            f"{name} has {df.shape[1]} column(s); a table needs at least a label and a sensitive "
+            "attribute. Is the separator right?"
+        )
+    if len(df) == 0:
+        raise FairDashError(f"{name} has a header but no rows.")
+    df.columns = [str(c) for c in df.columns]
+    if df.columns.duplicated().any():
+        raise FairDashError(f"{name} has duplicate column names; rename them.")
+    return df
+
+
+def _read_excel(raw: bytes, name: str) -> pd.DataFrame:
+    try:
+        zipfile.ZipFile(io.BytesIO(raw)).testzip()
+    except zipfile.BadZipFile:
+        raise FairDashError(f"{name} looks like a zip/Excel file but is damaged.") from None
+    sheets = pd.read_excel(io.BytesIO(raw), sheet_name=None)
+    nonempty = {k: v for k, v in sheets.items() if not v.dropna(how="all").empty}
+    if not nonempty:
+        raise FairDashError(f"{name} has no sheet with data.")
+    # the first sheet with data; the others are named in the profile warning by the caller
+    first = next(iter(nonempty))
+    df = nonempty[first]
+    df.attrs["sheet"] = first
+    df.attrs["other_sheets"] = [k for k in nonempty if k != first]
+    return df
+
+
+# --------------------------------------------------------------------------------------------------
+# Profiling
+# --------------------------------------------------------------------------------------------------
+def _numeric_text(col: pd.Series) -> pd.Series | None:
+    """A text column of numbers with thousands separators (``1,234``), converted, else None."""
+    if col.dtype != object:
+        return None
+    v = col.dropna().astype(str).str.strip()
+    if v.empty or not v.str.fullmatch(r"[-+]?\d{1,3}(,\d{3})+(\.\d+)?|[-+]?\d+(\.\d+)?").all():
+        return None
+    return pd.to_numeric(col.astype(str).str.replace(",", "", regex=False).where(col.notna()), errors="coerce")
+
+
+def clean_table(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Light repairs with a note for each: numbers stored as text with thousands separators become
+    numbers; infinite values become missing."""
+    notes, df = [], df.copy()
+    for c in df.columns:
+        conv = _numeric_text(df[c])
+        if conv is not None:
+            df[c] = conv
+            notes.append(f"Column {c!r} held numbers written as text with thousands separators; read as numbers.")
+        if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]):
+            inf = np.isinf(df[c].to_numpy(dtype=float, na_value=np.nan))
+            if inf.any():
+                df.loc[inf, c] = np.nan
+                notes.append(f"Column {c!r} had {int(inf.sum())} infinite value(s); treated as missing.")
+    return df, notes
+
+
+def profile_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per column: kind, missing values, distinct values, examples and flags
+    (``id-like``, ``constant``, ``empty``, ``high-cardinality``)."""
+    rows = []
+    n = len(df)
+    for c in df.columns:
+        col = df[c]
+        nonnull = col.dropna()
+        distinct = int(nonnull.nunique())
+        numeric = pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
+        kind = "numeric" if numeric else "categorical"
+        if distinct == 2:
+            kind = "binary"
+        flags = []
+        if nonnull.empty:
+            flags.append("empty")
+        elif distinct == 1:
+            flags.append("constant")
+        if n > 20 and distinct >= 0.95 * len(nonnull) and (not numeric or pd.api.types.is_integer_dtype(col)):
+            flags.append("id-like")
+        if not numeric and distinct > HIGH_CARDINALITY:
+            flags.append("high-cardinality")
+        examples = ", ".join(map(str, nonnull.drop_duplicates().head(4).tolist()))
+        rows.append({
+            "column": c, "kind": kind, "dtype": str(col.dtype), "missing": int(col.isna().sum()),
+            "distinct": distinct, "examples": examples, "flags": ", ".join(flags),
+        })
+    return pd.DataFrame(rows)
+
+
+def column_values(df: pd.DataFrame, column: str, limit: int = 200) -> list[str]:
+    """The distinct values of a column as text (what ``--s1``/``--y1`` and the UI match against)."""
+    _check_column(df, column)
+    vals = df[column].dropna()
+    counts = _as_text(vals).value_counts()
+    return counts.index[:limit].tolist()
+
+
+# --------------------------------------------------------------------------------------------------
+# The task
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TaskSpec:
+    """The user's choices. Values match the column's values as text (``"1"`` selects an integer 1).
+
+    ``s1_values``: values of ``s_column`` that form group 1 (all others form group 0, the protected
+    group). With ``s_multi=True`` every value is its own group instead (sorted; group 0 first).
+    ``y1_values`` or ``y_threshold`` (y = 1 where the value is > threshold) say what a positive label is.
+    ``missing`` is ``"drop"`` (rows with a missing feature are dropped) or ``"impute"``.
+    """
+
+    s_column: str
+    y_column: str
+    s1_values: tuple = ()
+    y1_values: tuple = ()
+    y_threshold: float | None = None
+    s_threshold: float | None = None
+    s_multi: bool = False
+    features: tuple | None = None  # None = every other column except flagged ones
+    drop: tuple = ()
+    missing: str = "drop"
+    strata_column: str | None = None  # the "legitimate" column for conditional parity
+    positive_meaning: str = ""
+
+    def to_dict(self) -> dict:
+        d = self.__dict__.copy()
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in d.items()}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "TaskSpec":
+        known = {k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+
+@dataclass
+class Task:
+    """A table turned into ``X`` (raw feature columns), ``y`` and ``s`` (integer codes)."""
+
+    spec: TaskSpec
+    X: pd.DataFrame
+    y: np.ndarray
+    s: np.ndarray
+    group_names: tuple
+    label_names: tuple  # (name of y=0, name of y=1)
+    numeric_features: tuple
+    categorical_features: tuple
+    strata: np.ndarray | None = None  # integer stratum codes for conditional parity
+    strata_names: tuple = ()
+    n_rows_read: int = 0
+    n_dropped_missing_sy: int = 0
+    n_dropped_missing_features: int = 0
+    warnings: list = field(default_factory=list)
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.group_names)
+
+    @property
+    def features(self) -> tuple:
+        return tuple(self.X.columns)
+
+    def group_table(self) -> pd.DataFrame:
+        """Group sizes and base rates on the whole table (the readouts use the training split)."""
+        from .targets import group_counts
+
+        n, n_pos = group_counts(self.y, self.s, self.n_groups)
+        return pd.DataFrame({
+            "group": [f"s={j}: {g}" for j, g in enumerate(self.group_names)],
+            "rows": n, "positives": n_pos,
+            "base rate": np.where(n > 0, n_pos / np.maximum(n, 1), 0.0),
+            "share": n / max(len(self.y), 1),
+        })
+
+
+def _as_text(col: pd.Series) -> pd.Series:
+    """Values as text; whole floats print without ``.0`` so ``1.0`` matches ``"1"``."""
+    if pd.api.types.is_float_dtype(col):
+        v = col.to_numpy()
+        whole = np.isfinite(v) & (v == np.round(v))
+        out = col.astype(str)
+        out[whole] = pd.Series(v[whole].astype(np.int64), index=col.index[whole]).astype(str)
+        return out
+    if pd.api.types.is_bool_dtype(col):
+        return col.map({True: "True", False: "False"})
+    return col.astype(str).str.strip()
+
+
+def _check_column(df: pd.DataFrame, column: str, role: str = "column") -> None:
+    if column not in df.columns:
+        close = [c for c in df.columns if c.lower() == str(column).lower()]
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise FairDashError(f"The {role} {column!r} is not in the table.{hint}")
+
+
+def _binarise(col: pd.Series, values: tuple, threshold, role: str, column: str) -> np.ndarray:
+    if threshold is not None:
+        if not pd.api.types.is_numeric_dtype(col):
+            raise FairDashError(f"The {role} column {column!r} is not numeric, so it cannot be split by a threshold.")
+        return (col.to_numpy(dtype=float) > float(threshold)).astype(int)
+    if not values:
+        raise FairDashError(f"Choose which values of {column!r} count as {'group 1' if role == 'sensitive' else 'positive'}.")
+    text = _as_text(col)
+    present = set(text.unique())
+    wanted = [str(v).strip() for v in values]
+    missing = [v for v in wanted if v not in present]
+    if missing:
+        shown = ", ".join(sorted(present, key=str)[:12])
+        raise FairDashError(f"Value {missing[0]!r} does not occur in column {column!r}. Its values include: {shown}.")
+    return text.isin(wanted).to_numpy().astype(int)
+
+
+def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
+    """Check the user's choices against the table and build the :class:`Task`."""
+    if df is None or len(df) == 0:
+        raise FairDashError("The table has no rows.")
+    _check_column(df, spec.s_column, "sensitive attribute")
+    _check_column(df, spec.y_column, "label")
+    if spec.s_column == spec.y_column:
+        raise FairDashError("The sensitive attribute and the label must be different columns.")
+    if spec.missing not in ("drop", "impute"):
+        raise FairDashError("Missing-value handling must be 'drop' or 'impute'.")
+    df, warnings = clean_table(df)
+    n_read = len(df)
+    for role, c in (("sensitive attribute", spec.s_column), ("label", spec.y_column)):
+        if df[c].isna().all():
+            raise FairDashError(f"The {role} column {c!r} is empty (every value is missing).")
+    keep = df[spec.s_column].notna() & df[spec.y_column].notna()
+    n_drop_sy = int((~keep).sum())
+    if n_drop_sy:
+        warnings.append(f"{n_drop_sy} row(s) with a missing sensitive attribute or label were dropped.")
+    df = df.loc[keep]
+
+    # features
+    if spec.features is not None:
+        for c in spec.features:
+            _check_column(df, c, "feature")
+        feats = [c for c in spec.features if c not in (spec.s_column, spec.y_column)]
+    else:
+        prof = profile_columns(df)
+        skip = set(prof.loc[prof["flags"].str.contains("id-like|constant|empty"), "column"])
+        for c in sorted(skip - {spec.s_column, spec.y_column}):
+            warnings.append(f"Column {c!r} was left out of the features ({prof.set_index('column').at[c, 'flags']}).")
+        feats = [c for c in df.columns if c not in (spec.s_column, spec.y_column, spec.strata_column) and c not in skip]
+    feats = [c for c in feats if c not in spec.drop]
+    if spec.strata_column and spec.strata_column in feats and spec.features is None:
+        feats.remove(spec.strata_column)
+    if not feats:
+        raise FairDashError("No feature columns are left to learn from.")
+    X = df[feats]
+    empty = [c for c in feats if X[c].isna().all()]
+    if empty:
+        raise FairDashError(f"Feature column {empty[0]!r} is empty (every value is missing); leave it out.")
+    n_drop_x = 0
+    if spec.missing == "drop":
+        ok = X.notna().all(axis=1)
+        n_drop_x = int((~ok).sum())
+        if n_drop_x:
+            warnings.append(f"{n_drop_x} row(s) with a missing feature value were dropped.")
+        df, X = df.loc[ok], X.loc[ok]
+    if len(df) == 0:
+        raise FairDashError("No rows are left after dropping rows with missing values; try imputing instead.")
+
+    # y
+    y = _binarise(df[spec.y_column], spec.y1_values, spec.y_threshold, "label", spec.y_column)
+    if y.min() == y.max():
+        raise FairDashError(
+            f"After binarising, the label {spec.y_column!r} has only one value ({'positive' if y[0] else 'negative'} "
+            "for every row); there is nothing to learn. Choose other positive values."
+        )
+    # s
+    s_text = _as_text(df[spec.s_column])
+    if spec.s_multi:
+        names = tuple(sorted(s_text.unique(), key=str))
+        s = pd.Categorical(s_text, categories=names).codes.astype(int)
+    else:
+        s = _binarise(df[spec.s_column], spec.s1_values, spec.s_threshold, "sensitive", spec.s_column)
+        if spec.s_threshold is not None:
+            names = (f"{spec.s_column} <= {spec.s_threshold:g}", f"{spec.s_column} > {spec.s_threshold:g}")
+        else:
+            g1 = ", ".join(map(str, spec.s1_values))
+            rest = sorted(set(s_text.unique()) - {str(v) for v in spec.s1_values}, key=str)
+            g0 = ", ".join(rest[:3]) + (" ..." if len(rest) > 3 else "") if rest else "(none)"
+            names = (g0, g1)
+    if np.bincount(s, minlength=len(names)).min() == 0:
+        raise FairDashError(
+            f"The sensitive attribute {spec.s_column!r} has only one group after binarising; both groups need rows."
+        )
+    for j, g in enumerate(names):
+        yj = y[s == j]
+        if yj.min() == yj.max():
+            what = "no positive" if yj.max() == 0 else "only positive"
+            raise FairDashError(f"Group {g!r} ({spec.s_column}) has {what} labels, so its base rate is {int(yj.max())}; "
+                                "no target rate can be reached from it.")
+    strata, strata_names = None, ()
+    if spec.strata_column:
+        _check_column(df, spec.strata_column, "legitimate-factor column")
+        st = _as_text(df[spec.strata_column].fillna("(missing)"))
+        strata_names = tuple(sorted(st.unique(), key=str))
+        strata = pd.Categorical(st, categories=strata_names).codes.astype(int)
+
+    num = tuple(c for c in feats if pd.api.types.is_numeric_dtype(X[c]) and not pd.api.types.is_bool_dtype(X[c]))
+    cat = tuple(c for c in feats if c not in num)
+    for c in cat:
+        k = X[c].nunique()
+        if k > HIGH_CARDINALITY:
+            warnings.append(f"Column {c!r} has {k} distinct values; only its {MAX_CATEGORIES} most frequent are encoded.")
+    if "other_sheets" in df.attrs and df.attrs.get("other_sheets"):
+        warnings.append(f"Only the first sheet with data ({df.attrs['sheet']!r}) was read; other sheets: "
+                        + ", ".join(map(repr, df.attrs["other_sheets"])))
+    if spec.y1_values:
+        label_names = ("not " + "/".join(map(str, spec.y1_values)), "/".join(map(str, spec.y1_values)))
+    else:
+        label_names = (f"{spec.y_column} <= {spec.y_threshold:g}", f"{spec.y_column} > {spec.y_threshold:g}")
+    return Task(
+        spec=spec, X=X.reset_index(drop=True), y=y, s=s, group_names=tuple(map(str, names)),
+        label_names=label_names, numeric_features=num, categorical_features=cat, strata=strata,
+        strata_names=strata_names, n_rows_read=n_read, n_dropped_missing_sy=n_drop_sy,
+        n_dropped_missing_features=n_drop_x, warnings=warnings,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Splits
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Split:
+    """Row indices into the task: training, test and the balanced test subset (indices into the task too)."""
+
+    seed: int
+    train: np.ndarray
+    test: np.ndarray
+    balanced_test: np.ndarray
+
+    @property
+    def n_balanced_dropped(self) -> int:
+        return int(len(self.test) - len(self.balanced_test))
+
+
+def balanced_subset(y, s, idx, seed: int = 0) -> np.ndarray:
+    """METHOD.md's balanced test set: for each ``y``, cut every ``(s, y)`` cell of ``idx`` down to the
+    size of the smallest cell with that ``y``, so that ``P(s=j | y=i)`` is equal across groups."""
+    rng = np.random.default_rng(seed + 7919)
+    y = np.asarray(y)[idx]
+    s = np.asarray(s)[idx]
+    groups = np.unique(s)
+    keep = []
+    for yv in (0, 1):
+        cells = [np.flatnonzero((y == yv) & (s == g)) for g in groups]
+        m = min(len(c) for c in cells)
+        for c in cells:
+            keep.append(rng.choice(c, size=m, replace=False) if len(c) > m else c)
+    return np.sort(np.asarray(idx)[np.concatenate(keep)]) if keep else np.asarray(idx)[:0]
+
+
+def split_task(task_or_y, s=None, seed: int = 0, test_size: float = 0.2) -> Split:
+    """80/20 split stratified by the ``(s, y)`` cell, with the balanced test subset."""
+    from sklearn.model_selection import train_test_split
+
+    if isinstance(task_or_y, Task):
+        y, s = task_or_y.y, task_or_y.s
+    else:
+        y = np.asarray(task_or_y)
+    cell = np.asarray(s) * 2 + np.asarray(y)
+    counts = np.bincount(cell)
+    if counts[counts > 0].min() < 2:
+        raise FairDashError("Some (group, label) combination has fewer than 2 rows, so the data cannot be split "
+                            "into training and test sets. More rows are needed.")
+    idx = np.arange(len(y))
+    try:
+        train, test = train_test_split(idx, test_size=test_size, random_state=seed, stratify=cell)
+    except ValueError as e:
+        raise FairDashError(f"The data cannot be split into training and test sets: {e}") from None
+    train, test = np.sort(train), np.sort(test)
+    return Split(seed, train, test, balanced_subset(y, s, test, seed))
+
+
+# --------------------------------------------------------------------------------------------------
+# Preprocessing
+# --------------------------------------------------------------------------------------------------
+def make_preprocessor(task: Task):
+    """A scikit-learn ``ColumnTransformer``: numeric columns scaled (and median-imputed), categorical
+    columns one-hot encoded with unknown categories ignored and rare levels capped. Fit it on the
+    training split only."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    num = Pipeline([("impute", SimpleImputer(strategy="median")), ("scale", StandardScaler())])
+    cat = Pipeline([
+        ("impute", SimpleImputer(strategy="constant", fill_value="(missing)")),
+        ("onehot", OneHotEncoder(handle_unknown="infrequent_if_exist", max_categories=MAX_CATEGORIES,
+                                 sparse_output=False, dtype=np.float64)),
+    ])
+    return ColumnTransformer(
+        [("num", num, list(task.numeric_features)), ("cat", cat, list(task.categorical_features))],
+        remainder="drop", sparse_threshold=0.0, verbose_feature_names_out=True,
+    )
+
+
+def categorical_as_text(X: pd.DataFrame, categorical) -> pd.DataFrame:
+    """Categorical feature columns as text, so that integer-coded categories one-hot encode cleanly."""
+    X = X.copy()
+    for c in categorical:
+        X[c] = X[c].where(X[c].isna(), X[c].astype(str))
+    return X
+
+
+@dataclass
+class Arrays:
+    """A task on one split, preprocessed: what the models train and are scored on."""
+
+    X_train: np.ndarray
+    y_train: np.ndarray
+    s_train: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    s_test: np.ndarray
+    balanced_test: np.ndarray  # indices into the test arrays
+    feature_names: list
+    preprocessor: object
+    split: Split
+    strata_train: np.ndarray | None = None
+    strata_test: np.ndarray | None = None
+
+
+def prepare_arrays(task: Task, split: Split) -> Arrays:
+    """Fit the preprocessor on the training rows and transform both splits."""
+    pre = make_preprocessor(task)
+    X = categorical_as_text(task.X, task.categorical_features)
+    import warnings as _w
+
+    with _w.catch_warnings():
+        _w.simplefilter("ignore", UserWarning)
+        Xtr = pre.fit_transform(X.iloc[split.train])
+        Xte = pre.transform(X.iloc[split.test])
+    pos = {r: i for i, r in enumerate(split.test)}
+    bal = np.array([pos[r] for r in split.balanced_test], dtype=int)
+    st = task.strata
+    return Arrays(
+        np.asarray(Xtr, dtype=np.float64), task.y[split.train], task.s[split.train],
+        np.asarray(Xte, dtype=np.float64), task.y[split.test], task.s[split.test], bal,
+        list(pre.get_feature_names_out()), pre, split,
+        None if st is None else st[split.train], None if st is None else st[split.test],
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# The paper's set-ups
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PaperSetup:
+    name: str
+    sample: str
+    spec: TaskSpec
+    criterion: str  # "dp": balanced test set; "eo": ordinary test set
+
+
+PAPER_SETUPS: dict[str, PaperSetup] = {
+    "adult-sex": PaperSetup("adult-sex", "adult", TaskSpec("sex", "salary", ("Male",), (">50K",), drop=("fnlwgt",)), "dp"),
+    "adult-race": PaperSetup("adult-race", "adult", TaskSpec("race", "salary", ("White",), (">50K",), drop=("fnlwgt",)), "dp"),
+    "compas-sex": PaperSetup("compas-sex", "compas", TaskSpec("sex", "two-year-recid", ("Male",), ("1",)), "eo"),
+    "compas-race": PaperSetup("compas-race", "compas", TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",)), "eo"),
+}
+
+
+def paper_setup(name: str) -> PaperSetup:
+    if name not in PAPER_SETUPS:
+        raise FairDashError(f"Unknown paper set-up {name!r}. Known: {', '.join(PAPER_SETUPS)}.")
+    return PAPER_SETUPS[name]
+
+
+_TASK_CACHE: dict = {}
+
+
+def paper_task(name: str) -> Task:
+    """The paper's task for a set-up name (cached per process)."""
+    if name not in _TASK_CACHE:
+        setup = paper_setup(name)
+        _TASK_CACHE[name] = build_task(load_sample(setup.sample), setup.spec)
+    return _TASK_CACHE[name]
+
+
+def paper_arrays(setup: str, seed: int = 0) -> Arrays:
+    """The paper's preprocessed train/test arrays for a set-up and seed."""
+    task = paper_task(setup)
+    return prepare_arrays(task, split_task(task, seed=seed))
