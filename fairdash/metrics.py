@@ -1,0 +1,70 @@
+"""Per-group metrics (positive rate, TPR, TNR, accuracy), fairness ratios and differences, and mean +-
+std over repeats from a tidy table (docs/METHOD.md, "Evaluation protocol")."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+METRIC_COLUMNS = ("accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1", "acc_0", "acc_1",
+                  "pr_ratio", "pr_ratio_01", "pr_diff", "tpr_ratio", "tpr_diff", "tnr_ratio")
+
+
+def _rate(mask_num, mask_den) -> float:
+    den = int(mask_den.sum())
+    return float((mask_num & mask_den).sum() / den) if den else float("nan")
+
+
+def min_over_max(values) -> float:
+    """Fairness ratio: smallest over largest group value (<= 1; 1 is fair). Equal zeros count as fair."""
+    v = np.asarray([x for x in values if np.isfinite(x)], dtype=float)
+    if v.size < 2:
+        return float("nan")
+    hi = v.max()
+    return 1.0 if hi == 0 else float(v.min() / hi)
+
+
+def group_metrics(y_true, y_pred, s, n_groups: int | None = None) -> dict:
+    """Overall accuracy and, per group ``j``: ``pr_j = P(yhat=1|s=j)``, ``tpr_j``, ``tnr_j``, ``acc_j``;
+    then ratios (min/max over groups, and ``pr_ratio_01 = pr_0 / pr_1``) and differences (max - min).
+    A rate with no rows to measure it on is NaN."""
+    y = np.asarray(y_true).astype(int)
+    p = np.asarray(y_pred).astype(int)
+    s = np.asarray(s).astype(int)
+    G = n_groups or (int(s.max()) + 1)
+    out = {"accuracy": float((y == p).mean()) if y.size else float("nan"), "n": int(y.size)}
+    for j in range(G):
+        g = s == j
+        out[f"pr_{j}"] = _rate(p == 1, g)
+        out[f"tpr_{j}"] = _rate(p == 1, g & (y == 1))
+        out[f"tnr_{j}"] = _rate(p == 0, g & (y == 0))
+        out[f"acc_{j}"] = _rate(p == y, g)
+        out[f"n_{j}"] = int(g.sum())
+    for m in ("pr", "tpr", "tnr"):
+        vals = [out[f"{m}_{j}"] for j in range(G)]
+        out[f"{m}_ratio"] = min_over_max(vals)
+        finite = [v for v in vals if np.isfinite(v)]
+        out[f"{m}_diff"] = float(max(finite) - min(finite)) if len(finite) >= 2 else float("nan")
+    pr1 = out.get("pr_1", float("nan"))
+    out["pr_ratio_01"] = float(out["pr_0"] / pr1) if np.isfinite(pr1) and pr1 > 0 else float("nan")
+    return out
+
+
+def summarize(results: pd.DataFrame, by=("model", "target_rate"), metrics=None) -> pd.DataFrame:
+    """Mean and standard deviation over repeats: one row per ``by`` group, columns ``<metric>_mean`` and
+    ``<metric>_std`` (sample std, ddof=1; 0 for a single repeat), and ``repeats``."""
+    by = [b for b in by if b in results.columns]
+    metrics = [m for m in (metrics or METRIC_COLUMNS) if m in results.columns]
+    g = results.groupby(by, dropna=False, sort=False)[metrics]
+    mean = g.mean().add_suffix("_mean")
+    std = g.std(ddof=1).fillna(0.0).add_suffix("_std")
+    out = pd.concat([mean, std], axis=1)
+    out["repeats"] = g.size()
+    cols = [c for m in metrics for c in (f"{m}_mean", f"{m}_std")] + ["repeats"]
+    return out[cols].reset_index()
+
+
+def format_mean_std(mean: float, std: float, digits: int = 3) -> str:
+    """``0.874 ± 0.009``; an undefined value shows as ``n/a``."""
+    if mean is None or not np.isfinite(mean):
+        return "n/a"
+    return f"{mean:.{digits}f} ± {std:.{digits}f}" if np.isfinite(std) else f"{mean:.{digits}f}"

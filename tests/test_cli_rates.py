@@ -1,0 +1,79 @@
+"""``python -m fairdash rates``: JSON keys, agreement with the library, one-line errors."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from fairdash import data
+from fairdash.cli import main
+from fairdash.rates import rates_readout
+
+ADULT_SEX = ["--data", "adult", "--s", "sex", "--s1", "Male", "--y", "salary", "--y1", ">50K"]
+
+
+def run(args, capsys):
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_rates_json_has_every_key_and_matches_the_library(capsys):
+    code, out, err = run(["rates", *ADULT_SEX, "--pr-t", "0.3", "--json"], capsys)
+    assert code == 0, err
+    got = json.loads(out)
+    for key in ("base_rates", "group_share", "target_rate", "presets", "t", "transition", "accuracy_bound",
+                "n_train", "n_test", "n_test_balanced"):
+        assert key in got
+    assert set(got["base_rates"]) == {"0", "1"}
+    assert set(got["transition"]["0"]) >= {"p_ybar1_given_y1", "p_ybar1_given_y0", "p_y1_given_ybar0", "p_y1_given_ybar1"}
+    assert abs(got["base_rates"]["0"] - 0.1136) < 0.003 and abs(got["base_rates"]["1"] - 0.3125) < 0.003
+    task = data.build_task(data.load_sample("adult"), data.TaskSpec("sex", "salary", ("Male",), (">50K",)))
+    assert got == json.loads(json.dumps(rates_readout(task, target_rate=0.3)))
+
+
+def test_rates_defaults_to_the_avg_preset(capsys):
+    code, out, _ = run(["rates", *ADULT_SEX, "--json"], capsys)
+    got = json.loads(out)
+    assert got["target_rate"] == pytest.approx(got["presets"]["avg"])
+    assert got["presets"]["min"] < got["presets"]["avg"] < got["presets"]["max"]
+
+
+def test_rates_table_is_readable(capsys):
+    code, out, _ = run(["rates", "--paper", "compas-race", "--pr-t", "0.5"], capsys)
+    assert code == 0 and "Theorem 2 accuracy ceiling" in out and "Caucasian" in out
+
+
+def test_integer_label_values_match_as_text(capsys):
+    code, out, err = run(["rates", "--data", "compas", "--s", "sex", "--s1", "Male", "--y", "two-year-recid",
+                          "--y1", "1", "--json"], capsys)
+    assert code == 0, err
+    assert abs(json.loads(out)["base_rates"]["0"] - 0.3521) < 0.01
+
+
+@pytest.mark.parametrize("args, match", [
+    (["rates", *ADULT_SEX, "--pr-t", "0"], "strictly between 0 and 1"),
+    (["rates", *ADULT_SEX, "--pr-t", "1"], "strictly between 0 and 1"),
+    (["rates", "--data", "adult", "--s", "sexx", "--s1", "Male", "--y", "salary", "--y1", ">50K"], "not in the table"),
+    (["rates", "--data", "adult", "--s", "sex", "--s1", "M", "--y", "salary", "--y1", ">50K"], "does not occur"),
+    (["rates", "--data", "adult", "--s", "sex", "--s1", "Male", "--y", "salary", "--y1", ">50K", "--y1", "<=50K"], "one value"),
+    (["rates", "--data", "nowhere.csv", "--s", "a", "--s1", "b", "--y", "c", "--y1", "d"], "No such file"),
+    (["rates", "--data", "adult", "--y", "salary", "--y1", ">50K"], "--s"),
+    (["rates", "--frobnicate"], "unrecognized"),
+])
+def test_bad_input_is_one_line_on_stderr_with_nonzero_exit(args, match, capsys):
+    code, out, err = run(args, capsys)
+    assert code == 2
+    assert err.startswith("error: ") and err.count("\n") == 1 and match in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("content", [b"", b"\x00\x01\x02binary\xff" * 50, b"a,b\n"])
+def test_bad_files_through_the_real_command(tmp_path, content):
+    f = tmp_path / "bad.csv"
+    f.write_bytes(content)
+    proc = subprocess.run([sys.executable, "-m", "fairdash", "rates", "--data", str(f), "--s", "a", "--s1", "x",
+                           "--y", "b", "--y1", "1"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
+    assert "Traceback" not in proc.stderr

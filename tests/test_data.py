@@ -1,0 +1,192 @@
+"""The data layer on the bundled samples and on malformed input."""
+import gzip
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairdash import data
+from fairdash.errors import FairDashError
+from fairdash.rates import rates_readout, training_rates
+
+
+@pytest.fixture(scope="module")
+def adult():
+    return data.load_sample("adult")
+
+
+def adult_task(adult, s="sex", s1=("Male",)):
+    return data.build_task(adult, data.TaskSpec(s, "salary", s1, (">50K",), drop=("fnlwgt",)))
+
+
+def test_samples_load_by_name(adult):
+    assert adult.shape == (45222, 15)
+    compas = data.load_sample("compas")
+    assert len(compas) == 6167 and "two-year-recid" in compas
+    with pytest.raises(FairDashError, match="Unknown sample"):
+        data.load_sample("iris")
+
+
+@pytest.mark.parametrize("s, s1, expected", [("sex", ("Male",), (0.1136, 0.3125)), ("race", ("White",), (0.1584, 0.2624))])
+def test_adult_base_rates_match_the_check_figures(adult, s, s1, expected):
+    task = adult_task(adult, s, s1)
+    rates = training_rates(task, seed=0)
+    assert np.allclose(rates.base_rates, expected, atol=0.003)
+    assert "fnlwgt" not in task.features and s not in task.features and "salary" not in task.features
+
+
+def test_compas_base_rates(adult):
+    task = data.paper_task("compas-race")
+    r = training_rates(task).base_rates
+    assert np.allclose(r, (0.4886, 0.3914), atol=0.005)
+
+
+def test_split_is_stratified_and_balanced_test_set_is_balanced(adult):
+    task = adult_task(adult)
+    split = data.split_task(task, seed=3)
+    assert len(split.train) + len(split.test) == len(task.y)
+    assert not set(split.train) & set(split.test)
+    for part in (split.train, split.test):
+        cell = task.s[part] * 2 + task.y[part]
+        frac = np.bincount(cell) / len(part)
+        whole = np.bincount(task.s * 2 + task.y) / len(task.y)
+        assert np.allclose(frac, whole, atol=0.002)
+    b = split.balanced_test
+    assert set(b) <= set(split.test)
+    for yv in (0, 1):
+        sizes = [np.sum((task.y[b] == yv) & (task.s[b] == g)) for g in (0, 1)]
+        assert sizes[0] == sizes[1]  # P(s=j | y=i) = 1/2
+    assert split.n_balanced_dropped == len(split.test) - len(b) > 0
+    again = data.split_task(task, seed=3)
+    assert np.array_equal(again.balanced_test, b)
+
+
+def test_preprocessing_is_fitted_on_training_rows_only(adult):
+    task = adult_task(adult)
+    arrays = data.prepare_arrays(task, data.split_task(task, seed=0))
+    num = [i for i, n in enumerate(arrays.feature_names) if n.startswith("num__")]
+    assert np.allclose(arrays.X_train[:, num].mean(0), 0, atol=1e-9)
+    assert not np.allclose(arrays.X_test[:, num].mean(0), 0, atol=1e-9)
+    assert arrays.X_train.shape[1] == arrays.X_test.shape[1] == len(arrays.feature_names)
+
+
+def test_values_match_as_text():
+    df = pd.DataFrame({"g": [1, 2, 1, 2, 1, 2] * 5, "y": [0, 1, 1, 0, 1, 0] * 5, "x": np.arange(30.0)})
+    task = data.build_task(df, data.TaskSpec("g", "y", ("2",), ("1",)))
+    assert task.group_names == ("1", "2")
+    assert task.s.tolist()[:2] == [0, 1]
+    df["y"] = df["y"].astype(float)
+    assert data.build_task(df, data.TaskSpec("g", "y", ("2",), ("1",))).y.sum() == 15
+
+
+def test_threshold_binarises_a_numeric_label():
+    df = pd.DataFrame({"g": list("ab") * 20, "score": np.linspace(0, 1, 40), "x": np.arange(40) % 7})
+    task = data.build_task(df, data.TaskSpec("g", "score", ("b",), y_threshold=0.5))
+    assert task.y.sum() == 20
+
+
+def test_missing_values_drop_or_impute():
+    df = pd.DataFrame({"g": list("ab") * 10, "y": [0, 1, 1, 0] * 5, "x": [1.0, None] + [2.0] * 18,
+                       "c": ["u", "v"] * 10})
+    df.loc[3, "y"] = None
+    dropped = data.build_task(df, data.TaskSpec("g", "y", ("b",), ("1",)))
+    assert dropped.n_dropped_missing_sy == 1 and dropped.n_dropped_missing_features == 1
+    assert len(dropped.y) == 18
+    imputed = data.build_task(df, data.TaskSpec("g", "y", ("b",), ("1",), missing="impute"))
+    assert len(imputed.y) == 19 and imputed.X["x"].isna().sum() == 1
+
+
+def test_profile_flags_id_like_and_constant_columns():
+    df = pd.DataFrame({"id": range(50), "k": 1, "g": list("ab") * 25, "y": [0, 1, 1, 0, 1] * 10, "x": np.arange(50) % 5})
+    prof = data.profile_columns(df).set_index("column")
+    assert "id-like" in prof.at["id", "flags"] and "constant" in prof.at["k", "flags"]
+    task = data.build_task(df, data.TaskSpec("g", "y", ("b",), ("1",)))
+    assert "id" not in task.features and "k" not in task.features
+    assert any("'id'" in w for w in task.warnings)
+
+
+def test_high_cardinality_categorical_is_capped():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"g": rng.choice(["a", "b"], 3000), "y": rng.integers(0, 2, 3000),
+                       "city": [f"c{i}" for i in rng.integers(0, 400, 3000)], "x": rng.normal(size=3000)})
+    task = data.build_task(df, data.TaskSpec("g", "y", ("b",), ("1",)))
+    assert any("distinct values" in w for w in task.warnings)
+    arrays = data.prepare_arrays(task, data.split_task(task))
+    assert arrays.X_train.shape[1] <= 1 + data.MAX_CATEGORIES
+
+
+# ----- reading files ----------------------------------------------------------------------------
+def test_reads_csv_tsv_semicolon_gzip_parquet_and_excel(tmp_path):
+    df = pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "z"]})
+    variants = {
+        "t.csv": df.to_csv(index=False).encode(),
+        "t.tsv": df.to_csv(index=False, sep="\t").encode(),
+        "t.txt": df.to_csv(index=False, sep=";").encode("cp1252"),
+        "t.csv.gz": gzip.compress(df.to_csv(index=False).encode()),
+    }
+    for name, raw in variants.items():
+        (tmp_path / name).write_bytes(raw)
+        got = data.read_table(tmp_path / name)
+        assert got.columns.tolist() == ["a", "b"] and got["b"].tolist() == ["x", "y", "z"], name
+    df.to_parquet(tmp_path / "t.parquet")
+    assert data.read_table(tmp_path / "t.parquet").shape == (3, 2)
+    df.to_excel(tmp_path / "t.xlsx", index=False)
+    assert data.read_table((tmp_path / "t.xlsx").read_bytes()).shape == (3, 2)
+
+
+def test_reads_latin1_text():
+    raw = "name;group;y\nJosé;ä;1\nZoë;b;0\n".encode("latin-1")
+    df = data.read_table(raw)
+    assert df["name"].tolist() == ["José", "Zoë"]
+
+
+@pytest.mark.parametrize("raw, match", [
+    (b"", "empty"),
+    (b"   \n\n", "empty"),
+    (b"a,b,c\n", "no rows"),
+    (bytes(range(256)) * 20, "not a table"),
+    (b"just one column\nvalue\n", "column"),
+    (b"a,a,b\n1,2,3\n", "duplicate"),
+    (gzip.compress(b"")[:-4], "damaged|empty"),
+    (b"PK\x03\x04garbage", "damaged"),
+])
+def test_malformed_files_give_clear_errors(raw, match):
+    with pytest.raises(FairDashError, match=match):
+        data.read_table(raw, name="upload.csv")
+
+
+@pytest.mark.parametrize("spec, match", [
+    (dict(s_column="nope", y_column="salary", s1_values=("Male",), y1_values=(">50K",)), "not in the table"),
+    (dict(s_column="sex", y_column="salary", s1_values=("Males",), y1_values=(">50K",)), "does not occur"),
+    (dict(s_column="sex", y_column="sex", s1_values=("Male",), y1_values=("Male",)), "different columns"),
+    (dict(s_column="sex", y_column="salary", s1_values=("Male", "Female"), y1_values=(">50K",)), "only one group"),
+    (dict(s_column="sex", y_column="salary", s1_values=("Male",), y1_values=(">50K", "<=50K")), "only one value"),
+])
+def test_bad_choices_give_clear_errors(adult, spec, match):
+    with pytest.raises(FairDashError, match=match):
+        data.build_task(adult, data.TaskSpec(**spec))
+
+
+def test_group_with_no_positives_is_a_clear_error():
+    df = pd.DataFrame({"g": ["a"] * 10 + ["b"] * 10, "y": [0] * 10 + [0, 1] * 5, "x": range(20)})
+    with pytest.raises(FairDashError, match="no positive"):
+        data.build_task(df, data.TaskSpec("g", "y", ("b",), ("1",)))
+
+
+def test_empty_label_column_is_a_clear_error():
+    df = pd.DataFrame({"g": ["a", "b"] * 5, "y": [None] * 10, "x": range(10)})
+    with pytest.raises(FairDashError, match="empty"):
+        data.build_task(df, data.TaskSpec("g", "y", ("b",), ("1",)))
+
+
+def test_readout_keys_and_values(adult):
+    task = adult_task(adult)
+    out = rates_readout(task, target_rate=0.3)
+    for key in ("base_rates", "group_share", "target_rate", "presets", "t", "transition", "accuracy_bound",
+                "n_train", "n_test", "n_test_balanced"):
+        assert key in out
+    assert out["target_rate"] == 0.3
+    r0, r1 = out["base_rates"]["0"], out["base_rates"]["1"]
+    p0 = out["group_share"]["0"]
+    assert out["accuracy_bound"] == pytest.approx(1 - p0 * abs(0.3 - r0) - (1 - p0) * abs(0.3 - r1))

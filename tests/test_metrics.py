@@ -1,0 +1,46 @@
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fairdash.metrics import format_mean_std, group_metrics, min_over_max, summarize
+
+
+def test_group_metrics_by_hand():
+    y = np.array([1, 1, 0, 0, 1, 0, 0, 0])
+    p = np.array([1, 0, 0, 1, 1, 1, 0, 0])
+    s = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    m = group_metrics(y, p, s)
+    assert m["pr_0"] == 0.5 and m["pr_1"] == 0.5
+    assert m["tpr_0"] == 0.5 and m["tpr_1"] == 1.0
+    assert m["tnr_0"] == 0.5 and m["tnr_1"] == pytest.approx(2 / 3)
+    assert m["accuracy"] == 5 / 8
+    assert m["pr_ratio"] == 1.0 and m["tpr_ratio"] == 0.5 and m["tpr_diff"] == 0.5
+    assert m["pr_ratio_01"] == 1.0
+
+
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1), st.integers(0, 2)), min_size=1, max_size=60))
+def test_ratios_are_at_most_one(rows):
+    y, p, s = map(np.array, zip(*rows))
+    m = group_metrics(y, p, s, n_groups=3)
+    for key in ("pr_ratio", "tpr_ratio", "tnr_ratio"):
+        assert np.isnan(m[key]) or 0 <= m[key] <= 1
+    assert 0 <= m["accuracy"] <= 1
+
+
+def test_min_over_max_edge_cases():
+    assert min_over_max([0, 0]) == 1.0
+    assert np.isnan(min_over_max([0.3]))
+    assert min_over_max([0.2, float("nan"), 0.4]) == 0.5
+
+
+def test_summarize_mean_and_std():
+    df = pd.DataFrame({"model": ["a", "a", "b"], "target_rate": [0.2, 0.2, np.nan], "accuracy": [0.8, 0.9, 0.7],
+                       "pr_ratio": [0.5, 0.7, 1.0]})
+    out = summarize(df).set_index("model")
+    assert out.at["a", "accuracy_mean"] == pytest.approx(0.85)
+    assert out.at["a", "accuracy_std"] == pytest.approx(np.std([0.8, 0.9], ddof=1))
+    assert out.at["b", "accuracy_std"] == 0 and out.at["b", "repeats"] == 1
+    assert format_mean_std(0.8745, 0.0091) == "0.875 ± 0.009"
+    assert format_mean_std(float("nan"), 0.1) == "n/a"
