@@ -1,0 +1,391 @@
+"""The paper's non-Zafar baselines: an RBF SVM, Kamiran & Calders reweighing, and Agarwal et al.'s
+exponentiated-gradient reduction (``docs/METHOD.md``, "Baselines, as the paper's comparison ran them").
+
+All three follow the registry's contract: scikit-learn style, ``fit(X, y, s=None)`` with ``s`` used at
+fit time only (and not at all by the SVM), ``predict`` / ``predict_proba`` from ``X`` alone, and a safe
+``get_state`` / ``from_state`` (numpy arrays plus JSON metadata; nothing is pickled). Each fitted model
+predicts from its stored arrays, so a model rebuilt from its state predicts exactly like the original.
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ..errors import FairDashError
+from .state import check_state, make_state
+
+__all__ = ["SVM", "KamiranReweighing", "AgarwalReduction"]
+
+_LR_MAX_ITER = 1000  # lbfgs iterations for every inner logistic regression (100 may stop short on Adult)
+
+
+# --------------------------------------------------------------------------------------------------
+# Shared helpers
+# --------------------------------------------------------------------------------------------------
+def _check_X(X) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise FairDashError("The feature matrix must be two-dimensional (rows x features).")
+    if not np.all(np.isfinite(X)):
+        raise FairDashError("The feature matrix holds missing or infinite values; preprocess it first.")
+    return X
+
+
+def _check_Xy(X, y) -> tuple[np.ndarray, np.ndarray]:
+    X = _check_X(X)
+    y = np.asarray(y).ravel()
+    if len(y) != len(X):
+        raise FairDashError(f"X has {len(X)} rows but y has {len(y)} labels.")
+    if not np.isin(y, (0, 1)).all():
+        raise FairDashError("The labels y must be 0 or 1.")
+    y = y.astype(np.int64)
+    if len(np.unique(y)) < 2:
+        raise FairDashError("The training labels hold only one class; a classifier needs both 0 and 1.")
+    return X, y
+
+
+def _check_s(s, n: int, model: str) -> np.ndarray:
+    if s is None:
+        raise FairDashError(f"{model} needs the sensitive attribute s at training time.")
+    s = np.asarray(s).ravel()
+    if len(s) != n:
+        raise FairDashError(f"s has {len(s)} values but X has {n} rows.")
+    if not np.issubdtype(s.dtype, np.integer):
+        if not np.all(np.isfinite(s.astype(float))) or not np.all(s == np.round(s)):
+            raise FairDashError("s must hold integer group codes 0, 1, ...")
+    s = s.astype(np.int64)
+    if s.min() < 0:
+        raise FairDashError("s must hold integer group codes 0, 1, ...")
+    if len(np.unique(s)) < 2:
+        raise FairDashError(f"{model} needs at least two groups in s; the training data hold only one.")
+    return s
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    out = np.empty_like(z, dtype=np.float64)
+    pos = z >= 0
+    out[pos] = 1.0 / (1.0 + np.exp(-z[pos]))
+    ez = np.exp(z[~pos])
+    out[~pos] = ez / (1.0 + ez)
+    return out
+
+
+def _proba_from_p1(p1: np.ndarray) -> np.ndarray:
+    return np.column_stack([1.0 - p1, p1])
+
+
+def _make_lr(C: float, seed=None):
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=C, max_iter=_LR_MAX_ITER, random_state=seed)
+
+
+# --------------------------------------------------------------------------------------------------
+# SVM
+# --------------------------------------------------------------------------------------------------
+class SVM(ClassifierMixin, BaseEstimator):
+    """RBF support vector machine, as the paper ran it: ``SVC(C=1, kernel="rbf", gamma="auto")``.
+
+    Formulation: libsvm's C-SVC with kernel ``exp(-gamma ||x - x'||^2)``; ``gamma="auto"`` means
+    ``1 / n_features`` (not scikit-learn's default ``"scale"``). ``s`` is not used at all (a plain
+    model, kept as a reference in every comparison); ``fit`` accepts and ignores it.
+
+    Defaults: ``C=1.0``, ``gamma="auto"``, ``cache_size=2000`` (MB of kernel cache: the one knob that
+    makes a fit on Adult's 36k rows take minutes instead of much longer, without changing the result),
+    ``tol=1e-3`` and ``max_iter=-1`` (no limit; a positive value bounds the solver's iterations, at the
+    price of an unconverged, warned-about solution).
+
+    Scores: ``decision_function(x) = sum_j dual_coef_j * exp(-gamma_ ||x - sv_j||^2) + intercept_``,
+    computed from the stored support vectors in chunks (equal to ``SVC.decision_function`` up to
+    rounding). ``predict`` is ``decision > 0``. ``predict_proba`` squashes the decision value through
+    a logistic sigmoid, ``P(y=1|x) = 1 / (1 + exp(-decision))``: monotone, 0.5 at the boundary, but not
+    calibrated (``SVC(probability=True)`` would refit five times with Platt scaling, too slow here).
+    """
+
+    criteria: tuple = ()
+
+    def __init__(self, C: float = 1.0, gamma="auto", cache_size: float = 2000.0, tol: float = 1e-3,
+                 max_iter: int = -1):
+        self.C = C
+        self.gamma = gamma
+        self.cache_size = cache_size
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def fit(self, X, y, s=None, **fit_params):
+        from sklearn.svm import SVC
+
+        X, y = _check_Xy(X, y)
+        svc = SVC(C=self.C, kernel="rbf", gamma=self.gamma, cache_size=self.cache_size, tol=self.tol,
+                  max_iter=self.max_iter)
+        svc.fit(X, y)
+        self.support_vectors_ = np.ascontiguousarray(svc.support_vectors_, dtype=np.float64)
+        self.dual_coef_ = np.asarray(svc.dual_coef_, dtype=np.float64).ravel()
+        self.intercept_ = float(np.asarray(svc.intercept_).ravel()[0])
+        self.gamma_ = float(svc._gamma)
+        self.n_support_ = np.asarray(svc.n_support_, dtype=np.int64)
+        self.classes_ = np.array([0, 1])
+        self.n_features_in_ = X.shape[1]
+        self.n_iter_ = int(np.asarray(svc.n_iter_).ravel()[0])
+        return self
+
+    def decision_function(self, X, chunk_rows: int = 2048) -> np.ndarray:
+        check_is_fitted(self, "support_vectors_")
+        X = _check_X(X)
+        if X.shape[1] != self.support_vectors_.shape[1]:
+            raise FairDashError(f"The model was trained on {self.support_vectors_.shape[1]} features, "
+                                f"not {X.shape[1]}.")
+        sv = self.support_vectors_
+        sv_sq = np.einsum("ij,ij->i", sv, sv)
+        out = np.empty(len(X))
+        for start in range(0, len(X), chunk_rows):
+            xb = X[start:start + chunk_rows]
+            d2 = np.einsum("ij,ij->i", xb, xb)[:, None] + sv_sq[None, :] - 2.0 * (xb @ sv.T)
+            np.maximum(d2, 0.0, out=d2)
+            np.exp(-self.gamma_ * d2, out=d2)
+            out[start:start + chunk_rows] = d2 @ self.dual_coef_ + self.intercept_
+        return out
+
+    def predict_proba(self, X) -> np.ndarray:
+        return _proba_from_p1(_sigmoid(self.decision_function(X)))
+
+    def predict(self, X) -> np.ndarray:
+        return (self.decision_function(X) > 0).astype(np.int64)
+
+    def get_state(self) -> dict:
+        check_is_fitted(self, "support_vectors_")
+        arrays = {"support_vectors": self.support_vectors_, "dual_coef": self.dual_coef_,
+                  "n_support": self.n_support_}
+        meta = {"intercept": self.intercept_, "gamma_value": self.gamma_, "n_iter": self.n_iter_}
+        return make_state(self, arrays, meta)
+
+    @classmethod
+    def from_state(cls, state: dict) -> "SVM":
+        arrays, meta = check_state(state, cls)
+        m = cls(**meta["params"])
+        m.support_vectors_ = np.ascontiguousarray(arrays["support_vectors"], dtype=np.float64)
+        m.dual_coef_ = np.asarray(arrays["dual_coef"], dtype=np.float64).ravel()
+        m.n_support_ = np.asarray(arrays["n_support"], dtype=np.int64)
+        m.intercept_ = float(meta["intercept"])
+        m.gamma_ = float(meta["gamma_value"])
+        m.n_iter_ = int(meta.get("n_iter", 0))
+        m.classes_ = np.array([0, 1])
+        m.n_features_in_ = m.support_vectors_.shape[1]
+        return m
+
+
+# --------------------------------------------------------------------------------------------------
+# Kamiran & Calders
+# --------------------------------------------------------------------------------------------------
+def kamiran_weights(y, s) -> np.ndarray:
+    """Kamiran & Calders reweighing: row in cell ``(s, y)`` gets ``n_s * n_y / (N * n_sy)``.
+
+    That is ``P(s) P(y) / P(s, y)``; the weights sum to ``N`` and, in the weighted data, every cell's
+    total weight is ``P(s) P(y) N``, so ``s`` and ``y`` are independent. Works for any number of groups.
+    """
+    y = np.asarray(y).astype(np.int64).ravel()
+    s = np.asarray(s).astype(np.int64).ravel()
+    n = len(y)
+    n_s = np.bincount(s)
+    n_y = np.bincount(y, minlength=2)
+    G = len(n_s)
+    n_sy = np.bincount(s * 2 + y, minlength=2 * G).reshape(G, 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w_cell = n_s[:, None] * n_y[None, :] / (n * n_sy.astype(float))
+    return w_cell[s, y]
+
+
+class KamiranReweighing(ClassifierMixin, BaseEstimator):
+    """Kamiran & Calders reweighing, then logistic regression (demographic parity).
+
+    Formulation: each training row in cell ``(s, y)`` gets weight ``P(s) P(y) / P(s, y)`` =
+    ``n_s * n_y / (N * n_sy)`` (weights sum to ``N``; in the weighted data ``s`` and ``y`` are
+    independent); then scikit-learn's ``LogisticRegression(C=C)`` (lbfgs, up to 1000 iterations) is
+    fitted on ``X`` with these ``sample_weight``. Any number of groups works.
+
+    Needs from ``s``: the group code of every training row (``s`` is not a feature and is not used at
+    prediction time). A group with a label missing (an empty cell) simply contributes no rows to it.
+
+    Defaults: ``C=1.0``. ``seed`` is stored for the interface (lbfgs is deterministic).
+    Scores: ``decision_function = X @ coef_ + intercept_``, ``predict_proba`` its sigmoid, ``predict``
+    is ``decision > 0``.
+    """
+
+    criteria: tuple = ("dp",)
+
+    def __init__(self, C: float = 1.0, seed: int | None = 0):
+        self.C = C
+        self.seed = seed
+
+    def fit(self, X, y, s=None, **fit_params):
+        X, y = _check_Xy(X, y)
+        s = _check_s(s, len(y), "Kamiran & Calders reweighing")
+        w = kamiran_weights(y, s)
+        lr = _make_lr(self.C, self.seed)
+        lr.fit(X, y, sample_weight=w)
+        self.sample_weight_ = w
+        self.coef_ = np.asarray(lr.coef_, dtype=np.float64).ravel()
+        self.intercept_ = float(lr.intercept_[0])
+        self.classes_ = np.array([0, 1])
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def decision_function(self, X) -> np.ndarray:
+        check_is_fitted(self, "coef_")
+        X = _check_X(X)
+        return X @ self.coef_ + self.intercept_
+
+    def predict_proba(self, X) -> np.ndarray:
+        return _proba_from_p1(_sigmoid(self.decision_function(X)))
+
+    def predict(self, X) -> np.ndarray:
+        return (self.decision_function(X) > 0).astype(np.int64)
+
+    def get_state(self) -> dict:
+        check_is_fitted(self, "coef_")
+        return make_state(self, {"coef": self.coef_}, {"intercept": self.intercept_})
+
+    @classmethod
+    def from_state(cls, state: dict) -> "KamiranReweighing":
+        arrays, meta = check_state(state, cls)
+        m = cls(**meta["params"])
+        m.coef_ = np.asarray(arrays["coef"], dtype=np.float64).ravel()
+        m.intercept_ = float(meta["intercept"])
+        m.classes_ = np.array([0, 1])
+        m.n_features_in_ = len(m.coef_)
+        return m
+
+
+# --------------------------------------------------------------------------------------------------
+# Agarwal et al.
+# --------------------------------------------------------------------------------------------------
+class AgarwalReduction(ClassifierMixin, BaseEstimator):
+    """Agarwal et al.'s reductions approach: fairlearn's ``ExponentiatedGradient`` around
+    ``LogisticRegression(C=C)``.
+
+    Formulation: ``ExponentiatedGradient(LogisticRegression(C=1), constraints=..., eps=0.1,
+    max_iter=50)`` fitted with ``sensitive_features=s``. The constraint is
+    ``DemographicParity(difference_bound=0.1)`` for ``criterion="dp"`` and
+    ``TruePositiveRateParity(difference_bound=0.1)`` for ``criterion="eo"``; a fresh constraint object
+    is made for every fit. In fairlearn >= 0.5 ``eps`` only caps the Lagrange multipliers (``B = 1/eps``);
+    the allowed violation is ``difference_bound``, measured between each group's rate and the overall
+    rate (so two groups may differ by up to ``bound / largest group share``).
+
+    The result is a randomised classifier: a mixture of the best-response classifiers (each a logistic
+    regression, or a constant when a best response needed only one label) with weights ``weights_``.
+    ``predict_proba`` is the mixture's probability of a positive (fairlearn's ``_pmf_predict``).
+    ``predict`` draws, for row ``i`` of the batch, ``1`` if ``P_i >= u_i`` with
+    ``u = RandomState(seed).rand(n)``, exactly as ``ExponentiatedGradient.predict(X, random_state=seed)``
+    does: the same batch always gets the same labels, but a row's label can depend on its position in
+    the batch. Pass ``random_state`` to ``predict`` to override the seed.
+
+    Needs from ``s``: the group code of every training row (fit time only). Any number of groups.
+    Defaults: ``difference_bound=0.1``, ``eps=0.1``, ``max_iter=50``, ``C=1.0``, ``seed=0``.
+    """
+
+    criteria: tuple = ("dp", "eo")
+
+    def __init__(self, criterion: str = "dp", difference_bound: float = 0.1, eps: float = 0.1,
+                 max_iter: int = 50, C: float = 1.0, seed: int | None = 0):
+        self.criterion = criterion
+        self.difference_bound = difference_bound
+        self.eps = eps
+        self.max_iter = max_iter
+        self.C = C
+        self.seed = seed
+
+    def _constraint(self):
+        from fairlearn.reductions import DemographicParity, TruePositiveRateParity
+
+        if self.criterion == "dp":
+            return DemographicParity(difference_bound=self.difference_bound)
+        if self.criterion == "eo":
+            return TruePositiveRateParity(difference_bound=self.difference_bound)
+        raise FairDashError(f"Agarwal et al. serves criterion 'dp' or 'eo', not {self.criterion!r}.")
+
+    def _fit_expgrad(self, X, y, s):
+        """The fitted fairlearn ``ExponentiatedGradient`` (inputs already checked)."""
+        import warnings
+
+        from fairlearn.reductions import ExponentiatedGradient
+
+        eg = ExponentiatedGradient(_make_lr(self.C, self.seed), constraints=self._constraint(),
+                                   eps=self.eps, max_iter=self.max_iter)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            eg.fit(X, y, sensitive_features=s)
+        return eg
+
+    def fit(self, X, y, s=None, **fit_params):
+        X, y = _check_Xy(X, y)
+        s = _check_s(s, len(y), "Agarwal et al.")
+        self._constraint()  # reject an unknown criterion before the expensive part
+        eg = self._fit_expgrad(X, y, s)
+        coefs, intercepts, weights = [], [], []
+        d = X.shape[1]
+        for idx in eg.weights_.index:  # the order fairlearn's _pmf_predict sums in
+            est = eg.predictors_[idx]
+            if hasattr(est, "coef_"):
+                if list(est.classes_) != [0, 1]:
+                    raise FairDashError("Unexpected classes in a best-response classifier.")
+                coefs.append(np.asarray(est.coef_, dtype=np.float64).ravel())
+                intercepts.append(float(est.intercept_[0]))
+            else:  # DummyClassifier(strategy="constant")
+                const = int(np.asarray(est.constant).ravel()[0])
+                coefs.append(np.zeros(d))
+                intercepts.append(1.0 if const == 1 else -1.0)
+            weights.append(float(eg.weights_[idx]))
+        self.coefs_ = np.asarray(coefs, dtype=np.float64).reshape(-1, d)
+        self.intercepts_ = np.asarray(intercepts, dtype=np.float64)
+        self.weights_ = np.asarray(weights, dtype=np.float64)
+        self.best_gap_ = float(eg.best_gap_)
+        self.n_oracle_calls_ = int(eg.n_oracle_calls_)
+        self.last_iter_ = int(eg.last_iter_)
+        self.classes_ = np.array([0, 1])
+        self.n_features_in_ = d
+        return self
+
+    def _positive_probs(self, X) -> np.ndarray:
+        check_is_fitted(self, "coefs_")
+        X = _check_X(X)
+        if X.shape[1] != self.coefs_.shape[1]:
+            raise FairDashError(f"The model was trained on {self.coefs_.shape[1]} features, not {X.shape[1]}.")
+        preds = np.zeros((len(X), len(self.weights_)))
+        for j in range(len(self.weights_)):
+            if self.weights_[j] != 0:  # fairlearn leaves zero-weight predictors at 0
+                # the same expression as LogisticRegression.decision_function, for identical rounding
+                scores = (X @ self.coefs_[j:j + 1].T + self.intercepts_[j:j + 1]).ravel()
+                preds[:, j] = (scores > 0).astype(np.int64)
+        return preds.dot(self.weights_)
+
+    def predict_proba(self, X) -> np.ndarray:
+        return _proba_from_p1(self._positive_probs(X))
+
+    def predict(self, X, random_state=None) -> np.ndarray:
+        from sklearn.utils import check_random_state
+
+        p1 = self._positive_probs(X)
+        rs = check_random_state(self.seed if random_state is None else random_state)
+        return (p1 >= rs.rand(len(p1))).astype(np.int64)
+
+    def get_state(self) -> dict:
+        check_is_fitted(self, "coefs_")
+        arrays = {"coefs": self.coefs_, "intercepts": self.intercepts_, "weights": self.weights_}
+        meta = {"best_gap": self.best_gap_, "n_oracle_calls": self.n_oracle_calls_,
+                "last_iter": self.last_iter_}
+        return make_state(self, arrays, meta)
+
+    @classmethod
+    def from_state(cls, state: dict) -> "AgarwalReduction":
+        arrays, meta = check_state(state, cls)
+        m = cls(**meta["params"])
+        m.coefs_ = np.asarray(arrays["coefs"], dtype=np.float64)
+        m.intercepts_ = np.asarray(arrays["intercepts"], dtype=np.float64).ravel()
+        m.weights_ = np.asarray(arrays["weights"], dtype=np.float64).ravel()
+        m.best_gap_ = float(meta.get("best_gap", float("nan")))
+        m.n_oracle_calls_ = int(meta.get("n_oracle_calls", 0))
+        m.last_iter_ = int(meta.get("last_iter", 0))
+        m.classes_ = np.array([0, 1])
+        m.n_features_in_ = m.coefs_.shape[1]
+        return m
