@@ -1,0 +1,685 @@
+"""The portable model file (``.fairdash``) and safe CSV export.
+
+A ``.fairdash`` file is one zip archive with exactly three members:
+
+- ``manifest.json``: ``{"format": "fairdash-model", "format_version": 1, "members": {name: {"size",
+  "sha256"}}, "created", "fairdash_version"}``. The loader checks the format name and version first,
+  then every member's size and SHA-256, so a damaged, truncated or edited file is refused.
+- ``meta.json``: plain JSON. The task (``TaskSpec.to_dict``), feature columns, group and label names,
+  criterion, ``PR_t``, the transition table (``t_s``, transition probabilities, Theorem 2's ceiling),
+  training metrics, data fingerprint, seed, package versions, creation time, the fitted preprocessing
+  (imputer medians, scaler mean/scale, one-hot categories and which of them are "infrequent") and the
+  estimator's JSON metadata (``get_state()["meta"]``).
+- ``arrays.safetensors``: every numeric array (preprocessing numbers under ``pre.``, the estimator's
+  arrays under ``model.``), read with ``safetensors.numpy.load``: no pickle, no code.
+
+Loading never executes anything from the file: there is no pickle, no ``torch.load`` and no class
+name taken from the file that is not one of the registry's own model classes. The zip itself is
+checked before it is read (member names, sizes, compression ratio, no encryption, no path parts).
+The hashes guard against accidents and casual edits; they are not a signature (someone who rewrites a
+file can rewrite its manifest too), so load files only from people you trust to give you a model.
+
+Public API: :func:`save_model`, :func:`model_bytes`, :func:`load_model` (returns a
+:class:`LoadedModel` whose ``predict``/``predict_proba`` take a raw table) and :func:`results_csv`.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import io
+import json
+import os
+import re
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import FairDashError
+
+FORMAT_NAME = "fairdash-model"
+FORMAT_VERSION = 1
+SUFFIX = ".fairdash"
+
+MANIFEST = "manifest.json"
+META = "meta.json"
+ARRAYS = "arrays.safetensors"
+MEMBERS = (MANIFEST, META, ARRAYS)
+
+MAX_FILE_BYTES = 1 << 30  # 1 GiB: far above any model FairDash trains (an SVM on Adult is ~30 MB)
+MAX_MEMBER_BYTES = 1 << 30
+MAX_MANIFEST_BYTES = 1 << 20
+MAX_META_BYTES = 256 << 20
+MAX_RATIO = 200  # uncompressed / compressed size above this (for members over 1 MiB) looks like a zip bomb
+
+_SAFETENSORS_KINDS = "biuf"  # bool, signed/unsigned integers, floats
+
+
+# --------------------------------------------------------------------------------------------------
+# Preprocessing as plain data
+# --------------------------------------------------------------------------------------------------
+class PlainPreprocessor:
+    """The fitted ``ColumnTransformer`` of :func:`fairdash.data.make_preprocessor` as plain numbers.
+
+    Numeric columns: median imputation, then ``(x - mean) / scale``. Categorical columns: missing
+    values become the fill value, then one-hot over the frequent categories, in scikit-learn's order,
+    and one last "infrequent" column (when the encoder made one) that also takes unknown values;
+    unknown values of a column without one encode as all zeros. ``transform`` reproduces the fitted
+    transformer's output exactly (same float64 operations).
+    """
+
+    def __init__(self, numeric: list, categorical: list, order: list):
+        self.numeric = numeric  # [{"column", "median", "mean", "scale"}]; columns dropped by the imputer are absent
+        self.categorical = categorical  # [{"column", "fill", "frequent": [...], "infrequent": [...] | None}]
+        self.order = order  # ["num", "cat"] as the ColumnTransformer stacks them
+
+    # ---- from scikit-learn ---------------------------------------------------------------------
+    @classmethod
+    def from_sklearn(cls, ct) -> "PlainPreprocessor":
+        from sklearn.compose import ColumnTransformer
+        from sklearn.impute import SimpleImputer
+        from sklearn.pipeline import Pipeline
+        from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+        if not isinstance(ct, ColumnTransformer) or not hasattr(ct, "transformers_"):
+            raise FairDashError("This model's preprocessing is not a fitted FairDash ColumnTransformer; it cannot be exported.")
+        numeric, categorical, order = [], [], []
+        for name, trans, cols in ct.transformers_:
+            if name == "remainder":
+                if trans != "drop":
+                    raise FairDashError("Only preprocessing that drops unlisted columns can be exported.")
+                continue
+            cols = list(cols)
+            if trans == "drop" or not cols:
+                continue
+            if not isinstance(trans, Pipeline):
+                raise FairDashError(f"Unexpected preprocessing step {name!r}; it cannot be exported.")
+            steps = dict(trans.steps)
+            imp = steps.get("impute")
+            if isinstance(steps.get("scale"), StandardScaler):
+                sc = steps["scale"]
+                if not isinstance(imp, SimpleImputer) or imp.strategy != "median" or len(steps) != 2:
+                    raise FairDashError("Unexpected numeric preprocessing; it cannot be exported.")
+                stats = np.asarray(imp.statistics_, dtype=np.float64)
+                keep = [i for i in range(len(cols)) if not np.isnan(stats[i])] if not imp.keep_empty_features \
+                    else list(range(len(cols)))
+                mean = np.zeros(len(keep)) if sc.mean_ is None else np.asarray(sc.mean_, dtype=np.float64)
+                scale = np.ones(len(keep)) if sc.scale_ is None else np.asarray(sc.scale_, dtype=np.float64)
+                if not sc.with_mean:
+                    mean = np.zeros(len(keep))
+                if not sc.with_std:
+                    scale = np.ones(len(keep))
+                for j, i in enumerate(keep):
+                    numeric.append({"column": str(cols[i]), "median": float(stats[i]), "mean": float(mean[j]),
+                                    "scale": float(scale[j])})
+                order.append("num")
+            elif isinstance(steps.get("onehot"), OneHotEncoder):
+                oh = steps["onehot"]
+                if not isinstance(imp, SimpleImputer) or imp.strategy != "constant" or len(steps) != 2:
+                    raise FairDashError("Unexpected categorical preprocessing; it cannot be exported.")
+                if oh.drop_idx_ is not None or oh.handle_unknown not in ("infrequent_if_exist", "ignore"):
+                    raise FairDashError("Unexpected one-hot encoding settings; they cannot be exported.")
+                infrequent = oh.infrequent_categories_ if hasattr(oh, "infrequent_categories_") else [None] * len(cols)
+                for i, col in enumerate(cols):
+                    cats = [_category_text(c) for c in oh.categories_[i]]
+                    inf = None if infrequent[i] is None else [_category_text(c) for c in infrequent[i]]
+                    frequent = [c for c in cats if inf is None or c not in set(inf)]
+                    categorical.append({"column": str(col), "fill": _category_text(imp.fill_value),
+                                        "frequent": frequent, "infrequent": inf})
+                order.append("cat")
+            else:
+                raise FairDashError(f"Unexpected preprocessing step {name!r}; it cannot be exported.")
+        return cls(numeric, categorical, order)
+
+    # ---- plain data --------------------------------------------------------------------------
+    def to_state(self) -> tuple[dict, dict]:
+        arrays = {
+            "pre.num.median": np.array([n["median"] for n in self.numeric], dtype=np.float64),
+            "pre.num.mean": np.array([n["mean"] for n in self.numeric], dtype=np.float64),
+            "pre.num.scale": np.array([n["scale"] for n in self.numeric], dtype=np.float64),
+        }
+        meta = {"order": list(self.order), "numeric_columns": [n["column"] for n in self.numeric],
+                "categorical": [dict(c) for c in self.categorical]}
+        return arrays, meta
+
+    @classmethod
+    def from_state(cls, arrays: dict, meta: dict) -> "PlainPreprocessor":
+        try:
+            cols = [str(c) for c in meta["numeric_columns"]]
+            med, mean, scale = (np.asarray(arrays[f"pre.num.{k}"], dtype=np.float64).ravel()
+                                for k in ("median", "mean", "scale"))
+            if not (len(cols) == med.size == mean.size == scale.size):
+                raise ValueError("numeric preprocessing arrays disagree in length")
+            numeric = [{"column": c, "median": float(med[i]), "mean": float(mean[i]), "scale": float(scale[i])}
+                       for i, c in enumerate(cols)]
+            categorical = []
+            for c in meta["categorical"]:
+                inf = c.get("infrequent")
+                categorical.append({"column": str(c["column"]), "fill": str(c["fill"]),
+                                    "frequent": [str(v) for v in c["frequent"]],
+                                    "infrequent": None if inf is None else [str(v) for v in inf]})
+            order = [str(o) for o in meta["order"]]
+            if not set(order) <= {"num", "cat"}:
+                raise ValueError(f"unknown preprocessing block in {order}")
+        except (KeyError, TypeError, ValueError) as e:
+            raise FairDashError(f"The model file's preprocessing section is damaged ({e}).") from None
+        return cls(numeric, categorical, order)
+
+    @property
+    def columns(self) -> list:
+        return [n["column"] for n in self.numeric] + [c["column"] for c in self.categorical]
+
+    @property
+    def n_features_out(self) -> int:
+        return len(self.numeric) + sum(len(c["frequent"]) + (c["infrequent"] is not None) for c in self.categorical)
+
+    def feature_names_out(self) -> list:
+        names = {"num": [f"num__{n['column']}" for n in self.numeric], "cat": []}
+        for c in self.categorical:
+            names["cat"] += [f"cat__{c['column']}_{v}" for v in c["frequent"]]
+            if c["infrequent"] is not None:
+                names["cat"].append(f"cat__{c['column']}_infrequent_sklearn")
+        return [n for block in self.order for n in names[block]]
+
+    # ---- the transform -----------------------------------------------------------------------
+    def transform(self, X: pd.DataFrame) -> np.ndarray:
+        blocks = {"num": self._numeric(X), "cat": self._categorical(X)}
+        parts = [blocks[b] for b in self.order]
+        if not parts:
+            return np.zeros((len(X), 0), dtype=np.float64)
+        return np.hstack(parts).astype(np.float64, copy=False)
+
+    def _numeric(self, X) -> np.ndarray:
+        n = len(X)
+        out = np.empty((n, len(self.numeric)), dtype=np.float64)
+        for j, spec in enumerate(self.numeric):
+            col = X[spec["column"]]
+            try:
+                v = pd.to_numeric(col, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan).copy()
+            except (TypeError, ValueError):
+                raise FairDashError(f"Column {spec['column']!r} should hold numbers (it did when the model was "
+                                    "trained) but holds text.") from None
+            v[np.isnan(v)] = spec["median"]
+            v -= spec["mean"]
+            v /= spec["scale"]
+            out[:, j] = v
+        return out
+
+    def _categorical(self, X) -> np.ndarray:
+        n = len(X)
+        width = sum(len(c["frequent"]) + (c["infrequent"] is not None) for c in self.categorical)
+        out = np.zeros((n, width), dtype=np.float64)
+        start = 0
+        for spec in self.categorical:
+            col = X[spec["column"]]
+            values = np.where(pd.isna(col).to_numpy(), spec["fill"], col.astype(object).to_numpy())
+            index = {v: i for i, v in enumerate(spec["frequent"])}
+            k = len(spec["frequent"])
+            has_inf = spec["infrequent"] is not None
+            for r, v in enumerate(values):
+                i = index.get(_category_text(v))
+                if i is not None:
+                    out[r, start + i] = 1.0
+                elif has_inf:
+                    out[r, start + k] = 1.0
+            start += k + has_inf
+        return out
+
+
+def _category_text(v) -> str:
+    return v if isinstance(v, str) else str(v)
+
+
+# --------------------------------------------------------------------------------------------------
+# JSON helpers
+# --------------------------------------------------------------------------------------------------
+def _jsonable(value):
+    from .models.state import to_jsonable
+
+    return to_jsonable(value)
+
+
+def _versions() -> dict:
+    from importlib import metadata
+
+    from . import __version__
+
+    out = {"fairdash": __version__, "python": ".".join(map(str, __import__("sys").version_info[:3]))}
+    for pkg in ("numpy", "pandas", "scikit-learn", "scipy", "torch", "gpytorch", "fairlearn", "safetensors"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def _table_dict(table):
+    if table is None:
+        return None
+    if hasattr(table, "to_dict"):
+        return _jsonable(table.to_dict())
+    tables = getattr(table, "tables", None)
+    if tables is not None:  # conditional parity: one table per stratum
+        return {"strata": _jsonable(list(table.strata)), "tables": [_table_dict(t) for t in tables],
+                "warnings": list(getattr(table, "warnings", ()))}
+    return None
+
+
+# --------------------------------------------------------------------------------------------------
+# Saving
+# --------------------------------------------------------------------------------------------------
+def model_bytes(trained) -> bytes:
+    """The ``.fairdash`` file of a trained model (a :class:`fairdash.experiments.TrainedModel`), as bytes."""
+    import safetensors.numpy
+
+    from .models.registry import model_info
+
+    est = trained.estimator
+    if not hasattr(est, "get_state"):
+        raise FairDashError(f"{type(est).__name__} cannot be exported: it has no safe state (get_state).")
+    info = model_info(trained.name)
+    state = est.get_state()
+    if not isinstance(state, dict) or "arrays" not in state or "meta" not in state:
+        raise FairDashError(f"{info.label} returned an unusable state; it cannot be exported.")
+    pre = PlainPreprocessor.from_sklearn(trained.preprocessor)
+    pre_arrays, pre_meta = pre.to_state()
+
+    arrays: dict[str, np.ndarray] = dict(pre_arrays)
+    text_arrays = {}
+    for k, v in state["arrays"].items():
+        a = np.asarray(v)
+        if a.dtype.kind in _SAFETENSORS_KINDS:
+            arrays[f"model.{k}"] = np.ascontiguousarray(a)
+        elif a.dtype.kind == "U":
+            text_arrays[k] = {"shape": list(a.shape), "values": a.ravel().tolist()}
+        else:
+            raise FairDashError(f"{info.label}'s state array {k!r} has type {a.dtype}, which a model file cannot hold.")
+    created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    spec = trained.spec.to_dict() if hasattr(trained.spec, "to_dict") else dict(trained.spec)
+    table = trained.transition_table if hasattr(trained, "transition_table") else getattr(est, "transition_table_", None)
+    table_d = _table_dict(table)
+    meta = {
+        "model": {"name": trained.name, "label": info.label, "class": state["meta"].get("class"),
+                  "state_meta": state["meta"], "text_arrays": text_arrays},
+        "task": {
+            "spec": spec,
+            "feature_columns": list(map(str, trained.feature_columns)),
+            "categorical_features": list(map(str, trained.categorical_features)),
+            "group_names": list(map(str, trained.group_names)),
+            "label_names": list(map(str, trained.label_names)),
+            "s_column": spec.get("s_column"),
+            "y_column": spec.get("y_column"),
+        },
+        "criterion": trained.criterion,
+        "target_rate": None if trained.target_rate is None else float(trained.target_rate),
+        "transition_table": table_d,
+        "t": None if table_d is None else table_d.get("t"),
+        "accuracy_ceiling": None if table_d is None else table_d.get("accuracy_bound"),
+        "metrics": _jsonable(dict(trained.metrics or {})),
+        "data_fingerprint": str(trained.data_fingerprint or ""),
+        "seed": int(trained.seed),
+        "fit_seconds": float(trained.fit_seconds or 0.0),
+        "trained_on": str(trained.device or "CPU"),
+        "versions": _versions(),
+        "created": created,
+        "preprocessing": pre_meta,
+    }
+    meta_bytes = json.dumps(_jsonable(meta), sort_keys=True, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    array_bytes = safetensors.numpy.save(arrays, metadata={"format": FORMAT_NAME})
+    members = {META: meta_bytes, ARRAYS: array_bytes}
+    manifest = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "created": created,
+        "fairdash_version": meta["versions"]["fairdash"],
+        "model": trained.name,
+        "members": {k: {"size": len(v), "sha256": hashlib.sha256(v).hexdigest()} for k, v in members.items()},
+    }
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr(MANIFEST, json.dumps(manifest, indent=1, sort_keys=True))  # first: identifies the file
+        for k, v in members.items():
+            z.writestr(k, v)
+    return buf.getvalue()
+
+
+def save_model(trained, path) -> Path:
+    """Write ``trained`` to ``path`` (``.fairdash`` is added when the name has no suffix), atomically."""
+    path = Path(path)
+    if path.suffix == "":
+        path = path.with_suffix(SUFFIX)
+    if path.is_dir():
+        raise FairDashError(f"{path} is a folder; give a file name such as model{SUFFIX}.")
+    data = model_bytes(trained)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
+
+
+# --------------------------------------------------------------------------------------------------
+# Loading
+# --------------------------------------------------------------------------------------------------
+def _what_is_it(raw: bytes) -> str:
+    """A guess at what a non-model file is, for the error message."""
+    head = raw[:16]
+    if not raw:
+        return "it is empty"
+    if head[:1] == b"\x80" and len(head) > 1 and head[1] <= 5:
+        return "it looks like a Python pickle, which FairDash never loads because it can run code"
+    if head[:2] == b"\x1f\x8b":
+        return "it is gzip-compressed data"
+    if head[:4] == b"PAR1":
+        return "it is a Parquet table"
+    if head[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
+        return "it is an old Office document"
+    if head[:5] == b"%PDF-":
+        return "it is a PDF document"
+    if head[:6] == b"\x93NUMPY":
+        return "it is a numpy array file"
+    if head[:4] == b"\x89PNG" or head[:3] == b"\xff\xd8\xff":
+        return "it is an image"
+    text = raw[:2048].lstrip().lower()
+    if text.startswith((b"<!doctype html", b"<html")):
+        return "it is a web page (HTML); a FairDash report is not a model file"
+    if text[:1] in (b"{", b"["):
+        return "it is a JSON text file"
+    try:
+        raw[:4096].decode("utf-8")
+        return "it is a text file (a table?)"
+    except UnicodeDecodeError:
+        return "its contents are not a zip archive"
+
+
+def _read_source(source) -> tuple[bytes, str]:
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        raw = bytes(source)
+        name = "the model file"
+    elif isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if not path.exists():
+            raise FairDashError(f"No such model file: {path}")
+        if not path.is_file():
+            raise FairDashError(f"{path} is not a file.")
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise FairDashError(f"{path.name} is larger than {MAX_FILE_BYTES >> 20} MB; it is not a FairDash model file.")
+        raw = path.read_bytes()
+        name = path.name
+    elif hasattr(source, "read"):  # an upload
+        raw = source.read(MAX_FILE_BYTES + 1)
+        if isinstance(raw, str):
+            raise FairDashError("A model file must be opened in binary mode.")
+        name = getattr(source, "name", None) or "the model file"
+    else:
+        raise FairDashError("load_model takes a path, bytes or a binary file object.")
+    if len(raw) > MAX_FILE_BYTES:
+        raise FairDashError(f"{name} is larger than {MAX_FILE_BYTES >> 20} MB; it is not a FairDash model file.")
+    return raw, name
+
+
+_BAD_NAME = re.compile(r"(^/|^\\|\.\.|\\|:|\x00)")
+
+
+def _open_archive(raw: bytes, name: str) -> dict[str, bytes]:
+    """Check the zip before reading it and return its three members' bytes."""
+    if raw[:4] != b"PK\x03\x04":
+        raise FairDashError(f"{name} is not a FairDash model file: {_what_is_it(raw)}.")
+    try:
+        z = zipfile.ZipFile(io.BytesIO(raw))
+        infos = z.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError):
+        raise FairDashError(f"{name} is damaged or incomplete (the archive cannot be read); "
+                            "save or download the model again.") from None
+    names = [i.filename for i in infos]
+    if len(names) != len(set(names)):
+        raise FairDashError(f"{name} is not a valid FairDash model file: it repeats a member name.")
+    for i in infos:
+        if _BAD_NAME.search(i.filename) or i.is_dir():
+            raise FairDashError(f"{name} is not a valid FairDash model file: it holds a path ({i.filename!r}).")
+    if MANIFEST not in names:
+        raise FairDashError(f"{name} is not a FairDash model file: it is a zip archive without a FairDash manifest "
+                            f"(it holds {', '.join(repr(n) for n in names[:5]) or 'nothing'}).")
+    extra = sorted(set(names) - set(MEMBERS))
+    if extra:
+        raise FairDashError(f"{name} is not a valid FairDash model file: unexpected member(s) "
+                            f"{', '.join(map(repr, extra[:5]))}.")
+    total = 0
+    for i in infos:
+        if i.flag_bits & 0x1:
+            raise FairDashError(f"{name} is encrypted; FairDash model files never are.")
+        if i.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise FairDashError(f"{name} uses an unsupported compression method.")
+        limit = MAX_MANIFEST_BYTES if i.filename == MANIFEST else (MAX_META_BYTES if i.filename == META else MAX_MEMBER_BYTES)
+        if i.file_size > limit:
+            raise FairDashError(f"{name} is not a valid FairDash model file: {i.filename} is too large.")
+        if i.file_size > (1 << 20) and i.file_size > MAX_RATIO * max(i.compress_size, 1):
+            raise FairDashError(f"{name} is refused: {i.filename} expands {i.file_size // max(i.compress_size, 1)}x "
+                                "when unpacked (a zip bomb?).")
+        total += i.file_size
+    if total > MAX_FILE_BYTES:
+        raise FairDashError(f"{name} is refused: it would unpack to more than {MAX_FILE_BYTES >> 20} MB.")
+    out = {}
+    for i in infos:
+        limit = i.file_size
+        try:
+            with z.open(i) as f:  # read no more than the header promises: a lying header cannot inflate us
+                data = f.read(limit + 1)
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError, NotImplementedError) as e:
+            raise FairDashError(f"{name} is damaged or incomplete ({i.filename}: {e}); "
+                                "save or download the model again.") from None
+        if len(data) != i.file_size:
+            raise FairDashError(f"{name} is damaged: {i.filename} does not have the size its header says.")
+        out[i.filename] = data
+    return out
+
+
+def _json(data: bytes, what: str, name: str):
+    def _no_constants(c):
+        raise ValueError(f"non-standard number {c}")
+
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=_no_constants)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise FairDashError(f"{name} is damaged: its {what} is not valid JSON.") from None
+
+
+def _check_manifest(members: dict, name: str) -> dict:
+    manifest = _json(members[MANIFEST], "manifest", name)
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
+        raise FairDashError(f"{name} is not a FairDash model file (its manifest names another format).")
+    version = manifest.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise FairDashError(f"{name} is damaged: its manifest has no valid format version.")
+    made_by = manifest.get("fairdash_version", "an unknown version")
+    if version > FORMAT_VERSION:
+        raise FairDashError(f"{name} was saved by a newer FairDash ({made_by}, model file format {version}); this "
+                            f"FairDash reads format {FORMAT_VERSION}. Update FairDash to load it.")
+    if version < FORMAT_VERSION:
+        raise FairDashError(f"{name} uses the old model file format {version} (FairDash {made_by}); this FairDash "
+                            f"reads format {FORMAT_VERSION}. Export the model again with this version.")
+    listed = manifest.get("members")
+    if not isinstance(listed, dict) or set(listed) != {META, ARRAYS}:
+        raise FairDashError(f"{name} is damaged: its manifest does not list the model's parts.")
+    for member in (META, ARRAYS):
+        if member not in members:
+            raise FairDashError(f"{name} is incomplete: {member} is missing.")
+        entry = listed[member]
+        data = members[member]
+        if not isinstance(entry, dict) or entry.get("size") != len(data) \
+                or entry.get("sha256") != hashlib.sha256(data).hexdigest():
+            raise FairDashError(f"{name} has been altered or damaged: {member} does not match the checksum recorded "
+                                "when it was saved. Refusing to load it.")
+    return manifest
+
+
+def _load_arrays(data: bytes, name: str) -> dict:
+    import safetensors.numpy
+
+    try:
+        return safetensors.numpy.load(data)
+    except Exception as e:  # safetensors raises its own error types on malformed input
+        raise FairDashError(f"{name} is damaged: its arrays cannot be read ({type(e).__name__}).") from None
+
+
+def _estimator_from(meta: dict, arrays: dict, name: str):
+    from .models.registry import MODELS, model_info
+    from .models.state import class_path, make_state  # noqa: F401 (make_state documents the layout)
+
+    m = meta.get("model")
+    if not isinstance(m, dict) or m.get("name") not in MODELS:
+        raise FairDashError(f"{name} names a model FairDash does not know ({(m or {}).get('name')!r}).")
+    info = model_info(m["name"])
+    try:
+        cls = info.load_class()
+    except ImportError as e:
+        raise FairDashError(f"{info.label} models need a package that is not installed here ({e.name}).") from None
+    state_meta = m.get("state_meta")
+    if not isinstance(state_meta, dict):
+        raise FairDashError(f"{name} is damaged: the model's settings are missing.")
+    stored = str(state_meta.get("class", ""))
+    if stored and stored != class_path(cls) and stored.split(":")[-1] not in {c.__qualname__ for c in cls.__mro__}:
+        raise FairDashError(f"{name} is inconsistent: it says {info.label} but stores a {stored} model.")
+    model_arrays = {k[len("model."):]: v for k, v in arrays.items() if k.startswith("model.")}
+    for k, v in (m.get("text_arrays") or {}).items():
+        model_arrays[k] = np.asarray(v["values"], dtype=str).reshape(v["shape"])
+    try:
+        return cls.from_state({"arrays": model_arrays, "meta": state_meta}), info
+    except FairDashError:
+        raise
+    except Exception as e:
+        raise FairDashError(f"{name} could not be turned back into a {info.label} model "
+                            f"({type(e).__name__}: {str(e)[:200]}).") from None
+
+
+class LoadedModel:
+    """A model read from a ``.fairdash`` file. ``predict``/``predict_proba`` take a raw table with the
+    training feature columns (the sensitive attribute is not needed); everything else the file holds
+    is in ``metadata`` and the attributes below."""
+
+    def __init__(self, estimator, preprocessor: PlainPreprocessor, meta: dict, manifest: dict):
+        from .data import TaskSpec
+
+        task = meta["task"]
+        self.estimator = estimator
+        self.preprocessor = preprocessor
+        self.metadata = meta
+        self.manifest = manifest
+        self.name = meta["model"]["name"]
+        self.label = meta["model"]["label"]
+        self.spec = TaskSpec.from_dict(task["spec"])
+        self.feature_columns = tuple(task["feature_columns"])
+        self.categorical_features = tuple(task["categorical_features"])
+        self.group_names = tuple(task["group_names"])
+        self.label_names = tuple(task["label_names"])
+        self.criterion = meta.get("criterion")
+        self.target_rate = meta.get("target_rate")
+        self.seed = meta.get("seed")
+        self.metrics = meta.get("metrics") or {}
+        self.data_fingerprint = meta.get("data_fingerprint", "")
+        self.fit_seconds = meta.get("fit_seconds", 0.0)
+        self.device = "CPU"
+        self.created = meta.get("created")
+        self.versions = meta.get("versions") or {}
+        self.transition = meta.get("transition_table")
+
+    @property
+    def transition_table(self):
+        return getattr(self.estimator, "transition_table_", None)
+
+    def transform(self, df: pd.DataFrame) -> np.ndarray:
+        from .data import categorical_as_text
+
+        if not isinstance(df, pd.DataFrame):
+            raise FairDashError("A model needs a table (DataFrame) with the training columns.")
+        missing = [c for c in self.feature_columns if c not in df.columns]
+        if missing:
+            raise FairDashError(f"The table lacks column(s) the model was trained on: {', '.join(map(repr, missing))}.")
+        X = categorical_as_text(df[list(self.feature_columns)], self.categorical_features)
+        return self.preprocessor.transform(X)
+
+    def predict_proba(self, df: pd.DataFrame) -> np.ndarray:
+        return np.asarray(self.estimator.predict_proba(self.transform(df)))
+
+    def predict(self, df: pd.DataFrame) -> np.ndarray:
+        return np.asarray(self.estimator.predict(self.transform(df)))
+
+    def describe(self) -> str:
+        t = "" if self.target_rate is None else f", PR_t = {self.target_rate:.4f}"
+        return (f"{self.label} ({self.criterion}{t}), trained {self.created} on data {self.data_fingerprint}; "
+                f"predicts {self.spec.y_column!r} = {self.label_names[1]!r} from {len(self.feature_columns)} columns")
+
+    def __repr__(self) -> str:
+        return f"<LoadedModel {self.describe()}>"
+
+
+def load_model(source) -> LoadedModel:
+    """Read a ``.fairdash`` file (a path, bytes, or a binary file object such as an upload).
+
+    Every problem (not a model file, damaged, truncated, edited, from a newer or older format) is a
+    :class:`FairDashError` with a message that says which. Nothing in the file is executed.
+    """
+    raw, name = _read_source(source)
+    members = _open_archive(raw, name)
+    manifest = _check_manifest(members, name)
+    meta = _json(members[META], "metadata", name)
+    if not isinstance(meta, dict):
+        raise FairDashError(f"{name} is damaged: its metadata is not an object.")
+    arrays = _load_arrays(members[ARRAYS], name)
+    try:
+        pre = PlainPreprocessor.from_state(arrays, meta["preprocessing"])
+        estimator, _ = _estimator_from(meta, arrays, name)
+        model = LoadedModel(estimator, pre, meta, manifest)
+    except FairDashError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+        raise FairDashError(f"{name} is damaged or incomplete ({type(e).__name__}: {str(e)[:200]}).") from None
+    expected = getattr(estimator, "n_features_in_", None)
+    if expected is not None and int(expected) != pre.n_features_out:
+        raise FairDashError(f"{name} is inconsistent: its preprocessing makes {pre.n_features_out} features but the "
+                            f"model expects {expected}.")
+    return model
+
+
+# --------------------------------------------------------------------------------------------------
+# CSV without formulas
+# --------------------------------------------------------------------------------------------------
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "|", "%")
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def neutralise_cell(value):
+    """A text cell that a spreadsheet could read as a formula gets a leading apostrophe; numbers and
+    text that is just a number (``-0.5``) are left alone."""
+    if not isinstance(value, str):
+        return value
+    stripped = value.lstrip(" ")
+    if not stripped or _PLAIN_NUMBER.fullmatch(value.strip()):
+        return value
+    if value[0] in _FORMULA_START or stripped[0] in _FORMULA_START:
+        return "'" + value
+    return value
+
+
+def results_csv(df: pd.DataFrame, index: bool = False) -> str:
+    """The table as CSV text with spreadsheet formulas neutralised (cells starting with ``= + - @``,
+    a tab or a line break get a leading ``'``), header included. Numeric columns stay numeric, so
+    negative numbers are written as numbers."""
+    if not isinstance(df, pd.DataFrame):
+        raise FairDashError("results_csv takes a table (DataFrame).")
+    cols = []
+    for j in range(df.shape[1]):
+        col = df.iloc[:, j]
+        if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)):
+            col = col.astype(object).map(neutralise_cell)
+        cols.append(col.reset_index(drop=True))
+    out = pd.concat(cols, axis=1) if cols else pd.DataFrame(index=range(len(df)))
+    out.columns = [neutralise_cell(str(c)) for c in df.columns]
+    if index:
+        out.index = [neutralise_cell(v) if isinstance(v, str) else v for v in df.index]
+    return out.to_csv(index=index, lineterminator="\n")
