@@ -7,3 +7,10 @@ from .errors import FairDashError
 __version__ = "0.1.0"
 
 __all__ = ["FairDashError", "__version__"]
+
+
+def __getattr__(name):  # lazy: ``fairdash.load_model`` without importing numpy/pandas on ``import fairdash``
+    if name == "load_model":
+        from .export import load_model
+        return load_model
+    raise AttributeError(f"module 'fairdash' has no attribute {name!r}")
