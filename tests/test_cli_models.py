@@ -1,0 +1,79 @@
+"""``train``, ``predict``, ``sweep`` and ``report`` on the command line."""
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from fairdash.cli import main
+
+COMPAS = ["--paper", "compas-race"]
+
+
+def run(args, capsys):
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_train_then_predict(tmp_path, capsys):
+    model = tmp_path / "m.fairdash"
+    code, out, err = run(["train", *COMPAS, "--model", "fair-lr", "--pr-t", "0.45", "--out", str(model), "--json"], capsys)
+    assert code == 0, err
+    got = json.loads(out)
+    for key in ("model", "target_rate", "seed", "accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1",
+                "pr_ratio", "tpr_ratio", "fit_seconds", "device"):
+        assert key in got
+    assert got["target_rate"] == 0.45 and got["criterion"] == "eo" and model.exists()
+    # score a raw table without the sensitive column, in a fresh process
+    raw = tmp_path / "raw.csv"
+    pd.read_csv("assets/datasets/compas.csv.gz").drop(columns=["race"]).head(200).to_csv(raw, index=False)
+    scored = tmp_path / "scored.csv"
+    proc = subprocess.run([sys.executable, "-m", "fairdash", "predict", "--model", str(model), "--data", str(raw),
+                           "--out", str(scored)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    res = pd.read_csv(scored)
+    assert len(res) == 200 and {"probability", "prediction"} <= set(res.columns)
+    assert ((res["probability"] > 0.5).astype(int) == res["prediction"]).all()
+
+
+def test_sweep_writes_the_tidy_table_and_a_summary(tmp_path, capsys):
+    out = tmp_path / "sweep.csv"
+    code, text, err = run(["sweep", "--data", "compas", "--s", "sex", "--s1", "Male", "--y", "two-year-recid",
+                           "--y1", "1", "--models", "fair-lr,lr", "--pr-t", "0.3,0.5", "--repeats", "2",
+                           "--out", str(out)], capsys)
+    assert code == 0, err
+    res = pd.read_csv(out)
+    assert len(res) == 2 * (2 + 1)
+    assert "±" in text and "fair-lr" in text
+    cfg = json.loads((tmp_path / "sweep.csv.json").read_text())
+    assert cfg["models"] == ["fair-lr", "lr"] and cfg["seeds"] == [0, 1]
+
+
+def test_sweep_eo_paper_defaults(tmp_path, capsys):
+    out = tmp_path / "eo.csv"
+    code, text, err = run(["sweep", *COMPAS, "--models", "fair-lr,lr", "--repeats", "1", "--out", str(out)], capsys)
+    assert code == 0, err
+    res = pd.read_csv(out)
+    fair = res[res.model == "fair-lr"].sort_values("target_rate")
+    assert fair["target_rate"].round(2).tolist() == [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+    assert (res["eval_set"] == "test").all()
+    # TPRs of both groups rise with the target rate
+    assert fair["tpr_0"].iloc[-1] > fair["tpr_0"].iloc[0] and fair["tpr_1"].iloc[-1] > fair["tpr_1"].iloc[0]
+
+
+@pytest.mark.parametrize("args, match", [
+    (["train", *COMPAS, "--model", "nope", "--out", "x.fairdash"], "Unknown model"),
+    (["train", *COMPAS, "--model", "fair-lr", "--pr-t", "1.5", "--out", "x.fairdash"], "between 0 and 1"),
+    (["train", *COMPAS, "--model", "fair-lr", "--out", "/no/such/folder/x.fairdash"], "does not exist"),
+    (["sweep", *COMPAS, "--models", "fair-lr", "--pr-t", "0.3,abc", "--out", "x.csv"], "list of numbers"),
+    (["sweep", *COMPAS, "--models", "fair-lr", "--repeats", "0", "--out", "x.csv"], "at least 1"),
+    (["predict", "--model", "missing.fairdash", "--data", "compas", "--out", "x.csv"], "missing.fairdash"),
+    (["report", "--results", "missing.csv", "--out", "r.html"], "No such results file"),
+])
+def test_bad_input_is_one_line_with_exit_2(args, match, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(args, capsys)
+    assert code == 2, err
+    assert err.startswith("error: ") and err.count("\n") == 1 and match in err

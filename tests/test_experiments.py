@@ -1,0 +1,59 @@
+"""The experiment runner on real data (COMPAS: small enough to train quickly)."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairdash import data
+from fairdash.backend import FitCache
+from fairdash.experiments import RESULT_COLUMNS, fit_model, run_experiment
+
+
+@pytest.fixture(scope="module")
+def compas():
+    return data.paper_task("compas-race")
+
+
+def test_tidy_table_has_one_row_per_model_target_seed(compas, tmp_path):
+    exp = run_experiment(compas, ["fair-lr", "lr"], [0.3, 0.5], [0, 1], criterion="dp", cache=FitCache(tmp_path))
+    res = exp.results
+    assert len(res) == 2 * 2 + 2  # fair-lr at two targets, lr once, per seed
+    for col in ("model", "target_rate", "seed", "accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1",
+                "pr_ratio", "tpr_ratio", "fit_seconds", "device"):
+        assert col in res.columns
+    assert res.loc[res.model == "lr", "target_rate"].isna().all()
+    assert set(res.loc[res.model == "fair-lr", "target_rate"]) == {0.3, 0.5}
+    assert (res["eval_set"] == "balanced test").all()
+    assert (res["accuracy"] <= res["accuracy_bound"] + 1e-12).all()  # Theorem 2 holds on the same data
+
+
+def test_rerun_is_answered_by_the_cache(compas, tmp_path):
+    cache = FitCache(tmp_path)
+    first = run_experiment(compas, ["fair-lr"], [0.4], [0], cache=cache).results
+    again = run_experiment(compas, ["fair-lr"], [0.4], [0], cache=FitCache(tmp_path)).results  # from disk
+    assert not first["cached"].any() and again["cached"].all()
+    cols = [c for c in RESULT_COLUMNS if c not in ("fit_seconds", "cached", "device")]
+    pd.testing.assert_frame_equal(first[cols], again[cols])
+
+
+def test_parallel_run_gives_the_same_table(compas):
+    serial = run_experiment(compas, ["fair-lr", "lr"], [0.4], [0, 1], n_jobs=1).results
+    parallel = run_experiment(compas, ["fair-lr", "lr"], [0.4], [0, 1], n_jobs=2).results
+    cols = [c for c in RESULT_COLUMNS if c not in ("fit_seconds", "cached", "device")]
+    pd.testing.assert_frame_equal(serial[cols], parallel[cols], check_exact=False, atol=1e-9)
+
+
+def test_models_that_do_not_serve_the_criterion_are_skipped_with_a_reason(compas):
+    exp = run_experiment(compas, ["fair-lr", "kamiran"], [0.4], [0], criterion="eo")
+    assert set(exp.results["model"]) == {"fair-lr"}
+    assert exp.skipped and "kamiran" == exp.skipped[0][0] and "dp" in exp.skipped[0][1]
+    assert (exp.results["eval_set"] == "test").all()
+
+
+def test_fit_model_predicts_raw_tables(compas):
+    trained = fit_model(compas, "fair-lr", target_rate=0.45, seed=0)
+    raw = data.load_sample("compas").drop(columns=["race"])  # s is not needed to predict
+    proba = trained.predict_proba(raw)
+    assert proba.shape == (len(raw), 2) and np.allclose(proba.sum(1), 1)
+    assert trained.metrics["accuracy"] > max(compas.y.mean(), 1 - compas.y.mean())
+    assert trained.transition_table is not None
+    assert trained.transition_table.target_rates[0] == pytest.approx(0.45)
