@@ -209,12 +209,21 @@ def _read_excel(raw: bytes, name: str) -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------------
 def _numeric_text(col: pd.Series) -> pd.Series | None:
     """A text column of numbers with thousands separators (``1,234``), converted, else None."""
-    if col.dtype != object:
+    if not (col.dtype == object or pd.api.types.is_string_dtype(col)):  # pandas 3 reads text as "str"
         return None
-    v = col.dropna().astype(str).str.strip()
-    if v.empty or not v.str.fullmatch(r"[-+]?\d{1,3}(,\d{3})+(\.\d+)?|[-+]?\d+(\.\d+)?").all():
-        return None
-    return pd.to_numeric(col.astype(str).str.replace(",", "", regex=False).where(col.notna()), errors="coerce")
+    v = col.dropna()
+    pattern = r"[-+]?\d{1,3}(,\d{3})+(\.\d+)?|[-+]?\d+(\.\d+)?"
+    # a quick look at the first values first, so a big text column is rejected without a full scan
+    for part in (v.iloc[:1000], v):
+        part = part.astype(str).str.strip()
+        if part.empty or not part.str.fullmatch(pattern).all():
+            return None
+        if len(part) == len(v):
+            break
+    if not v.astype(str).str.contains(",", regex=False).any():
+        return None  # plain numbers stored as text: not this repair
+    return pd.to_numeric(col.astype(str).str.strip().str.replace(",", "", regex=False).where(col.notna()),
+                         errors="coerce")
 
 
 def clean_table(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -529,24 +538,28 @@ def balanced_subset(y, s, idx, seed: int = 0) -> np.ndarray:
 
 
 def split_task(task_or_y, s=None, seed: int = 0, test_size: float = 0.2) -> Split:
-    """80/20 split stratified by the ``(s, y)`` cell, with the balanced test subset."""
-    from sklearn.model_selection import train_test_split
+    """80/20 split stratified by the ``(s, y)`` cell, with the balanced test subset.
 
+    Each cell's rows are shuffled with the seed and ``round(test_size * n_cell)`` of them (at least one)
+    go to the test set, so every cell keeps its share in both parts."""
     if isinstance(task_or_y, Task):
         y, s = task_or_y.y, task_or_y.s
     else:
         y = np.asarray(task_or_y)
-    cell = np.asarray(s) * 2 + np.asarray(y)
+    y, s = np.asarray(y), np.asarray(s)
+    cell = s * 2 + y
     counts = np.bincount(cell)
     if counts[counts > 0].min() < 2:
         raise FairDashError("Some (group, label) combination has fewer than 2 rows, so the data cannot be split "
                             "into training and test sets. More rows are needed.")
-    idx = np.arange(len(y))
-    try:
-        train, test = train_test_split(idx, test_size=test_size, random_state=seed, stratify=cell)
-    except ValueError as e:
-        raise FairDashError(f"The data cannot be split into training and test sets: {e}") from None
-    train, test = np.sort(train), np.sort(test)
+    rng = np.random.default_rng(seed)
+    test = []
+    for c in np.flatnonzero(counts):
+        rows = rng.permutation(np.flatnonzero(cell == c))
+        k = min(max(1, int(round(test_size * len(rows)))), len(rows) - 1)
+        test.append(rows[:k])
+    test = np.sort(np.concatenate(test))
+    train = np.setdiff1d(np.arange(len(y)), test, assume_unique=True)
     return Split(seed, train, test, balanced_subset(y, s, test, seed))
 
 
