@@ -1,0 +1,285 @@
+"""Plotly figure builders: results (or a rates table) in, ``go.Figure`` out.
+
+Pure functions with no Streamlit import, shared by the dashboard and the HTML report:
+
+- :func:`ceiling_curve_figure`: Theorem 2's accuracy ceiling over every ``PR_t`` with the current
+  target marked (the Target page's curve).
+- :func:`pr_scatter`: ``PR_s0`` against ``PR_s1`` (mean +- std over repeats) with the diagonal of
+  perfect parity and the targets ``(PR_t, PR_t)`` marked.
+- :func:`tpr_scatter`: the same for true positive rates (equality of opportunity).
+- :func:`accuracy_fairness`: accuracy against the fairness ratio (PR ratio for demographic parity,
+  TPR ratio for opportunity) with the accuracy ceiling for each ratio drawn.
+
+Every results-based builder takes either the tidy results of ``run_experiment`` (one row per model,
+target and seed) or the output of :func:`fairdash.metrics.summarize`, and an optional
+``highlight_target``: the point(s) trained at the nearest target rate are ringed.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from . import targets
+from .metrics import summarize
+
+# One colour per model, stable across figures (fair models first, in strong colours).
+MODEL_COLOURS = {
+    "FairLR": "#d62728", "FairGP": "#9467bd", "LR": "#1f77b4", "GP": "#17becf", "SVM": "#7f7f7f",
+    "Kamiran & Calders": "#2ca02c", "Agarwal et al.": "#ff7f0e", "ZafarFairness": "#8c564b",
+    "ZafarAccuracy": "#e377c2", "ZafarEqOpp": "#bcbd22",
+}
+_FALLBACK = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666")
+HIGHLIGHT_NAME = "selected target"
+TARGET_NAME = "targets (PR_t, PR_t)"
+DIAGONAL_NAME = "equal rates (parity)"
+CEILING_NAME = "accuracy ceiling (Theorem 2)"
+
+_LAYOUT = dict(template="plotly_white", margin=dict(l=60, r=20, t=60, b=55), height=430,
+               legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.02))
+
+
+def _colour(label: str, i: int) -> str:
+    return MODEL_COLOURS.get(label, _FALLBACK[i % len(_FALLBACK)])
+
+
+# --------------------------------------------------------------------------------------------------
+# Theorem 2 ceiling over PR_t
+# --------------------------------------------------------------------------------------------------
+def ceiling_curve_figure(rates, shares, target_rate=None, group_names=None, *, grid=None,
+                         highlight_target=None, title: str | None = None) -> go.Figure:
+    """Theorem 2's ceiling ``1 - sum_s p_s |PR_t - PR_b^s|`` over ``PR_t`` in [0, 1], the base rates as
+    dotted lines and the current ``target_rate`` (or ``highlight_target``) marked with its value."""
+    rates = np.asarray(rates, dtype=float)
+    shares = np.asarray(shares, dtype=float)
+    x, y = targets.accuracy_ceiling_curve(rates, shares, grid)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=CEILING_NAME, line=dict(color="#1f77b4", width=2.5),
+                             hovertemplate="PR_t %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>"))
+    names = list(group_names) if group_names is not None else [f"group {j}" for j in range(len(rates))]
+    for j, r in enumerate(rates):
+        fig.add_vline(x=float(r), line=dict(color="#999999", dash="dot", width=1),
+                      annotation_text=f"base rate s={j}" + (f" ({names[j]})" if j < len(names) else ""),
+                      annotation_position="bottom right" if j % 2 else "top right",
+                      annotation_font_size=10)
+    mark = highlight_target if highlight_target is not None else target_rate
+    if mark is not None and np.isfinite(float(mark)):
+        t = float(mark)
+        c = targets.accuracy_ceiling(rates, shares, t)
+        fig.add_trace(go.Scatter(x=[t], y=[c], mode="markers+text", name=f"PR_t = {t:.3f}",
+                                 marker=dict(size=13, color="#d62728", line=dict(color="white", width=2)),
+                                 text=[f"{c:.4f}"], textposition="top center",
+                                 hovertemplate="PR_t %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>"))
+        fig.add_vline(x=t, line=dict(color="#d62728", width=1.5))
+    fig.update_layout(**_LAYOUT, title=title or "Accuracy ceiling over the target positive rate",
+                      xaxis_title="target positive rate PR_t", yaxis_title="highest possible accuracy",
+                      showlegend=True)
+    fig.update_xaxes(range=[0, 1])
+    fig.update_yaxes(range=[max(0.0, float(np.min(y)) - 0.02), 1.01])
+    return fig
+
+
+# --------------------------------------------------------------------------------------------------
+# Results helpers
+# --------------------------------------------------------------------------------------------------
+def as_summary(summary_or_results: pd.DataFrame, by=("model", "label", "target_rate")) -> pd.DataFrame:
+    """``summarize``'s table (``<metric>_mean``/``_std``): passed through if it already is one."""
+    df = summary_or_results
+    if df is None or len(df) == 0:
+        return pd.DataFrame()
+    if any(c.endswith("_mean") for c in df.columns):
+        out = df.copy()
+    else:
+        out = summarize(df, by=by)
+    if "label" not in out.columns:
+        out["label"] = out["model"] if "model" in out.columns else "model"
+    if "target_rate" not in out.columns:
+        out["target_rate"] = np.nan
+    return out
+
+
+def _col(df, name):
+    if f"{name}_mean" in df.columns:
+        m = df[f"{name}_mean"].to_numpy(dtype=float)
+        s = df[f"{name}_std"].to_numpy(dtype=float) if f"{name}_std" in df.columns else np.zeros(len(df))
+        return m, np.nan_to_num(s)
+    return np.full(len(df), np.nan), np.zeros(len(df))
+
+
+def _nearest_rows(df: pd.DataFrame, highlight_target) -> pd.DataFrame:
+    if highlight_target is None or "target_rate" not in df.columns:
+        return df.iloc[:0]
+    t = df["target_rate"].to_numpy(dtype=float)
+    ok = np.isfinite(t)
+    if not ok.any():
+        return df.iloc[:0]
+    dist = np.abs(t - float(highlight_target))
+    best = np.nanmin(np.where(ok, dist, np.nan))
+    return df[ok & np.isclose(dist, best, atol=1e-9)]
+
+
+def _hover(df: pd.DataFrame) -> list[str]:
+    out = []
+    for _, r in df.iterrows():
+        t = r.get("target_rate", np.nan)
+        tt = f"PR_t {t:.3f}" if t is not None and np.isfinite(t) else "no target"
+        acc = r.get("accuracy_mean", np.nan)
+        reps = r.get("repeats", "")
+        out.append(f"{r['label']}<br>{tt}<br>accuracy {acc:.3f}<br>repeats {reps}")
+    return out
+
+
+def _model_traces(fig, df, xname, yname, *, show_error=True):
+    for i, (label, g) in enumerate(df.groupby("label", sort=False)):
+        g = g.sort_values("target_rate")
+        x, xs = _col(g, xname)
+        y, ys = _col(g, yname)
+        several = g["target_rate"].notna().sum() > 1
+        fig.add_trace(go.Scatter(
+            x=x, y=y, name=str(label), mode="lines+markers" if several else "markers",
+            marker=dict(size=10, color=_colour(str(label), i)), line=dict(width=1.5, color=_colour(str(label), i)),
+            error_x=dict(type="data", array=xs, visible=show_error, thickness=1),
+            error_y=dict(type="data", array=ys, visible=show_error, thickness=1),
+            text=_hover(g), hovertemplate="%{text}<br>x %{x:.3f}<br>y %{y:.3f}<extra></extra>",
+        ))
+
+
+def _highlight_trace(fig, df, xname, yname, highlight_target):
+    sel = _nearest_rows(df, highlight_target)
+    x, _ = _col(sel, xname)
+    y, _ = _col(sel, yname)
+    fig.add_trace(go.Scatter(
+        x=x, y=y, mode="markers", name=HIGHLIGHT_NAME if highlight_target is None
+        else f"{HIGHLIGHT_NAME} (PR_t {float(highlight_target):.3f})",
+        marker=dict(size=22, color="rgba(0,0,0,0)", line=dict(color="black", width=2.5)), hoverinfo="skip",
+        visible=True if len(sel) else "legendonly",
+    ))
+
+
+def _empty(title, xtitle, ytitle, message="No results yet: train a model first.") -> go.Figure:
+    fig = go.Figure()
+    fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+    fig.update_layout(**_LAYOUT, title=title, xaxis_title=xtitle, yaxis_title=ytitle)
+    return fig
+
+
+def _rate_scatter(summary_or_results, metric: str, title: str, xtitle: str, ytitle: str, target_rates=None,
+                  highlight_target=None, group_names=None, show_targets=True) -> go.Figure:
+    df = as_summary(summary_or_results)
+    if df.empty or f"{metric}_0_mean" not in df.columns:
+        return _empty(title, xtitle, ytitle)
+    if group_names is not None and len(group_names) >= 2:
+        xtitle = f"{xtitle} ({group_names[0]})"
+        ytitle = f"{ytitle} ({group_names[1]})"
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name=DIAGONAL_NAME,
+                             line=dict(color="#999999", dash="dash", width=1), hoverinfo="skip"))
+    if show_targets:
+        ts = target_rates if target_rates is not None else df["target_rate"].dropna().unique()
+        ts = np.asarray(sorted(float(t) for t in ts if t is not None and np.isfinite(t)))
+        if ts.size:
+            fig.add_trace(go.Scatter(x=ts, y=ts, mode="markers", name=TARGET_NAME,
+                                     marker=dict(symbol="x", size=9, color="#444444"),
+                                     hovertemplate="target PR_t %{x:.3f}<extra></extra>"))
+    _model_traces(fig, df, f"{metric}_0", f"{metric}_1")
+    _highlight_trace(fig, df, f"{metric}_0", f"{metric}_1", highlight_target)
+    x, _ = _col(df, f"{metric}_0")
+    y, _ = _col(df, f"{metric}_1")
+    hi = float(np.nanmax(np.concatenate([x, y, [0.05]])))
+    lim = min(1.0, hi * 1.15 + 0.02)
+    fig.update_layout(**_LAYOUT, title=title, xaxis_title=xtitle, yaxis_title=ytitle)
+    fig.update_xaxes(range=[0, lim])
+    fig.update_yaxes(range=[0, lim], scaleanchor="x", scaleratio=1)
+    return fig
+
+
+def pr_scatter(summary_or_results, target_rates=None, *, highlight_target=None, group_names=None,
+               title: str = "Positive rates per group (mean ± std over repeats)") -> go.Figure:
+    """``PR_s0`` (x) against ``PR_s1`` (y) per model and target: the dashed diagonal is perfect
+    demographic parity, crosses are the targets ``(PR_t, PR_t)``."""
+    return _rate_scatter(summary_or_results, "pr", title, "positive rate PR_s0", "positive rate PR_s1",
+                         target_rates, highlight_target, group_names)
+
+
+def tpr_scatter(summary_or_results, target_rates=None, *, highlight_target=None, group_names=None,
+                title: str = "True positive rates per group (mean ± std over repeats)") -> go.Figure:
+    """``TPR_s0`` (x) against ``TPR_s1`` (y): the diagonal is equality of opportunity."""
+    return _rate_scatter(summary_or_results, "tpr", title, "true positive rate TPR_s0",
+                         "true positive rate TPR_s1", target_rates, highlight_target, group_names, show_targets=False)
+
+
+# --------------------------------------------------------------------------------------------------
+# Accuracy against fairness, with the ceiling
+# --------------------------------------------------------------------------------------------------
+def pr_ratio_ceiling(rates, shares, n: int = 101, grid: int = 401) -> tuple[np.ndarray, np.ndarray]:
+    """The highest accuracy Theorem 2 allows a classifier whose positive-rate ratio (min/max over the
+    groups) is at least ``ratio``, for ``ratio`` in [0, 1]: all group rates lie in ``[ratio*T, T]`` for
+    some ``T``, each as close to its base rate as it can be, so the ceiling is
+    ``max_T 1 - sum_s p_s |clip(r_s, ratio*T, T) - r_s|``. At ratio 1 it is the parity ceiling."""
+    r = np.asarray(rates, dtype=float)
+    p = np.asarray(shares, dtype=float)
+    ratio = np.linspace(0.0, 1.0, n)
+    top = np.linspace(0.0, 1.0, grid)
+    lo = ratio[:, None, None] * top[None, :, None]  # (n, grid, 1)
+    hi = np.broadcast_to(top[None, :, None], lo.shape)
+    loss = (p * np.abs(np.clip(r[None, None, :], lo, hi) - r[None, None, :])).sum(axis=2)
+    return ratio, 1.0 - loss.min(axis=1)
+
+
+def tpr_ratio_ceiling(rates, shares, n: int = 101) -> tuple[np.ndarray, np.ndarray]:
+    """The highest accuracy for each true-positive-rate ratio ``min/max``: every negative right, the
+    best group's TPR 1 and the cheapest other group's TPR at the ratio:
+    ``1 - min_s p_s PR_b^s (1 - ratio)`` (Theorem 2's argument applied to the positives)."""
+    r = np.asarray(rates, dtype=float)
+    p = np.asarray(shares, dtype=float)
+    ratio = np.linspace(0.0, 1.0, n)
+    return ratio, 1.0 - float(np.min(p * r)) * (1.0 - ratio)
+
+
+def accuracy_fairness(summary_or_results, criterion: str = "dp", *, rates=None, shares=None,
+                      highlight_target=None, title: str | None = None) -> go.Figure:
+    """Accuracy (y) against the fairness ratio (x): ``PR`` ratio (min/max over groups) for demographic
+    parity, ``TPR`` ratio for equality of opportunity. With ``rates``/``shares`` (the base rates and
+    group shares of the data the accuracy is measured on) the ceiling for each ratio is drawn."""
+    xname = "pr_ratio" if criterion == "dp" else "tpr_ratio"
+    xtitle = ("positive-rate ratio min/max (1 = demographic parity)" if criterion == "dp"
+              else "true-positive-rate ratio min/max (1 = equal opportunity)")
+    title = title or "Accuracy against fairness (mean ± std over repeats)"
+    df = as_summary(summary_or_results)
+    if df.empty or f"{xname}_mean" not in df.columns:
+        return _empty(title, xtitle, "accuracy")
+    fig = go.Figure()
+    if rates is not None and shares is not None:
+        rx, ry = (pr_ratio_ceiling if criterion == "dp" else tpr_ratio_ceiling)(rates, shares)
+        fig.add_trace(go.Scatter(x=rx, y=ry, mode="lines", name=CEILING_NAME if criterion == "dp"
+                                 else "accuracy ceiling for this TPR ratio",
+                                 line=dict(color="#1f77b4", dash="dash", width=2),
+                                 hovertemplate="ratio %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>"))
+    _model_traces(fig, df, xname, "accuracy")
+    _highlight_trace(fig, df, xname, "accuracy", highlight_target)
+    y, ys = _col(df, "accuracy")
+    lo = float(np.nanmin(np.concatenate([y - ys, [1.0]])))
+    fig.update_layout(**_LAYOUT, title=title, xaxis_title=xtitle, yaxis_title="accuracy")
+    fig.update_xaxes(range=[0, 1.05])
+    fig.update_yaxes(range=[max(0.0, lo - 0.05), 1.01])
+    return fig
+
+
+def results_table(summary_or_results, criterion: str = "dp") -> pd.DataFrame:
+    """A readable table: one row per model and target with ``mean ± std`` text columns."""
+    from .metrics import format_mean_std
+
+    df = as_summary(summary_or_results)
+    if df.empty:
+        return pd.DataFrame()
+    cols = ["accuracy", "pr_0", "pr_1", "pr_ratio", "tpr_0", "tpr_1", "tpr_ratio"]
+    if criterion == "eo":
+        cols = ["accuracy", "tpr_0", "tpr_1", "tpr_ratio", "pr_0", "pr_1", "pr_ratio"]
+    out = pd.DataFrame({"model": df["label"],
+                        "target PR_t": [f"{t:.3f}" if np.isfinite(t) else "-" for t in df["target_rate"].astype(float)]})
+    for c in cols:
+        if f"{c}_mean" in df.columns:
+            out[c] = [format_mean_std(m, s) for m, s in zip(df[f"{c}_mean"], df[f"{c}_std"])]
+    if "repeats" in df.columns:
+        out["repeats"] = df["repeats"].to_numpy()
+    return out

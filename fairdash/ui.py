@@ -1,0 +1,362 @@
+"""Streamlit glue for the dashboard: session state, cached loaders, error display.
+
+The one module of ``fairdash`` that imports Streamlit. Pages call these helpers and the library; no
+maths lives here or in the pages.
+
+Session state (per browser session; nothing here is shared between sessions):
+
+- ``fd_table`` / ``fd_table_id`` / ``fd_table_name``: the current valid table and where it came from.
+- ``fd_spec`` / ``fd_task`` / ``fd_task_key``: the current valid :class:`~fairdash.data.Task`.
+- ``fd_rates`` (keyed by ``fd_task_key``): training-split rates of the seed-0 split, the same split the
+  command line's ``rates`` uses.
+- ``fd_pr_t``, ``fd_criterion``, ``fd_delta``, ``fd_tpr_target``, ``fd_tnr_target``: the target.
+- ``fd_run``: the last training run (results table, fitted models, configuration).
+
+Shared between sessions (keyed by content only, so no session can see another's choices): the
+bundled samples, parsed uploads (by their bytes) and the :class:`~fairdash.backend.FitCache`.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import inspect
+import json
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from . import data, targets
+from .errors import FairDashError
+from .rates import TrainingRates, rates_readout, target_table, training_rates
+
+DEFAULT_SAMPLE = "adult"
+CRITERIA = {
+    "dp": "Demographic parity (equal positive rates)",
+    "eo": "Equality of opportunity: one target rate, judged by true positive rates",
+    "eo-targets": "Equality of opportunity: explicit TPR / TNR targets",
+}
+SPLIT_SEED = 0  # the readouts use the same seed-0 split as `python -m fairdash rates`
+
+
+# --------------------------------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------------------------------
+def show_error(exc: BaseException, prefix: str = "") -> None:
+    """An error box with a message a person can act on; never a traceback."""
+    if isinstance(exc, FairDashError):
+        st.error(prefix + str(exc), icon="⚠️")
+    elif isinstance(exc, MemoryError):
+        st.error(prefix + "Out of memory: try a smaller table or fewer repeats.", icon="⚠️")
+    else:
+        first = (str(exc).strip().splitlines() or [""])[0][:300]
+        st.error(f"{prefix}Something unexpected went wrong ({type(exc).__name__}: {first}). "
+                 "Your data and choices are kept; please try again or change a setting.", icon="⚠️")
+
+
+@contextlib.contextmanager
+def guard(prefix: str = ""):
+    """``with guard(): ...``: any error inside is shown with :func:`show_error`; the page goes on."""
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - the user sees a message, never a trace
+        from streamlit.runtime.scriptrunner import RerunException, StopException
+
+        if isinstance(exc, (RerunException, StopException)):
+            raise
+        show_error(exc, prefix)
+
+
+# --------------------------------------------------------------------------------------------------
+# Shared, content-keyed caches
+# --------------------------------------------------------------------------------------------------
+@st.cache_resource(show_spinner=False)
+def fit_cache():
+    """One process-wide fit cache, keyed by data content + configuration + code version."""
+    from .backend import FitCache
+
+    return FitCache()
+
+
+@st.cache_resource(show_spinner=False)
+def device_text() -> str:
+    from .backend import device_description
+
+    try:
+        return device_description()
+    except Exception:  # noqa: BLE001
+        return "CPU"
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def sample_table(name: str) -> pd.DataFrame:
+    return data.load_sample(name)
+
+
+@st.cache_data(show_spinner=False, max_entries=8, ttl=3600)
+def _parsed_upload(digest: str, raw: bytes, name: str) -> pd.DataFrame:
+    return data.read_table(raw, name)
+
+
+def read_upload(raw: bytes, name: str) -> tuple[pd.DataFrame, str]:
+    """A parsed upload and its content id (``upload:<sha256 prefix>``)."""
+    digest = hashlib.sha256(raw).hexdigest()
+    return _parsed_upload(digest, raw, name), f"upload:{digest[:16]}"
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _profile(table_id: str, _df: pd.DataFrame) -> pd.DataFrame:
+    return data.profile_columns(_df)
+
+
+def profile(df: pd.DataFrame | None = None) -> pd.DataFrame:
+    ss = st.session_state
+    df = ss["fd_table"] if df is None else df
+    return _profile(ss.get("fd_table_id", "?"), df)
+
+
+# --------------------------------------------------------------------------------------------------
+# The table and the task
+# --------------------------------------------------------------------------------------------------
+def default_features(df: pd.DataFrame, prof: pd.DataFrame, s_col: str, y_col: str, drop=()) -> list[str]:
+    """Every column except ``s``, ``y``, columns flagged id-like/constant/empty and ``drop``."""
+    flagged = set(prof.loc[prof["flags"].str.contains("id-like|constant|empty"), "column"])
+    return [c for c in df.columns if c not in (s_col, y_col) and c not in flagged and c not in drop]
+
+
+def default_positive(values: list[str]) -> list[str]:
+    """A guess at the positive label value: 1/true/yes if present, else the rarer value."""
+    for v in values:
+        if str(v).strip().lower() in ("1", "true", "yes", "y", "positive", ">50k"):
+            return [v]
+    return [values[-1]] if values else []
+
+
+def default_group1(values: list[str]) -> list[str]:
+    """A guess at group 1 (the non-protected group): the most frequent value."""
+    return [values[0]] if values else []
+
+
+def _task_key(table_id: str, spec: data.TaskSpec) -> str:
+    return hashlib.sha256((table_id + json.dumps(spec.to_dict(), sort_keys=True, default=str)).encode()).hexdigest()[:16]
+
+
+def set_task(df: pd.DataFrame, table_id: str, table_name: str, spec: data.TaskSpec) -> data.Task:
+    """Build the task; on success it becomes the session's current task (table included). On a
+    :class:`FairDashError` nothing changes and the error propagates."""
+    ss = st.session_state
+    key = _task_key(table_id, spec)
+    if ss.get("fd_task_key") == key and ss.get("fd_task") is not None:
+        return ss["fd_task"]
+    task = data.build_task(df, spec)
+    old = ss.get("fd_spec")
+    same_target = (old is not None and ss.get("fd_table_id") == table_id and old.s_column == spec.s_column
+                   and old.y_column == spec.y_column and old.s1_values == spec.s1_values
+                   and old.y1_values == spec.y1_values)
+    ss["fd_table"], ss["fd_table_id"], ss["fd_table_name"] = df, table_id, table_name
+    ss["fd_spec"], ss["fd_task"], ss["fd_task_key"] = spec, task, key
+    if not same_target:
+        rates = task_rates()
+        ss["fd_pr_t"] = round(float(rates.presets["avg"]), 3)
+        for k in ("pr_t_slider", "pr_t_input"):
+            ss.pop(k, None)
+    return task
+
+
+def sample_spec(name: str, df: pd.DataFrame) -> data.TaskSpec:
+    """The sample's standard task (Adult: s = sex with Male as group 1, y = salary with >50K positive)."""
+    smp = data.SAMPLES[name]
+    feats = default_features(df, data.profile_columns(df), smp.s_column, smp.y_column, smp.drop)
+    return data.TaskSpec(smp.s_column, smp.y_column, tuple(smp.s1_values), tuple(smp.y1_values),
+                         features=tuple(feats), positive_meaning=smp.positive_meaning)
+
+
+def load_sample_task(name: str) -> data.Task:
+    df = sample_table(name)
+    task = set_task(df, f"sample:{name}", data.SAMPLES[name].title, sample_spec(name, df))
+    st.session_state["fd_table_desc"] = data.SAMPLES[name].description
+    return task
+
+
+def ensure_state() -> None:
+    """First open: the Adult sample with s = sex and y = salary, so every page is useful at once."""
+    ss = st.session_state
+    ss.setdefault("fd_criterion", "dp")
+    ss.setdefault("fd_delta", 1.0)
+    ss.setdefault("fd_tpr_target", 0.8)
+    ss.setdefault("fd_tnr_target", 0.8)
+    if ss.get("fd_task") is None:
+        load_sample_task(DEFAULT_SAMPLE)
+
+
+def current_task() -> data.Task:
+    ensure_state()
+    return st.session_state["fd_task"]
+
+
+def task_rates() -> TrainingRates:
+    """Training-split rates of the current task (seed-0 split, as the command line); computed once per task."""
+    ss = st.session_state
+    key = ss.get("fd_task_key")
+    cached = ss.get("fd_rates")
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    task = ss["fd_task"]
+    split = data.split_task(task, seed=SPLIT_SEED)
+    rates = training_rates(task, split)
+    ss["fd_rates"] = (key, rates)
+    ss["fd_split0"] = (key, split)
+    return rates
+
+
+def split0() -> data.Split:
+    task_rates()
+    return st.session_state["fd_split0"][1]
+
+
+def set_strata(column: str | None) -> None:
+    """Conditional parity: rebuild the task with ``column`` as the legitimate factor (or none)."""
+    ss = st.session_state
+    spec = ss["fd_spec"]
+    if (spec.strata_column or None) == (column or None):
+        return
+    new = replace(spec, strata_column=column or None)
+    if column and spec.features is not None:
+        new = replace(new, features=tuple(c for c in spec.features if c != column))
+    set_task(ss["fd_table"], ss["fd_table_id"], ss["fd_table_name"], new)
+
+
+# --------------------------------------------------------------------------------------------------
+# The target
+# --------------------------------------------------------------------------------------------------
+def target_options() -> dict:
+    """Keyword arguments for :func:`fairdash.rates.target_table` / ``run_experiment`` from the state."""
+    ss = st.session_state
+    crit = ss.get("fd_criterion", "dp")
+    out = {"criterion": "eo" if crit.startswith("eo") else "dp", "delta": float(ss.get("fd_delta", 1.0))}
+    if crit == "eo-targets":
+        out["tpr_target"] = float(ss.get("fd_tpr_target", 0.8))
+        out["tnr_target"] = float(ss.get("fd_tnr_target", 0.8))
+    return out
+
+
+def current_table(pr_t: float | None = None) -> targets.TransitionTable:
+    """The transition table for the current target (raises FairDashError for PR_t 0 or 1)."""
+    pr_t = st.session_state.get("fd_pr_t") if pr_t is None else pr_t
+    return target_table(task_rates(), pr_t, **target_options())
+
+
+def readout(pr_t: float | None = None) -> dict:
+    """``rates_readout`` for the current task and target: exactly what ``python -m fairdash rates`` prints."""
+    pr_t = st.session_state.get("fd_pr_t") if pr_t is None else pr_t
+    return rates_readout(st.session_state["fd_task"], pr_t, seed=SPLIT_SEED, split=split0(), **target_options())
+
+
+def conditional_tables(pr_t: float | None, same_rate: bool):
+    """Per-stratum tables on the training split (conditional demographic parity)."""
+    task = st.session_state["fd_task"]
+    split = split0()
+    tr = split.train
+    k = len(task.strata_names)
+    rates_by = {j: float(pr_t) for j in range(k)} if same_rate and pr_t is not None else None
+    return targets.conditional_transition_tables(task.y[tr], task.s[tr], task.strata[tr], target_rates=rates_by,
+                                                 strata=task.strata_names, n_groups=task.n_groups,
+                                                 delta=float(st.session_state.get("fd_delta", 1.0)))
+
+
+def eval_rates(criterion: str = "dp") -> tuple[np.ndarray, np.ndarray]:
+    """Base rates and shares of the data the seed-0 models are measured on (balanced test for parity,
+    the test set for opportunity), for the ceiling drawn beside measured accuracy."""
+    task = st.session_state["fd_task"]
+    split = split0()
+    idx = split.balanced_test if criterion == "dp" else split.test
+    return (targets.base_rates(task.y[idx], task.s[idx], task.n_groups),
+            targets.group_shares(task.s[idx], task.n_groups))
+
+
+# --------------------------------------------------------------------------------------------------
+# Widgets helpers
+# --------------------------------------------------------------------------------------------------
+def restore(key: str, value) -> None:
+    """Give widget ``key`` the value ``value`` if the widget has no state yet (first render, or after
+    Streamlit dropped it on a page switch). Call before the widget is drawn."""
+    if key not in st.session_state:
+        st.session_state[key] = value
+
+
+def model_options(name: str) -> dict:
+    """Numeric constructor settings of a model class that a user may change (name -> default); the
+    target, seed, device and progress are set by FairDash itself. Empty if the model is not available."""
+    from .models.registry import model_info
+
+    try:
+        cls = model_info(name).load_class()
+    except Exception:  # noqa: BLE001 - a model still being written is simply not offered
+        return {}
+    skip = {"self", "target_rate", "criterion", "tpr_target", "tnr_target", "delta", "seed", "device", "progress",
+            "stratum_target_rates", "random_state", "verbose", "n_jobs"}
+    out = {}
+    for p in inspect.signature(cls.__init__).parameters.values():
+        if p.name in skip or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+            continue
+        d = p.default
+        if isinstance(d, bool) or not isinstance(d, (int, float)):
+            continue
+        out[p.name] = d
+    return out
+
+
+def model_available(name: str) -> tuple[bool, str]:
+    from .models.registry import model_info
+
+    try:
+        model_info(name).load_class()
+        return True, ""
+    except Exception as e:  # noqa: BLE001
+        return False, f"not installed yet ({type(e).__name__})"
+
+
+def run_key(config: dict) -> str:
+    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def csv_bytes(df: pd.DataFrame) -> bytes:
+    """CSV for download; formula-like cells are neutralised when fairdash.export provides it."""
+    try:
+        from .export import results_csv
+
+        return results_csv(df).encode("utf-8")
+    except ImportError:
+        return df.to_csv(index=False).encode("utf-8")
+
+
+def sidebar_summary() -> None:
+    """The current task, always visible: data set, s, y, PR_t, criterion, device."""
+    ss = st.session_state
+    task = ss.get("fd_task")
+    with st.sidebar.container(key="sidebar_task"):
+        st.markdown("**Current task**")
+        if task is None:
+            st.caption("No data loaded.")
+            return
+        spec = task.spec
+        rows = [
+            ("Data set", ss.get("fd_table_name", "?")),
+            ("Sensitive s", f"`{spec.s_column}` (group 1: {task.group_names[1] if task.n_groups > 1 else '?'}; "
+                            f"group 0: {task.group_names[0]})"),
+            ("Label y", f"`{spec.y_column}` (positive: {task.label_names[1]})"),
+        ]
+        crit = ss.get("fd_criterion", "dp")
+        if crit == "eo-targets":
+            rows.append(("Target", f"TPR {ss.get('fd_tpr_target', 0.8):.3f}, TNR {ss.get('fd_tnr_target', 0.8):.3f}"))
+        else:
+            pr = ss.get("fd_pr_t")
+            rows.append(("PR_t", "-" if pr is None else f"{pr:.3f}"))
+        rows.append(("Criterion", {"dp": "demographic parity", "eo": "equality of opportunity (by PR_t)",
+                                   "eo-targets": "equality of opportunity (TPR/TNR)"}[crit]))
+        if spec.strata_column:
+            rows.append(("Legitimate factor", f"`{spec.strata_column}`"))
+        rows.append(("Rows", f"{len(task.y):,}"))
+        rows.append(("Device", device_text()))
+        st.markdown("\n".join(f"- **{k}:** {v}" for k, v in rows))

@@ -1,0 +1,211 @@
+"""Target page: the target positive rate PR_t (slider, number box, presets), the criterion, an optional
+legitimate factor (conditional parity), and live readouts of what the target implies on the training
+split: base rates, t_s with a sentence each, transition probabilities and Theorem 2's ceiling.
+
+The slider, number box, presets and readouts live in one ``st.fragment``: a slider move reruns only
+them, and the work per move is one tiny table (``fairdash.rates.target_table``) and one figure."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from fairdash import plots, ui
+from fairdash.errors import FairDashError
+from fairdash.rates import describe_t
+
+ss = st.session_state
+CEILING_LABEL = "Accuracy ceiling (Theorem 2)"
+
+st.title("Target")
+st.caption("Instead of a fairness threshold, choose the positive rate you want every group to have. "
+           "The readouts show what that choice implies before anything is trained.")
+
+ui.ensure_state()
+task = ui.current_task()
+try:
+    rates = ui.task_rates()
+except FairDashError as e:
+    st.error(str(e), icon="⚠️")
+    st.stop()
+presets = {k: round(float(v), 3) for k, v in rates.presets.items()}
+names = task.group_names
+
+# --------------------------------------------------------------------------------------------------
+# Criterion, legitimate factor, delta (a change here reruns the page)
+# --------------------------------------------------------------------------------------------------
+ui.restore("criterion", ss.get("fd_criterion", "dp"))
+st.radio("Fairness criterion", list(ui.CRITERIA), format_func=ui.CRITERIA.get, key="criterion",
+         on_change=lambda: ss.update(fd_criterion=ss["criterion"]))
+criterion = ss["fd_criterion"] = ss["criterion"]
+if criterion == "eo":
+    st.caption("Trained exactly as for demographic parity with one PR_t; judged by the groups' true positive "
+               "rates on the ordinary test set. When PR_t is at least both base rates, every positive keeps its "
+               "label, which is why the TPRs move together.")
+elif criterion == "eo-targets":
+    st.caption("Set the true positive and true negative rates the target labels should have in every group.")
+
+c_left, c_right = st.columns(2)
+with c_left:
+    if criterion == "dp":
+        table_df = ss["fd_table"]
+        candidates = ["(none)"] + [c for c in task.X.columns.tolist() + [c for c in table_df.columns
+                                                                        if c not in task.X.columns]
+                                   if c not in (task.spec.s_column, task.spec.y_column)
+                                   and 1 < table_df[c].nunique() <= 30]
+        candidates = list(dict.fromkeys(candidates))
+        current = task.spec.strata_column or "(none)"
+        ui.restore("strata_column", current if current in candidates else "(none)")
+        strata = st.selectbox("Legitimate factor (conditional parity)", candidates, key="strata_column",
+                              help="Require equal positive rates only within each value of this column (for "
+                                   "example the education level): P(ybar=1 | l, s) is the same for every s.")
+        if (strata if strata != "(none)" else None) != task.spec.strata_column:
+            with ui.guard():
+                ui.set_strata(None if strata == "(none)" else strata)
+                st.rerun()
+    else:
+        if task.spec.strata_column:
+            with ui.guard():
+                ui.set_strata(None)
+                st.rerun()
+with c_right:
+    with st.expander("Advanced: keep-rate delta"):
+        ui.restore("delta", float(ss.get("fd_delta", 1.0)))
+        st.number_input("Keep-rate delta", min_value=0.01, max_value=1.0, step=0.01, key="delta",
+                        on_change=lambda: ss.update(fd_delta=float(ss["delta"])),
+                        help="1 (the paper's choice) keeps every label the target does not need to change. "
+                             "Smaller values also flip some labels the other way; too small a value cannot "
+                             "reach the target and is refused.")
+        ss["fd_delta"] = float(ss["delta"])
+
+task = ss["fd_task"]
+rates = ui.task_rates()
+conditional = criterion == "dp" and task.spec.strata_column is not None
+
+
+# --------------------------------------------------------------------------------------------------
+# The live part
+# --------------------------------------------------------------------------------------------------
+def _set_pr_t(value: float) -> None:
+    v = round(float(value), 3)
+    ss["fd_pr_t"] = ss["pr_t_slider"] = ss["pr_t_input"] = v
+
+
+def _from_slider():
+    _set_pr_t(ss["pr_t_slider"])
+
+
+def _from_input():
+    _set_pr_t(ss["pr_t_input"])
+
+
+def _rates_table(tb) -> pd.DataFrame:
+    g = range(tb.n_groups)
+    return pd.DataFrame({
+        "group": [f"s={j}: {names[j]}" for j in g],
+        "share": tb.group_shares, "base rate PR_b": tb.base_rates, "target P(ybar=1)": tb.target_rates,
+        "P(ybar=1 | y=1)": tb.p_ybar1_given_y[:, 1], "P(ybar=1 | y=0)": tb.p_ybar1_given_y[:, 0],
+        "P(y=1 | ybar=1)": tb.d[:, 1], "P(y=1 | ybar=0)": tb.d[:, 0],
+        "t_s": [float(t) for t in tb.t],
+    })
+
+
+def _readouts(tb, marked: float | None) -> None:
+    with st.container(key="ceiling_readout"):
+        cols = st.columns(1 + tb.n_groups)
+        cols[0].metric(CEILING_LABEL, f"{tb.accuracy_ceiling:.4f}",
+                       help="No classifier with these positive rates can be more accurate than this on the "
+                            "training split (Theorem 2: 1 - sum_s P(s) |PR_t - PR_b^s|).")
+        for j in range(tb.n_groups):
+            t = float(tb.t[j])
+            cols[1 + j].metric(f"t_{j}", "∞" if t == float("inf") else f"{t:.4f}",
+                               help=f"Theorem 1's t_s for group {j} ({names[j]}).")
+    for j in range(tb.n_groups):
+        t = float(tb.t[j])
+        st.markdown("- " + describe_t(t if t != float("inf") else None, f"s={j} ({names[j]})"))
+    st.dataframe(_rates_table(tb), key="transition_table", hide_index=True,
+                 column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                for c in _rates_table(tb).columns if c != "group"})
+    st.caption("Rates of the training split (seed 0, 80%), the same numbers as `python -m fairdash rates`. "
+               "P(ybar=1 | y) is how likely a row's target label is positive given its observed label; "
+               "P(y=1 | ybar) is the reverse, which the fair likelihood uses.")
+    st.plotly_chart(plots.ceiling_curve_figure(rates.base_rates, rates.group_shares, marked, names),
+                    key="ceiling_curve", config={"displayModeBar": False})
+
+
+def _conditional_readouts(pr_t: float) -> None:
+    ui.restore("strata_rates", "own")
+    mode = st.radio("Target in each stratum", ["own", "slider"], key="strata_rates", horizontal=True,
+                    format_func={"own": "Each stratum's own average (default)",
+                                 "slider": "The slider's PR_t in every stratum"}.get)
+    ct = ui.conditional_tables(pr_t, mode == "slider")
+    with st.container(key="ceiling_readout"):
+        st.metric(CEILING_LABEL, f"{ct.accuracy_ceiling:.4f}",
+                  help="Theorem 2 in every stratum, weighted by the stratum's share of the training rows.")
+    rows = []
+    for k, tb in enumerate(ct.tables):
+        for j in range(tb.n_groups):
+            rows.append({"stratum": str(ct.strata[k]), "group": f"s={j}: {names[j]}",
+                         "rows": int(ct.cell_counts[k, j]), "base rate": tb.base_rates[j],
+                         "target P(ybar=1)": tb.target_rates[j], "t_s": float(tb.t[j]),
+                         "P(ybar=1 | y=1)": tb.p_ybar1_given_y[j, 1], "P(ybar=1 | y=0)": tb.p_ybar1_given_y[j, 0]})
+    st.dataframe(pd.DataFrame(rows), key="strata_table", hide_index=True)
+    if ct.warnings:
+        with st.expander(f"{len(ct.warnings)} warning(s) about small or one-sided cells"):
+            for w in ct.warnings:
+                st.warning(w)
+
+
+@st.fragment
+def live_target() -> None:
+    if criterion == "eo-targets":
+        ui.restore("tpr_target", float(ss.get("fd_tpr_target", 0.8)))
+        ui.restore("tnr_target", float(ss.get("fd_tnr_target", 0.8)))
+        c1, c2 = st.columns(2)
+        c1.number_input("Target true positive rate TPR_t", 0.0, 1.0, step=0.01, key="tpr_target",
+                        on_change=lambda: ss.update(fd_tpr_target=float(ss["tpr_target"])))
+        c2.number_input("Target true negative rate TNR_t", 0.0, 1.0, step=0.01, key="tnr_target",
+                        on_change=lambda: ss.update(fd_tnr_target=float(ss["tnr_target"])))
+        ss["fd_tpr_target"], ss["fd_tnr_target"] = float(ss["tpr_target"]), float(ss["tnr_target"])
+        try:
+            tb = ui.current_table()
+        except FairDashError as e:
+            st.error(str(e), icon="⚠️")
+            return
+        _readouts(tb, float(tb.target_rates.mean()))
+        return
+
+    pr_t = float(ss.get("fd_pr_t", presets["avg"]))
+    ui.restore("pr_t_slider", pr_t)
+    ui.restore("pr_t_input", pr_t)
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    c1.slider("Target positive rate PR_t", 0.0, 1.0, step=0.001, format="%.3f", key="pr_t_slider",
+              on_change=_from_slider,
+              help="The share of every group the fair model should label positive.")
+    c2.number_input("PR_t (exact value)", 0.0, 1.0, step=0.001, format="%.3f", key="pr_t_input",
+                    on_change=_from_input)
+    b = st.columns(4)
+    b[0].button("Min preset", key="preset_min", on_click=_set_pr_t, args=(presets["min"],),
+                help=f"The lower base rate: {presets['min']:.3f}", width="stretch")
+    b[1].button("Avg preset", key="preset_avg", on_click=_set_pr_t, args=(presets["avg"],),
+                help=f"The mean of the lowest and highest base rates (the paper's default): {presets['avg']:.3f}",
+                width="stretch")
+    b[2].button("Max preset", key="preset_max", on_click=_set_pr_t, args=(presets["max"],),
+                help=f"The higher base rate: {presets['max']:.3f}", width="stretch")
+    b[3].caption(f"min {presets['min']:.3f} · avg {presets['avg']:.3f} · max {presets['max']:.3f}")
+    pr_t = float(ss["fd_pr_t"])
+    if conditional:
+        try:
+            _conditional_readouts(pr_t)
+        except FairDashError as e:
+            st.error(str(e), icon="⚠️")
+        return
+    try:
+        tb = ui.current_table(pr_t)
+    except FairDashError as e:
+        st.error(str(e), icon="⚠️")
+        return
+    _readouts(tb, pr_t)
+
+
+live_target()
+st.page_link("pages/train.py", label="Next: train a fair model at this target", icon="🏋️")
