@@ -1,0 +1,325 @@
+"""The one place that decides the torch device, seeds everything, reports progress and caches fits.
+
+- ``resolve_device(device="auto")``: CUDA when available, else CPU; ``FAIRDASH_DEVICE`` overrides
+  ``"auto"`` (e.g. ``FAIRDASH_DEVICE=cpu`` in tests).
+- ``seed_everything(seed)``: Python's ``random``, numpy and torch (CPU and CUDA).
+- Progress: a callable ``progress(fraction: float, message: str)``; ``no_progress`` does nothing.
+- ``FitCache``: fitted models keyed by data content, configuration and code version
+  (``cache_key``), kept as safe state (``.npz`` read without pickle + ``.json``) on disk with an
+  in-memory LRU in front, so the same request twice trains once.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import threading
+import time
+from collections import OrderedDict
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Protocol
+
+import numpy as np
+
+from .errors import FairDashError
+
+DEVICE_ENV = "FAIRDASH_DEVICE"
+CACHE_ENV = "FAIRDASH_CACHE_DIR"
+
+
+# --------------------------------------------------------------------------------------------------
+# Device
+# --------------------------------------------------------------------------------------------------
+def resolve_device(device="auto"):
+    """The torch device to use. ``"auto"`` (or ``None``) means the ``FAIRDASH_DEVICE`` environment
+    variable if set, else CUDA when available, else the CPU. ``"cpu"``, ``"cuda"``, ``"cuda:1"`` and
+    ``torch.device`` objects are accepted; asking for CUDA without a GPU is a ``FairDashError``."""
+    import torch
+
+    if isinstance(device, torch.device):
+        name = str(device)
+    else:
+        name = "auto" if device is None else str(device).strip().lower()
+    if name == "auto":
+        name = os.environ.get(DEVICE_ENV, "auto").strip().lower() or "auto"
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "gpu":
+        name = "cuda"
+    if name == "cpu":
+        return torch.device("cpu")
+    if name.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise FairDashError(
+                "A CUDA GPU was requested, but none is available on this machine. Use device 'cpu' or 'auto'."
+            )
+        dev = torch.device(name)
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise FairDashError(
+                f"GPU {dev.index} was requested, but this machine has {torch.cuda.device_count()} GPU(s)."
+            )
+        return dev
+    raise FairDashError(f"Unknown device {device!r}: use 'auto', 'cpu' or 'cuda'.")
+
+
+def device_description(device="auto") -> str:
+    """``"CPU"`` or the GPU's name, for the UI and the results table."""
+    import torch
+
+    dev = resolve_device(device)
+    if dev.type == "cuda":
+        return torch.cuda.get_device_name(dev)
+    return "CPU"
+
+
+def seed_everything(seed: int | None) -> None:
+    """Seed Python's ``random``, numpy's global generator and torch (CPU and all GPUs)."""
+    if seed is None:
+        return
+    import torch
+
+    seed = int(seed)
+    random.seed(seed)
+    np.random.seed(seed % (2**32))
+    torch.manual_seed(seed)
+    if torch.cuda.is_available():
+        torch.cuda.manual_seed_all(seed)
+
+
+def torch_generator(seed: int | None, device=None):
+    """A private ``torch.Generator`` for shuffling minibatches (CPU generator; indices are moved)."""
+    import torch
+
+    g = torch.Generator()
+    g.manual_seed(0 if seed is None else int(seed))
+    return g
+
+
+# --------------------------------------------------------------------------------------------------
+# Progress
+# --------------------------------------------------------------------------------------------------
+class Progress(Protocol):
+    def __call__(self, fraction: float, message: str) -> None: ...
+
+
+def no_progress(fraction: float, message: str) -> None:
+    """The default progress callback: does nothing."""
+
+
+def as_progress(progress: Callable | None) -> Callable[[float, str], None]:
+    """``progress`` itself, or ``no_progress`` for ``None``. Fractions are clipped to [0, 1]."""
+    if progress is None:
+        return no_progress
+
+    def report(fraction: float, message: str = "") -> None:
+        progress(float(min(max(fraction, 0.0), 1.0)), str(message))
+
+    return report
+
+
+def scaled_progress(progress: Callable | None, start: float, stop: float) -> Callable[[float, str], None]:
+    """A callback mapping [0, 1] onto [start, stop] of ``progress`` (for a step of a longer job)."""
+    report = as_progress(progress)
+    return lambda fraction, message="": report(start + (stop - start) * float(fraction), message)
+
+
+# --------------------------------------------------------------------------------------------------
+# Cache keys
+# --------------------------------------------------------------------------------------------------
+_MODEL_SOURCES = ("models/likelihood.py", "models/fair_lr.py", "models/fair_gp.py", "models/state.py",
+                  "models/baselines.py", "models/zafar.py", "targets.py")
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """``fairdash.__version__`` plus a short hash of the model source files (so edited model code
+    never answers from a stale cache)."""
+    from . import __version__
+
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for rel in _MODEL_SOURCES:
+        p = root / rel
+        if p.exists():
+            h.update(rel.encode())
+            h.update(p.read_bytes())
+    return f"{__version__}+{h.hexdigest()[:12]}"
+
+
+def _canonical(obj):
+    """Config values as canonical JSON-able data (numpy -> lists, callables dropped)."""
+    if obj is None or isinstance(obj, (bool, int, str)):
+        return obj
+    if isinstance(obj, float):
+        return repr(obj)
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        return repr(float(obj))
+    if isinstance(obj, np.ndarray):
+        return {"__array__": _canonical(obj.tolist()), "dtype": str(obj.dtype)}
+    if isinstance(obj, dict):
+        return {str(k): _canonical(v) for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(obj, (list, tuple)):
+        return [_canonical(v) for v in obj]
+    if callable(obj):
+        return None
+    return repr(obj)
+
+
+def cache_key(*arrays, config: dict, code_version: str | None = None) -> str:
+    """sha256 over each array's dtype, shape and bytes, the canonical JSON of ``config`` and the code
+    version (default: ``code_version()``). ``None`` arrays (e.g. no strata) are allowed."""
+    h = hashlib.sha256()
+    for a in arrays:
+        if a is None:
+            h.update(b"<none>")
+            continue
+        a = np.ascontiguousarray(np.asarray(a))
+        if a.dtype == object:
+            raise FairDashError("Cannot compute a cache key for an array of Python objects.")
+        h.update(str(a.dtype).encode())
+        h.update(repr(a.shape).encode())
+        h.update(memoryview(a).cast("B") if a.size else b"")
+    h.update(json.dumps(_canonical(config), sort_keys=True, separators=(",", ":")).encode())
+    h.update((code_version if code_version is not None else globals()["code_version"]()).encode())
+    return h.hexdigest()
+
+
+def model_cache_key(model, X, y, s=None, strata=None, extra: dict | None = None) -> str:
+    """The key of ``model.fit(X, y, s, strata)``: data, the model class and its parameters."""
+    from .models.state import class_path, params_meta
+
+    config = {"class": class_path(type(model)), "params": params_meta(model), "extra": extra or {}}
+    # the device actually used can change numbers slightly; it is part of the request
+    if "device" in config["params"]:
+        config["params"]["device"] = str(resolve_device(config["params"]["device"]))
+    return cache_key(X, y, s, strata, config=config)
+
+
+# --------------------------------------------------------------------------------------------------
+# The fit cache
+# --------------------------------------------------------------------------------------------------
+def default_cache_dir() -> Path:
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".cache" / "fairdash"
+
+
+class FitCache:
+    """Fitted models by key: an in-memory LRU (``memory_items`` models) in front of a directory of
+    ``<key>.npz`` + ``<key>.json`` safe states. ``directory=False`` keeps it in memory only.
+
+    ``get_or_fit(key, build, fit)`` returns ``(model, hit)``: on a miss it calls ``model = build()``,
+    ``fit(model)``, stores ``model.get_state()`` and returns the fitted model; on a hit the model
+    comes from the memory LRU, or is rebuilt from disk by its class's ``from_state``.
+    """
+
+    def __init__(self, directory=None, memory_items: int = 64):
+        if directory is False:
+            self.directory = None
+        else:
+            self.directory = Path(directory).expanduser() if directory is not None else default_cache_dir()
+        self.memory_items = int(memory_items)
+        self._memory: OrderedDict[str, object] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    # -- paths ------------------------------------------------------------------------------------
+    def _stem(self, key: str) -> Path | None:
+        if self.directory is None:
+            return None
+        if not all(c in "0123456789abcdef" for c in key) or not key:
+            raise FairDashError("Cache keys must be hexadecimal digests (use fairdash.backend.cache_key).")
+        return self.directory / key[:2] / key
+
+    # -- memory -----------------------------------------------------------------------------------
+    def _remember(self, key: str, model) -> None:
+        with self._lock:
+            self._memory[key] = model
+            self._memory.move_to_end(key)
+            while len(self._memory) > self.memory_items:
+                self._memory.popitem(last=False)
+
+    # -- public -----------------------------------------------------------------------------------
+    def get(self, key: str):
+        """The cached fitted model for ``key``, or ``None``."""
+        with self._lock:
+            if key in self._memory:
+                self._memory.move_to_end(key)
+                return self._memory[key]
+        stem = self._stem(key)
+        if stem is None or not stem.with_name(stem.name + ".json").exists():
+            return None
+        from .models.state import load_state, model_from_state
+
+        try:
+            model = model_from_state(load_state(stem))
+        except Exception:  # a corrupt or outdated entry is a miss, never a crash
+            return None
+        self._remember(key, model)
+        return model
+
+    def put(self, key: str, model) -> None:
+        """Store a fitted model (memory, and disk when the cache has a directory)."""
+        self._remember(key, model)
+        stem = self._stem(key)
+        if stem is not None:
+            from .models.state import save_state
+
+            try:
+                save_state(stem, model.get_state())
+            except OSError:
+                pass  # a read-only or full disk only costs the disk copy
+
+    def get_or_fit(self, key: str, build: Callable[[], object], fit: Callable[[object], object]):
+        """``(model, hit)``: the cached model, or ``build()`` fitted by ``fit(model)`` and stored."""
+        model = self.get(key)
+        if model is not None:
+            self.hits += 1
+            return model, True
+        self.misses += 1
+        model = build()
+        fit(model)
+        self.put(key, model)
+        return model, False
+
+    def fit(self, model, X, y, s=None, strata=None, **fit_params):
+        """Convenience: ``(fitted model, hit)`` for ``model.fit(X, y, s, ...)`` through the cache.
+        The model given is cloned (unfitted copy) on a miss, so it is never mutated."""
+        from sklearn.base import clone
+
+        key = model_cache_key(model, X, y, s, strata, extra={k: _canonical(v) for k, v in fit_params.items()})
+        kwargs = dict(fit_params)
+        if strata is not None:
+            kwargs["strata"] = strata
+        return self.get_or_fit(key, lambda: clone(model), lambda m: m.fit(X, y, s, **kwargs))
+
+    def clear(self, disk: bool = False) -> None:
+        """Forget the memory LRU (and, with ``disk=True``, delete this cache's files)."""
+        with self._lock:
+            self._memory.clear()
+        if disk and self.directory is not None and self.directory.exists():
+            for p in self.directory.glob("*/*"):
+                if p.suffix in (".npz", ".json"):
+                    p.unlink(missing_ok=True)
+
+    def __len__(self) -> int:
+        return len(self._memory)
+
+
+class Timer:
+    """``with Timer() as t: ...; t.seconds``."""
+
+    def __enter__(self):
+        self._t0 = time.perf_counter()
+        self.seconds = 0.0
+        return self
+
+    def __exit__(self, *exc):
+        self.seconds = time.perf_counter() - self._t0
+        return False

@@ -1,0 +1,345 @@
+"""FairLR: logistic regression trained on the fair (target-label) likelihood; LR: the same with the
+identity table (docs/METHOD.md, "The fair likelihood").
+
+``q(x) = sigmoid(w.x + b) = P(ybar=1 | x)`` and the observed ``y`` has likelihood
+``d[s][0] (1 - q) + d[s][1] q``. The objective is scikit-learn's: ``sum_i -log P(y_i | x_i, s_i)
++ ||w||^2 / (2 C)`` with the intercept not penalised, so ``LR`` matches
+``sklearn.linear_model.LogisticRegression(C=C)``.
+
+Optimisers: ``"lbfgs"`` (default) is full-batch ``torch.optim.LBFGS`` with a strong-Wolfe line search
+and an analytic gradient (the gradient of the fair log-likelihood with respect to the logit is
+``r - q``, where ``r = P(ybar=1 | y, x, s)`` is the posterior of the target label), evaluated in row
+chunks when the matrix is large, so it is deterministic and memory-bounded. ``"radam"`` is the paper's
+set-up: RAdam, learning rate 1e-3, minibatches of 64, decoupled weight decay.
+"""
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from ..errors import FairDashError
+from . import likelihood as L
+from .state import check_state, int_keyed, make_state, table_from_state, table_to_state
+
+# Above this many matrix elements per chunk, the full-batch gradient is accumulated over row chunks.
+CHUNK_ELEMENTS = 50_000_000
+
+
+def _sigmoid(z):
+    out = np.empty_like(z)
+    pos = z >= 0
+    out[pos] = 1.0 / (1.0 + np.exp(-z[pos]))
+    ez = np.exp(z[~pos])
+    out[~pos] = ez / (1.0 + ez)
+    return out
+
+
+class FairLR(BaseEstimator, ClassifierMixin):
+    """Fair logistic regression (the paper's FairLR). ``fit(X, y, s)``; ``s`` is not needed to predict.
+
+    Parameters mirror the rest of FairDash: ``target_rate`` (a number in (0, 1), ``"min"``/``"avg"``/
+    ``"max"``, or ``None`` for the paper's ``PR_t^avg``), ``criterion`` (``"dp"`` or ``"eo"``),
+    ``tpr_target``/``tnr_target`` (``"eo"`` with explicit targets; scalar or one per group),
+    ``delta`` (keep-rate), ``stratum_target_rates`` (conditional parity, with ``strata`` at fit),
+    ``C`` (inverse L2 strength, as scikit-learn), ``max_iter`` (L-BFGS iterations, or epochs for RAdam;
+    ``None``: 1000 / 100), ``tol`` (L-BFGS: largest gradient entry of the per-row objective),
+    ``optimizer``, ``batch_size`` (RAdam minibatch, default 64; L-BFGS chunk rows), ``seed``,
+    ``device``, ``use_s_as_feature`` (then ``predict`` needs ``s`` too), ``progress``
+    (``callable(fraction, message)``).
+    """
+
+    _identity = False
+
+    def __init__(
+        self,
+        target_rate=None,
+        criterion="dp",
+        tpr_target=None,
+        tnr_target=None,
+        delta=1.0,
+        stratum_target_rates=None,
+        C=1.0,
+        max_iter=None,
+        tol=1e-5,
+        optimizer="lbfgs",
+        batch_size=None,
+        weight_decay=0.1,
+        seed=0,
+        device="auto",
+        use_s_as_feature=False,
+        progress=None,
+    ):
+        self.target_rate = target_rate
+        self.criterion = criterion
+        self.tpr_target = tpr_target
+        self.tnr_target = tnr_target
+        self.delta = delta
+        self.stratum_target_rates = stratum_target_rates
+        self.C = C
+        self.max_iter = max_iter
+        self.tol = tol
+        self.optimizer = optimizer
+        self.batch_size = batch_size
+        self.weight_decay = weight_decay
+        self.seed = seed
+        self.device = device
+        self.use_s_as_feature = use_s_as_feature
+        self.progress = progress
+
+    # ---------------------------------------------------------------------------------------------
+    # Fitting
+    # ---------------------------------------------------------------------------------------------
+    def _s_features(self, s, n_rows):
+        if not self.use_s_as_feature:
+            return None
+        if s is None:
+            raise FairDashError("This model was trained with the sensitive attribute as a feature; pass s to predict.")
+        s = np.asarray(s, dtype=np.int64)
+        if s.shape[0] != n_rows:
+            raise FairDashError("The sensitive attribute must be one value per row.")
+        g = self.n_groups_
+        return (s[:, None] == np.arange(1, g)[None, :]).astype(np.float64)
+
+    def fit(self, X, y, s=None, strata=None):
+        """Fit on features ``X``, labels ``y`` in {0, 1} and group codes ``s`` (fit time only)."""
+        import torch
+
+        from ..backend import as_progress, resolve_device, seed_everything
+
+        t0 = time.perf_counter()
+        report = as_progress(self.progress)
+        X, y, s, strata = L.check_fit_inputs(X, y, s, strata)
+        if self.C is None or not float(self.C) > 0:
+            raise FairDashError("The regularisation constant C must be a positive number.")
+        if self.optimizer not in ("lbfgs", "radam"):
+            raise FairDashError(f"Unknown optimizer {self.optimizer!r}: use 'lbfgs' or 'radam'.")
+        table, d_rows, info = L.resolve_target(
+            y, s, strata,
+            identity=self._identity,
+            target_rate=self.target_rate,
+            criterion=self.criterion,
+            tpr_target=self.tpr_target,
+            tnr_target=self.tnr_target,
+            delta=self.delta,
+            stratum_target_rates=int_keyed(self.stratum_target_rates),
+        )
+        self.transition_table_ = table
+        self.d_ = None if strata is not None else (
+            np.asarray(table.d) if table is not None else L_identity(info["n_groups"])
+        )
+        self.base_rates_ = np.asarray(info["base_rates"])
+        self.group_shares_ = np.asarray(info["group_shares"])
+        self.n_groups_ = int(info["n_groups"])
+        self.target_rate_ = info["target_rate"]
+        self.classes_ = np.array([0, 1])
+        self.n_features_in_ = X.shape[1]
+        extra = self._s_features(s, X.shape[0])
+        Xf = X if extra is None else np.hstack([X, extra])
+
+        dev = resolve_device(self.device)
+        self.device_ = str(dev)
+        seed_everything(self.seed)
+        dtype = torch.float64
+        log_d = L.log_d_terms(d_rows, dtype=dtype, device=dev)
+        yt = torch.as_tensor(y, device=dev)
+        w0, w1 = L.select_log_d(log_d, yt)
+        Xt = torch.as_tensor(Xf, dtype=dtype, device=dev)
+        report(0.0, "fitting logistic regression")
+        if self.optimizer == "lbfgs":
+            coef, intercept, n_iter, converged = self._fit_lbfgs(Xt, w0, w1, report)
+        else:
+            coef, intercept, n_iter, converged = self._fit_radam(Xt, w0, w1, report)
+        self.coef_ = coef.reshape(1, -1)
+        self.intercept_ = np.array([intercept])
+        self.n_iter_ = np.array([n_iter])
+        self.converged_ = bool(converged)
+        if not converged:
+            warnings.warn(
+                f"FairLR stopped after {n_iter} iterations before reaching tol={self.tol:g}; "
+                "increase max_iter for a tighter fit.", RuntimeWarning, stacklevel=2,
+            )
+        self.fit_seconds_ = time.perf_counter() - t0
+        report(1.0, "done")
+        return self
+
+    def _fit_lbfgs(self, Xt, w0, w1, report):
+        import torch
+
+        n, p = Xt.shape
+        max_iter = 1000 if self.max_iter is None else int(self.max_iter)
+        inv_c = 1.0 / float(self.C)
+        scale = 1.0 / n  # per-row objective: tolerances do not depend on n
+        chunk = self.batch_size or max(1024, CHUNK_ELEMENTS // max(p, 1))
+        chunks = [(i, min(i + chunk, n)) for i in range(0, n, chunk)]
+        theta = torch.zeros(p + 1, dtype=Xt.dtype, device=Xt.device, requires_grad=True)
+        opt = torch.optim.LBFGS(
+            [theta], lr=1.0, max_iter=max_iter, max_eval=int(max_iter * 1.25) + 25,
+            tolerance_grad=float(self.tol), tolerance_change=1e-12, history_size=10,
+            line_search_fn="strong_wolfe",
+        )
+        evals = [0]
+
+        k = w1 - w0  # log-odds of ybar=1 given y and s; r = P(ybar=1|y,x,s) = sigmoid(k + z)
+
+        def closure():
+            with torch.no_grad():
+                w, b = theta[:p], theta[p]
+                loss = 0.5 * inv_c * torch.dot(w, w)
+                gw = inv_c * w
+                gb = torch.zeros((), dtype=Xt.dtype, device=Xt.device)
+                for lo, hi in chunks:
+                    Xc = Xt[lo:hi]
+                    z = torch.addmv(b.expand(hi - lo), Xc, w)
+                    sp = torch.nn.functional.softplus(z)  # -log(1 - q)
+                    # log P(y|x,s) = logaddexp(w0 + log(1-q), w1 + log q), log q = z - softplus(z)
+                    ll = torch.logaddexp(w0[lo:hi] - sp, w1[lo:hi] - sp + z)
+                    loss = loss - ll.sum()
+                    # dlogL/dz = r - q
+                    g = torch.sigmoid(k[lo:hi] + z).sub_(torch.sigmoid(z))
+                    gw = gw - torch.mv(Xc.T, g)
+                    gb = gb - g.sum()
+                theta.grad = torch.cat([gw, gb.reshape(1)]) * scale
+                evals[0] += 1
+                if evals[0] % 10 == 0:
+                    report(min(evals[0] / max_iter, 0.99), f"L-BFGS evaluation {evals[0]}")
+                return loss * scale
+
+        opt.step(closure)
+        state = opt.state[opt._params[0]]
+        n_iter = int(state.get("n_iter", 0))
+        with torch.no_grad():
+            closure()
+            converged = bool(theta.grad.abs().max().item() <= float(self.tol) * 1.0001) or n_iter < max_iter
+        th = theta.detach().cpu().numpy().astype(np.float64)
+        return th[:p], float(th[p]), n_iter, converged
+
+    def _fit_radam(self, Xt, w0, w1, report):
+        import torch
+
+        from ..backend import torch_generator
+
+        n, p = Xt.shape
+        epochs = 100 if self.max_iter is None else int(self.max_iter)
+        bs = int(self.batch_size or 64)
+        lin = torch.nn.Linear(p, 1, dtype=Xt.dtype, device=Xt.device)
+        torch.nn.init.zeros_(lin.weight)
+        torch.nn.init.zeros_(lin.bias)
+        opt = torch.optim.RAdam(
+            [{"params": [lin.weight], "weight_decay": float(self.weight_decay)},
+             {"params": [lin.bias], "weight_decay": 0.0}],
+            lr=1e-3, decoupled_weight_decay=True,
+        )
+        gen = torch_generator(self.seed)
+        for epoch in range(epochs):
+            order = torch.randperm(n, generator=gen).to(Xt.device)
+            for i in range(0, n, bs):
+                idx = order[i:i + bs]
+                z = lin(Xt[idx]).squeeze(-1)
+                ll = L.fair_log_likelihood(*L.logistic_log_q(z), w0[idx], w1[idx])
+                loss = -ll.mean()
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
+            report((epoch + 1) / epochs, f"epoch {epoch + 1} of {epochs}")
+        coef = lin.weight.detach().cpu().numpy().ravel().astype(np.float64)
+        return coef, float(lin.bias.detach().cpu().item()), epochs, True
+
+    # ---------------------------------------------------------------------------------------------
+    # Prediction (numpy, float64, on the CPU: identical wherever the model was trained)
+    # ---------------------------------------------------------------------------------------------
+    def _check_fitted(self):
+        if not hasattr(self, "coef_"):
+            raise FairDashError("This model has not been trained yet; call fit first.")
+
+    def decision_function(self, X, s=None):
+        """The logit ``w.x + b`` of ``q(x) = P(ybar=1 | x)``."""
+        self._check_fitted()
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise FairDashError(
+                f"Expected {self.n_features_in_} feature columns, got {X.shape[1] if X.ndim == 2 else X.ndim}."
+            )
+        extra = self._s_features(s, X.shape[0])
+        if extra is not None:
+            X = np.hstack([X, extra])
+        return X @ self.coef_[0] + self.intercept_[0]
+
+    def predict_proba(self, X, s=None):
+        """``(n, 2)``: ``[1 - q(x), q(x)]`` with ``q(x) = P(ybar=1 | x)``."""
+        q = _sigmoid(self.decision_function(X, s))
+        return np.column_stack([1.0 - q, q])
+
+    def predict(self, X, s=None):
+        """``q(x) > 0.5`` as 0/1."""
+        return (self.decision_function(X, s) > 0.0).astype(np.int64)
+
+    # ---------------------------------------------------------------------------------------------
+    # Safe state
+    # ---------------------------------------------------------------------------------------------
+    def get_state(self) -> dict:
+        """Arrays + JSON metadata (see ``fairdash.models.state``); no pickle."""
+        self._check_fitted()
+        arrays = {
+            "coef": self.coef_,
+            "intercept": self.intercept_,
+            "base_rates": self.base_rates_,
+            "group_shares": self.group_shares_,
+        }
+        if self.d_ is not None:
+            arrays["d"] = self.d_
+        t_arrays, t_meta = table_to_state(self.transition_table_, "table")
+        arrays.update(t_arrays)
+        meta = {
+            "table": t_meta,
+            "fitted": {
+                "n_features_in": int(self.n_features_in_),
+                "n_groups": int(self.n_groups_),
+                "target_rate": self.target_rate_,
+                "device": self.device_,
+                "n_iter": int(self.n_iter_[0]),
+                "converged": bool(self.converged_),
+                "fit_seconds": float(self.fit_seconds_),
+            },
+        }
+        return make_state(self, arrays, meta)
+
+    @classmethod
+    def from_state(cls, state: dict):
+        """A fitted model from ``get_state()``'s output (predictions identical, on the CPU)."""
+        arrays, meta = check_state(state, cls)
+        params = dict(meta["params"])
+        if params.get("stratum_target_rates") is not None:
+            params["stratum_target_rates"] = int_keyed(params["stratum_target_rates"])
+        accepted = cls._get_param_names()
+        model = cls(**{k: v for k, v in params.items() if k in accepted})
+        f = meta["fitted"]
+        model.coef_ = np.asarray(arrays["coef"], dtype=np.float64).reshape(1, -1)
+        model.intercept_ = np.asarray(arrays["intercept"], dtype=np.float64).reshape(1)
+        model.base_rates_ = np.asarray(arrays["base_rates"])
+        model.group_shares_ = np.asarray(arrays["group_shares"])
+        model.d_ = np.asarray(arrays["d"]) if "d" in arrays else None
+        model.transition_table_ = table_from_state(arrays, meta["table"], "table")
+        model.classes_ = np.array([0, 1])
+        model.n_features_in_ = int(f["n_features_in"])
+        model.n_groups_ = int(f["n_groups"])
+        model.target_rate_ = f["target_rate"]
+        model.device_ = f["device"]
+        model.n_iter_ = np.array([int(f["n_iter"])])
+        model.converged_ = bool(f["converged"])
+        model.fit_seconds_ = float(f["fit_seconds"])
+        return model
+
+
+def L_identity(n_groups: int) -> np.ndarray:
+    from ..targets import identity_table
+
+    return identity_table(n_groups)
+
+
+class LR(FairLR):
+    """Plain logistic regression: FairLR with the identity table ``d[s] = (0, 1)`` (no target)."""
+
+    _identity = True

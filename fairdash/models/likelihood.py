@@ -1,0 +1,232 @@
+"""The fair likelihood of "Tuning Fairness by Balancing Target Labels", in log space.
+
+A model gives ``q(x) = P(ybar=1 | x)``; the observed label's likelihood is (docs/METHOD.md)
+
+    P(y=1 | x, s) = d[s][0] * (1 - q(x)) + d[s][1] * q(x)
+    P(y=0 | x, s) = (1 - d[s][0]) * (1 - q(x)) + (1 - d[s][1]) * q(x)
+
+with ``d[s][ybar] = P(y=1 | ybar, s)``. ``fair_log_likelihood`` evaluates it from ``log q`` and
+``log(1 - q)`` by log-sum-exp over ``ybar`` (log-sigmoid of the logit for FairLR, log-Phi of the latent
+for FairGP), so ``d`` values of 0 or 1 never produce ``log(0)`` or NaN gradients. With ``d[s] = (0, 1)``
+it is exactly the Bernoulli log-likelihood. ``FairBernoulliLikelihood`` wraps it for gpytorch.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import torch
+
+# log(0) is replaced by this finite number: exp() of it is exactly 0 in float32 and float64, so a zero
+# entry of d contributes nothing to the log-sum-exp (the identity table stays exact), yet gradients
+# stay finite where both terms would otherwise be -inf.
+LOG_ZERO = -1e30
+
+
+def log_d_terms(d_rows, dtype=torch.float64, device=None) -> torch.Tensor:
+    """Per-row ``[log d0, log d1, log(1-d0), log(1-d1)]`` (shape ``(n, 4)``) with ``log 0 -> LOG_ZERO``.
+
+    ``d_rows`` is ``targets.row_d(d, s)`` (shape ``(n, 2)``). Precompute this once per fit.
+    """
+    d = torch.as_tensor(np.asarray(d_rows, dtype=np.float64), dtype=torch.float64)
+    if d.ndim != 2 or d.shape[1] != 2:
+        raise ValueError("d_rows must have shape (n, 2)")
+    d = d.clamp(0.0, 1.0)
+    with torch.no_grad():
+        logs = torch.cat([torch.log(d), torch.log1p(-d)], dim=1)
+        logs = torch.where(torch.isfinite(logs), logs, torch.full_like(logs, LOG_ZERO))
+    return logs.to(dtype=dtype, device=device)
+
+
+def select_log_d(log_d: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """For each row the log-weights of ``ybar = 0`` and ``ybar = 1`` given the observed ``y``:
+    ``(log P(y|ybar=0,s), log P(y|ybar=1,s))``. Precompute once per fit: it only depends on the data."""
+    y1 = y.to(torch.bool)
+    w0 = torch.where(y1, log_d[:, 0], log_d[:, 2])
+    w1 = torch.where(y1, log_d[:, 1], log_d[:, 3])
+    return w0, w1
+
+
+def fair_log_likelihood(log_q: torch.Tensor, log_1mq: torch.Tensor, w0: torch.Tensor, w1: torch.Tensor) -> torch.Tensor:
+    """Per-row ``log P(y | x, s) = logsumexp(w0 + log(1-q), w1 + log q)``.
+
+    ``w0``, ``w1`` come from ``select_log_d`` and broadcast against ``log_q`` (e.g. quadrature points
+    in leading dimensions). Never NaN for finite inputs, whatever the d values in [0, 1].
+    """
+    a = w0 + log_1mq
+    b = w1 + log_q
+    m = torch.maximum(a, b)
+    return m + torch.log1p(torch.exp(-(a - b).abs()))
+
+
+def fair_log_likelihood_from_d(log_q, log_1mq, d_rows, y) -> torch.Tensor:
+    """Convenience form: per-row log-likelihood straight from ``d_rows`` ``(n, 2)`` and ``y`` in {0, 1}."""
+    log_d = log_d_terms(d_rows, dtype=log_q.dtype, device=log_q.device)
+    w0, w1 = select_log_d(log_d, torch.as_tensor(np.asarray(y), device=log_q.device))
+    return fair_log_likelihood(log_q, log_1mq, w0, w1)
+
+
+def logistic_log_q(logit: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(log q, log(1 - q))`` for ``q = sigmoid(logit)``."""
+    return torch.nn.functional.logsigmoid(logit), torch.nn.functional.logsigmoid(-logit)
+
+
+def probit_log_q(f: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(log q, log(1 - q))`` for ``q = Phi(f)`` (the GP's probit link)."""
+    return torch.special.log_ndtr(f), torch.special.log_ndtr(-f)
+
+
+# --------------------------------------------------------------------------------------------------
+# gpytorch likelihood
+# --------------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
+def _gpytorch_likelihood_class():
+    import gpytorch
+    from gpytorch.likelihoods.likelihood import _OneDimensionalLikelihood
+
+    class FairBernoulliLikelihood(_OneDimensionalLikelihood):
+        """Probit fair likelihood for gpytorch: ``expected_log_prob`` integrates the fair
+        log-likelihood over ``f ~ N(mu, var)`` by Gauss-Hermite quadrature.
+
+        Call the ELBO as ``mll(output, y, w0=w0, w1=w1)`` with ``select_log_d``'s per-row weights
+        of the minibatch. Without them it is the ordinary probit (Bernoulli) likelihood.
+        """
+
+        def __init__(self, num_locs: int = 20):
+            super().__init__()
+            self.quadrature = gpytorch.utils.quadrature.GaussHermiteQuadrature1D(num_locs=num_locs)
+
+        @staticmethod
+        def _weights(observations, w0, w1):
+            if w0 is None or w1 is None:
+                y1 = observations.to(torch.bool)
+                zero = torch.zeros_like(observations, dtype=torch.get_default_dtype())
+                w0 = torch.where(y1, torch.full_like(zero, LOG_ZERO), zero)
+                w1 = torch.where(y1, zero, torch.full_like(zero, LOG_ZERO))
+            return w0, w1
+
+        def forward(self, function_samples, *args, **kwargs):
+            return torch.distributions.Bernoulli(probs=torch.special.ndtr(function_samples))
+
+        def log_marginal(self, observations, function_dist, *args, **kwargs):
+            w0, w1 = self._weights(observations, kwargs.get("w0"), kwargs.get("w1"))
+            ll = self.quadrature(lambda f: fair_log_likelihood(*probit_log_q(f), w0, w1).exp(), function_dist)
+            return ll.log()
+
+        def expected_log_prob(self, observations, function_dist, *args, **kwargs):
+            w0, w1 = self._weights(observations, kwargs.get("w0"), kwargs.get("w1"))
+            return self.quadrature(lambda f: fair_log_likelihood(*probit_log_q(f), w0, w1), function_dist)
+
+    return FairBernoulliLikelihood
+
+
+def __getattr__(name):  # lazy: importing this module must not require gpytorch
+    if name == "FairBernoulliLikelihood":
+        return _gpytorch_likelihood_class()
+    raise AttributeError(name)
+
+
+# --------------------------------------------------------------------------------------------------
+# From a fairness request to each training row's d (shared by FairLR and FairGP)
+# --------------------------------------------------------------------------------------------------
+def check_fit_inputs(X, y, s=None, strata=None):
+    """Validate ``fit``'s arrays: ``X`` 2-D finite floats, ``y`` in {0, 1} with both values, ``s`` integer
+    codes 0..G-1 (``None``: one group), ``strata`` integer codes (optional). Returns them as numpy."""
+    from ..errors import FairDashError
+
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise FairDashError("The feature matrix must be two-dimensional (rows x features).")
+    if not np.all(np.isfinite(X)):
+        raise FairDashError("The feature matrix contains missing or infinite values; preprocess it first.")
+    y = np.asarray(y)
+    if y.dtype == bool:
+        y = y.astype(np.int64)
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise FairDashError("The label must be one value per row of the feature matrix.")
+    if not np.all(np.isin(y, (0, 1))):
+        raise FairDashError("The label must be coded 0/1 (1 = the positive label).")
+    y = y.astype(np.int64)
+    if np.unique(y).size < 2:
+        raise FairDashError("The label has a single value in the training data; there is nothing to learn.")
+    if s is None:
+        s = np.zeros(X.shape[0], dtype=np.int64)
+    else:
+        s = np.asarray(s)
+        if s.ndim != 1 or s.shape[0] != X.shape[0]:
+            raise FairDashError("The sensitive attribute must be one value per row of the feature matrix.")
+        if s.dtype.kind not in "iub" and not (s.dtype.kind == "f" and np.all(s % 1 == 0)):
+            raise FairDashError("The sensitive attribute must be coded as group numbers 0, 1, ...")
+        s = s.astype(np.int64)
+        if s.size and s.min() < 0:
+            raise FairDashError("Group codes of the sensitive attribute must be 0, 1, ...")
+    if strata is not None:
+        strata = np.asarray(strata)
+        if strata.ndim != 1 or strata.shape[0] != X.shape[0]:
+            raise FairDashError("The strata must be one value per row of the feature matrix.")
+        strata = strata.astype(np.int64)
+    return X, y, s, strata
+
+
+def resolve_target(
+    y,
+    s,
+    strata=None,
+    *,
+    identity: bool = False,
+    target_rate=None,
+    criterion: str = "dp",
+    tpr_target=None,
+    tnr_target=None,
+    delta: float = 1.0,
+    stratum_target_rates=None,
+):
+    """The transition table a fair model trains on and each row's ``d`` (shape ``(n, 2)``).
+
+    - ``identity``: the plain model, ``d[s] = (0, 1)`` (``table`` is ``None``).
+    - ``strata`` given: conditional demographic parity, one table per stratum
+      (``stratum_target_rates`` maps stratum code to its ``PR_t``; default each stratum's average).
+    - ``criterion="eo"`` with ``tpr_target`` and/or ``tnr_target``: explicit targets (a missing one
+      is 1, i.e. keep every label of that class).
+    - otherwise (``"dp"``, or ``"eo"`` without explicit targets: METHOD.md's mode 1) one ``PR_t`` for
+      all groups: ``target_rate`` a number, a preset name ``"min"``/``"avg"``/``"max"``, or ``None`` (avg).
+
+    Returns ``(table, d_rows, info)`` with ``info`` holding ``base_rates``, ``group_shares``,
+    ``n_groups`` and the resolved ``target_rate`` (``None`` where not a single number).
+    """
+    from .. import targets as T
+    from ..errors import FairDashError
+
+    if criterion not in ("dp", "eo"):
+        raise FairDashError(f"Unknown fairness criterion {criterion!r}: use 'dp' (demographic parity) or 'eo'.")
+    n_groups = int(s.max()) + 1 if s.size else 1
+    rates = T.base_rates(y, s, n_groups)
+    shares = T.group_shares(s, n_groups)
+    info = {"base_rates": rates, "group_shares": shares, "n_groups": n_groups, "target_rate": None}
+    if identity:
+        return None, T.row_d(T.identity_table(n_groups), s), info
+    if n_groups < 2 and strata is None:
+        raise FairDashError(
+            "A fair model needs the sensitive attribute with at least two groups; "
+            "all training rows are in one group."
+        )
+    if strata is not None:
+        table = T.conditional_transition_tables(
+            y, s, strata, target_rates=stratum_target_rates, n_groups=n_groups, delta=delta
+        )
+        return table, table.row_d(s, strata), info
+    if criterion == "eo" and (tpr_target is not None or tnr_target is not None):
+        tpr = 1.0 if tpr_target is None else tpr_target
+        tnr = 1.0 if tnr_target is None else tnr_target
+        table = T.eo_transition_table(rates, shares, tpr, tnr)
+        return table, T.row_d(table.d, s), info
+    if target_rate is None or isinstance(target_rate, str):
+        T.check_base_rates(rates)
+        name = "avg" if target_rate is None else target_rate.strip().lower()
+        pre = T.presets(rates)
+        if name not in pre:
+            raise FairDashError(f"Unknown target preset {target_rate!r}: use 'min', 'avg', 'max' or a number.")
+        target_rate = pre[name]
+    table = T.transition_table(rates, shares, float(target_rate), delta=delta)
+    info["target_rate"] = float(target_rate)
+    return table, T.row_d(table.d, s), info
