@@ -87,8 +87,41 @@ def _read_bytes(source) -> tuple[bytes, str]:
     raise FairDashError("Cannot read a table from this kind of input.")
 
 
-def _decode(raw: bytes) -> str:
-    for enc in ("utf-8-sig", "cp1252", "latin-1"):
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def _decode(raw: bytes, notes: list | None = None) -> str:
+    """The file's text: UTF-8 (with or without a byte-order mark), UTF-16 with a byte-order mark, or
+    Windows-1252. A file whose lines mix UTF-8 and Windows-1252 is decoded line by line, with a note."""
+    if raw[:2] in _UTF16_BOMS:
+        try:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError:
+            raise FairDashError("The file starts like UTF-16 text but is not valid UTF-16; save it as UTF-8 CSV.") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    lines = raw.split(b"\n")
+    bad = []
+    for i, line in enumerate(lines):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            bad.append(i)
+    if len(bad) < len(lines) and any(max(lines[i]) >= 128 for i in range(len(lines)) if i not in set(bad) and lines[i]):
+        # some lines are UTF-8 with accented letters, others are not: mixed encodings
+        bad_set = set(bad)
+        text = "\n".join(ln.decode("cp1252", errors="replace") if i in bad_set else ln.decode("utf-8")
+                         for i, ln in enumerate(lines))
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        if notes is not None:
+            shown = ", ".join(str(i + 1) for i in bad[:5]) + (" ..." if len(bad) > 5 else "")
+            notes.append(f"The file mixes text encodings: {len(bad)} line(s) (line {shown}) were not UTF-8 and were "
+                         "read as Windows-1252. Check accented letters in those lines; saving the file as UTF-8 avoids this.")
+        return text
+    for enc in ("cp1252", "latin-1"):
         try:
             return raw.decode(enc)
         except UnicodeDecodeError:
@@ -97,6 +130,8 @@ def _decode(raw: bytes) -> str:
 
 
 def _looks_binary(raw: bytes) -> bool:
+    if raw[:2] in _UTF16_BOMS:
+        return False
     head = raw[:4096]
     if b"\x00" in head:
         return True
@@ -107,6 +142,12 @@ def _looks_binary(raw: bytes) -> bool:
 def _read_text_table(text: str, name: str) -> pd.DataFrame:
     if not text.strip():
         raise FairDashError(f"{name} is empty.")
+    start = text.lstrip()[:200].lower()
+    if start.startswith(("<!doctype", "<html", "<?xml", "<head", "<body", "<table", "<!--")):
+        raise FairDashError(f"{name} is a web page or XML document, not a table. If it came from a download link, "
+                            "save the table itself as CSV or Excel.")
+    if start.startswith(("{", "[")) and text.rstrip()[-1:] in ("}", "]"):
+        raise FairDashError(f"{name} holds JSON, not a table. Save it as CSV, Excel or Parquet.")
     sample = text[:65536]
     lines = [ln for ln in sample.splitlines() if ln.strip()]
     try:
@@ -116,9 +157,11 @@ def _read_text_table(text: str, name: str) -> pd.DataFrame:
         counts = {d: lines[0].count(d) for d in ",;\t|"}
         sep = max(counts, key=counts.get)
         if counts[sep] == 0:
+            first = lines[0].strip()
+            first = first if len(first) <= 60 else first[:57] + "..."
             raise FairDashError(
                 f"{name} does not look like a table: no column separator (comma, semicolon, tab or "
-                "|) was found in its first line."
+                f"|) was found in its first line ({first!r}). Save it with commas or tabs between columns."
             ) from None
     header = next(csv.reader([lines[0]], delimiter=sep))
     header = [h.strip() for h in header]
@@ -131,10 +174,27 @@ def _read_text_table(text: str, name: str) -> pd.DataFrame:
         df = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True, thousands=None,
                          na_values=["?", "NA", "N/A", "null", "NULL", ""], keep_default_na=True)
     except (pd.errors.ParserError, ValueError) as e:
-        first = str(e).strip().splitlines()[0]
-        raise FairDashError(f"{name} could not be read as a table: {first}") from None
+        raise FairDashError(_parser_message(name, str(e), sep)) from None
     df.columns = [str(c).strip() for c in df.columns]
     return df
+
+
+def _parser_message(name: str, error: str, sep: str) -> str:
+    """pandas' tokenizer errors in words, naming the line."""
+    import re
+
+    first = (error.strip().splitlines() or [""])[0]
+    sep_name = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "| characters"}.get(sep, repr(sep))
+    m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", first)
+    if m:
+        want, line, saw = m.groups()
+        return (f"{name}: line {line} has {saw} values but the header has {want} columns (separated by {sep_name}). "
+                "Check that line for an extra separator, or put quotes around values that contain one.")
+    m = re.search(r"EOF inside string starting at row (\d+)", first)
+    if m:
+        return (f"{name}: a quotation mark opened near line {int(m.group(1)) + 1} is never closed, so the rest of "
+                "the file would be read as one value. Check the quotes on that line.")
+    return f"{name} could not be read as a table: {first[:200]}"
 
 
 def read_table(source, name: str | None = None) -> pd.DataFrame:
@@ -158,9 +218,14 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
             raise FairDashError(f"{name} is too large once decompressed.")
         if not raw.strip():
             raise FairDashError(f"{name} is empty.")
+    notes: list = []
     try:
         if raw[:4] == b"PAR1":
-            df = pd.read_parquet(io.BytesIO(raw))
+            try:
+                df = pd.read_parquet(io.BytesIO(raw))
+            except Exception:
+                raise FairDashError(f"{name} starts like a Parquet file but could not be read: it is damaged or "
+                                    "incomplete. Save or download it again.") from None
         elif raw[:4] == b"PK\x03\x04":
             df = _read_excel(raw, name)
         elif raw[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
@@ -168,7 +233,7 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
         else:
             if _looks_binary(raw):
                 raise FairDashError(f"{name} is not a table: it holds binary data, not text, Parquet or Excel.")
-            df = _read_text_table(_decode(raw), name)
+            df = _read_text_table(_decode(raw, notes), name)
     except FairDashError:
         raise
     except Exception as e:  # a library's parse error on a malformed file
@@ -184,6 +249,8 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
     df.columns = [str(c) for c in df.columns]
     if df.columns.duplicated().any():
         raise FairDashError(f"{name} has duplicate column names; rename them.")
+    if notes:
+        df.attrs["read_notes"] = notes
     return df
 
 
@@ -370,6 +437,18 @@ def _as_text(col: pd.Series) -> pd.Series:
     return col.astype(str).str.strip()
 
 
+def _short(values, k: int = 3) -> str:
+    values = sorted(map(str, values))
+    return ", ".join(map(repr, values[:k])) + (f" and {len(values) - k} more" if len(values) > k else "")
+
+
+def _label_words(spec: TaskSpec) -> list[str]:
+    """What a positive label is, in words: the chosen values or the threshold."""
+    if spec.y1_values:
+        return [f"{spec.y_column} = {v}" for v in spec.y1_values]
+    return [f"{spec.y_column} > {spec.y_threshold:g}"]
+
+
 def _check_column(df: pd.DataFrame, column: str, role: str = "column") -> None:
     if column not in df.columns:
         close = [c for c in df.columns if c.lower() == str(column).lower()]
@@ -377,7 +456,7 @@ def _check_column(df: pd.DataFrame, column: str, role: str = "column") -> None:
         raise FairDashError(f"The {role} {column!r} is not in the table.{hint}")
 
 
-def _binarise(col: pd.Series, values: tuple, threshold, role: str, column: str) -> np.ndarray:
+def _binarise(col: pd.Series, values: tuple, threshold, role: str, column: str, dropped: int = 0) -> np.ndarray:
     if threshold is not None:
         if not pd.api.types.is_numeric_dtype(col):
             raise FairDashError(f"The {role} column {column!r} is not numeric, so it cannot be split by a threshold.")
@@ -390,6 +469,10 @@ def _binarise(col: pd.Series, values: tuple, threshold, role: str, column: str) 
     missing = [v for v in wanted if v not in present]
     if missing:
         shown = ", ".join(sorted(present, key=str)[:12])
+        if dropped:
+            raise FairDashError(f"Value {missing[0]!r} of column {column!r} occurs only in the {dropped} row(s) dropped "
+                                "because they had a missing value. Fill in the missing values, or choose to impute "
+                                f"them instead of dropping rows. The rows left have: {shown}.")
         raise FairDashError(f"Value {missing[0]!r} does not occur in column {column!r}. Its values include: {shown}.")
     return text.isin(wanted).to_numpy().astype(int)
 
@@ -446,11 +529,14 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
         raise FairDashError("No rows are left after dropping rows with missing values; try imputing instead.")
 
     # y
-    y = _binarise(df[spec.y_column], spec.y1_values, spec.y_threshold, "label", spec.y_column)
+    n_dropped = n_drop_sy + n_drop_x
+    hint = (f" ({n_dropped} row(s) with missing values were dropped first; imputing them may keep more rows.)"
+            if n_dropped else "")
+    y = _binarise(df[spec.y_column], spec.y1_values, spec.y_threshold, "label", spec.y_column, n_drop_x)
     if y.min() == y.max():
         raise FairDashError(
             f"After binarising, the label {spec.y_column!r} has only one value ({'positive' if y[0] else 'negative'} "
-            "for every row); there is nothing to learn. Choose other positive values."
+            "for every row); there is nothing to learn. Choose other positive values." + hint
         )
     # s
     s_text = _as_text(df[spec.s_column])
@@ -458,7 +544,7 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
         names = tuple(sorted(s_text.unique(), key=str))
         s = pd.Categorical(s_text, categories=names).codes.astype(int)
     else:
-        s = _binarise(df[spec.s_column], spec.s1_values, spec.s_threshold, "sensitive", spec.s_column)
+        s = _binarise(df[spec.s_column], spec.s1_values, spec.s_threshold, "sensitive", spec.s_column, n_drop_x)
         if spec.s_threshold is not None:
             names = (f"{spec.s_column} <= {spec.s_threshold:g}", f"{spec.s_column} > {spec.s_threshold:g}")
         else:
@@ -467,15 +553,23 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
             g0 = ", ".join(rest[:3]) + (" ..." if len(rest) > 3 else "") if rest else "(none)"
             names = (g0, g1)
     if np.bincount(s, minlength=len(names)).min() == 0:
+        if spec.s_multi:
+            what = "two groups are needed to compare"
+        else:
+            empty = "group 1 (the values chosen as group 1)" if s.max() == 0 else "group 0 (every other value)"
+            what = f"{empty} has no rows. Choose group-1 values so that both groups have rows"
         raise FairDashError(
-            f"The sensitive attribute {spec.s_column!r} has only one group after binarising; both groups need rows."
+            f"The sensitive attribute {spec.s_column!r} has only one group after binarising: every row has "
+            f"{spec.s_column} = {_short(s_text.unique())}, and {what}." + hint
         )
     for j, g in enumerate(names):
         yj = y[s == j]
         if yj.min() == yj.max():
             what = "no positive" if yj.max() == 0 else "only positive"
-            raise FairDashError(f"Group {g!r} ({spec.s_column}) has {what} labels, so its base rate is {int(yj.max())}; "
-                                "no target rate can be reached from it.")
+            raise FairDashError(f"Group {g!r} of column {spec.s_column!r} has {what} labels ({yj.size} row(s), "
+                                f"{'none' if yj.max() == 0 else 'all'} with {' or '.join(_label_words(spec))}), so its base rate is "
+                                f"{int(yj.max())} and no target rate can be reached from it. Choose other positive "
+                                "values or other groups." + hint)
     strata, strata_names = None, ()
     if spec.strata_column:
         _check_column(df, spec.strata_column, "legitimate-factor column")
@@ -489,6 +583,7 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
         k = X[c].nunique()
         if k > HIGH_CARDINALITY:
             warnings.append(f"Column {c!r} has {k} distinct values; only its {MAX_CATEGORIES} most frequent are encoded.")
+    warnings[:0] = list(df.attrs.get("read_notes", ()))
     if "other_sheets" in df.attrs and df.attrs.get("other_sheets"):
         warnings.append(f"Only the first sheet with data ({df.attrs['sheet']!r}) was read; other sheets: "
                         + ", ".join(map(repr, df.attrs["other_sheets"])))
