@@ -69,7 +69,16 @@ def load_task(args):
         features=_split_list(args.features) or None, drop=_split_list(args.drop), missing=args.missing,
         strata_column=args.strata,
     )
-    return data.build_task(df, spec), None
+    task = data.build_task(df, spec)
+    _print_warnings(task)
+    return task, None
+
+
+def _print_warnings(task) -> None:
+    """The data layer's repairs and notes (thousands separators, dropped rows, other sheets...), one
+    ``warning: ...`` line each on standard error, so that a usable but repaired file is never silent."""
+    for w in task.warnings:
+        print(f"warning: {w}", file=sys.stderr)
 
 
 # --------------------------------------------------------------------------------------------------
