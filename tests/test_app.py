@@ -1,0 +1,319 @@
+"""The dashboard through streamlit.testing.v1.AppTest: every page renders its defaults, the Target
+page's readouts follow the slider with exactly the numbers `python -m fairdash rates` prints, bad
+choices show an error box (never an exception), and a small FairLR run trains, compares and exports."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from fairdash import cli, data
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+PAGES = ["pages/data.py", "pages/target.py", "pages/train.py", "pages/compare.py", "pages/export.py",
+         "pages/how_it_works.py"]
+CEILING = "Accuracy ceiling (Theorem 2)"
+TIMEOUT = 120
+
+
+@pytest.fixture(autouse=True)
+def _cpu(monkeypatch):
+    monkeypatch.setenv("FAIRDASH_DEVICE", "cpu")
+
+
+def _new_app() -> AppTest:
+    return AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+
+
+def _ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def _errors(at: AppTest) -> list[str]:
+    return [e.value for e in at.error]
+
+
+def _metric(at: AppTest, label: str) -> str:
+    found = [m.value for m in at.metric if m.label == label]
+    assert found, f"no metric {label!r}; metrics: {[m.label for m in at.metric]}"
+    return found[0]
+
+
+def _frame(at: AppTest, column: str):
+    """The first st.dataframe holding ``column`` (AppTest does not expose dataframe keys)."""
+    for d in at.dataframe:
+        if column in d.value.columns:
+            return d.value
+    raise AssertionError(f"no dataframe with a {column!r} column")
+
+
+def _cli_rates(capsys, pr_t: float) -> dict:
+    capsys.readouterr()
+    code = cli.main(["rates", "--data", "adult", "--s", "sex", "--s1", "Male", "--y", "salary", "--y1", ">50K",
+                     "--pr-t", str(pr_t), "--json"])
+    assert code == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture(scope="module")
+def app():
+    """One app session on its defaults (Adult, s = sex, y = salary), shared by the read-only tests."""
+    return _new_app()
+
+
+# --------------------------------------------------------------------------------------------------
+# Defaults
+# --------------------------------------------------------------------------------------------------
+def test_first_open_loads_adult_with_sex_and_salary(app):
+    _ok(app)
+    ss = app.session_state
+    spec = ss["fd_spec"]
+    assert ss["fd_table_id"] == "sample:adult"
+    assert (spec.s_column, spec.s1_values, spec.y_column, spec.y1_values) == ("sex", ("Male",), "salary", (">50K",))
+    assert "fnlwgt" not in spec.features  # the paper's set-up drops it
+    assert app.selectbox(key="s_column").value == "sex"
+    assert app.selectbox(key="y_column").value == "salary"
+    side = " ".join(m.value for m in app.sidebar.markdown)
+    assert "Adult" in side and "sex" in side and "salary" in side and "PR_t" in side and "Device" in side
+    assert not _errors(app)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_its_defaults(app, page):
+    app.switch_page(page).run()
+    _ok(app)
+    assert not _errors(app)
+    assert app.title, "each page has a title"
+
+
+def test_data_page_shows_group_table_and_plain_positive_meaning(app):
+    app.switch_page("pages/data.py").run()
+    _ok(app)
+    assert any("Positive (y = 1) means" in m.value for m in app.markdown)
+    table = _frame(app, "base rate")
+    assert list(table["rows"]) == [int((app.session_state["fd_task"].s == j).sum()) for j in (0, 1)]
+
+
+# --------------------------------------------------------------------------------------------------
+# Target page: readouts follow the slider with the CLI's numbers
+# --------------------------------------------------------------------------------------------------
+def test_default_target_is_the_avg_preset_and_matches_the_cli(app, capsys):
+    app.switch_page("pages/target.py").run()
+    _ok(app)
+    pr_t = app.session_state["fd_pr_t"]
+    out = _cli_rates(capsys, pr_t)
+    assert pr_t == pytest.approx(round(out["presets"]["avg"], 3))
+    assert _metric(app, CEILING) == f"{out['accuracy_bound']:.4f}"
+
+
+@pytest.mark.parametrize("pr_t", [0.3, 0.12])
+def test_slider_changes_readouts_to_what_fairdash_computes(app, capsys, pr_t):
+    app.switch_page("pages/target.py").run()
+    before = _metric(app, CEILING)
+    app.slider(key="pr_t_slider").set_value(pr_t).run()
+    _ok(app)
+    out = _cli_rates(capsys, pr_t)
+    assert _metric(app, CEILING) == f"{out['accuracy_bound']:.4f}"
+    assert _metric(app, CEILING) != before
+    for j in ("0", "1"):
+        assert _metric(app, f"t_{j}") == f"{out['t'][j]:.4f}"
+    assert app.number_input(key="pr_t_input").value == pytest.approx(pr_t)
+    assert app.session_state["fd_pr_t"] == pytest.approx(pr_t)
+    # the transition table shows the same probabilities
+    tab = _frame(app, "P(ybar=1 | y=1)")
+    for j in (0, 1):
+        tr = out["transition"][str(j)]
+        assert tab["P(ybar=1 | y=1)"].iloc[j] == pytest.approx(tr["p_ybar1_given_y1"])
+        assert tab["P(ybar=1 | y=0)"].iloc[j] == pytest.approx(tr["p_ybar1_given_y0"])
+        assert tab["P(y=1 | ybar=0)"].iloc[j] == pytest.approx(tr["p_y1_given_ybar0"])
+
+
+def test_number_box_and_presets_drive_the_same_state(app, capsys):
+    app.switch_page("pages/target.py").run()
+    app.number_input(key="pr_t_input").set_value(0.25).run()
+    _ok(app)
+    assert app.slider(key="pr_t_slider").value == pytest.approx(0.25)
+    assert _metric(app, CEILING) == f"{_cli_rates(capsys, 0.25)['accuracy_bound']:.4f}"
+    app.button(key="preset_max").click().run()
+    _ok(app)
+    pmax = round(_cli_rates(capsys, 0.5)["presets"]["max"], 3)
+    assert app.session_state["fd_pr_t"] == pytest.approx(pmax)
+    assert app.slider(key="pr_t_slider").value == pytest.approx(pmax)
+    assert _metric(app, CEILING) == f"{_cli_rates(capsys, pmax)['accuracy_bound']:.4f}"
+    app.button(key="preset_min").click().run()
+    assert app.session_state["fd_pr_t"] == pytest.approx(round(_cli_rates(capsys, 0.5)["presets"]["min"], 3))
+
+
+@pytest.mark.parametrize("bad", [0.0, 1.0])
+def test_target_of_zero_or_one_shows_an_error_not_an_exception(app, bad):
+    app.switch_page("pages/target.py").run()
+    app.slider(key="pr_t_slider").set_value(bad).run()
+    _ok(app)
+    assert any("strictly between 0 and 1" in e for e in _errors(app))
+    assert not [m for m in app.metric if m.label == CEILING]
+    app.slider(key="pr_t_slider").set_value(0.2).run()  # and it recovers
+    assert not _errors(app)
+
+
+def test_target_survives_a_page_switch(app):
+    app.switch_page("pages/target.py").run()
+    app.slider(key="pr_t_slider").set_value(0.277).run()
+    app.switch_page("pages/data.py").run()
+    app.switch_page("pages/target.py").run()
+    _ok(app)
+    assert app.slider(key="pr_t_slider").value == pytest.approx(0.277)
+
+
+def test_other_criteria_and_conditional_parity_render(capsys):
+    at = _new_app()
+    at.switch_page("pages/target.py").run()
+    at.radio(key="criterion").set_value("eo-targets").run()
+    _ok(at)
+    assert not _errors(at)
+    _metric(at, CEILING)
+    at.number_input(key="tpr_target").set_value(0.9).run()
+    _ok(at)
+    at.radio(key="criterion").set_value("eo").run()
+    _ok(at)
+    _metric(at, CEILING)
+    at.radio(key="criterion").set_value("dp").run()
+    at.selectbox(key="strata_column").set_value("education").run()
+    _ok(at)
+    assert not _errors(at)
+    assert at.session_state["fd_spec"].strata_column == "education"
+    _metric(at, CEILING)
+    assert len(_frame(at, "stratum")) == 2 * len(at.session_state["fd_task"].strata_names)
+
+
+def test_delta_too_small_shows_an_error():
+    at = _new_app()
+    at.switch_page("pages/target.py").run()
+    at.slider(key="pr_t_slider").set_value(0.05).run()
+    at.number_input(key="delta").set_value(0.5).run()
+    _ok(at)
+    assert any("delta" in e for e in _errors(at))
+
+
+# --------------------------------------------------------------------------------------------------
+# Bad choices on the Data page
+# --------------------------------------------------------------------------------------------------
+def test_label_with_a_single_value_shows_an_error_and_keeps_the_task():
+    at = _new_app()
+    key_before = at.session_state["fd_task_key"]
+    at.multiselect(key="y1_values").set_value(["<=50K", ">50K"]).run()
+    _ok(at)
+    assert any("only one value" in e for e in _errors(at))
+    assert at.session_state["fd_task_key"] == key_before
+    at.multiselect(key="y1_values").set_value([]).run()
+    _ok(at)
+    assert any("Choose which values" in e for e in _errors(at))
+    at.multiselect(key="y1_values").set_value([">50K"]).run()
+    assert not _errors(at)
+    # the same column for s and y
+    at.selectbox(key="y_column").set_value("sex").run()
+    _ok(at)
+    assert _errors(at)
+    assert at.session_state["fd_spec"].y_column == "salary"
+
+
+def test_a_failed_upload_keeps_the_previous_task():
+    at = _new_app()
+    at.radio(key="data_source").set_value("Upload a file").run()
+    at.file_uploader(key="upload_file").set_value(("junk.csv", bytes(range(256)) * 20, "text/csv")).run()
+    _ok(at)
+    assert any("previous data set" in e for e in _errors(at))
+    assert at.session_state["fd_table_id"] == "sample:adult"
+
+
+def test_switching_to_compas_says_what_positive_means():
+    at = _new_app()
+    at.selectbox(key="sample_choice").set_value("compas").run()
+    at.button(key="load_sample_button").click().run()
+    _ok(at)
+    assert at.session_state["fd_table_id"] == "sample:compas"
+    assert any("NOT a favourable outcome" in m.value for m in at.markdown)
+    at.switch_page("pages/target.py").run()
+    _ok(at)
+    _metric(at, CEILING)
+
+
+def test_sessions_do_not_share_state(tmp_path):
+    a = _new_app()
+    a.selectbox(key="sample_choice").set_value("compas").run()
+    a.button(key="load_sample_button").click().run()
+    b = _new_app()
+    assert a.session_state["fd_table_id"] == "sample:compas"
+    assert b.session_state["fd_table_id"] == "sample:adult"
+
+
+# --------------------------------------------------------------------------------------------------
+# Train -> Compare -> Export on a small upload
+# --------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def small_csv(tmp_path_factory) -> bytes:
+    df = data.load_sample("adult").sample(1000, random_state=0)
+    return df.to_csv(index=False).encode()
+
+
+def test_train_fair_lr_on_a_small_upload_then_compare_and_export(small_csv):
+    at = _new_app()
+    at.radio(key="data_source").set_value("Upload a file").run()
+    at.file_uploader(key="upload_file").set_value(("adult_small.csv", small_csv, "text/csv")).run()
+    _ok(at)
+    assert at.session_state["fd_table_name"] == "adult_small.csv"
+    assert (at.session_state["s_column"], at.session_state["y_column"]) == ("sex", "salary")
+    at.switch_page("pages/train.py").run()
+    _ok(at)
+    assert "CPU" in " ".join(m.value for m in at.markdown)
+    at.multiselect(key="train_models").set_value(["fair-lr", "lr"]).run()
+    at.radio(key="train_mode").set_value("sweep").run()
+    at.number_input(key="sweep_points").set_value(3).run()
+    at.button(key="train_button").click().run(timeout=400)
+    _ok(at)
+    assert not _errors(at)
+    run = at.session_state["fd_run"]
+    res = run["results"]
+    assert set(res["model"]) == {"fair-lr", "lr"}
+    assert res["target_rate"].notna().sum() == 3
+    assert np.all(res["accuracy"].between(0, 1))
+    # a repeated request is answered from session state at once
+    at.button(key="train_button").click().run()
+    assert any("already here" in s.value for s in at.success)
+
+    at.switch_page("pages/compare.py").run()
+    _ok(at)
+    charts = at.get("plotly_chart")
+    assert len(charts) == 3
+    swept = sorted(res["target_rate"].dropna().unique())
+    at.select_slider(key="compare_target").set_value(swept[-1]).run()
+    _ok(at)
+    assert f"{swept[-1]:.3f}" == _metric(at, "Selected target PR_t")
+    assert [d for d in at.get("download_button") if d.proto.label.startswith("Download results")]
+
+    at.switch_page("pages/export.py").run()
+    _ok(at)
+    labels = [d.proto.label for d in at.get("download_button")]
+    assert "Download results (CSV)" in labels and "Download configuration (JSON)" in labels
+    try:
+        import fairdash.export  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        assert "Download the trained model" in labels
+
+
+def test_training_errors_are_messages_and_keep_the_session(monkeypatch, small_csv):
+    import fairdash.experiments as ex
+
+    def boom(*a, **k):
+        raise ex.FairDashError("The optimiser gave up.")
+
+    monkeypatch.setattr(ex, "run_experiment", boom)
+    at = _new_app()
+    at.switch_page("pages/train.py").run()
+    at.button(key="train_button").click().run()
+    _ok(at)
+    assert any("The optimiser gave up." in e for e in _errors(at))
+    assert at.session_state["fd_task"] is not None
