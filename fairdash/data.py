@@ -533,6 +533,14 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
     hint = (f" ({n_dropped} row(s) with missing values were dropped first; imputing them may keep more rows.)"
             if n_dropped else "")
     y = _binarise(df[spec.y_column], spec.y1_values, spec.y_threshold, "label", spec.y_column, n_drop_x)
+    if spec.y1_values:
+        y_values = set(_as_text(df[spec.y_column]).unique())
+        if len(y_values) > 2:
+            others = y_values - {str(v).strip() for v in spec.y1_values}
+            hint += (f" Column {spec.y_column!r} holds {len(y_values)} different values ({_short(y_values, 6)}); "
+                     "check which of them mean positive.")
+            warnings.append(f"The label {spec.y_column!r} has {len(y_values)} different values: "
+                            f"{_short(spec.y1_values, 6)} count as positive, {_short(others, 6)} as negative.")
     if y.min() == y.max():
         raise FairDashError(
             f"After binarising, the label {spec.y_column!r} has only one value ({'positive' if y[0] else 'negative'} "
