@@ -1,0 +1,175 @@
+"""The bad-input corpus (``tests/data/bad/``): every file through the real command line and through the
+library. A file that cannot be used gives exit status 2, one ``error: ...`` line naming the problem and
+no traceback; a file that is usable after a repair gives exit 0 and a ``warning: ...`` line saying what
+was repaired. The file names say what each one tries; ``make_corpus.py`` there wrote them.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairdash import data
+from fairdash.errors import FairDashError
+from fairdash.rates import rates_readout
+
+BAD = Path(__file__).resolve().parent / "data" / "bad"
+ROOT = Path(__file__).resolve().parent.parent
+
+# file -> (group-1 value of 'sex', expected exit status, what the message must say).
+# Exit 0 rows: the pattern is a warning the repair must give (None: usable as it is, no warning needed).
+CASES = {
+    "empty.csv": ("M", 2, r"empty\.csv is empty"),
+    "whitespace_only.csv": ("M", 2, r"is empty"),
+    "header_only.csv": ("M", 2, r"has a header but no rows"),
+    "binary_junk.bin": ("M", 2, r"not a table: it holds binary data"),
+    "wrong_delimiter.csv": ("M", 2, r"no column separator .* \('age:hours:sex:label'\)"),
+    "single_column.csv": ("M", 2, r"no column separator"),
+    "semicolon_separated.csv": ("M", 0, None),
+    "mixed_encoding.csv": ("Mé", 0, r"mixes text encodings: 8 line\(s\) \(line 6, 11"),
+    "latin1_encoded.csv": ("Mé", 0, None),
+    "utf16_with_bom.csv": ("M", 0, None),
+    "duplicate_columns.csv": ("M", 2, r"duplicate column names: 'age'\. Rename them"),
+    "unnamed_column.csv": ("M", 2, r"a column with no name in its header line"),
+    "one_valued_label.csv": ("M", 2, r"label 'label' has only one value \(positive for every row\)"),
+    "one_valued_s.csv": ("F", 2, r"'sex' has only one group .* every row has sex = 'F'"),
+    "group_without_positives.csv": ("M", 2, r"Group 'F' of column 'sex' has no positive labels .*none with label = yes"),
+    "all_missing_column.csv": ("M", 0, r"Column 'notes' was left out of the features \(empty\)"),
+    "all_missing_label.csv": ("M", 2, r"label column 'label' is empty \(every value is missing\)"),
+    "missing_values_drop_a_whole_group.csv": ("M", 2, r"Value 'M' of column 'sex' occurs only in the 20 row\(s\) dropped"),
+    "thousands_separators.csv": ("M", 0, r"Column 'income' held numbers written as text with thousands separators"),
+    "inf_and_nan.csv": ("M", 0, r"Column 'age' had 4 infinite value\(s\); treated as missing"),
+    "label_with_text_and_numbers.csv": ("M", 2, r"no positive labels .*'label' holds 4 different values \('0', '1', 'no', 'yes'\)"),
+    "ragged_rows.csv": ("M", 2, r"line 7 has 6 values but the header has 4 columns"),
+    "unbalanced_quote.csv": ("M", 2, r"quotation mark opened near line 9 is never closed"),
+    "html_page.csv": ("M", 2, r"web page or XML document, not a table"),
+    "json_instead_of_table.csv": ("M", 2, r"holds JSON, not a table"),
+    "truncated.csv.gz": ("M", 2, r"gzip-compressed but is damaged"),
+    "old_excel_97.xls": ("M", 2, r"old-style \.xls workbook; save it as \.xlsx or CSV"),
+    "several_sheets.xlsx": ("M", 0, r"Only the first sheet with data \('People'\) was read; other sheets: 'Notes'"),
+    "damaged.xlsx": ("M", 2, r"zip/Excel file but is damaged"),
+    "parquet_no_rows.parquet": ("M", 2, r"has a header but no rows"),
+    "damaged.parquet": ("M", 2, r"starts like a Parquet file but could not be read"),
+}
+
+
+def corpus_files():
+    return sorted(p.name for p in BAD.iterdir() if p.is_file() and p.suffix not in (".py", ".md"))
+
+
+def test_every_corpus_file_has_an_expectation_and_every_expectation_a_file():
+    assert set(corpus_files()) == set(CASES)
+
+
+def cli(path: Path, s1: str, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "fairdash", "rates", "--data", str(path), "--s", "sex", "--s1", s1, "--y", "label",
+         "--y1", "yes", "--json", *extra],
+        capture_output=True, text=True, encoding="utf-8", timeout=180, cwd=ROOT,
+    )
+
+
+def library(path: Path, s1: str):
+    return data.build_task(data.read_table(path), data.TaskSpec("sex", "label", (s1,), ("yes",)))
+
+
+def check_cli(proc: subprocess.CompletedProcess, code: int, pattern: str | None, what: str) -> None:
+    assert "Traceback" not in proc.stderr, what
+    assert proc.returncode == code, f"{what}: exit {proc.returncode}, stderr {proc.stderr!r}"
+    lines = proc.stderr.splitlines()
+    if code == 2:
+        assert len(lines) == 1 and lines[0].startswith("error: "), f"{what}: {proc.stderr!r}"
+        assert re.search(pattern, lines[0]), f"{what}: {lines[0]!r} lacks /{pattern}/"
+    else:
+        assert all(ln.startswith("warning: ") for ln in lines), f"{what}: {proc.stderr!r}"
+        if pattern:
+            assert any(re.search(pattern, ln) for ln in lines), f"{what}: no warning /{pattern}/ in {lines}"
+        out = __import__("json").loads(proc.stdout)
+        assert set(out["base_rates"]) == {"0", "1"}
+        assert all(0 < v < 1 for v in out["base_rates"].values())
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_corpus_file_through_the_command_line(name):
+    s1, code, pattern = CASES[name]
+    check_cli(cli(BAD / name, s1), code, pattern, name)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_corpus_file_through_the_library(name):
+    s1, code, pattern = CASES[name]
+    if code == 2:
+        with pytest.raises(FairDashError) as err:
+            library(BAD / name, s1)
+        assert type(err.value) is FairDashError
+        assert re.search(pattern, str(err.value)), str(err.value)
+        assert "\n" not in str(err.value)
+    else:
+        task = library(BAD / name, s1)
+        assert set(np.unique(task.s)) == {0, 1} and set(np.unique(task.y)) == {0, 1}
+        if pattern:
+            assert any(re.search(pattern, w) for w in task.warnings), task.warnings
+        rates_readout(task)  # and the readout works on it
+
+
+@pytest.mark.parametrize("name", ["empty.csv", "binary_junk.bin", "several_sheets.xlsx", "utf16_with_bom.csv"])
+def test_uploads_as_bytes_and_file_objects_behave_like_paths(name):
+    """The dashboard hands read_table the upload's bytes (or a file object), not a path."""
+    raw = (BAD / name).read_bytes()
+    s1, code, pattern = CASES[name]
+    for source in (raw, __import__("io").BytesIO(raw)):
+        if code == 2:
+            with pytest.raises(FairDashError, match=pattern):
+                data.read_table(source, name=name)
+        else:
+            assert len(data.read_table(source, name=name)) > 0
+
+
+def test_thousands_separators_become_numbers():
+    task = library(BAD / "thousands_separators.csv", "M")
+    assert "income" in task.numeric_features
+    assert pd.api.types.is_numeric_dtype(task.X["income"]) and task.X["income"].min() > 1000
+
+
+def test_mixed_encodings_give_one_value_per_group():
+    """Without the line-by-line repair, 'Mé' written in UTF-8 and in cp1252 became two groups."""
+    task = library(BAD / "mixed_encoding.csv", "Mé")
+    assert task.group_names == ("Fé", "Mé")
+    assert np.bincount(task.s).tolist() == [20, 20]
+
+
+def test_inf_and_nan_rows_are_dropped_or_imputed():
+    df = data.read_table(BAD / "inf_and_nan.csv")
+    dropped = data.build_task(df, data.TaskSpec("sex", "label", ("M",), ("yes",)))
+    assert len(dropped.y) == 30 and np.isfinite(dropped.X["age"]).all()
+    imputed = data.build_task(df, data.TaskSpec("sex", "label", ("M",), ("yes",), missing="impute"))
+    assert len(imputed.y) == 40 and not np.isinf(imputed.X["age"]).any()
+
+
+def test_five_thousand_level_categorical(tmp_path):
+    """A categorical column with 5,000 levels (generated here: too big to commit) is kept, with a
+    warning, and one-hot encodes to at most MAX_CATEGORIES columns."""
+    rng = np.random.default_rng(0)
+    n = 20_000
+    df = pd.DataFrame({
+        "zip": [f"Z{i:05d}" for i in rng.permutation(np.arange(n) % 5000)],
+        "age": rng.integers(18, 90, n), "sex": rng.choice(["F", "M"], n), "label": rng.choice(["yes", "no"], n),
+    })
+    path = tmp_path / "categorical_with_5000_levels.csv"
+    df.to_csv(path, index=False)
+    check_cli(cli(path, "M"), 0, r"Column 'zip' has 5000 distinct values; only its 50 most frequent are encoded",
+              path.name)
+    task = library(path, "M")
+    assert "zip" in task.categorical_features
+    arrays = data.prepare_arrays(task, data.split_task(task))
+    assert arrays.X_train.shape[1] <= 1 + data.MAX_CATEGORIES + 1
+
+
+def test_a_bad_choice_on_a_good_file_names_the_value():
+    proc = cli(BAD / "semicolon_separated.csv", "Male")
+    check_cli(proc, 2, r"Value 'Male' does not occur in column 'sex'\. Its values include: F, M", "bad --s1")
