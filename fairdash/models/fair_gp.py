@@ -1,0 +1,406 @@
+"""FairGP: a sparse variational GP classifier trained on the fair (target-label) likelihood; GP: the
+same with the identity table (docs/METHOD.md, "The fair likelihood").
+
+Three parts, kept apart as in the gpytorch examples:
+
+- ``SVGPModel``: the GP prior and variational family: learned inducing points (initialised by a
+  sample of training rows stratified by ``(s, y)``), full-covariance Cholesky variational
+  distribution, constant mean, ``ScaleKernel(RBFKernel(ard_num_dims=D))``.
+- the likelihood: ``likelihood.FairBernoulliLikelihood`` (probit link, Gauss-Hermite expectation of
+  the fair log-likelihood), given each minibatch's ``d`` weights.
+- the training loop (``_train``): minibatch Adam on the negative ``VariationalELBO``, stopping when
+  the epoch's ELBO stops improving, after ``max_epochs``, or after ``max_seconds``.
+
+Prediction integrates over the latent variance: ``P(ybar=1 | x) = Phi(mu / sqrt(1 + var))``. It is
+always computed on the CPU in float64 from the stored state, so a model trained on a GPU and the same
+model restored by ``from_state`` predict identically.
+"""
+from __future__ import annotations
+
+import math
+import time
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from ..errors import FairDashError
+from . import likelihood as L
+from .state import check_state, int_keyed, make_state, table_from_state, table_to_state
+
+MAX_INDUCING = 2000
+
+
+def _svgp_class():
+    import gpytorch
+
+    class SVGPModel(gpytorch.models.ApproximateGP):
+        """Sparse variational GP prior with learned inducing points (Hensman et al., 2015)."""
+
+        def __init__(self, inducing_points, lengthscale=None, natural=False):
+            m, dims = inducing_points.shape
+            if natural:
+                dist = gpytorch.variational.TrilNaturalVariationalDistribution(m)
+            else:
+                dist = gpytorch.variational.CholeskyVariationalDistribution(m)
+            strategy = gpytorch.variational.VariationalStrategy(
+                self, inducing_points, dist, learn_inducing_locations=True
+            )
+            super().__init__(strategy)
+            self.mean_module = gpytorch.means.ConstantMean()
+            self.covar_module = gpytorch.kernels.ScaleKernel(gpytorch.kernels.RBFKernel(ard_num_dims=dims))
+            if lengthscale is not None:
+                self.covar_module.base_kernel.lengthscale = lengthscale
+
+        def forward(self, x):
+            return gpytorch.distributions.MultivariateNormal(self.mean_module(x), self.covar_module(x))
+
+    return SVGPModel
+
+
+def stratified_rows(y, s, m: int, rng) -> np.ndarray:
+    """``m`` training row indices, sampled within each ``(s, y)`` cell in proportion to its size
+    (at least one row per non-empty cell)."""
+    cells = {}
+    for i, key in enumerate(zip(s.tolist(), y.tolist())):
+        cells.setdefault(key, []).append(i)
+    n = y.shape[0]
+    picks = []
+    keys = sorted(cells)
+    quotas = {k: max(1, int(round(m * len(cells[k]) / n))) for k in keys}
+    while sum(quotas.values()) > m:  # rounding up may overshoot
+        k = max(quotas, key=quotas.get)
+        quotas[k] -= 1
+    for k in keys:
+        rows = np.asarray(cells[k])
+        picks.append(rng.choice(rows, size=min(quotas[k], rows.size), replace=False))
+    return np.sort(np.concatenate(picks))
+
+
+class FairGP(BaseEstimator, ClassifierMixin):
+    """Fair sparse variational GP classifier (the paper's FairGP). ``fit(X, y, s)``; ``s`` is not needed
+    to predict.
+
+    Fairness parameters as ``FairLR`` (``target_rate``, ``criterion``, ``tpr_target``, ``tnr_target``,
+    ``delta``, ``stratum_target_rates``). GP parameters: ``num_inducing`` (capped at the number of
+    rows and at 2000), ``batch_size``, ``max_epochs``, ``lr`` (Adam), ``max_seconds`` (time cap for
+    training; ``None``: none), ``tol`` (stop when an epoch improves the ELBO per row by less than
+    this, ``patience`` times in a row), ``seed``, ``device``, ``progress``.
+    """
+
+    _identity = False
+
+    def __init__(
+        self,
+        target_rate=None,
+        criterion="dp",
+        tpr_target=None,
+        tnr_target=None,
+        delta=1.0,
+        stratum_target_rates=None,
+        num_inducing=300,
+        batch_size=1024,
+        max_epochs=40,
+        lr=0.02,
+        max_seconds=55.0,
+        tol=5e-4,
+        patience=2,
+        variational_optimizer="ngd",
+        ngd_lr=0.1,
+        seed=0,
+        device="auto",
+        progress=None,
+    ):
+        self.target_rate = target_rate
+        self.criterion = criterion
+        self.tpr_target = tpr_target
+        self.tnr_target = tnr_target
+        self.delta = delta
+        self.stratum_target_rates = stratum_target_rates
+        self.num_inducing = num_inducing
+        self.batch_size = batch_size
+        self.max_epochs = max_epochs
+        self.lr = lr
+        self.max_seconds = max_seconds
+        self.tol = tol
+        self.patience = patience
+        self.variational_optimizer = variational_optimizer
+        self.ngd_lr = ngd_lr
+        self.seed = seed
+        self.device = device
+        self.progress = progress
+
+    # ---------------------------------------------------------------------------------------------
+    # Fitting
+    # ---------------------------------------------------------------------------------------------
+    def fit(self, X, y, s=None, strata=None):
+        """Fit on features ``X``, labels ``y`` in {0, 1} and group codes ``s`` (fit time only)."""
+        import torch
+
+        from ..backend import as_progress, resolve_device, seed_everything
+
+        t0 = time.perf_counter()
+        report = as_progress(self.progress)
+        X, y, s, strata = L.check_fit_inputs(X, y, s, strata)
+        table, d_rows, info = L.resolve_target(
+            y, s, strata,
+            identity=self._identity,
+            target_rate=self.target_rate,
+            criterion=self.criterion,
+            tpr_target=self.tpr_target,
+            tnr_target=self.tnr_target,
+            delta=self.delta,
+            stratum_target_rates=int_keyed(self.stratum_target_rates),
+        )
+        from ..targets import identity_table
+
+        self.transition_table_ = table
+        self.d_ = None if strata is not None else (
+            np.asarray(table.d) if table is not None else identity_table(info["n_groups"])
+        )
+        self.base_rates_ = np.asarray(info["base_rates"])
+        self.group_shares_ = np.asarray(info["group_shares"])
+        self.n_groups_ = int(info["n_groups"])
+        self.target_rate_ = info["target_rate"]
+        self.classes_ = np.array([0, 1])
+        self.n_features_in_ = X.shape[1]
+
+        dev = resolve_device(self.device)
+        self.device_ = str(dev)
+        seed_everything(self.seed)
+        rng = np.random.default_rng(self.seed)
+
+        n = X.shape[0]
+        m = int(self.num_inducing)
+        if self.variational_optimizer not in ("ngd", "adam"):
+            raise FairDashError("variational_optimizer must be 'ngd' (natural gradient) or 'adam'.")
+        if m < 1:
+            raise FairDashError("The number of inducing points must be at least 1.")
+        cap = min(n, MAX_INDUCING)
+        if m > cap:
+            warnings.warn(f"num_inducing={m} capped at {cap}.", RuntimeWarning, stacklevel=2)
+            m = cap
+        rows = stratified_rows(y, s, m, rng)
+        # lengthscale initialised from the median distance between a sample of rows
+        sample = X[rng.choice(n, size=min(n, 300), replace=False)]
+        sq = (sample ** 2).sum(1)
+        dist2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * sample @ sample.T, 0.0)
+        med = float(np.sqrt(np.median(dist2[np.triu_indices_from(dist2, 1)]))) if sample.shape[0] > 1 else 1.0
+        ls0 = max(med, 1e-2)
+
+        dtype = torch.float32
+        Xt = torch.as_tensor(X, dtype=dtype, device=dev)
+        log_d = L.log_d_terms(d_rows, dtype=dtype, device=dev)
+        yt = torch.as_tensor(y, device=dev)
+        w0, w1 = L.select_log_d(log_d, yt)
+        yt = yt.to(dtype)
+
+        natural = self.variational_optimizer == "ngd"
+        model = _svgp_class()(Xt[torch.as_tensor(rows, device=dev)].clone(), lengthscale=ls0, natural=natural).to(dev)
+        likelihood = L.FairBernoulliLikelihood().to(dev)
+        history = self._train(model, likelihood, Xt, yt, w0, w1, report, t0)
+        self.elbo_history_ = np.asarray(history, dtype=np.float64)
+        self.n_epochs_ = len(history)
+        self._store_params(model)
+        self._build_predictor()
+        self.fit_seconds_ = time.perf_counter() - t0
+        report(1.0, "done")
+        return self
+
+    def _train(self, model, likelihood, Xt, yt, w0, w1, report, t0):
+        import gpytorch
+        import torch
+
+        from ..backend import torch_generator
+
+        n = Xt.shape[0]
+        bs = int(min(self.batch_size or 1024, n))
+        model.train()
+        likelihood.train()
+        mll = gpytorch.mlls.VariationalELBO(likelihood, model, num_data=n)
+        if self.variational_optimizer == "ngd":
+            var_params = list(model.variational_parameters())
+            ids = {id(p) for p in var_params}
+            hyper = [p for p in model.parameters() if id(p) not in ids]
+            opts = [gpytorch.optim.NGD(var_params, num_data=n, lr=float(self.ngd_lr)),
+                    torch.optim.Adam(hyper, lr=float(self.lr))]
+        else:
+            opts = [torch.optim.Adam(list(model.parameters()), lr=float(self.lr))]
+        gen = torch_generator(self.seed)
+        history, best, stale = [], -math.inf, 0
+        max_epochs = int(self.max_epochs)
+        for epoch in range(max_epochs):
+            order = torch.randperm(n, generator=gen).to(Xt.device)
+            total = 0.0
+            for i in range(0, n, bs):
+                idx = order[i:i + bs]
+                for opt in opts:
+                    opt.zero_grad(set_to_none=True)
+                out = model(Xt[idx])
+                loss = -mll(out, yt[idx], w0=w0[idx], w1=w1[idx])
+                loss.backward()
+                for opt in opts:
+                    opt.step()
+                total += float(loss.detach()) * idx.shape[0]
+            elbo = -total / n
+            history.append(elbo)
+            report((epoch + 1) / max_epochs, f"epoch {epoch + 1}: ELBO per row {elbo:.4f}")
+            if elbo > best + float(self.tol):
+                best, stale = elbo, 0
+            else:
+                stale += 1
+                best = max(best, elbo)
+                if stale >= int(self.patience):
+                    break
+            if self.max_seconds is not None and time.perf_counter() - t0 > float(self.max_seconds):
+                break
+        return history
+
+    def _store_params(self, model):
+        vs = model.variational_strategy
+        dist = vs._variational_distribution
+        k = model.covar_module
+        self.inducing_points_ = vs.inducing_points.detach().cpu().double().numpy()
+        import torch
+
+        with torch.no_grad():
+            q = dist()  # q(u) over the whitened inducing values, whatever the parameterisation
+            mean = q.mean.detach().cpu().double()
+            cov = q.covariance_matrix.detach().cpu().double()
+            cov = 0.5 * (cov + cov.mT)
+            chol, info = torch.linalg.cholesky_ex(cov)
+            if int(info) != 0:
+                chol = torch.linalg.cholesky(cov + 1e-8 * torch.eye(cov.shape[-1], dtype=cov.dtype))
+        self.variational_mean_ = mean.numpy()
+        self.variational_chol_ = chol.numpy()
+        self.mean_constant_ = float(model.mean_module.constant.detach().cpu())
+        self.lengthscale_ = k.base_kernel.lengthscale.detach().cpu().double().numpy().reshape(-1)
+        self.outputscale_ = float(k.outputscale.detach().cpu())
+
+    # ---------------------------------------------------------------------------------------------
+    # Prediction: CPU, float64, from the stored parameters
+    # ---------------------------------------------------------------------------------------------
+    def _build_predictor(self):
+        import torch
+
+        z = torch.as_tensor(self.inducing_points_, dtype=torch.float64)
+        model = _svgp_class()(z).double()
+        dist = model.variational_strategy._variational_distribution
+        with torch.no_grad():
+            model.variational_strategy.variational_params_initialized.fill_(1)
+            dist.variational_mean.copy_(torch.as_tensor(self.variational_mean_))
+            dist.chol_variational_covar.copy_(torch.as_tensor(self.variational_chol_))
+            model.mean_module.constant.fill_(self.mean_constant_)
+            model.covar_module.base_kernel.lengthscale = torch.as_tensor(self.lengthscale_).reshape(1, -1)
+            model.covar_module.outputscale = torch.tensor(self.outputscale_, dtype=torch.float64)
+        model.eval()
+        self._predictor = model
+
+    def _check_fitted(self):
+        if not hasattr(self, "inducing_points_"):
+            raise FairDashError("This model has not been trained yet; call fit first.")
+
+    def latent(self, X, batch: int = 4096):
+        """The latent ``f``'s posterior mean and variance at ``X``: ``(mu, var)``."""
+        import gpytorch
+        import torch
+
+        self._check_fitted()
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise FairDashError(
+                f"Expected {self.n_features_in_} feature columns, got {X.shape[1] if X.ndim == 2 else X.ndim}."
+            )
+        if getattr(self, "_predictor", None) is None:
+            self._build_predictor()
+        mus, vs = [], []
+        with torch.no_grad(), gpytorch.settings.fast_pred_var(False):
+            for i in range(0, X.shape[0], batch):
+                f = self._predictor(torch.as_tensor(X[i:i + batch]))
+                mus.append(f.mean.numpy())
+                vs.append(f.variance.clamp_min(0.0).numpy())
+        if not mus:
+            return np.zeros(0), np.zeros(0)
+        return np.concatenate(mus), np.concatenate(vs)
+
+    def decision_function(self, X):
+        """``mu / sqrt(1 + var)``: the probit of ``P(ybar=1 | x)`` (its sign is the prediction)."""
+        mu, var = self.latent(X)
+        return mu / np.sqrt(1.0 + var)
+
+    def predict_proba(self, X):
+        """``(n, 2)``: ``[1 - p, p]`` with ``p = Phi(mu / sqrt(1 + var))``."""
+        from scipy.special import ndtr
+
+        p = ndtr(self.decision_function(X))
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X):
+        """``P(ybar=1 | x) > 0.5`` as 0/1."""
+        return (self.decision_function(X) > 0.0).astype(np.int64)
+
+    # ---------------------------------------------------------------------------------------------
+    # Safe state
+    # ---------------------------------------------------------------------------------------------
+    _ARRAYS = ("inducing_points_", "variational_mean_", "variational_chol_", "lengthscale_",
+               "base_rates_", "group_shares_", "elbo_history_")
+
+    def get_state(self) -> dict:
+        """Arrays + JSON metadata (see ``fairdash.models.state``); no pickle."""
+        self._check_fitted()
+        arrays = {name.rstrip("_"): getattr(self, name) for name in self._ARRAYS}
+        if self.d_ is not None:
+            arrays["d"] = self.d_
+        t_arrays, t_meta = table_to_state(self.transition_table_, "table")
+        arrays.update(t_arrays)
+        meta = {
+            "table": t_meta,
+            "fitted": {
+                "n_features_in": int(self.n_features_in_),
+                "n_groups": int(self.n_groups_),
+                "target_rate": self.target_rate_,
+                "device": self.device_,
+                "mean_constant": self.mean_constant_,
+                "outputscale": self.outputscale_,
+                "n_epochs": int(self.n_epochs_),
+                "fit_seconds": float(self.fit_seconds_),
+            },
+        }
+        return make_state(self, arrays, meta)
+
+    @classmethod
+    def from_state(cls, state: dict):
+        """A fitted model from ``get_state()``'s output (predictions identical, on the CPU)."""
+        arrays, meta = check_state(state, cls)
+        params = dict(meta["params"])
+        if params.get("stratum_target_rates") is not None:
+            params["stratum_target_rates"] = int_keyed(params["stratum_target_rates"])
+        accepted = cls._get_param_names()
+        model = cls(**{k: v for k, v in params.items() if k in accepted})
+        for name in cls._ARRAYS:
+            setattr(model, name, np.asarray(arrays[name.rstrip("_")], dtype=np.float64))
+        f = meta["fitted"]
+        model.d_ = np.asarray(arrays["d"]) if "d" in arrays else None
+        model.transition_table_ = table_from_state(arrays, meta["table"], "table")
+        model.classes_ = np.array([0, 1])
+        model.n_features_in_ = int(f["n_features_in"])
+        model.n_groups_ = int(f["n_groups"])
+        model.target_rate_ = f["target_rate"]
+        model.device_ = f["device"]
+        model.mean_constant_ = float(f["mean_constant"])
+        model.outputscale_ = float(f["outputscale"])
+        model.n_epochs_ = int(f["n_epochs"])
+        model.fit_seconds_ = float(f["fit_seconds"])
+        model._build_predictor()
+        return model
+
+    def __getstate__(self):  # joblib workers copy estimators; the predictor is rebuilt on demand
+        state = self.__dict__.copy()
+        state.pop("_predictor", None)
+        return state
+
+
+class GP(FairGP):
+    """Plain sparse variational GP classifier: FairGP with the identity table ``d[s] = (0, 1)``."""
+
+    _identity = True
