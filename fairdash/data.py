@@ -428,7 +428,7 @@ def _as_text(col: pd.Series) -> pd.Series:
     """Values as text; whole floats print without ``.0`` so ``1.0`` matches ``"1"``."""
     if pd.api.types.is_float_dtype(col):
         v = col.to_numpy()
-        whole = np.isfinite(v) & (v == np.round(v))
+        whole = np.isfinite(v) & (v == np.round(v)) & (np.abs(v) < 2.0**53)  # larger ones would overflow int64
         out = col.astype(str)
         out[whole] = pd.Series(v[whole].astype(np.int64), index=col.index[whole]).astype(str)
         return out
@@ -502,7 +502,7 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
     if spec.features is not None:
         for c in spec.features:
             _check_column(df, c, "feature")
-        feats = [c for c in spec.features if c not in (spec.s_column, spec.y_column)]
+        feats = [c for c in dict.fromkeys(spec.features) if c not in (spec.s_column, spec.y_column)]
     else:
         prof = profile_columns(df)
         skip = set(prof.loc[prof["flags"].str.contains("id-like|constant|empty"), "column"])
