@@ -20,12 +20,12 @@ st.set_page_config(page_title="FairDash: tune fairness with a target rate", page
                    initial_sidebar_state="expanded")
 
 PAGES = [
-    st.Page("pages/data.py", title="Data", icon="📄", url_path="data", default=True),
-    st.Page("pages/target.py", title="Target", icon="🎯", url_path="target"),
-    st.Page("pages/train.py", title="Train", icon="🏋️", url_path="train"),
-    st.Page("pages/compare.py", title="Compare", icon="📊", url_path="compare"),
-    st.Page("pages/export.py", title="Export", icon="📦", url_path="export"),
-    st.Page("pages/how_it_works.py", title="How it works", icon="📖", url_path="how-it-works"),
+    st.Page("pages/data.py", title="Data", icon=":material/table_view:", url_path="data", default=True),
+    st.Page("pages/target.py", title="Target", icon=":material/tune:", url_path="target"),
+    st.Page("pages/train.py", title="Train", icon=":material/model_training:", url_path="train"),
+    st.Page("pages/compare.py", title="Compare", icon=":material/bar_chart:", url_path="compare"),
+    st.Page("pages/export.py", title="Export", icon=":material/download:", url_path="export"),
+    st.Page("pages/how_it_works.py", title="How it works", icon=":material/menu_book:", url_path="how-it-works"),
 ]
 page = st.navigation(PAGES, position="sidebar")
 
@@ -34,9 +34,10 @@ if css.exists():
     st.markdown(f"<style>{css.read_text()}</style>", unsafe_allow_html=True)
 
 with st.sidebar:
-    st.markdown("### ⚖️ FairDash")
+    st.markdown("### :material/balance: FairDash")
     st.caption("Fairness by choosing the positive rate you want (Tuning Fairness by Balancing Target Labels).")
 
+ui.sidebar_frame()
 with ui.guard("Could not load the default data: "):
     ui.ensure_state()
 

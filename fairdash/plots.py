@@ -35,8 +35,24 @@ TARGET_NAME = "targets (PR_t, PR_t)"
 DIAGONAL_NAME = "equal rates (parity)"
 CEILING_NAME = "accuracy ceiling (Theorem 2)"
 
-_LAYOUT = dict(template="plotly_white", margin=dict(l=60, r=20, t=60, b=55), height=430,
+# A light look close to plotly_white, spelled out: a named template costs ~40 ms per figure, too much
+# for a figure redrawn on every slider move. (The dashboard applies Streamlit's theme on top.)
+_GRID = dict(gridcolor="#EBF0F8", zerolinecolor="#EBF0F8", linecolor="#BCCCDC", showline=False,
+             ticks="", automargin=True)
+_LAYOUT = dict(paper_bgcolor="white", plot_bgcolor="white", font=dict(color="#2a3f5f"),
+               margin=dict(l=60, r=20, t=60, b=55), height=430, hovermode="closest",
                legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.02))
+
+
+def _scatter(**kwargs) -> dict:
+    """A scatter trace as a plain dict (validated once, by plotly.js, instead of per property)."""
+    return dict(type="scatter", **kwargs)
+
+
+def _figure(traces: list, layout: dict) -> go.Figure:
+    """The figure from trace and layout dicts without plotly.py's per-property validation, which costs
+    tens of milliseconds per figure; the dicts here are fixed by this module's tests."""
+    return go.Figure(data=traces, layout=layout, _validate=False)
 
 
 def _colour(label: str, i: int) -> str:
@@ -49,34 +65,39 @@ def _colour(label: str, i: int) -> str:
 def ceiling_curve_figure(rates, shares, target_rate=None, group_names=None, *, grid=None,
                          highlight_target=None, title: str | None = None) -> go.Figure:
     """Theorem 2's ceiling ``1 - sum_s p_s |PR_t - PR_b^s|`` over ``PR_t`` in [0, 1], the base rates as
-    dotted lines and the current ``target_rate`` (or ``highlight_target``) marked with its value."""
+    dotted lines and the current ``target_rate`` (or ``highlight_target``) marked with its value.
+
+    Built in one go (shapes and annotations as layout dicts, no ``add_vline``): this figure is redrawn
+    on every slider move, so it must cost milliseconds."""
     rates = np.asarray(rates, dtype=float)
     shares = np.asarray(shares, dtype=float)
     x, y = targets.accuracy_ceiling_curve(rates, shares, grid)
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=CEILING_NAME, line=dict(color="#1f77b4", width=2.5),
-                             hovertemplate="PR_t %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>"))
     names = list(group_names) if group_names is not None else [f"group {j}" for j in range(len(rates))]
+    traces = [_scatter(x=x, y=y, mode="lines", name=CEILING_NAME, line=dict(color="#1f77b4", width=2.5),
+                         hovertemplate="PR_t %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>")]
+    shapes, notes = [], []
     for j, r in enumerate(rates):
-        fig.add_vline(x=float(r), line=dict(color="#999999", dash="dot", width=1),
-                      annotation_text=f"base rate s={j}" + (f" ({names[j]})" if j < len(names) else ""),
-                      annotation_position="bottom right" if j % 2 else "top right",
-                      annotation_font_size=10)
+        shapes.append(dict(type="line", xref="x", yref="paper", x0=float(r), x1=float(r), y0=0, y1=1,
+                           line=dict(color="#999999", dash="dot", width=1)))
+        notes.append(dict(x=float(r), y=0.02 + 0.07 * (j % 3), xref="x", yref="paper", showarrow=False,
+                          xanchor="left", font=dict(size=10, color="#666666"),
+                          text=f" base rate s={j}" + (f" ({names[j]})" if j < len(names) else "")))
     mark = highlight_target if highlight_target is not None else target_rate
     if mark is not None and np.isfinite(float(mark)):
         t = float(mark)
         c = targets.accuracy_ceiling(rates, shares, t)
-        fig.add_trace(go.Scatter(x=[t], y=[c], mode="markers+text", name=f"PR_t = {t:.3f}",
+        traces.append(_scatter(x=[t], y=[c], mode="markers+text", name=f"PR_t = {t:.3f}",
                                  marker=dict(size=13, color="#d62728", line=dict(color="white", width=2)),
                                  text=[f"{c:.4f}"], textposition="top center",
                                  hovertemplate="PR_t %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>"))
-        fig.add_vline(x=t, line=dict(color="#d62728", width=1.5))
-    fig.update_layout(**_LAYOUT, title=title or "Accuracy ceiling over the target positive rate",
-                      xaxis_title="target positive rate PR_t", yaxis_title="highest possible accuracy",
-                      showlegend=True)
-    fig.update_xaxes(range=[0, 1])
-    fig.update_yaxes(range=[max(0.0, float(np.min(y)) - 0.02), 1.01])
-    return fig
+        shapes.append(dict(type="line", xref="x", yref="paper", x0=t, x1=t, y0=0, y1=1,
+                           line=dict(color="#d62728", width=1.5)))
+    layout = dict(_LAYOUT, title=dict(text=title or "Accuracy ceiling over the target positive rate"),
+                  xaxis=dict(_GRID, title=dict(text="target positive rate PR_t"), range=[0, 1]),
+                  yaxis=dict(_GRID, title=dict(text="highest possible accuracy"),
+                             range=[max(0.0, float(np.min(y)) - 0.02), 1.01]),
+                  shapes=shapes, annotations=notes, showlegend=True)
+    return _figure(traces, layout)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -129,38 +150,52 @@ def _hover(df: pd.DataFrame) -> list[str]:
     return out
 
 
-def _model_traces(fig, df, xname, yname, *, show_error=True):
+def _model_traces(df, xname, yname, *, show_error=True) -> list:
+    traces = []
     for i, (label, g) in enumerate(df.groupby("label", sort=False)):
         g = g.sort_values("target_rate")
         x, xs = _col(g, xname)
         y, ys = _col(g, yname)
         several = g["target_rate"].notna().sum() > 1
-        fig.add_trace(go.Scatter(
+        colour = _colour(str(label), i)
+        traces.append(_scatter(
             x=x, y=y, name=str(label), mode="lines+markers" if several else "markers",
-            marker=dict(size=10, color=_colour(str(label), i)), line=dict(width=1.5, color=_colour(str(label), i)),
+            marker=dict(size=10, color=colour), line=dict(width=1.5, color=colour),
             error_x=dict(type="data", array=xs, visible=show_error, thickness=1),
             error_y=dict(type="data", array=ys, visible=show_error, thickness=1),
             text=_hover(g), hovertemplate="%{text}<br>x %{x:.3f}<br>y %{y:.3f}<extra></extra>",
         ))
+    return traces
 
 
-def _highlight_trace(fig, df, xname, yname, highlight_target):
+def _highlight_trace(df, xname, yname, highlight_target):
     sel = _nearest_rows(df, highlight_target)
     x, _ = _col(sel, xname)
     y, _ = _col(sel, yname)
-    fig.add_trace(go.Scatter(
+    return _scatter(
         x=x, y=y, mode="markers", name=HIGHLIGHT_NAME if highlight_target is None
         else f"{HIGHLIGHT_NAME} (PR_t {float(highlight_target):.3f})",
         marker=dict(size=22, color="rgba(0,0,0,0)", line=dict(color="black", width=2.5)), hoverinfo="skip",
         visible=True if len(sel) else "legendonly",
-    ))
+    )
+
+
+def _layout(title, xtitle, ytitle, xrange=None, yrange=None, square=False, **extra) -> dict:
+    """One layout dict (figures are built in one go: ``update_layout`` per property is slow)."""
+    xaxis = dict(_GRID, title=dict(text=xtitle))
+    yaxis = dict(_GRID, title=dict(text=ytitle))
+    if xrange is not None:
+        xaxis["range"] = list(xrange)
+    if yrange is not None:
+        yaxis["range"] = list(yrange)
+    if square:
+        yaxis.update(scaleanchor="x", scaleratio=1)
+    return dict(_LAYOUT, title=dict(text=title), xaxis=xaxis, yaxis=yaxis, **extra)
 
 
 def _empty(title, xtitle, ytitle, message="No results yet: train a model first.") -> go.Figure:
-    fig = go.Figure()
-    fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
-    fig.update_layout(**_LAYOUT, title=title, xaxis_title=xtitle, yaxis_title=ytitle)
-    return fig
+    note = dict(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+    return _figure([], _layout(title, xtitle, ytitle, annotations=[note]))
 
 
 def _rate_scatter(summary_or_results, metric: str, title: str, xtitle: str, ytitle: str, target_rates=None,
@@ -171,26 +206,22 @@ def _rate_scatter(summary_or_results, metric: str, title: str, xtitle: str, ytit
     if group_names is not None and len(group_names) >= 2:
         xtitle = f"{xtitle} ({group_names[0]})"
         ytitle = f"{ytitle} ({group_names[1]})"
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name=DIAGONAL_NAME,
-                             line=dict(color="#999999", dash="dash", width=1), hoverinfo="skip"))
+    traces = [_scatter(x=[0, 1], y=[0, 1], mode="lines", name=DIAGONAL_NAME,
+                         line=dict(color="#999999", dash="dash", width=1), hoverinfo="skip")]
     if show_targets:
         ts = target_rates if target_rates is not None else df["target_rate"].dropna().unique()
         ts = np.asarray(sorted(float(t) for t in ts if t is not None and np.isfinite(t)))
         if ts.size:
-            fig.add_trace(go.Scatter(x=ts, y=ts, mode="markers", name=TARGET_NAME,
+            traces.append(_scatter(x=ts, y=ts, mode="markers", name=TARGET_NAME,
                                      marker=dict(symbol="x", size=9, color="#444444"),
                                      hovertemplate="target PR_t %{x:.3f}<extra></extra>"))
-    _model_traces(fig, df, f"{metric}_0", f"{metric}_1")
-    _highlight_trace(fig, df, f"{metric}_0", f"{metric}_1", highlight_target)
+    traces += _model_traces(df, f"{metric}_0", f"{metric}_1")
+    traces.append(_highlight_trace(df, f"{metric}_0", f"{metric}_1", highlight_target))
     x, _ = _col(df, f"{metric}_0")
     y, _ = _col(df, f"{metric}_1")
     hi = float(np.nanmax(np.concatenate([x, y, [0.05]])))
     lim = min(1.0, hi * 1.15 + 0.02)
-    fig.update_layout(**_LAYOUT, title=title, xaxis_title=xtitle, yaxis_title=ytitle)
-    fig.update_xaxes(range=[0, lim])
-    fig.update_yaxes(range=[0, lim], scaleanchor="x", scaleratio=1)
-    return fig
+    return _figure(traces, _layout(title, xtitle, ytitle, [0, lim], [0, lim], square=True))
 
 
 def pr_scatter(summary_or_results, target_rates=None, *, highlight_target=None, group_names=None,
@@ -253,21 +284,18 @@ def accuracy_fairness(summary_or_results, criterion: str = "dp", *, rates=None, 
     df = as_summary(summary_or_results)
     if df.empty or f"{xname}_mean" not in df.columns:
         return _empty(title, xtitle, "accuracy")
-    fig = go.Figure()
+    traces = []
     if rates is not None and shares is not None:
         rx, ry = (pr_ratio_ceiling if criterion == "dp" else tpr_ratio_ceiling)(rates, shares)
-        fig.add_trace(go.Scatter(x=rx, y=ry, mode="lines", name=CEILING_NAME if criterion == "dp"
+        traces.append(_scatter(x=rx, y=ry, mode="lines", name=CEILING_NAME if criterion == "dp"
                                  else "accuracy ceiling for this TPR ratio",
                                  line=dict(color="#1f77b4", dash="dash", width=2),
                                  hovertemplate="ratio %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>"))
-    _model_traces(fig, df, xname, "accuracy")
-    _highlight_trace(fig, df, xname, "accuracy", highlight_target)
+    traces += _model_traces(df, xname, "accuracy")
+    traces.append(_highlight_trace(df, xname, "accuracy", highlight_target))
     y, ys = _col(df, "accuracy")
     lo = float(np.nanmin(np.concatenate([y - ys, [1.0]])))
-    fig.update_layout(**_LAYOUT, title=title, xaxis_title=xtitle, yaxis_title="accuracy")
-    fig.update_xaxes(range=[0, 1.05])
-    fig.update_yaxes(range=[max(0.0, lo - 0.05), 1.01])
-    return fig
+    return _figure(traces, _layout(title, xtitle, "accuracy", [0, 1.05], [max(0.0, lo - 0.05), 1.01]))
 
 
 def results_table(summary_or_results, criterion: str = "dp") -> pd.DataFrame:

@@ -46,13 +46,13 @@ SPLIT_SEED = 0  # the readouts use the same seed-0 split as `python -m fairdash 
 def show_error(exc: BaseException, prefix: str = "") -> None:
     """An error box with a message a person can act on; never a traceback."""
     if isinstance(exc, FairDashError):
-        st.error(prefix + str(exc), icon="⚠️")
+        st.error(prefix + str(exc), icon=":material/warning:")
     elif isinstance(exc, MemoryError):
-        st.error(prefix + "Out of memory: try a smaller table or fewer repeats.", icon="⚠️")
+        st.error(prefix + "Out of memory: try a smaller table or fewer repeats.", icon=":material/warning:")
     else:
         first = (str(exc).strip().splitlines() or [""])[0][:300]
         st.error(f"{prefix}Something unexpected went wrong ({type(exc).__name__}: {first}). "
-                 "Your data and choices are kept; please try again or change a setting.", icon="⚠️")
+                 "Your data and choices are kept; please try again or change a setting.", icon=":material/warning:")
 
 
 @contextlib.contextmanager
@@ -331,32 +331,56 @@ def csv_bytes(df: pd.DataFrame) -> bytes:
         return df.to_csv(index=False).encode("utf-8")
 
 
-def sidebar_summary() -> None:
-    """The current task, always visible: data set, s, y, PR_t, criterion, device."""
-    ss = st.session_state
-    task = ss.get("fd_task")
-    with st.sidebar.container(key="sidebar_task"):
+def sidebar_frame() -> None:
+    """The sidebar's "Current task" box, drawn before the page runs and filled after it (so it shows
+    what the page just changed). The PR_t line is its own placeholder, which the Target page's
+    fragment rewrites on every slider move."""
+    box = st.sidebar.container(key="sidebar_task")
+    with box:
         st.markdown("**Current task**")
-        if task is None:
-            st.caption("No data loaded.")
-            return
-        spec = task.spec
-        rows = [
-            ("Data set", ss.get("fd_table_name", "?")),
-            ("Sensitive s", f"`{spec.s_column}` (group 1: {task.group_names[1] if task.n_groups > 1 else '?'}; "
-                            f"group 0: {task.group_names[0]})"),
-            ("Label y", f"`{spec.y_column}` (positive: {task.label_names[1]})"),
-        ]
-        crit = ss.get("fd_criterion", "dp")
-        if crit == "eo-targets":
-            rows.append(("Target", f"TPR {ss.get('fd_tpr_target', 0.8):.3f}, TNR {ss.get('fd_tnr_target', 0.8):.3f}"))
-        else:
-            pr = ss.get("fd_pr_t")
-            rows.append(("PR_t", "-" if pr is None else f"{pr:.3f}"))
-        rows.append(("Criterion", {"dp": "demographic parity", "eo": "equality of opportunity (by PR_t)",
-                                   "eo-targets": "equality of opportunity (TPR/TNR)"}[crit]))
-        if spec.strata_column:
-            rows.append(("Legitimate factor", f"`{spec.strata_column}`"))
-        rows.append(("Rows", f"{len(task.y):,}"))
-        rows.append(("Device", device_text()))
-        st.markdown("\n".join(f"- **{k}:** {v}" for k, v in rows))
+        slots = {"task": st.empty(), "target": st.empty(), "rest": st.empty()}
+    st.session_state["_fd_sidebar"] = slots
+
+
+def _target_line() -> str:
+    ss = st.session_state
+    if ss.get("fd_criterion", "dp") == "eo-targets":
+        return f"- **Target:** TPR {ss.get('fd_tpr_target', 0.8):.3f}, TNR {ss.get('fd_tnr_target', 0.8):.3f}"
+    pr = ss.get("fd_pr_t")
+    return f"- **PR_t:** {'-' if pr is None else f'{pr:.3f}'}"
+
+
+def sidebar_target() -> None:
+    """Rewrite the sidebar's target line (called from the Target page's fragment)."""
+    slots = st.session_state.get("_fd_sidebar")
+    if slots is not None:
+        slots["target"].markdown(_target_line())
+
+
+def sidebar_summary() -> None:
+    """Fill the sidebar's task box: data set, s, y, PR_t, criterion, device."""
+    ss = st.session_state
+    if ss.get("_fd_sidebar") is None:
+        sidebar_frame()
+    slots = ss["_fd_sidebar"]
+    task = ss.get("fd_task")
+    if task is None:
+        slots["task"].caption("No data loaded.")
+        return
+    spec = task.spec
+    rows = [
+        ("Data set", ss.get("fd_table_name", "?")),
+        ("Sensitive s", f"`{spec.s_column}` (group 1: {task.group_names[1] if task.n_groups > 1 else '?'}; "
+                        f"group 0: {task.group_names[0]})"),
+        ("Label y", f"`{spec.y_column}` (positive: {task.label_names[1]})"),
+    ]
+    slots["task"].markdown("\n".join(f"- **{k}:** {v}" for k, v in rows))
+    slots["target"].markdown(_target_line())
+    crit = ss.get("fd_criterion", "dp")
+    rest = [("Criterion", {"dp": "demographic parity", "eo": "equality of opportunity (by PR_t)",
+                           "eo-targets": "equality of opportunity (TPR/TNR)"}[crit])]
+    if spec.strata_column:
+        rest.append(("Legitimate factor", f"`{spec.strata_column}`"))
+    rest.append(("Rows", f"{len(task.y):,}"))
+    rest.append(("Device", device_text()))
+    slots["rest"].markdown("\n".join(f"- **{k}:** {v}" for k, v in rest))

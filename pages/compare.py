@@ -19,7 +19,7 @@ run = ss.get("fd_run")
 if run is None:
     st.info("Nothing trained yet. Train FairLR (and any baselines) on the Train page; a sweep over targets "
             "makes the what-if slider here scrub through the results.")
-    st.page_link("pages/train.py", label="Go to Train", icon="🏋️")
+    st.page_link("pages/train.py", label="Go to Train", icon=":material/model_training:")
     st.stop()
 
 results = run["results"]

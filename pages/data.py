@@ -51,7 +51,7 @@ else:
             raw = up.getvalue()
             df_new, new_id = ui.read_upload(raw, up.name)
         except FairDashError as e:
-            st.error(f"{e} The previous data set ({ss.get('fd_table_name', 'none')}) is kept.", icon="⚠️")
+            st.error(f"{e} The previous data set ({ss.get('fd_table_name', 'none')}) is kept.", icon=":material/warning:")
         except Exception as e:  # noqa: BLE001 - a parser failure is still only a message
             ui.show_error(e, "This file could not be read. The previous data set is kept. ")
         else:
@@ -64,8 +64,9 @@ else:
 pending = ss.get("fd_pending")
 if pending is not None:
     df, table_id, table_name = pending
-    st.info(f"New table **{table_name}**: {len(df):,} rows, {df.shape[1]} columns. Choose the columns below; "
-            f"until the choices are valid the current task ({ss.get('fd_table_name')}) stays in use.")
+    pending_note = st.empty()
+    pending_note.info(f"New table **{table_name}**: {len(df):,} rows, {df.shape[1]} columns. Choose the columns "
+                      f"below; until the choices are valid the current task ({ss.get('fd_table_name')}) stays in use.")
 else:
     df, table_id, table_name = ss["fd_table"], ss["fd_table_id"], ss["fd_table_name"]
 
@@ -184,7 +185,7 @@ st.multiselect("Feature columns the model learns from", feature_choices, key="fe
                help=f"{s_col} itself is never a feature (it is needed only at training time).")
 if idlike:
     st.warning("Looks like an identifier (one distinct value per row), left out by default: "
-               + ", ".join(f"`{c}`" for c in idlike), icon="🆔")
+               + ", ".join(f"`{c}`" for c in idlike), icon=":material/badge:")
 st.radio("Rows with a missing feature value", ["drop", "impute"], key="missing", horizontal=True,
          format_func=lambda m: {"drop": "Drop those rows", "impute": "Fill in (median / 'missing' category)"}[m])
 
@@ -205,10 +206,10 @@ try:
     task = ui.set_task(df, table_id, table_name, spec)
     if pending is not None:
         ss.pop("fd_pending", None)
-        st.success(f"{table_name} is now the current data set.")
+        pending_note.success(f"{table_name} is now the current data set ({len(df):,} rows, {df.shape[1]} columns).")
 except FairDashError as e:
     st.error(f"{e} The current task ({ss.get('fd_table_name')}: s = {ss['fd_spec'].s_column}, "
-             f"y = {ss['fd_spec'].y_column}) is unchanged.", icon="⚠️")
+             f"y = {ss['fd_spec'].y_column}) is unchanged.", icon=":material/warning:")
     task = None
 except Exception as e:  # noqa: BLE001
     ui.show_error(e)
@@ -230,4 +231,4 @@ if task is not None:
                f"Base rates differ by {abs(r[0] - r[-1]):.3f}: the Target page sets how to close that gap.")
     for w in task.warnings:
         st.warning(w)
-    st.page_link("pages/target.py", label="Next: choose the target rate", icon="🎯")
+    st.page_link("pages/target.py", label="Next: choose the target rate", icon=":material/tune:")

@@ -18,7 +18,7 @@ ui.ensure_state()
 run = ss.get("fd_run")
 if run is None:
     st.info("Nothing trained yet: train a model on the Train page, then download it here.")
-    st.page_link("pages/train.py", label="Go to Train", icon="🏋️")
+    st.page_link("pages/train.py", label="Go to Train", icon=":material/model_training:")
     st.stop()
 
 

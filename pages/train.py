@@ -184,4 +184,4 @@ if run is not None:
         st.dataframe(g.mean().reset_index().rename(columns={
             "accuracy_bound": "ceiling at measured rates", "ceiling_at_target": "ceiling at target"}),
             key="accuracy_vs_bound", hide_index=True)
-    st.page_link("pages/compare.py", label="Compare the models", icon="📊")
+    st.page_link("pages/compare.py", label="Compare the models", icon=":material/bar_chart:")

@@ -263,6 +263,7 @@ def test_train_fair_lr_on_a_small_upload_then_compare_and_export(small_csv):
     at.file_uploader(key="upload_file").set_value(("adult_small.csv", small_csv, "text/csv")).run()
     _ok(at)
     assert at.session_state["fd_table_name"] == "adult_small.csv"
+    assert any("now the current data set" in s.value for s in at.success)
     assert (at.session_state["s_column"], at.session_state["y_column"]) == ("sex", "salary")
     at.switch_page("pages/train.py").run()
     _ok(at)

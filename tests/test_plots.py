@@ -189,3 +189,30 @@ def test_plots_does_not_import_streamlit():
     code = "import sys, fairdash.plots; print('streamlit' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_every_figure_is_valid_plotly():
+    """The builders skip plotly.py's per-property validation for speed; a validated rebuild proves
+    that every property they set is a real Plotly property with a valid value."""
+    res = _results()
+    r, p = np.array([0.11, 0.31]), np.array([0.32, 0.68])
+    figs = [plots.ceiling_curve_figure(r, p, 0.2, ("a", "b")), plots.ceiling_curve_figure(r, p, None),
+            plots.pr_scatter(res, highlight_target=0.2, group_names=("a", "b")), plots.tpr_scatter(res),
+            plots.accuracy_fairness(res, "dp", rates=r, shares=p, highlight_target=0.3),
+            plots.accuracy_fairness(res, "eo", rates=r, shares=p), plots.pr_scatter(pd.DataFrame())]
+    for fig in figs:
+        go.Figure(fig.to_dict())  # raises on any invalid property
+        assert fig.to_json()
+        fig.update_layout(width=680)  # later edits (as the HTML report makes) still work
+
+
+def test_ceiling_figure_is_fast_enough_for_a_slider():
+    import time
+
+    r, p = np.array([0.11, 0.31]), np.array([0.32, 0.68])
+    plots.ceiling_curve_figure(r, p, 0.2).to_json()
+    t0 = time.perf_counter()
+    for t in np.linspace(0.1, 0.4, 10):
+        plots.ceiling_curve_figure(r, p, t).to_json()
+    # generous: about 5 ms each on an idle laptop; the budget for a whole slider move is 50 ms
+    assert (time.perf_counter() - t0) / 10 < 0.2
