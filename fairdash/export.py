@@ -243,9 +243,11 @@ def _jsonable(value):
 def _versions() -> dict:
     from importlib import metadata
 
+    import sys
+
     from . import __version__
 
-    out = {"fairdash": __version__, "python": ".".join(map(str, __import__("sys").version_info[:3]))}
+    out = {"fairdash": __version__, "python": ".".join(map(str, sys.version_info[:3]))}
     for pkg in ("numpy", "pandas", "scikit-learn", "scipy", "torch", "gpytorch", "fairlearn", "safetensors"):
         try:
             out[pkg] = metadata.version(pkg)
@@ -668,8 +670,8 @@ def neutralise_cell(value):
 
 def results_csv(df: pd.DataFrame, index: bool = False) -> str:
     """The table as CSV text with spreadsheet formulas neutralised (cells starting with ``= + - @``,
-    a tab or a line break get a leading ``'``), header included. Numeric columns stay numeric, so
-    negative numbers are written as numbers."""
+    a tab or a line break get a leading ``'``), header included. Text cells are quoted; numeric columns
+    stay bare numbers, so negative numbers are still numbers."""
     if not isinstance(df, pd.DataFrame):
         raise FairDashError("results_csv takes a table (DataFrame).")
     cols = []
@@ -682,4 +684,7 @@ def results_csv(df: pd.DataFrame, index: bool = False) -> str:
     out.columns = [neutralise_cell(str(c)) for c in df.columns]
     if index:
         out.index = [neutralise_cell(v) if isinstance(v, str) else v for v in df.index]
-    return out.to_csv(index=index, lineterminator="\n")
+    import csv
+
+    # text cells quoted (a line break inside one cannot split the row); numbers stay bare numbers
+    return out.to_csv(index=index, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
