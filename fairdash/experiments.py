@@ -194,7 +194,14 @@ def _parallel_config(dask_address):
     except ImportError:
         raise FairDashError("A Dask address was given but dask.distributed is not installed "
                             "(pip install 'dask[distributed]').") from None
-    client = Client(address)
+    timeout = float(os.environ.get("FAIRDASH_DASK_TIMEOUT", 20))
+    try:
+        client = Client(address, timeout=timeout)
+    except (OSError, TimeoutError, ValueError) as e:  # refused, unreachable, malformed address
+        reason = (str(e).strip().splitlines() or [type(e).__name__])[0][:160]
+        raise FairDashError(f"Could not reach the Dask scheduler at {address!r} within {timeout:g} s ({reason}). "
+                            "Check the address (for example tcp://host:8786) and that the scheduler is running, or "
+                            "leave the address out to run on this machine.") from None
     return joblib.parallel_config(backend="dask"), client
 
 
