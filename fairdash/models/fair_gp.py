@@ -134,7 +134,15 @@ class FairGP(BaseEstimator, ClassifierMixin):
     # Fitting
     # ---------------------------------------------------------------------------------------------
     def fit(self, X, y, s=None, strata=None):
-        """Fit on features ``X``, labels ``y`` in {0, 1} and group codes ``s`` (fit time only)."""
+        """Fit on features ``X``, labels ``y`` in {0, 1} and group codes ``s`` (fit time only).
+
+        On the CPU torch runs on ``backend.fit_threads()`` threads (1 unless ``FAIRDASH_THREADS``)."""
+        from ..backend import torch_threads
+
+        with torch_threads():
+            return self._fit(X, y, s, strata)
+
+    def _fit(self, X, y, s, strata):
         import torch
 
         from ..backend import as_progress, resolve_device, seed_everything

@@ -45,7 +45,7 @@ class FairLR(BaseEstimator, ClassifierMixin):
     ``tpr_target``/``tnr_target`` (``"eo"`` with explicit targets; scalar or one per group),
     ``delta`` (keep-rate), ``stratum_target_rates`` (conditional parity, with ``strata`` at fit),
     ``C`` (inverse L2 strength, as scikit-learn), ``max_iter`` (L-BFGS iterations, or epochs for RAdam;
-    ``None``: 1000 / 100), ``tol`` (L-BFGS: largest gradient entry of the per-row objective),
+    ``None``: 1000 / 100), ``tol`` (L-BFGS: largest gradient entry of the per-row objective, scikit-learn's default 1e-4),
     ``optimizer``, ``batch_size`` (RAdam minibatch, default 64; L-BFGS chunk rows), ``seed``,
     ``device``, ``use_s_as_feature`` (then ``predict`` needs ``s`` too), ``progress``
     (``callable(fraction, message)``).
@@ -63,7 +63,7 @@ class FairLR(BaseEstimator, ClassifierMixin):
         stratum_target_rates=None,
         C=1.0,
         max_iter=None,
-        tol=1e-5,
+        tol=1e-4,
         optimizer="lbfgs",
         batch_size=None,
         weight_decay=0.1,
@@ -104,7 +104,15 @@ class FairLR(BaseEstimator, ClassifierMixin):
         return (s[:, None] == np.arange(1, g)[None, :]).astype(np.float64)
 
     def fit(self, X, y, s=None, strata=None):
-        """Fit on features ``X``, labels ``y`` in {0, 1} and group codes ``s`` (fit time only)."""
+        """Fit on features ``X``, labels ``y`` in {0, 1} and group codes ``s`` (fit time only).
+
+        On the CPU torch runs on ``backend.fit_threads()`` threads (1 unless ``FAIRDASH_THREADS``)."""
+        from ..backend import torch_threads
+
+        with torch_threads():
+            return self._fit(X, y, s, strata)
+
+    def _fit(self, X, y, s, strata):
         import torch
 
         from ..backend import as_progress, resolve_device, seed_everything

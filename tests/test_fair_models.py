@@ -1,0 +1,281 @@
+"""FairLR / LR and FairGP / GP on real data (Adult, COMPAS) and on small synthetic cases."""
+import numpy as np
+import pytest
+import torch
+from sklearn.base import clone
+
+from fairdash.errors import FairDashError
+from fairdash.models.fair_gp import GP, FairGP, stratified_rows
+from fairdash.models.fair_lr import LR, FairLR
+from fairdash.models.state import load_state, model_from_state, save_state
+
+CUDA = pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="no CUDA GPU on this machine; the CUDA path is exercised where one is"
+)
+GP_FAST = dict(num_inducing=64, batch_size=512, max_epochs=4, max_seconds=None, lr=0.05)
+
+
+@pytest.fixture(scope="module")
+def adult():
+    from fairdash.data import paper_arrays
+
+    return paper_arrays("adult-sex", seed=0)
+
+
+@pytest.fixture(scope="module")
+def adult_small(adult):
+    """3000 training rows for the GP tests."""
+    rng = np.random.default_rng(0)
+    idx = rng.choice(adult.X_train.shape[0], 3000, replace=False)
+    return adult.X_train[idx], adult.y_train[idx], adult.s_train[idx]
+
+
+@pytest.fixture(scope="module")
+def fitted_lr(adult):
+    a = adult
+    return (
+        LR(device="cpu").fit(a.X_train, a.y_train, a.s_train),
+        FairLR(device="cpu").fit(a.X_train, a.y_train, a.s_train),
+    )
+
+
+def balanced_metrics(model, a):
+    b = a.balanced_test
+    p = model.predict(a.X_test[b])
+    s = a.s_test[b]
+    rates = [p[s == g].mean() for g in (0, 1)]
+    return float((p == a.y_test[b]).mean()), min(rates) / max(rates)
+
+
+def majority_accuracy(a, balanced=True):
+    y = a.y_test[a.balanced_test] if balanced else a.y_test
+    return max(y.mean(), 1 - y.mean())
+
+
+def beats_majority(model, a, margin):
+    """Better than always predicting the majority class, on the balanced and the ordinary test set."""
+    acc_bal = (model.predict(a.X_test[a.balanced_test]) == a.y_test[a.balanced_test]).mean()
+    acc = (model.predict(a.X_test) == a.y_test).mean()
+    return acc_bal > majority_accuracy(a) and acc > majority_accuracy(a, balanced=False) + margin
+
+
+def synthetic(n=1500, groups=2, seed=0):
+    rng = np.random.default_rng(seed)
+    s = rng.integers(0, groups, n)
+    X = rng.normal(size=(n, 5))
+    X[:, 0] += 0.8 * s
+    logit = 1.5 * X[:, 0] + X[:, 1] - 1.0
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
+    return X, y, s
+
+
+# --------------------------------------------------------------------------------------------------
+# FairLR / LR on Adult
+# --------------------------------------------------------------------------------------------------
+def test_lr_models_beat_majority_and_fair_lr_is_fairer(fitted_lr, adult):
+    lr, flr = fitted_lr
+    acc_lr, ratio_lr = balanced_metrics(lr, adult)
+    acc_f, ratio_f = balanced_metrics(flr, adult)
+    assert beats_majority(lr, adult, 0.05) and beats_majority(flr, adult, 0.05)
+    assert ratio_f > ratio_lr + 0.2  # e.g. 0.86 against 0.54 at PR_t avg
+    assert flr.target_rate_ == pytest.approx(np.mean(flr.base_rates_))
+    assert flr.device_ == "cpu" and flr.converged_
+
+
+def test_lr_matches_sklearn_coefficients():
+    from sklearn.linear_model import LogisticRegression
+
+    from fairdash.data import paper_arrays
+
+    a = paper_arrays("compas-sex", seed=0)
+    sk = LogisticRegression(C=1.0, tol=1e-10, max_iter=20000).fit(a.X_train, a.y_train)
+    ours = LR(C=1.0, tol=1e-9, max_iter=5000).fit(a.X_train, a.y_train, a.s_train)
+    np.testing.assert_allclose(ours.coef_, sk.coef_, atol=1e-3)
+    np.testing.assert_allclose(ours.intercept_, sk.intercept_, atol=1e-3)
+    np.testing.assert_allclose(ours.predict_proba(a.X_test), sk.predict_proba(a.X_test), atol=1e-4)
+
+
+def test_identity_table_gives_the_plain_lr(adult):
+    """TPR and TNR targets of 1 make d = (0, 1): FairLR then is LR, bit for bit."""
+    a = adult
+    X, y, s = a.X_train[:5000], a.y_train[:5000], a.s_train[:5000]
+    plain = LR().fit(X, y, s)
+    ident = FairLR(criterion="eo", tpr_target=1.0, tnr_target=1.0).fit(X, y, s)
+    np.testing.assert_array_equal(ident.d_, [[0.0, 1.0], [0.0, 1.0]])
+    np.testing.assert_array_equal(plain.coef_, ident.coef_)
+    np.testing.assert_array_equal(plain.predict_proba(a.X_test), ident.predict_proba(a.X_test))
+
+
+def test_same_seed_same_predictions_lr(adult):
+    a = adult
+    X, y, s = a.X_train[:8000], a.y_train[:8000], a.s_train[:8000]
+    p1 = FairLR(seed=3).fit(X, y, s).predict_proba(a.X_test)
+    p2 = FairLR(seed=3).fit(X, y, s).predict_proba(a.X_test)
+    np.testing.assert_array_equal(p1, p2)
+    r1 = FairLR(optimizer="radam", max_iter=1, seed=1).fit(X[:2000], y[:2000], s[:2000]).predict_proba(a.X_test)
+    r2 = FairLR(optimizer="radam", max_iter=1, seed=1).fit(X[:2000], y[:2000], s[:2000]).predict_proba(a.X_test)
+    np.testing.assert_array_equal(r1, r2)
+
+
+def test_eo_without_explicit_targets_is_dp_mode(adult):
+    a = adult
+    X, y, s = a.X_train[:5000], a.y_train[:5000], a.s_train[:5000]
+    dp = FairLR(target_rate=0.3).fit(X, y, s)
+    eo = FairLR(criterion="eo", target_rate=0.3).fit(X, y, s)
+    np.testing.assert_array_equal(dp.coef_, eo.coef_)
+
+
+def test_eo_targets_move_tpr():
+    X, y, s = synthetic(4000)
+    lo = FairLR(criterion="eo", tpr_target=0.6, tnr_target=1.0).fit(X, y, s)
+    hi = FairLR(criterion="eo", tpr_target=1.0, tnr_target=0.6).fit(X, y, s)
+    assert hi.predict(X).mean() > lo.predict(X).mean()
+    np.testing.assert_allclose(lo.transition_table_.p_ybar1_given_y[:, 1], 0.6)
+
+
+def test_target_rate_moves_positive_rates():
+    X, y, s = synthetic(4000)
+    rates = [FairLR(target_rate=t).fit(X, y, s).predict(X).mean() for t in (0.2, 0.4, 0.6)]
+    assert rates[0] < rates[1] < rates[2]
+
+
+def test_more_than_two_groups_and_strata():
+    X, y, s = synthetic(3000, groups=3)
+    m = FairLR().fit(X, y, s)
+    assert m.n_groups_ == 3 and m.d_.shape == (3, 2)
+    p = m.predict(X)
+    plain = LR().fit(X, y, s).predict(X)
+
+    def ratio(pred):
+        r = [pred[s == g].mean() for g in range(3)]
+        return min(r) / max(r)
+
+    assert ratio(p) > ratio(plain)
+    strata = (X[:, 2] > 0).astype(int)
+    c = FairLR(stratum_target_rates={0: 0.3, 1: 0.5}).fit(X, y, s, strata=strata)
+    assert c.d_ is None and len(c.transition_table_.tables) == 2
+    assert c.transition_table_.tables[1].target_rates[0] == pytest.approx(0.5)
+    back = FairLR.from_state(c.get_state())
+    np.testing.assert_array_equal(back.predict_proba(X), c.predict_proba(X))
+
+
+def test_use_s_as_feature_needs_s_to_predict():
+    X, y, s = synthetic()
+    m = FairLR(use_s_as_feature=True).fit(X, y, s)
+    assert m.coef_.shape == (1, 6)
+    with pytest.raises(FairDashError):
+        m.predict(X)
+    assert m.predict(X, s).shape == (X.shape[0],)
+
+
+def test_errors_are_clear():
+    X, y, s = synthetic(200)
+    with pytest.raises(FairDashError):
+        FairLR().predict(X)
+    with pytest.raises(FairDashError):
+        FairLR().fit(X, y)  # a fair model needs s with two groups
+    LR().fit(X, y)  # the plain model does not
+    with pytest.raises(FairDashError):
+        FairLR(target_rate=0.0).fit(X, y, s)
+    with pytest.raises(FairDashError):
+        FairLR(optimizer="sgd").fit(X, y, s)
+    m = LR().fit(X, y, s)
+    with pytest.raises(FairDashError):
+        m.predict(X[:, :3])
+
+
+def test_sklearn_protocol_and_progress():
+    X, y, s = synthetic(500)
+    seen = []
+    m = FairLR(target_rate="max", C=0.5, progress=lambda f, msg: seen.append(f))
+    params = m.get_params()
+    assert params["C"] == 0.5 and params["target_rate"] == "max"
+    c = clone(m)
+    assert c.get_params()["target_rate"] == "max"
+    m.fit(X, y, s)
+    assert seen[-1] == 1.0 and m.score(X, y) > 0.6
+    assert m.predict_proba(X).shape == (500, 2)
+    np.testing.assert_allclose(m.predict_proba(X).sum(1), 1.0)
+
+
+def test_lr_state_round_trip(tmp_path, fitted_lr, adult):
+    for model in fitted_lr:
+        state = model.get_state()
+        save_state(tmp_path / type(model).__name__, state)
+        back = model_from_state(load_state(tmp_path / type(model).__name__))
+        assert type(back) is type(model)
+        np.testing.assert_array_equal(back.predict_proba(adult.X_test), model.predict_proba(adult.X_test))
+        assert back.get_params() == {**model.get_params(), "progress": None}
+        if model.transition_table_ is not None:
+            assert back.transition_table_.to_dict() == model.transition_table_.to_dict()
+
+
+# --------------------------------------------------------------------------------------------------
+# FairGP / GP (subsampled: 3000 rows, few epochs)
+# --------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def fitted_gp(adult_small):
+    X, y, s = adult_small
+    return GP(**GP_FAST).fit(X, y, s), FairGP(**GP_FAST).fit(X, y, s)
+
+
+def test_gp_models_beat_majority_and_fair_gp_is_fairer(fitted_gp, adult):
+    gp, fgp = fitted_gp
+    acc_gp, ratio_gp = balanced_metrics(gp, adult)
+    acc_f, ratio_f = balanced_metrics(fgp, adult)
+    assert beats_majority(gp, adult, 0.03) and beats_majority(fgp, adult, 0.03)
+    assert ratio_f > ratio_gp
+    p = fgp.predict_proba(adult.X_test[:50])
+    assert np.all((p >= 0) & (p <= 1))
+    assert fgp.n_epochs_ == len(fgp.elbo_history_) <= GP_FAST["max_epochs"]
+
+
+def test_gp_same_seed_same_predictions_and_round_trip(fitted_gp, adult_small, adult):
+    X, y, s = adult_small
+    _, fgp = fitted_gp
+    again = FairGP(**GP_FAST).fit(X, y, s)
+    np.testing.assert_array_equal(again.predict_proba(adult.X_test[:500]), fgp.predict_proba(adult.X_test[:500]))
+    back = FairGP.from_state(fgp.get_state())
+    np.testing.assert_array_equal(back.predict_proba(adult.X_test[:500]), fgp.predict_proba(adult.X_test[:500]))
+    assert back.transition_table_.to_dict() == fgp.transition_table_.to_dict()
+
+
+def test_identity_table_gives_the_plain_gp(adult_small, adult):
+    X, y, s = adult_small
+    kw = dict(GP_FAST, max_epochs=1)
+    plain = GP(**kw).fit(X[:1500], y[:1500], s[:1500])
+    ident = FairGP(criterion="eo", tpr_target=1.0, tnr_target=1.0, **kw).fit(X[:1500], y[:1500], s[:1500])
+    np.testing.assert_allclose(plain.predict_proba(adult.X_test[:300]), ident.predict_proba(adult.X_test[:300]), atol=1e-6)
+
+
+def test_gp_adam_variational_option_and_inducing_cap():
+    X, y, s = synthetic(400)
+    with pytest.warns(RuntimeWarning, match="capped"):
+        m = FairGP(num_inducing=5000, max_epochs=1, variational_optimizer="adam").fit(X, y, s)
+    assert m.inducing_points_.shape == (400, 5)
+    rows = stratified_rows(y, s, 40, np.random.default_rng(0))
+    assert len(rows) == 40 and len(set(zip(s[rows], y[rows]))) == 4
+
+
+# --------------------------------------------------------------------------------------------------
+# CUDA
+# --------------------------------------------------------------------------------------------------
+@CUDA
+def test_cuda_fit_and_cpu_restore_lr(adult):
+    a = adult
+    m = FairLR(device="cuda").fit(a.X_train, a.y_train, a.s_train)
+    assert m.device_.startswith("cuda")
+    cpu = FairLR(device="cpu").fit(a.X_train, a.y_train, a.s_train)
+    back = FairLR.from_state(m.get_state())
+    np.testing.assert_array_equal(back.predict(a.X_test), m.predict(a.X_test))
+    np.testing.assert_allclose(m.coef_, cpu.coef_, atol=1e-3)
+
+
+@CUDA
+def test_cuda_fit_and_cpu_restore_gp(adult_small, adult):
+    X, y, s = adult_small
+    m = FairGP(device="cuda", **GP_FAST).fit(X, y, s)
+    assert m.device_.startswith("cuda")
+    back = FairGP.from_state(m.get_state())
+    np.testing.assert_array_equal(back.predict(adult.X_test), m.predict(adult.X_test))
+    np.testing.assert_array_equal(back.predict_proba(adult.X_test), m.predict_proba(adult.X_test))
