@@ -1,0 +1,159 @@
+"""The HTML report: content, escaping of everything from the user's data, self-containedness."""
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairdash import FairDashError, data
+from fairdash.experiments import run_experiment
+from fairdash.rates import rates_readout
+from fairdash.report import build_report, build_report_from_sweep, describe_task, eval_rates_for, script_json
+
+EVIL_COLUMN = "<script>alert(1)</script>"
+EVIL_GROUP = "</script><script>alert(2)</script>"
+EVIL_LEVEL = "<img src=x onerror=alert(3)>"
+EVIL_COMMAND = "python -m fairdash sweep --data 'x.csv' --s '</script><script>alert(4)</script>'"
+
+
+@pytest.fixture(scope="module")
+def evil():
+    """A small COMPAS table whose names and values try to inject HTML, and a two-seed sweep on it."""
+    df = data.load_sample("compas").sample(700, random_state=1).reset_index(drop=True)
+    df = df.rename(columns={"sex": EVIL_COLUMN})
+    df["race"] = df["race"].replace({"Caucasian": EVIL_GROUP})
+    df["age-cat"] = df["age-cat"].replace({"25 - 45": EVIL_LEVEL})
+    task = data.build_task(df, data.TaskSpec("race", "two-year-recid", (EVIL_GROUP,), ("1",)))
+    exp = run_experiment(task, ["fair-lr", "lr", "kamiran"], [0.35, 0.45], seeds=[0, 1], device="cpu")
+    readout = rates_readout(task, target_rate=0.45)
+    desc = describe_task(task, dataset="COMPAS <b>subsample</b>", source="evil<script>.csv")
+    html = build_report(exp.results, task_description=desc, readout=readout, command=EVIL_COMMAND,
+                        eval_rates=eval_rates_for(task, "dp"))
+    return task, exp.results, readout, html
+
+
+class _Scripts(HTMLParser):
+    """Collects tags and script bodies the way a browser's tokenizer splits them."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.scripts, self.text, self._in_script = [], [], [], False
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        self._in_script = tag == "script"
+        if self._in_script:
+            self.scripts.append("")
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in_script = False
+
+    def handle_data(self, d):
+        if self._in_script:
+            self.scripts[-1] += d
+        else:
+            self.text.append(d)
+
+
+def test_everything_from_the_data_is_escaped(evil):
+    task, results, readout, html = evil
+    p = _Scripts()
+    p.feed(html)
+    # no element other than ours: no img, no injected script
+    assert not [t for t, _ in p.tags if t in ("img", "iframe", "object", "embed", "link", "base", "form")]
+    n_figures = html.count("Plotly.newPlot(")
+    assert n_figures == 3
+    assert sum(1 for t, _ in p.tags if t == "script") == 1 + n_figures  # plotly.js once, one per figure
+    for body in p.scripts[1:]:
+        assert body.startswith("Plotly.newPlot(") and "</" not in body and "<" not in body
+    for body in p.scripts:
+        assert "alert(" not in body or "\\u003c" in body  # in the figure JSON only in escaped form
+    # the user's strings show as text
+    text = "".join(p.text)
+    for s in (EVIL_COLUMN, EVIL_GROUP, "COMPAS <b>subsample</b>", EVIL_COMMAND):
+        assert s in text, s
+    assert "<script>alert" not in html and "<img" not in html and "<b>subsample" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_script_json_cannot_close_the_script_element():
+    value = {"name": "</script><script>alert(1)</script><!--", "x": [1.5, float("nan")], "sep": "\u2028"}
+    out = script_json(value)
+    assert "</" not in out and "<" not in out and ">" not in out and "\u2028" not in out
+    back = json.loads(out)
+    assert back["name"] == value["name"] and back["x"][0] == 1.5 and back["x"][1] is None
+
+
+def test_self_contained_and_printable(evil):
+    _, _, _, html = evil
+    assert html.startswith("<!DOCTYPE html>")
+    assert "Content-Security-Policy" in html and "default-src 'none'" in html
+    # no external resources in our markup (plotly.js's own bundle mentions URLs it never loads here;
+    # the browser test checks that no request leaves the page): no src/href, CSS imports or web fonts
+    head, rest = html.split("<script>", 1)
+    ours = head + rest.split("</script>", 1)[1]
+    assert not re.search(r"""\b(src|href)\s*=\s*["']?(https?:|//)""", ours, re.I)
+    assert "@import" not in ours and "@font-face" not in ours and "url(" not in ours
+    from plotly.offline import get_plotlyjs
+
+    assert html.count(get_plotlyjs()[:400]) == 1  # plotly.js inlined exactly once
+    assert "@page" in html and "A4" in html and "@media print" in html
+
+
+def test_report_sections(evil):
+    task, results, readout, html = evil
+    text = re.sub(r"<[^>]+>", " ", html.split("</head>", 1)[1])
+    for needle in ("The data and its groups", "Choices", "What the target rate means", "Results against the baselines",
+                   "Figures", "The trade-off in plain words", "Reproducibility", "Theorem 2 ceiling",
+                   "Measured accuracy beside the ceiling", "PR_t = 0.4500", "Data fingerprint", "Seeds",
+                   "FairLR", "Kamiran &amp; Calders", "LR", "±", "t_s", "P(ȳ=1|y=1)"):
+        assert needle in text, needle
+    assert f"{readout['accuracy_bound']:.4f}" in text
+    assert "labels whose true probability lies within" in text  # t_s in words (rates.describe_t)
+    assert describe_task(task)["data_fingerprint"] in text
+    for pkg in ("numpy", "scikit-learn", "torch", "plotly"):
+        assert pkg in text
+    # one results row per model and target
+    rows = re.findall(r'<tr class="fair">', html)
+    assert len(rows) == 2  # FairLR at two targets
+
+
+def test_build_report_from_sweep_config(tmp_path):
+    """What ``python -m fairdash report`` does with the two files ``sweep`` writes."""
+    task = data.paper_task("compas-sex")
+    results = run_experiment(task, ["fair-lr", "lr"], [0.4], seeds=[0], device="cpu").results
+    path = tmp_path / "r.csv"
+    from fairdash.export import results_csv
+
+    path.write_text(results_csv(results))
+    config = {"task": task.spec.to_dict(), "data": "compas", "paper": "compas-sex", "criterion": "eo",
+              "models": ["fair-lr", "lr"], "target_rates": [0.4], "seeds": [0], "group_names": list(task.group_names),
+              "command": None}
+    html = build_report_from_sweep(pd.read_csv(path), config)
+    assert "equality of opportunity" in html and "TPR ratio" in html
+    assert "python -m fairdash sweep --paper compas-sex --criterion eo --models fair-lr,lr --pr-t 0.4" in html
+    assert "COMPAS" in html
+    # the data moved away: still a report, with a note
+    gone = dict(config, paper=None, data=str(tmp_path / "missing.csv"))
+    html2 = build_report_from_sweep(pd.read_csv(path), gone)
+    assert "could not be read again" in html2 and "Results against the baselines" in html2
+
+
+def test_empty_results_are_a_clear_error():
+    with pytest.raises(FairDashError, match="no results"):
+        build_report(pd.DataFrame(), task_description={}, readout=None, command=None)
+    with pytest.raises(FairDashError, match="lack"):
+        build_report(pd.DataFrame({"x": [1]}), task_description={}, readout=None, command=None)
+
+
+def test_minimal_inputs_still_build():
+    res = pd.DataFrame({"model": ["lr", "lr"], "seed": [0, 1], "accuracy": [0.8, 0.82], "pr_0": [0.2, 0.25],
+                        "pr_1": [0.4, 0.38], "pr_ratio": [0.5, 0.66]})
+    html = build_report(res, task_description={}, readout=None, command=None)
+    assert "0.810 ±\u00a00.014" in html and "No target-rate readout" in html
+    assert np.isfinite(len(html))
