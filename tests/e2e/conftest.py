@@ -1,0 +1,200 @@
+"""End-to-end set-up: a live ``streamlit run app.py`` and Playwright driving Debian's Chromium.
+
+Fixtures:
+
+- ``streamlit_server`` (session): starts ``python -m streamlit run app.py`` from the repository root on a
+  free port with the same interpreter that runs pytest, waits for ``/_stcore/health`` and stops the
+  process (and only it) afterwards. The server gets a private, empty fit cache, so every training in
+  these tests is a real one.
+- ``app_url``: the server's base URL (``http://127.0.0.1:<port>``).
+- ``browser`` (module): Chromium from ``/usr/bin/chromium`` (never a Playwright download). Module scope
+  on purpose: Playwright's sync API cannot run two instances at once in one thread, so another test
+  module that launches its own browser (tests/e2e/test_report_browser.py) must not overlap with ours.
+- ``page``: a fresh browser context (a new Streamlit session) with a 1280x800 viewport.
+- ``st_ui``: small helpers for driving Streamlit (wait until the script is idle, go to a page, read a
+  metric, take a screenshot), as a fixture so the test modules need no import from this file.
+
+The whole e2e directory is skipped only when ``/usr/bin/chromium`` is missing.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run", "--disable-sync", "--disable-quic"]
+SKIP_REASON = "Debian's chromium is not installed (apt-get install chromium)"
+VIEWPORT = {"width": 1280, "height": 800}
+
+
+def pytest_collection_modifyitems(config, items):
+    if Path(CHROMIUM).exists():
+        return
+    skip = pytest.mark.skip(reason=SKIP_REASON)
+    for item in items:
+        if HERE in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(skip)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+            return r.status == 200 and r.read().strip() == b"ok"
+    except Exception:  # noqa: BLE001 - not up yet
+        return False
+
+
+@pytest.fixture(scope="session")
+def streamlit_server():
+    """A live ``streamlit run app.py``; yields ``(base_url, log_path)``."""
+    port = _free_port()
+    work = Path(tempfile.mkdtemp(prefix="fairdash-e2e-"))
+    log_path = work / "streamlit.log"
+    env = dict(os.environ)
+    env["FAIRDASH_CACHE_DIR"] = str(work / "fit-cache")
+    env.setdefault("FAIRDASH_DEVICE", "cpu")
+    env["PYTHONUNBUFFERED"] = "1"
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+           "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+           "--server.fileWatcherType", "none"]
+    log = open(log_path, "wb")
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    try:
+        while not _healthy(url):
+            if proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{log_path.read_text(errors='replace')}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not become healthy in 90 s:\n{log_path.read_text(errors='replace')}")
+            time.sleep(0.25)
+        yield url, log_path
+    finally:
+        if proc.poll() is None:
+            try:  # the session we started (streamlit and any worker it spawned), nothing else
+                os.killpg(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=15)
+        log.close()
+        shutil.rmtree(work / "fit-cache", ignore_errors=True)
+
+
+@pytest.fixture
+def app_url(streamlit_server):
+    return streamlit_server[0]
+
+
+@pytest.fixture
+def server_log(streamlit_server):
+    """The server's combined stdout/stderr so far (for assertion messages: a traceback shows here)."""
+    return lambda: streamlit_server[1].read_text(errors="replace")[-4000:]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    ctx.set_default_timeout(60_000)
+    pg = ctx.new_page()
+    try:
+        yield pg
+    finally:
+        ctx.close()
+
+
+# --------------------------------------------------------------------------------------------------
+# Driving Streamlit
+# --------------------------------------------------------------------------------------------------
+APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+APP_BUSY = '[data-testid="stApp"]:not([data-test-script-state="notRunning"])'
+
+
+def wait_idle(page, timeout: float = 60.0, settle: float = 0.3) -> None:
+    """Wait until the app's script (and any fragment) has finished: the ``stApp`` element says
+    ``notRunning`` and the "Running..." status widget is gone. ``settle`` first gives a just-sent
+    widget change time to start its rerun, so an idle state from before the action does not count."""
+    if settle:
+        try:
+            page.wait_for_selector(APP_BUSY, timeout=settle * 1000)
+        except Exception:  # noqa: BLE001 - the rerun may already be over, or not needed
+            pass
+    page.wait_for_selector(APP_IDLE, timeout=timeout * 1000)
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="hidden", timeout=timeout * 1000)
+
+
+def goto_page(page, title: str, timeout: float = 60.0) -> None:
+    """Click the sidebar link ``title`` and wait for that page's title and an idle app."""
+    page.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
+    page.locator("h1", has_text=title).first.wait_for(timeout=timeout * 1000)
+    wait_idle(page, timeout)
+
+
+def main_text(page) -> str:
+    return page.locator('[data-testid="stMain"]').inner_text()
+
+
+def metric_text(page, key: str, label: str | None = None) -> str:
+    """The value of the ``st.metric`` inside the container with ``key`` (the first, or the one with
+    ``label``)."""
+    metrics = page.locator(f'.st-key-{key} [data-testid="stMetric"]')
+    if label is not None:
+        metrics = metrics.filter(has=page.locator('[data-testid="stMetricLabel"]', has_text=label))
+    return metrics.first.locator('[data-testid="stMetricValue"]').inner_text().strip()
+
+
+def screenshot(page, name: str) -> Path:
+    """docs/screenshots/<name>.png at the page's viewport (1280x800), after the app is idle."""
+    out = ROOT / "docs" / "screenshots" / f"{name}.png"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    wait_idle(page, settle=0.1)
+    page.wait_for_timeout(500)  # let Plotly and the data grids finish drawing
+    page.screenshot(path=str(out), full_page=False, animations="disabled")
+    return out
+
+
+class _StUi:
+    wait_idle = staticmethod(wait_idle)
+    goto_page = staticmethod(goto_page)
+    main_text = staticmethod(main_text)
+    metric_text = staticmethod(metric_text)
+    screenshot = staticmethod(screenshot)
+
+
+@pytest.fixture
+def st_ui():
+    return _StUi

@@ -1,0 +1,195 @@
+"""The dashboard end to end, in a real browser against a live ``streamlit run app.py`` (issue 5).
+
+One user's path: the Adult sample is loaded on first open with s = sex and y = salary (Data page), the
+PR_t slider and its number box change the Theorem 2 ceiling readout to exactly what
+``fairdash.rates.rates_readout`` computes (Target page), FairLR trains (Train page), the three Plotly
+figures appear (Compare page) and the model downloads as a valid ``.fairdash`` file that
+``fairdash.load_model`` reads and predicts with (Export page).
+
+The same test writes docs/screenshots/<page>.png at 1280x800 for every page, so the README's pictures
+are always of the current app.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+CEILING_LABEL = "Accuracy ceiling (Theorem 2)"
+TRAIN_TIMEOUT = 300.0  # FairLR on Adult takes 10-60 s on 2 busy cores; generous on purpose
+
+
+@pytest.fixture(scope="module")
+def adult_task():
+    """The task the app builds on first open (same spec code path as the app's default)."""
+    from fairdash import data, ui
+
+    df = data.load_sample("adult")
+    return df, data.build_task(df, ui.sample_spec("adult", df))
+
+
+def _number(text: str) -> float:
+    m = re.search(r"[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?", text.replace(",", ""))
+    assert m, f"no number in {text!r}"
+    return float(m.group())
+
+
+def _expected_ceiling(task, pr_t: float) -> float:
+    from fairdash.rates import rates_readout
+
+    return float(rates_readout(task, pr_t)["accuracy_bound"])
+
+
+def _assert_ceiling(page, st_ui, task, pr_t: float, server_log) -> float:
+    """The ceiling readout shows rates_readout's accuracy_bound for pr_t (to the digits it shows)."""
+    want = _expected_ceiling(task, pr_t)
+    text = ""
+    for _ in range(100):  # the readout may lag the last keypress by a rerun
+        text = st_ui.metric_text(page, "ceiling_readout", CEILING_LABEL)
+        shown = _number(text)
+        decimals = len(text.split(".")[-1]) if "." in text else 0
+        if abs(shown - want) <= 0.5 * 10 ** -decimals + 1e-9:
+            return shown
+        page.wait_for_timeout(100)
+    raise AssertionError(f"ceiling readout {text!r} != rates_readout accuracy_bound {want:.6f} at PR_t={pr_t}\n"
+                         f"server log:\n{server_log()}")
+
+
+def _slider_value(page) -> float:
+    return float(page.locator('.st-key-pr_t_slider input[type="range"]').get_attribute("value"))
+
+
+def _no_exception(page, server_log):
+    exc = page.locator('[data-testid="stException"]')
+    assert exc.count() == 0, f"a traceback is shown on the page:\n{exc.first.inner_text()}\n{server_log()}"
+
+
+@pytest.mark.timeout(600)
+def test_upload_to_download(page, app_url, st_ui, server_log, adult_task, tmp_path):
+    df, task = adult_task
+
+    # ---- Data: the Adult sample with s = sex and y = salary on first open --------------------------
+    page.goto(app_url)
+    page.get_by_role("heading", name="Groups and base rates").wait_for(timeout=90_000)
+    st_ui.wait_idle(page)
+    _no_exception(page, server_log)
+    main = st_ui.main_text(page)
+    assert "Adult (UCI Census Income)" in main and f"{len(df):,} rows" in main, main[:800]
+    assert page.locator(".st-key-s_column input").input_value() == "sex"
+    assert page.locator(".st-key-y_column input").input_value() == "salary"
+    assert ">50K" in page.locator(".st-key-y1_values").inner_text()
+    # The group table (a canvas grid: its cells are not in the DOM) and the caption under it.
+    assert page.locator('[data-testid="stDataFrame"]').last.is_visible()
+    gt = task.group_table()
+    r = gt["base rate"].to_numpy()
+    assert f"{len(task.y):,} rows used" in main, main
+    assert f"Group 0 ({task.group_names[0]}) is the protected group" in main, main
+    assert f"Base rates differ by {abs(r[0] - r[-1]):.3f}" in main, main
+    sidebar = page.locator(".st-key-sidebar_task").inner_text()
+    assert "Adult" in sidebar and "sex" in sidebar and "salary" in sidebar, sidebar
+    st_ui.screenshot(page, "data")
+
+    # ---- Target: the ceiling follows the number box and the slider ------------------------------
+    st_ui.goto_page(page, "Target")
+    page.locator(".st-key-ceiling_readout").wait_for()
+    _no_exception(page, server_log)
+    start = _slider_value(page)
+    assert start == pytest.approx(round(float(task.group_table()["base rate"].mean()), 3), abs=0.2)
+    _assert_ceiling(page, st_ui, task, start, server_log)
+
+    box = page.locator('.st-key-pr_t_input input')
+    box.fill("0.3")
+    box.press("Enter")
+    st_ui.wait_idle(page)
+    assert _slider_value(page) == pytest.approx(0.3)
+    c_box = _assert_ceiling(page, st_ui, task, 0.3, server_log)
+
+    thumb = page.locator('.st-key-pr_t_slider input[type="range"]')
+    thumb.focus()
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(50)
+    st_ui.wait_idle(page)
+    page.wait_for_function(
+        "() => document.querySelector('.st-key-pr_t_input input').value.startsWith('0.305')", timeout=30_000)
+    st_ui.wait_idle(page)
+    assert _slider_value(page) == pytest.approx(0.305)
+    c_key = _assert_ceiling(page, st_ui, task, 0.305, server_log)
+    assert c_key != c_box, "the ceiling readout did not change when the slider moved"
+    assert "0.305" in page.locator(".st-key-sidebar_task").inner_text()
+    st_ui.screenshot(page, "target")
+
+    # ---- Train: FairLR only, one repeat, a loose tolerance so it is quick -----------------------
+    st_ui.goto_page(page, "Train")
+    _no_exception(page, server_log)
+    assert "PR_t: 0.305" in st_ui.main_text(page)
+    models = page.locator(".st-key-train_models")
+    for remove in models.locator('button[aria-label^="Remove "]').filter(visible=True).all()[::-1]:
+        if not remove.get_attribute("aria-label").startswith("Remove FairLR"):
+            remove.click()
+            st_ui.wait_idle(page)
+    chips = models.locator("[data-tag]").filter(visible=True).all_inner_texts()
+    assert len(chips) == 1 and chips[0].startswith("FairLR"), chips
+    assert page.locator(".st-key-repeats input").input_value() == "1"
+    page.get_by_text("Advanced settings").click()
+    tol = page.locator(".st-key-opt_fair-lr_tol input")
+    if tol.count():
+        tol.fill("0.001")
+        tol.press("Enter")
+        st_ui.wait_idle(page)
+    page.locator(".st-key-train_button button").click()
+    page.get_by_role("heading", name=re.compile("Results")).wait_for(timeout=TRAIN_TIMEOUT * 1000)
+    st_ui.wait_idle(page, timeout=TRAIN_TIMEOUT)
+    _no_exception(page, server_log)
+    assert "Training failed" not in st_ui.main_text(page)
+    assert page.locator('[data-testid="stDataFrame"]').first.is_visible()
+    st_ui.screenshot(page, "train")
+
+    # ---- Compare: the three figures -------------------------------------------------------------
+    st_ui.goto_page(page, "Compare")
+    _no_exception(page, server_log)
+    charts = page.locator('[data-testid="stPlotlyChart"]')
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .js-plotly-plot .main-svg').length >= 3",
+        timeout=60_000)
+    assert charts.count() == 3, f"{charts.count()} Plotly figures on the Compare page"
+    for key in ("fig_pr", "fig_tpr", "fig_accuracy_fairness"):
+        assert page.locator(f".st-key-{key} .js-plotly-plot").count() == 1, key
+    st_ui.screenshot(page, "compare")
+
+    # ---- How it works (screenshot only) ---------------------------------------------------------
+    st_ui.goto_page(page, "How it works")
+    _no_exception(page, server_log)
+    st_ui.screenshot(page, "how_it_works")
+
+    # ---- Export: download the model and use it --------------------------------------------------
+    st_ui.goto_page(page, "Export")
+    _no_exception(page, server_log)
+    st_ui.screenshot(page, "export")
+    buttons = page.locator(".st-key-download_model button")
+    if buttons.count() == 0:  # the key changed: any download button about the model
+        buttons = page.locator('[data-testid="stDownloadButton"]').filter(has_text=re.compile("model", re.I))
+    assert buttons.count() >= 1, ("the Export page has no model download button; it shows:\n"
+                                  + st_ui.main_text(page)[:1000])
+    with page.expect_download(timeout=60_000) as info:
+        buttons.first.click()
+    download = info.value
+    assert download.failure() is None, download.failure()
+    path = tmp_path / (download.suggested_filename or "model.fairdash")
+    download.save_as(path)
+    assert path.stat().st_size > 0
+
+    import fairdash
+
+    model = fairdash.load_model(path)
+    assert model.name == "fair-lr", model.describe()
+    assert model.spec.s_column == "sex" and model.spec.y_column == "salary"
+    assert model.target_rate == pytest.approx(0.305, abs=1e-6)
+    rows = df.sample(25, random_state=0)
+    proba = model.predict_proba(rows)
+    pred = model.predict(rows)
+    assert len(pred) == 25 and np.isfinite(np.asarray(proba, dtype=float)).all()
+    assert set(np.unique(pred)).issubset({0, 1})
