@@ -62,6 +62,19 @@ def _check_s(s, n: int, model: str) -> np.ndarray:
     return s
 
 
+def _one_blas_thread():
+    """A context that runs numpy's BLAS on one thread.
+
+    The iterative solvers here (SLSQP, lbfgs) make many small matrix products; with several BLAS
+    threads on a busy 2-core machine they ran up to 10x slower, and their last digits depended on the
+    thread count. One thread makes fits faster and reproducible; parallelism comes from running several
+    fits at once (joblib), not from BLAS.
+    """
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def _sigmoid(z: np.ndarray) -> np.ndarray:
     out = np.empty_like(z, dtype=np.float64)
     pos = z >= 0
@@ -223,7 +236,8 @@ class KamiranReweighing(ClassifierMixin, BaseEstimator):
         s = _check_s(s, len(y), "Kamiran & Calders reweighing")
         w = kamiran_weights(y, s)
         lr = _make_lr(self.C, self.seed)
-        lr.fit(X, y, sample_weight=w)
+        with _one_blas_thread():
+            lr.fit(X, y, sample_weight=w)
         self.sample_weight_ = w
         self.coef_ = np.asarray(lr.coef_, dtype=np.float64).ravel()
         self.intercept_ = float(lr.intercept_[0])
@@ -312,7 +326,7 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
 
         eg = ExponentiatedGradient(_make_lr(self.C, self.seed), constraints=self._constraint(),
                                    eps=self.eps, max_iter=self.max_iter)
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _one_blas_thread():
             warnings.simplefilter("ignore", FutureWarning)
             eg.fit(X, y, sensitive_features=s)
         return eg

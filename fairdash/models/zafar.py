@@ -1,0 +1,444 @@
+"""Zafar et al.'s baselines in scipy: fairness constraints (disparate impact, demographic parity) and
+disparate mistreatment (equal false negative rates), as ``docs/METHOD.md`` pins them.
+
+Shared set-up (all three models):
+- A linear model on ``[1, x]`` (the first weight is the intercept), labels ``y`` in {-1, +1}.
+- ``L(w)``: the logistic loss summed over rows, ``sum_i log(1 + exp(-y_i w . [1, x_i]))``, with no
+  regulariser, computed stably with ``np.logaddexp``. The solvers work with the mean ``L(w) / n``: the
+  same minimisers, the same ratio ``L(w) / L(w*)``, and values of order one, which suits SLSQP's
+  absolute stopping tolerances (Zafar's disparate-mistreatment code used the mean as well, and its
+  penalty ``tau`` is relative to that mean).
+- Prediction: ``sign(w . [1, x])`` with 0 counted as positive; ``predict_proba`` is the logistic
+  sigmoid of ``w . [1, x]``; ``decision_function`` is ``w . [1, x]``.
+- ``s`` is used at fit time only (never a feature, never at prediction).
+
+All solvers use analytic gradients and vectorised numpy over the rows, so a fit on Adult's 36k x 100
+training matrix takes seconds. ``get_state`` stores the weight vector; nothing is pickled.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy.optimize import minimize
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ..errors import FairDashError
+from .baselines import _check_s, _one_blas_thread, _check_X, _check_Xy, _proba_from_p1, _sigmoid
+from .state import check_state, make_state
+
+__all__ = ["ZafarFairness", "ZafarAccuracy", "ZafarEqOpp", "logistic_loss", "covariance_vectors",
+           "fnr_covariance"]
+
+
+# --------------------------------------------------------------------------------------------------
+# Maths shared by the three models
+# --------------------------------------------------------------------------------------------------
+def _design(X: np.ndarray) -> np.ndarray:
+    return np.hstack([np.ones((len(X), 1)), X])
+
+
+class _MeanLogLoss:
+    """``L(w) / n`` and its gradient on ``Xa = [1, X]``, ``ys`` in {-1, +1}; caches the last point."""
+
+    def __init__(self, Xa: np.ndarray, ys: np.ndarray):
+        self.Xa, self.ys, self.n = Xa, ys, len(ys)
+        self._w = None
+
+    def _eval(self, w):
+        if self._w is None or not np.array_equal(w, self._w):
+            m = self.ys * (self.Xa @ w)
+            self._f = float(np.logaddexp(0.0, -m).sum() / self.n)
+            self._g = -(self.Xa.T @ (self.ys * _sigmoid(-m))) / self.n
+            self._w = np.array(w, copy=True)
+        return self._f, self._g
+
+    def value(self, w) -> float:
+        return self._eval(w)[0]
+
+    def grad(self, w) -> np.ndarray:
+        return self._eval(w)[1]
+
+    def value_and_grad(self, w):
+        f, g = self._eval(w)
+        return f, g.copy()
+
+
+def logistic_loss(w, X, y) -> float:
+    """The summed logistic loss ``L(w)`` of Zafar's models on ``[1, X]`` with ``y`` in {0, 1}."""
+    ys = 2.0 * np.asarray(y, dtype=float) - 1.0
+    return float(np.logaddexp(0.0, -ys * (_design(np.asarray(X, float)) @ np.asarray(w, float))).sum())
+
+
+def covariance_vectors(X, s) -> np.ndarray:
+    """Rows ``a_g`` with ``a_g . w`` = the covariance between group membership and ``w . [1, x]``.
+
+    Two groups: one row, ``a = mean_i (s_i - mean(s)) [1, x_i]`` (METHOD.md). More groups: one row per
+    group ``g`` with ``s`` replaced by the indicator ``1[s = g]`` (Zafar's one-hot treatment).
+    """
+    Xa = _design(np.asarray(X, float))
+    s = np.asarray(s).astype(np.int64)
+    groups = np.unique(s)
+    if len(groups) == 2:
+        ind = [(s == groups[1]).astype(float)]
+    else:
+        ind = [(s == g).astype(float) for g in groups]
+    return np.vstack([((v - v.mean()) @ Xa) / len(s) for v in ind])
+
+
+def _unconstrained(loss: _MeanLogLoss, d: int) -> np.ndarray:
+    """``w* = argmin L(w)``: trust-region Newton with the exact Hessian (a handful of iterations; it
+    copes with the singular Hessian of a one-hot design with an intercept). Falls back to L-BFGS."""
+    Xa = loss.Xa
+
+    def hess(w):
+        p = _sigmoid(Xa @ w)
+        return (Xa.T * (p * (1.0 - p))) @ Xa / loss.n
+
+    try:
+        res = minimize(loss.value_and_grad, np.zeros(d), jac=True, hess=hess, method="trust-exact",
+                       options={"maxiter": 200, "gtol": 1e-8})
+        if np.all(np.isfinite(res.x)) and (res.success or np.linalg.norm(loss.grad(res.x)) < 1e-6):
+            return res.x
+    except (np.linalg.LinAlgError, ValueError):
+        pass
+    res = minimize(loss.value_and_grad, np.zeros(d), jac=True, method="L-BFGS-B",
+                   options={"maxiter": 20000, "maxcor": 30, "gtol": 1e-6, "ftol": 1e-13})
+    return res.x
+
+
+class _ZafarBase(ClassifierMixin, BaseEstimator):
+    """Prediction, scores and state shared by the Zafar models (weights ``w_`` on ``[1, x]``)."""
+
+    criteria: tuple = ("dp",)
+    _label = "Zafar et al."
+
+    def _prepare(self, X, y, s):
+        X, y = _check_Xy(X, y)
+        s = _check_s(s, len(y), self._label)
+        Xa = _design(X)
+        ys = 2.0 * y - 1.0
+        return X, y, s, Xa, ys
+
+    def _finish(self, w, X):
+        self.w_ = np.asarray(w, dtype=np.float64).ravel()
+        self.coef_ = self.w_[1:].copy()
+        self.intercept_ = float(self.w_[0])
+        self.classes_ = np.array([0, 1])
+        self.n_features_in_ = X.shape[1]
+
+    def fit(self, X, y, s=None, **fit_params):
+        """Fit on ``X`` (preprocessed features), ``y`` in {0, 1} and group codes ``s``."""
+        with _one_blas_thread():
+            return self._fit(X, y, s)
+
+    def decision_function(self, X) -> np.ndarray:
+        check_is_fitted(self, "w_")
+        X = _check_X(X)
+        if X.shape[1] != len(self.w_) - 1:
+            raise FairDashError(f"The model was trained on {len(self.w_) - 1} features, not {X.shape[1]}.")
+        return X @ self.w_[1:] + self.w_[0]
+
+    def predict_proba(self, X) -> np.ndarray:
+        return _proba_from_p1(_sigmoid(self.decision_function(X)))
+
+    def predict(self, X) -> np.ndarray:
+        return (self.decision_function(X) >= 0).astype(np.int64)
+
+    _diagnostics: tuple = ()
+
+    def get_state(self) -> dict:
+        check_is_fitted(self, "w_")
+        meta = {k: getattr(self, k) for k in self._diagnostics if hasattr(self, k)}
+        return make_state(self, {"w": self.w_}, {"diagnostics": meta})
+
+    @classmethod
+    def from_state(cls, state: dict):
+        arrays, meta = check_state(state, cls)
+        m = cls(**meta["params"])
+        w = np.asarray(arrays["w"], dtype=np.float64).ravel()
+        m.w_ = w
+        m.coef_ = w[1:].copy()
+        m.intercept_ = float(w[0])
+        m.classes_ = np.array([0, 1])
+        m.n_features_in_ = len(w) - 1
+        for k, v in (meta.get("diagnostics") or {}).items():
+            setattr(m, k, v)
+        return m
+
+
+def _warn_unconverged(name: str, res) -> None:
+    if not res.success:
+        warnings.warn(f"{name}: SLSQP stopped early ({res.message}); the solution is the last iterate.",
+                      RuntimeWarning, stacklevel=3)
+
+
+# --------------------------------------------------------------------------------------------------
+# ZafarFairness
+# --------------------------------------------------------------------------------------------------
+class ZafarFairness(_ZafarBase):
+    """Zafar et al.'s fairness-constrained logistic regression (maximise accuracy under a fairness
+    constraint; demographic parity).
+
+    Formulation: minimise ``L(w)`` subject to ``|a . w| <= c``, where ``a = mean_i (s_i - mean(s))
+    [1, x_i]`` so that ``a . w`` is the covariance between ``s`` and the signed distance to the boundary;
+    written as the two linear constraints ``c - a.w >= 0`` and ``c + a.w >= 0``. Convex; solved by SLSQP
+    with the analytic gradient of the mean loss, starting from the unconstrained optimum ``w*``
+    (Zafar's code started from a random point; the problem is convex, so only the speed differs).
+
+    Needs from ``s``: the group code of every training row (fit time only). Two groups as in the paper;
+    with more, each group's indicator gets its own pair of constraints.
+    Defaults: ``c=0.001``, ``max_iter=1000`` (SLSQP iterations). Diagnostics after fit:
+    ``covariance_`` (``a . w``), ``loss_`` and ``unconstrained_loss_`` (summed ``L``).
+    """
+
+    _label = "ZafarFairness"
+    _diagnostics = ("covariance_", "loss_", "unconstrained_loss_", "n_iter_")
+
+    def __init__(self, c: float = 0.001, max_iter: int = 1000):
+        self.c = c
+        self.max_iter = max_iter
+
+    def _fit(self, X, y, s):
+        if not self.c >= 0:
+            raise FairDashError("ZafarFairness needs a covariance bound c >= 0.")
+        X, y, s, Xa, ys = self._prepare(X, y, s)
+        loss = _MeanLogLoss(Xa, ys)
+        d = Xa.shape[1]
+        w_star = _unconstrained(loss, d)
+        A = covariance_vectors(X, s)
+        c = float(self.c)
+        cons = [
+            {"type": "ineq", "fun": lambda w: c - A @ w, "jac": lambda w: -A},
+            {"type": "ineq", "fun": lambda w: c + A @ w, "jac": lambda w: A},
+        ]
+        res = minimize(loss.value, w_star, jac=loss.grad, method="SLSQP", constraints=cons,
+                       options={"maxiter": self.max_iter, "ftol": 1e-10})
+        _warn_unconverged("ZafarFairness", res)
+        self._finish(res.x, X)
+        cov = A @ self.w_
+        self.covariance_ = float(cov[np.argmax(np.abs(cov))])
+        self.loss_ = loss.value(self.w_) * len(y)
+        self.unconstrained_loss_ = loss.value(w_star) * len(y)
+        self.n_iter_ = int(res.nit)
+        return self
+
+
+# --------------------------------------------------------------------------------------------------
+# ZafarAccuracy
+# --------------------------------------------------------------------------------------------------
+class ZafarAccuracy(_ZafarBase):
+    """Zafar et al.'s accuracy-constrained fairness (maximise fairness under an accuracy constraint;
+    demographic parity).
+
+    Formulation: first ``w* = argmin L(w)``; then minimise ``|a . w|`` subject to
+    ``L(w) <= (1 + gamma) L(w*)``, starting from ``w*`` (the optimum is not unique, so the start
+    matters; this is the start Zafar's code used). ``|a . w|`` is not smooth at 0, so the solver sees
+    the standard epigraph form: variables ``(w, t)``, minimise ``t`` subject to ``t - a.w >= 0``,
+    ``t + a.w >= 0`` and ``(1 + gamma) L(w*) - L(w) >= 0`` (started at ``t = |a . w*|``), solved by
+    SLSQP with analytic gradients; the loss constraint uses the mean loss (same ratio).
+
+    Needs from ``s``: the group code of every training row (fit time only). Two groups as in the paper;
+    with more, one ``t`` per group indicator and the objective is their sum.
+    Defaults: ``gamma=0.5``, ``max_iter=1000``. Diagnostics: ``covariance_``, ``loss_``,
+    ``unconstrained_loss_``, ``loss_ratio_`` (``L(w) / L(w*)``, at most ``1 + gamma``).
+    """
+
+    _label = "ZafarAccuracy"
+    _diagnostics = ("covariance_", "loss_", "unconstrained_loss_", "loss_ratio_", "n_iter_")
+
+    def __init__(self, gamma: float = 0.5, max_iter: int = 1000):
+        self.gamma = gamma
+        self.max_iter = max_iter
+
+    def _fit(self, X, y, s):
+        if not self.gamma >= 0:
+            raise FairDashError("ZafarAccuracy needs gamma >= 0 (the allowed relative loss increase).")
+        X, y, s, Xa, ys = self._prepare(X, y, s)
+        loss = _MeanLogLoss(Xa, ys)
+        d = Xa.shape[1]
+        w_star = _unconstrained(loss, d)
+        A = covariance_vectors(X, s)
+        k = A.shape[0]
+        bound = (1.0 + float(self.gamma)) * loss.value(w_star)
+        # variables v = (w, t); the constraints' Jacobians w.r.t. v
+        J_plus = np.hstack([-A, np.eye(k)])  # t - A w >= 0
+        J_minus = np.hstack([A, np.eye(k)])  # t + A w >= 0
+        obj_grad = np.concatenate([np.zeros(d), np.ones(k)])
+        cons = [
+            {"type": "ineq", "fun": lambda v: v[d:] - A @ v[:d], "jac": lambda v: J_plus},
+            {"type": "ineq", "fun": lambda v: v[d:] + A @ v[:d], "jac": lambda v: J_minus},
+            {"type": "ineq", "fun": lambda v: np.array([bound - loss.value(v[:d])]),
+             "jac": lambda v: np.concatenate([-loss.grad(v[:d]), np.zeros(k)])[None, :]},
+        ]
+        v0 = np.concatenate([w_star, np.abs(A @ w_star)])
+        res = minimize(lambda v: float(v[d:].sum()), v0, jac=lambda v: obj_grad, method="SLSQP",
+                       constraints=cons, options={"maxiter": self.max_iter, "ftol": 1e-12})
+        _warn_unconverged("ZafarAccuracy", res)
+        w = res.x[:d]
+        if not loss.value(w) <= bound:
+            # SLSQP may end a hair outside the loss constraint: pull back towards w* (L is convex, so the
+            # segment from w* enters the feasible set) by bisection on the step length.
+            lo, hi = 0.0, 1.0
+            for _ in range(60):
+                mid = 0.5 * (lo + hi)
+                if loss.value(w_star + mid * (w - w_star)) <= bound:
+                    lo = mid
+                else:
+                    hi = mid
+            w = w_star + lo * (w - w_star)
+        self._finish(w, X)
+        cov = A @ self.w_
+        self.covariance_ = float(cov[np.argmax(np.abs(cov))])
+        self.loss_ = loss.value(self.w_) * len(y)
+        self.unconstrained_loss_ = loss.value(w_star) * len(y)
+        self.loss_ratio_ = self.loss_ / self.unconstrained_loss_
+        self.n_iter_ = int(res.nit)
+        return self
+
+
+# --------------------------------------------------------------------------------------------------
+# ZafarEqOpp
+# --------------------------------------------------------------------------------------------------
+def _fnr_terms(Xa_pos: np.ndarray, s_pos: np.ndarray):
+    """Per-group weights of Zafar's FNR constraint over the positives (two groups coded 0 / 1)."""
+    n_p = len(s_pos)
+    n1 = float((s_pos == 1).sum())
+    n0 = n_p - n1
+    k = {0: (n1 / n_p) / n_p, 1: (n0 / n_p) / n_p}
+    rows = {v: Xa_pos[s_pos == v] for v in (0, 1)}
+    return k, rows
+
+
+def _group_sum(w, rows, k):
+    """``cons_v(w) = k_v * sum_{i in P, s_i = v} min(0, w . [1, x_i])`` (concave) and a supergradient."""
+    z = rows @ w
+    neg = z < 0
+    return k * float(z[neg].sum()), k * rows[neg].sum(axis=0)
+
+
+def fnr_covariance(w, X, y, s) -> float:
+    """Zafar's FNR covariance over the positives: ``cov(s, min(0, y w.[1,x]))`` = ``cons_1 - cons_0``."""
+    y = np.asarray(y).astype(int)
+    s = np.asarray(s).astype(int)
+    pos = y == 1
+    k, rows = _fnr_terms(_design(np.asarray(X, float)[pos]), s[pos])
+    w = np.asarray(w, float)
+    return _group_sum(w, rows[1], k[1])[0] - _group_sum(w, rows[0], k[0])[0]
+
+
+class ZafarEqOpp(_ZafarBase):
+    """Zafar et al.'s disparate mistreatment constraint on false negative rates (equality of
+    opportunity), solved by the convex-concave procedure in scipy.
+
+    Formulation: over the positives ``P`` (``y = 1``), with ``g_i(w) = min(0, y_i w . [1, x_i])``
+    (concave), the covariance between ``s`` and ``g`` over ``P`` is ``cons_1(w) - cons_0(w)`` with
+    ``cons_v(w) = (N_{1-v} / N_P) / N_P * sum_{i in P, s_i = v} g_i(w)`` (Zafar's two group sums).
+    Minimise the mean logistic loss subject to ``cons_1 <= cons_0 + c`` and ``cons_0 <= cons_1 + c``.
+    Both sides are concave, so each constraint is convexified by linearising the concave function on its
+    left at the current ``w_k``: ``lin_1(w) - cons_0(w) - c <= s_1`` and ``lin_0(w) - cons_1(w) - c <= s_2``
+    with slacks ``s >= 0`` penalised by ``tau * (s_1 + s_2)`` in the objective. Each round's convex
+    problem is solved by SLSQP with analytic (sub)gradients, starting at ``w_k`` with the smallest
+    feasible slacks; then ``tau <- min(mu * tau, tau_max)``. The loop starts from the unconstrained
+    optimum (as Zafar's code did), runs at most ``max_rounds`` rounds and stops when the penalised cost
+    changes by at most ``eps`` and the largest slack is at most ``max_slack`` (dccp's defaults).
+
+    Needs from ``s``: exactly two groups, coded 0 and 1, among the training positives (fit time only).
+    Defaults: ``c=0.0``, ``tau0=5.0``, ``mu=1.2``, ``tau_max=1e10``, ``max_rounds=50``, ``eps=1e-5``,
+    ``max_slack=1e-3``, ``max_iter=200`` (SLSQP iterations per round). Diagnostics: ``fnr_covariance_``,
+    ``n_rounds_``, ``tau_``, ``max_slack_``, ``converged_``.
+    """
+
+    criteria: tuple = ("eo",)
+    _label = "ZafarEqOpp"
+    _diagnostics = ("fnr_covariance_", "loss_", "unconstrained_loss_", "n_rounds_", "tau_", "max_slack_",
+                    "converged_")
+
+    def __init__(self, c: float = 0.0, tau0: float = 5.0, mu: float = 1.2, tau_max: float = 1e10,
+                 max_rounds: int = 50, eps: float = 1e-5, max_slack: float = 1e-3, max_iter: int = 200):
+        self.c = c
+        self.tau0 = tau0
+        self.mu = mu
+        self.tau_max = tau_max
+        self.max_rounds = max_rounds
+        self.eps = eps
+        self.max_slack = max_slack
+        self.max_iter = max_iter
+
+    def _fit(self, X, y, s):
+        if not self.c >= 0:
+            raise FairDashError("ZafarEqOpp needs a covariance bound c >= 0.")
+        if not (self.tau0 > 0 and self.mu >= 1):
+            raise FairDashError("ZafarEqOpp needs tau0 > 0 and mu >= 1.")
+        X, y, s, Xa, ys = self._prepare(X, y, s)
+        pos = y == 1
+        if set(np.unique(s[pos]).tolist()) != {0, 1} or s.max() > 1:
+            raise FairDashError("ZafarEqOpp needs exactly two groups (s coded 0 and 1), each with positive "
+                                "examples in the training data.")
+        loss = _MeanLogLoss(Xa, ys)
+        d = Xa.shape[1]
+        w_star = _unconstrained(loss, d)
+        k, rows = _fnr_terms(Xa[pos], s[pos])
+        c = float(self.c)
+
+        w = w_star.copy()
+        tau = float(self.tau0)
+        cost_prev = np.inf
+        converged = False
+        slack = np.zeros(2)
+        n_rounds = 0
+        for n_rounds in range(1, int(self.max_rounds) + 1):
+            f0, g0 = _group_sum(w, rows[0], k[0])
+            f1, g1 = _group_sum(w, rows[1], k[1])
+            # lin_v(w') = f_v + g_v . (w' - w): constant parts folded in
+            lin1_c, lin0_c = f1 - g1 @ w, f0 - g0 @ w
+
+            def h1(v, g1=g1, lin1_c=lin1_c):  # s_1 - (lin_1(w') - cons_0(w') - c) >= 0
+                cons0, _ = _group_sum(v[:d], rows[0], k[0])
+                return v[d] - (lin1_c + g1 @ v[:d] - cons0 - c)
+
+            def h1_jac(v, g1=g1):
+                _, sg0 = _group_sum(v[:d], rows[0], k[0])
+                return np.concatenate([-(g1 - sg0), [1.0, 0.0]])
+
+            def h2(v, g0=g0, lin0_c=lin0_c):
+                cons1, _ = _group_sum(v[:d], rows[1], k[1])
+                return v[d + 1] - (lin0_c + g0 @ v[:d] - cons1 - c)
+
+            def h2_jac(v, g0=g0):
+                _, sg1 = _group_sum(v[:d], rows[1], k[1])
+                return np.concatenate([-(g0 - sg1), [0.0, 1.0]])
+
+            def obj(v, tau=tau):
+                f, g = loss.value_and_grad(v[:d])
+                return f + tau * (v[d] + v[d + 1]), np.concatenate([g, [tau, tau]])
+
+            s0 = np.array([max(0.0, f1 - f0 - c), max(0.0, f0 - f1 - c)])
+            v0 = np.concatenate([w, s0])
+            res = minimize(obj, v0, jac=True, method="SLSQP",
+                           constraints=[{"type": "ineq", "fun": h1, "jac": h1_jac},
+                                        {"type": "ineq", "fun": h2, "jac": h2_jac}],
+                           bounds=[(None, None)] * d + [(0.0, None)] * 2,
+                           options={"maxiter": self.max_iter, "ftol": 1e-12})
+            v = res.x
+            w = v[:d]
+            slack = np.maximum(v[d:], 0.0)
+            cost = loss.value(w) + tau * slack.sum()
+            if abs(cost - cost_prev) <= self.eps and slack.max() <= self.max_slack:
+                converged = True
+                break
+            cost_prev = cost
+            tau = min(tau * float(self.mu), float(self.tau_max))
+        if not converged:
+            warnings.warn(f"ZafarEqOpp: the convex-concave procedure did not converge in {n_rounds} rounds "
+                          f"(largest slack {slack.max():.2g}).", RuntimeWarning, stacklevel=2)
+        self._finish(w, X)
+        self.fnr_covariance_ = float(_group_sum(w, rows[1], k[1])[0] - _group_sum(w, rows[0], k[0])[0])
+        self.loss_ = loss.value(w) * len(y)
+        self.unconstrained_loss_ = loss.value(w_star) * len(y)
+        self.n_rounds_ = int(n_rounds)
+        self.tau_ = float(tau)
+        self.max_slack_ = float(slack.max())
+        self.converged_ = bool(converged)
+        return self
