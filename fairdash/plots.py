@@ -221,7 +221,7 @@ def _rate_scatter(summary_or_results, metric: str, title: str, xtitle: str, ytit
     y, _ = _col(df, f"{metric}_1")
     hi = float(np.nanmax(np.concatenate([x, y, [0.05]])))
     lim = min(1.0, hi * 1.15 + 0.02)
-    return _figure(traces, _layout(title, xtitle, ytitle, [0, lim], [0, lim], square=True))
+    return _figure(traces, _layout(title, xtitle, ytitle, [0, lim], [0, lim]))
 
 
 def pr_scatter(summary_or_results, target_rates=None, *, highlight_target=None, group_names=None,
@@ -273,10 +273,14 @@ def tpr_ratio_ceiling(rates, shares, n: int = 101) -> tuple[np.ndarray, np.ndarr
 
 
 def accuracy_fairness(summary_or_results, criterion: str = "dp", *, rates=None, shares=None,
-                      highlight_target=None, title: str | None = None) -> go.Figure:
+                      highlight_target=None, title: str | None = None, reference_rates=None,
+                      reference_shares=None, reference_name: str = "ceiling on the training split") -> go.Figure:
     """Accuracy (y) against the fairness ratio (x): ``PR`` ratio (min/max over groups) for demographic
     parity, ``TPR`` ratio for equality of opportunity. With ``rates``/``shares`` (the base rates and
-    group shares of the data the accuracy is measured on) the ceiling for each ratio is drawn."""
+    group shares of the data the accuracy is measured on) the ceiling for each ratio is drawn; every
+    point must lie on or below it. ``reference_rates``/``reference_shares`` add a second, dotted ceiling
+    (for example the training split's, when accuracy is measured on the balanced test set, where the
+    groups' base rates are equal and parity costs nothing in principle)."""
     xname = "pr_ratio" if criterion == "dp" else "tpr_ratio"
     xtitle = ("positive-rate ratio min/max (1 = demographic parity)" if criterion == "dp"
               else "true-positive-rate ratio min/max (1 = equal opportunity)")
@@ -291,9 +295,17 @@ def accuracy_fairness(summary_or_results, criterion: str = "dp", *, rates=None, 
                                  else "accuracy ceiling for this TPR ratio",
                                  line=dict(color="#1f77b4", dash="dash", width=2),
                                  hovertemplate="ratio %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>"))
+    if reference_rates is not None and reference_shares is not None:
+        rx, ry = (pr_ratio_ceiling if criterion == "dp" else tpr_ratio_ceiling)(reference_rates, reference_shares)
+        traces.append(_scatter(x=rx, y=ry, mode="lines", name=reference_name,
+                               line=dict(color="#7f7f7f", dash="dot", width=1.5),
+                               hovertemplate="ratio %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>"))
     traces += _model_traces(df, xname, "accuracy")
     traces.append(_highlight_trace(df, xname, "accuracy", highlight_target))
     y, ys = _col(df, "accuracy")
+    if reference_rates is not None and reference_shares is not None:
+        y = np.concatenate([y, ry])
+        ys = np.concatenate([ys, np.zeros_like(ry)])
     lo = float(np.nanmin(np.concatenate([y - ys, [1.0]])))
     return _figure(traces, _layout(title, xtitle, "accuracy", [0, 1.05], [max(0.0, lo - 0.05), 1.01]))
 

@@ -179,8 +179,25 @@ def load_sample_task(name: str) -> data.Task:
     return task
 
 
+def ensure_router() -> None:
+    """Make sure the page runs inside app.py's ``st.navigation`` frame.
+
+    A fresh server that is first asked for a page URL (``/target``) before any session has run
+    app.py treats ``pages/`` as an old-style pages folder and runs the page file alone, without the
+    frame and sidebar. Streamlit switches to app.py's navigation for good once ``st.navigation`` has
+    run; here the page flips that switch and reruns, so the same URL opens inside the frame."""
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - a future Streamlit without the flag
+        return
+    if getattr(PagesManager, "uses_pages_directory", None):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def ensure_state() -> None:
     """First open: the Adult sample with s = sex and y = salary, so every page is useful at once."""
+    ensure_router()
     ss = st.session_state
     ss.setdefault("fd_criterion", "dp")
     ss.setdefault("fd_delta", 1.0)

@@ -56,7 +56,11 @@ try:
 except Exception:  # noqa: BLE001 - without the data the ceiling is simply not drawn
     rates = shares = None
 
-f3 = plots.accuracy_fairness(summary, criterion, rates=rates, shares=shares, highlight_target=highlight)
+ref = {}
+if criterion == "dp" and run["task_key"] == ss.get("fd_task_key"):
+    tr = ui.task_rates()
+    ref = {"reference_rates": tr.base_rates, "reference_shares": tr.group_shares}
+f3 = plots.accuracy_fairness(summary, criterion, rates=rates, shares=shares, highlight_target=highlight, **ref)
 
 left, right = st.columns(2)
 with left:
@@ -66,10 +70,12 @@ with right:
     st.plotly_chart(plots.tpr_scatter(summary, highlight_target=highlight, group_names=names), key="fig_tpr",
                     config=CHART)
 st.plotly_chart(f3, key="fig_accuracy_fairness", config=CHART)
-st.caption(("Accuracy on the balanced test set (equal group shares within each label), as in the paper's "
-            "parity experiments. " if criterion == "dp" else "Accuracy on the ordinary test set. ")
-           + "The dashed curve is the highest accuracy any classifier can reach at each fairness ratio on "
-             "these rows (seed-0 split).")
+st.caption(("Accuracy on the balanced test set, as in the paper's parity experiments. There both groups have the "
+            "same base rate, so the dashed ceiling for those rows is 1 at every ratio: parity costs nothing there "
+            "in principle. The dotted curve is the ceiling on data distributed like the training split (the "
+            "Target page's numbers)." if criterion == "dp" else
+            "Accuracy on the ordinary test set. The dashed curve is the highest accuracy a classifier can reach "
+            "at each true-positive-rate ratio on these rows (seed-0 split)."))
 
 st.subheader("Results table")
 st.dataframe(plots.results_table(summary, criterion), key="compare_table", hide_index=True)

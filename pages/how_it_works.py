@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from fairdash import ui
+
+ui.ensure_router()
 st.title("How it works")
 st.markdown("""
 **The idea in one paragraph.** Most fairness methods ask you for an abstract threshold (say, a bound on a

@@ -216,3 +216,15 @@ def test_ceiling_figure_is_fast_enough_for_a_slider():
         plots.ceiling_curve_figure(r, p, t).to_json()
     # generous: about 5 ms each on an idle laptop; the budget for a whole slider move is 50 ms
     assert (time.perf_counter() - t0) / 10 < 0.2
+
+
+def test_accuracy_fairness_reference_ceiling_is_drawn_dotted():
+    res = _results()
+    r, p = np.array([0.11, 0.31]), np.array([0.32, 0.68])
+    fig = plots.accuracy_fairness(res, "dp", rates=np.array([0.2, 0.2]), shares=p, reference_rates=r,
+                                  reference_shares=p)
+    assert np.allclose(_trace(fig, plots.CEILING_NAME).y, 1.0)  # equal base rates: no price for parity
+    ref = _trace(fig, "ceiling on the training split")
+    assert ref.line.dash == "dot"
+    assert ref.y[-1] == pytest.approx(targets.accuracy_ceiling(r, p, targets.best_target_rate(r, p)))
+    go.Figure(fig.to_dict())
