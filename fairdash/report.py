@@ -111,6 +111,14 @@ def _has_bare_nan(text: str) -> bool:
     return re.search(r"(?<![\"\w])(NaN|-?Infinity)(?![\"\w])", text) is not None
 
 
+def _readable_time(iso: str) -> str:
+    try:
+        t = _dt.datetime.fromisoformat(str(iso))
+    except ValueError:
+        return str(iso)
+    return t.strftime("%d %b %Y, %H:%M") + (" UTC" if t.utcoffset() == _dt.timedelta(0) else "")
+
+
 def _fmt(v, digits: int = 3, pct: bool = False) -> str:
     try:
         f = float(v)
@@ -597,7 +605,8 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     crit_word = "demographic parity" if criterion == "dp" else "equality of opportunity"
     body = [
         f"<h1>{esc(title)}</h1>",
-        f'<p class="sub">Tuning fairness by balancing target labels · {esc(crit_word)} · created {esc(created)}</p>',
+        f'<p class="sub">Tuning fairness by balancing target labels · {esc(crit_word)} · created '
+        f'{esc(_readable_time(created))}</p>',
         _section_data(desc, readout),
         _section_choices(desc, readout, criterion, results, seeds),
         _section_readout(desc, readout, results),
