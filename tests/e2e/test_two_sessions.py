@@ -1,0 +1,205 @@
+"""Two users at once (issue 7): two browser contexts on one live ``streamlit run app.py``.
+
+Each session uploads its own small table (COMPAS subsets with different column names and values,
+marked with the tokens ``alpha7`` and ``bravo9``). Each must see only its own data: the Data page's
+choices, the group caption, the sidebar, the Target readouts (equal to ``rates_readout`` on its own
+table), the trained models; never a trace of the other's token. While session A trains, session B's
+PR_t slider must still answer within a few seconds per move.
+"""
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+A, B = "alpha7", "bravo9"
+CEILING_LABEL = "Accuracy ceiling (Theorem 2)"
+MOVE_LIMIT_S = 5.0       # "within a few seconds" for one slider move while the other session trains
+MIN_MOVES_DURING_TRAINING = 2
+TRAIN_TIMEOUT = 300.0
+
+
+def _compas() -> pd.DataFrame:
+    from fairdash import data
+
+    return data.load_sample("compas").drop(columns=["c-charge-desc"])
+
+
+@pytest.fixture(scope="module")
+def tables():
+    """A: s = ``gender``, y = ``label``, ~37k rows (so that training takes a while); B: s = ``ethnicity``,
+    y = ``outcome``, 900 rows. Every other column and every category value carries the session's token."""
+    c = _compas()
+    rng = np.random.default_rng(7)
+    a = pd.concat([c] * 6, ignore_index=True)
+    a["age"] = a["age"] + rng.integers(0, 3, len(a))
+    a = pd.DataFrame({
+        "gender": A + "_" + a["sex"], f"{A}_age": a["age"], f"{A}_priors": a["priors-count"],
+        f"{A}_juv_fel": a["juv-fel-count"], f"{A}_degree": A + "_" + a["c-charge-degree"],
+        f"{A}_agecat": A + "_" + a["age-cat"], "label": a["two-year-recid"],
+    })
+    b = c.sample(900, random_state=3).reset_index(drop=True)
+    b = pd.DataFrame({
+        "ethnicity": B + "_" + b["race"], f"{B}_age": b["age"], f"{B}_priors": b["priors-count"],
+        f"{B}_juv_misd": b["juv-misd-count"], f"{B}_degree": B + "_" + b["c-charge-degree"],
+        "outcome": b["two-year-recid"],
+    })
+    return {A: (f"{A}_defendants.csv", a.to_csv(index=False).encode()),
+            B: (f"{B}_defendants.csv", b.to_csv(index=False).encode())}
+
+
+def _app_task(name: str, raw: bytes):
+    """The task the Data page builds for an upload with its default choices (same helpers as the page)."""
+    from fairdash import data, ui
+
+    df = data.read_table(raw, name)
+    prof = data.profile_columns(df)
+    s_col = next(c for c in df.columns if c.lower() in ("gender", "ethnicity"))
+    y_col = next(c for c in df.columns if c.lower() in ("label", "outcome"))
+    spec = data.TaskSpec(s_col, y_col, tuple(ui.default_group1(data.column_values(df, s_col))),
+                         tuple(ui.default_positive(data.column_values(df, y_col))),
+                         features=tuple(ui.default_features(df, prof, s_col, y_col)))
+    return df, data.build_task(df, spec)
+
+
+def _upload(page, st_ui, name: str, raw: bytes) -> None:
+    page.locator(".st-key-data_source").get_by_text("Upload a file").click()
+    st_ui.wait_idle(page)
+    page.locator('.st-key-upload_file input[type="file"]').set_input_files(
+        files=[{"name": name, "mimeType": "text/csv", "buffer": raw}])
+    page.get_by_text(f"{name} is now the current data set").wait_for(timeout=90_000)
+    st_ui.wait_idle(page)
+
+
+def _assert_only_own(page, own: str, other: str, server_log) -> None:
+    html = page.content()
+    assert other not in html, (f"session {own} shows data of session {other}: "
+                               f"...{html[max(0, html.find(other) - 300):html.find(other) + 300]}...")
+    assert page.locator('[data-testid="stException"]').count() == 0, server_log()
+
+
+def _ceiling(page, st_ui) -> str:
+    return st_ui.metric_text(page, "ceiling_readout", CEILING_LABEL)
+
+
+def _number(text: str) -> float:
+    return float(re.search(r"\d*\.?\d+", text).group())
+
+
+def _training(page) -> bool:
+    """Session A's script is still running (the Train button's run has not returned)."""
+    return page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').count() == 0
+
+
+@pytest.mark.timeout(600)
+def test_two_sessions_are_isolated_and_responsive(browser, app_url, st_ui, server_log, tables):
+    ctx_a = browser.new_context(viewport={"width": 1280, "height": 800})
+    ctx_b = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        pa, pb = ctx_a.new_page(), ctx_b.new_page()
+        for pg in (pa, pb):
+            pg.set_default_timeout(60_000)
+            pg.goto(app_url)
+        for pg in (pa, pb):
+            pg.get_by_role("heading", name="Groups and base rates").wait_for(timeout=90_000)
+            st_ui.wait_idle(pg)
+
+        # ---- each uploads its own table ---------------------------------------------------------
+        _upload(pa, st_ui, *tables[A])
+        _upload(pb, st_ui, *tables[B])
+        expect = {}
+        for pg, own, other, s_col, y_col in ((pa, A, B, "gender", "label"), (pb, B, A, "ethnicity", "outcome")):
+            df, task = _app_task(*tables[own])
+            expect[own] = task
+            assert pg.locator(".st-key-s_column input").input_value() == s_col
+            assert pg.locator(".st-key-y_column input").input_value() == y_col
+            main = st_ui.main_text(pg)
+            assert f"{len(task.y):,} rows used" in main, main[-1500:]
+            assert f"Group 0 ({task.group_names[0]}) is the protected group" in main, main[-1500:]
+            assert own in pg.locator(".st-key-features").inner_text()
+            sidebar = pg.locator(".st-key-sidebar_task").inner_text()
+            assert tables[own][0] in sidebar and s_col in sidebar and y_col in sidebar, sidebar
+            _assert_only_own(pg, own, other, server_log)
+
+        # ---- B: the Target page reads B's data; A: ready to train ---------------------------------
+        st_ui.goto_page(pb, "Target")
+        box = pb.locator(".st-key-pr_t_input input")
+        box.fill("0.9")  # above both base rates: every 0.001 step moves the ceiling by 0.001
+        box.press("Enter")
+        st_ui.wait_idle(pb)
+        from fairdash.rates import rates_readout
+
+        want = rates_readout(expect[B], 0.9)["accuracy_bound"]
+        assert _number(_ceiling(pb, st_ui)) == pytest.approx(want, abs=6e-5)
+        _assert_only_own(pb, B, A, server_log)
+
+        st_ui.goto_page(pa, "Train")
+        _assert_only_own(pa, A, B, server_log)
+        pa.locator(".st-key-repeats input").fill("3")
+        pa.locator(".st-key-repeats input").press("Enter")
+        st_ui.wait_idle(pa)
+        chips = pa.locator(".st-key-train_models [data-tag]").filter(visible=True).all_inner_texts()
+        assert any(c.startswith("FairLR") for c in chips), chips
+
+        # ---- A trains; B moves its slider meanwhile -----------------------------------------------
+        pa.locator(".st-key-train_button button").click()
+        pa.wait_for_selector('[data-testid="stApp"]:not([data-test-script-state="notRunning"])', timeout=10_000)
+        thumb = pb.locator('.st-key-pr_t_slider input[type="range"]')
+        thumb.focus()
+        during, after = [], []
+        t_train = time.perf_counter()
+        for _ in range(12):
+            before = _ceiling(pb, st_ui)
+            was_training = _training(pa)
+            t0 = time.perf_counter()
+            pb.keyboard.press("ArrowLeft")
+            pb.wait_for_function(
+                """([before]) => { const m = document.querySelector('.st-key-ceiling_readout [data-testid="stMetricValue"]');
+                                   return m && m.innerText.trim() !== before; }""",
+                arg=[before], timeout=MOVE_LIMIT_S * 4 * 1000, polling="raf")
+            dt = time.perf_counter() - t0
+            (during if was_training and _training(pa) else after).append(dt)
+            if not _training(pa):
+                break
+            pb.wait_for_timeout(150)
+        # let B's last rerun finish and check its value is B's own readout at its own PR_t
+        st_ui.wait_idle(pb)
+        pr_b = float(pb.locator(".st-key-pr_t_input input").input_value())
+        assert pr_b < 0.9
+        assert _number(_ceiling(pb, st_ui)) == pytest.approx(rates_readout(expect[B], pr_b)["accuracy_bound"], abs=6e-5)
+        assert len(during) >= MIN_MOVES_DURING_TRAINING, (
+            f"A's training ended after {time.perf_counter() - t_train:.1f} s, before B could make "
+            f"{MIN_MOVES_DURING_TRAINING} slider moves (moves: {during + after})")
+        assert max(during) < MOVE_LIMIT_S, f"B's slider moves while A trains took {during} s"
+        print(f"\nB's slider moves while A trained: n={len(during)}, median {np.median(during):.3f} s, "
+              f"max {max(during):.3f} s; after: {after}")
+
+        # ---- A's results are A's; B has no trained model -----------------------------------------
+        pa.get_by_role("heading", name=re.compile("Results")).wait_for(timeout=TRAIN_TIMEOUT * 1000)
+        st_ui.wait_idle(pa, timeout=TRAIN_TIMEOUT)
+        assert "Training failed" not in st_ui.main_text(pa)
+        _assert_only_own(pa, A, B, server_log)
+        st_ui.goto_page(pb, "Compare")
+        assert "Nothing trained yet" in st_ui.main_text(pb)
+        assert pb.locator('[data-testid="stPlotlyChart"]').count() == 0
+        st_ui.goto_page(pb, "Export")
+        assert pb.locator(".st-key-download_model").count() == 0
+        _assert_only_own(pb, B, A, server_log)
+        st_ui.goto_page(pa, "Compare")
+        pa.wait_for_function(
+            "() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .js-plotly-plot').length >= 3")
+        _assert_only_own(pa, A, B, server_log)
+
+        # ---- and B's Data page still holds B's table, after all of A's work -----------------------
+        st_ui.goto_page(pb, "Data")
+        assert pb.locator(".st-key-s_column input").input_value() == "ethnicity"
+        assert f"{len(expect[B].y):,} rows used" in st_ui.main_text(pb)
+        _assert_only_own(pb, B, A, server_log)
+    finally:
+        ctx_a.close()
+        ctx_b.close()
