@@ -187,9 +187,12 @@ def ensure_router() -> None:
     frame and sidebar. Streamlit switches to app.py's navigation for good once ``st.navigation`` has
     run; here the page flips that switch and reruns, so the same URL opens inside the frame."""
     try:
+        from streamlit import config
         from streamlit.runtime.pages_manager import PagesManager
     except ImportError:  # pragma: no cover - a future Streamlit without the flag
         return
+    if config.get_option("global.appTest"):
+        return  # AppTest resets the switch before every run; a rerun there would drop button clicks
     if getattr(PagesManager, "uses_pages_directory", None):
         PagesManager.uses_pages_directory = False
         st.rerun()

@@ -23,6 +23,21 @@ def _cpu(monkeypatch):
     monkeypatch.setenv("FAIRDASH_DEVICE", "cpu")
 
 
+@pytest.fixture(autouse=True)
+def _always_run_the_frame(monkeypatch):
+    """AppTest resets Streamlit's "pages folder" switch before every run, so a rerun would execute the
+    page file alone (old-style pages/ folder). A real server runs app.py (st.navigation) on every run;
+    make AppTest do the same, so the tests see the frame and sidebar on every run."""
+    from streamlit.runtime.scriptrunner import script_runner
+
+    def run_main(main_script_path):
+        path = str(main_script_path)
+        code = compile(Path(path).read_text(), path, "exec")
+        exec(code, {"__name__": "__main__", "__file__": path})  # noqa: S102
+
+    monkeypatch.setattr(script_runner, "_mpa_v1", run_main)
+
+
 def _new_app() -> AppTest:
     return AppTest.from_file(APP, default_timeout=TIMEOUT).run()
 
@@ -33,6 +48,10 @@ def _ok(at: AppTest) -> None:
 
 def _errors(at: AppTest) -> list[str]:
     return [e.value for e in at.error]
+
+
+def _sidebar(at: AppTest) -> str:
+    return " ".join(m.value for m in at.sidebar.markdown)
 
 
 def _metric(at: AppTest, label: str) -> str:
@@ -75,7 +94,7 @@ def test_first_open_loads_adult_with_sex_and_salary(app):
     assert "fnlwgt" not in spec.features  # the paper's set-up drops it
     assert app.selectbox(key="s_column").value == "sex"
     assert app.selectbox(key="y_column").value == "salary"
-    side = " ".join(m.value for m in app.sidebar.markdown)
+    side = _sidebar(app)
     assert "Adult" in side and "sex" in side and "salary" in side and "PR_t" in side and "Device" in side
     assert not _errors(app)
 
@@ -121,6 +140,7 @@ def test_slider_changes_readouts_to_what_fairdash_computes(app, capsys, pr_t):
         assert _metric(app, f"t_{j}") == f"{out['t'][j]:.4f}"
     assert app.number_input(key="pr_t_input").value == pytest.approx(pr_t)
     assert app.session_state["fd_pr_t"] == pytest.approx(pr_t)
+    assert f"PR_t:** {pr_t:.3f}" in _sidebar(app)  # the sidebar follows the slider
     # the transition table shows the same probabilities
     tab = _frame(app, "P(ybar=1 | y=1)")
     for j in (0, 1):
@@ -234,6 +254,7 @@ def test_switching_to_compas_says_what_positive_means():
     _ok(at)
     assert at.session_state["fd_table_id"] == "sample:compas"
     assert any("NOT a favourable outcome" in m.value for m in at.markdown)
+    assert "COMPAS" in _sidebar(at)
     at.switch_page("pages/target.py").run()
     _ok(at)
     _metric(at, CEILING)
