@@ -408,3 +408,19 @@ def test_results_csv_neutralises_formulas_but_keeps_numbers():
     for line in text.splitlines()[1:]:
         first = line.lstrip('"')
         assert not first.startswith(("=", "+", "@")), line
+
+
+def test_a_model_trained_on_a_gpu_loads_and_predicts_on_the_cpu(fair_lr, compas):
+    """Simulated: the estimator says it trained on ``cuda:0`` (this machine has no GPU). The file keeps
+    only float64 numpy arrays, so the loaded model predicts on the CPU, identically."""
+    import copy
+
+    gpu = copy.copy(fair_lr)
+    gpu.estimator = copy.deepcopy(fair_lr.estimator)
+    gpu.estimator.device_ = "cuda:0"
+    gpu.device = "NVIDIA H100 80GB HBM3"
+    m = load_model(model_bytes(gpu))
+    assert m.metadata["trained_on"] == "NVIDIA H100 80GB HBM3" and m.device == "CPU"
+    df, _ = compas
+    X = df.drop(columns=["race"]).head(100)
+    np.testing.assert_array_equal(m.predict_proba(X), fair_lr.predict_proba(X))
