@@ -9,7 +9,8 @@ Three parts, kept apart as in the gpytorch examples:
 - the likelihood: ``likelihood.FairBernoulliLikelihood`` (probit link, Gauss-Hermite expectation of
   the fair log-likelihood), given each minibatch's ``d`` weights.
 - the training loop (``_train``): minibatch Adam on the negative ``VariationalELBO``, stopping when
-  the epoch's ELBO stops improving, after ``max_epochs``, or after ``max_seconds``.
+  the epoch's ELBO stops improving, after ``max_epochs``, or after ``max_seconds``; the parameters of
+  the epoch with the best ELBO are kept.
 
 Prediction integrates over the latent variance: ``P(ybar=1 | x) = Phi(mu / sqrt(1 + var))``. It is
 always computed on the CPU in float64 from the stored state, so a model trained on a GPU and the same
@@ -77,13 +78,19 @@ def stratified_rows(y, s, m: int, rng) -> np.ndarray:
     return np.sort(np.concatenate(picks))
 
 
+def auto_batch_size(n: int) -> int:
+    """Minibatch rows when ``batch_size=None``: about 8 steps per epoch, between 256 and 4096 rows.
+    A step's cost is dominated by the inducing-point algebra, so large batches cost little extra."""
+    return int(min(4096, max(256, n // 8)))
+
+
 class FairGP(BaseEstimator, ClassifierMixin):
     """Fair sparse variational GP classifier (the paper's FairGP). ``fit(X, y, s)``; ``s`` is not needed
     to predict.
 
     Fairness parameters as ``FairLR`` (``target_rate``, ``criterion``, ``tpr_target``, ``tnr_target``,
     ``delta``, ``stratum_target_rates``). GP parameters: ``num_inducing`` (capped at the number of
-    rows and at 2000), ``batch_size``, ``max_epochs``, ``lr`` (Adam), ``max_seconds`` (time cap for
+    rows and at 2000), ``batch_size`` (``None``: ``auto_batch_size(n)``), ``max_epochs``, ``lr`` (Adam), ``max_seconds`` (time cap for
     training; ``None``: none), ``tol`` (stop when an epoch improves the ELBO per row by less than
     this, ``patience`` times in a row), ``seed``, ``device``, ``progress``.
     """
@@ -98,9 +105,9 @@ class FairGP(BaseEstimator, ClassifierMixin):
         tnr_target=None,
         delta=1.0,
         stratum_target_rates=None,
-        num_inducing=300,
-        batch_size=1024,
-        max_epochs=40,
+        num_inducing=200,
+        batch_size=None,
+        max_epochs=100,
         lr=0.02,
         max_seconds=55.0,
         tol=5e-4,
@@ -222,7 +229,7 @@ class FairGP(BaseEstimator, ClassifierMixin):
         from ..backend import torch_generator
 
         n = Xt.shape[0]
-        bs = int(min(self.batch_size or 1024, n))
+        bs = int(min(self.batch_size or auto_batch_size(n), n))
         model.train()
         likelihood.train()
         mll = gpytorch.mlls.VariationalELBO(likelihood, model, num_data=n)
@@ -235,7 +242,7 @@ class FairGP(BaseEstimator, ClassifierMixin):
         else:
             opts = [torch.optim.Adam(list(model.parameters()), lr=float(self.lr))]
         gen = torch_generator(self.seed)
-        history, best, stale = [], -math.inf, 0
+        history, best, stale, best_state = [], -math.inf, 0, None
         max_epochs = int(self.max_epochs)
         for epoch in range(max_epochs):
             order = torch.randperm(n, generator=gen).to(Xt.device)
@@ -253,6 +260,8 @@ class FairGP(BaseEstimator, ClassifierMixin):
             elbo = -total / n
             history.append(elbo)
             report((epoch + 1) / max_epochs, f"epoch {epoch + 1}: ELBO per row {elbo:.4f}")
+            if elbo > best:
+                best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
             if elbo > best + float(self.tol):
                 best, stale = elbo, 0
             else:
@@ -262,6 +271,8 @@ class FairGP(BaseEstimator, ClassifierMixin):
                     break
             if self.max_seconds is not None and time.perf_counter() - t0 > float(self.max_seconds):
                 break
+        if best_state is not None:  # keep the epoch with the best ELBO, not merely the last one
+            model.load_state_dict(best_state)
         return history
 
     def _store_params(self, model):

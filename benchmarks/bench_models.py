@@ -1,0 +1,186 @@
+"""Speed and accuracy of FairLR / LR / FairGP / GP against scikit-learn, plus the fit cache.
+
+    python benchmarks/bench_models.py [--repeats 5] [--gp-seeds 3] [--setups adult-sex,adult-race]
+                                      [--skip-gp] [--out benchmarks/results_models.md]
+
+What it measures (all in one run, so ratios compare like with like):
+1. Fit time on the Adult training matrix (adult-sex, seed 0): scikit-learn ``LogisticRegression()``
+   (lbfgs, C=1, its default tol) against ``LR()`` and ``FairLR()`` (defaults), interleaved,
+   ``--repeats`` times; medians and ratios.
+2. FairGP / GP on the paper's set-ups: fit time, balanced-test accuracy and PR ratio per seed.
+3. The fit cache: time to answer a cached FairLR request from memory and from disk (fresh cache).
+Records the machine (CPU count, load average, device) with the figures. No assertions.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from fairdash.backend import FitCache, device_description, fit_threads, model_cache_key  # noqa: E402
+from fairdash.data import paper_arrays  # noqa: E402
+from fairdash.models.fair_gp import GP, FairGP  # noqa: E402
+from fairdash.models.fair_lr import LR, FairLR  # noqa: E402
+
+
+def balanced(model, a):
+    b = a.balanced_test
+    p = model.predict(a.X_test[b])
+    s = a.s_test[b]
+    rates = [p[s == g].mean() for g in np.unique(s)]
+    return float((p == a.y_test[b]).mean()), float(min(rates) / max(rates))
+
+
+def timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, out
+
+
+def machine() -> str:
+    import torch
+
+    load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",)
+    return (
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}, "
+        f"device {device_description()}, torch fit threads {fit_threads()}, "
+        f"load average at start {', '.join(f'{x:.1f}' for x in load)}"
+    )
+
+
+def bench_lr(repeats: int, lines: list):
+    from sklearn.linear_model import LogisticRegression
+
+    a = paper_arrays("adult-sex", seed=0)
+    X, y, s = a.X_train, a.y_train, a.s_train
+    times = {"sklearn": [], "LR": [], "FairLR": []}
+    iters = {}
+    for r in range(repeats):
+        t, m = timed(lambda: LogisticRegression().fit(X, y))
+        times["sklearn"].append(t)
+        iters["sklearn"] = int(m.n_iter_[0])
+        t, m = timed(lambda: LR().fit(X, y, s))
+        times["LR"].append(t)
+        iters["LR"] = int(m.n_iter_[0])
+        t, mf = timed(lambda: FairLR().fit(X, y, s))
+        times["FairLR"].append(t)
+        iters["FairLR"] = int(mf.n_iter_[0])
+        print(f"  repeat {r}: " + ", ".join(f"{k} {v[-1]:.3f}s" for k, v in times.items()), flush=True)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    lines += [
+        f"### Logistic regression fit on the Adult training matrix ({X.shape[0]} x {X.shape[1]}), {repeats} interleaved repeats",
+        "",
+        "| model | median fit (s) | min (s) | max (s) | iterations | ratio to sklearn (median) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for k in ("sklearn", "LR", "FairLR"):
+        lines.append(
+            f"| {k} | {med[k]:.3f} | {min(times[k]):.3f} | {max(times[k]):.3f} | {iters[k]} | {med[k] / med['sklearn']:.2f}x |"
+        )
+    per_repeat = [f / s for f, s in zip(times["FairLR"], times["sklearn"])]
+    lines += ["", f"FairLR / sklearn per repeat: {', '.join(f'{r:.2f}' for r in per_repeat)}", ""]
+    return a, mf
+
+
+def bench_cache(a, lines: list):
+    X, y, s = a.X_train, a.y_train, a.s_train
+    with tempfile.TemporaryDirectory() as d:
+        cache = FitCache(d)
+        t_key, key = timed(lambda: model_cache_key(FairLR(), X, y, s))
+        t_miss, (m, hit) = timed(lambda: cache.get_or_fit(key, FairLR, lambda m: m.fit(X, y, s)))
+        assert not hit
+        mem = []
+        for _ in range(20):
+            t, (m2, hit) = timed(lambda: cache.get_or_fit(key, FairLR, lambda m: m.fit(X, y, s)))
+            assert hit
+            mem.append(t)
+        disk = []
+        for _ in range(20):
+            fresh = FitCache(d)
+            t, (m3, hit) = timed(lambda: fresh.get_or_fit(key, FairLR, lambda m: m.fit(X, y, s)))
+            assert hit
+            disk.append(t)
+        same = bool(np.array_equal(m3.predict_proba(a.X_test), m.predict_proba(a.X_test)))
+        full = []
+        for _ in range(5):
+            fresh = FitCache(d)
+            t, _ = timed(lambda: fresh.get_or_fit(model_cache_key(FairLR(), X, y, s), FairLR, lambda m: m.fit(X, y, s)))
+            full.append(t)
+    lines += [
+        "### Fit cache (FairLR on Adult)",
+        "",
+        "| step | time |",
+        "|---|---|",
+        f"| first request (miss: fit + store) | {t_miss * 1000:.0f} ms |",
+        f"| cache key of the request (hash of the 36k x 101 matrix + config) | {t_key * 1000:.1f} ms |",
+        f"| hit from memory (median of 20) | {statistics.median(mem) * 1000:.3f} ms |",
+        f"| hit from disk, fresh cache (median of 20) | {statistics.median(disk) * 1000:.2f} ms (max {max(disk) * 1000:.2f}) |",
+        f"| key + hit from disk, fresh cache (median of 5) | {statistics.median(full) * 1000:.1f} ms |",
+        "",
+        f"Disk hit predicts identically to the fitted model: {same}.",
+        "",
+    ]
+
+
+def bench_gp(setups, seeds: int, lines: list):
+    paper = {"adult-sex": {"GP": (0.54, 0.900), "FairGP": (0.87, 0.902)},
+             "adult-race": {"GP": (0.80, 0.888), "FairGP": (0.86, 0.888)}}
+    lines += [
+        f"### GP and FairGP (defaults), balanced test set, PR_t avg, seeds 0..{seeds - 1}",
+        "",
+        "| set-up | model | seed | fit (s) | epochs | accuracy | PR ratio |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    summary = []
+    for setup in setups:
+        res = {"GP": [], "FairGP": []}
+        for seed in range(seeds):
+            a = paper_arrays(setup, seed=seed)
+            for cls in (GP, FairGP):
+                t, m = timed(lambda: cls(seed=seed).fit(a.X_train, a.y_train, a.s_train))
+                acc, ratio = balanced(m, a)
+                res[cls.__name__].append((t, acc, ratio))
+                lines.append(f"| {setup} | {cls.__name__} | {seed} | {t:.1f} | {m.n_epochs_} | {acc:.4f} | {ratio:.3f} |")
+                print(lines[-1], flush=True)
+        for name, rows in res.items():
+            r = np.array(rows)
+            pr, pa = paper.get(setup, {}).get(name, (float("nan"), float("nan")))
+            summary.append(
+                f"| {setup} | {name} | {r[:, 0].mean():.1f} | {r[:, 1].mean():.4f} ± {r[:, 1].std():.4f} | "
+                f"{r[:, 2].mean():.3f} ± {r[:, 2].std():.3f} | {pa:.3f} | {pr:.2f} |"
+            )
+    lines += ["", "| set-up | model | mean fit (s) | accuracy | PR ratio | paper accuracy | paper PR ratio |",
+              "|---|---|---|---|---|---|---|", *summary, ""]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--gp-seeds", type=int, default=3)
+    ap.add_argument("--setups", default="adult-sex,adult-race")
+    ap.add_argument("--skip-gp", action="store_true")
+    ap.add_argument("--out", default=None, help="write the markdown here (default: print only)")
+    args = ap.parse_args(argv)
+
+    lines = [f"Machine: {machine()}", ""]
+    a, _ = bench_lr(args.repeats, lines)
+    bench_cache(a, lines)
+    if not args.skip_gp:
+        bench_gp([s for s in args.setups.split(",") if s], args.gp_seeds, lines)
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
