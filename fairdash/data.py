@@ -560,7 +560,7 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
             rest = sorted(set(s_text.unique()) - {str(v) for v in spec.s1_values}, key=str)
             g0 = ", ".join(rest[:3]) + (" ..." if len(rest) > 3 else "") if rest else "(none)"
             names = (g0, g1)
-    if np.bincount(s, minlength=len(names)).min() == 0:
+    if len(names) < 2 or np.bincount(s, minlength=len(names)).min() == 0:
         if spec.s_multi:
             what = "two groups are needed to compare"
         else:
