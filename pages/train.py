@@ -16,6 +16,9 @@ from fairdash.models.registry import MODELS
 
 ss = st.session_state
 CRIT_TEXT = {"dp": "demographic parity", "eo": "equality of opportunity"}
+NICE = {"num_inducing": "inducing points", "max_epochs": "max epochs", "lr": "learning rate", "C": "C (1 / L2 strength)",
+        "tol": "tolerance", "max_seconds": "time limit (s)", "max_iter": "max iterations", "weight_decay": "weight decay",
+        "difference_bound": "allowed difference", "ngd_lr": "natural-gradient step", "patience": "patience (epochs)"}
 
 st.title("Train")
 ui.ensure_state()
@@ -110,9 +113,10 @@ with st.expander("Advanced settings"):
             ui.restore(key, default)
             widget = cols[i % len(cols)]
             if isinstance(default, int):
-                v = widget.number_input(p, value=None, step=1, key=key)
+                v = widget.number_input(f"{NICE.get(p, p)} ({p})" if p in NICE else p, value=None, step=1, key=key)
             else:
-                v = widget.number_input(p, value=None, format="%g", key=key)
+                v = widget.number_input(f"{NICE.get(p, p)} ({p})" if p in NICE else p, value=None, format="%g",
+                                        key=key)
             values[p] = default if v is None else type(default)(v)
         changed = {p: v for p, v in values.items() if v != params[p]}
         if changed:
@@ -157,7 +161,13 @@ if st.button("Train", key="train_button", type="primary", disabled=not chosen):
                 status.update(label="Training failed", state="error", expanded=True)
                 ui.show_error(e, "Training failed: ")
             else:
-                ss["fd_run"] = {"key": key, "results": exp.results, "models": exp.models, "skipped": exp.skipped,
+                res = exp.results
+                off = ~res["model"].map(lambda m: MODELS[m].serves(criterion))
+                if off.any():  # a model run outside the criterion it was made for says so everywhere
+                    res.loc[off, "label"] = [f"{MODELS[m].label} (made for "
+                                             + "/".join(CRIT_TEXT[c] for c in MODELS[m].criteria) + ")"
+                                             for m in res.loc[off, "model"]]
+                ss["fd_run"] = {"key": key, "results": res, "models": exp.models, "skipped": exp.skipped,
                                 "config": config, "criterion": criterion, "crit_mode": crit_mode,
                                 "task_key": ss["fd_task_key"], "group_names": task.group_names,
                                 "seconds": time.perf_counter() - t0}
