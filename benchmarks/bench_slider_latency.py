@@ -1,0 +1,387 @@
+"""How fast the Target page's readouts follow the PR_t slider, in a real browser, beside the floor that
+Streamlit itself sets (issue 5). Run by hand, not in CI:
+
+    python benchmarks/bench_slider_latency.py            # writes benchmarks/results_ui.md
+    python benchmarks/bench_slider_latency.py --moves 60 --out /tmp/results.md
+
+In ONE run it starts two live servers, ``streamlit run app.py`` (FairDash, the Adult sample loaded by
+default) and ``streamlit run benchmarks/minimal_slider_app.py`` (one slider + one st.metric of a trivial
+function), drives both with Debian's Chromium (``/usr/bin/chromium``) and measures:
+
+1. slider move -> updated ceiling readout, in the browser: the time from the keydown on the focused
+   slider thumb (ArrowRight, one 0.001 step) to the moment the "Accuracy ceiling (Theorem 2)" metric's
+   text changes, taken inside the page (``performance.now()`` in a capture-phase keydown listener and a
+   MutationObserver), so Playwright's own overhead is not counted. Both apps start at PR_t = 0.5, above
+   both Adult base rates, where every 0.001 step changes the 4-decimal ceiling. Moves alternate between
+   the two apps (ABAB...) so that both see the same machine load; each move starts from an idle app.
+2. the server-side time of that rerun: FairDash's own hook ``st.session_state["fd_readout_ms"]`` (the
+   Target page's fragment, widgets + table + figure, measured by the page itself), read through
+   ``streamlit.testing.v1.AppTest``; and the library work alone (``fairdash.rates.target_table`` +
+   ``fairdash.plots.ceiling_curve_figure`` + its JSON), timed in-process. Target: < 50 ms.
+3. time to first render of the Data page: from navigation to the "Groups and base rates" table with the
+   app idle; cold (the first session on a fresh server: the Adult sample is read) and warm (new
+   sessions afterwards: the sample comes from Streamlit's shared cache).
+
+Targets (issue 5): FairDash's median slider latency at most 1.5x the floor's median.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run", "--disable-sync", "--disable-quic"]
+VIEWPORT = {"width": 1280, "height": 800}
+METRIC = '.st-key-ceiling_readout [data-testid="stMetricValue"]'
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+BUSY = '[data-testid="stApp"]:not([data-test-script-state="notRunning"])'
+
+OBSERVER_JS = """(sel) => {
+  window.__fd = {t0: null, lat: null, before: null};
+  document.addEventListener('keydown', () => { if (window.__fd.t0 === null) window.__fd.t0 = performance.now(); }, true);
+  const check = () => {
+    const f = window.__fd;
+    if (f.t0 === null || f.lat !== null) return;
+    const m = document.querySelector(sel);
+    if (m && m.innerText.trim() !== f.before) f.lat = performance.now() - f.t0;
+  };
+  new MutationObserver(check).observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+ARM_JS = """(sel) => { const m = document.querySelector(sel);
+  window.__fd.before = m ? m.innerText.trim() : null; window.__fd.t0 = null; window.__fd.lat = null; }"""
+
+
+# --------------------------------------------------------------------------------------------------
+# Servers
+# --------------------------------------------------------------------------------------------------
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+            return r.status == 200
+    except Exception:  # noqa: BLE001
+        return False
+
+
+class Server:
+    def __init__(self, script: str, work: Path):
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ, FAIRDASH_CACHE_DIR=str(work / "fit-cache"), PYTHONUNBUFFERED="1")
+        env.setdefault("FAIRDASH_DEVICE", "cpu")
+        self.log = open(work / f"{Path(script).stem}.log", "wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true", "--server.port",
+             str(self.port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+             "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def wait(self, timeout: float = 90) -> None:
+        end = time.monotonic() + timeout
+        while not _healthy(self.url):
+            if self.proc.poll() is not None or time.monotonic() > end:
+                raise RuntimeError(f"server {self.url} did not start (see {self.log.name})")
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        self.log.close()
+
+
+# --------------------------------------------------------------------------------------------------
+# Browser measurements
+# --------------------------------------------------------------------------------------------------
+def wait_idle(page, timeout: float = 60.0, settle: float = 0.3) -> None:
+    try:
+        page.wait_for_selector(BUSY, timeout=settle * 1000)
+    except Exception:  # noqa: BLE001
+        pass
+    page.wait_for_selector(IDLE, timeout=timeout * 1000)
+
+
+def data_page_render(browser, url: str, fairdash: bool = True) -> tuple[float, float]:
+    """(seconds to the Data page's group table visible, seconds to the app idle) for a new session
+    (for the floor app: to its metric visible)."""
+    ctx = browser.new_context(viewport=VIEWPORT)
+    try:
+        page = ctx.new_page()
+        t0 = time.perf_counter()
+        page.goto(url)
+        if fairdash:
+            page.get_by_role("heading", name="Groups and base rates").wait_for(timeout=120_000)
+            page.locator('[data-testid="stDataFrame"]').last.wait_for(timeout=120_000)
+        else:
+            page.locator(METRIC).first.wait_for(timeout=120_000)
+        t_visible = time.perf_counter() - t0
+        page.wait_for_selector(IDLE, timeout=120_000)
+        return t_visible, time.perf_counter() - t0
+    finally:
+        ctx.close()
+
+
+def open_slider(browser, url: str, fairdash: bool):
+    ctx = browser.new_context(viewport=VIEWPORT)
+    page = ctx.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(url)
+    if fairdash:
+        page.get_by_role("heading", name="Groups and base rates").wait_for(timeout=120_000)
+        wait_idle(page)
+        page.locator('[data-testid="stSidebarNav"] a', has_text="Target").first.click()
+    page.locator(METRIC).first.wait_for(timeout=120_000)
+    wait_idle(page)
+    box = page.locator(".st-key-pr_t_input input")
+    box.fill("0.5")
+    box.press("Enter")
+    wait_idle(page)
+    page.wait_for_function("() => document.querySelector('.st-key-pr_t_slider input[type=range]').value === '0.5'")
+    page.evaluate(OBSERVER_JS, METRIC)
+    page.locator('.st-key-pr_t_slider input[type="range"]').focus()
+    return ctx, page
+
+
+def move(page) -> float:
+    """One ArrowRight on the focused thumb; seconds from keydown to the changed readout."""
+    page.evaluate(ARM_JS, METRIC)
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => window.__fd.lat !== null", timeout=30_000, polling=10)
+    lat = page.evaluate("() => window.__fd.lat") / 1000.0
+    wait_idle(page, settle=0.05)
+    page.wait_for_timeout(100)
+    return lat
+
+
+# --------------------------------------------------------------------------------------------------
+# Server-side measurements (in-process)
+# --------------------------------------------------------------------------------------------------
+def server_side(n: int) -> dict:
+    from streamlit.runtime.scriptrunner import script_runner
+    from streamlit.testing.v1 import AppTest
+
+    def run_main(path):  # run app.py (st.navigation) on every AppTest run, as a real server does
+        path = str(path)
+        exec(compile(Path(path).read_text(), path, "exec"), {"__name__": "__main__", "__file__": path})  # noqa: S102
+
+    script_runner._mpa_v1 = run_main
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+    at.switch_page("pages/target.py").run()
+    hook, rerun = [], []
+    for i in range(n + 3):
+        t0 = time.perf_counter()
+        at.slider(key="pr_t_slider").set_value(round(0.5 + 0.001 * (i + 1), 3)).run()
+        wall = time.perf_counter() - t0
+        if at.exception:
+            raise RuntimeError([e.value for e in at.exception])
+        if i >= 3:
+            hook.append(float(at.session_state["fd_readout_ms"]))
+            rerun.append(wall * 1000)
+
+    import plotly.io as pio
+
+    from fairdash import data, plots, ui
+    from fairdash.rates import target_table, training_rates
+
+    df = data.load_sample("adult")
+    task = data.build_task(df, ui.sample_spec("adult", df))
+    rates = training_rates(task, data.split_task(task, seed=0))
+    lib, lib_json = [], []
+    for i in range(n + 3):
+        t = round(0.5 + 0.001 * i, 3)
+        t0 = time.perf_counter()
+        tb = target_table(rates, t)
+        _ = tb.accuracy_ceiling
+        fig = plots.ceiling_curve_figure(rates.base_rates, rates.group_shares, t, task.group_names)
+        t1 = time.perf_counter()
+        pio.to_json(fig, validate=False)
+        t2 = time.perf_counter()
+        if i >= 3:
+            lib.append((t1 - t0) * 1000)
+            lib_json.append((t2 - t0) * 1000)
+    # A new session's own work before the Data page can draw (the sample itself is cached): the
+    # standard Adult task, its column profile, the seed-0 split and training rates, the group table.
+    session = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        spec = ui.sample_spec("adult", df)
+        task = data.build_task(df, spec)
+        data.profile_columns(df)
+        training_rates(task, data.split_task(task, seed=0))
+        task.group_table()
+        session.append(time.perf_counter() - t0)
+    return {"hook_ms": hook, "apptest_rerun_ms": rerun, "lib_ms": lib, "lib_json_ms": lib_json,
+            "session_s": session}
+
+
+# --------------------------------------------------------------------------------------------------
+def stats(xs) -> tuple[float, float, int]:
+    xs = np.asarray(xs, dtype=float)
+    return float(np.median(xs)), float(np.percentile(xs, 90)), int(xs.size)
+
+
+def machine() -> str:
+    cpu = "?"
+    try:
+        cpu = next(ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    try:
+        chromium = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True, timeout=20).stdout.strip()
+    except Exception:  # noqa: BLE001
+        chromium = "?"
+    import streamlit
+
+    return (f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, Python "
+            f"{platform.python_version()}, Streamlit {streamlit.__version__}, {chromium}, headless, no GPU")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--moves", type=int, default=40, help="slider moves per app (after 3 warm-up moves)")
+    ap.add_argument("--loads", type=int, default=5, help="warm Data page loads")
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results_ui.md"))
+    args = ap.parse_args()
+
+    from playwright.sync_api import sync_playwright
+
+    load_before = os.getloadavg()
+    work = Path(tempfile.mkdtemp(prefix="fairdash-bench-"))
+    fd, floor = Server("app.py", work), Server("benchmarks/minimal_slider_app.py", work)
+    res: dict = {}
+    try:
+        fd.wait()
+        floor.wait()
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            cold = data_page_render(browser, fd.url)
+            warm = [data_page_render(browser, fd.url) for _ in range(args.loads)]
+            res["data_cold"], res["data_warm"] = cold, warm
+            data_page_render(browser, floor.url, fairdash=False)  # the floor's own cold start, not counted
+            res["floor_render"] = [data_page_render(browser, floor.url, fairdash=False) for _ in range(args.loads)]
+            print(f"Data page: cold {cold[0]:.2f} s (idle {cold[1]:.2f} s); warm median "
+                  f"{statistics.median(w[0] for w in warm):.2f} s", flush=True)
+            ctx_f, page_f = open_slider(browser, fd.url, fairdash=True)
+            ctx_m, page_m = open_slider(browser, floor.url, fairdash=False)
+            for _ in range(3):
+                move(page_f)
+                move(page_m)
+            lat_f, lat_m = [], []
+            for i in range(args.moves):
+                order = [(page_f, lat_f), (page_m, lat_m)] if i % 2 == 0 else [(page_m, lat_m), (page_f, lat_f)]
+                for page, out in order:
+                    out.append(move(page))
+            res["lat_fairdash"], res["lat_floor"] = lat_f, lat_m
+            print(f"slider: FairDash median {np.median(lat_f) * 1000:.0f} ms, floor {np.median(lat_m) * 1000:.0f} ms",
+                  flush=True)
+            ctx_f.close()
+            ctx_m.close()
+            browser.close()
+    finally:
+        fd.stop()
+        floor.stop()
+    res.update(server_side(args.moves))
+    load_after = os.getloadavg()
+    write(args.out, res, load_before, load_after, args)
+
+
+def write(path: str, res: dict, load_before, load_after, args) -> None:
+    f_med, f_p90, f_n = stats(res["lat_fairdash"])
+    m_med, m_p90, m_n = stats(res["lat_floor"])
+    ratio = f_med / m_med
+    h_med, h_p90, h_n = stats(res["hook_ms"])
+    r_med, r_p90, r_n = stats(res["apptest_rerun_ms"])
+    l_med, l_p90, l_n = stats(res["lib_ms"])
+    j_med, j_p90, j_n = stats(res["lib_json_ms"])
+    w_vis = [w[0] for w in res["data_warm"]]
+    w_idle = [w[1] for w in res["data_warm"]]
+    wv_med, wv_p90, wv_n = stats(w_vis)
+    wi_med, wi_p90, _ = stats(w_idle)
+    fr_med, fr_p90, fr_n = stats([w[0] for w in res["floor_render"]])
+    fi_med, fi_p90, _ = stats([w[1] for w in res["floor_render"]])
+    ss_med, _, ss_n = stats(res["session_s"])
+    ok = "meets" if ratio <= 1.5 else "MISSES"
+    ok_srv = "meets" if h_med < 50 else "MISSES"
+    now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    text = f"""# Dashboard latency (browser) -- results
+
+Measured by `python benchmarks/bench_slider_latency.py --moves {args.moves} --loads {args.loads}` on {now}.
+Both servers ran at the same time on the same machine and the slider moves alternated between them, so
+the two columns saw the same load.
+
+**Machine:** {machine()}.
+Load average (1/5/15 min) at start {load_before[0]:.1f} / {load_before[1]:.1f} / {load_before[2]:.1f}, at end
+{load_after[0]:.1f} / {load_after[1]:.1f} / {load_after[2]:.1f}: the machine was shared with other work, so the absolute
+numbers are pessimistic; the ratio to the floor is the number to read.
+
+## Slider move -> updated ceiling readout (in the browser)
+
+From the keydown on the focused PR_t slider thumb (one 0.001 step) to the changed text of the
+"Accuracy ceiling (Theorem 2)" metric, timed inside the page (`performance.now()`, MutationObserver).
+Adult sample, Target page, PR_t from 0.5 upwards; 3 warm-up moves per app not counted.
+
+| app | median | p90 | n |
+|---|---:|---:|---:|
+| FairDash Target page (`app.py`, Adult) | {f_med * 1000:.0f} ms | {f_p90 * 1000:.0f} ms | {f_n} |
+| floor: `benchmarks/minimal_slider_app.py` (one slider + one metric) | {m_med * 1000:.0f} ms | {m_p90 * 1000:.0f} ms | {m_n} |
+| **ratio of medians** | **{ratio:.2f}x** | {f_p90 / m_p90:.2f}x | |
+
+Target: at most 1.5x the floor -> **{ok}** the target.
+
+## Server-side time of that rerun
+
+| what | median | p90 | n |
+|---|---:|---:|---:|
+| FairDash's own work per move: the Target page's fragment (`st.session_state["fd_readout_ms"]`, set by the page), via AppTest | {h_med:.1f} ms | {h_p90:.1f} ms | {h_n} |
+| library only: `rates.target_table` + `plots.ceiling_curve_figure` | {l_med:.1f} ms | {l_p90:.1f} ms | {l_n} |
+| library + the figure's JSON (`plotly.io.to_json`) | {j_med:.1f} ms | {j_p90:.1f} ms | {j_n} |
+| whole-script AppTest rerun (app.py + Target page; a real server reruns only the fragment) | {r_med:.1f} ms | {r_p90:.1f} ms | {r_n} |
+
+Target: under 50 ms of FairDash's own work -> **{ok_srv}** the target.
+
+## Time to first render of the Data page
+
+From `page.goto` to the "Groups and base rates" table visible (and, in brackets, to the app idle).
+
+| session | median | p90 | n |
+|---|---:|---:|---:|
+| cold: first session on a fresh server (reads the Adult sample) | {res['data_cold'][0]:.2f} s ({res['data_cold'][1]:.2f} s) | | 1 |
+| warm: a new session afterwards (sample from the shared cache) | {wv_med:.2f} s ({wi_med:.2f} s) | {wv_p90:.2f} s ({wi_p90:.2f} s) | {wv_n} |
+| floor: a new session of the minimal app, to its metric visible | {fr_med:.2f} s ({fi_med:.2f} s) | {fr_p90:.2f} s ({fi_p90:.2f} s) | {fr_n} |
+
+The floor row is what loading any Streamlit page costs here (the front end's JavaScript, the websocket,
+the first script run). FairDash's own server-side work for a new session (the standard Adult task, its
+column profile, the seed-0 split and rates, the group table; timed in-process) is {ss_med:.2f} s (median of
+{ss_n}); the rest of the difference to the floor is drawing a larger page (navigation, sidebar, two data
+grids, multiselects with every Adult column).
+"""
+    Path(path).write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
