@@ -549,8 +549,8 @@ def _section_repro(command, seeds, fingerprint, versions, results, config, creat
         parts.append("<h3>Command that reproduces these numbers</h3>")
         parts.append(f"<pre><code>{esc(command)}</code></pre>")
     if config:
-        parts.append("<details><summary>Configuration (JSON)</summary>"
-                     f"<pre><code>{esc(json.dumps(config, indent=2, default=str))}</code></pre></details>")
+        parts.append("<h3>Configuration (JSON)</h3>"
+                     f"<pre><code>{esc(json.dumps(config, indent=2, default=str))}</code></pre>")
     return "\n".join(parts)
 
 
