@@ -213,16 +213,14 @@ class PlainPreprocessor:
         start = 0
         for spec in self.categorical:
             col = X[spec["column"]]
-            values = np.where(pd.isna(col).to_numpy(), spec["fill"], col.astype(object).to_numpy())
-            index = {v: i for i, v in enumerate(spec["frequent"])}
+            values = np.where(pd.isna(col).to_numpy(), spec["fill"], col.astype(object).to_numpy()).astype(str)
             k = len(spec["frequent"])
             has_inf = spec["infrequent"] is not None
-            for r, v in enumerate(values):
-                i = index.get(_category_text(v))
-                if i is not None:
-                    out[r, start + i] = 1.0
-                elif has_inf:
-                    out[r, start + k] = 1.0
+            codes = pd.Categorical(values, categories=spec["frequent"]).codes.astype(np.int64)  # -1: not frequent
+            hit = codes >= 0
+            out[np.flatnonzero(hit), start + codes[hit]] = 1.0
+            if has_inf:  # infrequent and unknown values share the last column
+                out[np.flatnonzero(~hit), start + k] = 1.0
             start += k + has_inf
         return out
 
