@@ -228,6 +228,7 @@ def test_gp_models_beat_majority_and_fair_gp_is_fairer(fitted_gp, adult):
     p = fgp.predict_proba(adult.X_test[:50])
     assert np.all((p >= 0) & (p <= 1))
     assert fgp.n_epochs_ == len(fgp.elbo_history_) <= GP_FAST["max_epochs"]
+    assert fgp.stop_reason_ in ("plateau", "max_epochs")
 
 
 def test_gp_same_seed_same_predictions_and_round_trip(fitted_gp, adult_small, adult):

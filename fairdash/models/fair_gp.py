@@ -93,6 +93,10 @@ class FairGP(BaseEstimator, ClassifierMixin):
     rows and at 2000), ``batch_size`` (``None``: ``auto_batch_size(n)``), ``max_epochs``, ``lr`` (Adam), ``max_seconds`` (time cap for
     training; ``None``: none), ``tol`` (stop when an epoch improves the ELBO per row by less than
     this, ``patience`` times in a row), ``seed``, ``device``, ``progress``.
+
+    ``stop_reason_`` says why training stopped: ``"plateau"`` (ELBO converged), ``"max_epochs"`` or
+    ``"time"`` (``max_seconds`` reached; then the result depends on the machine's speed, so the same
+    seed can give different models on a busy machine; pass ``max_seconds=None`` for strict repeats).
     """
 
     _identity = False
@@ -243,6 +247,7 @@ class FairGP(BaseEstimator, ClassifierMixin):
             opts = [torch.optim.Adam(list(model.parameters()), lr=float(self.lr))]
         gen = torch_generator(self.seed)
         history, best, stale, best_state = [], -math.inf, 0, None
+        self.stop_reason_ = "max_epochs"
         max_epochs = int(self.max_epochs)
         for epoch in range(max_epochs):
             order = torch.randperm(n, generator=gen).to(Xt.device)
@@ -268,8 +273,10 @@ class FairGP(BaseEstimator, ClassifierMixin):
                 stale += 1
                 best = max(best, elbo)
                 if stale >= int(self.patience):
+                    self.stop_reason_ = "plateau"
                     break
             if self.max_seconds is not None and time.perf_counter() - t0 > float(self.max_seconds):
+                self.stop_reason_ = "time"
                 break
         if best_state is not None:  # keep the epoch with the best ELBO, not merely the last one
             model.load_state_dict(best_state)
@@ -382,6 +389,7 @@ class FairGP(BaseEstimator, ClassifierMixin):
                 "mean_constant": self.mean_constant_,
                 "outputscale": self.outputscale_,
                 "n_epochs": int(self.n_epochs_),
+                "stop_reason": self.stop_reason_,
                 "fit_seconds": float(self.fit_seconds_),
             },
         }
@@ -409,6 +417,7 @@ class FairGP(BaseEstimator, ClassifierMixin):
         model.mean_constant_ = float(f["mean_constant"])
         model.outputscale_ = float(f["outputscale"])
         model.n_epochs_ = int(f["n_epochs"])
+        model.stop_reason_ = f.get("stop_reason", "unknown")
         model.fit_seconds_ = float(f["fit_seconds"])
         model._build_predictor()
         return model

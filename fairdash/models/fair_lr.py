@@ -21,6 +21,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..errors import FairDashError
+from ..targets import identity_table
 from . import likelihood as L
 from .state import check_state, int_keyed, make_state, table_from_state, table_to_state
 
@@ -136,7 +137,7 @@ class FairLR(BaseEstimator, ClassifierMixin):
         )
         self.transition_table_ = table
         self.d_ = None if strata is not None else (
-            np.asarray(table.d) if table is not None else L_identity(info["n_groups"])
+            np.asarray(table.d) if table is not None else identity_table(info["n_groups"])
         )
         self.base_rates_ = np.asarray(info["base_rates"])
         self.group_shares_ = np.asarray(info["group_shares"])
@@ -154,7 +155,13 @@ class FairLR(BaseEstimator, ClassifierMixin):
         log_d = L.log_d_terms(d_rows, dtype=dtype, device=dev)
         yt = torch.as_tensor(y, device=dev)
         w0, w1 = L.select_log_d(log_d, yt)
-        Xt = torch.as_tensor(Xf, dtype=dtype, device=dev)
+        Xt = torch.as_tensor(Xf, dtype=dtype)
+        if dev.type == "cuda":
+            free = torch.cuda.mem_get_info(dev)[0]
+            if Xt.numel() * Xt.element_size() < 0.5 * free:
+                Xt = Xt.to(dev)
+            else:  # too large for the GPU at once: rows stay in (pinned) host memory, chunks move over
+                Xt = Xt.pin_memory()
         report(0.0, "fitting logistic regression")
         if self.optimizer == "lbfgs":
             coef, intercept, n_iter, converged = self._fit_lbfgs(Xt, w0, w1, report)
@@ -177,12 +184,13 @@ class FairLR(BaseEstimator, ClassifierMixin):
         import torch
 
         n, p = Xt.shape
+        dev = w0.device
         max_iter = 1000 if self.max_iter is None else int(self.max_iter)
         inv_c = 1.0 / float(self.C)
         scale = 1.0 / n  # per-row objective: tolerances do not depend on n
         chunk = self.batch_size or max(1024, CHUNK_ELEMENTS // max(p, 1))
         chunks = [(i, min(i + chunk, n)) for i in range(0, n, chunk)]
-        theta = torch.zeros(p + 1, dtype=Xt.dtype, device=Xt.device, requires_grad=True)
+        theta = torch.zeros(p + 1, dtype=Xt.dtype, device=dev, requires_grad=True)
         opt = torch.optim.LBFGS(
             [theta], lr=1.0, max_iter=max_iter, max_eval=int(max_iter * 1.25) + 25,
             tolerance_grad=float(self.tol), tolerance_change=1e-12, history_size=10,
@@ -197,9 +205,9 @@ class FairLR(BaseEstimator, ClassifierMixin):
                 w, b = theta[:p], theta[p]
                 loss = 0.5 * inv_c * torch.dot(w, w)
                 gw = inv_c * w
-                gb = torch.zeros((), dtype=Xt.dtype, device=Xt.device)
+                gb = torch.zeros((), dtype=Xt.dtype, device=dev)
                 for lo, hi in chunks:
-                    Xc = Xt[lo:hi]
+                    Xc = Xt[lo:hi].to(dev, non_blocking=True)
                     z = torch.addmv(b.expand(hi - lo), Xc, w)
                     sp = torch.nn.functional.softplus(z)  # -log(1 - q)
                     # log P(y|x,s) = logaddexp(w0 + log(1-q), w1 + log q), log q = z - softplus(z)
@@ -230,9 +238,10 @@ class FairLR(BaseEstimator, ClassifierMixin):
         from ..backend import torch_generator
 
         n, p = Xt.shape
+        dev = w0.device
         epochs = 100 if self.max_iter is None else int(self.max_iter)
         bs = int(self.batch_size or 64)
-        lin = torch.nn.Linear(p, 1, dtype=Xt.dtype, device=Xt.device)
+        lin = torch.nn.Linear(p, 1, dtype=Xt.dtype, device=dev)
         torch.nn.init.zeros_(lin.weight)
         torch.nn.init.zeros_(lin.bias)
         opt = torch.optim.RAdam(
@@ -242,10 +251,11 @@ class FairLR(BaseEstimator, ClassifierMixin):
         )
         gen = torch_generator(self.seed)
         for epoch in range(epochs):
-            order = torch.randperm(n, generator=gen).to(Xt.device)
+            order = torch.randperm(n, generator=gen)
             for i in range(0, n, bs):
                 idx = order[i:i + bs]
-                z = lin(Xt[idx]).squeeze(-1)
+                z = lin(Xt[idx.to(Xt.device)].to(dev, non_blocking=True)).squeeze(-1)
+                idx = idx.to(dev)
                 ll = L.fair_log_likelihood(*L.logistic_log_q(z), w0[idx], w1[idx])
                 loss = -ll.mean()
                 opt.zero_grad(set_to_none=True)
@@ -339,12 +349,6 @@ class FairLR(BaseEstimator, ClassifierMixin):
         model.converged_ = bool(f["converged"])
         model.fit_seconds_ = float(f["fit_seconds"])
         return model
-
-
-def L_identity(n_groups: int) -> np.ndarray:
-    from ..targets import identity_table
-
-    return identity_table(n_groups)
 
 
 class LR(FairLR):
