@@ -142,14 +142,15 @@ def _task_key(table_id: str, spec: data.TaskSpec) -> str:
     return hashlib.sha256((table_id + json.dumps(spec.to_dict(), sort_keys=True, default=str)).encode()).hexdigest()[:16]
 
 
-def set_task(df: pd.DataFrame, table_id: str, table_name: str, spec: data.TaskSpec) -> data.Task:
-    """Build the task; on success it becomes the session's current task (table included). On a
-    :class:`FairDashError` nothing changes and the error propagates."""
+def set_task(df: pd.DataFrame, table_id: str, table_name: str, spec: data.TaskSpec,
+             task: data.Task | None = None) -> data.Task:
+    """Build the task (or take the prebuilt ``task``); on success it becomes the session's current
+    task (table included). On a :class:`FairDashError` nothing changes and the error propagates."""
     ss = st.session_state
     key = _task_key(table_id, spec)
     if ss.get("fd_task_key") == key and ss.get("fd_task") is not None:
         return ss["fd_task"]
-    task = data.build_task(df, spec)
+    task = task if task is not None else data.build_task(df, spec)
     old = ss.get("fd_spec")
     same_target = (old is not None and ss.get("fd_table_id") == table_id and old.s_column == spec.s_column
                    and old.y_column == spec.y_column and old.s1_values == spec.s1_values
@@ -172,9 +173,18 @@ def sample_spec(name: str, df: pd.DataFrame) -> data.TaskSpec:
                          features=tuple(feats), positive_meaning=smp.positive_meaning)
 
 
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _sample_task(name: str) -> tuple[pd.DataFrame, data.TaskSpec, data.Task]:
+    """A bundled sample's table, standard spec and task, built once per process and shared read-only
+    by every session (bundled data, nobody's upload): a new session opens at once."""
+    df = data.load_sample(name)
+    spec = sample_spec(name, df)
+    return df, spec, data.build_task(df, spec)
+
+
 def load_sample_task(name: str) -> data.Task:
-    df = sample_table(name)
-    task = set_task(df, f"sample:{name}", data.SAMPLES[name].title, sample_spec(name, df))
+    df, spec, prebuilt = _sample_task(name)
+    task = set_task(df, f"sample:{name}", data.SAMPLES[name].title, spec, task=prebuilt)
     st.session_state["fd_table_desc"] = data.SAMPLES[name].description
     return task
 
