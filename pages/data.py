@@ -28,6 +28,7 @@ ui.restore("data_source", SOURCES[1] if current_id.startswith("upload:") else SO
 source = st.radio("Where does the data come from?", SOURCES, key="data_source", horizontal=True)
 
 if source == SOURCES[0]:
+    ss.pop("fd_pending", None)  # an upload that never became valid is dropped when going back to samples
     names = list(data.SAMPLES)
     ui.restore("sample_choice", current_id.split(":", 1)[1] if current_id.startswith("sample:") else names[0])
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
@@ -131,7 +132,13 @@ def _on_column_change(role: str):
     _fill_values(role)
     if role == "y" and ss.get("fd_widgets_for"):
         ss["positive_meaning"] = ""
-    ss["features"] = [c for c in ss.get("features", []) if c not in (ss["s_column"], ss["y_column"])]
+    feats = [c for c in ss.get("features", []) if c not in (ss["s_column"], ss["y_column"])]
+    old = ss.get(f"_fd_prev_{role}")  # the column that was s (or y) becomes an ordinary feature again
+    flagged = set(prof.loc[prof["flags"] != "", "column"])
+    if old and old in columns and old not in feats and old not in (ss["s_column"], ss["y_column"]) \
+            and old not in flagged and old not in _sample_drop():
+        feats.append(old)
+    ss["features"] = [c for c in columns if c in feats]
 
 
 if ss.get("fd_widgets_for") != table_id or "s_column" not in ss:
@@ -149,6 +156,7 @@ with st.expander(f"Preview and column profile: {table_name} ({len(df):,} rows x 
 # --------------------------------------------------------------------------------------------------
 # Choices
 # --------------------------------------------------------------------------------------------------
+ss["_fd_prev_s"], ss["_fd_prev_y"] = ss["s_column"], ss["y_column"]
 st.subheader("Who is compared, and what is predicted")
 left, right = st.columns(2)
 with left:

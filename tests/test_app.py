@@ -238,6 +238,22 @@ def test_label_with_a_single_value_shows_an_error_and_keeps_the_task():
     assert at.session_state["fd_spec"].y_column == "salary"
 
 
+def test_numeric_sensitive_attribute_splits_by_a_threshold():
+    at = _new_app()
+    at.selectbox(key="s_column").set_value("age").run()
+    _ok(at)
+    assert not _errors(at)
+    assert at.number_input(key="s_threshold").value == pytest.approx(37.0)  # the median age
+    spec = at.session_state["fd_spec"]
+    assert (spec.s_column, spec.s_threshold, spec.s1_values) == ("age", 37.0, ())
+    assert "sex" in spec.features and "age" not in spec.features
+    at.number_input(key="s_threshold").set_value(50.0).run()
+    assert at.session_state["fd_task"].group_names == ("age <= 50", "age > 50")
+    at.radio(key="missing").set_value("impute").run()
+    _ok(at)
+    assert at.session_state["fd_spec"].missing == "impute"
+
+
 def test_a_failed_upload_keeps_the_previous_task():
     at = _new_app()
     at.radio(key="data_source").set_value("Upload a file").run()
