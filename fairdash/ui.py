@@ -182,6 +182,11 @@ def _sample_task(name: str) -> tuple[pd.DataFrame, data.TaskSpec, data.Task]:
     return df, spec, data.build_task(df, spec)
 
 
+def sample_task_spec(name: str) -> data.TaskSpec:
+    """The standard spec of a bundled sample (what "Load this sample" sets)."""
+    return _sample_task(name)[1]
+
+
 def load_sample_task(name: str) -> data.Task:
     df, spec, prebuilt = _sample_task(name)
     task = set_task(df, f"sample:{name}", data.SAMPLES[name].title, spec, task=prebuilt)

@@ -33,14 +33,16 @@ if source == SOURCES[0]:
     ui.restore("sample_choice", current_id.split(":", 1)[1] if current_id.startswith("sample:") else names[0])
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     name = c1.selectbox("Bundled sample", names, format_func=lambda n: data.SAMPLES[n].title, key="sample_choice")
-    load = c2.button("Load this sample", key="load_sample_button", type="primary",
-                     disabled=current_id == f"sample:{name}" and ss.get("fd_pending") is None)
+    standard = current_id == f"sample:{name}" and ss["fd_spec"] == ui.sample_task_spec(name)
+    load = c2.button("Load this sample" if current_id != f"sample:{name}" else "Reset to the sample's task",
+                     key="load_sample_button", type="primary", disabled=standard,
+                     help="Load the sample with its standard task (as in the paper).")
     smp = data.SAMPLES[name]
     st.caption(f"{smp.description} Positive label: **{smp.positive_meaning}**.")
     if load:
         with ui.guard():
             ui.load_sample_task(name)
-            ss.pop("fd_pending", None)
+            ss.pop("fd_widgets_for", None)  # every choice below starts again from the sample's task
             st.toast(f"Loaded {smp.title}.")
 else:
     up = st.file_uploader("Upload a table (CSV, TSV, gzip-compressed CSV, Parquet or Excel; at most 200 MB)",

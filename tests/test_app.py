@@ -252,6 +252,13 @@ def test_numeric_sensitive_attribute_splits_by_a_threshold():
     at.radio(key="missing").set_value("impute").run()
     _ok(at)
     assert at.session_state["fd_spec"].missing == "impute"
+    # one click back to the sample's standard task
+    at.button(key="load_sample_button").click().run()
+    _ok(at)
+    assert at.session_state["fd_spec"].s_column == "sex"
+    assert at.selectbox(key="s_column").value == "sex"
+    at.run()
+    assert at.button(key="load_sample_button").disabled
 
 
 def test_a_failed_upload_keeps_the_previous_task():
