@@ -133,3 +133,18 @@ def test_fit_cache_memory_only_and_corrupt_entry(tmp_path):
 def test_default_cache_dir_env(monkeypatch, tmp_path):
     monkeypatch.setenv(B.CACHE_ENV, str(tmp_path / "c"))
     assert B.FitCache().directory == tmp_path / "c"
+
+
+def test_array_digest_memoised_only_for_read_only_arrays():
+    a = np.random.default_rng(0).normal(size=(200, 5))
+    d1 = B.array_digest(a)
+    a[0, 0] += 1.0  # writable arrays are re-hashed every time
+    assert B.array_digest(a) != d1
+    a.setflags(write=False)
+    d2 = B.array_digest(a)
+    assert B.array_digest(a) == d2 and id(a) in B._DIGESTS
+    view = a[:100]
+    assert B.array_digest(view) != d2
+    b = a.copy()  # same bytes, new (writable) array: same digest
+    assert B.array_digest(b) == d2
+    assert B.cache_key(a, config={}) == B.cache_key(b, config={})
