@@ -317,24 +317,28 @@ def profile_columns(df: pd.DataFrame) -> pd.DataFrame:
     n = len(df)
     for c in df.columns:
         col = df[c]
-        nonnull = col.dropna()
-        distinct = int(nonnull.nunique())
+        missing = int(col.isna().sum())
+        n_nonnull = n - missing
+        distinct = int(col.nunique(dropna=True))  # no copy of the column: this runs on million-row tables
         numeric = pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
         kind = "numeric" if numeric else "categorical"
         if distinct == 2:
             kind = "binary"
         flags = []
-        if nonnull.empty:
+        if n_nonnull == 0:
             flags.append("empty")
         elif distinct == 1:
             flags.append("constant")
-        if n > 20 and distinct >= 0.95 * len(nonnull) and (not numeric or pd.api.types.is_integer_dtype(col)):
+        if n > 20 and distinct >= 0.95 * n_nonnull and (not numeric or pd.api.types.is_integer_dtype(col)):
             flags.append("id-like")
         if not numeric and distinct > HIGH_CARDINALITY:
             flags.append("high-cardinality")
-        examples = ", ".join(map(str, nonnull.drop_duplicates().head(4).tolist()))
+        head = col.iloc[:5000].dropna().drop_duplicates().head(4)
+        if len(head) < min(4, distinct):  # rare values further down
+            head = col.dropna().drop_duplicates().head(4)
+        examples = ", ".join(map(str, head.tolist()))
         rows.append({
-            "column": c, "kind": kind, "dtype": str(col.dtype), "missing": int(col.isna().sum()),
+            "column": c, "kind": kind, "dtype": str(col.dtype), "missing": missing,
             "distinct": distinct, "examples": examples, "flags": ", ".join(flags),
         })
     return pd.DataFrame(rows)
