@@ -25,7 +25,7 @@ PAGES = [
     st.Page("pages/train.py", title="Train", icon=":material/model_training:", url_path="train"),
     st.Page("pages/compare.py", title="Compare", icon=":material/bar_chart:", url_path="compare"),
     st.Page("pages/export.py", title="Export", icon=":material/download:", url_path="export"),
-    st.Page("pages/how_it_works.py", title="How it works", icon=":material/menu_book:", url_path="how-it-works"),
+    st.Page("pages/how_it_works.py", title="How it works", icon=":material/menu_book:", url_path="how_it_works"),
 ]
 page = st.navigation(PAGES, position="sidebar")
 
