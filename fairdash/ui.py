@@ -151,14 +151,18 @@ def set_task(df: pd.DataFrame, table_id: str, table_name: str, spec: data.TaskSp
     if ss.get("fd_task_key") == key and ss.get("fd_task") is not None:
         return ss["fd_task"]
     task = task if task is not None else data.build_task(df, spec)
+    # the readouts' split and rates must exist too, before anything is committed (a table whose
+    # smallest (group, label) cell has one row builds, but cannot be split)
+    split = data.split_task(task, seed=SPLIT_SEED)
+    rates = training_rates(task, split)
     old = ss.get("fd_spec")
     same_target = (old is not None and ss.get("fd_table_id") == table_id and old.s_column == spec.s_column
                    and old.y_column == spec.y_column and old.s1_values == spec.s1_values
                    and old.y1_values == spec.y1_values)
     ss["fd_table"], ss["fd_table_id"], ss["fd_table_name"] = df, table_id, table_name
     ss["fd_spec"], ss["fd_task"], ss["fd_task_key"] = spec, task, key
+    ss["fd_rates"], ss["fd_split0"] = (key, rates), (key, split)
     if not same_target:
-        rates = task_rates()
         ss["fd_pr_t"] = round(float(rates.presets["avg"]), 3)
         for k in ("pr_t_slider", "pr_t_input"):
             ss.pop(k, None)

@@ -77,13 +77,16 @@ prof = ui.profile(df) if pending is None else data.profile_columns(df)
 columns = list(df.columns)
 
 
-def _guess(cands, exclude=()):
+def _guess(cands, exclude=(), last=True):
+    """A column named like one of ``cands``, else the last (or first) two-valued column."""
     lower = {c.lower(): c for c in columns}
     for g in cands:
         if g in lower and lower[g] not in exclude:
             return lower[g]
     binary = [c for c in prof.loc[prof["kind"] == "binary", "column"] if c not in exclude]
-    return binary[-1] if binary else [c for c in columns if c not in exclude][-1]
+    rest = [c for c in columns if c not in exclude]
+    pick = binary or rest
+    return pick[-1] if last else pick[0]
 
 
 def _is_threshold_column(col: str) -> bool:
@@ -97,8 +100,8 @@ def _reset_widgets_for_table():
     if known:
         spec = ss["fd_spec"]
     else:
-        s_col = _guess(GUESS_S)
-        spec = data.TaskSpec(s_col, _guess(GUESS_Y, exclude=(s_col,)))
+        y_col = _guess(GUESS_Y)
+        spec = data.TaskSpec(_guess(GUESS_S, exclude=(y_col,), last=False), y_col)
     for k in ("s_column", "y_column", "s1_values", "y1_values", "s_threshold", "y_threshold", "features",
               "missing", "positive_meaning"):
         ss.pop(k, None)

@@ -270,6 +270,23 @@ def test_a_failed_upload_keeps_the_previous_task():
     assert at.session_state["fd_table_id"] == "sample:adult"
 
 
+def test_an_upload_too_small_to_split_is_refused_with_a_message():
+    rows = ["grp,x,label"] + [f"a,{i},{i % 2}" for i in range(12)] + [f"b,{i},0" for i in range(6)] + ["b,99,1"]
+    at = _new_app()
+    at.radio(key="data_source").set_value("Upload a file").run()
+    at.file_uploader(key="upload_file").set_value(("tiny.csv", "\n".join(rows).encode(), "text/csv")).run()
+    _ok(at)
+    assert (at.session_state["s_column"], at.session_state["y_column"]) == ("grp", "label")
+    at.multiselect(key="s1_values").set_value(["a"]).run()
+    at.multiselect(key="y1_values").set_value(["1"]).run()
+    _ok(at)
+    assert any("fewer than 2 rows" in e for e in _errors(at))
+    assert at.session_state["fd_table_id"] == "sample:adult"  # nothing half-committed
+    at.switch_page("pages/target.py").run()
+    _ok(at)
+    _metric(at, CEILING)
+
+
 def test_switching_to_compas_says_what_positive_means():
     at = _new_app()
     at.selectbox(key="sample_choice").set_value("compas").run()
