@@ -5,7 +5,6 @@ protocol"). No model code here.
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import zipfile
 from dataclasses import dataclass, field, replace
@@ -77,7 +76,7 @@ def _read_bytes(source) -> tuple[bytes, str]:
             raise FairDashError(f"{path} is a folder, not a table file.")
         size = path.stat().st_size
         if size > MAX_BYTES:
-            raise FairDashError(f"{path.name} is {size / 2**20:.0f} MB; the limit is {MAX_BYTES / 2**20:.0f} MB.")
+            raise FairDashError(_too_big(path.name, size))
         return path.read_bytes(), path.name
     if isinstance(source, (bytes, bytearray)):
         return bytes(source), "upload"
@@ -88,6 +87,19 @@ def _read_bytes(source) -> tuple[bytes, str]:
 
 
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def _size(n: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"  # pragma: no cover
+
+
+def _too_big(name: str, size: int) -> str:
+    return (f"{name} is {_size(size)}; the largest table FairDash accepts is {_size(MAX_BYTES)}. Use a sample of "
+            "its rows, leave out columns you do not need, or save it as compressed CSV (.csv.gz) or Parquet.")
 
 
 def _decode(raw: bytes, notes: list | None = None) -> str:
@@ -197,6 +209,29 @@ def _parser_message(name: str, error: str, sep: str) -> str:
     return f"{name} could not be read as a table: {first[:200]}"
 
 
+def _gunzip(raw: bytes, name: str, limit: int) -> bytes:
+    """Decompress gzip (every member) without ever holding more than ``limit + 1`` bytes, so that a
+    small file that expands enormously (a "zip bomb") is refused instead of filling the memory."""
+    import zlib
+
+    out, rest = [], raw
+    size = 0
+    try:
+        while rest:
+            d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            chunk = d.decompress(rest, limit + 1 - size)
+            out.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                break
+            if not d.eof:
+                raise FairDashError(f"{name} looks gzip-compressed but is damaged or incomplete (it ends too soon).")
+            rest = d.unused_data.lstrip(b"\x00")
+    except zlib.error:
+        raise FairDashError(f"{name} looks gzip-compressed but is damaged.") from None
+    return b"".join(out)
+
+
 def read_table(source, name: str | None = None) -> pd.DataFrame:
     """Read CSV/TSV (delimiter and encoding sniffed; gzip too), Parquet or Excel into a DataFrame.
 
@@ -206,16 +241,14 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
     raw, default_name = _read_bytes(source)
     name = name or default_name
     if len(raw) > MAX_BYTES:
-        raise FairDashError(f"{name} is {len(raw) / 2**20:.0f} MB; the limit is {MAX_BYTES / 2**20:.0f} MB.")
+        raise FairDashError(_too_big(name, len(raw)))
     if not raw.strip():
         raise FairDashError(f"{name} is empty.")
     if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError):
-            raise FairDashError(f"{name} looks gzip-compressed but is damaged.") from None
+        raw = _gunzip(raw, name, 4 * MAX_BYTES)
         if len(raw) > 4 * MAX_BYTES:
-            raise FairDashError(f"{name} is too large once decompressed.")
+            raise FairDashError(f"{name} is too large once decompressed ({_size(len(raw))}; the limit is "
+                                f"{_size(4 * MAX_BYTES)}). Use a sample of its rows.")
         if not raw.strip():
             raise FairDashError(f"{name} is empty.")
     notes: list = []
