@@ -173,3 +173,38 @@ def test_five_thousand_level_categorical(tmp_path):
 def test_a_bad_choice_on_a_good_file_names_the_value():
     proc = cli(BAD / "semicolon_separated.csv", "Male")
     check_cli(proc, 2, r"Value 'Male' does not occur in column 'sex'\. Its values include: F, M", "bad --s1")
+
+
+# ----- size limits (the upload cap) ----------------------------------------------------------------
+def test_a_file_over_the_size_limit_is_refused_with_the_limit_named(tmp_path, monkeypatch):
+    monkeypatch.setattr(data, "MAX_BYTES", 1000)
+    path = tmp_path / "big.csv"
+    path.write_text("a,b\n" + "1,2\n" * 400)
+    for source in (path, path.read_bytes()):
+        with pytest.raises(FairDashError, match=r"is 1\.6 KB; the largest table FairDash accepts is 1000 bytes\. "
+                                                r"Use a sample of its rows"):
+            data.read_table(source, name="big.csv")
+
+
+def test_a_gzip_bomb_is_refused_without_decompressing_it_all(monkeypatch):
+    import gzip
+    import tracemalloc
+
+    monkeypatch.setattr(data, "MAX_BYTES", 1_000_000)
+    bomb = gzip.compress(b"a,b\n" + b"1,2\n" * 50_000_000)  # 200 MB of text in about 200 KB
+    assert len(bomb) < data.MAX_BYTES
+    tracemalloc.start()
+    try:
+        with pytest.raises(FairDashError, match=r"too large once decompressed"):
+            data.read_table(bomb, name="bomb.csv.gz")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50 * 2**20  # the limit (4 MB here) and change, never the 200 MB
+
+
+def test_multi_member_gzip_is_read_whole():
+    import gzip
+
+    raw = gzip.compress(b"a,b\n1,2\n") + gzip.compress(b"3,4\n")
+    assert data.read_table(raw, name="t.csv.gz")["a"].tolist() == [1, 3]
