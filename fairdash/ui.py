@@ -377,7 +377,9 @@ def sidebar_frame() -> None:
     box = st.sidebar.container(key="sidebar_task")
     with box:
         st.markdown("**Current task**")
-        slots = {"task": st.empty(), "target": st.empty(), "rest": st.empty()}
+        lines = st.container(gap=None)  # the three slots read as one list
+        with lines:
+            slots = {"task": st.empty(), "target": st.empty(), "rest": st.empty()}
     st.session_state["_fd_sidebar"] = slots
 
 
