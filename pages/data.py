@@ -46,7 +46,7 @@ if source == SOURCES[0]:
             st.toast(f"Loaded {smp.title}.")
 else:
     up = st.file_uploader("Upload a table (CSV, TSV, gzip-compressed CSV, Parquet or Excel; at most 200 MB)",
-                          type=["csv", "tsv", "txt", "gz", "parquet", "pq", "xlsx"], key="upload_file",
+                          type=["csv", "tsv", "txt", "gz", "parquet", "pq", "xlsx", "xls"], key="upload_file",
                           help="The first line must hold the column names. The file stays in this browser "
                                "session; nothing is shared with other users.")
     if up is not None:

@@ -11,7 +11,6 @@ import numpy as np
 import streamlit as st
 
 from fairdash import plots, ui
-from fairdash.errors import FairDashError
 from fairdash.models.registry import MODELS
 
 ss = st.session_state
