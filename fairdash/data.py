@@ -293,15 +293,35 @@ def _read_excel(raw: bytes, name: str) -> pd.DataFrame:
     except zipfile.BadZipFile:
         raise FairDashError(f"{name} looks like a zip/Excel file but is damaged.") from None
     sheets = pd.read_excel(io.BytesIO(raw), sheet_name=None)
-    nonempty = {k: v for k, v in sheets.items() if not v.dropna(how="all").empty}
+    nonempty = {k: _sheet_table(v) for k, v in sheets.items() if not v.dropna(how="all").empty}
     if not nonempty:
         raise FairDashError(f"{name} has no sheet with data.")
-    # the first sheet with data; the others are named in the profile warning by the caller
-    first = next(iter(nonempty))
+    tables = [k for k, v in nonempty.items() if v.shape[1] >= 2 and len(v) > 0]
+    if not tables:
+        raise FairDashError(f"{name} has no sheet holding a table of at least two columns with a header row "
+                            f"(sheets with data: {', '.join(map(repr, nonempty))}).")
+    # the first sheet holding a table (a cover sheet with a title is passed over); the others are named
+    # in a warning by build_task
+    first = tables[0]
     df = nonempty[first]
     df.attrs["sheet"] = first
     df.attrs["other_sheets"] = [k for k in nonempty if k != first]
     return df
+
+
+def _sheet_table(df: pd.DataFrame) -> pd.DataFrame:
+    """A sheet's table when blank rows or columns stand above or left of it (pandas then names every
+    column 'Unnamed: k' and reads the real header as a row): the first non-blank row becomes the header."""
+    unnamed = np.array([str(c).startswith("Unnamed:") for c in df.columns])
+    if len(df) == 0 or not unnamed.all():
+        return df
+    df = df.dropna(how="all").dropna(axis=1, how="all")
+    if len(df) == 0:
+        return df
+    header = [str(v).strip() if pd.notna(v) else f"Unnamed: {i}" for i, v in enumerate(df.iloc[0])]
+    if len(set(header)) < len(header):
+        return df
+    return df.iloc[1:].set_axis(header, axis=1).reset_index(drop=True).infer_objects()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -630,7 +650,7 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
             warnings.append(f"Column {c!r} has {k} distinct values; only its {MAX_CATEGORIES} most frequent are encoded.")
     warnings[:0] = list(df.attrs.get("read_notes", ()))
     if "other_sheets" in df.attrs and df.attrs.get("other_sheets"):
-        warnings.append(f"Only the first sheet with data ({df.attrs['sheet']!r}) was read; other sheets: "
+        warnings.append(f"Only the sheet {df.attrs['sheet']!r} was read (the first that holds a table); other sheets: "
                         + ", ".join(map(repr, df.attrs["other_sheets"])))
     if spec.y1_values:
         label_names = ("not " + "/".join(map(str, spec.y1_values)), "/".join(map(str, spec.y1_values)))
