@@ -88,6 +88,12 @@ def main():
         df.head(5).to_excel(xw, sheet_name="Notes", index=False)
     write("several_sheets.xlsx", buf.getvalue())
     write("damaged.xlsx", buf.getvalue()[:400])
+    # a cover sheet with a title, then the table three rows down and one column in
+    buf = io.BytesIO()
+    with pd.ExcelWriter(buf, engine="openpyxl") as xw:
+        pd.DataFrame({"Staff survey 2024": ["exported by HR"]}).to_excel(xw, sheet_name="Cover", index=False)
+        df.to_excel(xw, sheet_name="People", index=False, startrow=3, startcol=1)
+    write("excel_cover_sheet_and_table_not_at_a1.xlsx", buf.getvalue())
     buf = io.BytesIO()
     df.head(0).to_parquet(buf)
     write("parquet_no_rows.parquet", buf.getvalue())
