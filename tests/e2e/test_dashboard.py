@@ -62,6 +62,25 @@ def _slider_value(page) -> float:
     return float(page.locator('.st-key-pr_t_slider input[type="range"]').get_attribute("value"))
 
 
+def _press_and_wait(page, st_ui, key: str, want: str) -> None:
+    """Press ``key`` on the focused slider and wait until the number box (set by the slider's callback on
+    the server) shows ``want``. One retry: a press that arrives while the previous rerun is still on its
+    way back can be overwritten by that rerun's value (see the report on slider keypresses)."""
+    js = "(w) => document.querySelector('.st-key-pr_t_input input').value === w"
+    for attempt in range(2):
+        page.keyboard.press(key)
+        try:
+            page.wait_for_function(js, arg=want, timeout=15_000)
+            st_ui.wait_idle(page, settle=0.05)
+            return
+        except Exception:  # noqa: BLE001
+            st_ui.wait_idle(page, settle=0.05)
+            if page.evaluate(js, want):
+                return
+    raise AssertionError(f"the PR_t number box does not show {want} after pressing {key} on the slider "
+                         f"(it shows {page.locator('.st-key-pr_t_input input').input_value()})")
+
+
 def _no_exception(page, server_log):
     exc = page.locator('[data-testid="stException"]')
     assert exc.count() == 0, f"a traceback is shown on the page:\n{exc.first.inner_text()}\n{server_log()}"
@@ -107,15 +126,12 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_task, tmp_pa
     assert _slider_value(page) == pytest.approx(0.3)
     c_box = _assert_ceiling(page, st_ui, task, 0.3, server_log)
 
+    # Keyboard on the slider thumb: five 0.001 steps, each answered before the next (a user who
+    # watches the readout). Presses sent faster than the reruns can be lost: see _press_and_wait.
     thumb = page.locator('.st-key-pr_t_slider input[type="range"]')
     thumb.focus()
-    for _ in range(5):
-        page.keyboard.press("ArrowRight")
-        page.wait_for_timeout(50)
-    st_ui.wait_idle(page)
-    page.wait_for_function(
-        "() => document.querySelector('.st-key-pr_t_input input').value.startsWith('0.305')", timeout=30_000)
-    st_ui.wait_idle(page)
+    for i in range(1, 6):
+        _press_and_wait(page, st_ui, "ArrowRight", f"{0.3 + 0.001 * i:.3f}")
     assert _slider_value(page) == pytest.approx(0.305)
     c_key = _assert_ceiling(page, st_ui, task, 0.305, server_log)
     assert c_key != c_box, "the ceiling readout did not change when the slider moved"
@@ -193,3 +209,31 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_task, tmp_pa
     pred = model.predict(rows)
     assert len(pred) == 25 and np.isfinite(np.asarray(proba, dtype=float)).all()
     assert set(np.unique(pred)).issubset({0, 1})
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.xfail(strict=False, reason=(
+    "app bug: PR_t slider keypresses sent while the previous rerun is in flight are lost (the slider's "
+    "on_change callback writes widget state, pr_t_input/pr_t_slider, and the rerun's values overwrite the "
+    "newer client-side value); a plain slider without that callback loses none"))
+def test_fast_slider_presses_all_count(page, app_url, st_ui, server_log, adult_task):
+    """Ten ArrowRight presses 150 ms apart (a user holding the key) move PR_t by exactly 0.010, and
+    the readout then shows the ceiling at the slider's value."""
+    df, task = adult_task
+    page.goto(app_url + "/target")
+    page.locator(".st-key-ceiling_readout").wait_for(timeout=90_000)
+    st_ui.wait_idle(page)
+    box = page.locator('.st-key-pr_t_input input')
+    box.fill("0.3")
+    box.press("Enter")
+    st_ui.wait_idle(page)
+    page.locator('.st-key-pr_t_slider input[type="range"]').focus()
+    for _ in range(10):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(150)
+    st_ui.wait_idle(page)
+    page.wait_for_timeout(2000)
+    st_ui.wait_idle(page)
+    shown = _slider_value(page)
+    _assert_ceiling(page, st_ui, task, shown, server_log)  # readout and slider agree, whatever happened
+    assert shown == pytest.approx(0.31), f"10 presses moved PR_t from 0.3 to {shown}"
