@@ -6,6 +6,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
@@ -177,6 +179,24 @@ def test_kamiran_weights_sum_to_n_and_make_s_and_y_independent(adult):
     # weighted P(y=1 | s) is the same in every group
     rates = [np.sum(w * y * (s == g)) / np.sum(w * (s == g)) for g in np.unique(s)]
     assert np.ptp(rates) < 1e-12
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 1)), min_size=1, max_size=60))
+def test_kamiran_weights_property(cells):
+    s = np.array([c[0] for c in cells])
+    y = np.array([c[1] for c in cells])
+    w = kamiran_weights(y, s)
+    n = len(y)
+    assert np.all(np.isfinite(w)) and np.all(w > 0)
+    full = all(np.any((s == g) & (y == label)) for g in np.unique(s) for label in np.unique(y))
+    if full:  # with an empty (s, y) cell its share P(s)P(y)N has no rows to go to
+        assert w.sum() == pytest.approx(n, rel=1e-9)
+    for g in np.unique(s):
+        for label in np.unique(y):
+            if np.any((s == g) & (y == label)):
+                expected = np.sum(s == g) * np.sum(y == label) / n
+                assert w[(s == g) & (y == label)].sum() == pytest.approx(expected, rel=1e-9)
 
 
 def test_kamiran_weights_more_groups():

@@ -196,6 +196,8 @@ def kamiran_weights(y, s) -> np.ndarray:
 
     That is ``P(s) P(y) / P(s, y)``; the weights sum to ``N`` and, in the weighted data, every cell's
     total weight is ``P(s) P(y) N``, so ``s`` and ``y`` are independent. Works for any number of groups.
+    A cell with no rows (a group with only one label) gets no weight, so then the weights sum to less
+    than ``N``.
     """
     y = np.asarray(y).astype(np.int64).ravel()
     s = np.asarray(s).astype(np.int64).ravel()
