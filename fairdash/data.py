@@ -77,7 +77,10 @@ def _read_bytes(source) -> tuple[bytes, str]:
         size = path.stat().st_size
         if size > MAX_BYTES:
             raise FairDashError(_too_big(path.name, size))
-        return path.read_bytes(), path.name
+        try:
+            return path.read_bytes(), path.name
+        except OSError as e:  # permission denied, a device, a vanished network file ...
+            raise FairDashError(f"{path.name} could not be opened ({e.strerror or type(e).__name__}).") from None
     if isinstance(source, (bytes, bytearray)):
         return bytes(source), "upload"
     if hasattr(source, "read"):
