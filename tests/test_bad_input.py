@@ -209,3 +209,19 @@ def test_multi_member_gzip_is_read_whole():
 
     raw = gzip.compress(b"a,b\n1,2\n") + gzip.compress(b"3,4\n")
     assert data.read_table(raw, name="t.csv.gz")["a"].tolist() == [1, 3]
+
+
+def test_an_unreadable_file_is_a_clear_error(tmp_path, monkeypatch):
+    path = tmp_path / "locked.csv"
+    path.write_text("a,b\n1,2\n")
+
+    def denied(self):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "read_bytes", denied)
+    with pytest.raises(FairDashError, match=r"locked\.csv could not be opened \(Permission denied\)"):
+        data.read_table(path)
+
+
+def test_a_folder_is_not_a_table(tmp_path):
+    check_cli(cli(tmp_path, "M"), 2, r"is a folder, not a table file", "folder")
