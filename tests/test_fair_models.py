@@ -89,10 +89,19 @@ def test_lr_matches_sklearn_coefficients():
 
     a = paper_arrays("compas-sex", seed=0)
     sk = LogisticRegression(C=1.0, tol=1e-10, max_iter=20000).fit(a.X_train, a.y_train)
-    ours = LR(C=1.0, tol=1e-9, max_iter=5000).fit(a.X_train, a.y_train, a.s_train)
+    ours = LR(C=1.0, tol=1e-9, max_iter=5000, precision="double").fit(a.X_train, a.y_train, a.s_train)
     np.testing.assert_allclose(ours.coef_, sk.coef_, atol=1e-3)
     np.testing.assert_allclose(ours.intercept_, sk.intercept_, atol=1e-3)
     np.testing.assert_allclose(ours.predict_proba(a.X_test), sk.predict_proba(a.X_test), atol=1e-4)
+
+
+def test_mixed_precision_agrees_with_double(fitted_lr, adult):
+    _, mixed = fitted_lr
+    a = adult
+    double = FairLR(device="cpu", precision="double").fit(a.X_train, a.y_train, a.s_train)
+    agree = (double.predict(a.X_test) == mixed.predict(a.X_test)).mean()
+    assert agree > 0.995
+    np.testing.assert_allclose(double.predict_proba(a.X_test), mixed.predict_proba(a.X_test), atol=0.02)
 
 
 def test_identity_table_gives_the_plain_lr(adult):

@@ -47,7 +47,9 @@ class FairLR(BaseEstimator, ClassifierMixin):
     ``delta`` (keep-rate), ``stratum_target_rates`` (conditional parity, with ``strata`` at fit),
     ``C`` (inverse L2 strength, as scikit-learn), ``max_iter`` (L-BFGS iterations, or epochs for RAdam;
     ``None``: 1000 / 100), ``tol`` (L-BFGS: largest gradient entry of the per-row objective, scikit-learn's default 1e-4),
-    ``optimizer``, ``batch_size`` (RAdam minibatch, default 64; L-BFGS chunk rows), ``seed``,
+    ``optimizer``, ``batch_size`` (RAdam minibatch, default 64; L-BFGS chunk rows), ``precision``
+    (L-BFGS: ``"mixed"`` keeps the matrix in float32 for the two matrix-vector products, 2-3x faster,
+    with weights, losses and gradient sums in float64; ``"double"`` is float64 throughout), ``seed``,
     ``device``, ``use_s_as_feature`` (then ``predict`` needs ``s`` too), ``progress``
     (``callable(fraction, message)``).
     """
@@ -68,6 +70,7 @@ class FairLR(BaseEstimator, ClassifierMixin):
         optimizer="lbfgs",
         batch_size=None,
         weight_decay=0.1,
+        precision="mixed",
         seed=0,
         device="auto",
         use_s_as_feature=False,
@@ -85,6 +88,7 @@ class FairLR(BaseEstimator, ClassifierMixin):
         self.optimizer = optimizer
         self.batch_size = batch_size
         self.weight_decay = weight_decay
+        self.precision = precision
         self.seed = seed
         self.device = device
         self.use_s_as_feature = use_s_as_feature
@@ -123,6 +127,8 @@ class FairLR(BaseEstimator, ClassifierMixin):
         X, y, s, strata = L.check_fit_inputs(X, y, s, strata)
         if self.C is None or not float(self.C) > 0:
             raise FairDashError("The regularisation constant C must be a positive number.")
+        if self.precision not in ("mixed", "double"):
+            raise FairDashError(f"Unknown precision {self.precision!r}: use 'mixed' or 'double'.")
         if self.optimizer not in ("lbfgs", "radam"):
             raise FairDashError(f"Unknown optimizer {self.optimizer!r}: use 'lbfgs' or 'radam'.")
         table, d_rows, info = L.resolve_target(
@@ -155,7 +161,8 @@ class FairLR(BaseEstimator, ClassifierMixin):
         log_d = L.log_d_terms(d_rows, dtype=dtype, device=dev)
         yt = torch.as_tensor(y, device=dev)
         w0, w1 = L.select_log_d(log_d, yt)
-        Xt = torch.as_tensor(Xf, dtype=dtype)
+        mixed = self.precision == "mixed" and self.optimizer == "lbfgs"
+        Xt = torch.as_tensor(Xf, dtype=torch.float32 if mixed else dtype)
         if dev.type == "cuda":
             free = torch.cuda.mem_get_info(dev)[0]
             if Xt.numel() * Xt.element_size() < 0.5 * free:
@@ -190,7 +197,9 @@ class FairLR(BaseEstimator, ClassifierMixin):
         scale = 1.0 / n  # per-row objective: tolerances do not depend on n
         chunk = self.batch_size or max(1024, CHUNK_ELEMENTS // max(p, 1))
         chunks = [(i, min(i + chunk, n)) for i in range(0, n, chunk)]
-        theta = torch.zeros(p + 1, dtype=Xt.dtype, device=dev, requires_grad=True)
+        dtype = w0.dtype  # float64: weights, losses, gradient sums; Xt may be float32 ("mixed")
+        xdt = Xt.dtype
+        theta = torch.zeros(p + 1, dtype=dtype, device=dev, requires_grad=True)
         opt = torch.optim.LBFGS(
             [theta], lr=1.0, max_iter=max_iter, max_eval=int(max_iter * 1.25) + 25,
             tolerance_grad=float(self.tol), tolerance_change=1e-12, history_size=10,
@@ -205,17 +214,18 @@ class FairLR(BaseEstimator, ClassifierMixin):
                 w, b = theta[:p], theta[p]
                 loss = 0.5 * inv_c * torch.dot(w, w)
                 gw = inv_c * w
-                gb = torch.zeros((), dtype=Xt.dtype, device=dev)
+                gb = torch.zeros((), dtype=dtype, device=dev)
+                wx = w.to(xdt)
                 for lo, hi in chunks:
                     Xc = Xt[lo:hi].to(dev, non_blocking=True)
-                    z = torch.addmv(b.expand(hi - lo), Xc, w)
+                    z = torch.mv(Xc, wx).to(dtype) + b
                     sp = torch.nn.functional.softplus(z)  # -log(1 - q)
                     # log P(y|x,s) = logaddexp(w0 + log(1-q), w1 + log q), log q = z - softplus(z)
                     ll = torch.logaddexp(w0[lo:hi] - sp, w1[lo:hi] - sp + z)
                     loss = loss - ll.sum()
                     # dlogL/dz = r - q
                     g = torch.sigmoid(k[lo:hi] + z).sub_(torch.sigmoid(z))
-                    gw = gw - torch.mv(Xc.T, g)
+                    gw = gw - torch.mv(Xc.T, g.to(xdt)).to(dtype)
                     gb = gb - g.sum()
                 theta.grad = torch.cat([gw, gb.reshape(1)]) * scale
                 evals[0] += 1
