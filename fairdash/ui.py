@@ -164,8 +164,8 @@ def set_task(df: pd.DataFrame, table_id: str, table_name: str, spec: data.TaskSp
     ss["fd_rates"], ss["fd_split0"] = (key, rates), (key, split)
     if not same_target:
         ss["fd_pr_t"] = round(float(rates.presets["avg"]), 3)
-        for k in ("pr_t_slider", "pr_t_input"):
-            ss.pop(k, None)
+        ss.pop("pr_t_slider", None)
+        ss["fd_pr_t_box_v"] = ss.get("fd_pr_t_box_v", 0) + 1  # the number box shows the new PR_t
     return task
 
 

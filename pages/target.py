@@ -87,17 +87,36 @@ conditional = criterion == "dp" and task.spec.strata_column is not None
 # --------------------------------------------------------------------------------------------------
 # The live part
 # --------------------------------------------------------------------------------------------------
+def _box_key() -> str:
+    return f"pr_t_box_{ss.get('fd_pr_t_box_v', 0)}"
+
+
+def _renew_box() -> None:
+    """The number box is drawn afresh (a new widget showing fd_pr_t) instead of having its state
+    written: a written widget state is stale in the browser's next request, and Streamlit would take
+    that stale value for a user edit."""
+    ss["fd_pr_t_box_v"] = ss.get("fd_pr_t_box_v", 0) + 1
+
+
 def _set_pr_t(value: float) -> None:
+    """A preset: PR_t, the slider and the number box take the value."""
     v = round(float(value), 3)
-    ss["fd_pr_t"] = ss["pr_t_slider"] = ss["pr_t_input"] = v
+    ss["fd_pr_t"] = ss["pr_t_slider"] = v
+    _renew_box()
 
 
+# The slider's callback writes no widget state at all, so key presses that arrive while a rerun is in
+# flight are never overwritten by a value the rerun sends back.
 def _from_slider():
-    _set_pr_t(ss["pr_t_slider"])
+    ss["fd_pr_t"] = round(float(ss["pr_t_slider"]), 3)
+    _renew_box()
 
 
 def _from_input():
-    _set_pr_t(ss["pr_t_input"])
+    v = ss.get(_box_key())
+    if v is None:
+        return
+    ss["fd_pr_t"] = ss["pr_t_slider"] = round(float(v), 3)
 
 
 def _rates_table(tb) -> pd.DataFrame:
@@ -191,13 +210,13 @@ def _live_target() -> None:
 
     pr_t = float(ss.get("fd_pr_t", presets["avg"]))
     ui.restore("pr_t_slider", pr_t)
-    ui.restore("pr_t_input", pr_t)
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     c1.slider("Target positive rate PR_t", 0.0, 1.0, step=0.001, format="%.3f", key="pr_t_slider",
               on_change=_from_slider,
               help="The share of every group the fair model should label positive.")
-    c2.number_input("PR_t (exact value)", 0.0, 1.0, step=0.001, format="%.3f", key="pr_t_input",
-                    on_change=_from_input)
+    with c2.container(key="pr_t_input"):  # stable key for browser tests; the widget key changes
+        st.number_input("PR_t (exact value)", 0.0, 1.0, value=pr_t, step=0.001, format="%.3f", key=_box_key(),
+                        on_change=_from_input)
     b = st.columns(4)
     b[0].button("Min preset", key="preset_min", on_click=_set_pr_t, args=(presets["min"],),
                 help=f"The lower base rate: {presets['min']:.3f}", width="stretch")

@@ -50,6 +50,14 @@ def _errors(at: AppTest) -> list[str]:
     return [e.value for e in at.error]
 
 
+def _pr_t_box(at: AppTest):
+    """The PR_t number box (its widget key changes whenever the slider or a preset moves PR_t; the
+    stable key "pr_t_input" is on its container)."""
+    boxes = [n for n in at.number_input if n.label == "PR_t (exact value)"]
+    assert len(boxes) == 1, [n.label for n in at.number_input]
+    return boxes[0]
+
+
 def _sidebar(at: AppTest) -> str:
     return " ".join(m.value for m in at.sidebar.markdown)
 
@@ -138,7 +146,7 @@ def test_slider_changes_readouts_to_what_fairdash_computes(app, capsys, pr_t):
     assert _metric(app, CEILING) != before
     for j in ("0", "1"):
         assert _metric(app, f"t_{j}") == f"{out['t'][j]:.4f}"
-    assert app.number_input(key="pr_t_input").value == pytest.approx(pr_t)
+    assert _pr_t_box(app).value == pytest.approx(pr_t)
     assert app.session_state["fd_pr_t"] == pytest.approx(pr_t)
     assert f"PR_t:** {pr_t:.3f}" in _sidebar(app)  # the sidebar follows the slider
     # the transition table shows the same probabilities
@@ -152,7 +160,7 @@ def test_slider_changes_readouts_to_what_fairdash_computes(app, capsys, pr_t):
 
 def test_number_box_and_presets_drive_the_same_state(app, capsys):
     app.switch_page("pages/target.py").run()
-    app.number_input(key="pr_t_input").set_value(0.25).run()
+    _pr_t_box(app).set_value(0.25).run()
     _ok(app)
     assert app.slider(key="pr_t_slider").value == pytest.approx(0.25)
     assert _metric(app, CEILING) == f"{_cli_rates(capsys, 0.25)['accuracy_bound']:.4f}"
