@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import json
 import os
 import random
@@ -166,23 +167,48 @@ def scaled_progress(progress: Callable | None, start: float, stop: float) -> Cal
 # --------------------------------------------------------------------------------------------------
 # Cache keys
 # --------------------------------------------------------------------------------------------------
-_MODEL_SOURCES = ("models/likelihood.py", "models/fair_lr.py", "models/fair_gp.py", "models/state.py",
-                  "models/baselines.py", "models/zafar.py", "targets.py")
+_SHARED_SOURCES = ("models/state.py", "targets.py")
+_RELATIVE_IMPORT = re.compile(r"^\s*from\s+(\.+)([\w.]*)\s+import\s+([\w, ]+)", re.MULTILINE)
 
 
-@lru_cache(maxsize=1)
-def code_version() -> str:
-    """``fairdash.__version__`` plus a short hash of the model source files (so edited model code
-    never answers from a stale cache)."""
+def _module_sources(path: Path, root: Path, seen: set) -> None:
+    """``path`` and, transitively, the fairdash modules it imports relatively."""
+    if path in seen or not path.exists():
+        return
+    seen.add(path)
+    for dots, name, names in _RELATIVE_IMPORT.findall(path.read_text(encoding="utf-8")):
+        base = path.parent
+        for _ in range(len(dots) - 1):
+            base = base.parent
+        candidates = [base / (name.replace(".", "/") + ".py")] if name else \
+            [base / (n.split()[0] + ".py") for n in names.split(",") if n.split()]
+        for c in candidates:
+            if root in c.resolve().parents:
+                _module_sources(c.resolve(), root, seen)
+
+
+@lru_cache(maxsize=None)
+def code_version(model_class=None) -> str:
+    """``fairdash.__version__`` plus a short hash of model source: for ``model_class``, its own module
+    and the fairdash modules it imports (so a change to one model retrains only that model); without
+    it, every model module. Edited model code never answers from a stale cache."""
+    import inspect
+
     from . import __version__
 
     root = Path(__file__).resolve().parent
+    seen: set = set()
+    if model_class is not None:
+        _module_sources(Path(inspect.getfile(model_class)).resolve(), root, seen)
+    else:
+        for p in sorted((root / "models").glob("*.py")):
+            _module_sources(p.resolve(), root, seen)
+    for rel in _SHARED_SOURCES:
+        _module_sources((root / rel).resolve(), root, seen)
     h = hashlib.sha256()
-    for rel in _MODEL_SOURCES:
-        p = root / rel
-        if p.exists():
-            h.update(rel.encode())
-            h.update(p.read_bytes())
+    for p in sorted(seen):
+        h.update(str(p.relative_to(root)).encode())
+        h.update(p.read_bytes())
     return f"{__version__}+{h.hexdigest()[:12]}"
 
 
@@ -276,7 +302,7 @@ def model_cache_key(model, X, y, s=None, strata=None, extra: dict | None = None)
     # the device actually used can change numbers slightly; it is part of the request
     if "device" in config["params"]:
         config["params"]["device"] = str(resolve_device(config["params"]["device"]))
-    return cache_key(X, y, s, strata, config=config)
+    return cache_key(X, y, s, strata, config=config, code_version=code_version(type(model)))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -57,3 +57,33 @@ def test_fit_model_predicts_raw_tables(compas):
     assert trained.metrics["accuracy"] > max(compas.y.mean(), 1 - compas.y.mean())
     assert trained.transition_table is not None
     assert trained.transition_table.target_rates[0] == pytest.approx(0.45)
+
+
+def test_code_version_is_per_model_so_a_change_retrains_only_that_model(tmp_path, monkeypatch):
+    """Issue 4: after editing one model's module, only that model's cache keys change."""
+    import shutil
+
+    from fairdash import backend
+    from fairdash.models.registry import MODELS
+
+    pkg = tmp_path / "fairdash"
+    shutil.copytree(backend.Path(backend.__file__).parent, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    root = pkg.resolve()
+
+    def version(module):
+        seen = set()
+        backend._module_sources(root / "models" / module, root, seen)
+        return {str(p.relative_to(root)) for p in seen}, backend.hashlib.sha256(
+            b"".join(p.read_bytes() for p in sorted(seen))).hexdigest()
+
+    before = {m: version(m) for m in ("fair_lr.py", "fair_gp.py", "baselines.py", "zafar.py")}
+    assert "models/likelihood.py" in before["fair_lr.py"][0] and "models/fair_gp.py" not in before["fair_lr.py"][0]
+    with open(pkg / "models" / "fair_gp.py", "a") as f:
+        f.write("\n# an edit\n")
+    after = {m: version(m) for m in before}
+    assert after["fair_gp.py"][1] != before["fair_gp.py"][1]
+    for m in ("fair_lr.py", "baselines.py", "zafar.py"):
+        assert after[m][1] == before[m][1]
+    # and the keys the cache uses differ between model families
+    versions = {n: backend.code_version(info.load_class()) for n, info in MODELS.items()}
+    assert versions["fair-lr"] == versions["lr"] and versions["fair-lr"] != versions["fair-gp"]
