@@ -154,10 +154,15 @@ def _looks_binary(raw: bytes) -> bool:
     return text < 0.9 * len(head)
 
 
+def _blank(content) -> bool:
+    """Only white space? (looks at the start first, so a large file is not copied to find out)"""
+    return not content[:65536].strip() and not content.strip()
+
+
 def _read_text_table(text: str, name: str) -> pd.DataFrame:
-    if not text.strip():
+    if _blank(text):
         raise FairDashError(f"{name} is empty.")
-    start = text.lstrip()[:200].lower()
+    start = text[:65536].lstrip()[:200].lower()
     if start.startswith(("<!doctype", "<html", "<?xml", "<head", "<body", "<table", "<!--")):
         raise FairDashError(f"{name} is a web page or XML document, not a table. If it came from a download link, "
                             "save the table itself as CSV or Excel.")
@@ -186,7 +191,7 @@ def _read_text_table(text: str, name: str) -> pd.DataFrame:
     if any(h == "" for h in header):
         raise FairDashError(f"{name} has a column with no name in its header line.")
     try:
-        df = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True, thousands=None,
+        df = pd.read_csv(io.BytesIO(text.encode("utf-8")), encoding="utf-8", sep=sep, skipinitialspace=True, thousands=None,
                          na_values=["?", "NA", "N/A", "null", "NULL", ""], keep_default_na=True)
     except (pd.errors.ParserError, ValueError) as e:
         raise FairDashError(_parser_message(name, str(e), sep)) from None
@@ -245,14 +250,14 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
     name = name or default_name
     if len(raw) > MAX_BYTES:
         raise FairDashError(_too_big(name, len(raw)))
-    if not raw.strip():
+    if _blank(raw):
         raise FairDashError(f"{name} is empty.")
     if raw[:2] == b"\x1f\x8b":
         raw = _gunzip(raw, name, 4 * MAX_BYTES)
         if len(raw) > 4 * MAX_BYTES:
             raise FairDashError(f"{name} is too large once decompressed ({_size(len(raw))}; the limit is "
                                 f"{_size(4 * MAX_BYTES)}). Use a sample of its rows.")
-        if not raw.strip():
+        if _blank(raw):
             raise FairDashError(f"{name} is empty.")
     notes: list = []
     try:
