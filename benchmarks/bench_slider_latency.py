@@ -166,6 +166,9 @@ def open_slider(browser, url: str, fairdash: bool):
     return ctx, page
 
 
+PAUSE_MS = 100
+
+
 def move(page) -> float:
     """One ArrowRight on the focused thumb; seconds from keydown to the changed readout."""
     page.evaluate(ARM_JS, METRIC)
@@ -173,7 +176,7 @@ def move(page) -> float:
     page.wait_for_function("() => window.__fd.lat !== null", timeout=30_000, polling=10)
     lat = page.evaluate("() => window.__fd.lat") / 1000.0
     wait_idle(page, settle=0.05)
-    page.wait_for_timeout(100)
+    page.wait_for_timeout(PAUSE_MS)
     return lat
 
 
@@ -264,8 +267,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--moves", type=int, default=40, help="slider moves per app (after 3 warm-up moves)")
     ap.add_argument("--loads", type=int, default=5, help="warm Data page loads")
+    ap.add_argument("--pause", type=int, default=100, help="ms to wait after an idle app before the next move")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results_ui.md"))
     args = ap.parse_args()
+    global PAUSE_MS
+    PAUSE_MS = args.pause
 
     from playwright.sync_api import sync_playwright
 
@@ -298,6 +304,8 @@ def main() -> None:
             res["lat_fairdash"], res["lat_floor"] = lat_f, lat_m
             print(f"slider: FairDash median {np.median(lat_f) * 1000:.0f} ms, floor {np.median(lat_m) * 1000:.0f} ms",
                   flush=True)
+            print("FairDash moves (ms):", [round(x * 1000) for x in lat_f], flush=True)
+            print("floor moves (ms):", [round(x * 1000) for x in lat_m], flush=True)
             ctx_f.close()
             ctx_m.close()
             browser.close()
@@ -329,7 +337,7 @@ def write(path: str, res: dict, load_before, load_after, args) -> None:
     now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     text = f"""# Dashboard latency (browser) -- results
 
-Measured by `python benchmarks/bench_slider_latency.py --moves {args.moves} --loads {args.loads}` on {now}.
+Measured by `python benchmarks/bench_slider_latency.py --moves {args.moves} --loads {args.loads} --pause {args.pause}` on {now}.
 Both servers ran at the same time on the same machine and the slider moves alternated between them, so
 the two columns saw the same load.
 
@@ -342,7 +350,8 @@ numbers are pessimistic; the ratio to the floor is the number to read.
 
 From the keydown on the focused PR_t slider thumb (one 0.001 step) to the changed text of the
 "Accuracy ceiling (Theorem 2)" metric, timed inside the page (`performance.now()`, MutationObserver).
-Adult sample, Target page, PR_t from 0.5 upwards; 3 warm-up moves per app not counted.
+Adult sample, Target page, PR_t from 0.5 upwards; 3 warm-up moves per app not counted; each move starts
+{args.pause} ms after the app went idle.
 
 | app | median | p90 | n |
 |---|---:|---:|---:|
