@@ -354,10 +354,15 @@ def _numeric_text(col: pd.Series) -> pd.Series | None:
                          errors="coerce")
 
 
+_PANDAS_MAJOR = int(pd.__version__.split(".")[0])
+
+
 def clean_table(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """Light repairs with a note for each: numbers stored as text with thousands separators become
     numbers; infinite values become missing."""
-    notes, df = [], df.copy()
+    # pandas >= 3 copies on write, so a shallow copy never changes the caller's table (and saves a copy
+    # of every column of a big table); older pandas needs the deep copy
+    notes, df = [], df.copy(deep=_PANDAS_MAJOR < 3)
     for c in df.columns:
         conv = _numeric_text(df[c])
         if conv is not None:
@@ -794,12 +799,20 @@ def prepare_arrays(task: Task, split: Split) -> Arrays:
     pos = {r: i for i, r in enumerate(split.test)}
     bal = np.array([pos[r] for r in split.balanced_test], dtype=int)
     st = task.strata
-    return Arrays(
+    arrays = Arrays(
         np.asarray(Xtr, dtype=np.float64), task.y[split.train], task.s[split.train],
         np.asarray(Xte, dtype=np.float64), task.y[split.test], task.s[split.test], bal,
         list(pre.get_feature_names_out()), pre, split,
         None if st is None else st[split.train], None if st is None else st[split.test],
     )
+    # read-only: nothing downstream may change them, and the fit cache remembers their digests, so a
+    # repeated request on the same arrays is answered without hashing the matrix again
+    for name in ("X_train", "y_train", "s_train", "X_test", "y_test", "s_test", "balanced_test",
+                 "strata_train", "strata_test"):
+        a = getattr(arrays, name)
+        if isinstance(a, np.ndarray):
+            a.setflags(write=False)
+    return arrays
 
 
 # --------------------------------------------------------------------------------------------------
