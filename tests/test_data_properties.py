@@ -168,7 +168,7 @@ def test_written_tables_read_back_or_give_fairdash_error(df, sep, encoding):
     _is_table_or_error(text.encode(encoding, errors="replace"))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(tables())
 def test_written_parquet_and_excel_read_back_or_give_fairdash_error(df):
     buf = io.BytesIO()
