@@ -37,6 +37,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+NOTES = "<!-- notes: written by hand, kept when the script rewrites the tables above -->"
 STAGES = ("rates", "prepare", "fairlr-minibatch", "fairlr-lbfgs", "fairgp")
 
 
@@ -255,7 +256,10 @@ def main(argv=None) -> int:
         if not args.keep and not args.workdir:
             shutil.rmtree(base, ignore_errors=True)
     text = report(sizes, results, mach, time.perf_counter() - t_all)
-    Path(args.out).write_text(text)
+    out = Path(args.out)
+    if out.exists() and NOTES in out.read_text():  # hand-written notes below the marker are kept
+        text += "\n" + NOTES + out.read_text().split(NOTES, 1)[1]
+    out.write_text(text)
     (Path(args.out).with_suffix(".json")).write_text(json.dumps({str(k): v for k, v in results.items()}, indent=1))
     print(text)
     return 0
