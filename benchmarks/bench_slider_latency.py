@@ -14,8 +14,9 @@ function), drives both with Debian's Chromium (``/usr/bin/chromium``) and measur
    MutationObserver), so Playwright's own overhead is not counted. Both apps start at PR_t = 0.5, above
    both Adult base rates, where every 0.001 step changes the 4-decimal ceiling. Moves alternate between
    the two apps (ABAB...) so that both see the same machine load; each move starts from an idle app.
-2. the server-side time of that rerun: FairDash's own hook ``st.session_state["fd_readout_ms"]`` (the
-   Target page's fragment, widgets + table + figure, measured by the page itself), read through
+2. the server-side time of that rerun: the time the Target page itself reports for each rerun of its
+   fragment (widgets + table + figure; the caption in the ``readout_timing`` container), read in the
+   browser after each measured move; the same hook (``st.session_state["fd_readout_ms"]``) read through
    ``streamlit.testing.v1.AppTest``; and the library work alone (``fairdash.rates.target_table`` +
    ``fairdash.plots.ceiling_curve_figure`` + its JSON), timed in-process. Target: < 50 ms.
 3. time to first render of the Data page: from navigation to the "Groups and base rates" table with the
@@ -30,6 +31,7 @@ import argparse
 import datetime as dt
 import os
 import platform
+import re
 import signal
 import socket
 import statistics
@@ -169,13 +171,23 @@ def open_slider(browser, url: str, fairdash: bool):
 PAUSE_MS = 100
 
 
+SERVER_MS: list = []  # FairDash's own server time of each measured rerun, as the page shows it
+
+
 def move(page) -> float:
-    """One ArrowRight on the focused thumb; seconds from keydown to the changed readout."""
+    """One ArrowRight on the focused thumb; seconds from keydown to the changed readout. For FairDash,
+    the server time the page reports for that rerun (caption in the 'readout_timing' container) is
+    appended to SERVER_MS."""
     page.evaluate(ARM_JS, METRIC)
     page.keyboard.press("ArrowRight")
     page.wait_for_function("() => window.__fd.lat !== null", timeout=30_000, polling=10)
     lat = page.evaluate("() => window.__fd.lat") / 1000.0
     wait_idle(page, settle=0.05)
+    timing = page.locator(".st-key-readout_timing")
+    if timing.count():
+        m = re.search(r"([0-9.]+)\s*ms", timing.first.inner_text())
+        if m:
+            SERVER_MS.append(float(m.group(1)))
     page.wait_for_timeout(PAUSE_MS)
     return lat
 
@@ -297,11 +309,13 @@ def main() -> None:
                 move(page_f)
                 move(page_m)
             lat_f, lat_m = [], []
+            SERVER_MS.clear()
             for i in range(args.moves):
                 order = [(page_f, lat_f), (page_m, lat_m)] if i % 2 == 0 else [(page_m, lat_m), (page_f, lat_f)]
                 for page, out in order:
                     out.append(move(page))
             res["lat_fairdash"], res["lat_floor"] = lat_f, lat_m
+            res["live_server_ms"] = list(SERVER_MS)
             print(f"slider: FairDash median {np.median(lat_f) * 1000:.0f} ms, floor {np.median(lat_m) * 1000:.0f} ms",
                   flush=True)
             print("FairDash moves (ms):", [round(x * 1000) for x in lat_f], flush=True)
@@ -332,8 +346,16 @@ def write(path: str, res: dict, load_before, load_after, args) -> None:
     fr_med, fr_p90, fr_n = stats([w[0] for w in res["floor_render"]])
     fi_med, fi_p90, _ = stats([w[1] for w in res["floor_render"]])
     ss_med, _, ss_n = stats(res["session_s"])
+    live = res.get("live_server_ms") or []
+    live_row = ""
+    if live:
+        v_med, v_p90, v_n = stats(live)
+        live_row = (f"| **the live server, during the browser moves above**: the Target fragment's time as the page "
+                    f"shows it (\"Readouts computed in ... ms on the server\", key `readout_timing`) | **{v_med:.1f} ms** | "
+                    f"{v_p90:.1f} ms | {v_n} |\n")
+    srv_med = stats(live)[0] if live else h_med
     ok = "meets" if ratio <= 1.5 else "MISSES"
-    ok_srv = "meets" if h_med < 50 else "MISSES"
+    ok_srv = "meets" if srv_med < 50 else "MISSES"
     now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     text = f"""# Dashboard latency (browser) -- results
 
@@ -365,12 +387,12 @@ Target: at most 1.5x the floor -> **{ok}** the target.
 
 | what | median | p90 | n |
 |---|---:|---:|---:|
-| FairDash's own work per move: the Target page's fragment (`st.session_state["fd_readout_ms"]`, set by the page), via AppTest | {h_med:.1f} ms | {h_p90:.1f} ms | {h_n} |
+{live_row}| FairDash's own work per move: the Target page's fragment (`st.session_state["fd_readout_ms"]`, set by the page), via AppTest | {h_med:.1f} ms | {h_p90:.1f} ms | {h_n} |
 | library only: `rates.target_table` + `plots.ceiling_curve_figure` | {l_med:.1f} ms | {l_p90:.1f} ms | {l_n} |
 | library + the figure's JSON (`plotly.io.to_json`) | {j_med:.1f} ms | {j_p90:.1f} ms | {j_n} |
 | whole-script AppTest rerun (app.py + Target page; a real server reruns only the fragment) | {r_med:.1f} ms | {r_p90:.1f} ms | {r_n} |
 
-Target: under 50 ms of FairDash's own work -> **{ok_srv}** the target.
+Target: under 50 ms of FairDash's own work -> **{ok_srv}** the target ({srv_med:.1f} ms median).
 
 ## Time to first render of the Data page
 
