@@ -11,12 +11,13 @@
 from __future__ import annotations
 
 import hashlib
-import re
 import json
 import os
 import random
+import re
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +26,10 @@ from typing import Callable, Protocol
 import numpy as np
 
 from .errors import FairDashError
+
+# Prepared matrices are read-only (fairdash.data.prepare_arrays); the models read them through torch
+# tensors and never write to them, so torch's warning about non-writable arrays says nothing here.
+warnings.filterwarnings("ignore", message="The given NumPy array is not writable", category=UserWarning)
 
 DEVICE_ENV = "FAIRDASH_DEVICE"
 CACHE_ENV = "FAIRDASH_CACHE_DIR"
