@@ -112,9 +112,13 @@ def _from_slider():
     _renew_box()
 
 
-def _from_input():
-    v = ss.get(_box_key())
-    if v is None:
+def _from_input(key: str):
+    # Only the box on screen counts: a box from an earlier run (its value reaching the server after
+    # the slider moved on) is not the user's edit and must not pull the slider back.
+    if key != _box_key():
+        return
+    v = ss.get(key)
+    if v is None or round(float(v), 3) == ss.get("fd_pr_t"):
         return
     ss["fd_pr_t"] = ss["pr_t_slider"] = round(float(v), 3)
 
@@ -216,7 +220,7 @@ def _live_target() -> None:
               help="The share of every group the fair model should label positive.")
     with c2.container(key="pr_t_input"):  # stable key for browser tests; the widget key changes
         st.number_input("PR_t (exact value)", 0.0, 1.0, value=pr_t, step=0.001, format="%.3f", key=_box_key(),
-                        on_change=_from_input)
+                        on_change=_from_input, args=(_box_key(),))
     b = st.columns(4)
     b[0].button("Min preset", key="preset_min", on_click=_set_pr_t, args=(presets["min"],),
                 help=f"The lower base rate: {presets['min']:.3f}", width="stretch")
