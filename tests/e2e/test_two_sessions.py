@@ -22,6 +22,7 @@ CEILING_LABEL = "Accuracy ceiling (Theorem 2)"
 MOVE_LIMIT_S = 5.0       # "within a few seconds" for one slider move while the other session trains
 MIN_MOVES_DURING_TRAINING = 2
 TRAIN_TIMEOUT = 300.0
+A_REPEATS = 10  # FairLR + LR x 10 repeats on ~37k rows: long enough for several of B's moves
 
 
 def _compas() -> pd.DataFrame:
@@ -140,7 +141,7 @@ def test_two_sessions_are_isolated_and_responsive(browser, app_url, st_ui, serve
 
         st_ui.goto_page(pa, "Train")
         _assert_only_own(pa, A, B, server_log)
-        pa.locator(".st-key-repeats input").fill("3")
+        pa.locator(".st-key-repeats input").fill(str(A_REPEATS))
         pa.locator(".st-key-repeats input").press("Enter")
         st_ui.wait_idle(pa)
         chips = pa.locator(".st-key-train_models [data-tag]").filter(visible=True).all_inner_texts()
