@@ -136,11 +136,11 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_task, tmp_pa
     _no_exception(page, server_log)
     assert "PR_t: 0.305" in st_ui.main_text(page)
     models = page.locator(".st-key-train_models")
-    for remove in models.locator('button[aria-label^="Remove "]').filter(visible=True).all()[::-1]:
+    for remove in models.locator('button[aria-label^="Remove "]:visible').all()[::-1]:
         if not remove.get_attribute("aria-label").startswith("Remove FairLR"):
             remove.click()
             st_ui.wait_idle(page)
-    chips = models.locator("[data-tag]").filter(visible=True).all_inner_texts()
+    chips = models.locator("[data-tag]:visible").all_inner_texts()
     assert len(chips) == 1 and chips[0].startswith("FairLR"), chips
     assert page.locator(".st-key-repeats input").input_value() == "1"
     page.get_by_text("Advanced settings").click()

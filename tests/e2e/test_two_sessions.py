@@ -144,7 +144,7 @@ def test_two_sessions_are_isolated_and_responsive(browser, app_url, st_ui, serve
         pa.locator(".st-key-repeats input").fill(str(A_REPEATS))
         pa.locator(".st-key-repeats input").press("Enter")
         st_ui.wait_idle(pa)
-        chips = pa.locator(".st-key-train_models [data-tag]").filter(visible=True).all_inner_texts()
+        chips = pa.locator(".st-key-train_models [data-tag]:visible").all_inner_texts()
         assert any(c.startswith("FairLR") for c in chips), chips
 
         # ---- A trains; B moves its slider meanwhile -----------------------------------------------
