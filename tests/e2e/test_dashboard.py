@@ -109,7 +109,10 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_task, tmp_pa
     page.locator(".st-key-ceiling_readout").wait_for()
     _no_exception(page, server_log)
     start = _slider_value(page)
-    assert start == pytest.approx(round(float(task.group_table()["base rate"].mean()), 3), abs=0.2)
+    from fairdash.rates import rates_readout
+
+    avg = round(float(rates_readout(task)["presets"]["avg"]), 3)  # the paper's default: the avg preset
+    assert start == pytest.approx(avg), f"PR_t starts at {start}, not at the avg preset {avg}"
     _assert_ceiling(page, st_ui, task, start, server_log)
 
     box = page.locator('.st-key-pr_t_input input')
