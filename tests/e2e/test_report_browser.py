@@ -15,9 +15,11 @@ SCREENSHOT = ROOT / "docs" / "screenshots" / "report.png"
 A4_CONTENT_PX = 688  # 210 mm - 2 x 14 mm margins at 96 px per inch
 A4_CONTENT_HEIGHT_PX = 1016  # 297 mm - 2 x 14 mm
 
+pytestmark = pytest.mark.e2e
 sync_api = pytest.importorskip("playwright.sync_api")
 if not os.access(CHROMIUM, os.X_OK):  # pragma: no cover - CI installs Debian's chromium
-    pytest.skip(f"{CHROMIUM} is not installed", allow_module_level=True)
+    pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
+CREATED = "2026-11-25T00:00:00+00:00"  # fixed, so the committed screenshot changes only when the report does
 
 EVIL_LABEL = "<img src=x onerror=alert(5)>"
 EVIL_GROUP = "</script><script>alert(6)</script>"
@@ -43,7 +45,7 @@ def reports(tmp_path_factory):
     folder = tmp_path_factory.mktemp("report")
     clean = folder / "report.html"
     clean.write_text(build_report(results, task_description=desc, readout=readout, command=command,
-                                  eval_rates=eval_rates_for(task, "dp")), encoding="utf-8")
+                                  eval_rates=eval_rates_for(task, "dp"), created=CREATED), encoding="utf-8")
     evil_results = results.copy()
     evil_results.loc[evil_results["model"] == "kamiran", "label"] = EVIL_LABEL
     evil_desc = dict(desc, group_names=[desc["group_names"][0], EVIL_GROUP], dataset=EVIL_LABEL,
