@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from . import targets
-from .backend import FitCache, as_progress, device_description, resolve_device, seed_everything
+from .backend import FitCache, as_progress, device_description, scaled_progress, seed_everything
 from .data import Arrays, Task, TaskSpec, categorical_as_text, prepare_arrays, split_task
 from .errors import FairDashError
 from .metrics import group_metrics
@@ -240,10 +240,13 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, crit
     if n_jobs == 1 and not (dask_address or os.environ.get("FAIRDASH_DASK_ADDRESS")):
         for i, (m, t, seed) in enumerate(jobs):
             label = model_info(m).label
-            progress(i / len(jobs), f"Training {label} (seed {seed}{'' if t is None else f', PR_t {t:.3f}'})")
+            what = f"Training {label} (seed {seed}{'' if t is None else f', PR_t {t:.3f}'})"
+            progress(i / len(jobs), what)
+            step = scaled_progress(progress, i / len(jobs), (i + 1) / len(jobs))
             est, tt, seconds, hit = _fit_on_arrays(
                 m, arrays[seed], target_rate=t, criterion=criterion, seed=seed, device=device, delta=delta,
-                tpr_target=tpr_target, tnr_target=tnr_target, options=options.get(m), cache=cache, progress=None)
+                tpr_target=tpr_target, tnr_target=tnr_target, options=options.get(m), cache=cache,
+                progress=lambda f, msg="", step=step, what=what: step(f, f"{what}: {msg}" if msg else what))
             met = evaluate(est, arrays[seed], criterion, tt)
             rows.append({"model": m, "label": label, "criterion": criterion,
                          "target_rate": np.nan if tt is None else tt, "seed": seed, **met, "fit_seconds": seconds,

@@ -87,3 +87,13 @@ def test_code_version_is_per_model_so_a_change_retrains_only_that_model(tmp_path
     # and the keys the cache uses differ between model families
     versions = {n: backend.code_version(info.load_class()) for n, info in MODELS.items()}
     assert versions["fair-lr"] == versions["lr"] and versions["fair-lr"] != versions["fair-gp"]
+
+
+def test_progress_moves_within_each_fit_and_ends_at_one(compas):
+    seen = []
+    run_experiment(compas, ["fair-lr"], [0.4], [0], progress=lambda f, m="": seen.append((f, m)))
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    inner = [m for f, m in seen if 0 < f < 1]
+    assert inner and all(m.startswith("Training FairLR") for m in inner)
+    assert len(seen) > 3  # the model reports inside its fit, not only once per fit
