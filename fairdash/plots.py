@@ -208,6 +208,7 @@ def _rate_scatter(summary_or_results, metric: str, title: str, xtitle: str, ytit
         ytitle = f"{ytitle} ({group_names[1]})"
     traces = [_scatter(x=[0, 1], y=[0, 1], mode="lines", name=DIAGONAL_NAME,
                          line=dict(color="#999999", dash="dash", width=1), hoverinfo="skip")]
+    ts = np.empty(0)
     if show_targets:
         ts = target_rates if target_rates is not None else df["target_rate"].dropna().unique()
         ts = np.asarray(sorted(float(t) for t in ts if t is not None and np.isfinite(t)))
@@ -219,7 +220,7 @@ def _rate_scatter(summary_or_results, metric: str, title: str, xtitle: str, ytit
     traces.append(_highlight_trace(df, f"{metric}_0", f"{metric}_1", highlight_target))
     x, _ = _col(df, f"{metric}_0")
     y, _ = _col(df, f"{metric}_1")
-    hi = float(np.nanmax(np.concatenate([x, y, [0.05]])))
+    hi = float(np.nanmax(np.concatenate([x, y, ts, [0.05]])))  # the targets stay in view too
     lim = min(1.0, hi * 1.15 + 0.02)
     return _figure(traces, _layout(title, xtitle, ytitle, [0, lim], [0, lim]))
 

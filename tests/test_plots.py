@@ -228,3 +228,15 @@ def test_accuracy_fairness_reference_ceiling_is_drawn_dotted():
     assert ref.line.dash == "dot"
     assert ref.y[-1] == pytest.approx(targets.accuracy_ceiling(r, p, targets.best_target_rate(r, p)))
     go.Figure(fig.to_dict())
+
+
+def test_rate_scatter_keeps_the_target_markers_in_view():
+    import pandas as pd
+
+    from fairdash import plots
+
+    res = pd.DataFrame({"model": ["fair-lr"] * 2, "label": ["FairLR"] * 2, "target_rate": [0.305, 0.305],
+                        "seed": [0, 1], "pr_0": [0.15, 0.16], "pr_1": [0.16, 0.17], "tpr_0": [0.7, 0.7],
+                        "tpr_1": [0.6, 0.6], "accuracy": [0.88, 0.89]})
+    fig = plots.pr_scatter(res)
+    assert fig.layout.xaxis.range[1] >= 0.305 and fig.layout.yaxis.range[1] >= 0.305
