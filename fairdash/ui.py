@@ -223,7 +223,7 @@ def ensure_state() -> None:
     ss = st.session_state
     ss.setdefault("fd_criterion", "dp")
     ss.setdefault("fd_delta", 1.0)
-    ss.setdefault("fd_tpr_target", 0.8)
+    ss.setdefault("fd_tpr_target", 1.0)
     ss.setdefault("fd_tnr_target", 0.8)
     if ss.get("fd_task") is None:
         load_sample_task(DEFAULT_SAMPLE)
@@ -275,7 +275,7 @@ def target_options() -> dict:
     crit = ss.get("fd_criterion", "dp")
     out = {"criterion": "eo" if crit.startswith("eo") else "dp", "delta": float(ss.get("fd_delta", 1.0))}
     if crit == "eo-targets":
-        out["tpr_target"] = float(ss.get("fd_tpr_target", 0.8))
+        out["tpr_target"] = float(ss.get("fd_tpr_target", 1.0))
         out["tnr_target"] = float(ss.get("fd_tnr_target", 0.8))
     return out
 
@@ -386,7 +386,7 @@ def sidebar_frame() -> None:
 def _target_line() -> str:
     ss = st.session_state
     if ss.get("fd_criterion", "dp") == "eo-targets":
-        return f"- **Target:** TPR {ss.get('fd_tpr_target', 0.8):.3f}, TNR {ss.get('fd_tnr_target', 0.8):.3f}"
+        return f"- **Target:** TPR {ss.get('fd_tpr_target', 1.0):.3f}, TNR {ss.get('fd_tnr_target', 0.8):.3f}"
     pr = ss.get("fd_pr_t")
     return f"- **PR_t:** {'-' if pr is None else f'{pr:.3f}'}"
 

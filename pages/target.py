@@ -196,11 +196,14 @@ def live_target() -> None:
 
 def _live_target() -> None:
     if criterion == "eo-targets":
-        ui.restore("tpr_target", float(ss.get("fd_tpr_target", 0.8)))
+        ui.restore("tpr_target", float(ss.get("fd_tpr_target", 1.0)))
         ui.restore("tnr_target", float(ss.get("fd_tnr_target", 0.8)))
         c1, c2 = st.columns(2)
         c1.number_input("Target true positive rate TPR_t", 0.0, 1.0, step=0.01, key="tpr_target",
-                        on_change=lambda: ss.update(fd_tpr_target=float(ss["tpr_target"])))
+                        on_change=lambda: ss.update(fd_tpr_target=float(ss["tpr_target"])),
+                        help="The share of each group's true positives kept positive in the target labels. "
+                             "1 (the default) keeps every positive, so both groups' TPRs move together; "
+                             "lower TNR_t to add positives (see benchmarks/README.md, COMPAS).")
         c2.number_input("Target true negative rate TNR_t", 0.0, 1.0, step=0.01, key="tnr_target",
                         on_change=lambda: ss.update(fd_tnr_target=float(ss["tnr_target"])))
         ss["fd_tpr_target"], ss["fd_tnr_target"] = float(ss["tpr_target"]), float(ss["tnr_target"])
