@@ -27,7 +27,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..errors import FairDashError
 from . import likelihood as L
-from .state import check_state, int_keyed, make_state, table_from_state, table_to_state
+from .state import make_state
 
 MAX_INDUCING = 2000
 
@@ -160,29 +160,7 @@ class FairGP(BaseEstimator, ClassifierMixin):
 
         t0 = time.perf_counter()
         report = as_progress(self.progress)
-        X, y, s, strata = L.check_fit_inputs(X, y, s, strata)
-        table, d_rows, info = L.resolve_target(
-            y, s, strata,
-            identity=self._identity,
-            target_rate=self.target_rate,
-            criterion=self.criterion,
-            tpr_target=self.tpr_target,
-            tnr_target=self.tnr_target,
-            delta=self.delta,
-            stratum_target_rates=int_keyed(self.stratum_target_rates),
-        )
-        from ..targets import identity_table
-
-        self.transition_table_ = table
-        self.d_ = None if strata is not None else (
-            np.asarray(table.d) if table is not None else identity_table(info["n_groups"])
-        )
-        self.base_rates_ = np.asarray(info["base_rates"])
-        self.group_shares_ = np.asarray(info["group_shares"])
-        self.n_groups_ = int(info["n_groups"])
-        self.target_rate_ = info["target_rate"]
-        self.classes_ = np.array([0, 1])
-        self.n_features_in_ = X.shape[1]
+        X, y, s, strata, d_rows = L.begin_fair_fit(self, X, y, s, strata)
 
         dev = resolve_device(self.device)
         self.device_ = str(dev)
@@ -368,57 +346,27 @@ class FairGP(BaseEstimator, ClassifierMixin):
     # ---------------------------------------------------------------------------------------------
     # Safe state
     # ---------------------------------------------------------------------------------------------
-    _ARRAYS = ("inducing_points_", "variational_mean_", "variational_chol_", "lengthscale_",
-               "base_rates_", "group_shares_", "elbo_history_")
+    _ARRAYS = ("inducing_points_", "variational_mean_", "variational_chol_", "lengthscale_", "elbo_history_")
 
     def get_state(self) -> dict:
         """Arrays + JSON metadata (see ``fairdash.models.state``); no pickle."""
         self._check_fitted()
-        arrays = {name.rstrip("_"): getattr(self, name) for name in self._ARRAYS}
-        if self.d_ is not None:
-            arrays["d"] = self.d_
-        t_arrays, t_meta = table_to_state(self.transition_table_, "table")
-        arrays.update(t_arrays)
-        meta = {
-            "table": t_meta,
-            "fitted": {
-                "n_features_in": int(self.n_features_in_),
-                "n_groups": int(self.n_groups_),
-                "target_rate": self.target_rate_,
-                "device": self.device_,
-                "mean_constant": self.mean_constant_,
-                "outputscale": self.outputscale_,
-                "n_epochs": int(self.n_epochs_),
-                "stop_reason": self.stop_reason_,
-                "fit_seconds": float(self.fit_seconds_),
-            },
-        }
+        arrays, meta = L.fair_target_state(self)
+        arrays.update({name.rstrip("_"): getattr(self, name) for name in self._ARRAYS})
+        meta["fitted"].update({"mean_constant": self.mean_constant_, "outputscale": self.outputscale_,
+                               "n_epochs": int(self.n_epochs_), "stop_reason": self.stop_reason_})
         return make_state(self, arrays, meta)
 
     @classmethod
     def from_state(cls, state: dict):
         """A fitted model from ``get_state()``'s output (predictions identical, on the CPU)."""
-        arrays, meta = check_state(state, cls)
-        params = dict(meta["params"])
-        if params.get("stratum_target_rates") is not None:
-            params["stratum_target_rates"] = int_keyed(params["stratum_target_rates"])
-        accepted = cls._get_param_names()
-        model = cls(**{k: v for k, v in params.items() if k in accepted})
+        model, arrays, f = L.fair_model_from_state(cls, state)
         for name in cls._ARRAYS:
             setattr(model, name, np.asarray(arrays[name.rstrip("_")], dtype=np.float64))
-        f = meta["fitted"]
-        model.d_ = np.asarray(arrays["d"]) if "d" in arrays else None
-        model.transition_table_ = table_from_state(arrays, meta["table"], "table")
-        model.classes_ = np.array([0, 1])
-        model.n_features_in_ = int(f["n_features_in"])
-        model.n_groups_ = int(f["n_groups"])
-        model.target_rate_ = f["target_rate"]
-        model.device_ = f["device"]
         model.mean_constant_ = float(f["mean_constant"])
         model.outputscale_ = float(f["outputscale"])
         model.n_epochs_ = int(f["n_epochs"])
         model.stop_reason_ = f.get("stop_reason", "unknown")
-        model.fit_seconds_ = float(f["fit_seconds"])
         model._build_predictor()
         return model
 

@@ -21,9 +21,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..errors import FairDashError
-from ..targets import identity_table
 from . import likelihood as L
-from .state import check_state, int_keyed, make_state, table_from_state, table_to_state
+from .state import make_state
 
 # Above this many matrix elements per chunk, the full-batch gradient is accumulated over row chunks.
 CHUNK_ELEMENTS = 50_000_000
@@ -124,33 +123,13 @@ class FairLR(BaseEstimator, ClassifierMixin):
 
         t0 = time.perf_counter()
         report = as_progress(self.progress)
-        X, y, s, strata = L.check_fit_inputs(X, y, s, strata)
         if self.C is None or not float(self.C) > 0:
             raise FairDashError("The regularisation constant C must be a positive number.")
         if self.precision not in ("mixed", "double"):
             raise FairDashError(f"Unknown precision {self.precision!r}: use 'mixed' or 'double'.")
         if self.optimizer not in ("lbfgs", "radam"):
             raise FairDashError(f"Unknown optimizer {self.optimizer!r}: use 'lbfgs' or 'radam'.")
-        table, d_rows, info = L.resolve_target(
-            y, s, strata,
-            identity=self._identity,
-            target_rate=self.target_rate,
-            criterion=self.criterion,
-            tpr_target=self.tpr_target,
-            tnr_target=self.tnr_target,
-            delta=self.delta,
-            stratum_target_rates=int_keyed(self.stratum_target_rates),
-        )
-        self.transition_table_ = table
-        self.d_ = None if strata is not None else (
-            np.asarray(table.d) if table is not None else identity_table(info["n_groups"])
-        )
-        self.base_rates_ = np.asarray(info["base_rates"])
-        self.group_shares_ = np.asarray(info["group_shares"])
-        self.n_groups_ = int(info["n_groups"])
-        self.target_rate_ = info["target_rate"]
-        self.classes_ = np.array([0, 1])
-        self.n_features_in_ = X.shape[1]
+        X, y, s, strata, d_rows = L.begin_fair_fit(self, X, y, s, strata)
         extra = self._s_features(s, X.shape[0])
         Xf = X if extra is None else np.hstack([X, extra])
 
@@ -310,54 +289,19 @@ class FairLR(BaseEstimator, ClassifierMixin):
     def get_state(self) -> dict:
         """Arrays + JSON metadata (see ``fairdash.models.state``); no pickle."""
         self._check_fitted()
-        arrays = {
-            "coef": self.coef_,
-            "intercept": self.intercept_,
-            "base_rates": self.base_rates_,
-            "group_shares": self.group_shares_,
-        }
-        if self.d_ is not None:
-            arrays["d"] = self.d_
-        t_arrays, t_meta = table_to_state(self.transition_table_, "table")
-        arrays.update(t_arrays)
-        meta = {
-            "table": t_meta,
-            "fitted": {
-                "n_features_in": int(self.n_features_in_),
-                "n_groups": int(self.n_groups_),
-                "target_rate": self.target_rate_,
-                "device": self.device_,
-                "n_iter": int(self.n_iter_[0]),
-                "converged": bool(self.converged_),
-                "fit_seconds": float(self.fit_seconds_),
-            },
-        }
+        arrays, meta = L.fair_target_state(self)
+        arrays.update({"coef": self.coef_, "intercept": self.intercept_})
+        meta["fitted"].update({"n_iter": int(self.n_iter_[0]), "converged": bool(self.converged_)})
         return make_state(self, arrays, meta)
 
     @classmethod
     def from_state(cls, state: dict):
         """A fitted model from ``get_state()``'s output (predictions identical, on the CPU)."""
-        arrays, meta = check_state(state, cls)
-        params = dict(meta["params"])
-        if params.get("stratum_target_rates") is not None:
-            params["stratum_target_rates"] = int_keyed(params["stratum_target_rates"])
-        accepted = cls._get_param_names()
-        model = cls(**{k: v for k, v in params.items() if k in accepted})
-        f = meta["fitted"]
+        model, arrays, f = L.fair_model_from_state(cls, state)
         model.coef_ = np.asarray(arrays["coef"], dtype=np.float64).reshape(1, -1)
         model.intercept_ = np.asarray(arrays["intercept"], dtype=np.float64).reshape(1)
-        model.base_rates_ = np.asarray(arrays["base_rates"])
-        model.group_shares_ = np.asarray(arrays["group_shares"])
-        model.d_ = np.asarray(arrays["d"]) if "d" in arrays else None
-        model.transition_table_ = table_from_state(arrays, meta["table"], "table")
-        model.classes_ = np.array([0, 1])
-        model.n_features_in_ = int(f["n_features_in"])
-        model.n_groups_ = int(f["n_groups"])
-        model.target_rate_ = f["target_rate"]
-        model.device_ = f["device"]
         model.n_iter_ = np.array([int(f["n_iter"])])
         model.converged_ = bool(f["converged"])
-        model.fit_seconds_ = float(f["fit_seconds"])
         return model
 
 

@@ -230,3 +230,84 @@ def resolve_target(
     table = T.transition_table(rates, shares, float(target_rate), delta=delta)
     info["target_rate"] = float(target_rate)
     return table, T.row_d(table.d, s), info
+
+
+# --------------------------------------------------------------------------------------------------
+# What FairLR and FairGP share around their training loops: the target they fit, the fitted
+# attributes that describe it, and those attributes' safe state
+# --------------------------------------------------------------------------------------------------
+def begin_fair_fit(est, X, y, s=None, strata=None):
+    """Check a fair model's inputs, resolve its target from its parameters on the training data and
+    record the fitted attributes FairLR and FairGP share (``transition_table_``, ``d_``,
+    ``base_rates_``, ``group_shares_``, ``n_groups_``, ``target_rate_``, ``classes_``,
+    ``n_features_in_``). Returns ``(X, y, s, strata, d_rows)``."""
+    from ..targets import identity_table
+    from .state import int_keyed
+
+    X, y, s, strata = check_fit_inputs(X, y, s, strata)
+    table, d_rows, info = resolve_target(
+        y, s, strata,
+        identity=est._identity,
+        target_rate=est.target_rate,
+        criterion=est.criterion,
+        tpr_target=est.tpr_target,
+        tnr_target=est.tnr_target,
+        delta=est.delta,
+        stratum_target_rates=int_keyed(est.stratum_target_rates),
+    )
+    est.transition_table_ = table
+    est.d_ = None if strata is not None else (
+        np.asarray(table.d) if table is not None else identity_table(info["n_groups"])
+    )
+    est.base_rates_ = np.asarray(info["base_rates"])
+    est.group_shares_ = np.asarray(info["group_shares"])
+    est.n_groups_ = int(info["n_groups"])
+    est.target_rate_ = info["target_rate"]
+    est.classes_ = np.array([0, 1])
+    est.n_features_in_ = X.shape[1]
+    return X, y, s, strata, d_rows
+
+
+def fair_target_state(est) -> tuple[dict, dict]:
+    """The shared fitted attributes as ``(arrays, meta)`` for ``get_state``; the model adds its own
+    arrays and its own entries to ``meta["fitted"]``."""
+    from .state import table_to_state
+
+    arrays = {"base_rates": est.base_rates_, "group_shares": est.group_shares_}
+    if est.d_ is not None:
+        arrays["d"] = est.d_
+    t_arrays, t_meta = table_to_state(est.transition_table_, "table")
+    arrays.update(t_arrays)
+    fitted = {
+        "n_features_in": int(est.n_features_in_),
+        "n_groups": int(est.n_groups_),
+        "target_rate": est.target_rate_,
+        "device": est.device_,
+        "fit_seconds": float(est.fit_seconds_),
+    }
+    return arrays, {"table": t_meta, "fitted": fitted}
+
+
+def fair_model_from_state(cls, state: dict):
+    """A model of ``cls`` built from its stored parameters, with the shared fitted attributes restored.
+    Returns ``(model, arrays, fitted)`` so that the caller restores what is its own."""
+    from .state import check_state, int_keyed, table_from_state
+
+    arrays, meta = check_state(state, cls)
+    params = dict(meta["params"])
+    if params.get("stratum_target_rates") is not None:
+        params["stratum_target_rates"] = int_keyed(params["stratum_target_rates"])
+    accepted = cls._get_param_names()
+    model = cls(**{k: v for k, v in params.items() if k in accepted})
+    f = meta["fitted"]
+    model.base_rates_ = np.asarray(arrays["base_rates"], dtype=np.float64)
+    model.group_shares_ = np.asarray(arrays["group_shares"], dtype=np.float64)
+    model.d_ = np.asarray(arrays["d"]) if "d" in arrays else None
+    model.transition_table_ = table_from_state(arrays, meta["table"], "table")
+    model.classes_ = np.array([0, 1])
+    model.n_features_in_ = int(f["n_features_in"])
+    model.n_groups_ = int(f["n_groups"])
+    model.target_rate_ = f["target_rate"]
+    model.device_ = f["device"]
+    model.fit_seconds_ = float(f["fit_seconds"])
+    return model, arrays, f
