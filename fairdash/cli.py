@@ -61,8 +61,7 @@ def load_task(args):
         raise FairDashError("Say which values of --s form group 1 with --s1 VALUE (or use --s-threshold / --s-multi).")
     if not args.y1 and args.y_threshold is None:
         raise FairDashError("Say which values of --y are positive with --y1 VALUE (or use --y-threshold).")
-    df = data.load_sample(args.data) if args.data in data.SAMPLES and not os.path.exists(args.data) \
-        else data.read_table(args.data)
+    df = data.read_table_or_sample(args.data)
     spec = data.TaskSpec(
         s_column=args.s_column, y_column=args.y_column, s1_values=tuple(args.s1), y1_values=tuple(args.y1),
         y_threshold=args.y_threshold, s_threshold=args.s_threshold, s_multi=args.s_multi,
@@ -88,7 +87,7 @@ def _cmd_rates(args) -> int:
     from .rates import describe_t, rates_readout
 
     task, _ = load_task(args)
-    out = rates_readout(task, target_rate=args.pr_t, seed=args.seed, criterion=args.criterion,
+    out = rates_readout(task, target_rate=args.pr_t, seed=args.seed, criterion=args.criterion or "dp",
                         delta=args.delta, tpr_target=args.tpr_target, tnr_target=args.tnr_target)
     if args.json:
         print(json.dumps(out, indent=2))
@@ -112,17 +111,31 @@ def _cmd_rates(args) -> int:
     return 0
 
 
+def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: bool = False) -> None:
+    """The target options every command shares; ``many`` takes a list of rates (sweeps), ``training``
+    adds the device and cache options."""
+    g = p.add_argument_group("target" + (" and training" if training else ""))
+    if many:
+        g.add_argument("--pr-t", help="comma-separated target rates (default: the avg preset)")
+    else:
+        g.add_argument("--pr-t", type=float, help="target positive rate PR_t (default: the avg preset)")
+    g.add_argument("--criterion", choices=["dp", "eo"],
+                   help="dp: demographic parity (default); eo: equality of opportunity (default with a COMPAS --paper set-up)")
+    g.add_argument("--delta", type=float, default=1.0, help="keep-rate delta in (0, 1] (default 1)")
+    g.add_argument("--tpr-target", type=float, help="explicit TPR target (with --criterion eo and --tnr-target)")
+    g.add_argument("--tnr-target", type=float, help="explicit TNR target (with --criterion eo and --tpr-target)")
+    if training:
+        g.add_argument("--device", default="auto", help="auto (GPU if present), cpu or cuda")
+        g.add_argument("--no-cache", action="store_true", help="do not use the fit cache")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="fairdash", description="FairDash: tune a classifier's fairness by choosing the target positive rate.")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
     r = sub.add_parser("rates", help="what a target positive rate implies: base rates, t_s, transitions, ceiling")
     _task_arguments(r)
-    r.add_argument("--pr-t", type=float, help="target positive rate PR_t (default: the avg preset)")
-    r.add_argument("--criterion", choices=["dp", "eo"], default="dp")
-    r.add_argument("--delta", type=float, default=1.0, help="keep-rate delta in (0, 1] (default 1)")
-    r.add_argument("--tpr-target", type=float, help="explicit TPR target (with --criterion eo and --tnr-target)")
-    r.add_argument("--tnr-target", type=float, help="explicit TNR target (with --criterion eo and --tpr-target)")
+    target_arguments(r)
     r.add_argument("--json", action="store_true", help="print one JSON object")
     r.set_defaults(func=_cmd_rates)
 

@@ -24,7 +24,7 @@ def _floats(text: str | None):
 
 
 def _model_names(text: str, criterion: str) -> list[str]:
-    from .models.registry import MODELS, PAPER_DP_MODELS, PAPER_EO_MODELS, model_info
+    from .models.registry import PAPER_DP_MODELS, PAPER_EO_MODELS, model_info
 
     if not text:
         raise FairDashError("Say which models to train with --models NAME,NAME (or --models all).")
@@ -119,14 +119,12 @@ def _stderr_progress():
 
 # --------------------------------------------------------------------------------------------------
 def _cmd_predict(args) -> int:
-    import pandas as pd
 
     from . import data
     from .export import load_model
 
     model = load_model(args.model)
-    df = data.load_sample(args.data) if args.data in data.SAMPLES and not Path(args.data).exists() \
-        else data.read_table(args.data)
+    df = data.read_table_or_sample(args.data)
     out = _check_out(args.out)
     cleaned, _ = data.clean_table(df)
     proba = model.predict_proba(cleaned)[:, 1]
@@ -214,10 +212,12 @@ def _cmd_report(args) -> int:
 
 
 def add_commands(sub, task_arguments) -> None:
+    from .cli import target_arguments
+
     t = sub.add_parser("train", help="train one model on the training split and save it")
     task_arguments(t)
     t.add_argument("--model", required=True, help="fair-lr, fair-gp, lr, gp, svm, kamiran, agarwal, zafar-...")
-    _target_arguments(t)
+    target_arguments(t, training=True)
     t.add_argument("--out", required=True, help="model file to write (.fairdash)")
     t.add_argument("--json", action="store_true", help="print the test metrics as one JSON object")
     t.set_defaults(func=_cmd_train)
@@ -231,7 +231,7 @@ def add_commands(sub, task_arguments) -> None:
     s = sub.add_parser("sweep", help="models x target rates x repeats on the paper's protocol")
     task_arguments(s)
     s.add_argument("--models", help="comma-separated model names, or 'all'")
-    _target_arguments(s, many=True)
+    target_arguments(s, many=True, training=True)
     s.add_argument("--repeats", type=int, help="number of seeds (default 1; 10 with --paper)")
     s.add_argument("--n-jobs", type=int, default=1, help="parallel runs (joblib); -1 = every core")
     s.add_argument("--dask", help="address of a Dask scheduler to run on (or FAIRDASH_DASK_ADDRESS)")
@@ -242,17 +242,3 @@ def add_commands(sub, task_arguments) -> None:
     r.add_argument("--results", required=True, help="the CSV written by 'sweep'")
     r.add_argument("--out", required=True, help="HTML file to write")
     r.set_defaults(func=_cmd_report)
-
-
-def _target_arguments(p, many: bool = False) -> None:
-    g = p.add_argument_group("target and training")
-    if many:
-        g.add_argument("--pr-t", help="comma-separated target rates (default: the avg preset)")
-    else:
-        g.add_argument("--pr-t", type=float, help="target positive rate (default: the avg preset)")
-    g.add_argument("--criterion", choices=["dp", "eo"], help="dp: demographic parity; eo: equality of opportunity")
-    g.add_argument("--delta", type=float, default=1.0, help="keep-rate delta in (0, 1]")
-    g.add_argument("--tpr-target", type=float, help="explicit TPR target (eo)")
-    g.add_argument("--tnr-target", type=float, help="explicit TNR target (eo)")
-    g.add_argument("--device", default="auto", help="auto (GPU if present), cpu or cuda")
-    g.add_argument("--no-cache", action="store_true", help="do not use the fit cache")

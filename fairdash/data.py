@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import zipfile
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -62,6 +62,13 @@ def load_sample(name: str) -> pd.DataFrame:
     if name not in SAMPLES:
         raise FairDashError(f"Unknown sample {name!r}. Bundled samples: {', '.join(SAMPLES)}.")
     return read_table(ASSETS / SAMPLES[name].file)
+
+
+def read_table_or_sample(source: str) -> pd.DataFrame:
+    """A bundled sample by name (``adult``, ``compas``), or else a table file at that path."""
+    if source in SAMPLES and not Path(source).exists():
+        return load_sample(source)
+    return read_table(source)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -529,7 +529,7 @@ def _load_arrays(data: bytes, name: str) -> dict:
 
 def _estimator_from(meta: dict, arrays: dict, name: str):
     from .models.registry import MODELS, model_info
-    from .models.state import class_path, make_state  # noqa: F401 (make_state documents the layout)
+    from .models.state import class_path
 
     m = meta.get("model")
     if not isinstance(m, dict) or m.get("name") not in MODELS:

@@ -454,7 +454,7 @@ RESULT_METRICS = ("accuracy", "pr_0", "pr_1", "pr_ratio", "tpr_0", "tpr_1", "tpr
 
 def _section_results(summary: pd.DataFrame, criterion: str, group_names, results: pd.DataFrame) -> str:
     g0, g1 = (list(map(str, group_names)) + ["s=0", "s=1"])[:2]
-    cols = [("accuracy", "accuracy"), ("pr_0", f"PR s=0"), ("pr_1", f"PR s=1"), ("pr_ratio", "PR ratio"),
+    cols = [("accuracy", "accuracy"), ("pr_0", "PR s=0"), ("pr_1", "PR s=1"), ("pr_ratio", "PR ratio"),
             ("tpr_0", "TPR s=0"), ("tpr_1", "TPR s=1"), ("tpr_ratio", "TPR ratio")]
     if criterion == "eo":
         cols = [cols[0], cols[4], cols[5], cols[6], cols[1], cols[2], cols[3]]
