@@ -121,6 +121,13 @@ class _ZafarBase(ClassifierMixin, BaseEstimator):
         ys = 2.0 * y - 1.0
         return X, y, s, Xa, ys
 
+    @staticmethod
+    def _start(Xa, ys):
+        """The mean logistic loss on ``[1, x]``, its dimension and its unconstrained minimiser ``w*``,
+        where every Zafar fit starts."""
+        loss = _MeanLogLoss(Xa, ys)
+        return loss, Xa.shape[1], _unconstrained(loss, Xa.shape[1])
+
     def _finish(self, w, X):
         self.w_ = np.asarray(w, dtype=np.float64).ravel()
         self.coef_ = self.w_[1:].copy()
@@ -204,9 +211,7 @@ class ZafarFairness(_ZafarBase):
         if not self.c >= 0:
             raise FairDashError("ZafarFairness needs a covariance bound c >= 0.")
         X, y, s, Xa, ys = self._prepare(X, y, s)
-        loss = _MeanLogLoss(Xa, ys)
-        d = Xa.shape[1]
-        w_star = _unconstrained(loss, d)
+        loss, d, w_star = self._start(Xa, ys)
         A = covariance_vectors(X, s)
         c = float(self.c)
         cons = [
@@ -256,9 +261,7 @@ class ZafarAccuracy(_ZafarBase):
         if not self.gamma >= 0:
             raise FairDashError("ZafarAccuracy needs gamma >= 0 (the allowed relative loss increase).")
         X, y, s, Xa, ys = self._prepare(X, y, s)
-        loss = _MeanLogLoss(Xa, ys)
-        d = Xa.shape[1]
-        w_star = _unconstrained(loss, d)
+        loss, d, w_star = self._start(Xa, ys)
         A = covariance_vectors(X, s)
         k = A.shape[0]
         bound = (1.0 + float(self.gamma)) * loss.value(w_star)
@@ -376,9 +379,7 @@ class ZafarEqOpp(_ZafarBase):
         if set(np.unique(s[pos]).tolist()) != {0, 1} or s.max() > 1:
             raise FairDashError("ZafarEqOpp needs exactly two groups (s coded 0 and 1), each with positive "
                                 "examples in the training data.")
-        loss = _MeanLogLoss(Xa, ys)
-        d = Xa.shape[1]
-        w_star = _unconstrained(loss, d)
+        loss, d, w_star = self._start(Xa, ys)
         k, rows = _fnr_terms(Xa[pos], s[pos])
         c = float(self.c)
 
