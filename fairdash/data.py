@@ -417,6 +417,17 @@ def profile_columns(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def left_out_by_default(prof: pd.DataFrame, exclude=()) -> dict[str, str]:
+    """Columns the default feature set leaves out, each with why (its ``id-like``/``constant``/``empty``
+    flags), from :func:`profile_columns`'s table."""
+    flagged = prof.loc[prof["flags"].str.contains("id-like|constant|empty"), ["column", "flags"]]
+    return {c: why for c, why in flagged.itertuples(index=False) if c not in exclude}
+
+
+def left_out_note(column: str, why: str) -> str:
+    return f"Column {column!r} was left out of the features ({why})."
+
+
 def column_values(df: pd.DataFrame, column: str, limit: int = 200) -> list[str]:
     """The distinct values of a column as text (what ``--s1``/``--y1`` and the UI match against)."""
     _check_column(df, column)
@@ -581,10 +592,8 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
             _check_column(df, c, "feature")
         feats = [c for c in dict.fromkeys(spec.features) if c not in (spec.s_column, spec.y_column)]
     else:
-        prof = profile_columns(df)
-        skip = set(prof.loc[prof["flags"].str.contains("id-like|constant|empty"), "column"])
-        for c in sorted(skip - {spec.s_column, spec.y_column}):
-            warnings.append(f"Column {c!r} was left out of the features ({prof.set_index('column').at[c, 'flags']}).")
+        skip = left_out_by_default(profile_columns(df), exclude=(spec.s_column, spec.y_column))
+        warnings.extend(left_out_note(c, why) for c, why in sorted(skip.items()))
         feats = [c for c in df.columns if c not in (spec.s_column, spec.y_column, spec.strata_column) and c not in skip]
     feats = [c for c in feats if c not in spec.drop]
     if spec.strata_column and spec.strata_column in feats and spec.features is None:

@@ -121,8 +121,8 @@ def profile(df: pd.DataFrame | None = None) -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------------
 def default_features(df: pd.DataFrame, prof: pd.DataFrame, s_col: str, y_col: str, drop=()) -> list[str]:
     """Every column except ``s``, ``y``, columns flagged id-like/constant/empty and ``drop``."""
-    flagged = set(prof.loc[prof["flags"].str.contains("id-like|constant|empty"), "column"])
-    return [c for c in df.columns if c not in (s_col, y_col) and c not in flagged and c not in drop]
+    left_out = data.left_out_by_default(prof)
+    return [c for c in df.columns if c not in (s_col, y_col) and c not in left_out and c not in drop]
 
 
 def default_positive(values: list[str]) -> list[str]:

@@ -192,13 +192,12 @@ st.markdown(f"**Positive (y = 1) means:** {meaning}. The target positive rate PR
             "(or, as in COMPAS, what you want to be equally likely across groups even if it is unfavourable).")
 
 st.subheader("Features and missing values")
-idlike = prof.loc[prof["flags"].str.contains("id-like"), "column"].tolist()
 feature_choices = [c for c in columns if c not in (s_col, y_col)]
 st.multiselect("Feature columns the model learns from", feature_choices, key="features",
                help=f"{s_col} itself is never a feature (it is needed only at training time).")
-if idlike:
-    st.warning("Looks like an identifier (one distinct value per row), left out by default: "
-               + ", ".join(f"`{c}`" for c in idlike), icon=":material/badge:")
+left_out = data.left_out_by_default(prof, exclude=(s_col, y_col, *ss.get("features", [])))
+for column, why in left_out.items():  # id-like: one distinct value per row; constant; empty
+    st.warning(data.left_out_note(column, why) + " Add it above if it should be a feature.", icon=":material/badge:")
 st.radio("Rows with a missing feature value", ["drop", "impute"], key="missing", horizontal=True,
          format_func=lambda m: {"drop": "Drop those rows", "impute": "Fill in (median / 'missing' category)"}[m])
 

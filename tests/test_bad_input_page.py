@@ -1,0 +1,63 @@
+"""Issue 7: every file of the bad-input corpus through the dashboard's Data page (AppTest).
+
+The same files and expectations as ``test_bad_input.py`` (the command line and the library): a file
+that must be refused shows its clear message in an error box, never an exception, and the previous
+valid task (the Adult sample) stays; a file that is usable after a repair becomes the task and shows
+its warning.
+"""
+import re
+
+import pytest
+
+from test_app import _always_run_the_frame, _cpu, _errors, _new_app, _ok  # noqa: F401 (autouse fixtures)
+from test_bad_input import BAD, CASES
+
+ADULT = "sample:adult"
+
+
+ACCEPTED = (".csv", ".tsv", ".txt", ".gz", ".parquet", ".pq", ".xlsx", ".xls")  # the uploader's types
+
+
+def _upload(name: str):
+    # the browser's file picker only offers accepted extensions; junk reaches us renamed, e.g. ".csv"
+    shown = name if name.endswith(ACCEPTED) else name + ".csv"
+    at = _new_app()
+    at.radio(key="data_source").set_value("Upload a file").run()
+    at.file_uploader(key="upload_file").set_value((shown, (BAD / name).read_bytes(), "application/octet-stream")).run()
+    _ok(at)
+    return at
+
+
+def _matches(pattern: str, texts) -> bool:
+    return any(re.search(pattern, t) for t in texts)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_corpus_file_through_the_data_page(name):
+    s1, code, pattern = CASES[name]
+    at = _upload(name)
+    if code == 2 and _matches(pattern, _errors(at)):  # refused as soon as it is read
+        assert at.session_state["fd_table_id"] == ADULT
+        return
+    # the table was read: make the same choices as the command line (s = sex, group 1 = s1; y = label, yes)
+    at.selectbox(key="s_column").set_value("sex").run()
+    _ok(at)
+    at.multiselect(key="s1_values").set_value([s1]).run()
+    _ok(at)
+    at.selectbox(key="y_column").set_value("label").run()
+    _ok(at)
+    at.multiselect(key="y1_values").set_value(["yes"]).run()
+    _ok(at)
+    if code == 2:
+        assert _matches(pattern, _errors(at)), _errors(at)
+        assert any("is unchanged" in e for e in _errors(at))
+        spec = at.session_state["fd_spec"]  # the previous valid task is kept, not the refused choice
+        assert (spec.s_column, spec.s1_values, spec.y_column, spec.y1_values) != ("sex", (s1,), "label", ("yes",))
+    else:
+        assert not _errors(at), _errors(at)
+        assert at.session_state["fd_table_id"] != ADULT
+        if pattern:
+            assert _matches(pattern, [w.value for w in at.warning]), [w.value for w in at.warning]
+        at.switch_page("pages/target.py").run()  # and the readouts work on it
+        _ok(at)
+        assert not _errors(at), _errors(at)
