@@ -270,7 +270,9 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
     try:
         if raw[:4] == b"PAR1":
             try:
-                df = pd.read_parquet(io.BytesIO(raw))
+                # without pyarrow's thread pool: after reading a Parquet file with no rows, that pool
+                # could abort the process at exit ("terminate called without an active exception")
+                df = pd.read_parquet(io.BytesIO(raw), use_threads=False)
             except Exception:
                 raise FairDashError(f"{name} starts like a Parquet file but could not be read: it is damaged or "
                                     "incomplete. Save or download it again.") from None
