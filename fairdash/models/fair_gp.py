@@ -84,7 +84,7 @@ def auto_batch_size(n: int) -> int:
     return int(min(4096, max(256, n // 8)))
 
 
-class FairGP(BaseEstimator, ClassifierMixin):
+class FairGP(L.FairModelBase, BaseEstimator, ClassifierMixin):
     """Fair sparse variational GP classifier (the paper's FairGP). ``fit(X, y, s)``; ``s`` is not needed
     to predict.
 
@@ -100,6 +100,8 @@ class FairGP(BaseEstimator, ClassifierMixin):
     """
 
     _identity = False
+
+    _fitted_attr = "inducing_points_"
 
     def __init__(
         self,
@@ -144,15 +146,6 @@ class FairGP(BaseEstimator, ClassifierMixin):
     # ---------------------------------------------------------------------------------------------
     # Fitting
     # ---------------------------------------------------------------------------------------------
-    def fit(self, X, y, s=None, strata=None):
-        """Fit on features ``X``, labels ``y`` in {0, 1} and group codes ``s`` (fit time only).
-
-        On the CPU torch runs on ``backend.fit_threads()`` threads (1 unless ``FAIRDASH_THREADS``)."""
-        from ..backend import torch_threads
-
-        with torch_threads():
-            return self._fit(X, y, s, strata)
-
     def _fit(self, X, y, s, strata):
         import torch
 
@@ -299,10 +292,6 @@ class FairGP(BaseEstimator, ClassifierMixin):
             model.covar_module.outputscale = torch.tensor(self.outputscale_, dtype=torch.float64)
         model.eval()
         self._predictor = model
-
-    def _check_fitted(self):
-        if not hasattr(self, "inducing_points_"):
-            raise FairDashError("This model has not been trained yet; call fit first.")
 
     def latent(self, X, batch: int = 4096):
         """The latent ``f``'s posterior mean and variance at ``X``: ``(mu, var)``."""

@@ -37,7 +37,7 @@ def _sigmoid(z):
     return out
 
 
-class FairLR(BaseEstimator, ClassifierMixin):
+class FairLR(L.FairModelBase, BaseEstimator, ClassifierMixin):
     """Fair logistic regression (the paper's FairLR). ``fit(X, y, s)``; ``s`` is not needed to predict.
 
     Parameters mirror the rest of FairDash: ``target_rate`` (a number in (0, 1), ``"min"``/``"avg"``/
@@ -106,15 +106,6 @@ class FairLR(BaseEstimator, ClassifierMixin):
             raise FairDashError("The sensitive attribute must be one value per row.")
         g = self.n_groups_
         return (s[:, None] == np.arange(1, g)[None, :]).astype(np.float64)
-
-    def fit(self, X, y, s=None, strata=None):
-        """Fit on features ``X``, labels ``y`` in {0, 1} and group codes ``s`` (fit time only).
-
-        On the CPU torch runs on ``backend.fit_threads()`` threads (1 unless ``FAIRDASH_THREADS``)."""
-        from ..backend import torch_threads
-
-        with torch_threads():
-            return self._fit(X, y, s, strata)
 
     def _fit(self, X, y, s, strata):
         import torch
@@ -257,10 +248,6 @@ class FairLR(BaseEstimator, ClassifierMixin):
     # ---------------------------------------------------------------------------------------------
     # Prediction (numpy, float64, on the CPU: identical wherever the model was trained)
     # ---------------------------------------------------------------------------------------------
-    def _check_fitted(self):
-        if not hasattr(self, "coef_"):
-            raise FairDashError("This model has not been trained yet; call fit first.")
-
     def decision_function(self, X, s=None):
         """The logit ``w.x + b`` of ``q(x) = P(ybar=1 | x)``."""
         self._check_fitted()

@@ -236,6 +236,29 @@ def resolve_target(
 # What FairLR and FairGP share around their training loops: the target they fit, the fitted
 # attributes that describe it, and those attributes' safe state
 # --------------------------------------------------------------------------------------------------
+class FairModelBase:
+    """What FairLR and FairGP share as estimators: ``fit`` runs the model's ``_fit`` on the backend's
+    torch thread budget, and a clear error before the model is fitted (``_fitted_attr`` names the
+    attribute that exists only after ``fit``)."""
+
+    _fitted_attr = "coef_"
+
+    def fit(self, X, y, s=None, strata=None):
+        """Fit on features ``X``, labels ``y`` in {0, 1} and group codes ``s`` (fit time only).
+
+        On the CPU torch runs on ``backend.fit_threads()`` threads (1 unless ``FAIRDASH_THREADS``)."""
+        from ..backend import torch_threads
+
+        with torch_threads():
+            return self._fit(X, y, s, strata)
+
+    def _check_fitted(self):
+        if not hasattr(self, self._fitted_attr):
+            from ..errors import FairDashError
+
+            raise FairDashError("This model has not been trained yet; call fit first.")
+
+
 def begin_fair_fit(est, X, y, s=None, strata=None):
     """Check a fair model's inputs, resolve its target from its parameters on the training data and
     record the fitted attributes FairLR and FairGP share (``transition_table_``, ``d_``,
