@@ -97,7 +97,17 @@ def _make_lr(C: float, seed=None):
 # --------------------------------------------------------------------------------------------------
 # SVM
 # --------------------------------------------------------------------------------------------------
-class SVM(ClassifierMixin, BaseEstimator):
+class _DecisionClassifier:
+    """``predict`` (decision value > 0) and ``predict_proba`` (its sigmoid) from ``decision_function``."""
+
+    def predict_proba(self, X) -> np.ndarray:
+        return _proba_from_p1(_sigmoid(self.decision_function(X)))
+
+    def predict(self, X) -> np.ndarray:
+        return (self.decision_function(X) > 0).astype(np.int64)
+
+
+class SVM(_DecisionClassifier, ClassifierMixin, BaseEstimator):
     """RBF support vector machine, as the paper ran it: ``SVC(C=1, kernel="rbf", gamma="auto")``.
 
     Formulation: libsvm's C-SVC with kernel ``exp(-gamma ||x - x'||^2)``; ``gamma="auto"`` means
@@ -160,12 +170,6 @@ class SVM(ClassifierMixin, BaseEstimator):
             out[start:start + chunk_rows] = d2 @ self.dual_coef_ + self.intercept_
         return out
 
-    def predict_proba(self, X) -> np.ndarray:
-        return _proba_from_p1(_sigmoid(self.decision_function(X)))
-
-    def predict(self, X) -> np.ndarray:
-        return (self.decision_function(X) > 0).astype(np.int64)
-
     def get_state(self) -> dict:
         check_is_fitted(self, "support_vectors_")
         arrays = {"support_vectors": self.support_vectors_, "dual_coef": self.dual_coef_,
@@ -211,7 +215,7 @@ def kamiran_weights(y, s) -> np.ndarray:
     return w_cell[s, y]
 
 
-class KamiranReweighing(ClassifierMixin, BaseEstimator):
+class KamiranReweighing(_DecisionClassifier, ClassifierMixin, BaseEstimator):
     """Kamiran & Calders reweighing, then logistic regression (demographic parity).
 
     Formulation: each training row in cell ``(s, y)`` gets weight ``P(s) P(y) / P(s, y)`` =
@@ -251,12 +255,6 @@ class KamiranReweighing(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "coef_")
         X = _check_X(X)
         return X @ self.coef_ + self.intercept_
-
-    def predict_proba(self, X) -> np.ndarray:
-        return _proba_from_p1(_sigmoid(self.decision_function(X)))
-
-    def predict(self, X) -> np.ndarray:
-        return (self.decision_function(X) > 0).astype(np.int64)
 
     def get_state(self) -> dict:
         check_is_fitted(self, "coef_")
