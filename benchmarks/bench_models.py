@@ -1,7 +1,7 @@
 """Speed and accuracy of FairLR / LR / FairGP / GP against scikit-learn, plus the fit cache.
 
     python benchmarks/bench_models.py [--repeats 5] [--gp-seeds 3] [--setups adult-sex,adult-race]
-                                      [--skip-gp] [--out benchmarks/results_models.md]
+                                      [--skip-gp] [--device auto|cpu|cuda] [--out benchmarks/results_models.md]
 
 What it measures (all in one run, so ratios compare like with like):
 1. Fit time on the Adult training matrix (adult-sex, seed 0): scikit-learn ``LogisticRegression()``
@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fairdash.backend import FitCache, device_description, fit_threads, model_cache_key  # noqa: E402
+from fairdash.backend import FitCache, device_description, fit_threads, model_cache_key, resolve_device  # noqa: E402
 from fairdash.data import paper_arrays  # noqa: E402
 from fairdash.models.fair_gp import GP, FairGP  # noqa: E402
 from fairdash.models.fair_lr import LR, FairLR  # noqa: E402
@@ -57,7 +57,7 @@ def machine() -> str:
     )
 
 
-def bench_lr(repeats: int, lines: list):
+def bench_lr(repeats: int, lines: list, device="auto"):
     from sklearn.linear_model import LogisticRegression
 
     a = paper_arrays("adult-sex", seed=0)
@@ -74,10 +74,10 @@ def bench_lr(repeats: int, lines: list):
             t, m = timed(lambda: LogisticRegression().fit(X, y))
         times["sklearn 1 thread"].append(t)
         iters["sklearn 1 thread"] = int(m.n_iter_[0])
-        t, m = timed(lambda: LR().fit(X, y, s))
+        t, m = timed(lambda: LR(device=device).fit(X, y, s))
         times["LR"].append(t)
         iters["LR"] = int(m.n_iter_[0])
-        t, mf = timed(lambda: FairLR().fit(X, y, s))
+        t, mf = timed(lambda: FairLR(device=device).fit(X, y, s))
         times["FairLR"].append(t)
         iters["FairLR"] = int(mf.n_iter_[0])
         print(f"  repeat {r}: " + ", ".join(f"{k} {v[-1]:.3f}s" for k, v in times.items()), flush=True)
@@ -153,7 +153,7 @@ def bench_cache(a, lines: list):
     ]
 
 
-def bench_gp(setups, seeds: int, lines: list):
+def bench_gp(setups, seeds: int, lines: list, device="auto"):
     paper = {"adult-sex": {"GP": (0.54, 0.900), "FairGP": (0.87, 0.902)},
              "adult-race": {"GP": (0.80, 0.888), "FairGP": (0.86, 0.888)}}
     lines += [
@@ -168,7 +168,7 @@ def bench_gp(setups, seeds: int, lines: list):
         for seed in range(seeds):
             a = paper_arrays(setup, seed=seed)
             for cls in (GP, FairGP):
-                t, m = timed(lambda: cls(seed=seed).fit(a.X_train, a.y_train, a.s_train))
+                t, m = timed(lambda: cls(seed=seed, device=device).fit(a.X_train, a.y_train, a.s_train))
                 acc, ratio = balanced(m, a)
                 res[cls.__name__].append((t, acc, ratio))
                 lines.append(f"| {setup} | {cls.__name__} | {seed} | {t:.1f} | {m.n_epochs_} | {m.stop_reason_} | {acc:.4f} | {ratio:.3f} |")
@@ -191,17 +191,23 @@ def main(argv=None):
     ap.add_argument("--setups", default="adult-sex,adult-race")
     ap.add_argument("--skip-gp", action="store_true")
     ap.add_argument("--skip-lr", action="store_true", help="skip the LR timing (the cache part still runs)")
+    ap.add_argument("--device", default="auto", help="where LR/FairLR/GP/FairGP fit: auto (GPU if present), cpu, cuda")
     ap.add_argument("--out", default=None, help="write the markdown here (default: print only)")
     args = ap.parse_args(argv)
 
-    lines = [f"Machine: {machine()}", ""]
+    lines = [f"Machine: {machine()}; models fit on: {device_description(args.device)}", ""]
+    if resolve_device(args.device).type == "cuda":  # CUDA context and kernels start outside the timings
+        rng = np.random.default_rng(0)
+        Xw, yw, sw = rng.normal(size=(200, 5)), rng.integers(0, 2, 200), rng.integers(0, 2, 200)
+        FairLR(device=args.device).fit(Xw, yw, sw)
+        FairGP(device=args.device, max_epochs=1, num_inducing=20).fit(Xw, yw, sw)
     if args.skip_lr:
         a = paper_arrays("adult-sex", seed=0)
     else:
-        a, _ = bench_lr(args.repeats, lines)
+        a, _ = bench_lr(args.repeats, lines, args.device)
     bench_cache(a, lines)
     if not args.skip_gp:
-        bench_gp([s for s in args.setups.split(",") if s], args.gp_seeds, lines)
+        bench_gp([s for s in args.setups.split(",") if s], args.gp_seeds, lines, args.device)
     text = "\n".join(lines)
     print(text)
     if args.out:
