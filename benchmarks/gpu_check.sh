@@ -2,7 +2,7 @@
 # The CUDA checks, run by hand on a GPU machine (see benchmarks/README.md, "GPU"):
 #   1. the model, export, experiment and CLI tests with the device left on "auto" (so: CUDA),
 #      including the CUDA-only tests that skip elsewhere;
-#   2. FairLR / LR on the paper's Adult set-ups, 10 repeats, on CUDA (the Table 1 rows);
+#   2. FairLR, LR, FairGP, GP on the paper's Adult set-ups, 10 repeats, on CUDA (the Table 1 rows);
 #   3. bench_models.py with the models on CUDA, then on that machine's CPU, for the ratios.
 # Writes everything under $OUT (default /tmp/gpu-check). Packages missing from the GPU image travel
 # as wheels in .whl/ (ignored by git): fairlearn, plotly, openpyxl, et_xmlfile, pytest-timeout.
@@ -21,9 +21,12 @@ step() { local name=$1 limit=$2; shift 2; echo "== $name (limit ${limit}s)"; loc
 step tests "${TESTS_LIMIT:-180}" python3 -m pytest -p no:cacheprovider -q -rs --junitxml="$OUT/tests.xml" \
   tests/test_backend.py tests/test_fair_models.py tests/test_likelihood.py tests/test_export.py \
   tests/test_experiments.py tests/test_cli_models.py tests/test_cuda.py tests/test_targets.py tests/test_metrics.py
+[ -n "${ONLY_TESTS:-}" ] && { tar czf "$OUT/gpu-check.tgz" -C "$OUT" --exclude gpu-check.tgz .; exit; }
 for setup in adult-sex adult-race; do
-  step "sweep_$setup" "${SWEEP_LIMIT:-45}" python3 -m fairdash sweep --paper "$setup" --models fair-lr,lr --repeats 10 --device cuda --no-cache --out "$OUT/sweep-$setup-cuda.csv"
+  step "sweep_$setup" "${SWEEP_LIMIT:-100}" python3 -m fairdash sweep --paper "$setup" --models fair-lr,lr,fair-gp,gp --repeats 10 --device cuda --no-cache --out "$OUT/sweep-$setup-cuda.csv"
 done
 step bench_cuda "${BENCH_LIMIT:-130}" python3 benchmarks/bench_models.py --device cuda --repeats 5 --gp-seeds 2 --out "$OUT/results_models_cuda.md"
 step bench_cpu "${CPU_LIMIT:-70}" python3 benchmarks/bench_models.py --device cpu --repeats 5 --gp-seeds 1 --setups adult-sex --out "$OUT/results_models_cpu.md"
 cat "$OUT/summary.txt"
+# everything in one archive (the GPU tool brings back at most 8 files); the markdown stays beside it
+tar czf /tmp/gpu-check.tgz -C "$OUT" . && find "$OUT" -type f ! -name '*.md' ! -name summary.txt -delete && mv /tmp/gpu-check.tgz "$OUT/"

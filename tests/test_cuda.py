@@ -84,8 +84,11 @@ def test_same_seed_same_predictions_on_the_gpu(adult):
 
 
 def test_gpu_and_cpu_fits_agree(adult):
+    """Float rounding differs between the devices, so L-BFGS stops at slightly different points; at a
+    tight tolerance both reach the same optimum in every direction that changes a prediction (the
+    one-hot columns' shared offset with the intercept changes none, so coefficients are not compared)."""
     a = adult
-    gpu = FairLR(device="cuda").fit(a.X_train, a.y_train, a.s_train)
-    cpu = FairLR(device="cpu").fit(a.X_train, a.y_train, a.s_train)
-    agree = (gpu.predict(a.X_test) == cpu.predict(a.X_test)).mean()
-    assert agree > 0.999
+    gpu = FairLR(device="cuda", tol=1e-6).fit(a.X_train, a.y_train, a.s_train)
+    cpu = FairLR(device="cpu", tol=1e-6).fit(a.X_train, a.y_train, a.s_train)
+    assert np.abs(gpu.decision_function(a.X_test) - cpu.decision_function(a.X_test)).max() < 0.1
+    assert (gpu.predict(a.X_test) == cpu.predict(a.X_test)).mean() > 0.999

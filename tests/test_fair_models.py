@@ -95,12 +95,15 @@ def test_lr_matches_sklearn_coefficients():
     np.testing.assert_allclose(ours.predict_proba(a.X_test), sk.predict_proba(a.X_test), atol=1e-4)
 
 
-def test_mixed_precision_agrees_with_double(fitted_lr, adult):
-    _, mixed = fitted_lr
+def test_mixed_precision_agrees_with_double(adult):
+    """At a tolerance tight enough that the stopping point is not decided by rounding. (At the default,
+    scikit-learn's 1e-4, where L-BFGS stops depends on summation order: on a 16-core machine mixed and
+    double differed by 0.048 in probability, while on 2 cores they agree to 0.01.)"""
     a = adult
-    double = FairLR(device="cpu", precision="double").fit(a.X_train, a.y_train, a.s_train)
+    mixed = FairLR(device="cpu", tol=1e-6).fit(a.X_train, a.y_train, a.s_train)
+    double = FairLR(device="cpu", precision="double", tol=1e-6).fit(a.X_train, a.y_train, a.s_train)
     agree = (double.predict(a.X_test) == mixed.predict(a.X_test)).mean()
-    assert agree > 0.995
+    assert agree > 0.999
     np.testing.assert_allclose(double.predict_proba(a.X_test), mixed.predict_proba(a.X_test), atol=0.02)
 
 
@@ -275,10 +278,10 @@ def test_cuda_fit_and_cpu_restore_lr(adult):
     a = adult
     m = FairLR(device="cuda").fit(a.X_train, a.y_train, a.s_train)
     assert m.device_.startswith("cuda")
-    cpu = FairLR(device="cpu").fit(a.X_train, a.y_train, a.s_train)
     back = FairLR.from_state(m.get_state())
     np.testing.assert_array_equal(back.predict(a.X_test), m.predict(a.X_test))
-    np.testing.assert_allclose(m.coef_, cpu.coef_, atol=1e-3)
+    np.testing.assert_array_equal(back.predict_proba(a.X_test), m.predict_proba(a.X_test))
+    # agreement with a CPU fit: tests/test_cuda.py::test_gpu_and_cpu_fits_agree
 
 
 @CUDA
