@@ -217,6 +217,42 @@ def code_version(model_class=None) -> str:
     return f"{__version__}+{h.hexdigest()[:12]}"
 
 
+_SOURCE_VERSIONS: dict = {}  # modules -> (stamp of the files read, version)
+
+
+def _stamp(paths) -> tuple:
+    out = []
+    for p in paths:
+        try:
+            st = p.stat()
+            out.append((str(p), st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append((str(p), None, None))
+    return tuple(out)
+
+
+def source_version(*modules: str) -> str:
+    """Like ``code_version`` for code that is not a model: ``fairdash.__version__`` plus a hash of the
+    named modules (paths relative to the package, e.g. ``"metrics.py"``) and what they import.
+    Remembered while none of those files changes (checked by size and modification time)."""
+    from . import __version__
+
+    known = _SOURCE_VERSIONS.get(modules)
+    if known is not None and _stamp(Path(p) for p, *_ in known[0]) == known[0]:
+        return known[1]
+    root = Path(__file__).resolve().parent
+    seen: set = set()
+    for rel in modules:
+        _module_sources((root / rel).resolve(), root, seen)
+    h = hashlib.sha256()
+    for p in sorted(seen):
+        h.update(str(p.relative_to(root)).encode())
+        h.update(p.read_bytes())
+    version = f"{__version__}+{h.hexdigest()[:12]}"
+    _SOURCE_VERSIONS[modules] = (_stamp(sorted(seen)), version)
+    return version
+
+
 def _canonical(obj):
     """Config values as canonical JSON-able data (numpy -> lists, callables dropped)."""
     if obj is None or isinstance(obj, (bool, int, str)):
@@ -336,6 +372,7 @@ class FitCache:
             self.directory = Path(directory).expanduser() if directory is not None else default_cache_dir()
         self.memory_items = int(memory_items)
         self._memory: OrderedDict[str, object] = OrderedDict()
+        self._results: OrderedDict[str, dict] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -355,6 +392,13 @@ class FitCache:
             self._memory.move_to_end(key)
             while len(self._memory) > self.memory_items:
                 self._memory.popitem(last=False)
+
+    def _remember_result(self, key: str, value: dict) -> None:
+        with self._lock:
+            self._results[key] = value
+            self._results.move_to_end(key)
+            while len(self._results) > 16 * self.memory_items:
+                self._results.popitem(last=False)
 
     # -- public -----------------------------------------------------------------------------------
     def get(self, key: str):
@@ -410,13 +454,44 @@ class FitCache:
             kwargs["strata"] = strata
         return self.get_or_fit(key, lambda: clone(model), lambda m: m.fit(X, y, s, **kwargs))
 
+    def result(self, key: str, compute: Callable[[], dict]) -> tuple[dict, bool]:
+        """``(value, hit)`` for a small JSON-able result derived from a cached model (its test metrics,
+        say), by key: from memory, else from ``<key>.result.json`` on disk, else ``compute()``, stored.
+        So a repeated request costs neither the fit nor the scoring."""
+        with self._lock:
+            if key in self._results:
+                self._results.move_to_end(key)
+                return dict(self._results[key]), True
+        stem = self._stem(key)
+        path = None if stem is None else stem.with_name(stem.name + ".result.json")
+        if path is not None and path.exists():
+            try:
+                value = json.loads(path.read_text())
+                if isinstance(value, dict):
+                    self._remember_result(key, value)
+                    return dict(value), True
+            except (OSError, ValueError):
+                pass  # unreadable: computed again
+        value = compute()
+        self._remember_result(key, dict(value))
+        if path is not None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+                tmp.write_text(json.dumps(value))
+                os.replace(tmp, path)
+            except (OSError, TypeError, ValueError):
+                pass  # only the disk copy is lost
+        return value, False
+
     def clear(self, disk: bool = False) -> None:
         """Forget the memory LRU (and, with ``disk=True``, delete this cache's files)."""
         with self._lock:
             self._memory.clear()
+            self._results.clear()
         if disk and self.directory is not None and self.directory.exists():
             for p in self.directory.glob("*/*"):
-                if p.suffix in (".npz", ".json"):
+                if p.suffix in (".npz", ".json"):  # models' states and results (<key>.result.json)
                     p.unlink(missing_ok=True)
 
     def __len__(self) -> int:

@@ -148,3 +148,24 @@ def test_array_digest_memoised_only_for_read_only_arrays():
     b = a.copy()  # same bytes, new (writable) array: same digest
     assert B.array_digest(b) == d2
     assert B.cache_key(a, config={}) == B.cache_key(b, config={})
+
+
+def test_fit_cache_results_are_computed_once_and_survive_a_restart(tmp_path):
+    cache = B.FitCache(tmp_path)
+    key = B.cache_key(np.arange(3), config={"what": "test"})
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"accuracy": 0.9, "pr_ratio": "nan", "n": 10}
+
+    assert cache.result(key, compute) == ({"accuracy": 0.9, "pr_ratio": "nan", "n": 10}, False)
+    assert cache.result(key, compute)[1] is True
+    assert B.FitCache(tmp_path).result(key, compute) == ({"accuracy": 0.9, "pr_ratio": "nan", "n": 10}, True)
+    assert len(calls) == 1
+    # a damaged file is computed again, never an error
+    (next(tmp_path.glob("*/*.result.json"))).write_text("{not json")
+    assert B.FitCache(tmp_path).result(key, compute)[1] is False and len(calls) == 2
+    cache.clear(disk=True)
+    assert not list(tmp_path.glob("*/*.result.json"))
+    assert B.FitCache(False).result(key, compute)[1] is False  # memory-only cache works too

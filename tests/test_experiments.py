@@ -97,3 +97,24 @@ def test_progress_moves_within_each_fit_and_ends_at_one(compas):
     inner = [m for f, m in seen if 0 < f < 1]
     assert inner and all(m.startswith("Training FairLR") for m in inner)
     assert len(seen) > 3  # the model reports inside its fit, not only once per fit
+
+
+def test_a_repeated_request_skips_the_fit_and_the_scoring(compas, tmp_path, monkeypatch):
+    import fairdash.experiments as E
+
+    first = fit_model(compas, "fair-lr", target_rate=0.45, cache=FitCache(tmp_path))
+    calls = []
+    real = E.evaluate
+    monkeypatch.setattr(E, "evaluate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    again = fit_model(compas, "fair-lr", target_rate=0.45, cache=FitCache(tmp_path))  # fresh cache object: disk
+    assert calls == []
+    assert again.metrics.keys() == first.metrics.keys()
+    for k, v in first.metrics.items():
+        assert again.metrics[k] == pytest.approx(v, nan_ok=True), k
+    # another model (another target) is scored; so is the same model on another split
+    fit_model(compas, "fair-lr", target_rate=0.5, cache=FitCache(tmp_path))
+    fit_model(compas, "fair-lr", target_rate=0.45, seed=1, cache=FitCache(tmp_path))
+    assert len(calls) == 2
+    # without a cache every request scores
+    fit_model(compas, "lr", cache=None)
+    assert len(calls) == 3
