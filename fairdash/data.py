@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import threading
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -839,23 +840,32 @@ def prepare_arrays(task: Task, split: Split) -> Arrays:
 # SPLIT_MEMO_SIZE are kept in all (each Adult split is about 36 MB), least recently used first out.
 SPLIT_MEMO_SIZE = 4
 _SPLIT_MEMO: dict = {}  # (id(task), seed) -> (weakref to task, Arrays), in use order
+_SPLIT_MEMO_LOCK = threading.RLock()
 
 
 def split_arrays(task: Task, seed: int = 0) -> Arrays:
     """``prepare_arrays(task, split_task(task, seed))``, remembered for the live task object.
 
-    The arrays are read-only, so sharing them is safe; a task is never changed after ``build_task``."""
+    The arrays are read-only, so sharing them is safe; a task is never changed after ``build_task``.
+    Safe from several threads (the dashboard's sessions): at worst two threads prepare the same split."""
     import weakref
 
     key = (id(task), int(seed))
-    hit = _SPLIT_MEMO.pop(key, None)
-    if hit is not None and hit[0]() is task:
-        _SPLIT_MEMO[key] = hit  # most recently used last
-        return hit[1]
+    with _SPLIT_MEMO_LOCK:
+        hit = _SPLIT_MEMO.pop(key, None)
+        if hit is not None and hit[0]() is task:
+            _SPLIT_MEMO[key] = hit  # most recently used last
+            return hit[1]
     arrays = prepare_arrays(task, split_task(task, seed=seed))
-    _SPLIT_MEMO[key] = (weakref.ref(task, lambda _r, k=key: _SPLIT_MEMO.pop(k, None)), arrays)
-    while len(_SPLIT_MEMO) > SPLIT_MEMO_SIZE:
-        _SPLIT_MEMO.pop(next(iter(_SPLIT_MEMO)))
+
+    def forget(_ref, k=key):
+        with _SPLIT_MEMO_LOCK:
+            _SPLIT_MEMO.pop(k, None)
+
+    with _SPLIT_MEMO_LOCK:
+        _SPLIT_MEMO[key] = (weakref.ref(task, forget), arrays)
+        while len(_SPLIT_MEMO) > SPLIT_MEMO_SIZE:
+            _SPLIT_MEMO.pop(next(iter(_SPLIT_MEMO)))
     return arrays
 
 
