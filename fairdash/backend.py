@@ -199,8 +199,6 @@ def code_version(model_class=None) -> str:
     it, every model module. Edited model code never answers from a stale cache."""
     import inspect
 
-    from . import __version__
-
     root = Path(__file__).resolve().parent
     seen: set = set()
     if model_class is not None:
@@ -210,8 +208,15 @@ def code_version(model_class=None) -> str:
             _module_sources(p.resolve(), root, seen)
     for rel in _SHARED_SOURCES:
         _module_sources((root / rel).resolve(), root, seen)
+    return _sources_version(seen, root)
+
+
+def _sources_version(paths, root: Path) -> str:
+    """``fairdash.__version__`` plus a short hash of these source files (names and contents)."""
+    from . import __version__
+
     h = hashlib.sha256()
-    for p in sorted(seen):
+    for p in sorted(paths):
         h.update(str(p.relative_to(root)).encode())
         h.update(p.read_bytes())
     return f"{__version__}+{h.hexdigest()[:12]}"
@@ -235,8 +240,6 @@ def source_version(*modules: str) -> str:
     """Like ``code_version`` for code that is not a model: ``fairdash.__version__`` plus a hash of the
     named modules (paths relative to the package, e.g. ``"metrics.py"``) and what they import.
     Remembered while none of those files changes (checked by size and modification time)."""
-    from . import __version__
-
     known = _SOURCE_VERSIONS.get(modules)
     if known is not None and _stamp(Path(p) for p, *_ in known[0]) == known[0]:
         return known[1]
@@ -244,11 +247,7 @@ def source_version(*modules: str) -> str:
     seen: set = set()
     for rel in modules:
         _module_sources((root / rel).resolve(), root, seen)
-    h = hashlib.sha256()
-    for p in sorted(seen):
-        h.update(str(p.relative_to(root)).encode())
-        h.update(p.read_bytes())
-    version = f"{__version__}+{h.hexdigest()[:12]}"
+    version = _sources_version(seen, root)
     _SOURCE_VERSIONS[modules] = (_stamp(sorted(seen)), version)
     return version
 
