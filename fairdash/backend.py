@@ -222,34 +222,15 @@ def _sources_version(paths, root: Path) -> str:
     return f"{__version__}+{h.hexdigest()[:12]}"
 
 
-_SOURCE_VERSIONS: dict = {}  # modules -> (stamp of the files read, version)
-
-
-def _stamp(paths) -> tuple:
-    out = []
-    for p in paths:
-        try:
-            st = p.stat()
-            out.append((str(p), st.st_mtime_ns, st.st_size))
-        except OSError:
-            out.append((str(p), None, None))
-    return tuple(out)
-
-
+@lru_cache(maxsize=None)
 def source_version(*modules: str) -> str:
     """Like ``code_version`` for code that is not a model: ``fairdash.__version__`` plus a hash of the
-    named modules (paths relative to the package, e.g. ``"metrics.py"``) and what they import.
-    Remembered while none of those files changes (checked by size and modification time)."""
-    known = _SOURCE_VERSIONS.get(modules)
-    if known is not None and _stamp(Path(p) for p, *_ in known[0]) == known[0]:
-        return known[1]
+    named modules (paths relative to the package, e.g. ``"metrics.py"``) and what they import."""
     root = Path(__file__).resolve().parent
     seen: set = set()
     for rel in modules:
         _module_sources((root / rel).resolve(), root, seen)
-    version = _sources_version(seen, root)
-    _SOURCE_VERSIONS[modules] = (_stamp(sorted(seen)), version)
-    return version
+    return _sources_version(seen, root)
 
 
 def _canonical(obj):
