@@ -1,0 +1,427 @@
+"""What the features say about ``s`` and ``y``: proxies, leaks, and a guess at which column is which.
+
+* :func:`proxy_scores`: per feature, how well it alone predicts the sensitive attribute (a single-feature
+  AUC, reported as ``max(a, 1 - a)``). A model that does not see ``s`` moves a group's rate only
+  through such features.
+* :func:`find_leaks`: features that determine ``s`` or ``y`` almost exactly (a score of at least
+  :data:`LEAK_SCORE`, or a one-hot sibling of the ``s``/``y`` column; see :func:`one_hot_groups`).
+* :func:`guess_roles`: a suggestion for ``s`` and ``y`` on an uploaded table (the user confirms it).
+
+No model is fitted here, and nothing imports streamlit.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .errors import FairDashError
+
+LEAK_SCORE = 0.95  # a single feature scoring at least this against s or y is a leak
+MAX_ROWS = 300_000  # larger tables are scored on a fixed random subset of this many rows
+FOLDS = 5  # categories' group rates are computed out of fold (see _category_scores)
+FEW_VALUES = 20  # numeric columns with at most this many values are also scored as categories
+_SEED = 12345
+
+
+# --------------------------------------------------------------------------------------------------
+# Single-feature AUC
+# --------------------------------------------------------------------------------------------------
+def _auc_from_counts(pos: np.ndarray, neg: np.ndarray) -> float:
+    """AUC of a score taking ordered levels with ``pos[i]``/``neg[i]`` rows of the two classes at level
+    ``i`` (ties count one half): P(score of a positive > score of a negative)."""
+    n1, n0 = pos.sum(), neg.sum()
+    if n1 == 0 or n0 == 0:
+        return 0.5
+    below = np.cumsum(neg) - neg
+    return float((pos * (below + 0.5 * neg)).sum() / (n1 * n0))
+
+
+def _strength(a: float) -> float:
+    return max(a, 1.0 - a)
+
+
+def _level_auc(codes: np.ndarray, t: np.ndarray, k: int) -> float:
+    """AUC of integer levels ``codes`` (0..k-1, ordered) against the 0/1 array ``t``."""
+    pos = np.bincount(codes, weights=t, minlength=k)
+    neg = np.bincount(codes, minlength=k) - pos
+    return _auc_from_counts(pos, neg)
+
+
+def _numeric_score(x: np.ndarray, targets: list[np.ndarray]) -> float:
+    """Mean over ``targets`` of max(a, 1 - a), the values ranked as they are. Missing values form one
+    more level, put below or above all values, whichever scores higher (each target separately)."""
+    miss = np.isnan(x)
+    levels, codes = np.unique(x[~miss], return_inverse=True)
+    k = len(levels)
+    out = []
+    for t in targets:
+        tv = t[~miss]
+        pos = np.bincount(codes, weights=tv, minlength=k)
+        neg = np.bincount(codes, minlength=k) - pos
+        if miss.any():
+            mp = float(t[miss].sum())
+            mn = float(miss.sum()) - mp
+            low = _auc_from_counts(np.r_[mp, pos], np.r_[mn, neg])
+            high = _auc_from_counts(np.r_[pos, mp], np.r_[neg, mn])
+            out.append(max(_strength(low), _strength(high)))
+        else:
+            out.append(_strength(_auc_from_counts(pos, neg)))
+    return float(np.mean(out))
+
+
+def _category_scores(codes: np.ndarray, k: int, targets: list[np.ndarray], fold: np.ndarray) -> float:
+    """Mean over ``targets`` of max(a, 1 - a), each category replaced by its share of target 1.
+
+    The shares are computed out of fold (each row's share comes from the other folds' rows of its
+    category; a category unseen there gets the other folds' overall share), so that a column with a
+    value per row (an id, a name) does not score 1 by memorising its rows."""
+    cell = fold * k + codes  # (fold, category) of each row
+    n_cell = np.bincount(cell, minlength=FOLDS * k).reshape(FOLDS, k)
+    n_rest = n_cell.sum(axis=0) - n_cell  # rows of each category outside each fold
+    out = []
+    for t in targets:
+        p_cell = np.bincount(cell, weights=t, minlength=FOLDS * k).reshape(FOLDS, k)
+        p_rest = p_cell.sum(axis=0) - p_cell
+        prior = p_rest.sum(axis=1, keepdims=True) / np.maximum(n_rest.sum(axis=1, keepdims=True), 1)
+        share = np.where(n_rest > 0, p_rest / np.maximum(n_rest, 1), prior)
+        levels, lev = np.unique(share.ravel(), return_inverse=True)
+        out.append(_strength(_level_auc(lev[cell], t, len(levels))))
+    return float(np.mean(out))
+
+
+def _targets(codes) -> list[np.ndarray]:
+    """0/1 arrays to score against: one for two groups (group 1), one per group (one-vs-rest) for more."""
+    c = np.asarray(codes)
+    if c.dtype.kind not in "iub":
+        c = pd.factorize(pd.Series(c), sort=True)[0]
+    c = c.astype(np.int64)
+    groups = np.unique(c[c >= 0])
+    if len(groups) < 2:
+        raise FairDashError("Proxy and leak scores need at least two groups (or labels); this column has one.")
+    if len(groups) == 2:
+        return [(c == groups[1]).astype(np.float64)]
+    return [(c == g).astype(np.float64) for g in groups]
+
+
+def _is_numeric(col: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
+
+
+def _column_score(col: pd.Series, targets: list[np.ndarray], fold: np.ndarray) -> float:
+    if _is_numeric(col):
+        x = col.to_numpy(dtype=np.float64, na_value=np.nan)
+        score = _numeric_score(x, targets)
+        if col.nunique() <= FEW_VALUES:  # a coded category (1 = single, 2 = married, ...) as well
+            codes, uniq = pd.factorize(col, use_na_sentinel=False)
+            score = max(score, _category_scores(codes, len(uniq), targets, fold))
+        return score
+    # categories (text, booleans); missing is a category of its own; text is matched stripped
+    codes, uniq = pd.factorize(col, use_na_sentinel=False)
+    u = pd.Series(uniq, dtype=object)
+    text = u.astype(str)
+    stripped = text.str.strip()
+    if (stripped != text).any():  # ' a' and 'a' are one category
+        merged, uniq = pd.factorize(stripped.where(u.notna()), use_na_sentinel=False)
+        codes = merged[codes]
+    return _category_scores(codes, len(uniq), targets, fold)
+
+
+def _sample(n: int, max_rows: int | None) -> np.ndarray | None:
+    if max_rows is None or n <= max_rows:
+        return None
+    return np.sort(np.random.default_rng(_SEED).choice(n, size=max_rows, replace=False))
+
+
+def feature_scores(X: pd.DataFrame, codes, max_rows: int | None = MAX_ROWS) -> dict[str, float]:
+    """Every column of ``X`` scored against ``codes`` (group or label codes, one per row): the rule of
+    :func:`proxy_scores`, for all columns, in ``X``'s column order."""
+    codes = np.asarray(codes)
+    if len(codes) != len(X):
+        raise FairDashError(f"The codes have {len(codes)} rows but the table has {len(X)}; they must be aligned.")
+    rows = _sample(len(X), max_rows)
+    if rows is not None:
+        X, codes = X.iloc[rows], codes[rows]
+    targets = _targets(codes)
+    fold = np.random.default_rng(_SEED).integers(0, FOLDS, size=len(X))
+    return {str(c): round(_column_score(X[c], targets, fold), 4) for c in X.columns}
+
+
+def proxy_scores(X: pd.DataFrame, s, top: int | None = 10, max_rows: int | None = MAX_ROWS) -> list[dict]:
+    """How well each feature column alone predicts the sensitive attribute: ``[{"column", "score"}]``,
+    strongest first, the ``top`` strongest (all with ``top=None``).
+
+    ``s`` holds one group code per row of ``X`` (integers; other values are coded in sorted order). The
+    score is a single-feature AUC reported as ``max(a, 1 - a)``, so 0.5 means no information and 1 means
+    the feature separates the groups exactly:
+
+    * numeric columns are ranked by their values; missing values form one more level placed below or
+      above all values, whichever scores higher. A numeric column with at most ``FEW_VALUES`` distinct
+      values is also scored as categories (below) and keeps the higher score, so that coded categories
+      are not missed;
+    * other columns (text, booleans) are scored through their categories' group rates: each category
+      is replaced by its share of group 1, computed out of fold (``FOLDS`` folds, fixed seed) so that an
+      id-like column does not score 1 by memorising rows; a missing value is a category of its own;
+    * with more than two groups the score is the mean over groups of the one-vs-rest score (each group
+      against all others, its share as the category rate).
+
+    Tables of more than ``max_rows`` rows are scored on a fixed random subset of ``max_rows`` rows (the
+    same subset every time; the AUC's standard error there is about 0.001). Ties in score keep ``X``'s
+    column order.
+    """
+    scores = feature_scores(X, s, max_rows)
+    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+    if top is not None:
+        ranked = ranked[:top]
+    return [{"column": c, "score": v} for c, v in ranked]
+
+
+# --------------------------------------------------------------------------------------------------
+# One-hot groups and leaks
+# --------------------------------------------------------------------------------------------------
+_SEPARATORS = "_-.:=/| "
+
+
+def _zero_one(col: pd.Series) -> np.ndarray | None:
+    """The column as 0/1 integers if it is a complete 0/1 (or boolean) column, else None."""
+    if pd.api.types.is_bool_dtype(col):
+        return None if col.isna().any() else col.to_numpy(dtype=np.int8)
+    if not _is_numeric(col) or col.isna().any():
+        return None
+    v = col.to_numpy()
+    if not ((v == 0) | (v == 1)).all():
+        return None
+    return v.astype(np.int8)
+
+
+def one_hot_groups(df: pd.DataFrame) -> dict[str, list[str]]:
+    """Groups of one-hot sibling columns: ``{prefix: [columns]}``, in the table's column order.
+
+    Siblings are complete 0/1 (or boolean) columns whose names share a prefix ending in a separator
+    (``_ - . : = / |`` or a space; ``MARRIAGE_1``, ``MARRIAGE_2``, ``MARRIAGE_3`` share ``MARRIAGE_``),
+    at least two of them, whose values add up to exactly 1 on every row. Where several prefixes qualify
+    the shortest (largest group) wins, and a column belongs to at most one group."""
+    zero_one = {}
+    for c in df.columns:
+        v = _zero_one(df[c])
+        if v is not None:
+            zero_one[str(c)] = v
+    by_prefix: dict[str, list[str]] = {}
+    for c in zero_one:
+        for i, ch in enumerate(c[:-1]):
+            if ch in _SEPARATORS and i > 0:
+                by_prefix.setdefault(c[:i + 1], []).append(c)
+    groups: dict[str, list[str]] = {}
+    taken: set[str] = set()
+    for prefix in sorted(by_prefix, key=len):
+        members = [c for c in by_prefix[prefix] if c not in taken]
+        if len(members) < 2 or len(members) < len(by_prefix[prefix]):
+            continue
+        total = np.zeros(len(df), dtype=np.int64)
+        for c in members:
+            total += zero_one[c]
+        if (total == 1).all():
+            groups[prefix] = members
+            taken.update(members)
+    return groups
+
+
+def _one_hot_leaks(df: pd.DataFrame, s_column: str, y_column: str, features) -> list[dict]:
+    out = []
+    for members in one_hot_groups(df).values():
+        for role, col in (("s", s_column), ("y", y_column)):
+            if col in members:
+                out.extend({"column": c, "of": role, "score": 1.0}
+                           for c in members if c not in (s_column, y_column) and c in features)
+    return out
+
+
+def _merge_leaks(found: list[dict]) -> list[dict]:
+    best: dict[tuple, dict] = {}
+    for f in found:
+        key = (f["column"], f["of"])
+        if key not in best or f["score"] > best[key]["score"]:
+            best[key] = f
+    return sorted(best.values(), key=lambda f: (-f["score"], f["of"] != "y", f["column"]))
+
+
+def _score_leaks(X: pd.DataFrame, s_codes, y_codes, max_rows) -> list[dict]:
+    out = []
+    for role, codes in (("s", s_codes), ("y", y_codes)):
+        if codes is None:
+            continue
+        for c, v in feature_scores(X, codes, max_rows).items():
+            if v >= LEAK_SCORE:
+                out.append({"column": c, "of": role, "score": v})
+    return out
+
+
+def find_leaks(df: pd.DataFrame, s_column: str, y_column: str, s_codes, y_codes, features=None,
+               max_rows: int | None = MAX_ROWS) -> list[dict]:
+    """Features that determine ``s`` or ``y`` almost exactly: ``[{"column", "of": "s"|"y", "score"}]``,
+    strongest first (leaks of ``y`` before leaks of ``s`` at equal score).
+
+    ``df`` is the table with the ``s`` and ``y`` columns; ``s_codes`` and ``y_codes`` hold the group and
+    label codes of each of its rows (either may be None to skip it); ``features`` are the columns to
+    check (default: every column but ``s_column`` and ``y_column``). A feature is a leak when
+
+    * it alone scores at least ``LEAK_SCORE`` (0.95) against ``s`` or ``y`` by :func:`proxy_scores`'s
+      rule, or
+    * it is a one-hot sibling of the ``s`` or ``y`` column (:func:`one_hot_groups`): the siblings
+      together give the column away, so every sibling is listed, with score 1.0.
+    """
+    if features is None:
+        features = [c for c in df.columns if c not in (s_column, y_column)]
+    features = [c for c in features if c not in (s_column, y_column)]
+    for c in features:
+        if c not in df.columns:
+            raise FairDashError(f"The feature {c!r} is not in the table.")
+    found = _one_hot_leaks(df, s_column, y_column, set(features))
+    if features:
+        found += _score_leaks(df[features], s_codes, y_codes, max_rows)
+    return _merge_leaks(found)
+
+
+def task_proxies(task, top: int | None = 10) -> list[dict]:
+    """:func:`proxy_scores` for a built :class:`fairdash.data.Task` (its features against its groups)."""
+    return proxy_scores(task.X, task.s, top)
+
+
+def task_leaks(table: pd.DataFrame, task, max_rows: int | None = MAX_ROWS) -> list[dict]:
+    """:func:`find_leaks` for a built task: its features scored against its ``s`` and ``y`` codes (the
+    rows it kept), and the one-hot siblings of its ``s``/``y`` columns found in ``table``, the table
+    it was built from."""
+    spec = task.spec
+    feats = list(task.features)
+    found = _one_hot_leaks(table, spec.s_column, spec.y_column, set(feats))
+    found += _score_leaks(task.X, task.s, task.y, max_rows)
+    return _merge_leaks(found)
+
+
+# --------------------------------------------------------------------------------------------------
+# Guessing s and y
+# --------------------------------------------------------------------------------------------------
+Y_WORDS = ("label", "target", "outcome", "y", "class", "default", "income", "salary", "recid", "recidivism",
+           "recidivist", "churn", "churned", "fraud", "response", "result", "decision", "approved",
+           "approval", "admitted", "admit", "hired", "survived", "readmitted", "diagnosis", "arrested",
+           "frisked", "searched", "passed", "risk")
+S_WORDS = ("sex", "gender", "race", "ethnicity", "ethnic", "nationality", "religion", "citizenship",
+           "disability", ("age", "group"), ("age", "cat"), ("age", "band"), ("age", "bracket"))
+_POSITIVE = ("1", "true", "yes", "y", "t", "positive", "pos", ">50k", ">50k.")
+
+
+@dataclass(frozen=True)
+class RoleGuess:
+    """A suggestion for the task's columns, each with why it was picked (to show the user)."""
+
+    s_column: str
+    y_column: str
+    s1_values: tuple
+    y1_values: tuple
+    s_reason: str
+    y_reason: str
+    s_threshold: float | None = None  # set instead of s1_values for a numeric column of many values
+    y_threshold: float | None = None
+
+
+def name_words(name: str) -> list[str]:
+    """A column name's word parts, lower case: ``"default payment next month"`` -> default, payment,
+    next, month; ``"two-year-recid"`` -> two, year, recid; ``"isFraud"`` -> is, fraud."""
+    name = re.sub(r"([a-z])([A-Z])", r"\1 \2", str(name))
+    return [w for w in re.split(r"[^0-9a-zA-Z]+|(?<=[a-zA-Z])(?=[0-9])|(?<=[0-9])(?=[a-zA-Z])", name.lower()) if w]
+
+
+def _word_rank(name: str, words) -> int | None:
+    """The position in ``words`` of the first entry the name contains (a word, or a pair in order)."""
+    parts = name_words(name)
+    for i, w in enumerate(words):
+        if isinstance(w, tuple):
+            if any(parts[j:j + len(w)] == list(w) for j in range(len(parts))):
+                return i
+        elif w in parts:
+            return i
+    return None
+
+
+def _text_values(col: pd.Series) -> list[str]:
+    from .data import column_values
+
+    return column_values(col.to_frame("c"), "c")
+
+
+def _values_or_threshold(df, c, prof_row, role):
+    """(values, threshold, words) for the guessed column: many-valued numeric columns split at the
+    median, else group 1 = the most frequent value (s) or the positive-looking / rarer value (y)."""
+    col = df[c]
+    if prof_row["kind"] == "numeric" and int(prof_row["distinct"]) > 10:
+        thr = float(pd.to_numeric(col).median())
+        return (), thr, f"split at its median, {thr:g}"
+    vals = _text_values(col)
+    if not vals:
+        return (), None, "it has no values"
+    if role == "s":
+        return (vals[0],), None, f"group 1 = {vals[0]!r}, its most frequent value"
+    for v in vals:
+        if v.strip().lower() in _POSITIVE:
+            return (v,), None, f"positive = {v!r}"
+    return (vals[-1],), None, f"positive = {vals[-1]!r}, its rarer value"
+
+
+def guess_roles(df: pd.DataFrame, profile: pd.DataFrame | None = None) -> RoleGuess:
+    """A guess at ``y`` and ``s`` for a table, to be confirmed by the user.
+
+    ``y``: a column whose name has an outcome word as a word part (``Y_WORDS``: label, target, outcome,
+    y, class, default, income, salary, recid, ...; case-insensitive), two-valued ones first, then by
+    the word's order in ``Y_WORDS``, then the last such column; without one, the last two-valued column.
+    ``s``: a column named like ``S_WORDS`` (sex, gender, race, ethnicity, ..., age group), few-valued ones
+    first, in ``S_WORDS`` order; without one, the first two-valued column. Never a member of a one-hot
+    group (:func:`one_hot_groups`), never an id-like, constant or empty column, never the same column
+    for both."""
+    from .data import left_out_by_default, profile_columns
+
+    if df is None or df.shape[1] < 2:
+        raise FairDashError("A table needs at least two columns to choose a sensitive attribute and a label.")
+    prof = profile if profile is not None else profile_columns(df)
+    prof = prof.set_index("column")
+    columns = [str(c) for c in df.columns]
+    one_hot = {c for m in one_hot_groups(df).values() for c in m}
+    bad = set(left_out_by_default(prof.reset_index()))
+    usable = [c for c in columns if c not in one_hot and c not in bad] or [c for c in columns if c not in bad] \
+        or columns
+
+    def binary(c):
+        return prof.loc[c, "kind"] == "binary"
+
+    def few(c):
+        return int(prof.loc[c, "distinct"]) <= FEW_VALUES
+
+    # y
+    named = [(c, r) for c in usable if (r := _word_rank(c, Y_WORDS)) is not None]
+    if named:
+        pos = {c: i for i, c in enumerate(columns)}
+        y_col, r = min(named, key=lambda cr: (not binary(cr[0]), cr[1], -pos[cr[0]]))
+        why = f"its name says outcome ({Y_WORDS[r]!r})" + ("" if binary(y_col) else ", though it has more than two values")
+    else:
+        pool = [c for c in usable if binary(c)]
+        y_col = (pool or usable)[-1]
+        why = "the last two-valued column" if pool else "the last column (no column is named like an outcome)"
+    y_vals, y_thr, y_how = _values_or_threshold(df, y_col, prof.loc[y_col], "y")
+    y_reason = f"{y_col!r}: {why}; {y_how}."
+
+    # s
+    rest = [c for c in usable if c != y_col] or [c for c in columns if c != y_col]
+    named = [(c, r) for c in rest if (r := _word_rank(c, S_WORDS)) is not None]
+    if named:
+        s_col, r = min(named, key=lambda cr: (not few(cr[0]), cr[1]))
+        w = S_WORDS[r]
+        why = f"its name says who is compared ({' '.join(w) if isinstance(w, tuple) else w!r})"
+    else:
+        pool = [c for c in rest if binary(c)] or [c for c in rest if few(c)]
+        s_col = (pool or rest)[0]
+        why = ("the first two-valued column" if pool and binary(s_col) else "the first column with few values"
+               if pool else "the first column left") + " (no column is named like a sensitive attribute)"
+    s_vals, s_thr, s_how = _values_or_threshold(df, s_col, prof.loc[s_col], "s")
+    s_reason = f"{s_col!r}: {why}; {s_how}."
+    return RoleGuess(s_col, y_col, s_vals, y_vals, s_reason, y_reason, s_thr, y_thr)
