@@ -1,0 +1,245 @@
+"""Proxies, leaks and the guess at s and y (fairdash.proxies), on tables with known proxies and leaks
+and on the bundled samples."""
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+from sklearn.metrics import roc_auc_score
+
+from fairdash import data, proxies
+from fairdash.errors import FairDashError
+
+
+def made_table(n=20_000, seed=0):
+    """s and y at random (y depends on s a little), with a leak of y (y with 2% of values flipped), a
+    numeric proxy of s at AUC about 0.8, a categorical proxy, an id column and noise."""
+    rng = np.random.default_rng(seed)
+    s = rng.integers(0, 2, n)
+    y = (rng.random(n) < 0.3 + 0.2 * s).astype(int)
+    flip = rng.random(n) < 0.02
+    df = pd.DataFrame({
+        "group": np.where(s == 1, "B", "A"),
+        "outcome": y,
+        "y_copy": np.where(flip, 1 - y, y),
+        "proxy": 1.19 * s + rng.normal(size=n),  # AUC = Phi(1.19 / sqrt 2) = 0.80
+        "town": np.where(rng.random(n) < 0.7, np.where(s == 1, "north", "south"), rng.choice(["north", "south", "east"], n)),
+        "ident": [f"p{i:06d}" for i in range(n)],
+        "noise": rng.normal(size=n),
+    })
+    return df, s, y
+
+
+@pytest.fixture(scope="module")
+def made():
+    return made_table()
+
+
+@pytest.fixture(scope="module")
+def adult():
+    return data.load_sample("adult")
+
+
+def test_adult_check_figure_relationship_first():
+    task = data.paper_task("adult-sex")
+    top = proxies.proxy_scores(task.X, task.s)
+    assert top[0]["column"] == "relationship" and top[0]["score"] == pytest.approx(0.87, abs=0.01)
+    assert [set(r) for r in top] == [{"column", "score"}] * len(top) and len(top) == 10
+    scores = [r["score"] for r in top]
+    assert scores == sorted(scores, reverse=True) and all(0.5 <= v <= 1 for v in scores)
+    assert proxies.task_proxies(task, top=3) == top[:3]
+    assert len(proxies.proxy_scores(task.X, task.s, top=None)) == task.X.shape[1]
+
+
+@pytest.mark.parametrize("setup", list(data.PAPER_SETUPS))
+def test_no_false_leak_alarm_on_the_bundled_samples(setup):
+    """Every column of the table (fnlwgt too) against the standard task's s and y: no leak."""
+    task = data.paper_task(setup)
+    table = data.load_sample(data.PAPER_SETUPS[setup].sample)
+    assert len(table) == len(task.s)  # neither sample has rows with missing values
+    assert proxies.find_leaks(table, task.spec.s_column, task.spec.y_column, task.s, task.y) == []
+    assert proxies.task_leaks(table, task) == []
+    assert proxies.one_hot_groups(table) == {}
+
+
+def test_a_noisy_copy_of_y_is_a_leak_and_a_proxy_is_not(made):
+    df, s, y = made
+    leaks = proxies.find_leaks(df, "group", "outcome", s, y)
+    assert [(r["column"], r["of"]) for r in leaks] == [("y_copy", "y")]
+    assert leaks[0]["score"] == pytest.approx(0.98, abs=0.01)
+    table = {r["column"]: r["score"] for r in proxies.proxy_scores(df.drop(columns=["group", "outcome"]), s, top=None)}
+    assert table["proxy"] == pytest.approx(0.80, abs=0.015)
+    assert table["town"] == pytest.approx(0.885, abs=0.01)  # north/south/east through their group rates
+    assert table["ident"] < 0.53  # one value per row: scored out of fold, so it does not memorise
+    assert table["noise"] < 0.53
+    assert list(table)[:2] == ["town", "proxy"]
+
+
+def test_leak_of_s_and_features_argument(made):
+    df, s, y = made
+    df = df.assign(group_code=s)
+    leaks = proxies.find_leaks(df, "group", "outcome", s, y)
+    assert {(r["column"], r["of"], r["score"]) for r in leaks} >= {("group_code", "s", 1.0)}
+    only = proxies.find_leaks(df, "group", "outcome", s, y, features=["proxy", "noise"])
+    assert only == []
+    assert proxies.find_leaks(df, "group", "outcome", None, y, features=["group_code", "y_copy"])[0]["column"] == "y_copy"
+    with pytest.raises(FairDashError, match="not in the table"):
+        proxies.find_leaks(df, "group", "outcome", s, y, features=["nope"])
+    with pytest.raises(FairDashError, match="aligned"):
+        proxies.find_leaks(df, "group", "outcome", s[:-1], y)
+
+
+def credit_table(n=3000, seed=1):
+    rng = np.random.default_rng(seed)
+    marriage = rng.choice([1, 2, 3], n, p=[0.45, 0.5, 0.05])
+    return pd.DataFrame({
+        "ID": np.arange(1, n + 1),
+        "LIMIT_BAL": rng.integers(1, 50, n) * 10_000,
+        "SEX": rng.choice([1, 2], n),
+        "AGE": rng.integers(21, 70, n),
+        "PAY_0": rng.integers(-2, 3, n),
+        "MARRIAGE_1": (marriage == 1).astype(int),
+        "MARRIAGE_2": (marriage == 2).astype(int),
+        "MARRIAGE_3": (marriage == 3).astype(int),
+        "EDUCATION_grad school": rng.integers(0, 2, n),
+        "default payment next month": (rng.random(n) < 0.22).astype(int),
+    })
+
+
+def test_one_hot_groups_and_a_group_holding_y():
+    df = credit_table()
+    assert proxies.one_hot_groups(df) == {"MARRIAGE_": ["MARRIAGE_1", "MARRIAGE_2", "MARRIAGE_3"]}
+    y = df["MARRIAGE_3"].to_numpy()
+    s = (df["SEX"] == 2).to_numpy().astype(int)
+    leaks = proxies.find_leaks(df, "SEX", "MARRIAGE_3", s, y)
+    assert {(r["column"], r["of"], r["score"]) for r in leaks} == {("MARRIAGE_1", "y", 1.0), ("MARRIAGE_2", "y", 1.0)}
+    # s in a one-hot group: its siblings are leaks of s
+    oh = pd.get_dummies(pd.Series(np.where(s == 1, "F", "M")), prefix="sex").astype(int)
+    df2 = pd.concat([df.drop(columns=["SEX"]), oh], axis=1)
+    leaks = proxies.find_leaks(df2, "sex_F", "default payment next month", s, df["default payment next month"])
+    assert [(r["column"], r["of"], r["score"]) for r in leaks] == [("sex_M", "s", 1.0)]
+
+
+def test_one_hot_groups_need_exact_row_sums_and_complete_zero_one_columns():
+    df = pd.DataFrame({"a_x": [1, 0, 0, 1], "a_y": [0, 1, 0, 0], "a_z": [0, 0, 1, 0],  # a group
+                       "b_x": [1, 0, 0, 0], "b_y": [0, 1, 0, 0],  # sums 0 on two rows: not one
+                       "c_x": [1.0, 0, np.nan, 0], "c_y": [0, 1, 0, 1],  # a missing value: not one
+                       "d-p": [True, False, True, False], "d-q": [False, True, False, True],  # booleans
+                       "e_1": [2, 0, 0, 0], "e_2": [0, 1, 1, 1]})  # not 0/1
+    assert proxies.one_hot_groups(df) == {"a_": ["a_x", "a_y", "a_z"], "d-": ["d-p", "d-q"]}
+
+
+def test_missing_values_carry_information():
+    rng = np.random.default_rng(3)
+    s = rng.integers(0, 2, 5000)
+    x = rng.normal(size=5000)
+    x[s == 1] = np.nan  # missing exactly for group 1
+    cat = pd.Series(np.where(s == 1, None, rng.choice(["a", "b"], 5000)), dtype=object)
+    scores = {r["column"]: r["score"] for r in proxies.proxy_scores(pd.DataFrame({"x": x, "c": cat}), s)}
+    assert scores == {"x": 1.0, "c": 1.0}
+
+
+def test_numeric_scores_equal_sklearn_auc(made):
+    df, s, _ = made
+    a = roc_auc_score(s, df["proxy"])
+    assert proxies.feature_scores(df[["proxy"]], s)["proxy"] == pytest.approx(max(a, 1 - a), abs=1e-4)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(-5, 5)), min_size=4, max_size=60))
+def test_numeric_score_is_the_rank_auc_and_symmetric(pairs):
+    t = np.array([p[0] for p in pairs])
+    x = np.array([p[1] for p in pairs], dtype=float)
+    if t.min() == t.max():
+        with pytest.raises(FairDashError):
+            proxies.feature_scores(pd.DataFrame({"x": x}), t)
+        return
+    a = roc_auc_score(t, x)
+    got = proxies._numeric_score(x, [t.astype(float)])
+    assert got == pytest.approx(max(a, 1 - a))
+    assert got == pytest.approx(proxies._numeric_score(x, [1.0 - t]))  # the groups' order does not matter
+
+
+def test_more_than_two_groups_one_vs_rest():
+    rng = np.random.default_rng(4)
+    s = rng.integers(0, 3, 6000)
+    X = pd.DataFrame({"exact": np.array(["r", "g", "b"])[s], "part": np.where(s == 2, "x", "y"),
+                      "noise": rng.normal(size=6000)})
+    scores = {r["column"]: r["score"] for r in proxies.proxy_scores(X, s)}
+    assert scores["exact"] == 1.0
+    assert scores["part"] == pytest.approx((1.0 + 0.75 + 0.75) / 3, abs=0.01)  # group 2 exactly, 0 and 1 halfway
+    assert scores["noise"] < 0.53
+    text = proxies.proxy_scores(X, np.array(["r", "g", "b"])[s])  # codes other than integers are coded
+    assert {r["column"]: r["score"] for r in text} == scores
+
+
+def test_large_tables_are_subsampled_deterministically(made):
+    df, s, _ = made
+    X = df.drop(columns=["group", "outcome"])
+    a = proxies.proxy_scores(X, s, max_rows=5000)
+    assert a == proxies.proxy_scores(X, s, max_rows=5000)
+    full = {r["column"]: r["score"] for r in proxies.proxy_scores(X, s, max_rows=None)}
+    assert all(abs(r["score"] - full[r["column"]]) < 0.03 for r in a)
+
+
+def test_one_group_is_refused():
+    with pytest.raises(FairDashError, match="two groups"):
+        proxies.proxy_scores(pd.DataFrame({"x": [1, 2, 3]}), [0, 0, 0])
+
+
+# --------------------------------------------------------------------------------------------------
+# guess_roles
+# --------------------------------------------------------------------------------------------------
+def test_guess_roles_on_the_samples(adult):
+    g = proxies.guess_roles(adult)
+    assert (g.s_column, g.s1_values, g.y_column, g.y1_values) == ("sex", ("Male",), "salary", (">50K",))
+    assert "salary" in g.y_reason and "sex" in g.s_reason
+    g = proxies.guess_roles(data.load_sample("compas"), data.profile_columns(data.load_sample("compas")))
+    assert (g.s_column, g.y_column, g.y1_values) == ("sex", "two-year-recid", ("1",))
+    with pytest.raises(Exception):
+        g.s_column = "race"  # frozen
+
+
+def test_guess_roles_credit_table_picks_the_default_column_not_a_one_hot_member():
+    g = proxies.guess_roles(credit_table())
+    assert g.y_column == "default payment next month" and g.y1_values == ("1",)
+    assert g.s_column == "SEX" and g.s1_values in (("1",), ("2",))
+    assert "default" in g.y_reason
+
+
+def test_guess_roles_without_telling_names():
+    rng = np.random.default_rng(5)
+    n = 500
+    df = pd.DataFrame({"a": rng.normal(size=n), "flag1": rng.integers(0, 2, n), "k": rng.choice(list("pq"), n),
+                       "flag2": rng.choice(["no", "yes"], n), "c_1": 0, "c_2": 0})
+    df["c_1"] = rng.integers(0, 2, n)
+    df["c_2"] = 1 - df["c_1"]
+    g = proxies.guess_roles(df)
+    assert g.y_column == "flag2" and g.y1_values == ("yes",)  # the last two-valued column outside a one-hot group
+    assert g.s_column == "flag1"  # the first two-valued one left
+    assert g.s_column != g.y_column
+
+
+@pytest.mark.parametrize("columns, s, y", [
+    ({"Gender": ["f", "m"] * 5, "label": [0, 1, 1, 0, 1] * 2, "target_score": np.arange(10)}, "Gender", "label"),
+    ({"race": list("abcab") * 2, "Outcome": list("xyzxy") * 2, "isFraud": [0, 1] * 5}, "race", "isFraud"),
+    ({"age": np.arange(20, 30), "AgeGroup": ["young", "old"] * 5, "y": [1, 0] * 5}, "AgeGroup", "y"),
+    ({"sex": ["f", "m"] * 5, "gender": ["f", "m", "m", "f", "m"] * 2}, "sex", "gender"),  # never the same column
+])
+def test_guess_roles_names(columns, s, y):
+    g = proxies.guess_roles(pd.DataFrame(columns))
+    assert (g.s_column, g.y_column) == (s, y)
+
+
+def test_guess_roles_numeric_sensitive_attribute_gets_a_threshold():
+    df = pd.DataFrame({"age": np.arange(100), "income_class": ["lo", "hi"] * 50})
+    g = proxies.guess_roles(df)
+    assert g.y_column == "income_class" and g.s_column == "age"
+    assert g.s_threshold == pytest.approx(49.5) and g.s1_values == ()
+
+
+def test_name_words():
+    assert proxies.name_words("default payment next month") == ["default", "payment", "next", "month"]
+    assert proxies.name_words("two-year-recid") == ["two", "year", "recid"]
+    assert proxies.name_words("isFraud") == ["is", "fraud"]
+    assert proxies.name_words("PAY_0") == ["pay", "0"]
+    assert proxies.name_words("workclass") == ["workclass"]
