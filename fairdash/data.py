@@ -16,7 +16,9 @@ import pandas as pd
 
 from .errors import FairDashError
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets" / "datasets"
+# The bundled samples ship inside the package (package data), so they are found from any working folder
+# and in a non-editable install alike.
+ASSETS = Path(__file__).resolve().parent / "datasets"
 
 MAX_CATEGORIES = 50  # one-hot levels kept per categorical column; rarer levels share one column
 HIGH_CARDINALITY = 100  # categorical columns with more distinct values than this get a warning
@@ -59,7 +61,7 @@ SAMPLES: dict[str, Sample] = {
 
 
 def load_sample(name: str) -> pd.DataFrame:
-    """A bundled data set by name (``adult`` or ``compas``), read from ``assets/datasets``."""
+    """A bundled data set by name (``adult`` or ``compas``), read from the package's ``datasets`` folder."""
     if name not in SAMPLES:
         raise FairDashError(f"Unknown sample {name!r}. Bundled samples: {', '.join(SAMPLES)}.")
     return read_table(ASSETS / SAMPLES[name].file)

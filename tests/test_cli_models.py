@@ -6,6 +6,7 @@ import sys
 import pandas as pd
 import pytest
 
+from fairdash import data
 from fairdash.cli import main
 
 COMPAS = ["--paper", "compas-race"]
@@ -28,7 +29,7 @@ def test_train_then_predict(tmp_path, capsys):
     assert got["target_rate"] == 0.45 and got["criterion"] == "eo" and model.exists()
     # score a raw table without the sensitive column, in a fresh process
     raw = tmp_path / "raw.csv"
-    pd.read_csv("assets/datasets/compas.csv.gz").drop(columns=["race"]).head(200).to_csv(raw, index=False)
+    pd.read_csv(data.ASSETS / "compas.csv.gz").drop(columns=["race"]).head(200).to_csv(raw, index=False)
     scored = tmp_path / "scored.csv"
     proc = subprocess.run([sys.executable, "-m", "fairdash", "predict", "--model", str(model), "--data", str(raw),
                            "--out", str(scored)], capture_output=True, text=True, timeout=300)
