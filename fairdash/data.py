@@ -193,6 +193,7 @@ def _read_text_table(text: str, name: str) -> pd.DataFrame:
                 f"{name} does not look like a table: no column separator (comma, semicolon, tab or "
                 f"|) was found in its first line ({first!r}). Save it with commas or tabs between columns."
             ) from None
+    _refuse_running_text(lines[:50], sep, name)
     header = next(csv.reader([lines[0]], delimiter=sep))
     header = [h.strip() for h in header]
     dupes = sorted({h for h in header if header.count(h) > 1})
@@ -207,6 +208,28 @@ def _read_text_table(text: str, name: str) -> pd.DataFrame:
         raise FairDashError(_parser_message(name, str(e), sep)) from None
     df.columns = [str(c).strip() for c in df.columns]
     return df
+
+
+def _refuse_running_text(lines: list, sep: str, name: str) -> None:
+    """Prose (a letter or notes saved as .txt) with commas in it is not a table: a table's lines hold
+    the same number of values, except for a few broken ones; running text's do not. Refused here, with
+    one message, before a header check would complain about a column name."""
+    try:
+        widths = [len(row) for row in csv.reader(io.StringIO("\n".join(lines)), delimiter=sep)]
+    except csv.Error:
+        return  # quoting trouble: pandas' parser names the line
+    if len(widths) < 3:
+        return
+    common = max(set(widths), key=widths.count)
+    if widths.count(common) * 2 >= len(widths):
+        return
+    sep_name = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "| characters"}.get(sep, repr(sep))
+    shown = ", ".join(map(str, widths[:6])) + (", ..." if len(widths) > 6 else "")
+    raise FairDashError(
+        f"{name} does not look like a table: its lines hold different numbers of values separated by "
+        f"{sep_name} ({shown}), as running text does. A table has its column names in the first line and "
+        "one row per line, each with the same number of values."
+    )
 
 
 def _parser_message(name: str, error: str, sep: str) -> str:

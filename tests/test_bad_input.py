@@ -50,6 +50,8 @@ CASES = {
     "ragged_rows.csv": ("M", 2, r"line 7 has 6 values but the header has 4 columns"),
     "unbalanced_quote.csv": ("M", 2, r"quotation mark opened near line 9 is never closed"),
     "html_page.csv": ("M", 2, r"web page or XML document, not a table"),
+    "prose_with_commas.txt": ("M", 2, r"does not look like a table: its lines hold different numbers of values "
+                                      r"separated by commas"),
     "json_instead_of_table.csv": ("M", 2, r"holds JSON, not a table"),
     "truncated.csv.gz": ("M", 2, r"gzip-compressed but is damaged"),
     "old_excel_97.xls": ("M", 2, r"old-style \.xls workbook; save it as \.xlsx or CSV"),

@@ -72,6 +72,12 @@ def main():
     unq = [",".join(r) for r in good]
     unq[7] = '"' + unq[7]
     write("unbalanced_quote.csv", ",".join(H) + "\n" + "\n".join(unq) + "\n")
+    # running text (a letter saved as .txt) with commas in it: not a table, whatever the sniffer finds
+    write("prose_with_commas.txt", "Dear all,\n\nThanks for coming on Tuesday. As promised, here are the notes.\n"
+          "We looked at the hiring data, the survey and, briefly, the budget.\n"
+          "Anna said the survey closes on Friday, and that the results, once cleaned, go to the board.\n"
+          "No decision was taken on the budget.\n"
+          "Next meeting: Tuesday, 10:00, room 4, with coffee.\n\nBest wishes,\nSam\n")
     write("html_page.csv", "<!DOCTYPE html>\n<html><head><title>Download</title></head>\n<body><p>Sign in, please.</p></body></html>\n")
     write("json_instead_of_table.csv", '{"rows": [{"age": 30, "sex": "F", "label": "yes"}, {"age": 40, "sex": "M", "label": "no"}]}\n')
     gz = gzip.compress(csv_text(H, good).encode())
