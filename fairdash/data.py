@@ -572,6 +572,46 @@ def _check_column(df: pd.DataFrame, column: str, role: str = "column") -> None:
         raise FairDashError(f"The {role} {column!r} is not in the table.{hint}")
 
 
+_TRUE_WORDS = ("true", "1", "1.0")
+_FALSE_WORDS = ("false", "0", "0.0")
+
+
+def _canonical_value(value, present: set, col: pd.Series) -> str | None:
+    """The column's own text (as :func:`_as_text` writes it) for a value the user typed, or None where
+    no value of the column matches: the same text (spaces around it ignored); for a column of booleans
+    (pandas reads ``TRUE``/``false`` in a file as booleans) also true/false in any case and 1/0; for a
+    numeric column also another spelling of the same number (``1.0`` for 1, ``.5`` for 0.5)."""
+    v = str(value).strip()
+    if v in present:
+        return v
+    if present and present <= {"True", "False"}:
+        low = v.lower()
+        word = "True" if low in _TRUE_WORDS else "False" if low in _FALSE_WORDS else None
+        return word if word in present else None
+    if pd.api.types.is_numeric_dtype(col):
+        try:
+            f = float(v)
+        except ValueError:
+            return None
+        whole = np.isfinite(f) and f == round(f) and abs(f) < 2.0**53
+        text = str(int(f)) if whole else str(f)
+        return text if text in present else None
+    return None
+
+
+def _match_values(values, present: set, col: pd.Series) -> tuple[list, list]:
+    """``(matched, missing)``: the column's own text for each value found (in order, once each) and
+    the values typed that match none of ``present``."""
+    matched, missing = [], []
+    for v in values:
+        c = _canonical_value(v, present, col)
+        if c is None:
+            missing.append(str(v).strip())
+        else:
+            matched.append(c)
+    return list(dict.fromkeys(matched)), missing
+
+
 def _binarise(col: pd.Series, values: tuple, threshold, role: str, column: str, dropped: int = 0) -> np.ndarray:
     if threshold is not None:
         if not pd.api.types.is_numeric_dtype(col):
@@ -581,8 +621,7 @@ def _binarise(col: pd.Series, values: tuple, threshold, role: str, column: str, 
         raise FairDashError(f"Choose which values of {column!r} count as {'group 1' if role == 'sensitive' else 'positive'}.")
     text = _as_text(col)
     present = set(text.unique())
-    wanted = [str(v).strip() for v in values]
-    missing = [v for v in wanted if v not in present]
+    wanted, missing = _match_values(values, present, col)
     if missing:
         shown = ", ".join(sorted(present, key=str)[:12])
         if dropped:
@@ -647,10 +686,12 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
     hint = (f" ({n_dropped} row(s) with missing values were dropped first; imputing them may keep more rows.)"
             if n_dropped else "")
     y = _binarise(df[spec.y_column], spec.y1_values, spec.y_threshold, "label", spec.y_column, n_drop_x)
+    y_chosen = ()
     if spec.y1_values:
         y_values = set(_as_text(df[spec.y_column]).unique())
+        y_chosen = tuple(_match_values(spec.y1_values, y_values, df[spec.y_column])[0])
         if len(y_values) > 2:
-            others = y_values - {str(v).strip() for v in spec.y1_values}
+            others = y_values - set(y_chosen)
             hint += (f" Column {spec.y_column!r} holds {len(y_values)} different values ({_short(y_values, 6)}); "
                      "check which of them mean positive.")
             warnings.append(f"The label {spec.y_column!r} has {len(y_values)} different values: "
@@ -670,8 +711,12 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
         if spec.s_threshold is not None:
             names = (f"{spec.s_column} <= {spec.s_threshold:g}", f"{spec.s_column} > {spec.s_threshold:g}")
         else:
-            g1 = ", ".join(map(str, spec.s1_values))
-            rest = sorted(set(s_text.unique()) - {str(v) for v in spec.s1_values}, key=str)
+            # each group named by exactly the values it holds, in the column's own text (a value typed
+            # with a space after it, or TRUE for True, names the value it matched)
+            present = set(s_text.unique())
+            chosen = _match_values(spec.s1_values, present, df[spec.s_column])[0]
+            g1 = ", ".join(chosen)
+            rest = sorted(present - set(chosen), key=str)
             g0 = ", ".join(rest[:3]) + (" ..." if len(rest) > 3 else "") if rest else "(none)"
             names = (g0, g1)
     if len(names) < 2 or np.bincount(s, minlength=len(names)).min() == 0:
@@ -710,7 +755,7 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
         warnings.append(f"Only the sheet {df.attrs['sheet']!r} was read (the first that holds a table); other sheets: "
                         + ", ".join(map(repr, df.attrs["other_sheets"])))
     if spec.y1_values:
-        label_names = ("not " + "/".join(map(str, spec.y1_values)), "/".join(map(str, spec.y1_values)))
+        label_names = ("not " + "/".join(y_chosen), "/".join(y_chosen))
     else:
         label_names = (f"{spec.y_column} <= {spec.y_threshold:g}", f"{spec.y_column} > {spec.y_threshold:g}")
     return Task(
