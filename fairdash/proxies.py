@@ -78,6 +78,8 @@ def _category_scores(codes: np.ndarray, k: int, targets: list[np.ndarray], fold:
     The shares are computed out of fold (each row's share comes from the other folds' rows of its
     category; a category unseen there gets the other folds' overall share), so that a column with a
     value per row (an id, a name) does not score 1 by memorising its rows."""
+    if k <= 1:
+        return 0.5
     cell = fold * k + codes  # (fold, category) of each row
     n_cell = np.bincount(cell, minlength=FOLDS * k).reshape(FOLDS, k)
     n_rest = n_cell.sum(axis=0) - n_cell  # rows of each category outside each fold
@@ -200,7 +202,8 @@ def one_hot_groups(df: pd.DataFrame) -> dict[str, list[str]]:
     """Groups of one-hot sibling columns: ``{prefix: [columns]}``, in the table's column order.
 
     Siblings are complete 0/1 (or boolean) columns whose names share a prefix ending in a separator
-    (``_ - . : = / |`` or a space; ``MARRIAGE_1``, ``MARRIAGE_2``, ``MARRIAGE_3`` share ``MARRIAGE_``),
+    (``_ - . : = / |`` or a space; ``MARRIAGE_1``, ``MARRIAGE_2``, ``MARRIAGE_3`` share ``MARRIAGE_``)
+    or followed by a number only (``MARRIAGE1``, ``MARRIAGE2`` share ``MARRIAGE``),
     at least two of them, whose values add up to exactly 1 on every row. Where several prefixes qualify
     the shortest (largest group) wins, and a column belongs to at most one group."""
     zero_one = {}
@@ -210,9 +213,12 @@ def one_hot_groups(df: pd.DataFrame) -> dict[str, list[str]]:
             zero_one[str(c)] = v
     by_prefix: dict[str, list[str]] = {}
     for c in zero_one:
-        for i, ch in enumerate(c[:-1]):
-            if ch in _SEPARATORS and i > 0:
-                by_prefix.setdefault(c[:i + 1], []).append(c)
+        prefixes = {c[:i + 1] for i, ch in enumerate(c[:-1]) if ch in _SEPARATORS and i > 0}
+        m = re.fullmatch(r"(.*[^0-9])[0-9]+", c)  # MARRIAGE1, MARRIAGE2: a number after the name
+        if m:
+            prefixes.add(m.group(1))
+        for prefix in prefixes:
+            by_prefix.setdefault(prefix, []).append(c)
     groups: dict[str, list[str]] = {}
     taken: set[str] = set()
     for prefix in sorted(by_prefix, key=len):

@@ -243,3 +243,42 @@ def test_name_words():
     assert proxies.name_words("isFraud") == ["is", "fraud"]
     assert proxies.name_words("PAY_0") == ["pay", "0"]
     assert proxies.name_words("workclass") == ["workclass"]
+
+
+def test_an_intersection_column_is_a_leak_of_its_part():
+    """Stop-and-frisk: with s = race, a 'race-sex' feature gives s away."""
+    rng = np.random.default_rng(6)
+    n = 4000
+    race = rng.choice(["Black", "White", "Hispanic"], n, p=[0.5, 0.2, 0.3])
+    sex = rng.choice(["F", "M"], n)
+    df = pd.DataFrame({"race": race, "sex": sex, "race-sex": [f"{r}-{x}" for r, x in zip(race, sex)],
+                       "frisked": rng.integers(0, 2, n), "age": rng.integers(15, 60, n)})
+    s = pd.factorize(df["race"], sort=True)[0]  # every value its own group
+    leaks = proxies.find_leaks(df, "race", "frisked", s, df["frisked"].to_numpy())
+    assert [(r["column"], r["of"], r["score"]) for r in leaks] == [("race-sex", "s", 1.0)]
+    s2 = (df["race"] == "White").to_numpy().astype(int)  # White against the rest
+    assert proxies.find_leaks(df, "race", "frisked", s2, None)[0]["column"] == "race-sex"
+
+
+def test_one_hot_names_with_a_number_only():
+    df = pd.DataFrame({"M1": [1, 0, 0, 0], "M2": [0, 1, 1, 0], "M3": [0, 0, 0, 1], "PAY1": [1, 2, 0, 0],
+                       "PAY2": [0, 0, 1, 1]})
+    assert proxies.one_hot_groups(df) == {"M": ["M1", "M2", "M3"]}
+
+
+def test_column_types_with_missing_values():
+    rng = np.random.default_rng(7)
+    n = 4000
+    s = rng.integers(0, 2, n)
+    X = pd.DataFrame({
+        "category": pd.Series(np.where(s == 1, "a", "b")).astype("category"),
+        "nullable_int": pd.Series(np.where(rng.random(n) < .1, None, s * 2 + rng.integers(0, 3, n)), dtype="Int64"),
+        "nullable_bool": pd.Series(np.where(rng.random(n) < .1, None, s == 1), dtype="boolean"),
+        "mixed": pd.Series([1 if v else "x" for v in s], dtype=object),
+        "empty": np.nan,
+        "spaces": np.where(s == 1, " u", "u "),  # one value once stripped: no information
+    })
+    got = {r["column"]: r["score"] for r in proxies.proxy_scores(X, s, top=None)}
+    assert got["category"] == got["mixed"] == 1.0
+    assert got["nullable_bool"] > 0.98 and 0.85 < got["nullable_int"] < 0.95
+    assert got["empty"] == 0.5 and got["spaces"] == 0.5
