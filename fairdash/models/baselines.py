@@ -274,6 +274,29 @@ class KamiranReweighing(_DecisionClassifier, ClassifierMixin, BaseEstimator):
 # --------------------------------------------------------------------------------------------------
 # Agarwal et al.
 # --------------------------------------------------------------------------------------------------
+class _CountingFits(ClassifierMixin, BaseEstimator):
+    """``estimator`` (cloned, then fitted) that calls ``on_fit()`` after each fit: how Agarwal et al.'s
+    progress is counted. fairlearn's ``ExponentiatedGradient`` clones the estimator it is given and fits
+    one best response per iteration; it has no progress hook of its own. Predicts exactly as the fitted
+    estimator does (``fitted_``)."""
+
+    def __init__(self, estimator=None, on_fit=None):
+        self.estimator = estimator
+        self.on_fit = on_fit
+
+    def fit(self, X, y, sample_weight=None):
+        from sklearn.base import clone
+
+        self.fitted_ = clone(self.estimator).fit(X, y, sample_weight=sample_weight)
+        self.classes_ = self.fitted_.classes_
+        if self.on_fit is not None:
+            self.on_fit()
+        return self
+
+    def predict(self, X):
+        return self.fitted_.predict(X)
+
+
 class AgarwalReduction(ClassifierMixin, BaseEstimator):
     """Agarwal et al.'s reductions approach: fairlearn's ``ExponentiatedGradient`` around
     ``LogisticRegression(C=C)``.
@@ -296,18 +319,28 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
 
     Needs from ``s``: the group code of every training row (fit time only). Any number of groups.
     Defaults: ``difference_bound=0.1``, ``eps=0.1``, ``max_iter=50``, ``C=1.0``, ``seed=0``.
+
+    ``progress`` (optional): a callable ``progress(fraction, message)`` (``fairdash.backend``), told of
+    every best-response fit (one logistic regression) as it ends. fairlearn has no progress hook, so the
+    fits are counted through a thin estimator around the logistic regression (``_CountingFits``; public
+    API only). Each iteration of the exponentiated gradient makes one fit, plus one to four for its
+    duality-gap check and as many again after its linear-programming step, and the fit stops after 5 to
+    ``max_iter`` iterations; so the number of fits is not known in advance, and the fraction reported
+    is an estimate, ``k / (k + 30)`` after ``k`` fits (Adult and COMPAS take about 25-40), then 1.0 at
+    the end.
     """
 
     criteria: tuple = ("dp", "eo")
 
     def __init__(self, criterion: str = "dp", difference_bound: float = 0.1, eps: float = 0.1,
-                 max_iter: int = 50, C: float = 1.0, seed: int | None = 0):
+                 max_iter: int = 50, C: float = 1.0, seed: int | None = 0, progress=None):
         self.criterion = criterion
         self.difference_bound = difference_bound
         self.eps = eps
         self.max_iter = max_iter
         self.C = C
         self.seed = seed
+        self.progress = progress
 
     def _constraint(self):
         from fairlearn.reductions import DemographicParity, TruePositiveRateParity
@@ -324,11 +357,24 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
 
         from fairlearn.reductions import ExponentiatedGradient
 
-        eg = ExponentiatedGradient(_make_lr(self.C, self.seed), constraints=self._constraint(),
-                                   eps=self.eps, max_iter=self.max_iter)
+        from ..backend import as_progress
+
+        report = as_progress(self.progress)
+        fits = [0]
+
+        def one_more_fit() -> None:  # a plain function: fairlearn's clone() keeps it as it is
+            fits[0] += 1
+            k = fits[0]
+            report(k / (k + 30), f"Agarwal et al.: best-response fit {k} (exponentiated gradient, "
+                                 f"at most {self.max_iter} iterations)")
+
+        report(0.0, "Agarwal et al.: starting the exponentiated gradient")
+        eg = ExponentiatedGradient(_CountingFits(_make_lr(self.C, self.seed), on_fit=one_more_fit),
+                                   constraints=self._constraint(), eps=self.eps, max_iter=self.max_iter)
         with warnings.catch_warnings(), _one_blas_thread():
             warnings.simplefilter("ignore", FutureWarning)
             eg.fit(X, y, sensitive_features=s)
+        report(1.0, f"Agarwal et al.: done after {int(eg.last_iter_) + 1} iteration(s), {fits[0]} fit(s)")
         return eg
 
     def fit(self, X, y, s=None, **fit_params):
@@ -339,7 +385,7 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
         coefs, intercepts, weights = [], [], []
         d = X.shape[1]
         for idx in eg.weights_.index:  # the order fairlearn's _pmf_predict sums in
-            est = eg.predictors_[idx]
+            est = getattr(eg.predictors_[idx], "fitted_", eg.predictors_[idx])  # unwrap _CountingFits
             if hasattr(est, "coef_"):
                 if list(est.classes_) != [0, 1]:
                     raise FairDashError("Unexpected classes in a best-response classifier.")
