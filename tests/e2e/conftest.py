@@ -2,10 +2,13 @@
 
 Fixtures:
 
-- ``streamlit_server`` (session): starts ``python -m streamlit run app.py`` from the repository root on a
-  free port with the same interpreter that runs pytest, waits for ``/_stcore/health`` and stops the
-  process (and only it) afterwards. The server gets a private, empty fit cache, so every training in
-  these tests is a real one.
+- ``streamlit_server`` (session): starts the server the way the README does, ``streamlit run app.py``
+  from the repository root, with the ``streamlit`` script of the interpreter that runs pytest and no
+  command-line flags: the app's own ``.streamlit/config.toml`` sets everything else (headless, the file
+  watcher), so these tests see what a user sees. Only the port differs: a free one, given through the
+  ``STREAMLIT_SERVER_PORT`` environment variable. It waits for ``/_stcore/health`` and stops the process
+  (and only it) afterwards. The server gets a private, empty fit cache, so every training in these tests
+  is a real one.
 - ``app_url``: the server's base URL (``http://127.0.0.1:<port>``).
 - ``browser`` (module): Chromium from ``/usr/bin/chromium`` (never a Playwright download). Module scope
   on purpose: Playwright's sync API cannot run two instances at once in one thread, so another test
@@ -73,9 +76,11 @@ def streamlit_server():
     env["FAIRDASH_CACHE_DIR"] = str(work / "fit-cache")
     env.setdefault("FAIRDASH_DEVICE", "cpu")
     env["PYTHONUNBUFFERED"] = "1"
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-           "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none"]
+    env["STREAMLIT_SERVER_PORT"] = str(port)  # the one setting that is not the README's
+    streamlit = Path(sys.executable).parent / "streamlit"  # the README's `.venv/bin/streamlit`
+    if not streamlit.exists():
+        pytest.fail(f"no streamlit script beside {sys.executable}; install the requirements into this environment")
+    cmd = [str(streamlit), "run", "app.py"]
     log = open(log_path, "wb")
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"

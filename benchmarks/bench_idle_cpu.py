@@ -1,0 +1,119 @@
+"""Does the served dashboard stay idle? (issue 13). Run by hand, not in CI:
+
+    .venv/bin/python benchmarks/bench_idle_cpu.py                # 60 s, prints a Markdown table
+    .venv/bin/python benchmarks/bench_idle_cpu.py --seconds 120
+
+It starts the server exactly as the README does, ``.venv/bin/streamlit run app.py`` from the repository
+root (the ``streamlit`` script next to this interpreter, no command-line flags; only the port is chosen
+through the ``STREAMLIT_SERVER_PORT`` environment variable, so it cannot collide with another server on
+8501). Then it connects one headless Chromium session (``/usr/bin/chromium``), waits for the Data page
+to be drawn and the app idle, and samples, every 5 s for ``--seconds``:
+
+- the server process's CPU time (utime + stime from ``/proc/PID/stat``) -> % of one core per window;
+- the size of its log (stdout + stderr), and the "Inotify queue overflowed" lines in it.
+
+Target: under 15% of one core over the minute, and the log does not grow.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+            return r.status == 200
+    except Exception:  # noqa: BLE001 - not up yet
+        return False
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of the process (its threads included), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK  # fields 14 and 15 of proc(5), after pid and comm
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=int, default=60)
+    ap.add_argument("--window", type=int, default=5)
+    args = ap.parse_args()
+
+    streamlit = Path(sys.executable).parent / "streamlit"
+    port = _free_port()
+    work = Path(tempfile.mkdtemp(prefix="fairdash-idle-"))
+    log_path = work / "streamlit.log"
+    env = dict(os.environ, STREAMLIT_SERVER_PORT=str(port))
+    log = open(log_path, "wb")
+    proc = subprocess.Popen([str(streamlit), "run", "app.py"], cwd=ROOT, env=env, stdout=log,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://localhost:{port}"
+    try:
+        end = time.monotonic() + 120
+        while not _healthy(url):
+            if proc.poll() is not None or time.monotonic() > end:
+                raise RuntimeError(f"the server did not start:\n{log_path.read_text(errors='replace')}")
+            time.sleep(0.25)
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(url)
+            page.get_by_role("heading", name="Groups and base rates").wait_for(timeout=180_000)
+            page.wait_for_selector(IDLE, timeout=180_000)
+            time.sleep(5)  # let the first render's work finish
+            rows = []
+            c0, s0, t0 = cpu_seconds(proc.pid), log_path.stat().st_size, time.monotonic()
+            c_prev, t_prev = c0, t0
+            while time.monotonic() - t0 < args.seconds:
+                time.sleep(args.window)
+                c, t = cpu_seconds(proc.pid), time.monotonic()
+                rows.append((t - t0, 100 * (c - c_prev) / (t - t_prev), log_path.stat().st_size))
+                c_prev, t_prev = c, t
+            c1, s1, t1 = cpu_seconds(proc.pid), log_path.stat().st_size, time.monotonic()
+            browser.close()
+        text = log_path.read_text(errors="replace")
+        overflow = text.count("Inotify queue overflowed")
+        print(f"server: {streamlit.relative_to(ROOT) if streamlit.is_relative_to(ROOT) else streamlit} run app.py "
+              f"(cwd {ROOT}), one Chromium session connected")
+        print(f"load average at end: {' / '.join(f'{x:.1f}' for x in os.getloadavg())}\n")
+        print("| t (s) | CPU in the window (% of one core) | log size (bytes) |")
+        print("|---:|---:|---:|")
+        for t, pct, size in rows:
+            print(f"| {t:.0f} | {pct:.1f} | {size} |")
+        print(f"\n**over {t1 - t0:.0f} s: {100 * (c1 - c0) / (t1 - t0):.1f}% of one core; log {s0} -> {s1} bytes "
+              f"(+{s1 - s0}); 'Inotify queue overflowed' lines in the whole log: {overflow}**")
+        return 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
