@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import json
 import os
@@ -432,7 +433,15 @@ class FitCache:
         kwargs = dict(fit_params)
         if strata is not None:
             kwargs["strata"] = strata
-        return self.get_or_fit(key, lambda: clone(model), lambda m: m.fit(X, y, s, **kwargs))
+        t0 = time.perf_counter()
+        fitted, hit = self.get_or_fit(key, lambda: clone(model), lambda m: m.fit(X, y, s, **kwargs))
+        record = {"fit_seconds": time.perf_counter() - t0,
+                  "fitted_at": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()}
+        # when and how long the original fit took, so that a model served from the cache reports them
+        record, _ = self.result(hashlib.sha256((key + ":fit").encode()).hexdigest(), lambda: record)
+        fitted.fit_seconds_ = float(record.get("fit_seconds", 0.0))
+        fitted.fitted_at_ = str(record.get("fitted_at", ""))
+        return fitted, hit
 
     def result(self, key: str, compute: Callable[[], dict]) -> tuple[dict, bool]:
         """``(value, hit)`` for a small JSON-able result derived from a cached model (its test metrics,

@@ -52,6 +52,8 @@ def load_task(args):
         setup = data.paper_setup(args.paper)
         if args.data and args.data != setup.sample:
             raise FairDashError("--paper chooses the data set; leave out --data or make it match.")
+        if args.strata:
+            raise FairDashError("--paper fixes the task; a legitimate factor (--strata) needs --data with --s/--y.")
         return data.build_task(data.load_sample(setup.sample), setup.spec), setup
     if not args.data:
         raise FairDashError("Say which data to use: --data FILE_OR_SAMPLE (or --paper SETUP).")
@@ -83,18 +85,31 @@ def _print_warnings(task) -> None:
 # --------------------------------------------------------------------------------------------------
 # rates
 # --------------------------------------------------------------------------------------------------
+def target_spec_from_args(args, setup=None, rate="given"):
+    """The :class:`~fairdash.target_spec.TargetSpec` the target options ask for (built by the one
+    function that validates targets). ``rate`` replaces ``--pr-t`` (a sweep passes ``None``: its grid
+    is applied point by point)."""
+    from .target_spec import make_target_spec
+
+    criterion = args.criterion or (setup.criterion if setup is not None else "dp")
+    pr_t = args.pr_t if rate == "given" else rate
+    strata = setup.spec.strata_column if setup is not None else args.strata
+    return make_target_spec(criterion, pr_t, args.delta, args.tpr_target, args.tnr_target, strata_column=strata)
+
+
 def _cmd_rates(args) -> int:
     from .rates import describe_t, rates_readout
 
-    task, _ = load_task(args)
-    out = rates_readout(task, target_rate=args.pr_t, seed=args.seed, criterion=args.criterion or "dp",
-                        delta=args.delta, tpr_target=args.tpr_target, tnr_target=args.tnr_target)
+    task, setup = load_task(args)
+    out = rates_readout(task, target_spec_from_args(args, setup), seed=args.seed)
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
     g = out["groups"]
+    pr_t = "-" if out["target_rate"] is None else f"{out['target_rate']:.4f}"
     lines = [f"Training rows {out['n_train']}, test rows {out['n_test']}, balanced test rows {out['n_test_balanced']}",
-             f"Target positive rate PR_t = {out['target_rate']:.4f}   (presets: min {out['presets']['min']:.4f}, "
+             f"Target: {out['target_text']}",
+             f"Target positive rate PR_t = {pr_t}   (presets: min {out['presets']['min']:.4f}, "
              f"avg {out['presets']['avg']:.4f}, max {out['presets']['max']:.4f})",
              "",
              f"{'group':<34}{'share':>8}{'base rate':>11}{'t_s':>8}{'P(ybar=1|y=1)':>15}{'P(ybar=1|y=0)':>15}"
@@ -105,8 +120,19 @@ def _cmd_rates(args) -> int:
         lines.append(f"{('s=' + k + ': ' + name)[:33]:<34}{out['group_share'][k]:>8.4f}{out['base_rates'][k]:>11.4f}"
                      f"{(t if t is not None else float('inf')):>8.4f}{tr['p_ybar1_given_y1']:>15.4f}"
                      f"{tr['p_ybar1_given_y0']:>15.4f}{tr['p_y1_given_ybar0']:>15.4f}{tr['p_y1_given_ybar1']:>15.4f}")
-    lines += ["", f"Theorem 2 accuracy ceiling at this target: {out['accuracy_bound']:.4f}", ""]
-    lines += [describe_t(out["t"][k], f"s={k} ({name})") for k, name in g.items()]
+    lines += ["", f"Theorem 2 accuracy ceiling at this target (training split): {out['accuracy_bound']:.4f}", ""]
+    lines += [describe_t(out["t"][k], f"s={k} ({name})", out["flips"][k]) for k, name in g.items()]
+    if "strata" in out:
+        lines += ["", f"Conditional parity on `{task.spec.strata_column}`: ceiling {out['strata_accuracy_bound']:.4f} "
+                      "(Theorem 2 per stratum, weighted by the stratum's share of the training rows)",
+                  f"{'stratum':<24}{'group':<28}{'rows':>8}{'base rate':>11}{'target':>9}{'t_s':>8}"]
+        for stratum, st in out["strata"].items():
+            for k, name in g.items():
+                t = st["t"][k]
+                lines.append(f"{stratum[:23]:<24}{('s=' + k + ': ' + name)[:27]:<28}{st['rows'][k]:>8}"
+                             f"{st['base_rates'][k]:>11.4f}{st['target_rates'][k]:>9.4f}"
+                             f"{(t if t is not None else float('inf')):>8.4f}")
+        lines += [f"warning: {w}" for w in out["strata_warnings"]]
     print("\n".join(lines))
     return 0
 
@@ -116,14 +142,16 @@ def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: b
     adds the device and cache options."""
     g = p.add_argument_group("target" + (" and training" if training else ""))
     if many:
-        g.add_argument("--pr-t", help="comma-separated target rates (default: the avg preset)")
+        g.add_argument("--pr-t", help="comma-separated target rates, or min/avg/max (default: the avg preset)")
     else:
-        g.add_argument("--pr-t", type=float, help="target positive rate PR_t (default: the avg preset)")
+        g.add_argument("--pr-t", help="target positive rate PR_t in (0, 1), or min/avg/max (default: avg); with "
+                                      "--strata a number applies in every stratum, a preset is each stratum's own")
     g.add_argument("--criterion", choices=["dp", "eo"],
                    help="dp: demographic parity (default); eo: equality of opportunity (default with a COMPAS --paper set-up)")
     g.add_argument("--delta", type=float, default=1.0, help="keep-rate delta in (0, 1] (default 1)")
-    g.add_argument("--tpr-target", type=float, help="explicit TPR target (with --criterion eo and --tnr-target)")
-    g.add_argument("--tnr-target", type=float, help="explicit TNR target (with --criterion eo and --tpr-target)")
+    g.add_argument("--tpr-target", type=float, help="explicit TPR target (with --criterion eo; a missing one of "
+                                                    "--tpr-target/--tnr-target is 1)")
+    g.add_argument("--tnr-target", type=float, help="explicit TNR target (with --criterion eo)")
     if training:
         g.add_argument("--device", default="auto", help="auto (GPU if present), cpu or cuda")
         g.add_argument("--no-cache", action="store_true", help="do not use the fit cache")

@@ -14,13 +14,22 @@ EO_PAPER_GRID = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 PRINTED_METRICS = ("accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1", "pr_ratio", "tpr_ratio")
 
 
-def _floats(text: str | None):
+def _rates_list(text: str | None):
+    """A sweep's grid: comma-separated numbers or preset names (min/avg/max); ``None`` without one."""
     if not text:
         return None
-    try:
-        return [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise FairDashError(f"Could not read {text!r} as a comma-separated list of numbers.") from None
+    out = []
+    for x in (x.strip() for x in text.split(",")):
+        if not x:
+            continue
+        if x.lower() in ("min", "avg", "max"):
+            out.append(x.lower())
+            continue
+        try:
+            out.append(float(x))
+        except ValueError:
+            raise FairDashError(f"Could not read {text!r} as a comma-separated list of numbers or presets (min, avg, max): {x!r} is neither.") from None
+    return out
 
 
 def _model_names(text: str, criterion: str) -> list[str]:
@@ -34,12 +43,6 @@ def _model_names(text: str, criterion: str) -> list[str]:
     for n in names:
         model_info(n)
     return names
-
-
-def _criterion(args, setup) -> str:
-    if args.criterion:
-        return args.criterion
-    return setup.criterion if setup is not None else "dp"
 
 
 def _cache(args):
@@ -71,15 +74,13 @@ def _check_out(path: str, suffixes=None) -> Path:
 
 # --------------------------------------------------------------------------------------------------
 def _cmd_train(args) -> int:
-    from .cli import load_task
+    from .cli import load_task, target_spec_from_args
     from .experiments import fit_model
 
     task, setup = load_task(args)
-    criterion = _criterion(args, setup)
+    spec = target_spec_from_args(args, setup)
     out = _check_out(args.out)
-    trained = fit_model(task, args.model, target_rate=args.pr_t, criterion=criterion, seed=args.seed,
-                        delta=args.delta, tpr_target=args.tpr_target, tnr_target=args.tnr_target,
-                        device=args.device, cache=_cache(args),
+    trained = fit_model(task, args.model, target=spec, seed=args.seed, device=args.device, cache=_cache(args),
                         progress=None if args.json else _stderr_progress())
     try:
         from .export import save_model
@@ -87,18 +88,31 @@ def _cmd_train(args) -> int:
         raise FairDashError(f"Saving models is not available: {e}") from None
     save_model(trained, out)
     m = trained.metrics
-    result = {"model": trained.name, "target_rate": trained.target_rate, "criterion": criterion, "seed": args.seed,
+    result = {"model": trained.name, "target_rate": trained.target_rate, "criterion": spec.criterion,
+              "target": spec.to_dict(), "seed": args.seed,
               **{k: m[k] for k in m if not k.startswith("n_")}, "fit_seconds": trained.fit_seconds,
               "device": trained.device, "out": str(out)}
     if args.json:
         print(json.dumps(_json_safe(result), indent=2))
     else:
-        print(f"{trained.label} trained on the training split (seed {args.seed}, PR_t {_fmt(trained.target_rate)})")
+        target = trained.target.describe(trained.target_rate) if trained.target is not None else "no target (plain model)"
+        print(f"{trained.label} trained on the training split (seed {args.seed}; {target})")
         print(f"Saved to {out}  ({trained.fit_seconds:.2f} s on {trained.device})")
-        print(f"Evaluated on the {m['eval_set']} set ({m['n_eval']} rows):")
-        for k in PRINTED_METRICS:
-            print(f"  {k:<10} {_fmt(m.get(k))}")
-        print(f"  Theorem 2 ceiling at the measured group rates: {_fmt(m.get('accuracy_bound'))}")
+        for title, pre, n in ((f"the {m['eval_set']} set (the paper's protocol)", "", m["n_eval"]),
+                              ("the population (the ordinary test set, as the model will meet it)", "pop_", m["n_pop"])):
+            if pre and m["eval_set"] == "test":
+                break  # the evaluation rows are the population already
+            print(f"Evaluated on {title}, {n} rows:")
+            for k in PRINTED_METRICS:
+                if pre + k in m:
+                    print(f"  {k:<10} {_fmt(m.get(pre + k))}")
+            if m.get(pre + "one_class"):
+                print(f"  note: the model {m[pre + 'one_class']}; its ratios are empty (0/0 is not parity)")
+            if pre + "cond_pr_ratio" in m and np.isfinite(m[pre + "cond_pr_ratio"]):
+                print(f"  conditional PR ratio (share-weighted mean over strata) {_fmt(m[pre + 'cond_pr_ratio'])}")
+            print(f"  Theorem 2 ceiling at the measured group rates: {_fmt(m.get(pre + 'accuracy_bound'))}")
+        if np.isfinite(m.get("target_gap", np.nan)):
+            print(f"Target gap (mean |population PR_s - PR_t|): {_fmt(m['target_gap'])}")
     return 0
 
 
@@ -143,24 +157,25 @@ def _cmd_predict(args) -> int:
 
 # --------------------------------------------------------------------------------------------------
 def _cmd_sweep(args) -> int:
-    from .cli import load_task
+    from .cli import load_task, target_spec_from_args
     from .experiments import run_experiment
+    from .run_spec import RunSpec
     from .metrics import format_mean_std, summarize
 
     task, setup = load_task(args)
-    criterion = _criterion(args, setup)
+    spec = target_spec_from_args(args, setup, rate=None)
+    criterion = spec.criterion
     models = _model_names(args.models or ("all" if setup else ""), criterion)
-    grid = _floats(args.pr_t)
+    grid = _rates_list(args.pr_t)
     if grid is None:
-        grid = list(EO_PAPER_GRID) if (setup is not None and criterion == "eo") else [None]
+        grid = list(EO_PAPER_GRID) if (setup is not None and criterion == "eo" and not spec.explicit) else [None]
     repeats = args.repeats if args.repeats is not None else (10 if setup else 1)
     if repeats < 1:
         raise FairDashError("--repeats must be at least 1.")
     out = _check_out(args.out)
-    exp = run_experiment(task, models, grid, range(args.seed, args.seed + repeats), criterion=criterion,
-                         delta=args.delta, tpr_target=args.tpr_target, tnr_target=args.tnr_target,
-                         device=args.device, cache=_cache(args), n_jobs=args.n_jobs,
-                         progress=_stderr_progress(), dask_address=args.dask)
+    seeds = list(range(args.seed, args.seed + repeats))
+    exp = run_experiment(task, models, grid, seeds, target=spec, device=args.device, cache=_cache(args),
+                         n_jobs=args.n_jobs, progress=_stderr_progress(), dask_address=args.dask)
     for name, reason in exp.skipped:
         print(f"note: skipped {name}: {reason}", file=sys.stderr)
     try:
@@ -169,20 +184,28 @@ def _cmd_sweep(args) -> int:
         out.write_text(results_csv(exp.results), encoding="utf-8")
     except ImportError:  # pragma: no cover
         exp.results.to_csv(out, index=False)
-    config = {"task": task.spec.to_dict(), "data": args.data or (setup.sample if setup else None),
-              "paper": args.paper, "criterion": criterion, "models": models, "target_rates": grid,
-              "seeds": list(range(args.seed, args.seed + repeats)), "group_names": list(task.group_names),
-              "command": "python -m fairdash " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-              if sys.argv and sys.argv[0].endswith(("__main__.py", "fairdash")) else None}
-    Path(str(out) + ".json").write_text(json.dumps(_json_safe(config), indent=2), encoding="utf-8")
+    command = ("python -m fairdash " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+               if sys.argv and sys.argv[0].endswith(("__main__.py", "fairdash")) else None)
+    run = RunSpec(data=args.data or (setup.sample if setup else None), task=task.spec, target=spec,
+                  models=tuple(models), target_rates=tuple(grid), seeds=tuple(seeds), group_names=task.group_names,
+                  paper=args.paper, command=command)
+    Path(str(out) + ".json").write_text(json.dumps(_json_safe(run.to_dict()), indent=2), encoding="utf-8")
     key = "pr_ratio" if criterion == "dp" else "tpr_ratio"
-    summary = summarize(exp.results, metrics=["accuracy", key, "pr_0", "pr_1", "tpr_0", "tpr_1", "fit_seconds"])
-    print(f"{'model':<20}{'PR_t':>8}{'accuracy':>18}{key:>18}{'fit s':>9}  ({repeats} repeat(s), "
-          f"{'balanced test set' if criterion == 'dp' else 'test set'})")
+    shown = ["accuracy", key, "pop_accuracy", "pop_" + key, "target_gap", "fit_seconds"]
+    summary = summarize(exp.results, metrics=shown)
+    where = "balanced test set" if criterion == "dp" else "test set"
+    print(f"{repeats} repeat(s). Paper's protocol: the {where}; population: the ordinary test set.")
+    print(f"{'model':<16}{'PR_t':>7}{'accuracy':>16}{key:>16}{'pop accuracy':>16}{'pop ' + key:>16}"
+          f"{'target gap':>12}{'fit s':>8}")
     for _, r in summary.iterrows():
         t = "" if not np.isfinite(r["target_rate"]) else f"{r['target_rate']:.3f}"
-        print(f"{r['model']:<20}{t:>8}{format_mean_std(r['accuracy_mean'], r['accuracy_std']):>18}"
-              f"{format_mean_std(r[key + '_mean'], r[key + '_std']):>18}{r['fit_seconds_mean']:>9.2f}")
+        cells = [format_mean_std(r[m + "_mean"], r[m + "_std"]) for m in shown[:4]]
+        gap = "" if not np.isfinite(r["target_gap_mean"]) else f"{r['target_gap_mean']:.3f}"
+        print(f"{r['model']:<16}{t:>7}" + "".join(f"{c:>16}" for c in cells) + f"{gap:>12}{r['fit_seconds_mean']:>8.2f}")
+    one = exp.results[exp.results["one_class"].astype(bool) | exp.results["pop_one_class"].astype(bool)]
+    for _, r in one.drop_duplicates(["model", "one_class", "pop_one_class"]).iterrows():
+        print(f"note: {r['label']} (seed {r['seed']}) {r['one_class'] or r['pop_one_class']}: its ratios are empty "
+              "(n/a), since 0/0 is not parity.")
     print(f"Results: {out} (configuration: {out}.json)")
     return 0
 

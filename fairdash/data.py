@@ -661,10 +661,9 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
     else:
         skip = left_out_by_default(profile_columns(df), exclude=(spec.s_column, spec.y_column))
         warnings.extend(left_out_note(c, why) for c, why in sorted(skip.items()))
-        feats = [c for c in df.columns if c not in (spec.s_column, spec.y_column, spec.strata_column) and c not in skip]
+        # the legitimate factor stays a feature (conditioning on it is the point) unless the user drops it
+        feats = [c for c in df.columns if c not in (spec.s_column, spec.y_column) and c not in skip]
     feats = [c for c in feats if c not in spec.drop]
-    if spec.strata_column and spec.strata_column in feats and spec.features is None:
-        feats.remove(spec.strata_column)
     if not feats:
         raise FairDashError("No feature columns are left to learn from.")
     X = df[feats]

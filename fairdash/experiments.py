@@ -19,13 +19,22 @@ from . import targets
 from .backend import FitCache, as_progress, cache_key, device_description, scaled_progress, seed_everything, source_version
 from .data import Arrays, Task, TaskSpec, categorical_as_text, split_arrays
 from .errors import FairDashError
-from .metrics import group_metrics
+from .metrics import conditional_ratio, group_metrics, one_class_note
 from .models.registry import make_model, model_info
+from .target_spec import TargetSpec, make_target_spec
 
-RESULT_COLUMNS = ("model", "label", "criterion", "target_rate", "seed", "accuracy", "pr_0", "pr_1", "tpr_0",
+RESULT_COLUMNS = ("model", "label", "criterion", "target_rate", "target", "seed", "accuracy", "pr_0", "pr_1", "tpr_0",
                   "tpr_1", "tnr_0", "tnr_1", "acc_0", "acc_1", "pr_ratio", "pr_ratio_01", "pr_diff", "tpr_ratio",
-                  "tpr_diff", "tnr_ratio", "accuracy_bound", "ceiling_at_target", "eval_set", "n_eval",
-                  "fit_seconds", "device", "cached")
+                  "tpr_diff", "tnr_ratio", "cond_pr_ratio", "one_class", "accuracy_bound", "ceiling_at_target",
+                  "eval_set", "n_eval", "pop_accuracy", "pop_pr_0", "pop_pr_1", "pop_tpr_0", "pop_tpr_1", "pop_tnr_0",
+                  "pop_tnr_1", "pop_pr_ratio", "pop_tpr_ratio", "pop_cond_pr_ratio", "pop_one_class",
+                  "pop_accuracy_bound", "pop_ceiling_at_target", "target_gap", "n_pop", "fit_seconds", "fitted_at",
+                  "device", "cached")
+"""One row per fit. Columns without ``pop_`` are measured on the paper's evaluation rows (``eval_set``: the
+balanced test set for demographic parity, the test set for equality of opportunity); ``pop_`` columns on
+the ordinary test set, distributed like the data the model will score. ``target_gap`` is the mean over
+groups of |pop_pr_s - PR_t| (empty without one PR_t). A ratio whose largest value is 0 is empty (0/0 is
+not parity) and ``one_class`` says in words where a model predicts one class for everyone or a group."""
 
 MAX_SWEEP_RUNS = 2000  # larger grids are refused with a message (see issue: limits)
 
@@ -64,6 +73,8 @@ class TrainedModel:
     data_fingerprint: str = ""
     fit_seconds: float = 0.0
     device: str = "CPU"
+    target: TargetSpec | None = None  # the request it was trained for (None: a model that ignores targets)
+    fitted_at: str = ""  # when the fit ran (UTC, ISO 8601); a model from the cache keeps its original time
 
     @property
     def label(self) -> str:
@@ -87,85 +98,145 @@ class TrainedModel:
         return self.estimator.predict(self.transform(df))
 
 
-def evaluate(estimator, arrays: Arrays, criterion: str, target_rate=None) -> dict:
-    """Test metrics: on the balanced test set for demographic parity, the ordinary one for opportunity.
-    Also Theorem 2's ceiling at the measured group rates (``accuracy_bound``) and at the target."""
-    idx = arrays.balanced_test if criterion == "dp" else np.arange(len(arrays.y_test))
-    y, s = arrays.y_test[idx], arrays.s_test[idx]
-    G = int(max(arrays.s_train.max(), arrays.s_test.max())) + 1
-    pred = np.asarray(estimator.predict(arrays.X_test[idx])).astype(int)
-    m = group_metrics(y, pred, s, G)
+def _ceiling_at_target(spec: TargetSpec | None, target_rate, y, s, strata, G) -> float:
+    """Theorem 2 on these rows at the rates the target asks for (NaN for a model without a target)."""
+    if spec is None:
+        return float("nan")
     r = targets.base_rates(y, s, G)
     p = targets.group_shares(s, G)
-    m["accuracy_bound"] = targets.accuracy_ceiling(r, p, [m[f"pr_{j}"] for j in range(G)])
-    m["ceiling_at_target"] = targets.accuracy_ceiling(r, p, target_rate) if target_rate is not None else float("nan")
-    m["eval_set"] = "balanced test" if criterion == "dp" else "test"
-    m["n_eval"] = int(len(idx))
+    try:
+        if spec.conditional and strata is not None:
+            return spec.conditional_tables(y, s, strata, n_groups=G).accuracy_ceiling
+        if spec.explicit:
+            return targets.accuracy_ceiling(r, p, spec.table(r, p).target_rates)
+    except FairDashError:  # a group without positives among these rows: no target table here
+        return float("nan")
+    return targets.accuracy_ceiling(r, p, target_rate) if target_rate is not None else float("nan")
+
+
+def _measured(estimator, X, y, s, strata, G, spec, target_rate, group_names) -> dict:
+    pred = np.asarray(estimator.predict(X)).astype(int)
+    m = group_metrics(y, pred, s, G)
+    m["accuracy_bound"] = targets.accuracy_ceiling(targets.base_rates(y, s, G), targets.group_shares(s, G),
+                                                   [m[f"pr_{j}"] for j in range(G)])
+    m["ceiling_at_target"] = _ceiling_at_target(spec, target_rate, y, s, strata, G)
+    m["one_class"] = one_class_note(pred, s, G, group_names)
+    m["cond_pr_ratio"] = conditional_ratio(pred, s, strata, G) if strata is not None else float("nan")
     return m
 
 
-def _resolved_target(name, arrays, target_rate, criterion, tpr_target, tnr_target):
-    info = model_info(name)
-    if not info.uses_target_rate or (criterion == "eo" and tpr_target is not None and tnr_target is not None):
-        return None
-    if target_rate is None:
-        return targets.presets(targets.base_rates(arrays.y_train, arrays.s_train))["avg"]
-    return float(targets.check_target_rate(target_rate))
+def evaluate(estimator, arrays: Arrays, spec: TargetSpec | str | None = None, target_rate=None,
+             group_names=None) -> dict:
+    """Test metrics, measured twice (docs/METHOD.md, "Evaluation protocol"):
+
+    - on the paper's evaluation rows: the balanced test set for demographic parity, the ordinary test
+      set for equality of opportunity (``eval_set``);
+    - on the population, the ordinary test set as it comes (``pop_`` keys), with ``target_gap``.
+
+    Each set carries Theorem 2's ceiling at the measured group rates (``accuracy_bound``) and at the
+    target (``ceiling_at_target``), both computed on that set's own rows. ``spec`` is the model's
+    :class:`TargetSpec` (``None`` for a model without a target; a criterion name is accepted for it)."""
+    criterion = spec if isinstance(spec, str) else (spec.criterion if spec is not None else "dp")
+    spec = spec if isinstance(spec, TargetSpec) else None
+    G = int(max(arrays.s_train.max(), arrays.s_test.max())) + 1
+    test = np.arange(len(arrays.y_test))
+    idx = arrays.balanced_test if criterion == "dp" else test
+    strata = arrays.strata_test if spec is not None and spec.conditional else None
+
+    def rows(i):
+        return arrays.X_test[i], arrays.y_test[i], arrays.s_test[i], None if strata is None else strata[i]
+
+    m = _measured(estimator, *rows(idx), G, spec, target_rate, group_names)
+    m["eval_set"] = "balanced test" if criterion == "dp" else "test"
+    m["n_eval"] = int(len(idx))
+    pop = m if criterion != "dp" else _measured(estimator, *rows(test), G, spec, target_rate, group_names)
+    for k in ("accuracy", "pr_ratio", "tpr_ratio", "cond_pr_ratio", "one_class", "accuracy_bound",
+              "ceiling_at_target", *(f"{r}_{j}" for r in ("pr", "tpr", "tnr") for j in range(G))):
+        m[f"pop_{k}"] = pop[k]
+    m["n_pop"] = int(len(test))
+    m["target_gap"] = (float(np.mean([abs(pop[f"pr_{j}"] - target_rate) for j in range(G)]))
+                       if target_rate is not None and (spec is None or not spec.conditional) else float("nan"))
+    return m
 
 
-def _fit_on_arrays(name, arrays, *, target_rate, criterion, seed, device, delta, tpr_target, tnr_target,
-                   options, cache, progress):
+def _target_of(name: str, spec: TargetSpec) -> TargetSpec | None:
+    """The target a model trains for: the spec for models whose training uses it, else none."""
+    return spec if model_info(name).uses_target_rate else None
+
+
+def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cache, progress):
     info = model_info(name)
-    if criterion not in ("dp", "eo"):
-        raise FairDashError("The criterion must be 'dp' or 'eo'.")
-    t = _resolved_target(name, arrays, target_rate, criterion, tpr_target, tnr_target)
-    est = make_model(name, target_rate=t, criterion=criterion, seed=seed, device=device, delta=delta,
-                     tpr_target=tpr_target, tnr_target=tnr_target, **(options or {}))
+    target = _target_of(name, spec)
+    params = target.estimator_params() if target is not None else {"criterion": spec.criterion}
+    est = make_model(name, seed=seed, device=device, **params, **(options or {}))
     if progress is not None and "progress" in est.get_params():
         est.set_params(progress=progress)
     seed_everything(seed)
-    strata = arrays.strata_train if info.uses_target_rate else None
+    strata = arrays.strata_train if target is not None and target.conditional else None
+    if target is not None and target.conditional and strata is None:
+        raise FairDashError(f"The target is conditional on {target.strata_column!r}, but the task has no legitimate "
+                            "factor; build the task with that strata column.")
     t0 = time.perf_counter()
     if cache is not None:
         est, hit = cache.fit(est, arrays.X_train, arrays.y_train, arrays.s_train, strata)
+        seconds, fitted_at = est.fit_seconds_, est.fitted_at_
     else:
         kw = {"strata": strata} if strata is not None else {}
         est.fit(arrays.X_train, arrays.y_train, arrays.s_train, **kw)
-        hit = False
-    seconds = time.perf_counter() - t0
+        hit, seconds, fitted_at = False, time.perf_counter() - t0, _now()
     if not np.all(np.isfinite(est.predict_proba(arrays.X_test[:5]))):
         raise FairDashError(f"{info.label} did not converge (its outputs are not numbers); try another setting.")
-    return est, t, seconds, hit
+    t = getattr(est, "target_rate_", None) if target is not None else None
+    return est, target, t, seconds, hit, fitted_at
 
 
-def fit_model(task: Task, name: str, *, target_rate=None, criterion: str = "dp", seed: int = 0, delta: float = 1.0,
-              tpr_target=None, tnr_target=None, options: dict | None = None, device="auto",
-              cache: FitCache | None = None, progress=None, arrays: Arrays | None = None) -> TrainedModel:
-    """Train one model on the seed's training split and measure it on its test split."""
+def _now() -> str:
+    import datetime as dt
+
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def _spec_of(target, criterion, target_rate, delta, tpr_target, tnr_target, strata_column=None) -> TargetSpec:
+    """The request as a :class:`TargetSpec`: ``target`` when given, else built from the keyword form."""
+    if target is not None:
+        return TargetSpec.from_dict(target)
+    return make_target_spec(criterion, target_rate, delta, tpr_target, tnr_target, strata_column=strata_column)
+
+
+def fit_model(task: Task, name: str, *, target: TargetSpec | None = None, target_rate=None, criterion: str = "dp",
+              seed: int = 0, delta: float = 1.0, tpr_target=None, tnr_target=None, options: dict | None = None,
+              device="auto", cache: FitCache | None = None, progress=None, arrays: Arrays | None = None) -> TrainedModel:
+    """Train one model on the seed's training split and measure it on its test split.
+
+    ``target`` is the :class:`TargetSpec` (the keyword form ``target_rate=``, ``criterion=``... builds
+    one through :func:`make_target_spec`; a conditional task gets its strata column)."""
+    spec = _spec_of(target, criterion, target_rate, delta, tpr_target, tnr_target, task.spec.strata_column)
     arrays = arrays or split_arrays(task, seed)
-    est, t, seconds, hit = _fit_on_arrays(name, arrays, target_rate=target_rate, criterion=criterion, seed=seed,
-                                          device=device, delta=delta, tpr_target=tpr_target, tnr_target=tnr_target,
-                                          options=options, cache=cache, progress=progress)
-    metrics = scored(est, arrays, criterion, t, cache)
+    est, tgt, t, seconds, hit, fitted_at = _fit_on_arrays(name, arrays, spec, seed=seed, device=device,
+                                                         options=options, cache=cache, progress=progress)
+    metrics = scored(est, arrays, tgt or spec.criterion, t, cache, task.group_names)
     return TrainedModel(name, est, arrays.preprocessor, task.spec, task.features, task.categorical_features,
-                        task.group_names, task.label_names, criterion, t, seed, metrics, data_fingerprint(task),
-                        seconds, _device_label(est, device))
+                        task.group_names, task.label_names, spec.criterion, t, seed, metrics, data_fingerprint(task),
+                        seconds, _device_label(est, device), tgt, fitted_at)
 
 
-def scored(estimator, arrays: Arrays, criterion: str, target_rate=None, cache: FitCache | None = None) -> dict:
+def scored(estimator, arrays: Arrays, spec, target_rate=None, cache: FitCache | None = None, group_names=None) -> dict:
     """``evaluate``, answered from the fit cache when the same fitted model (by its state's content) was
     already scored on the same test rows by the same code: a repeated request skips the scoring too
     (a GP scores Adult's test set in about 70 ms; the cached answer takes about 1 ms)."""
     if cache is None:
-        return evaluate(estimator, arrays, criterion, target_rate)
+        return evaluate(estimator, arrays, spec, target_rate, group_names)
     from .models.state import to_jsonable
 
     state = estimator.get_state()
-    key = cache_key(arrays.X_test, arrays.y_test, arrays.s_test, arrays.balanced_test,
+    extra = [] if arrays.strata_test is None else [arrays.strata_test]
+    key = cache_key(arrays.X_test, arrays.y_test, arrays.s_test, arrays.balanced_test, *extra,
                     *[np.ascontiguousarray(state["arrays"][k]) for k in sorted(state["arrays"])],
-                    config={"meta": to_jsonable(state["meta"]), "criterion": criterion, "target_rate": target_rate},
-                    code_version=source_version("experiments.py", "metrics.py", "targets.py"))
-    value, _ = cache.result(key, lambda: to_jsonable(evaluate(estimator, arrays, criterion, target_rate)))
+                    config={"meta": to_jsonable(state["meta"]), "target_rate": target_rate,
+                            "spec": spec.to_dict() if isinstance(spec, TargetSpec) else spec,
+                            "group_names": list(map(str, group_names or ()))},
+                    code_version=source_version("experiments.py", "metrics.py", "targets.py", "target_spec.py"))
+    value, _ = cache.result(key, lambda: to_jsonable(evaluate(estimator, arrays, spec, target_rate, group_names)))
     return {k: _from_json_number(v) for k, v in value.items()}
 
 
@@ -190,23 +261,28 @@ class Experiment:
     results: pd.DataFrame
     models: dict = field(default_factory=dict)  # (model, target_rate, seed) -> TrainedModel, with keep_models
     skipped: list = field(default_factory=list)  # (model, reason)
+    target: TargetSpec | None = None  # the request (each sweep point is target.with_rate(PR_t))
 
 
-def _job(name, arrays, target_rate, seed, criterion, device, delta, tpr_target, tnr_target, options, cache_dir,
-         keep_model, n_threads):
+def _row(name, spec: TargetSpec, seed, est, target, t, metrics, seconds, hit, fitted_at, device) -> dict:
+    """One results row: what was asked (criterion, the target in words, the resolved PR_t, which is
+    empty where no single rate was used) and what was measured."""
+    return {"model": name, "label": model_info(name).label, "criterion": spec.criterion,
+            "target_rate": np.nan if t is None else float(t),
+            "target": "" if target is None else target.describe(t), "seed": seed, **metrics,
+            "fit_seconds": float(seconds), "fitted_at": fitted_at, "device": _device_label(est, device), "cached": hit}
+
+
+def _job(name, arrays, spec, seed, device, options, cache_dir, keep_model, n_threads, group_names):
     if n_threads:
         import torch
 
         torch.set_num_threads(n_threads)
     cache = FitCache(cache_dir) if cache_dir is not None else None
-    est, t, seconds, hit = _fit_on_arrays(name, arrays, target_rate=target_rate, criterion=criterion, seed=seed,
-                                          device=device, delta=delta, tpr_target=tpr_target, tnr_target=tnr_target,
-                                          options=options, cache=cache, progress=None)
-    m = scored(est, arrays, criterion, t, cache)
-    row = {"model": name, "label": model_info(name).label, "criterion": criterion,
-           "target_rate": np.nan if t is None else t, "seed": seed, **m, "fit_seconds": seconds,
-           "device": _device_label(est, device), "cached": hit}
-    return row, (est if keep_model else None)
+    est, target, t, seconds, hit, fitted_at = _fit_on_arrays(name, arrays, spec, seed=seed, device=device,
+                                                            options=options, cache=cache, progress=None)
+    m = scored(est, arrays, target or spec.criterion, t, cache, group_names)
+    return _row(name, spec, seed, est, target, t, m, seconds, hit, fitted_at, device), (est if keep_model else None)
 
 
 def _parallel_config(dask_address):
@@ -233,31 +309,37 @@ def _parallel_config(dask_address):
     return joblib.parallel_config(backend="dask"), client
 
 
-def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, criterion: str = "dp",
-                   delta: float = 1.0, tpr_target=None, tnr_target=None, options: dict | None = None,
-                   device="auto", cache: FitCache | None = None, n_jobs: int = 1, progress=None,
-                   keep_models: bool = False, dask_address: str | None = None,
+def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, target: TargetSpec | None = None,
+                   criterion: str = "dp", delta: float = 1.0, tpr_target=None, tnr_target=None,
+                   options: dict | None = None, device="auto", cache: FitCache | None = None, n_jobs: int = 1,
+                   progress=None, keep_models: bool = False, dask_address: str | None = None,
                    only_serving: bool = True) -> Experiment:
     """Train ``models`` at every target rate (models that ignore the target train once per seed) on
-    every seed's split; one row per (model, target, seed). Models that do not serve ``criterion`` are
-    skipped with a reason when ``only_serving`` (else they run and their rows say what they serve)."""
+    every seed's split; one row per (model, target, seed). ``target`` is the :class:`TargetSpec` (or the
+    keyword form builds one); ``target_rates`` is the sweep's grid, each point ``target.with_rate(t)``
+    (``None``: the spec as it is). Models that do not serve the criterion are skipped with a reason
+    when ``only_serving`` (else they run and their rows say what they serve)."""
     from joblib import Parallel, delayed
 
+    spec = _spec_of(target, criterion, None, delta, tpr_target, tnr_target, task.spec.strata_column)
     progress = as_progress(progress)
     models = list(dict.fromkeys(models))
     seeds = list(seeds)
     target_rates = list(target_rates) or [None]
+    if spec.explicit and any(t is not None for t in target_rates):
+        raise FairDashError("A sweep over target positive rates does not apply with explicit TPR/TNR targets.")
+    specs = [spec if t is None else spec.with_rate(t) for t in target_rates]
     skipped = []
     for m in list(models):
         info = model_info(m)
-        if not info.serves(criterion) and only_serving:
-            skipped.append((m, f"{info.label} serves {'/'.join(info.criteria)} only, not '{criterion}'"))
+        if not info.serves(spec.criterion) and only_serving:
+            skipped.append((m, f"{info.label} serves {'/'.join(info.criteria)} only, not '{spec.criterion}'"))
             models.remove(m)
     if not models:
         raise FairDashError("None of the chosen models serves this criterion.")
     options = options or {}
-    jobs = [(m, t, seed) for seed in seeds for m in models
-            for t in (target_rates if model_info(m).uses_target_rate else [None])]
+    jobs = [(m, sp, seed) for seed in seeds for m in models
+            for sp in (specs if model_info(m).uses_target_rate else [spec])]
     if len(jobs) > MAX_SWEEP_RUNS:
         raise FairDashError(f"This sweep has {len(jobs)} runs; the limit is {MAX_SWEEP_RUNS}. Use fewer targets or repeats.")
     progress(0.0, f"Preparing {len(seeds)} split(s)")
@@ -265,40 +347,38 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, crit
     cache_dir = cache.directory if cache is not None else None
     n_jobs = max(1, int(n_jobs)) if n_jobs != -1 else (os.cpu_count() or 1)
     rows, fitted = [], {}
+
+    def keep(row, est, sp):
+        if keep_models:
+            t = None if np.isnan(row["target_rate"]) else row["target_rate"]
+            fitted[(row["model"], row["target_rate"], row["seed"])] = _trained(
+                task, row["model"], est, arrays[row["seed"]], row, t, device, sp)
+
     if n_jobs == 1 and not (dask_address or os.environ.get("FAIRDASH_DASK_ADDRESS")):
-        for i, (m, t, seed) in enumerate(jobs):
+        for i, (m, sp, seed) in enumerate(jobs):
             label = model_info(m).label
-            what = f"Training {label} (seed {seed}{'' if t is None else f', PR_t {t:.3f}'})"
+            what = f"Training {label} (seed {seed}{'' if sp.target_rate is None else f', PR_t {sp.target_rate:.3f}'})"
             progress(i / len(jobs), what)
             step = scaled_progress(progress, i / len(jobs), (i + 1) / len(jobs))
-            est, tt, seconds, hit = _fit_on_arrays(
-                m, arrays[seed], target_rate=t, criterion=criterion, seed=seed, device=device, delta=delta,
-                tpr_target=tpr_target, tnr_target=tnr_target, options=options.get(m), cache=cache,
+            est, tgt, t, seconds, hit, fitted_at = _fit_on_arrays(
+                m, arrays[seed], sp, seed=seed, device=device, options=options.get(m), cache=cache,
                 progress=lambda f, msg="", step=step, what=what: step(f, f"{what}: {msg}" if msg else what))
-            met = scored(est, arrays[seed], criterion, tt, cache)
-            rows.append({"model": m, "label": label, "criterion": criterion,
-                         "target_rate": np.nan if tt is None else tt, "seed": seed, **met, "fit_seconds": seconds,
-                         "device": _device_label(est, device), "cached": hit})
-            if keep_models:
-                fitted[(m, rows[-1]["target_rate"], seed)] = _trained(task, m, est, arrays[seed], criterion, tt, seed,
-                                                                    met, seconds, device)
+            met = scored(est, arrays[seed], tgt or sp.criterion, t, cache, task.group_names)
+            rows.append(_row(m, sp, seed, est, tgt, t, met, seconds, hit, fitted_at, device))
+            keep(rows[-1], est, sp)
     else:
         ctx, client = _parallel_config(dask_address)
         threads = 1 if (os.cpu_count() or 1) <= n_jobs else max(1, (os.cpu_count() or 1) // n_jobs)
         try:
             with ctx:
                 gen = Parallel(n_jobs=n_jobs, return_as="generator")(
-                    delayed(_job)(m, arrays[seed], t, seed, criterion, device, delta, tpr_target, tnr_target,
-                                  options.get(m), cache_dir, keep_models, threads)
-                    for m, t, seed in jobs)
-                for i, (row, est) in enumerate(gen):
+                    delayed(_job)(m, arrays[seed], sp, seed, device, options.get(m), cache_dir, keep_models, threads,
+                                  task.group_names)
+                    for m, sp, seed in jobs)
+                for i, ((_, sp, _), (row, est)) in enumerate(zip(jobs, gen)):  # the generator keeps the order
                     rows.append(row)
                     progress((i + 1) / len(jobs), f"Finished {row['label']} (seed {row['seed']})")
-                    if keep_models:
-                        seed = row["seed"]
-                        t = None if np.isnan(row["target_rate"]) else row["target_rate"]
-                        fitted[(row["model"], row["target_rate"], seed)] = _trained(
-                            task, row["model"], est, arrays[seed], criterion, t, seed, row, row["fit_seconds"], device)
+                    keep(row, est, sp)
         finally:
             if client is not None:
                 client.close()
@@ -306,10 +386,13 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, crit
     results = pd.DataFrame(rows)
     results = results[[c for c in RESULT_COLUMNS if c in results.columns]
                       + [c for c in results.columns if c not in RESULT_COLUMNS]]
-    return Experiment(results, fitted, skipped)
+    return Experiment(results, fitted, skipped, spec)
 
 
-def _trained(task, name, est, arrays, criterion, t, seed, metrics, seconds, device) -> TrainedModel:
+def _trained(task, name, est, arrays, row, t, device, spec) -> TrainedModel:
+    metrics = {k: v for k, v in row.items() if k not in ("model", "label", "criterion", "target_rate", "target", "seed",
+                                                       "fit_seconds", "fitted_at", "device", "cached")}
     return TrainedModel(name, est, arrays.preprocessor, task.spec, task.features, task.categorical_features,
-                        task.group_names, task.label_names, criterion, t, seed, dict(metrics),
-                        data_fingerprint(task), seconds, _device_label(est, device))
+                        task.group_names, task.label_names, spec.criterion, t, row["seed"], metrics,
+                        data_fingerprint(task), row["fit_seconds"], _device_label(est, device),
+                        _target_of(name, spec), row["fitted_at"])

@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 
 METRIC_COLUMNS = ("accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1", "acc_0", "acc_1",
-                  "pr_ratio", "pr_ratio_01", "pr_diff", "tpr_ratio", "tpr_diff", "tnr_ratio")
+                  "pr_ratio", "pr_ratio_01", "pr_diff", "tpr_ratio", "tpr_diff", "tnr_ratio", "cond_pr_ratio",
+                  "pop_accuracy", "pop_pr_0", "pop_pr_1", "pop_tpr_0", "pop_tpr_1", "pop_pr_ratio", "pop_tpr_ratio",
+                  "pop_cond_pr_ratio", "target_gap")
 
 
 def _rate(mask_num, mask_den) -> float:
@@ -15,12 +17,49 @@ def _rate(mask_num, mask_den) -> float:
 
 
 def min_over_max(values) -> float:
-    """Fairness ratio: smallest over largest group value (<= 1; 1 is fair). Equal zeros count as fair."""
+    """Fairness ratio: smallest over largest group value (<= 1; 1 is fair). Where every group's value is
+    0 the ratio is 0/0, which is not parity: it is empty (NaN), and :func:`one_class_note` says why."""
     v = np.asarray([x for x in values if np.isfinite(x)], dtype=float)
     if v.size < 2:
         return float("nan")
     hi = v.max()
-    return 1.0 if hi == 0 else float(v.min() / hi)
+    return float("nan") if hi == 0 else float(v.min() / hi)
+
+
+def one_class_note(y_pred, s, n_groups: int, group_names=None) -> str:
+    """In words, where a model predicts one class for everyone or for a whole group (empty otherwise):
+    then its rates and ratios describe no decision, and a ratio of 1 would be a false parity."""
+    p = np.asarray(y_pred).astype(int)
+    s = np.asarray(s).astype(int)
+    if p.size == 0:
+        return ""
+    if np.all(p == p[0]):
+        return f"predicts {int(p[0])} for everyone"
+    parts = []
+    for j in range(n_groups):
+        g = p[s == j]
+        if g.size and np.all(g == g[0]):
+            name = group_names[j] if group_names is not None and j < len(group_names) else f"group {j}"
+            parts.append(f"predicts {int(g[0])} for everyone in {name}")
+    return "; ".join(parts)
+
+
+def conditional_ratio(y_pred, s, strata, n_groups: int) -> float:
+    """Conditional demographic parity as measured: in every stratum the positive-rate ratio (min over max
+    over groups), then the mean over strata weighted by each stratum's share of the rows (strata where
+    the ratio is undefined, e.g. a group absent or no positive prediction, are left out of the mean)."""
+    p = np.asarray(y_pred).astype(int)
+    s = np.asarray(s).astype(int)
+    strata = np.asarray(strata).astype(int)
+    ratios, weights = [], []
+    for k in np.unique(strata):
+        in_k = strata == k
+        rates = [_rate(p == 1, in_k & (s == j)) for j in range(n_groups)]
+        r = min_over_max(rates) if all(np.isfinite(rates)) else float("nan")
+        if np.isfinite(r):
+            ratios.append(r)
+            weights.append(in_k.sum())
+    return float(np.average(ratios, weights=weights)) if ratios else float("nan")
 
 
 def group_metrics(y_true, y_pred, s, n_groups: int | None = None) -> dict:

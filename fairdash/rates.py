@@ -9,6 +9,7 @@ import numpy as np
 from . import targets
 from .data import Split, Task, split_task
 from .errors import FairDashError
+from .target_spec import TargetSpec, make_target_spec
 
 
 @dataclass(frozen=True)
@@ -35,37 +36,53 @@ def training_rates(task: Task, split: Split | None = None, seed: int = 0) -> Tra
                          len(split.balanced_test), task.group_names)
 
 
-def target_table(rates: TrainingRates, target_rate: float | None = None, criterion: str = "dp",
-                 delta: float = 1.0, tpr_target=None, tnr_target=None) -> targets.TransitionTable:
-    """The transition table for the chosen target: demographic parity (or equality of opportunity
-    judged by TPR, which trains the same way) at ``target_rate`` (default: the avg preset), or
-    explicit TPR/TNR targets when both are given."""
-    if criterion not in ("dp", "eo"):
-        raise FairDashError("The criterion must be 'dp' (demographic parity) or 'eo' (equality of opportunity).")
-    if criterion == "eo" and tpr_target is not None and tnr_target is not None:
-        return targets.eo_transition_table(rates.base_rates, rates.group_shares, tpr_target, tnr_target,
-                                           rates.group_names)
-    t = rates.presets["avg"] if target_rate is None else target_rate
-    table = targets.transition_table(rates.base_rates, rates.group_shares, t, delta, rates.group_names)
-    return table if criterion == "dp" else _with_criterion(table, "eo")
+def target_table(rates: TrainingRates, spec: TargetSpec | None = None) -> targets.TransitionTable:
+    """The transition table of ``spec`` (default: demographic parity at the avg preset) on the training
+    split's rates."""
+    spec = spec or make_target_spec()
+    return spec.table(rates.base_rates, rates.group_shares, rates.group_names)
 
 
-def _with_criterion(table, criterion):
-    from dataclasses import replace
+def _strata_readout(task: Task, split: Split, spec: TargetSpec) -> dict:
+    """Per-stratum readout of conditional parity: ``{stratum: {base_rates, group_share, target_rates, t,
+    transition, flips, accuracy_bound, rows}}`` on the training split, plus the share-weighted ceiling."""
+    tr = split.train
+    ct = spec.conditional_tables(task.y[tr], task.s[tr], task.strata[tr], task.strata_names, task.n_groups)
+    out = {}
+    for k, tb in enumerate(ct.tables):
+        d = tb.to_dict()
+        d = {key: d[key] for key in ("base_rates", "group_share", "target_rates", "t", "transition", "flips",
+                                     "accuracy_bound")}
+        d["rows"] = {str(j): int(ct.cell_counts[k, j]) for j in range(tb.n_groups)}
+        out[str(ct.strata[k])] = d
+    return {"strata": out, "strata_accuracy_bound": ct.accuracy_ceiling, "strata_warnings": list(ct.warnings)}
 
-    return replace(table, criterion=criterion)
 
+def rates_readout(task: Task, spec: TargetSpec | None = None, seed: int = 0, split: Split | None = None,
+                  target_rate=None) -> dict:
+    """The ``rates --json`` object: base rates, group share, target rate, presets, ``t``, the flipped
+    regions, transition probabilities, Theorem 2's bound and the split sizes, on the training split.
+    Groups are keyed "0", "1", ... With a legitimate factor, ``strata`` holds the same per stratum and
+    ``strata_accuracy_bound`` the share-weighted ceiling the conditional model must respect.
 
-def rates_readout(task: Task, target_rate: float | None = None, seed: int = 0, split: Split | None = None,
-                  **table_options) -> dict:
-    """The ``rates --json`` object: base rates, group share, target rate, presets, ``t``, transition
-    probabilities, Theorem 2's bound and the split sizes. Groups are keyed "0", "1", ..."""
+    ``spec`` is the :class:`~fairdash.target_spec.TargetSpec` (default: parity at the avg preset); a bare
+    ``target_rate`` is shorthand for ``make_target_spec(target_rate=...)``."""
+    if spec is None:
+        spec = make_target_spec(target_rate=target_rate, strata_column=task.spec.strata_column)
+    elif target_rate is not None:
+        raise FairDashError("Give the target either as a specification or as a rate, not both.")
+    if spec.conditional and spec.strata_column != task.spec.strata_column:
+        raise FairDashError(f"The target is conditional on {spec.strata_column!r}, but the task's legitimate "
+                            f"factor is {task.spec.strata_column!r}.")
     split = split or split_task(task, seed=seed)
     rates = training_rates(task, split)
-    table = target_table(rates, target_rate, **table_options)
+    table = target_table(rates, spec)
     out = table.to_dict()
+    resolved = spec.rate_for(rates.base_rates)
     out.update({
-        "target_rate": float(np.mean(table.target_rates)),
+        "target_rate": float(np.mean(table.target_rates)) if resolved is None and not spec.conditional else resolved,
+        "target": spec.to_dict(),
+        "target_text": spec.describe(resolved),
         "presets": rates.presets,
         "groups": {str(j): g for j, g in enumerate(task.group_names)},
         "n_train": rates.n_train,
@@ -73,15 +90,29 @@ def rates_readout(task: Task, target_rate: float | None = None, seed: int = 0, s
         "n_test_balanced": rates.n_test_balanced,
         "seed": seed,
     })
+    if spec.explicit:
+        out["target_rate"] = None  # no single PR_t was asked for; target_rates holds each group's implied rate
+    if spec.conditional:
+        if out["target_rate"] is None:
+            out["target_rate"] = float(np.mean(table.target_rates))  # the reference table's (whole split) PR_t
+        out.update(_strata_readout(task, split, spec))
     return out
 
 
-def describe_t(t: float, group: str) -> str:
-    """Theorem 1's ``t_s`` in words."""
-    if t is None or not np.isfinite(t):
-        return f"For {group}, the target does not depend on the label, so every label may change."
-    if t == 0:
+def describe_t(t, group: str, flip: dict | None = None) -> str:
+    """Theorem 1's ``t_s`` and the one-sided region it flips (METHOD.md, third fix), in words."""
+    if flip is None or t is None or not np.isfinite(t):
+        return (f"For {group}, the target labels do not follow the observed labels, so no threshold "
+                "describes which labels change.")
+    if flip["from"] is None or t == 0:
         return f"For {group}, the target rate equals the base rate: no labels are changed."
-    return (f"For {group}, labels whose true probability lies within {t:.3f} of 1/2 "
-            f"(between {max(0.0, 0.5 - t):.3f} and {min(1.0, 0.5 + t):.3f}) are the ones the target flips: "
-            "a larger value means labels further from the decision boundary are changed.")
+    lo, hi = flip["eta_low"], flip["eta_high"]
+    if flip["from"] == 0:
+        who = ("every person the data would call negative (chance of a positive label below 1/2)" if lo <= 0.0
+               else f"people whose chance of a positive label is between {lo:.3f} and 1/2")
+        return (f"For {group} (t_s = {t:.3f}), {who} are treated as positive: their labels move from 0 to 1. "
+                "Nobody else's label changes.")
+    who = ("every person the data would call positive (chance of a positive label above 1/2)" if hi >= 1.0
+           else f"people whose chance of a positive label is between 1/2 and {hi:.3f}")
+    return (f"For {group} (t_s = {t:.3f}), {who} are treated as negative: their labels move from 1 to 0. "
+            "Nobody else's label changes.")

@@ -379,6 +379,7 @@ def _section_choices(desc: dict, readout: dict | None, criterion: str, results: 
     labels = [MODELS[m].label if m in MODELS else m for m in models]
     targets = sorted({float(t) for t in results.get("target_rate", pd.Series(dtype=float)).dropna()})
     items = [("Fairness criterion", crit),
+             ("Target", readout.get("target_text") if readout else None),
              ("Models", ", ".join(labels)),
              ("Target rates PR_t tried", ", ".join(f"{t:.3f}" for t in targets) or "none (no fair model)"),
              ("Repeats (seeds)", f"{len(seeds)}: {', '.join(map(str, seeds))}" if seeds else None)]
@@ -400,10 +401,14 @@ def _section_readout(desc: dict, readout: dict | None, results: pd.DataFrame) ->
         return "\n".join(parts)
     t = readout.get("target_rate")
     pre = readout.get("presets") or {}
-    parts.append(f"<p>Target positive rate <strong>PR_t = {_fmt(t, 4)}</strong> for every group "
-                 f"(presets on the training split: min {_fmt(pre.get('min'), 4)}, avg {_fmt(pre.get('avg'), 4)}, "
-                 f"max {_fmt(pre.get('max'), 4)}). The fair models are trained to predict a target label "
-                 "ȳ whose positive rate is PR_t in each group; the table says how ȳ relates to the observed label y.</p>")
+    explicit = (readout.get("target") or {}).get("tpr_target") is not None
+    what = (f"<strong>{esc(readout['target_text'])}</strong>" if readout.get("target_text")
+            else f"target positive rate <strong>PR_t = {_fmt(t, 4)}</strong> for every group")
+    exact = "" if explicit or t is None else f"PR_t = {_fmt(t, 4)}; "
+    parts.append(f"<p>Target: {what} ({exact}presets on the training split: min {_fmt(pre.get('min'), 4)}, avg "
+                 f"{_fmt(pre.get('avg'), 4)}, max {_fmt(pre.get('max'), 4)}). The fair models are trained to predict a "
+                 "target label ȳ with the target's rates in each group; the table says how ȳ relates to the observed "
+                 "label y.</p>")
     keys = sorted(readout.get("base_rates", {}), key=int)
     rows = []
     for k in keys:
@@ -414,12 +419,19 @@ def _section_readout(desc: dict, readout: dict | None, results: pd.DataFrame) ->
                      _fmt(tr["p_y1_given_ybar0"]), _fmt(tr["p_y1_given_ybar1"])])
     parts.append(_table(["group", "share", "base rate", "t_s", "P(ȳ=1|y=1)", "P(ȳ=1|y=0)", "P(y=1|ȳ=0)", "P(y=1|ȳ=1)"],
                         rows, num_cols=(1, 2, 3, 4, 5, 6, 7)))
-    parts.append("<ul>" + "".join(f"<li>{esc(describe_t(readout['t'].get(k), f's={k} ({_group_name(desc, readout, k)})'))}</li>"
+    flips = readout.get("flips") or {}
+    parts.append("<ul>" + "".join(f"<li>{esc(describe_t(readout['t'].get(k), f's={k} ({_group_name(desc, readout, k)})', flips.get(k)))}</li>"
                                   for k in keys) + "</ul>")
     bound = readout.get("accuracy_bound")
-    parts.append(f"<p><strong>Theorem 2 ceiling:</strong> no classifier whose positive rate is PR_t = {_fmt(t, 3)} in "
-                 f"every group can be more than <strong>{_fmt(bound, 4)}</strong> accurate on the training data.</p>")
-    parts.append(_ceiling_table(results, t))
+    rates_text = ("the positive rates these TPR/TNR targets imply in each group" if explicit
+                  else f"positive rate PR_t = {_fmt(t, 3)} in every group")
+    parts.append(f"<p><strong>Theorem 2 ceiling:</strong> no classifier with the {rates_text} can be more than "
+                 f"<strong>{_fmt(bound, 4)}</strong> accurate on the training split.</p>")
+    if readout.get("strata"):
+        parts.append(f"<p><strong>Conditional parity:</strong> the target holds within every stratum; weighted by the "
+                     f"strata's shares of the training rows the ceiling is <strong>"
+                     f"{_fmt(readout.get('strata_accuracy_bound'), 4)}</strong>.</p>")
+    parts.append(_ceiling_table(results, None if explicit else t))
     return "\n".join(parts)
 
 
@@ -452,30 +464,67 @@ def _ceiling_table(results: pd.DataFrame, t) -> str:
 RESULT_METRICS = ("accuracy", "pr_0", "pr_1", "pr_ratio", "tpr_0", "tpr_1", "tpr_ratio")
 
 
-def _section_results(summary: pd.DataFrame, criterion: str, group_names, results: pd.DataFrame) -> str:
-    g0, g1 = (list(map(str, group_names)) + ["s=0", "s=1"])[:2]
+def _cell(r, k) -> str:
+    """``mean ± std`` over repeats; the mean alone where there was one run (no spread to show)."""
+    mean, std = r.get(f"{k}_mean", np.nan), r.get(f"{k}_std", np.nan)
+    if int(r.get("repeats", 1)) <= 1:
+        return _fmt(mean)
+    return format_mean_std(mean, std).replace("± ", "±\u00a0")
+
+
+def _results_table(summary: pd.DataFrame, criterion: str, prefix: str) -> str:
     cols = [("accuracy", "accuracy"), ("pr_0", "PR s=0"), ("pr_1", "PR s=1"), ("pr_ratio", "PR ratio"),
             ("tpr_0", "TPR s=0"), ("tpr_1", "TPR s=1"), ("tpr_ratio", "TPR ratio")]
     if criterion == "eo":
         cols = [cols[0], cols[4], cols[5], cols[6], cols[1], cols[2], cols[3]]
+    if prefix:
+        cols.append(("target_gap", "target gap"))
+    cols = [(k if k == "target_gap" else prefix + k, h) for k, h in cols]
     cols = [(k, h) for k, h in cols if f"{k}_mean" in summary.columns]
     rows, classes = [], []
     for _, r in summary.iterrows():
         t = r.get("target_rate", np.nan)
-        rows.append([r.get("label", r["model"]), _fmt(t) if pd.notna(t) else "–"]
-                    + [format_mean_std(r[f"{k}_mean"], r[f"{k}_std"]).replace("± ", "±\u00a0") for k, _ in cols]
+        rows.append([r.get("label", r["model"]), _fmt(t) if pd.notna(t) else "–"] + [_cell(r, k) for k, _ in cols]
                     + [int(r.get("repeats", 1))])
         classes.append("fair" if _uses_target(r["model"]) else "")
+    return _table(["model", "PR_t"] + [h for _, h in cols] + ["runs"], rows,
+                  num_cols=tuple(range(1, len(cols) + 3)), row_classes=classes)
+
+
+def _one_class_notes(results: pd.DataFrame) -> str:
+    notes = []
+    for col, where in (("one_class", "evaluation rows"), ("pop_one_class", "population")):
+        if col not in results.columns:
+            continue
+        hit = results[results[col].fillna("").astype(str) != ""]
+        for (label, note), g in hit.groupby([hit.get("label", hit["model"]), col], sort=False):
+            notes.append(f"{label} {note} on the {where} in {len(g)} run(s): its ratios there are empty (n/a), since "
+                         "0/0 is not parity.")
+    return "".join(f'<p class="warn">{esc(n)}</p>' for n in notes)
+
+
+def _section_results(summary: pd.DataFrame, criterion: str, group_names, results: pd.DataFrame) -> str:
+    g0, g1 = (list(map(str, group_names)) + ["s=0", "s=1"])[:2]
     eval_set = "balanced test set" if criterion == "dp" else "test set"
     if "eval_set" in results.columns and results["eval_set"].notna().any():
-        eval_set = str(results["eval_set"].dropna().iloc[0]) + " set" if not str(results["eval_set"].dropna().iloc[0]).endswith("set") \
-            else str(results["eval_set"].dropna().iloc[0])
-    return ("<h2>4. Results against the baselines</h2>"
-            f"<p>Mean ± standard deviation over repeats, measured on the {esc(eval_set)}. PR = positive rate "
-            "P(ŷ=1|s), TPR = true positive rate; ratios are the smaller group value over the larger (1 is fair). "
-            f"s=0 is {esc(g0)}, s=1 is {esc(g1)}. Models in bold are trained towards the target rate.</p>"
-            + _table(["model", "PR_t"] + [h for _, h in cols] + ["runs"], rows,
-                     num_cols=tuple(range(1, len(cols) + 3)), row_classes=classes))
+        e = str(results["eval_set"].dropna().iloc[0])
+        eval_set = e if e.endswith("set") else e + " set"
+    parts = ["<h2>4. Results against the baselines</h2>",
+             "<p>Mean ± standard deviation over repeats. PR = positive rate P(ŷ=1|s), TPR = true positive rate; ratios "
+             f"are the smaller group value over the larger (1 is fair). s=0 is {esc(g0)}, s=1 is {esc(g1)}. Models in "
+             "bold are trained towards the target.</p>"]
+    if any(c.startswith("pop_") for c in summary.columns) and criterion == "dp":
+        parts += ["<h3>On the population the model will meet (the ordinary test set)</h3>",
+                  "<p>The held-out rows as they come, distributed like the data the model will score. Target gap = mean "
+                  "over groups of |PR_s − PR_t|.</p>", _results_table(summary, criterion, "pop_")]
+        parts += [f"<h3>On the paper's {esc(eval_set)}</h3>",
+                  "<p>The paper's protocol: both groups are cut to the same base rate, so the rates here are lower than "
+                  "in the population for the group with the higher base rate, and they sit below PR_t by design.</p>"]
+    else:
+        parts.append(f"<p>Measured on the {esc(eval_set)}.</p>")
+    parts.append(_results_table(summary, criterion, ""))
+    parts.append(_one_class_notes(results))
+    return "\n".join(parts)
 
 
 def plain_summary(summary: pd.DataFrame, criterion: str, readout: dict | None, desc: dict) -> list[str]:
@@ -632,22 +681,6 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
 # --------------------------------------------------------------------------------------------------
 # From a sweep's files
 # --------------------------------------------------------------------------------------------------
-def _task_from_config(config: dict):
-    from . import data
-
-    if config.get("paper"):
-        setup = data.paper_setup(config["paper"])
-        sample = data.SAMPLES[setup.sample]
-        return data.paper_task(config["paper"]), sample.title, sample.description, sample.positive_meaning, setup.sample
-    src = config.get("data")
-    spec = data.TaskSpec.from_dict(config["task"])
-    if src in data.SAMPLES:
-        sample = data.SAMPLES[src]
-        return data.build_task(data.load_sample(src), spec), sample.title, sample.description, \
-            spec.positive_meaning or sample.positive_meaning, src
-    return data.build_task(data.read_table(src), spec), str(src), "", spec.positive_meaning, str(src)
-
-
 def eval_rates_for(task, criterion: str, seed: int = 0):
     """Base rates and group shares of the rows the metrics are measured on (balanced test set for
     demographic parity, test set for opportunity) for one seed's split."""
@@ -659,87 +692,46 @@ def eval_rates_for(task, criterion: str, seed: int = 0):
     return targets.base_rates(task.y[idx], task.s[idx], task.n_groups), targets.group_shares(task.s[idx], task.n_groups)
 
 
-def build_report_from_sweep(results: pd.DataFrame, config: dict) -> str:
-    """The report for the results CSV and configuration JSON written by ``python -m fairdash sweep``.
+def build_report_from_sweep(results: pd.DataFrame, config) -> str:
+    """The report for a results CSV and its configuration JSON (:class:`fairdash.run_spec.RunSpec`'s
+    format, written alike by ``python -m fairdash sweep`` and the dashboard's Export page).
 
-    The configuration names the data (a sample, a file or a ``paper`` set-up) and the task; the data
-    is read again for the group table, the readout and the fingerprint. If it cannot be read (moved,
-    deleted) the report is still built from the results alone, with a note saying so.
-    """
+    The configuration names the data (a sample, a file or a ``paper`` set-up), the task and the target;
+    the data is read again for the group table, the readout and the fingerprint. If it cannot be read
+    (moved, deleted) the report is still built from the results alone, with a note saying so. A
+    malformed configuration is a :class:`FairDashError`."""
+    from . import data
     from .rates import rates_readout
+    from .run_spec import RunSpec
 
-    config = dict(config or {})
-    criterion = config.get("criterion") or (str(results["criterion"].iloc[0]) if "criterion" in results.columns else "dp")
-    seeds = config.get("seeds")
+    run = RunSpec.from_dict(config)
+    config = run.to_dict()
+    criterion = run.target.criterion
+    seeds = list(run.seeds)
     results = results.copy()
     if "target_rate" in results.columns:
         results["target_rate"] = pd.to_numeric(results["target_rate"], errors="coerce")
     try:
-        task, title, description, meaning, source = _task_from_config(config)
-    except (FairDashError, KeyError, TypeError) as e:
-        desc = {"dataset": str(config.get("data") or config.get("paper") or "unknown"),
-                "group_names": config.get("group_names") or [],
+        task = run.load_task()
+    except (FairDashError, OSError) as e:
+        desc = {"dataset": str(run.data or run.paper or "unknown"), "group_names": list(run.group_names),
                 "warnings": [f"The data could not be read again ({e}); the readouts below are missing."]}
-        return build_report(results, task_description=desc, readout=None, command=config.get("command"),
+        return build_report(results, task_description=desc, readout=None, command=run.command,
                             criterion=criterion, seeds=seeds, config=config)
-    desc = describe_task(task, dataset=title, description=description, positive_meaning=meaning, source=source)
-    seed0 = int(seeds[0]) if seeds else 0
+    source = data.paper_setup(run.paper).sample if run.paper else str(run.data)
+    sample = data.SAMPLES.get(source)
+    desc = describe_task(task, dataset=sample.title if sample else source,
+                         description=sample.description if sample else "",
+                         positive_meaning=run.task.positive_meaning or (sample.positive_meaning if sample else None),
+                         source=source)
+    seed0 = seeds[0] if seeds else 0
+    spec = run.target
     targets_tried = sorted({float(t) for t in results.get("target_rate", pd.Series(dtype=float)).dropna()})
-    chosen = None
-    if targets_tried:
+    if targets_tried and not spec.explicit and not (spec.conditional and spec.target_rate is None):
         from . import rates as _rates
 
-        avg = _rates.training_rates(task, seed=seed0).presets["avg"]
-        chosen = min(targets_tried, key=lambda t: abs(t - avg))
-    readout_crit = "eo" if criterion == "eo" else "dp"
-    readout = rates_readout(task, target_rate=chosen, seed=seed0, criterion=readout_crit)
-    command = config.get("command") or _command_from_config(config)
-    return build_report(results, task_description=desc, readout=readout, command=command, criterion=criterion,
+        avg = spec.rate_for(_rates.training_rates(task, seed=seed0).base_rates)
+        spec = spec.with_rate(min(targets_tried, key=lambda t: abs(t - avg)))
+    readout = rates_readout(task, spec, seed=seed0)
+    return build_report(results, task_description=desc, readout=readout, command=run.command, criterion=criterion,
                         seeds=seeds, config=config, eval_rates=eval_rates_for(task, criterion, seed0))
-
-
-def _command_from_config(config: dict) -> str:
-    """A ``python -m fairdash sweep`` command line equivalent to a sweep configuration."""
-    import shlex
-
-    q = shlex.quote
-    parts = ["python", "-m", "fairdash", "sweep"]
-    if config.get("paper"):
-        parts += ["--paper", q(config["paper"])]
-    else:
-        spec = config.get("task") or {}
-        parts += ["--data", q(str(config.get("data")))]
-        if spec.get("s_column"):
-            parts += ["--s", q(spec["s_column"])]
-        for v in spec.get("s1_values") or []:
-            parts += ["--s1", q(str(v))]
-        if spec.get("s_threshold") is not None:
-            parts += ["--s-threshold", q(str(spec["s_threshold"]))]
-        if spec.get("s_multi"):
-            parts += ["--s-multi"]
-        if spec.get("y_column"):
-            parts += ["--y", q(spec["y_column"])]
-        for v in spec.get("y1_values") or []:
-            parts += ["--y1", q(str(v))]
-        if spec.get("y_threshold") is not None:
-            parts += ["--y-threshold", q(str(spec["y_threshold"]))]
-        if spec.get("features"):
-            parts += ["--features", q(",".join(spec["features"]))]
-        if spec.get("drop"):
-            parts += ["--drop", q(",".join(spec["drop"]))]
-        if spec.get("missing") and spec["missing"] != "drop":
-            parts += ["--missing", q(spec["missing"])]
-        if spec.get("strata_column"):
-            parts += ["--strata", q(spec["strata_column"])]
-    if config.get("criterion"):
-        parts += ["--criterion", q(config["criterion"])]
-    if config.get("models"):
-        parts += ["--models", q(",".join(config["models"]))]
-    ts = [t for t in config.get("target_rates") or [] if t is not None]
-    if ts:
-        parts += ["--pr-t", q(",".join(f"{float(t):g}" for t in ts))]
-    seeds = config.get("seeds") or []
-    if seeds:
-        parts += ["--seed", str(seeds[0]), "--repeats", str(len(seeds))]
-    parts += ["--out", "results.csv"]
-    return " ".join(parts)

@@ -62,11 +62,14 @@ def group_shares(s, n_groups: int | None = None) -> np.ndarray:
     return np.bincount(s, minlength=n_groups) / s.size
 
 
+PRESETS = ("min", "avg", "max")
+
+
 def presets(rates) -> dict[str, float]:
-    """The paper's target presets: ``min``, ``avg`` (mean of min and max; the default) and ``max``."""
+    """The paper's target presets: ``min`` and ``max`` of the group base rates and ``avg``, the mean of
+    the group base rates (the paper's default; with k > 2 groups the mean of all k, not (min + max) / 2)."""
     rates = np.asarray(rates, dtype=float)
-    lo, hi = float(rates.min()), float(rates.max())
-    return {"min": lo, "avg": (lo + hi) / 2.0, "max": hi}
+    return {"min": float(rates.min()), "avg": float(rates.mean()), "max": float(rates.max())}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -147,8 +150,6 @@ def eo_transition_probabilities(tpr_target, tnr_target, n_groups: int = 2) -> np
     for name, v in (("true positive rate", tpr), ("true negative rate", tnr)):
         if not np.all(np.isfinite(v)) or np.any(v < 0) or np.any(v > 1):
             raise FairDashError(f"The target {name} must lie between 0 and 1.")
-    if np.any(tpr + tnr <= 1.0 + _EPS) and np.any(tpr + tnr < 1.0 - _EPS):
-        pass  # allowed, but a target worse than chance; the bound and d are still well defined
     out = np.empty((n_groups, 2))
     out[:, 1] = tpr
     out[:, 0] = 1.0 - tnr
@@ -183,7 +184,8 @@ def bayes_d(p_ybar1_given_y, rates) -> np.ndarray:
 # --------------------------------------------------------------------------------------------------
 def t_general(p_ybar1_given_y) -> np.ndarray:
     """Theorem 1: ``t_s = |(m_s + 2 b_s - 1) / (2 m_s)|`` with ``m_s = P(ybar=1|y=1) - P(ybar=1|y=0)``,
-    ``b_s = P(ybar=1|y=0)``. Labels with ``|eta(x,s) - 1/2| < t_s`` are flipped. ``inf`` where ``m_s = 0``.
+    ``b_s = P(ybar=1|y=0)``. ``inf`` where ``m_s = 0``. The flipped region is one-sided (METHOD.md,
+    third fix): see :func:`flip_regions`.
     """
     p = np.asarray(p_ybar1_given_y, dtype=float)
     m = p[..., 1] - p[..., 0]
@@ -191,6 +193,35 @@ def t_general(p_ybar1_given_y) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.abs((m + 2.0 * b - 1.0) / (2.0 * m))
     return np.where(np.abs(m) > _EPS, t, np.inf)
+
+
+def flip_regions(p_ybar1_given_y) -> list[dict | None]:
+    """Where the target flips labels, per group (METHOD.md, third fix): with ``b_s = P(ybar=1|y=0,s)``,
+    ``m_s = P(ybar=1|y=1,s) - b_s > 0`` and ``c_s = (1 - 2 b_s) / (2 m_s)``, the Bayes decision for
+    ``ybar`` differs from the one for ``y`` exactly when ``eta(x, s)`` lies between ``c_s`` and 1/2:
+
+    - ``c_s < 1/2``: ``eta`` in ``(c_s, 1/2)``, labels move 0 -> 1 (``{"from": 0, "to": 1}``);
+    - ``c_s > 1/2``: ``eta`` in ``(1/2, c_s)``, labels move 1 -> 0;
+    - ``c_s = 1/2``: nothing flips (``from``/``to`` are ``None`` and the interval is empty).
+
+    The interval is clipped to [0, 1]. ``None`` for a group whose target labels do not increase with ``y``
+    (``m_s <= 0``), where no interval describes the change.
+    """
+    p = np.atleast_2d(np.asarray(p_ybar1_given_y, dtype=float))
+    out: list[dict | None] = []
+    for b, p1 in zip(p[:, 0], p[:, 1]):
+        m = p1 - b
+        if m <= _EPS:
+            out.append(None)
+            continue
+        c = (1.0 - 2.0 * b) / (2.0 * m)
+        if abs(c - 0.5) <= 1e-12:
+            out.append({"from": None, "to": None, "eta_low": 0.5, "eta_high": 0.5})
+        elif c < 0.5:
+            out.append({"from": 0, "to": 1, "eta_low": float(max(c, 0.0)), "eta_high": 0.5})
+        else:
+            out.append({"from": 1, "to": 0, "eta_low": 0.5, "eta_high": float(min(c, 1.0))})
+    return out
 
 
 def t_closed_form(base_rate, target_rate) -> np.ndarray:
@@ -273,6 +304,7 @@ class TransitionTable:
                 for j in g
             },
             "accuracy_bound": float(self.accuracy_ceiling),
+            "flips": {str(j): f for j, f in zip(g, flip_regions(self.p_ybar1_given_y))},
         }
 
 
@@ -374,11 +406,14 @@ class ConditionalTables:
 
 
 def conditional_transition_tables(
-    y, s, strata_codes, target_rates=None, strata=None, n_groups=None, delta: float = 1.0, min_cell: int = 20
+    y, s, strata_codes, target_rates=None, strata=None, n_groups=None, delta: float = 1.0, min_cell: int = 20,
+    target_rate=None,
 ) -> ConditionalTables:
     """Conditional demographic parity: ``P(ybar=1 | l, s)`` equal across ``s`` in every stratum ``l``.
 
-    ``target_rates`` maps stratum index to its ``PR_t(l)`` (default: the stratum's ``avg`` preset).
+    ``target_rate``: a number is every stratum's ``PR_t(l)``; a preset name (``"min"``, ``"avg"``,
+    ``"max"``; ``None`` = ``"avg"``) is taken of each stratum's own base rates. ``target_rates`` maps a
+    stratum index to its own ``PR_t(l)`` and overrides both for that stratum.
     Cells smaller than ``min_cell`` rows, or with base rate 0 or 1, produce warnings; a stratum whose
     groups all share one base rate of 0 or 1 keeps it unchanged.
     """
@@ -410,8 +445,10 @@ def conditional_transition_tables(
                 )
         if target_rates is not None and k in target_rates:
             t_k = float(target_rates[k])
+        elif target_rate is None or isinstance(target_rate, str):
+            t_k = presets(r_fill)[target_rate or "avg"]
         else:
-            t_k = presets(r_fill)["avg"]
+            t_k = float(target_rate)
         t_k = float(np.clip(t_k, 1e-6, 1 - 1e-6))
         shares = n / max(n.sum(), 1)
         tables.append(transition_table(r_fill, shares, t_k, delta=delta, allow_degenerate=True))

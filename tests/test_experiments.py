@@ -31,14 +31,14 @@ def test_rerun_is_answered_by_the_cache(compas, tmp_path):
     first = run_experiment(compas, ["fair-lr"], [0.4], [0], cache=cache).results
     again = run_experiment(compas, ["fair-lr"], [0.4], [0], cache=FitCache(tmp_path)).results  # from disk
     assert not first["cached"].any() and again["cached"].all()
-    cols = [c for c in RESULT_COLUMNS if c not in ("fit_seconds", "cached", "device")]
+    cols = [c for c in RESULT_COLUMNS if c not in ("fit_seconds", "fitted_at", "cached", "device")]
     pd.testing.assert_frame_equal(first[cols], again[cols])
 
 
 def test_parallel_run_gives_the_same_table(compas):
     serial = run_experiment(compas, ["fair-lr", "lr"], [0.4], [0, 1], n_jobs=1).results
     parallel = run_experiment(compas, ["fair-lr", "lr"], [0.4], [0, 1], n_jobs=2).results
-    cols = [c for c in RESULT_COLUMNS if c not in ("fit_seconds", "cached", "device")]
+    cols = [c for c in RESULT_COLUMNS if c not in ("fit_seconds", "fitted_at", "cached", "device")]
     pd.testing.assert_frame_equal(serial[cols], parallel[cols], check_exact=False, atol=1e-9)
 
 

@@ -30,7 +30,7 @@ def test_ratios_are_at_most_one(rows):
 
 
 def test_min_over_max_edge_cases():
-    assert min_over_max([0, 0]) == 1.0
+    assert np.isnan(min_over_max([0, 0]))  # 0/0 is not parity (issue 11, bug 9)
     assert np.isnan(min_over_max([0.3]))
     assert min_over_max([0.2, float("nan"), 0.4]) == 0.5
 

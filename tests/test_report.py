@@ -114,13 +114,15 @@ def test_report_sections(evil):
                    "FairLR", "Kamiran &amp; Calders", "LR", "±", "t_s", "P(ȳ=1|y=1)"):
         assert needle in text, needle
     assert f"{readout['accuracy_bound']:.4f}" in text
-    assert "labels whose true probability lies within" in text  # t_s in words (rates.describe_t)
+    # t_s in words, with the one-sided region it flips (rates.describe_t; METHOD.md's third fix)
+    assert "whose chance of a positive label is between" in text and "labels move from" in text
+    assert "lies within" not in text  # the paper's two-sided summary is gone
     assert describe_task(task)["data_fingerprint"] in text
     for pkg in ("numpy", "scikit-learn", "torch", "plotly"):
         assert pkg in text
     # one results row per model and target
     rows = re.findall(r'<tr class="fair">', html)
-    assert len(rows) == 2  # FairLR at two targets
+    assert len(rows) == 4  # FairLR at two targets, in the population's table and in the balanced test set's
 
 
 def test_build_report_from_sweep_config(tmp_path):

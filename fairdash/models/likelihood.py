@@ -183,52 +183,39 @@ def resolve_target(
 ):
     """The transition table a fair model trains on and each row's ``d`` (shape ``(n, 2)``).
 
-    - ``identity``: the plain model, ``d[s] = (0, 1)`` (``table`` is ``None``).
-    - ``strata`` given: conditional demographic parity, one table per stratum
-      (``stratum_target_rates`` maps stratum code to its ``PR_t``; default each stratum's average).
-    - ``criterion="eo"`` with ``tpr_target`` and/or ``tnr_target``: explicit targets (a missing one
-      is 1, i.e. keep every label of that class).
-    - otherwise (``"dp"``, or ``"eo"`` without explicit targets: METHOD.md's mode 1) one ``PR_t`` for
-      all groups: ``target_rate`` a number, a preset name ``"min"``/``"avg"``/``"max"``, or ``None`` (avg).
+    The target parameters are validated by :func:`fairdash.target_spec.make_target_spec` (the one place
+    that resolves them). ``identity``: the plain model, ``d[s] = (0, 1)`` (``table`` is ``None``).
+    With ``strata``: conditional demographic parity, one table per stratum.
 
     Returns ``(table, d_rows, info)`` with ``info`` holding ``base_rates``, ``group_shares``,
-    ``n_groups`` and the resolved ``target_rate`` (``None`` where not a single number).
+    ``n_groups``, the resolved ``target_rate`` (``None`` where not one number) and the ``spec``.
     """
     from .. import targets as T
     from ..errors import FairDashError
+    from ..target_spec import make_target_spec
 
-    if criterion not in ("dp", "eo"):
-        raise FairDashError(f"Unknown fairness criterion {criterion!r}: use 'dp' (demographic parity) or 'eo'.")
     n_groups = int(s.max()) + 1 if s.size else 1
     rates = T.base_rates(y, s, n_groups)
     shares = T.group_shares(s, n_groups)
-    info = {"base_rates": rates, "group_shares": shares, "n_groups": n_groups, "target_rate": None}
+    info = {"base_rates": rates, "group_shares": shares, "n_groups": n_groups, "target_rate": None, "spec": None}
     if identity:
         return None, T.row_d(T.identity_table(n_groups), s), info
+    spec = make_target_spec(criterion, target_rate, delta, tpr_target, tnr_target,
+                            stratum_target_rates=stratum_target_rates)
+    info["spec"] = spec
     if n_groups < 2 and strata is None:
         raise FairDashError(
             "A fair model needs the sensitive attribute with at least two groups; "
             "all training rows are in one group."
         )
     if strata is not None:
-        table = T.conditional_transition_tables(
-            y, s, strata, target_rates=stratum_target_rates, n_groups=n_groups, delta=delta
-        )
+        table = spec.conditional_tables(y, s, strata, n_groups=n_groups)
+        info["target_rate"] = None if spec.target_rate is None else float(spec.target_rate)
         return table, table.row_d(s, strata), info
-    if criterion == "eo" and (tpr_target is not None or tnr_target is not None):
-        tpr = 1.0 if tpr_target is None else tpr_target
-        tnr = 1.0 if tnr_target is None else tnr_target
-        table = T.eo_transition_table(rates, shares, tpr, tnr)
-        return table, T.row_d(table.d, s), info
-    if target_rate is None or isinstance(target_rate, str):
+    if not spec.explicit:
         T.check_base_rates(rates)
-        name = "avg" if target_rate is None else target_rate.strip().lower()
-        pre = T.presets(rates)
-        if name not in pre:
-            raise FairDashError(f"Unknown target preset {target_rate!r}: use 'min', 'avg', 'max' or a number.")
-        target_rate = pre[name]
-    table = T.transition_table(rates, shares, float(target_rate), delta=delta)
-    info["target_rate"] = float(target_rate)
+    table = spec.table(rates, shares)
+    info["target_rate"] = spec.rate_for(rates)
     return table, T.row_d(table.d, s), info
 
 

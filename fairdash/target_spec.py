@@ -1,0 +1,222 @@
+"""The one specification of a fairness target, from the slider to the report.
+
+What the user asked for, validated once by :func:`make_target_spec` and handed, unchanged, to the
+rates readout, FairLR/FairGP, ``fit_model``/``run_experiment``, the results rows, the command line, the
+pages, the configuration JSON, the report and the model file:
+
+- ``criterion``: ``"dp"`` (demographic parity) or ``"eo"`` (equality of opportunity);
+- one target for every group, either ``target_rate`` (a number ``PR_t`` in (0, 1)) or ``preset``
+  (``"min"``, ``"avg"``, ``"max"`` of the training split's group base rates; the paper's default is
+  ``"avg"``), or explicit ``tpr_target``/``tnr_target`` (equality of opportunity only; a missing one is
+  1, i.e. keep every label of that class);
+- ``delta``, the keep-rate of demographic parity;
+- ``strata_column``, the legitimate factor of conditional demographic parity. With strata a number
+  ``PR_t`` is every stratum's target, a preset is taken of each stratum's own base rates, and
+  ``stratum_target_rates`` (stratum code -> ``PR_t``) overrides single strata.
+
+The maths it resolves to lives in :mod:`fairdash.targets`; this module only says which of it applies.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+
+from . import targets as T
+from .errors import FairDashError
+
+CRITERIA = ("dp", "eo")
+CRITERION_NAMES = {"dp": "demographic parity", "eo": "equality of opportunity"}
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """A validated target request. Build it with :func:`make_target_spec` (or :meth:`from_dict`)."""
+
+    criterion: str = "dp"
+    target_rate: float | None = None
+    preset: str | None = "avg"
+    delta: float = 1.0
+    tpr_target: float | None = None
+    tnr_target: float | None = None
+    strata_column: str | None = None
+    stratum_target_rates: tuple | None = None  # ((stratum code, PR_t), ...)
+
+    # ---------------------------------------------------------------------------------------------
+    @property
+    def explicit(self) -> bool:
+        """Explicit TPR/TNR targets (equality of opportunity's second mode)."""
+        return self.tpr_target is not None
+
+    @property
+    def conditional(self) -> bool:
+        return self.strata_column is not None
+
+    @property
+    def mode(self) -> str:
+        """``"explicit"`` (TPR/TNR), ``"rate"`` (one number) or ``"preset"``."""
+        return "explicit" if self.explicit else ("rate" if self.target_rate is not None else "preset")
+
+    def with_rate(self, rate) -> "TargetSpec":
+        """The same request at another ``PR_t`` (a number or a preset name): one point of a sweep."""
+        d = self.to_dict()
+        d["target_rate"], d["preset"] = rate, None
+        return make_target_spec(**d)
+
+    def rate_for(self, base_rates) -> float | None:
+        """The single ``PR_t`` this spec trains every group on, given the training split's base rates;
+        ``None`` where there is none (explicit targets; a preset taken per stratum)."""
+        if self.explicit or (self.conditional and self.target_rate is None):
+            return None
+        if self.target_rate is not None:
+            return float(self.target_rate)
+        return float(T.presets(base_rates)[self.preset])
+
+    # ---------------------------------------------------------------------------------------------
+    def table(self, base_rates, shares, group_names=None) -> T.TransitionTable:
+        """The transition table over the groups (without strata; for a conditional spec, the table of the
+        whole training split at the same target, as a reference)."""
+        rates = np.asarray(base_rates, dtype=float)
+        if self.explicit:
+            return T.eo_transition_table(rates, shares, self.tpr_target, self.tnr_target, group_names)
+        rate = self.target_rate if self.target_rate is not None else T.presets(rates)[self.preset]
+        table = T.transition_table(rates, shares, rate, self.delta, group_names)
+        return table if self.criterion == "dp" else replace(table, criterion=self.criterion)
+
+    def conditional_tables(self, y, s, strata_codes, strata_names=None, n_groups=None) -> T.ConditionalTables:
+        """One table per stratum (conditional demographic parity)."""
+        if self.explicit or self.criterion != "dp":
+            raise FairDashError("Conditional parity (a legitimate factor) is a demographic-parity target; "
+                                "it cannot be combined with equality of opportunity.")
+        rate = self.target_rate if self.target_rate is not None else self.preset
+        return T.conditional_transition_tables(y, s, strata_codes, target_rates=self.stratum_rates_dict(),
+                                               strata=strata_names, n_groups=n_groups, delta=self.delta,
+                                               target_rate=rate)
+
+    def stratum_rates_dict(self) -> dict | None:
+        return None if self.stratum_target_rates is None else {int(k): float(v) for k, v in self.stratum_target_rates}
+
+    # ---------------------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """The configuration format (plain JSON); :meth:`from_dict` reads it back."""
+        d = asdict(self)
+        d["stratum_target_rates"] = (None if self.stratum_target_rates is None
+                                     else {str(k): float(v) for k, v in self.stratum_target_rates})
+        return d
+
+    @classmethod
+    def from_dict(cls, d) -> "TargetSpec":
+        if isinstance(d, TargetSpec):
+            return d
+        if not isinstance(d, dict):
+            raise FairDashError("The configuration's target is not a set of named settings.")
+        unknown = sorted(set(d) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise FairDashError(f"The configuration's target has unknown setting(s): {', '.join(unknown)}.")
+        return make_target_spec(**d)
+
+    def describe(self, resolved_rate: float | None = None) -> str:
+        """The target in words, e.g. ``PR_t = 0.213 (avg preset) for every group``."""
+        if self.explicit:
+            text = f"TPR_t = {self.tpr_target:.3f}, TNR_t = {self.tnr_target:.3f} in every group"
+        elif self.target_rate is not None:
+            text = f"PR_t = {self.target_rate:.3f} for every group" + (" in every stratum" if self.conditional else "")
+        elif self.conditional:
+            text = f"each stratum's own {self.preset} preset"
+        else:
+            shown = "" if resolved_rate is None else f" = {resolved_rate:.3f}"
+            text = f"PR_t{shown} ({self.preset} preset of the training split's base rates) for every group"
+        if self.stratum_target_rates:
+            text += " (" + ", ".join(f"stratum {k}: {v:.3f}" for k, v in self.stratum_target_rates) + ")"
+        if self.delta != 1.0:
+            text += f", keep-rate delta {self.delta:g}"
+        text = CRITERION_NAMES[self.criterion] + ": " + text
+        if self.conditional:
+            text += f"; conditional on `{self.strata_column}`"
+        return text
+
+    def estimator_params(self) -> dict:
+        """The constructor parameters FairLR/FairGP take for this target."""
+        return {"criterion": self.criterion,
+                "target_rate": self.target_rate if self.target_rate is not None else self.preset,
+                "delta": self.delta, "tpr_target": self.tpr_target, "tnr_target": self.tnr_target,
+                "stratum_target_rates": self.stratum_rates_dict()}
+
+
+# --------------------------------------------------------------------------------------------------
+def _number(value, what: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise FairDashError(f"The {what} must be a number; got {value!r}.") from None
+    if not np.isfinite(v):
+        raise FairDashError(f"The {what} must be a finite number.")
+    return v
+
+
+def _one_target(name: str, value) -> float:
+    v = _number(value, f"target {name}")
+    if not 0.0 <= v <= 1.0:
+        raise FairDashError(f"The target {name} must lie between 0 and 1; got {v:g}.")
+    return v
+
+
+def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, tpr_target=None, tnr_target=None,
+                     strata_column: str | None = None, stratum_target_rates=None, preset: str | None = None) -> TargetSpec:
+    """Build and validate the target request: the one place where criterion and targets are resolved.
+
+    ``target_rate`` is a number in (0, 1), a preset name (``"min"``, ``"avg"``, ``"max"``) or ``None``
+    (``preset``, default ``"avg"``). Explicit ``tpr_target``/``tnr_target`` need ``criterion="eo"``; a
+    missing one is 1 (keep every label of that class); they exclude ``PR_t``, ``delta != 1`` and strata.
+    Strata (conditional parity) need ``criterion="dp"``. Every refusal is a :class:`FairDashError`.
+    """
+    criterion = "dp" if criterion is None else str(criterion).strip().lower()
+    if criterion not in CRITERIA:
+        raise FairDashError(f"Unknown fairness criterion {criterion!r}: use 'dp' (demographic parity) or 'eo' "
+                            "(equality of opportunity).")
+    delta = T.check_delta(_number(delta, "keep-rate delta"))
+    strata_column = (str(strata_column) if strata_column not in (None, "") else None)
+    if isinstance(target_rate, str):
+        name = target_rate.strip().lower()
+        if name in T.PRESETS:
+            target_rate, preset = None, name
+        else:
+            target_rate = _number(name, "target positive rate")
+    if preset is not None:
+        preset = str(preset).strip().lower()
+        if preset not in T.PRESETS:
+            raise FairDashError(f"Unknown target preset {preset!r}: use 'min', 'avg' or 'max'.")
+    rates = None
+    if stratum_target_rates:
+        items = stratum_target_rates.items() if isinstance(stratum_target_rates, dict) else stratum_target_rates
+        rates = tuple(sorted((int(k), float(T.check_target_rate(_number(v, "stratum target rate")))) for k, v in items))
+
+    if tpr_target is not None or tnr_target is not None:
+        if criterion != "eo":
+            raise FairDashError("Explicit TPR/TNR targets belong to equality of opportunity: choose criterion 'eo' "
+                                "(--criterion eo), or give a target positive rate instead.")
+        if target_rate is not None or preset not in (None, "avg") or rates:
+            raise FairDashError("A target positive rate PR_t does not apply with explicit TPR/TNR targets: "
+                                "give one or the other.")
+        if delta != 1.0:
+            raise FairDashError("The keep-rate delta does not apply with explicit TPR/TNR targets (they set every "
+                                "transition probability); leave delta at 1.")
+        if strata_column is not None:
+            raise FairDashError("A legitimate factor (conditional parity) cannot be combined with explicit TPR/TNR "
+                                "targets.")
+        tpr = 1.0 if tpr_target is None else _one_target("true positive rate", tpr_target)
+        tnr = 1.0 if tnr_target is None else _one_target("true negative rate", tnr_target)
+        if tpr + tnr <= 1.0:
+            raise FairDashError(f"TPR_t + TNR_t must be more than 1 (got {tpr:g} + {tnr:g}): otherwise the target "
+                                "labels no longer follow the observed labels and there is nothing to learn.")
+        return TargetSpec(criterion="eo", target_rate=None, preset=None, delta=1.0, tpr_target=tpr, tnr_target=tnr)
+
+    if strata_column is not None and criterion != "dp":
+        raise FairDashError("A legitimate factor (conditional parity) is a demographic-parity target; it cannot be "
+                            "combined with equality of opportunity.")
+    if target_rate is not None:
+        return TargetSpec(criterion=criterion, target_rate=float(T.check_target_rate(_number(target_rate,
+                          "target positive rate"))), preset=None, delta=delta, strata_column=strata_column,
+                          stratum_target_rates=rates)
+    return TargetSpec(criterion=criterion, target_rate=None, preset=preset or "avg", delta=delta,
+                      strata_column=strata_column, stratum_target_rates=rates)
