@@ -50,15 +50,13 @@ def _level_auc(codes: np.ndarray, t: np.ndarray, k: int) -> float:
     return _auc_from_counts(pos, neg)
 
 
-def _numeric_score(x: np.ndarray, targets: list[np.ndarray]) -> float:
-    """Mean over ``targets`` of max(a, 1 - a), the values ranked as they are. Missing values form one
-    more level, put below or above all values, whichever scores higher (each target separately)."""
-    miss = np.isnan(x)
-    levels, codes = np.unique(x[~miss], return_inverse=True)
-    k = len(levels)
+def _numeric_score(codes: np.ndarray, k: int, miss: np.ndarray, targets: list[np.ndarray]) -> float:
+    """Mean over ``targets`` of max(a, 1 - a) for values ranked as they are (``codes``: the ranks
+    0..k-1 of the rows with a value). Missing values form one more level, put below or above all
+    values, whichever scores higher (each target separately)."""
     out = []
     for t in targets:
-        tv = t[~miss]
+        tv = t[~miss] if miss.any() else t
         pos = np.bincount(codes, weights=tv, minlength=k)
         neg = np.bincount(codes, minlength=k) - pos
         if miss.any():
@@ -112,14 +110,21 @@ def _is_numeric(col: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
 
 
-def _column_score(col: pd.Series, targets: list[np.ndarray], fold: np.ndarray) -> float:
+def _column_scores(col: pd.Series, target_sets: list, fold: np.ndarray) -> list[float]:
+    """The column's score against each set of targets (the column is encoded once)."""
     if _is_numeric(col):
         x = col.to_numpy(dtype=np.float64, na_value=np.nan)
-        score = _numeric_score(x, targets)
-        if col.nunique() <= FEW_VALUES:  # a coded category (1 = single, 2 = married, ...) as well
-            codes, uniq = pd.factorize(col, use_na_sentinel=False)
-            score = max(score, _category_scores(codes, len(uniq), targets, fold))
-        return score
+        miss = np.isnan(x)
+        codes, levels = pd.factorize(x[~miss] if miss.any() else x, sort=True)  # ranks, by hashing
+        k = len(levels)
+        scores = [_numeric_score(codes, k, miss, targets) for targets in target_sets]
+        if k <= FEW_VALUES:  # a coded category (1 = single, 2 = married, ...) as well
+            if miss.any():  # missing: one more category
+                codes, full = np.full(len(x), k), codes
+                codes[~miss] = full
+            scores = [max(v, _category_scores(codes, k + int(miss.any()), targets, fold))
+                      for v, targets in zip(scores, target_sets)]
+        return scores
     # categories (text, booleans); missing is a category of its own; text is matched stripped
     codes, uniq = pd.factorize(col, use_na_sentinel=False)
     u = pd.Series(uniq, dtype=object)
@@ -128,7 +133,7 @@ def _column_score(col: pd.Series, targets: list[np.ndarray], fold: np.ndarray) -
     if (stripped != text).any():  # ' a' and 'a' are one category
         merged, uniq = pd.factorize(stripped.where(u.notna()), use_na_sentinel=False)
         codes = merged[codes]
-    return _category_scores(codes, len(uniq), targets, fold)
+    return [_category_scores(codes, len(uniq), targets, fold) for targets in target_sets]
 
 
 def _sample(n: int, max_rows: int | None) -> np.ndarray | None:
@@ -140,15 +145,25 @@ def _sample(n: int, max_rows: int | None) -> np.ndarray | None:
 def feature_scores(X: pd.DataFrame, codes, max_rows: int | None = MAX_ROWS) -> dict[str, float]:
     """Every column of ``X`` scored against ``codes`` (group or label codes, one per row): the rule of
     :func:`proxy_scores`, for all columns, in ``X``'s column order."""
-    codes = np.asarray(codes)
-    if len(codes) != len(X):
-        raise FairDashError(f"The codes have {len(codes)} rows but the table has {len(X)}; they must be aligned.")
+    return _scores_against(X, [codes], max_rows)[0]
+
+
+def _scores_against(X: pd.DataFrame, codes_list: list, max_rows: int | None) -> list[dict[str, float]]:
+    """:func:`feature_scores` for several code arrays at once (each column is encoded once)."""
+    codes_list = [np.asarray(c) for c in codes_list]
+    for codes in codes_list:
+        if len(codes) != len(X):
+            raise FairDashError(f"The codes have {len(codes)} rows but the table has {len(X)}; they must be aligned.")
     rows = _sample(len(X), max_rows)
     if rows is not None:
-        X, codes = X.iloc[rows], codes[rows]
-    targets = _targets(codes)
+        X, codes_list = X.iloc[rows], [c[rows] for c in codes_list]
+    target_sets = [_targets(c) for c in codes_list]
     fold = np.random.default_rng(_SEED).integers(0, FOLDS, size=len(X))
-    return {str(c): round(_column_score(X[c], targets, fold), 4) for c in X.columns}
+    out = [{} for _ in codes_list]
+    for c in X.columns:
+        for d, v in zip(out, _column_scores(X[c], target_sets, fold)):
+            d[str(c)] = round(v, 4)
+    return out
 
 
 def proxy_scores(X: pd.DataFrame, s, top: int | None = 10, max_rows: int | None = MAX_ROWS) -> list[dict]:
@@ -254,13 +269,12 @@ def _merge_leaks(found: list[dict]) -> list[dict]:
 
 
 def _score_leaks(X: pd.DataFrame, s_codes, y_codes, max_rows) -> list[dict]:
+    roles = [(role, codes) for role, codes in (("s", s_codes), ("y", y_codes)) if codes is not None]
+    if not roles:
+        return []
     out = []
-    for role, codes in (("s", s_codes), ("y", y_codes)):
-        if codes is None:
-            continue
-        for c, v in feature_scores(X, codes, max_rows).items():
-            if v >= LEAK_SCORE:
-                out.append({"column": c, "of": role, "score": v})
+    for (role, _), scores in zip(roles, _scores_against(X, [codes for _, codes in roles], max_rows)):
+        out.extend({"column": c, "of": role, "score": v} for c, v in scores.items() if v >= LEAK_SCORE)
     return out
 
 

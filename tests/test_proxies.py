@@ -154,9 +154,18 @@ def test_numeric_score_is_the_rank_auc_and_symmetric(pairs):
             proxies.feature_scores(pd.DataFrame({"x": x}), t)
         return
     a = roc_auc_score(t, x)
-    got = proxies._numeric_score(x, [t.astype(float)])
+    got = ranked_score(x, t.astype(float))
     assert got == pytest.approx(max(a, 1 - a))
-    assert got == pytest.approx(proxies._numeric_score(x, [1.0 - t]))  # the groups' order does not matter
+    assert got == pytest.approx(ranked_score(x, 1.0 - t))  # the groups' order does not matter
+    # few values: also scored as categories, keeping the higher score
+    assert proxies.feature_scores(pd.DataFrame({"x": x}), t)["x"] >= round(got, 4)
+
+
+def ranked_score(x, t):
+    """The by-value score alone (without the category score that few-valued columns also get)."""
+    miss = np.isnan(x)
+    codes, levels = pd.factorize(x[~miss], sort=True)
+    return proxies._numeric_score(codes, len(levels), miss, [t])
 
 
 def test_more_than_two_groups_one_vs_rest():
