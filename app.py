@@ -47,3 +47,4 @@ try:
     page.run()
 finally:
     ui.sidebar_summary()
+    ui.keep_widgets()

@@ -9,7 +9,7 @@ default) and ``streamlit run benchmarks/minimal_slider_app.py`` (one slider + on
 function), drives both with Debian's Chromium (``/usr/bin/chromium``) and measures:
 
 1. slider move -> updated ceiling readout, in the browser: the time from the keydown on the focused
-   slider thumb (ArrowRight, one 0.001 step) to the moment the "Accuracy ceiling (Theorem 2)" metric's
+   slider thumb (ArrowRight, one 0.001 step) to the moment the "Accuracy ceiling (Theorem 2, training split)" metric's
    text changes, taken inside the page (``performance.now()`` in a capture-phase keydown listener and a
    MutationObserver), so Playwright's own overhead is not counted. Both apps start at PR_t = 0.5, above
    both Adult base rates, where every 0.001 step changes the 4-decimal ceiling. Moves alternate between
@@ -371,7 +371,7 @@ numbers are pessimistic; the ratio to the floor is the number to read.
 ## Slider move -> updated ceiling readout (in the browser)
 
 From the keydown on the focused PR_t slider thumb (one 0.001 step) to the changed text of the
-"Accuracy ceiling (Theorem 2)" metric, timed inside the page (`performance.now()`, MutationObserver).
+"Accuracy ceiling (Theorem 2, training split)" metric, timed inside the page (`performance.now()`, MutationObserver).
 Adult sample, Target page, PR_t from 0.5 upwards; 3 warm-up moves per app not counted; each move starts
 {args.pause} ms after the app went idle.
 

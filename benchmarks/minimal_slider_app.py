@@ -18,4 +18,4 @@ pr_t = st.slider("Target positive rate PR_t", 0.0, 1.0, step=0.001, format="%.3f
 st.number_input("PR_t (exact value)", 0.0, 1.0, step=0.001, format="%.3f", key="pr_t_input",
                 on_change=lambda: st.session_state.update(pr_t_slider=st.session_state["pr_t_input"]))
 with st.container(key="ceiling_readout"):
-    st.metric("Accuracy ceiling (Theorem 2)", f"{ceiling(pr_t):.4f}")
+    st.metric("Accuracy ceiling (Theorem 2, training split)", f"{ceiling(pr_t):.4f}")

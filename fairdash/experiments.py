@@ -21,6 +21,7 @@ from .data import Arrays, Task, TaskSpec, categorical_as_text, split_arrays
 from .errors import FairDashError
 from .metrics import conditional_ratio, group_metrics, one_class_note
 from .models.registry import make_model, model_info
+from .run_spec import RunSpec
 from .target_spec import TargetSpec, make_target_spec
 
 RESULT_COLUMNS = ("model", "label", "criterion", "target_rate", "target", "seed", "accuracy", "pr_0", "pr_1", "tpr_0",
@@ -396,3 +397,69 @@ def _trained(task, name, est, arrays, row, t, device, spec) -> TrainedModel:
                         task.group_names, task.label_names, spec.criterion, t, row["seed"], metrics,
                         data_fingerprint(task), row["fit_seconds"], _device_label(est, device),
                         _target_of(name, spec), row["fitted_at"])
+
+
+def evaluation_rates(task: Task, criterion: str, seed: int = 0, population: bool = False):
+    """Base rates and group shares of the rows a seed's metrics are measured on: the balanced test set
+    for demographic parity, the test set for opportunity, or (``population``) the ordinary test set.
+    The ceilings drawn beside measured accuracy are computed on these."""
+    from .data import split_task
+
+    split = split_task(task, seed=seed)
+    idx = split.balanced_test if criterion == "dp" and not population else split.test
+    return targets.base_rates(task.y[idx], task.s[idx], task.n_groups), targets.group_shares(task.s[idx], task.n_groups)
+
+
+# --------------------------------------------------------------------------------------------------
+# Runs as the dashboard keeps them
+# --------------------------------------------------------------------------------------------------
+@dataclass
+class Run:
+    """One training run with everything that describes it: the request (:class:`RunSpec`), the task it
+    was trained on, the data's name, its results and fitted models. Export and the report describe the
+    run from here, whatever is loaded later."""
+
+    spec: RunSpec
+    task: Task
+    data_name: str
+    results: pd.DataFrame
+    models: dict = field(default_factory=dict)
+    skipped: list = field(default_factory=list)
+    data_description: str = ""
+    seconds: float = 0.0
+    created: str = field(default_factory=lambda: _now())
+    number: int = 0
+
+    @property
+    def key(self) -> str:
+        return run_key(self.task, self.spec)
+
+    @property
+    def title(self) -> str:
+        labels = ", ".join(dict.fromkeys(self.results["label"].astype(str))) if len(self.results) else "no models"
+        return f"Run {self.number}: {labels} on {self.data_name} ({self.spec.target.describe()})"
+
+
+def run_key(task: Task, spec: RunSpec) -> str:
+    """Same data and same request, same key (a repeated Train press is recognised before training)."""
+    import json
+
+    text = json.dumps(spec.to_dict(), sort_keys=True, default=str) + data_fingerprint(task)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def train_run(task: Task, spec: RunSpec, *, data_name: str, data_description: str = "", number: int = 0,
+              only_serving: bool = True, **kwargs) -> Run:
+    """``run_experiment`` for a :class:`RunSpec`, kept as a :class:`Run` (models kept)."""
+    t0 = time.perf_counter()
+    exp = run_experiment(task, list(spec.models), spec.target_rates, spec.seeds, target=spec.target,
+                         options=spec.options, keep_models=True, only_serving=only_serving, **kwargs)
+    res = exp.results
+    if not only_serving:  # a model run outside the criterion it was made for says so everywhere
+        for i, m in res["model"].items():
+            info = model_info(m)
+            if not info.serves(spec.target.criterion):
+                res.loc[i, "label"] = f"{info.label} (made for {'/'.join(info.criteria)})"
+    return Run(spec, task, data_name, res, exp.models, exp.skipped, data_description,
+               time.perf_counter() - t0, number=number)
+

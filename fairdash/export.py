@@ -313,6 +313,8 @@ def model_bytes(trained) -> bytes:
         },
         "criterion": trained.criterion,
         "target_rate": None if trained.target_rate is None else float(trained.target_rate),
+        "target": None if getattr(trained, "target", None) is None else trained.target.to_dict(),
+        "fitted_at": str(getattr(trained, "fitted_at", "") or ""),
         "transition_table": table_d,
         "t": None if table_d is None else table_d.get("t"),
         "accuracy_ceiling": None if table_d is None else table_d.get("accuracy_bound"),
@@ -584,7 +586,9 @@ class LoadedModel:
         self.data_fingerprint = meta.get("data_fingerprint", "")
         self.fit_seconds = meta.get("fit_seconds", 0.0)
         self.device = "CPU"
-        self.created = meta.get("created")
+        self.created = meta.get("created")  # when the file was written
+        self.fitted_at = meta.get("fitted_at") or self.created  # when the model was fitted (older files: unknown)
+        self.target = meta.get("target")
         self.versions = meta.get("versions") or {}
         self.transition = meta.get("transition_table")
 
@@ -611,7 +615,7 @@ class LoadedModel:
 
     def describe(self) -> str:
         t = "" if self.target_rate is None else f", PR_t = {self.target_rate:.4f}"
-        return (f"{self.label} ({self.criterion}{t}), trained {self.created} on data {self.data_fingerprint}; "
+        return (f"{self.label} ({self.criterion}{t}), trained {self.fitted_at} on data {self.data_fingerprint}; "
                 f"predicts {self.spec.y_column!r} = {self.label_names[1]!r} from {len(self.feature_columns)} columns")
 
     def __repr__(self) -> str:

@@ -107,3 +107,19 @@ def format_mean_std(mean: float, std: float, digits: int = 3) -> str:
     if mean is None or not np.isfinite(mean):
         return "n/a"
     return f"{mean:.{digits}f} ± {std:.{digits}f}" if np.isfinite(std) else f"{mean:.{digits}f}"
+
+
+def one_class_notes(results: pd.DataFrame) -> list[str]:
+    """Sentences for every model that predicted one class for everyone or a whole group, from a results
+    table's ``one_class``/``pop_one_class`` columns: its ratios there are empty, never "perfectly fair"."""
+    notes = []
+    for col, where in (("one_class", "evaluation rows"), ("pop_one_class", "population")):
+        if col not in results.columns:
+            continue
+        hit = results[results[col].fillna("").astype(str) != ""]
+        labels = hit["label"] if "label" in hit.columns else hit["model"]
+        for (label, note), g in hit.groupby([labels, hit[col]], sort=False):
+            notes.append(f"{label} {note} on the {where} in {len(g)} run(s): its ratios there are empty (n/a), "
+                         "since 0/0 is not parity.")
+    return list(dict.fromkeys(notes))
+

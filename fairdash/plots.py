@@ -119,6 +119,31 @@ def as_summary(summary_or_results: pd.DataFrame, by=("model", "label", "target_r
     return out
 
 
+POPULATION = "population (the ordinary test set, as the model will meet it)"
+BALANCED = "the paper's balanced test set"
+_POP_METRICS = ("accuracy", "pr_ratio", "tpr_ratio", "cond_pr_ratio", "accuracy_bound", "ceiling_at_target")
+
+
+def population_view(summary_or_results) -> pd.DataFrame:
+    """The summary with the population's measurements (``pop_*``) in place of the evaluation rows', so
+    that every figure and table here can show either population with the same code."""
+    df = as_summary(summary_or_results)
+    out = df.copy()
+    for c in df.columns:
+        if c.startswith("pop_"):
+            out[c[4:]] = df[c]
+    return out
+
+
+def measured_on(summary_or_results, population: bool) -> str:
+    """What a figure's numbers were measured on, for its title."""
+    if population:
+        return POPULATION
+    df = summary_or_results
+    e = df["eval_set"].dropna() if df is not None and "eval_set" in getattr(df, "columns", ()) else ()
+    return BALANCED if len(e) == 0 or str(e.iloc[0]).startswith("balanced") else POPULATION
+
+
 def _col(df, name):
     if f"{name}_mean" in df.columns:
         m = df[f"{name}_mean"].to_numpy(dtype=float)
@@ -311,21 +336,28 @@ def accuracy_fairness(summary_or_results, criterion: str = "dp", *, rates=None, 
     return _figure(traces, _layout(title, xtitle, "accuracy", [0, 1.05], [max(0.0, lo - 0.05), 1.01]))
 
 
-def results_table(summary_or_results, criterion: str = "dp") -> pd.DataFrame:
-    """A readable table: one row per model and target with ``mean ± std`` text columns."""
+def results_table(summary_or_results, criterion: str = "dp", population: bool = False) -> pd.DataFrame:
+    """A readable table: one row per model and target with ``mean ± std`` text columns (the mean alone
+    for a single repeat; ``n/a`` for an empty ratio), on the evaluation rows or, with ``population``,
+    on the ordinary test set with the target gap."""
     from .metrics import format_mean_std
 
     df = as_summary(summary_or_results)
     if df.empty:
         return pd.DataFrame()
+    if population:
+        df = population_view(df)
     cols = ["accuracy", "pr_0", "pr_1", "pr_ratio", "tpr_0", "tpr_1", "tpr_ratio"]
     if criterion == "eo":
         cols = ["accuracy", "tpr_0", "tpr_1", "tpr_ratio", "pr_0", "pr_1", "pr_ratio"]
+    cols += ["cond_pr_ratio"] + (["target_gap"] if population else [])
     out = pd.DataFrame({"model": df["label"],
                         "target PR_t": [f"{t:.3f}" if np.isfinite(t) else "-" for t in df["target_rate"].astype(float)]})
+    single = df["repeats"].to_numpy() <= 1 if "repeats" in df.columns else np.ones(len(df), bool)
     for c in cols:
-        if f"{c}_mean" in df.columns:
-            out[c] = [format_mean_std(m, s) for m, s in zip(df[f"{c}_mean"], df[f"{c}_std"])]
+        if f"{c}_mean" in df.columns and df[f"{c}_mean"].notna().any():
+            out[c] = [format_mean_std(m, np.nan if one else s) for m, s, one in zip(df[f"{c}_mean"], df[f"{c}_std"],
+                                                                                  single)]
     if "repeats" in df.columns:
         out["repeats"] = df["repeats"].to_numpy()
     return out

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import FairDashError
-from .metrics import format_mean_std, summarize
+from .metrics import format_mean_std, one_class_notes, summarize
 
 # A4 portrait, 14 mm margins: 182 mm of width = 688 CSS pixels. Figures are drawn at this width.
 FIG_WIDTH = 680
@@ -492,15 +492,7 @@ def _results_table(summary: pd.DataFrame, criterion: str, prefix: str) -> str:
 
 
 def _one_class_notes(results: pd.DataFrame) -> str:
-    notes = []
-    for col, where in (("one_class", "evaluation rows"), ("pop_one_class", "population")):
-        if col not in results.columns:
-            continue
-        hit = results[results[col].fillna("").astype(str) != ""]
-        for (label, note), g in hit.groupby([hit.get("label", hit["model"]), col], sort=False):
-            notes.append(f"{label} {note} on the {where} in {len(g)} run(s): its ratios there are empty (n/a), since "
-                         "0/0 is not parity.")
-    return "".join(f'<p class="warn">{esc(n)}</p>' for n in notes)
+    return "".join(f'<p class="warn">{esc(n)}</p>' for n in one_class_notes(results))
 
 
 def _section_results(summary: pd.DataFrame, criterion: str, group_names, results: pd.DataFrame) -> str:
@@ -682,14 +674,10 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
 # From a sweep's files
 # --------------------------------------------------------------------------------------------------
 def eval_rates_for(task, criterion: str, seed: int = 0):
-    """Base rates and group shares of the rows the metrics are measured on (balanced test set for
-    demographic parity, test set for opportunity) for one seed's split."""
-    from . import targets
-    from .data import split_task
+    """Base rates and group shares of the evaluation rows (see :func:`fairdash.experiments.evaluation_rates`)."""
+    from .experiments import evaluation_rates
 
-    split = split_task(task, seed=seed)
-    idx = split.balanced_test if criterion == "dp" else split.test
-    return targets.base_rates(task.y[idx], task.s[idx], task.n_groups), targets.group_shares(task.s[idx], task.n_groups)
+    return evaluation_rates(task, criterion, seed)
 
 
 def build_report_from_sweep(results: pd.DataFrame, config) -> str:

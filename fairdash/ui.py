@@ -30,6 +30,7 @@ import streamlit as st
 from . import data, targets
 from .errors import FairDashError
 from .rates import TrainingRates, rates_readout, target_table, training_rates
+from .target_spec import TargetSpec, make_target_spec
 
 DEFAULT_SAMPLE = "adult"
 CRITERIA = {
@@ -260,58 +261,41 @@ def set_strata(column: str | None) -> None:
     spec = ss["fd_spec"]
     if (spec.strata_column or None) == (column or None):
         return
-    new = replace(spec, strata_column=column or None)
-    if column and spec.features is not None:
-        new = replace(new, features=tuple(c for c in spec.features if c != column))
+    new = replace(spec, strata_column=column or None)  # the factor stays a feature unless the user drops it
     set_task(ss["fd_table"], ss["fd_table_id"], ss["fd_table_name"], new)
 
 
 # --------------------------------------------------------------------------------------------------
 # The target
 # --------------------------------------------------------------------------------------------------
-def target_options() -> dict:
-    """Keyword arguments for :func:`fairdash.rates.target_table` / ``run_experiment`` from the state."""
+STRATA_MODES = {"own": "Each stratum's own average (default)", "slider": "The slider's PR_t in every stratum"}
+
+
+def target_spec() -> TargetSpec:
+    """The session's target as a :class:`~fairdash.target_spec.TargetSpec`, built by the one function
+    that validates targets (raises :class:`FairDashError` for an invalid one, e.g. PR_t of 0 or 1)."""
     ss = st.session_state
     crit = ss.get("fd_criterion", "dp")
-    out = {"criterion": "eo" if crit.startswith("eo") else "dp", "delta": float(ss.get("fd_delta", 1.0))}
     if crit == "eo-targets":
-        out["tpr_target"] = float(ss.get("fd_tpr_target", 1.0))
-        out["tnr_target"] = float(ss.get("fd_tnr_target", 0.8))
-    return out
+        return make_target_spec("eo", tpr_target=float(ss.get("fd_tpr_target", 1.0)),
+                                tnr_target=float(ss.get("fd_tnr_target", 0.8)))
+    task = ss.get("fd_task")
+    strata = task.spec.strata_column if task is not None and crit == "dp" else None
+    rate = ss.get("fd_pr_t")
+    if strata and ss.get("fd_strata_mode", "own") == "own":
+        rate = "avg"  # each stratum's own average: the slider's PR_t is not used
+    return make_target_spec("eo" if crit == "eo" else "dp", rate, float(ss.get("fd_delta", 1.0)),
+                            strata_column=strata)
 
 
-def current_table(pr_t: float | None = None) -> targets.TransitionTable:
-    """The transition table for the current target (raises FairDashError for PR_t 0 or 1)."""
-    pr_t = st.session_state.get("fd_pr_t") if pr_t is None else pr_t
-    return target_table(task_rates(), pr_t, **target_options())
+def current_table(spec: TargetSpec | None = None) -> targets.TransitionTable:
+    """The transition table of the session's target on the training split."""
+    return target_table(task_rates(), spec or target_spec())
 
 
-def readout(pr_t: float | None = None) -> dict:
+def readout(spec: TargetSpec | None = None) -> dict:
     """``rates_readout`` for the current task and target: exactly what ``python -m fairdash rates`` prints."""
-    pr_t = st.session_state.get("fd_pr_t") if pr_t is None else pr_t
-    return rates_readout(st.session_state["fd_task"], pr_t, seed=SPLIT_SEED, split=split0(), **target_options())
-
-
-def conditional_tables(pr_t: float | None, same_rate: bool):
-    """Per-stratum tables on the training split (conditional demographic parity)."""
-    task = st.session_state["fd_task"]
-    split = split0()
-    tr = split.train
-    k = len(task.strata_names)
-    rates_by = {j: float(pr_t) for j in range(k)} if same_rate and pr_t is not None else None
-    return targets.conditional_transition_tables(task.y[tr], task.s[tr], task.strata[tr], target_rates=rates_by,
-                                                 strata=task.strata_names, n_groups=task.n_groups,
-                                                 delta=float(st.session_state.get("fd_delta", 1.0)))
-
-
-def eval_rates(criterion: str = "dp") -> tuple[np.ndarray, np.ndarray]:
-    """Base rates and shares of the data the seed-0 models are measured on (balanced test for parity,
-    the test set for opportunity), for the ceiling drawn beside measured accuracy."""
-    task = st.session_state["fd_task"]
-    split = split0()
-    idx = split.balanced_test if criterion == "dp" else split.test
-    return (targets.base_rates(task.y[idx], task.s[idx], task.n_groups),
-            targets.group_shares(task.s[idx], task.n_groups))
+    return rates_readout(st.session_state["fd_task"], spec or target_spec(), seed=SPLIT_SEED, split=split0())
 
 
 # --------------------------------------------------------------------------------------------------
@@ -322,6 +306,45 @@ def restore(key: str, value) -> None:
     Streamlit dropped it on a page switch). Call before the widget is drawn."""
     if key not in st.session_state:
         st.session_state[key] = value
+
+
+def remember(key: str, default) -> None:
+    """Like :func:`restore`, but the widget comes back with the value the user last gave it in this
+    session (Streamlit forgets a widget's state when its page is left); :func:`keep_widgets`, called
+    at the end of every run, keeps those values."""
+    ss = st.session_state
+    kept = ss.setdefault("_fd_kept", {})
+    if key not in ss:
+        ss[key] = kept.get(key, default)
+    kept.setdefault(key, ss[key])
+
+
+def keep_widgets() -> None:
+    """Keep the current values of the widgets registered with :func:`remember` (see there)."""
+    ss = st.session_state
+    kept = ss.get("_fd_kept") or {}
+    for key in list(kept):
+        if key in ss:
+            kept[key] = ss[key]
+
+
+def data_source() -> str:
+    """How the command line names the current data: a sample's name, or the uploaded file's name."""
+    ss = st.session_state
+    table_id = str(ss.get("fd_table_id", ""))
+    return table_id.split(":", 1)[1] if table_id.startswith("sample:") else str(ss.get("fd_table_name", "upload"))
+
+
+def runs() -> list:
+    """This session's run history (oldest first); each a :class:`fairdash.experiments.Run`."""
+    return st.session_state.setdefault("fd_runs", [])
+
+
+def add_run(run) -> None:
+    history = runs()
+    run.number = (history[-1].number + 1) if history else 1
+    history.append(run)
+    st.session_state["fd_run"] = run
 
 
 def model_options(name: str) -> dict:
@@ -384,11 +407,13 @@ def sidebar_frame() -> None:
 
 
 def _target_line() -> str:
-    ss = st.session_state
-    if ss.get("fd_criterion", "dp") == "eo-targets":
-        return f"- **Target:** TPR {ss.get('fd_tpr_target', 1.0):.3f}, TNR {ss.get('fd_tnr_target', 0.8):.3f}"
-    pr = ss.get("fd_pr_t")
-    return f"- **PR_t:** {'-' if pr is None else f'{pr:.3f}'}"
+    try:
+        spec = target_spec()
+    except FairDashError as e:
+        return f"- **Target:** not valid ({e})"
+    if spec.mode == "rate":
+        return f"- **PR_t:** {spec.target_rate:.3f}" + (" in every stratum" if spec.conditional else "")
+    return f"- **Target:** {spec.describe().split(': ', 1)[1]}"
 
 
 def sidebar_target() -> None:

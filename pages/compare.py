@@ -1,35 +1,71 @@
-"""Compare page: the trained models side by side, mean ± std over repeats. Positive rates per group
-(diagonal = parity, crosses = targets), true positive rates per group, accuracy against fairness with
-the accuracy ceiling, and the results table with a CSV download. A slider over the swept targets
-rings the selected point in every figure."""
+"""Compare page: any set of this session's runs side by side, mean ± std over repeats. Positive rates per
+group (diagonal = parity, crosses = targets), true positive rates per group, accuracy against fairness
+with the accuracy ceiling, and the results table with a CSV download. Every figure says what it was
+measured on: the population (the ordinary test set, as the model will meet it; the default) or the
+paper's balanced test set, one click away. A slider over the swept targets rings the selected point."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from fairdash import plots, ui
-from fairdash.metrics import summarize
+from fairdash.experiments import evaluation_rates
+from fairdash.metrics import one_class_notes, summarize
 
 ss = st.session_state
 CHART = {"displayModeBar": False}
+VIEWS = {"population": "The population (ordinary test set)", "balanced": "The paper's balanced test set"}
 
 st.title("Compare")
 ui.ensure_state()
-run = ss.get("fd_run")
-if run is None:
+history = ui.runs()
+if not history:
     st.info("Nothing trained yet. Train FairLR (and any baselines) on the Train page; a sweep over targets "
             "makes the what-if slider here scrub through the results.")
     st.page_link("pages/train.py", label="Go to Train", icon=":material/model_training:")
     st.stop()
 
-results = run["results"]
-criterion = run["criterion"]
-names = run.get("group_names") or ss["fd_task"].group_names
-if run["task_key"] != ss.get("fd_task_key"):
-    st.warning("These results were trained on a different task than the current one; the ceiling drawn "
-               "below uses the current task's data.")
+by_number = {r.number: r for r in history}
+ss["compare_runs"] = [n for n in ss.get("compare_runs", []) if n in by_number] or [history[-1].number]
+c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
+chosen = c1.multiselect("Runs to compare", list(by_number), key="compare_runs",
+                        format_func=lambda n: by_number[n].title)
+if c2.button("Clear the run history", key="clear_runs"):
+    ss["fd_runs"], ss["fd_run"] = [], None
+    ss.pop("compare_runs", None)
+    st.rerun()
+if not chosen:
+    st.info("Choose at least one run.")
+    st.stop()
+runs = [by_number[n] for n in chosen]
+criteria = {r.spec.target.criterion for r in runs}
+if len(criteria) > 1:
+    st.warning("These runs judge different criteria (parity and opportunity); compare runs of one criterion.")
+    st.stop()
+criterion = criteria.pop()
+first = runs[0]
+names = first.task.group_names
+frames = []
+for r in runs:
+    f = r.results.copy()
+    if len(runs) > 1:
+        f["label"] = f["label"].astype(str) + f" · run {r.number}"
+    frames.append(f)
+results = pd.concat(frames, ignore_index=True)
 
+view = "population"
+if criterion == "dp":
+    ui.remember("compare_view", "population")
+    view = st.radio("Measured on", list(VIEWS), key="compare_view", horizontal=True, format_func=VIEWS.get)
+    st.caption("The population is what the model will meet, so its rates are the ones to hold against PR_t. The "
+               "paper's balanced test set cuts both groups to the same base rate, which lowers the rates of the "
+               "group with the higher base rate: there the points sit below the target by design.")
+population = view == "population"
 summary = summarize(results, by=("model", "label", "target_rate"))
+shown = plots.population_view(summary) if population else summary
+where = plots.measured_on(results, population)
+
 swept = sorted(float(t) for t in results["target_rate"].dropna().unique())
 highlight = None
 if len(swept) > 1:
@@ -42,43 +78,53 @@ if len(swept) > 1:
 elif swept:
     highlight = swept[0]
 
+key = "pr_ratio" if criterion == "dp" else "tpr_ratio"
 if highlight is not None:
-    sel = summary[np.isclose(summary["target_rate"].astype(float), highlight)]
+    sel = shown[np.isclose(shown["target_rate"].astype(float), highlight)]
     cols = st.columns(max(1, len(sel)) + 1)
     cols[0].metric("Selected target PR_t", f"{highlight:.3f}")
     for i, (_, r) in enumerate(sel.iterrows()):
-        key = "pr_ratio" if criterion == "dp" else "tpr_ratio"
+        ratio = r[f"{key}_mean"]
         cols[i + 1].metric(f"{r['label']} accuracy", f"{r['accuracy_mean']:.3f}",
-                           help=f"{key.replace('_', ' ')} {r[f'{key}_mean']:.3f} ± {r[f'{key}_std']:.3f}")
+                           help=f"{key.replace('_', ' ')} " + ("n/a (0/0)" if not np.isfinite(ratio) else
+                                                               f"{ratio:.3f} ± {r[f'{key}_std']:.3f}") + f", on {where}")
 
-try:
-    rates, shares = ui.eval_rates(criterion)
-except Exception:  # noqa: BLE001 - without the data the ceiling is simply not drawn
-    rates = shares = None
-
+same_task = all(r.task is first.task for r in runs)
+rates = shares = None
 ref = {}
-if criterion == "dp" and run["task_key"] == ss.get("fd_task_key"):
-    tr = ui.task_rates()
-    ref = {"reference_rates": tr.base_rates, "reference_shares": tr.group_shares}
-f3 = plots.accuracy_fairness(summary, criterion, rates=rates, shares=shares, highlight_target=highlight, **ref)
+if same_task:
+    rates, shares = evaluation_rates(first.task, criterion, population=population)
+    if criterion == "dp" and not population:
+        tr = ui.training_rates(first.task)
+        ref = {"reference_rates": tr.base_rates, "reference_shares": tr.group_shares}
+f3 = plots.accuracy_fairness(shown, criterion, rates=rates, shares=shares, highlight_target=highlight,
+                             title=f"Accuracy against fairness, on {where}", **ref)
 
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(plots.pr_scatter(summary, highlight_target=highlight, group_names=names), key="fig_pr",
-                    config=CHART)
+    st.plotly_chart(plots.pr_scatter(shown, highlight_target=highlight, group_names=names,
+                                     title=f"Positive rates per group, on {where}"), key="fig_pr", config=CHART)
 with right:
-    st.plotly_chart(plots.tpr_scatter(summary, highlight_target=highlight, group_names=names), key="fig_tpr",
-                    config=CHART)
+    st.plotly_chart(plots.tpr_scatter(shown, highlight_target=highlight, group_names=names,
+                                      title=f"True positive rates per group, on {where}"), key="fig_tpr", config=CHART)
 st.plotly_chart(f3, key="fig_accuracy_fairness", config=CHART)
-st.caption(("Accuracy on the balanced test set, as in the paper's parity experiments. There both groups have the "
-            "same base rate, so the dashed ceiling for those rows is 1 at every ratio: parity costs nothing there "
-            "in principle. The dotted curve is the ceiling on data distributed like the training split (the "
-            "Target page's numbers)." if criterion == "dp" else
-            "Accuracy on the ordinary test set. The dashed curve is the highest accuracy a classifier can reach "
-            "at each true-positive-rate ratio on these rows (seed-0 split)."))
+if not same_task:
+    st.caption("The runs were trained on different tasks, so no single ceiling is drawn.")
+elif population or criterion == "eo":
+    st.caption(f"Accuracy on {where}. The dashed curve is the highest accuracy a classifier can reach at each ratio "
+               "on these rows (Theorem 2, seed-0 split).")
+else:
+    st.caption("Accuracy on the balanced test set, as in the paper's parity experiments. There both groups have the "
+               "same base rate, so the dashed ceiling for those rows is 1 at every ratio: parity costs nothing there "
+               "in principle. The dotted curve is the ceiling on data distributed like the training split (the "
+               "Target page's numbers).")
+for note in one_class_notes(results):
+    st.warning(note, icon=":material/warning:")
 
 st.subheader("Results table")
-st.dataframe(plots.results_table(summary, criterion), key="compare_table", hide_index=True)
+st.caption(f"Measured on {where}." + (" Target gap: mean over groups of |PR_s − PR_t| on the population."
+                                      if population else ""))
+st.dataframe(plots.results_table(summary, criterion, population=population), key="compare_table", hide_index=True)
 c1, c2 = st.columns(2)
 c1.download_button("Download results (CSV, one row per fit)", ui.csv_bytes(results), "fairdash_results.csv",
                    "text/csv", key="download_results_csv")

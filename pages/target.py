@@ -16,7 +16,8 @@ from fairdash.errors import FairDashError
 from fairdash.rates import describe_t
 
 ss = st.session_state
-CEILING_LABEL = "Accuracy ceiling (Theorem 2)"
+CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
+PR_T_MIN, PR_T_MAX = 0.001, 0.999  # the slider never reaches 0 or 1 (no target there: one class for everyone)
 
 st.title("Target")
 st.caption("Instead of a fairness threshold, choose the positive rate you want every group to have. "
@@ -134,19 +135,21 @@ def _rates_table(tb) -> pd.DataFrame:
     })
 
 
-def _readouts(tb, marked: float | None) -> None:
+def _readouts(out: dict, tb, marked: float | None) -> None:
+    """The readout ``out`` (``rates_readout``'s dict) with its table ``tb``; ``marked`` is the PR_t the
+    ceiling curve marks (``None`` where the target is not one PR_t for every group)."""
     with st.container(key="ceiling_readout"):
         cols = st.columns(1 + tb.n_groups)
         cols[0].metric(CEILING_LABEL, f"{tb.accuracy_ceiling:.4f}",
-                       help="No classifier with these positive rates can be more accurate than this on the "
-                            "training split (Theorem 2: 1 - sum_s P(s) |PR_t - PR_b^s|).")
+                       help="No classifier with the target's positive rates can be more accurate than this on the "
+                            "training split (Theorem 2: 1 - sum_s P(s) |target rate_s - PR_b^s|).")
         for j in range(tb.n_groups):
             t = float(tb.t[j])
             cols[1 + j].metric(f"t_{j}", "∞" if t == float("inf") else f"{t:.4f}",
                                help=f"Theorem 1's t_s for group {j} ({names[j]}).")
     for j in range(tb.n_groups):
         t = float(tb.t[j])
-        st.markdown("- " + describe_t(t if t != float("inf") else None, f"s={j} ({names[j]})"))
+        st.markdown("- " + describe_t(t if t != float("inf") else None, f"s={j} ({names[j]})", out["flips"][str(j)]))
     st.dataframe(_rates_table(tb), key="transition_table", hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
                                 for c in _rates_table(tb).columns if c != "group"})
@@ -155,29 +158,57 @@ def _readouts(tb, marked: float | None) -> None:
                "P(y=1 | ybar) is the reverse, which the fair likelihood uses.")
     st.plotly_chart(plots.ceiling_curve_figure(rates.base_rates, rates.group_shares, marked, names),
                     key="ceiling_curve", config={"displayModeBar": False})
+    if marked is None:
+        st.caption("The curve is the ceiling when every group gets the same PR_t. Explicit TPR/TNR targets give each "
+                    "group its own rate (the table's target column), so they are not a point on the curve; their "
+                    f"ceiling is the number above ({tb.accuracy_ceiling:.4f}).")
 
 
-def _conditional_readouts(pr_t: float) -> None:
-    ui.restore("strata_rates", "own")
-    mode = st.radio("Target in each stratum", ["own", "slider"], key="strata_rates", horizontal=True,
-                    format_func={"own": "Each stratum's own average (default)",
-                                 "slider": "The slider's PR_t in every stratum"}.get)
-    ct = ui.conditional_tables(pr_t, mode == "slider")
+def _conditional_readouts(out: dict) -> None:
     with st.container(key="ceiling_readout"):
-        st.metric(CEILING_LABEL, f"{ct.accuracy_ceiling:.4f}",
-                  help="Theorem 2 in every stratum, weighted by the stratum's share of the training rows.")
+        st.metric(CEILING_LABEL, f"{out['strata_accuracy_bound']:.4f}",
+                  help="Theorem 2 in every stratum at its own target, weighted by the stratum's share of the "
+                       "training rows.")
     rows = []
-    for k, tb in enumerate(ct.tables):
-        for j in range(tb.n_groups):
-            rows.append({"stratum": str(ct.strata[k]), "group": f"s={j}: {names[j]}",
-                         "rows": int(ct.cell_counts[k, j]), "base rate": tb.base_rates[j],
-                         "target P(ybar=1)": tb.target_rates[j], "t_s": float(tb.t[j]),
-                         "P(ybar=1 | y=1)": tb.p_ybar1_given_y[j, 1], "P(ybar=1 | y=0)": tb.p_ybar1_given_y[j, 0]})
+    for stratum, sd in out["strata"].items():
+        for j in range(len(names)):
+            k = str(j)
+            rows.append({"stratum": stratum, "group": f"s={j}: {names[j]}", "rows": sd["rows"][k],
+                         "base rate": sd["base_rates"][k], "target P(ybar=1)": sd["target_rates"][k],
+                         "t_s": sd["t"][k], "P(ybar=1 | y=1)": sd["transition"][k]["p_ybar1_given_y1"],
+                         "P(ybar=1 | y=0)": sd["transition"][k]["p_ybar1_given_y0"],
+                         "ceiling in stratum": sd["accuracy_bound"]})
     st.dataframe(pd.DataFrame(rows), key="strata_table", hide_index=True)
-    if ct.warnings:
-        with st.expander(f"{len(ct.warnings)} warning(s) about small or one-sided cells"):
-            for w in ct.warnings:
+    st.caption("Per stratum of the training split: the target holds within each stratum, so each row's target "
+               "label comes from its own (stratum, group) cell.")
+    if out["strata_warnings"]:
+        with st.expander(f"{len(out['strata_warnings'])} warning(s) about small or one-sided cells"):
+            for w in out["strata_warnings"]:
                 st.warning(w)
+
+
+def _spec():
+    """The session's target, or the reason it is not valid (then nothing below is drawn)."""
+    try:
+        return ui.target_spec()
+    except FairDashError as e:
+        st.error(str(e), icon=":material/warning:")
+        st.stop()
+
+
+def _show(spec) -> None:
+    """Every readout of ``spec``, or the reason it is not a valid target."""
+    try:
+        out = ui.readout(spec)
+        tb = ui.current_table(spec)
+    except FairDashError as e:
+        st.error(str(e), icon=":material/warning:")
+        return
+    st.markdown(f"**Target:** {out['target_text']}")
+    if spec.conditional:
+        _conditional_readouts(out)
+        return
+    _readouts(out, tb, None if spec.explicit else out["target_rate"])
 
 
 @st.fragment
@@ -207,45 +238,44 @@ def _live_target() -> None:
         c2.number_input("Target true negative rate TNR_t", 0.0, 1.0, step=0.01, key="tnr_target",
                         on_change=lambda: ss.update(fd_tnr_target=float(ss["tnr_target"])))
         ss["fd_tpr_target"], ss["fd_tnr_target"] = float(ss["tpr_target"]), float(ss["tnr_target"])
-        try:
-            tb = ui.current_table()
-        except FairDashError as e:
-            st.error(str(e), icon=":material/warning:")
-            return
-        _readouts(tb, float(tb.target_rates.mean()))
+        st.caption("TPR_t + TNR_t must be more than 1: otherwise the target labels no longer follow the observed ones.")
+        _show(_spec())
         return
 
-    pr_t = float(ss.get("fd_pr_t", presets["avg"]))
+    if conditional:
+        ui.restore("strata_rates", ss.get("fd_strata_mode", "own"))
+        mode = st.radio("Target in each stratum", list(ui.STRATA_MODES), key="strata_rates", horizontal=True,
+                        format_func=ui.STRATA_MODES.get,
+                        on_change=lambda: ss.update(fd_strata_mode=ss["strata_rates"]))
+        ss["fd_strata_mode"] = mode
+        if mode == "own":
+            st.caption("Each stratum aims at the average of its own groups' base rates, so the PR_t slider does not "
+                       "apply here; choose \"The slider's PR_t in every stratum\" to set one rate for all strata.")
+            _show(_spec())
+            return
+
+    pr_t = min(max(float(ss.get("fd_pr_t", presets["avg"])), PR_T_MIN), PR_T_MAX)
+    ss["fd_pr_t"] = pr_t
     ui.restore("pr_t_slider", pr_t)
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    c1.slider("Target positive rate PR_t", 0.0, 1.0, step=0.001, format="%.3f", key="pr_t_slider",
+    c1.slider("Target positive rate PR_t", PR_T_MIN, PR_T_MAX, step=0.001, format="%.3f", key="pr_t_slider",
               on_change=_from_slider,
               help="The share of every group the fair model should label positive.")
     with c2.container(key="pr_t_input"):  # stable key for browser tests; the widget key changes
-        st.number_input("PR_t (exact value)", 0.0, 1.0, value=pr_t, step=0.001, format="%.3f", key=_box_key(),
-                        on_change=_from_input, args=(_box_key(),))
+        st.number_input("PR_t (exact value)", PR_T_MIN, PR_T_MAX, value=pr_t, step=0.001, format="%.3f",
+                        key=_box_key(), on_change=_from_input, args=(_box_key(),))
+    st.caption(f"PR_t lies strictly between 0 and 1 ({PR_T_MIN:.3f} to {PR_T_MAX:.3f} here): at 0 or 1 every "
+               "prediction would be the same class, so there would be nothing to learn.")
     b = st.columns(4)
     b[0].button("Min preset", key="preset_min", on_click=_set_pr_t, args=(presets["min"],),
                 help=f"The lower base rate: {presets['min']:.3f}", width="stretch")
     b[1].button("Avg preset", key="preset_avg", on_click=_set_pr_t, args=(presets["avg"],),
-                help=f"The mean of the lowest and highest base rates (the paper's default): {presets['avg']:.3f}",
+                help=f"The mean of the groups' base rates (the paper's default): {presets['avg']:.3f}",
                 width="stretch")
     b[2].button("Max preset", key="preset_max", on_click=_set_pr_t, args=(presets["max"],),
                 help=f"The higher base rate: {presets['max']:.3f}", width="stretch")
     b[3].caption(f"min {presets['min']:.3f} · avg {presets['avg']:.3f} · max {presets['max']:.3f}")
-    pr_t = float(ss["fd_pr_t"])
-    if conditional:
-        try:
-            _conditional_readouts(pr_t)
-        except FairDashError as e:
-            st.error(str(e), icon=":material/warning:")
-        return
-    try:
-        tb = ui.current_table(pr_t)
-    except FairDashError as e:
-        st.error(str(e), icon=":material/warning:")
-        return
-    _readouts(tb, pr_t)
+    _show(_spec())
 
 
 live_target()

@@ -1,17 +1,20 @@
 """Train page: choose FairLR / FairGP and baselines (each labelled with the criterion it serves),
-repeats, one target or a sweep over a grid of targets (the what-if mode), advanced settings; training
-runs in ``st.status`` with a progress bar fed by the experiment runner's callback. Results go into
-session state; fitted models go into the process-wide fit cache, so a repeated request is instant."""
+repeats, the current target or a sweep over a grid of targets (the what-if mode), advanced settings;
+training runs in ``st.status`` with a progress bar fed by the experiment runner's callback. Each run is
+added to the session's run history (the Compare page shows any set of them); fitted models go into the
+process-wide fit cache, so a repeated request is instant. The page's settings are kept for the session."""
 from __future__ import annotations
 
 import os
-import time
 
 import numpy as np
 import streamlit as st
 
 from fairdash import plots, ui
+from fairdash.errors import FairDashError
+from fairdash.metrics import one_class_notes
 from fairdash.models.registry import MODELS
+from fairdash.run_spec import RunSpec
 
 ss = st.session_state
 CRIT_TEXT = {"dp": "demographic parity", "eo": "equality of opportunity"}
@@ -23,15 +26,20 @@ st.title("Train")
 ui.ensure_state()
 task = ui.current_task()
 rates = ui.task_rates()
-opts = ui.target_options()
-criterion = opts["criterion"]
 crit_mode = ss.get("fd_criterion", "dp")
-pr_t = float(ss.get("fd_pr_t", rates.presets["avg"]))
+try:
+    target = ui.target_spec()
+    target_error = None
+except FairDashError as e:
+    target, target_error = None, str(e)
+criterion = target.criterion if target is not None else ("eo" if crit_mode.startswith("eo") else "dp")
 
-st.markdown(f"**Device:** {ui.device_text()} · **Criterion:** {ui.CRITERIA[crit_mode]} · "
-            + (f"**Targets:** TPR {opts['tpr_target']:.3f}, TNR {opts['tnr_target']:.3f}" if crit_mode == "eo-targets"
-               else f"**PR_t:** {pr_t:.3f}")
-            + (f" · **Legitimate factor:** `{task.spec.strata_column}`" if task.spec.strata_column else ""))
+st.markdown(f"**Device:** {ui.device_text()} · **Target:** "
+            + (target.describe(target.rate_for(rates.base_rates)) if target is not None else "not valid"))
+if target_error:
+    st.error(f"The target set on the Target page is not valid: {target_error} Change it there before training.",
+             icon=":material/warning:")
+    st.page_link("pages/target.py", label="Go to Target", icon=":material/tune:")
 
 
 def _serves(info) -> str:
@@ -45,12 +53,13 @@ for name, info in MODELS.items():
     ok, why = ui.model_available(name)
     (available if ok else unavailable).append(name if ok else f"{info.label} ({why})")
 
-ui.restore("include_other_criteria", False)
+ui.remember("include_other_criteria", False)
 include_other = st.checkbox("Also offer models made for another criterion (they are labelled as such)",
                             key="include_other_criteria")
 offered = [m for m in available if include_other or MODELS[m].serves(criterion)]
 hidden = [MODELS[m].label for m in available if m not in offered]
-ui.restore("train_models", [m for m in ("fair-lr", "lr") if m in offered])
+ui.remember("train_models", [m for m in ("fair-lr", "lr") if m in offered])
+ss["train_models"] = [m for m in ss["train_models"] if m in offered]
 st.multiselect("Models to train", offered, key="train_models",
                format_func=lambda m: f"{MODELS[m].label}: {_serves(MODELS[m])}"
                + ("" if MODELS[m].serves(criterion) else f" (NOT {CRIT_TEXT[criterion]})"),
@@ -70,23 +79,25 @@ with st.expander("What each model is"):
 
 c1, c2 = st.columns(2)
 with c1:
-    ui.restore("repeats", 1)
+    ui.remember("repeats", 1)
     repeats = st.number_input("Repeats (random splits; the paper uses 10)", min_value=1, max_value=20, step=1,
                               key="repeats")
+sweepable = target is not None and not target.explicit and not (target.conditional and target.target_rate is None)
 with c2:
-    ui.restore("train_mode", "single")
+    ui.remember("train_mode", "single")
     mode = st.radio("What to train", ["single", "sweep"], key="train_mode", horizontal=True,
                     format_func={"single": "The current target", "sweep": "A sweep over targets (what-if)"}.get,
-                    disabled=crit_mode == "eo-targets")
-if crit_mode == "eo-targets":
+                    disabled=not sweepable,
+                    help=None if sweepable else "A sweep moves one PR_t; this target is not one PR_t.")
+if not sweepable:
     mode = "single"
 
-grid = [pr_t]
+grid: list = [None]
 if mode == "sweep":
     s1, s2, s3 = st.columns(3)
-    ui.restore("sweep_from", round(float(rates.presets["min"]), 3))
-    ui.restore("sweep_to", round(float(rates.presets["max"]), 3))
-    ui.restore("sweep_points", 5)
+    ui.remember("sweep_from", round(float(rates.presets["min"]), 3))
+    ui.remember("sweep_to", round(float(rates.presets["max"]), 3))
+    ui.remember("sweep_points", 5)
     lo = s1.number_input("Sweep from PR_t", 0.001, 0.999, step=0.01, format="%.3f", key="sweep_from")
     hi = s2.number_input("Sweep to PR_t", 0.001, 0.999, step=0.01, format="%.3f", key="sweep_to")
     n = s3.number_input("Number of targets", 2, 25, step=1, key="sweep_points")
@@ -95,10 +106,10 @@ if mode == "sweep":
                + ". The Compare page's slider scrubs through them with no waiting.")
 
 with st.expander("Advanced settings"):
-    ui.restore("parallel_jobs", 1)
+    ui.remember("parallel_jobs", 1)
     n_jobs = st.number_input("Parallel jobs", 1, max(1, os.cpu_count() or 1), step=1, key="parallel_jobs",
                              help="Independent fits (model x target x repeat) run in parallel worker processes.")
-    st.caption(f"Keep-rate delta: {opts['delta']:.2f} (set on the Target page).")
+    st.caption(f"Keep-rate delta: {target.delta if target is not None else 1.0:.2f} (set on the Target page).")
     model_opts: dict = {}
     for m in chosen:
         params = ui.model_options(m)
@@ -109,41 +120,32 @@ with st.expander("Advanced settings"):
         values = {}
         for i, (p, default) in enumerate(params.items()):
             key = f"opt_{m}_{p}"
-            ui.restore(key, default)
-            widget = cols[i % len(cols)]
-            if isinstance(default, int):
-                v = widget.number_input(f"{NICE.get(p, p)} ({p})" if p in NICE else p, value=None, step=1, key=key)
-            else:
-                v = widget.number_input(f"{NICE.get(p, p)} ({p})" if p in NICE else p, value=None, format="%g",
-                                        key=key)
+            ui.remember(key, default)
+            label = f"{NICE.get(p, p)} ({p})" if p in NICE else p
+            v = cols[i % len(cols)].number_input(label, value=None, step=1 if isinstance(default, int) else None,
+                                                 format=None if isinstance(default, int) else "%g", key=key)
             values[p] = default if v is None else type(default)(v)
         changed = {p: v for p, v in values.items() if v != params[p]}
         if changed:
             model_opts[m] = changed
-if task.spec.strata_column and ss.get("strata_rates") == "slider":
-    for m in chosen:
-        if MODELS[m].uses_target_rate:
-            model_opts.setdefault(m, {})["stratum_target_rates"] = {k: pr_t for k in range(len(task.strata_names))}
 
-config = {
-    "task": ss["fd_task_key"], "models": chosen, "targets": None if crit_mode == "eo-targets" else grid,
-    "seeds": list(range(int(repeats))), "criterion": criterion, "delta": opts["delta"],
-    "tpr_target": opts.get("tpr_target"), "tnr_target": opts.get("tnr_target"), "options": model_opts,
-    "include_other": bool(include_other), "mode": mode,
-}
 n_fair = sum(MODELS[m].uses_target_rate for m in chosen)
 n_runs = int(repeats) * (n_fair * len(grid) + (len(chosen) - n_fair))
 st.caption(f"{n_runs} fit(s). Fits already made with the same data and settings come from the cache at once.")
 
-if st.button("Train", key="train_button", type="primary", disabled=not chosen):
-    from fairdash.experiments import run_experiment
+why_not = ("choose at least one model" if not chosen else "the target is not valid" if target is None else None)
+if why_not:
+    st.caption(f"Train is unavailable: {why_not}.")
+if st.button("Train", key="train_button", type="primary", disabled=why_not is not None):
+    from fairdash.experiments import run_key, train_run
 
-    key = ui.run_key(config)
+    spec = RunSpec(data=ui.data_source(), task=task.spec, target=target, models=tuple(chosen),
+                   target_rates=tuple(grid), seeds=tuple(range(int(repeats))), options=model_opts,
+                   group_names=task.group_names)
     last = ss.get("fd_run")
-    if last is not None and last.get("key") == key:
+    if last is not None and last.key == run_key(task, spec):
         st.success("These results are already here (same data and settings).")
     else:
-        t0 = time.perf_counter()
         with st.status(f"Training {n_runs} fit(s) on {ui.device_text()}…", expanded=True) as status:
             bar = st.progress(0.0, text="Starting")
 
@@ -151,46 +153,44 @@ if st.button("Train", key="train_button", type="primary", disabled=not chosen):
                 bar.progress(float(min(max(fraction, 0.0), 1.0)), text=message)
 
             try:
-                exp = run_experiment(
-                    task, chosen, target_rates=config["targets"] or (None,), seeds=config["seeds"],
-                    criterion=criterion, delta=opts["delta"], tpr_target=opts.get("tpr_target"),
-                    tnr_target=opts.get("tnr_target"), options=model_opts, cache=ui.fit_cache(), progress=progress,
-                    keep_models=True, n_jobs=int(n_jobs), only_serving=not include_other)
+                run = train_run(task, spec, data_name=str(ss.get("fd_table_name", "?")),
+                                data_description=str(ss.get("fd_table_desc") or ""), only_serving=not include_other,
+                                cache=ui.fit_cache(), progress=progress, n_jobs=int(n_jobs))
             except Exception as e:  # noqa: BLE001 - shown as a message; the session keeps its state
                 status.update(label="Training failed", state="error", expanded=True)
                 ui.show_error(e, "Training failed: ")
             else:
-                res = exp.results
-                off = ~res["model"].map(lambda m: MODELS[m].serves(criterion))
-                if off.any():  # a model run outside the criterion it was made for says so everywhere
-                    res.loc[off, "label"] = [f"{MODELS[m].label} (made for "
-                                             + "/".join(CRIT_TEXT[c] for c in MODELS[m].criteria) + ")"
-                                             for m in res.loc[off, "model"]]
-                ss["fd_run"] = {"key": key, "results": res, "models": exp.models, "skipped": exp.skipped,
-                                "config": config, "criterion": criterion, "crit_mode": crit_mode,
-                                "task_key": ss["fd_task_key"], "group_names": task.group_names,
-                                "seconds": time.perf_counter() - t0}
+                ui.add_run(run)
                 ss.pop("compare_target", None)
-                cached = int(exp.results["cached"].sum()) if "cached" in exp.results else 0
-                status.update(label=f"Trained {len(exp.results)} fit(s) in {time.perf_counter() - t0:.1f} s"
+                cached = int(run.results["cached"].sum()) if "cached" in run.results else 0
+                status.update(label=f"Trained {len(run.results)} fit(s) in {run.seconds:.1f} s"
                                     + (f" ({cached} from the cache)" if cached else ""),
                               state="complete", expanded=False)
 
 run = ss.get("fd_run")
 if run is not None:
-    if run["task_key"] != ss["fd_task_key"]:
-        st.warning("These results were trained on a different task than the current one.")
-    for m, why in run.get("skipped", []):
+    if run.task is not task:
+        st.info(f"Showing {run.title}: trained on {run.data_name}, which is not the current task.")
+    for m, why in run.skipped:
         st.info(f"Skipped {m}: {why}.")
-    res = run["results"]
+    res = run.results
+    pop = run.spec.target.criterion == "dp"
     st.subheader("Results (mean ± std over repeats)")
-    st.dataframe(plots.results_table(res, run["criterion"]), key="train_results", hide_index=True)
-    fair = res[res["target_rate"].notna()]
+    st.caption(f"Measured on {plots.POPULATION if pop else 'the ordinary test set'}; the paper's balanced test set "
+               "is on the Compare page." if pop else "Measured on the ordinary test set (equality of opportunity).")
+    st.dataframe(plots.results_table(res, run.spec.target.criterion, population=pop), key="train_results",
+                 hide_index=True)
+    for note in one_class_notes(res):
+        st.warning(note, icon=":material/warning:")
+    fair = res[res["target_rate"].notna() | (res["target"].astype(str) != "")]
     if len(fair):
-        st.markdown("**Measured accuracy beside the ceiling it must respect** (Theorem 2 at the model's own "
-                    "measured group rates, on the same evaluation rows):")
-        g = fair.groupby(["label", "target_rate"], sort=False)[["accuracy", "accuracy_bound", "ceiling_at_target"]]
+        where = res["eval_set"].iloc[0]
+        st.markdown(f"**Measured accuracy beside the ceilings** (Theorem 2, each computed on the same {where} rows as "
+                    "the accuracy beside it):")
+        g = fair.groupby(["label", "target"], sort=False)[["accuracy", "accuracy_bound", "ceiling_at_target"]]
         st.dataframe(g.mean().reset_index().rename(columns={
-            "accuracy_bound": "ceiling at measured rates", "ceiling_at_target": "ceiling at target"}),
+            "accuracy": f"accuracy ({where})",
+            "accuracy_bound": "ceiling at its measured rates (it must stay below this)",
+            "ceiling_at_target": "ceiling if it hit the target exactly"}),
             key="accuracy_vs_bound", hide_index=True)
     st.page_link("pages/compare.py", label="Compare the models", icon=":material/bar_chart:")

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 PAGES = ["pages/data.py", "pages/target.py", "pages/train.py", "pages/compare.py", "pages/export.py",
          "pages/how_it_works.py"]
-CEILING = "Accuracy ceiling (Theorem 2)"
+CEILING = "Accuracy ceiling (Theorem 2, training split)"
 TIMEOUT = 120
 
 
@@ -175,14 +175,33 @@ def test_number_box_and_presets_drive_the_same_state(app, capsys):
 
 
 @pytest.mark.parametrize("bad", [0.0, 1.0])
-def test_target_of_zero_or_one_shows_an_error_not_an_exception(app, bad):
+def test_target_of_zero_or_one_is_unreachable_with_the_reason_shown(app, bad):
+    """Issue 11, bug 6: the slider and the number box stop short of 0 and 1, and the page says why; a
+    PR_t of 0 or 1 left in the session (an old state) is pulled back inside, never a failed training."""
+    app.session_state["fd_pr_t"] = bad
     app.switch_page("pages/target.py").run()
-    app.slider(key="pr_t_slider").set_value(bad).run()
     _ok(app)
-    assert any("strictly between 0 and 1" in e for e in _errors(app))
-    assert not [m for m in app.metric if m.label == CEILING]
-    app.slider(key="pr_t_slider").set_value(0.2).run()  # and it recovers
+    slider = app.slider(key="pr_t_slider")
+    assert (slider.min, slider.max) == (0.001, 0.999)
+    assert (_pr_t_box(app).min, _pr_t_box(app).max) == (0.001, 0.999)
+    assert 0.001 <= app.session_state["fd_pr_t"] <= 0.999
+    assert any("strictly between 0 and 1" in c.value for c in app.caption)
     assert not _errors(app)
+    app.switch_page("pages/train.py").run()
+    assert not app.button(key="train_button").disabled
+
+
+def test_an_invalid_target_disables_train_with_the_reason():
+    app = _new_app()
+    app.session_state["fd_criterion"] = "eo-targets"
+    app.session_state["fd_tpr_target"], app.session_state["fd_tnr_target"] = 0.3, 0.5
+    app.switch_page("pages/target.py").run()
+    _ok(app)
+    assert any("must be more than 1" in e for e in _errors(app))
+    app.switch_page("pages/train.py").run()
+    _ok(app)
+    assert app.button(key="train_button").disabled
+    assert any("not valid" in e for e in _errors(app))
 
 
 def test_target_survives_a_page_switch(app):
@@ -344,7 +363,7 @@ def test_train_fair_lr_on_a_small_upload_then_compare_and_export(small_csv):
     _ok(at)
     assert not _errors(at)
     run = at.session_state["fd_run"]
-    res = run["results"]
+    res = run.results
     assert set(res["model"]) == {"fair-lr", "lr"}
     assert res["target_rate"].notna().sum() == 3
     assert np.all(res["accuracy"].between(0, 1))

@@ -18,7 +18,7 @@ import pytest
 
 pytestmark = pytest.mark.e2e
 
-CEILING_LABEL = "Accuracy ceiling (Theorem 2)"
+CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
 TRAIN_TIMEOUT = 300.0  # FairLR on Adult takes 10-60 s on 2 busy cores; generous on purpose
 
 

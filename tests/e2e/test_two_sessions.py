@@ -18,7 +18,7 @@ import pytest
 pytestmark = pytest.mark.e2e
 
 A, B = "alpha7", "bravo9"
-CEILING_LABEL = "Accuracy ceiling (Theorem 2)"
+CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
 MOVE_LIMIT_S = 5.0       # "within a few seconds" for one slider move while the other session trains
 MIN_MOVES_DURING_TRAINING = 2
 TRAIN_TIMEOUT = 300.0
