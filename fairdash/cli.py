@@ -30,6 +30,9 @@ def _task_arguments(p: argparse.ArgumentParser, required: bool = True) -> None:
     g.add_argument("--s1", action="append", default=[], help="a value of --s that forms group 1 (repeatable)")
     g.add_argument("--s-threshold", type=float, help="group 1 = values of --s above this (numeric --s)")
     g.add_argument("--s-multi", action="store_true", help="every value of --s is its own group")
+    g.add_argument("--s-with", help="a second column crossed with --s: every combination is its own group "
+                                    "(intersectional, e.g. --s race --s-with sex)")
+    g.add_argument("--group-names", help="comma-separated names for the groups, in group order (e.g. female,male)")
     g.add_argument("--y", dest="y_column", help="the label column")
     g.add_argument("--y1", action="append", default=[], help="a value of --y that counts as positive (repeatable)")
     g.add_argument("--y-threshold", type=float, help="positive = values of --y above this (numeric --y)")
@@ -59,7 +62,7 @@ def load_task(args):
         raise FairDashError("Say which data to use: --data FILE_OR_SAMPLE (or --paper SETUP).")
     if not args.s_column or not args.y_column:
         raise FairDashError("Choose the sensitive attribute with --s and the label with --y.")
-    if not args.s1 and args.s_threshold is None and not args.s_multi:
+    if not args.s1 and args.s_threshold is None and not args.s_multi and not args.s_with:
         raise FairDashError("Say which values of --s form group 1 with --s1 VALUE (or use --s-threshold / --s-multi).")
     if not args.y1 and args.y_threshold is None:
         raise FairDashError("Say which values of --y are positive with --y1 VALUE (or use --y-threshold).")
@@ -68,11 +71,20 @@ def load_task(args):
         s_column=args.s_column, y_column=args.y_column, s1_values=tuple(args.s1), y1_values=tuple(args.y1),
         y_threshold=args.y_threshold, s_threshold=args.s_threshold, s_multi=args.s_multi,
         features=_split_list(args.features) or None, drop=_split_list(args.drop), missing=args.missing,
-        strata_column=args.strata,
+        strata_column=args.strata, s_with=args.s_with, group_labels=_split_list(args.group_names),
     )
     task = data.build_task(df, spec)
     _print_warnings(task)
     return task, None
+
+
+def load_task_and_table(args):
+    """:func:`load_task` and the table it was built from (for the proxy and leak checks)."""
+    from . import data
+
+    task, setup = load_task(args)
+    table = data.load_sample(setup.sample) if setup is not None else data.read_table_or_sample(args.data)
+    return task, setup, table
 
 
 def _print_warnings(task) -> None:
@@ -100,8 +112,12 @@ def target_spec_from_args(args, setup=None, rate="given"):
 def _cmd_rates(args) -> int:
     from .rates import describe_t, rates_readout
 
-    task, setup = load_task(args)
+    from .proxies import task_leaks, task_proxies
+
+    task, setup, table = load_task_and_table(args)
     out = rates_readout(task, target_spec_from_args(args, setup), seed=args.seed)
+    out["proxies"] = task_proxies(task)  # how well each feature alone predicts s (strongest first)
+    out["leaks"] = task_leaks(table, task)  # features that give s or y away almost exactly
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
@@ -133,6 +149,11 @@ def _cmd_rates(args) -> int:
                              f"{st['base_rates'][k]:>11.4f}{st['target_rates'][k]:>9.4f}"
                              f"{(t if t is not None else float('inf')):>8.4f}")
         lines += [f"warning: {w}" for w in out["strata_warnings"]]
+    lines += ["", "Proxies of s (how well each feature alone predicts s; AUC, 0.5 = not at all): "
+              + (", ".join(f"{p['column']} {p['score']:.3f}" for p in out["proxies"][:5]) or "none")]
+    for leak in out["leaks"]:
+        lines.append(f"warning: {leak['column']!r} gives {leak['of']} away almost exactly (score {leak['score']:.3f}); "
+                     "leave it out with --drop unless that is intended")
     print("\n".join(lines))
     return 0
 

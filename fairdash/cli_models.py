@@ -74,10 +74,16 @@ def _check_out(path: str, suffixes=None) -> Path:
 
 # --------------------------------------------------------------------------------------------------
 def _cmd_train(args) -> int:
-    from .cli import load_task, target_spec_from_args
+    from .cli import load_task_and_table, target_spec_from_args
     from .experiments import fit_model
+    from .proxies import task_leaks
 
-    task, setup = load_task(args)
+    task, setup, table = load_task_and_table(args)
+    for leak in task_leaks(table, task):
+        if leak["of"] == "y":
+            print(f"warning: feature {leak['column']!r} gives the label away almost exactly (score "
+                  f"{leak['score']:.3f}); the model will learn it instead of the task. Leave it out with --drop.",
+                  file=sys.stderr)
     spec = target_spec_from_args(args, setup)
     out = _check_out(args.out)
     trained = fit_model(task, args.model, target=spec, seed=args.seed, device=args.device, cache=_cache(args),

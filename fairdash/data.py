@@ -475,6 +475,9 @@ class TaskSpec:
     group). With ``s_multi=True`` every value is its own group instead (sorted; group 0 first).
     ``y1_values`` or ``y_threshold`` (y = 1 where the value is > threshold) say what a positive label is.
     ``missing`` is ``"drop"`` (rows with a missing feature are dropped) or ``"impute"``.
+    ``s_with``: a second column crossed with ``s_column`` (intersectional groups, e.g. race × sex): every
+    combination is its own group, and neither column is a feature. ``group_labels``: names for the
+    groups in group order (e.g. ``("female", "male")`` for a column coded 0/1), shown everywhere.
     """
 
     s_column: str
@@ -489,6 +492,8 @@ class TaskSpec:
     missing: str = "drop"
     strata_column: str | None = None  # the "legitimate" column for conditional parity
     positive_meaning: str = ""
+    s_with: str | None = None
+    group_labels: tuple = ()
 
     def to_dict(self) -> dict:
         d = self.__dict__.copy()
@@ -640,6 +645,10 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
     _check_column(df, spec.y_column, "label")
     if spec.s_column == spec.y_column:
         raise FairDashError("The sensitive attribute and the label must be different columns.")
+    if spec.s_with is not None:
+        _check_column(df, spec.s_with, "second sensitive attribute")
+        if spec.s_with in (spec.s_column, spec.y_column):
+            raise FairDashError("The column crossed with the sensitive attribute must be another column than s and y.")
     if spec.missing not in ("drop", "impute"):
         raise FairDashError("Missing-value handling must be 'drop' or 'impute'.")
     df, warnings = clean_table(df)
@@ -648,6 +657,8 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
         if df[c].isna().all():
             raise FairDashError(f"The {role} column {c!r} is empty (every value is missing).")
     keep = df[spec.s_column].notna() & df[spec.y_column].notna()
+    if spec.s_with is not None:
+        keep &= df[spec.s_with].notna()
     n_drop_sy = int((~keep).sum())
     if n_drop_sy:
         warnings.append(f"{n_drop_sy} row(s) with a missing sensitive attribute or label were dropped.")
@@ -657,12 +668,12 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
     if spec.features is not None:
         for c in spec.features:
             _check_column(df, c, "feature")
-        feats = [c for c in dict.fromkeys(spec.features) if c not in (spec.s_column, spec.y_column)]
+        feats = [c for c in dict.fromkeys(spec.features) if c not in (spec.s_column, spec.y_column, spec.s_with)]
     else:
         skip = left_out_by_default(profile_columns(df), exclude=(spec.s_column, spec.y_column))
         warnings.extend(left_out_note(c, why) for c, why in sorted(skip.items()))
         # the legitimate factor stays a feature (conditioning on it is the point) unless the user drops it
-        feats = [c for c in df.columns if c not in (spec.s_column, spec.y_column) and c not in skip]
+        feats = [c for c in df.columns if c not in (spec.s_column, spec.y_column, spec.s_with) and c not in skip]
     feats = [c for c in feats if c not in spec.drop]
     if not feats:
         raise FairDashError("No feature columns are left to learn from.")
@@ -702,7 +713,9 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
         )
     # s
     s_text = _as_text(df[spec.s_column])
-    if spec.s_multi:
+    if spec.s_with is not None:
+        s_text = s_text + " × " + _as_text(df[spec.s_with])
+    if spec.s_multi or spec.s_with is not None:
         names = tuple(sorted(s_text.unique(), key=str))
         s = pd.Categorical(s_text, categories=names).codes.astype(int)
     else:
@@ -719,7 +732,7 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
             g0 = ", ".join(rest[:3]) + (" ..." if len(rest) > 3 else "") if rest else "(none)"
             names = (g0, g1)
     if len(names) < 2 or np.bincount(s, minlength=len(names)).min() == 0:
-        if spec.s_multi:
+        if spec.s_multi or spec.s_with is not None:
             what = "two groups are needed to compare"
         else:
             empty = "group 1 (the values chosen as group 1)" if s.max() == 0 else "group 0 (every other value)"
@@ -736,6 +749,14 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
                                 f"{'none' if yj.max() == 0 else 'all'} with {' or '.join(_label_words(spec))}), so its base rate is "
                                 f"{int(yj.max())} and no target rate can be reached from it. Choose other positive "
                                 "values or other groups." + hint)
+    if spec.group_labels:
+        if len(spec.group_labels) != len(names):
+            raise FairDashError(f"{len(spec.group_labels)} group name(s) were given for {len(names)} groups "
+                                f"({_short(names, 6)}); give one name per group, in group order.")
+        if len(set(map(str, spec.group_labels))) != len(spec.group_labels) or not all(str(g).strip()
+                                                                                    for g in spec.group_labels):
+            raise FairDashError("Group names must be different from each other and not empty.")
+        names = tuple(str(g).strip() for g in spec.group_labels)
     strata, strata_names = None, ()
     if spec.strata_column:
         _check_column(df, spec.strata_column, "legitimate-factor column")

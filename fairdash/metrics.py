@@ -2,6 +2,8 @@
 std over repeats from a tidy table (docs/METHOD.md, "Evaluation protocol")."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -9,6 +11,9 @@ METRIC_COLUMNS = ("accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1"
                   "pr_ratio", "pr_ratio_01", "pr_diff", "tpr_ratio", "tpr_diff", "tnr_ratio", "cond_pr_ratio",
                   "pop_accuracy", "pop_pr_0", "pop_pr_1", "pop_tpr_0", "pop_tpr_1", "pop_pr_ratio", "pop_tpr_ratio",
                   "pop_cond_pr_ratio", "target_gap")
+
+
+_GROUP_COLUMN = re.compile(r"^(pop_)?(pr|tpr|tnr|acc)_\d+$")
 
 
 def _rate(mask_num, mask_den) -> float:
@@ -92,7 +97,9 @@ def summarize(results: pd.DataFrame, by=("model", "target_rate"), metrics=None) 
     """Mean and standard deviation over repeats: one row per ``by`` group, columns ``<metric>_mean`` and
     ``<metric>_std`` (sample std, ddof=1; 0 for a single repeat), and ``repeats``."""
     by = [b for b in by if b in results.columns]
-    metrics = [m for m in (metrics or METRIC_COLUMNS) if m in results.columns]
+    if metrics is None:  # every metric there is, per-group columns of any number of groups included
+        metrics = list(METRIC_COLUMNS) + [c for c in results.columns if _GROUP_COLUMN.match(c)]
+    metrics = [m for m in dict.fromkeys(metrics) if m in results.columns]
     g = results.groupby(by, dropna=False, sort=False)[metrics]
     mean = g.mean().add_suffix("_mean")
     std = g.std(ddof=1).fillna(0.0).add_suffix("_std")

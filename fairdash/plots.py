@@ -16,6 +16,8 @@ target and seed) or the output of :func:`fairdash.metrics.summarize`, and an opt
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -223,11 +225,57 @@ def _empty(title, xtitle, ytitle, message="No results yet: train a model first."
     return _figure([], _layout(title, xtitle, ytitle, annotations=[note]))
 
 
+def n_groups_of(df: pd.DataFrame) -> int:
+    """How many groups a summary or results table measures (its ``pr_<j>`` columns)."""
+    return len({m.group(1) for c in df.columns if (m := re.match(r"^pr_(\d+)(_mean)?$", str(c)))})
+
+
+def group_rates_figure(summary_or_results, metric: str = "pr", *, group_names=None, highlight_target=None,
+                       title: str | None = None, show_targets: bool = True) -> go.Figure:
+    """For any number of groups: each group's rate (x = group) per model, mean ± std over repeats, with the
+    target PR_t as a dashed line. With several targets, the models trained at ``highlight_target`` (or the
+    middle one) are shown. Where a 2-D scatter cannot show k > 2 groups, this reads the same way."""
+    what = {"pr": "positive rate", "tpr": "true positive rate"}[metric]
+    title = title or f"{what.capitalize()} per group (mean ± std over repeats)"
+    df = as_summary(summary_or_results)
+    G = n_groups_of(df) if not df.empty else 0
+    if df.empty or G == 0:
+        return _empty(title, "group", what)
+    ts = sorted(float(t) for t in df["target_rate"].dropna().unique())
+    if len(ts) > 1:
+        pick = highlight_target if highlight_target is not None else ts[len(ts) // 2]
+        fair = _nearest_rows(df, pick)
+        df = pd.concat([fair, df[df["target_rate"].isna()]])
+        ts = [float(fair["target_rate"].iloc[0])] if len(fair) else []
+    names = [str(group_names[j]) if group_names is not None and j < len(group_names) else f"s={j}" for j in range(G)]
+    traces = []
+    for i, (_, r) in enumerate(df.iterrows()):
+        colour = _colour(str(r["label"]), i)
+        y = [r.get(f"{metric}_{j}_mean", np.nan) for j in range(G)]
+        e = [np.nan_to_num(r.get(f"{metric}_{j}_std", 0.0)) for j in range(G)]
+        t = r.get("target_rate", np.nan)
+        name = str(r["label"]) + (f" (PR_t {t:.3f})" if np.isfinite(t) else "")
+        traces.append(_scatter(x=names, y=y, mode="lines+markers", name=name, marker=dict(size=10, color=colour),
+                               line=dict(width=1.5, color=colour), error_y=dict(type="data", array=e, thickness=1),
+                               hovertemplate="%{x}: %{y:.3f}<extra>" + name + "</extra>"))
+    shapes = []
+    if show_targets and metric == "pr":
+        for t in ts:
+            shapes.append(dict(type="line", xref="paper", x0=0, x1=1, y0=t, y1=t,
+                               line=dict(color="#444444", dash="dash", width=1.5)))
+            traces.append(_scatter(x=[names[0]], y=[t], mode="markers", name=f"{TARGET_NAME} {t:.3f}",
+                                   marker=dict(symbol="x", size=9, color="#444444")))
+    return _figure(traces, _layout(title, "group", what, shapes=shapes))
+
+
 def _rate_scatter(summary_or_results, metric: str, title: str, xtitle: str, ytitle: str, target_rates=None,
                   highlight_target=None, group_names=None, show_targets=True) -> go.Figure:
     df = as_summary(summary_or_results)
     if df.empty or f"{metric}_0_mean" not in df.columns:
         return _empty(title, xtitle, ytitle)
+    if n_groups_of(df) > 2:
+        return group_rates_figure(df, metric, group_names=group_names, highlight_target=highlight_target,
+                                  title=title, show_targets=show_targets)
     if group_names is not None and len(group_names) >= 2:
         xtitle = f"{xtitle} ({group_names[0]})"
         ytitle = f"{ytitle} ({group_names[1]})"
@@ -347,9 +395,10 @@ def results_table(summary_or_results, criterion: str = "dp", population: bool = 
         return pd.DataFrame()
     if population:
         df = population_view(df)
-    cols = ["accuracy", "pr_0", "pr_1", "pr_ratio", "tpr_0", "tpr_1", "tpr_ratio"]
-    if criterion == "eo":
-        cols = ["accuracy", "tpr_0", "tpr_1", "tpr_ratio", "pr_0", "pr_1", "pr_ratio"]
+    groups = range(max(2, n_groups_of(df)))
+    pr = [f"pr_{j}" for j in groups] + ["pr_ratio"]
+    tpr = [f"tpr_{j}" for j in groups] + ["tpr_ratio"]
+    cols = ["accuracy"] + (pr + tpr if criterion == "dp" else tpr + pr)
     cols += ["cond_pr_ratio"] + (["target_gap"] if population else [])
     out = pd.DataFrame({"model": df["label"],
                         "target PR_t": [f"{t:.3f}" if np.isfinite(t) else "-" for t in df["target_rate"].astype(float)]})

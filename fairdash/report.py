@@ -199,48 +199,6 @@ def _plots():
         return None
 
 
-def _fallback_scatter(summary, metric, title, group_names):
-    import plotly.graph_objects as go
-
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="equal rates", line=dict(dash="dash", color="#999")))
-    for label, g in summary.groupby("label", sort=False):
-        fig.add_trace(go.Scatter(x=g[f"{metric}_0_mean"], y=g[f"{metric}_1_mean"], mode="markers+lines", name=str(label),
-                                 error_x=dict(type="data", array=g[f"{metric}_0_std"]),
-                                 error_y=dict(type="data", array=g[f"{metric}_1_std"])))
-    g0, g1 = (list(group_names) + ["s=0", "s=1"])[:2]
-    fig.update_layout(title=title, xaxis_title=f"{metric.upper()} of {g0}", yaxis_title=f"{metric.upper()} of {g1}")
-    return fig
-
-
-def _fallback_accuracy(summary, criterion):
-    import plotly.graph_objects as go
-
-    key = "pr_ratio" if criterion == "dp" else "tpr_ratio"
-    fig = go.Figure()
-    for label, g in summary.groupby("label", sort=False):
-        fig.add_trace(go.Scatter(x=g[f"{key}_mean"], y=g["accuracy_mean"], mode="markers+lines", name=str(label),
-                                 error_x=dict(type="data", array=g[f"{key}_std"]),
-                                 error_y=dict(type="data", array=g["accuracy_std"])))
-    fig.update_layout(title="Accuracy against fairness", xaxis_title=key.replace("_", " "), yaxis_title="accuracy")
-    return fig
-
-
-def _fallback_ceiling(rates, shares, target_rate):
-    import plotly.graph_objects as go
-
-    from . import targets
-
-    x, y = targets.accuracy_ceiling_curve(rates, shares)
-    fig = go.Figure(go.Scatter(x=x, y=y, mode="lines", name="accuracy ceiling (Theorem 2)"))
-    if target_rate is not None:
-        fig.add_trace(go.Scatter(x=[target_rate], y=[targets.accuracy_ceiling(rates, shares, target_rate)],
-                                 mode="markers", name=f"PR_t = {target_rate:.3f}"))
-    fig.update_layout(title="Accuracy ceiling over the target positive rate", xaxis_title="PR_t",
-                      yaxis_title="highest possible accuracy")
-    return fig
-
-
 def _sized(fig):
     fig.update_layout(width=FIG_WIDTH, height=FIG_HEIGHT, autosize=False,
                       legend=dict(orientation="h", yanchor="top", y=-0.16, xanchor="left", x=0.0),
@@ -249,46 +207,48 @@ def _sized(fig):
 
 
 def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, readout: dict | None,
-                 group_names, eval_rates=None) -> list[tuple[str, Any, str]]:
-    """The report's three figures as ``(title, figure, caption)``. Every text in them is escaped."""
+                 group_names, eval_rates=None, population_rates=None) -> list[tuple[str, Any, str]]:
+    """The report's figures as ``(title, figure, caption)``, each titled with what it was measured on:
+    for demographic parity the population (the ordinary test set) first, then the paper's balanced test
+    set; then the ceiling over the target rate. Every text in them is escaped."""
     plots = _plots()
     names = [esc(g) for g in group_names]
     safe = _escape_strings(summary)
-    figs = []
     metric = "pr" if criterion == "dp" else "tpr"
     what = "positive rates" if criterion == "dp" else "true positive rates"
     target = None if not readout else readout.get("target_rate")
-    try:
-        fn = plots.pr_scatter if metric == "pr" else plots.tpr_scatter
-        f1 = fn(safe, group_names=names, highlight_target=target)
-    except Exception:
-        f1 = _fallback_scatter(safe, metric, f"Group {what}", names)
-    figs.append((f"Group {what}", f1,
-                 f"Each point is one model (and target rate), mean ± std over repeats: the {what} of "
-                 f"{esc(group_names[0]) if group_names else 's=0'} (x) and "
-                 f"{esc(group_names[1]) if len(group_names) > 1 else 's=1'} (y). "
-                 "Points on the dashed diagonal treat both groups alike."))
-    rates = shares = None
-    if eval_rates is not None:
-        rates, shares = eval_rates
-    try:
-        f2 = plots.accuracy_fairness(safe, criterion, rates=rates, shares=shares, highlight_target=target)
-    except Exception:
-        f2 = _fallback_accuracy(safe, criterion)
-    figs.append(("Accuracy against fairness", f2,
-                 "Up is more accurate, right is fairer (1 = equal rates). "
-                 + ("The dashed curve is the highest accuracy any classifier can reach at each ratio on the "
-                    "evaluation data (Theorem 2)." if rates is not None else "")))
+    fn = plots.pr_scatter if metric == "pr" else plots.tpr_scatter
+    if len(group_names) > 2:
+        caption = (f"Each line is one model, mean ± std over repeats: the {what} of every group; the dashed line is "
+                   "the target. A flat line treats the groups alike.")
+    else:
+        caption = (f"Each point is one model (and target rate), mean ± std over repeats: the {what} of "
+                   f"{esc(group_names[0]) if group_names else 's=0'} (x) and "
+                   f"{esc(group_names[1]) if len(group_names) > 1 else 's=1'} (y). "
+                   "Points on the dashed diagonal treat both groups alike.")
+    views = [(True, population_rates), (False, eval_rates)] if criterion == "dp" else [(False, eval_rates)]
+    figs = []
+    for population, rates_shares in views:
+        data = plots.population_view(safe) if population else safe
+        where = plots.measured_on(results, population)
+        figs.append((f"Group {what}, on {where}", fn(data, group_names=names, highlight_target=target,
+                                                     title=f"Group {what}, on {where}"), caption))
+        rates, shares = rates_shares if rates_shares is not None else (None, None)
+        f2 = plots.accuracy_fairness(data, criterion, rates=rates, shares=shares, highlight_target=target,
+                                     title=f"Accuracy against fairness, on {where}")
+        figs.append((f"Accuracy against fairness, on {where}", f2,
+                     "Up is more accurate, right is fairer (1 = equal rates). "
+                     + ("The dashed curve is the highest accuracy any classifier can reach at each ratio on these "
+                        "rows (Theorem 2)." if rates is not None else "")))
     if readout and "base_rates" in readout:
         r = np.array([readout["base_rates"][k] for k in sorted(readout["base_rates"], key=int)], dtype=float)
         p = np.array([readout["group_share"][k] for k in sorted(readout["group_share"], key=int)], dtype=float)
-        try:
-            f3 = plots.ceiling_curve_figure(r, p, target, names)
-        except Exception:
-            f3 = _fallback_ceiling(r, p, target)
-        figs.append(("Accuracy ceiling over the target rate", f3,
-                     "Theorem 2: the highest accuracy a classifier can reach on the training data when both "
-                     "groups' positive rate equals PR_t. The marked point is the chosen target."))
+        explicit = (readout.get("target") or {}).get("tpr_target") is not None
+        figs.append(("Accuracy ceiling over the target rate, on the training split",
+                     plots.ceiling_curve_figure(r, p, None if explicit else target, names),
+                     "Theorem 2: the highest accuracy a classifier can reach on the training data when every "
+                     "group's positive rate equals PR_t." + ("" if explicit else " The marked point is the chosen "
+                                                                                  "target.")))
     return [(t, _sized(f), c) for t, f, c in figs]
 
 
@@ -473,10 +433,10 @@ def _cell(r, k) -> str:
 
 
 def _results_table(summary: pd.DataFrame, criterion: str, prefix: str) -> str:
-    cols = [("accuracy", "accuracy"), ("pr_0", "PR s=0"), ("pr_1", "PR s=1"), ("pr_ratio", "PR ratio"),
-            ("tpr_0", "TPR s=0"), ("tpr_1", "TPR s=1"), ("tpr_ratio", "TPR ratio")]
-    if criterion == "eo":
-        cols = [cols[0], cols[4], cols[5], cols[6], cols[1], cols[2], cols[3]]
+    groups = range(max(2, _plots().n_groups_of(summary)))
+    pr = [(f"pr_{j}", f"PR s={j}") for j in groups] + [("pr_ratio", "PR ratio")]
+    tpr = [(f"tpr_{j}", f"TPR s={j}") for j in groups] + [("tpr_ratio", "TPR ratio")]
+    cols = [("accuracy", "accuracy")] + (pr + tpr if criterion == "dp" else tpr + pr)
     if prefix:
         cols.append(("target_gap", "target gap"))
     cols = [(k if k == "target_gap" else prefix + k, h) for k, h in cols]
@@ -496,14 +456,14 @@ def _one_class_notes(results: pd.DataFrame) -> str:
 
 
 def _section_results(summary: pd.DataFrame, criterion: str, group_names, results: pd.DataFrame) -> str:
-    g0, g1 = (list(map(str, group_names)) + ["s=0", "s=1"])[:2]
+    groups_text = ", ".join(f"s={j} is {esc(g)}" for j, g in enumerate(map(str, group_names))) or "s=0 and s=1"
     eval_set = "balanced test set" if criterion == "dp" else "test set"
     if "eval_set" in results.columns and results["eval_set"].notna().any():
         e = str(results["eval_set"].dropna().iloc[0])
         eval_set = e if e.endswith("set") else e + " set"
     parts = ["<h2>4. Results against the baselines</h2>",
              "<p>Mean ± standard deviation over repeats. PR = positive rate P(ŷ=1|s), TPR = true positive rate; ratios "
-             f"are the smaller group value over the larger (1 is fair). s=0 is {esc(g0)}, s=1 is {esc(g1)}. Models in "
+             f"are the smallest group value over the largest (1 is fair). {groups_text}. Models in "
              "bold are trained towards the target.</p>"]
     if any(c.startswith("pop_") for c in summary.columns) and criterion == "dp":
         parts += ["<h3>On the population the model will meet (the ordinary test set)</h3>",
@@ -601,7 +561,8 @@ def _section_repro(command, seeds, fingerprint, versions, results, config, creat
 def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict | None = None,
                  command: str | None = None, criterion: str | None = None, seeds=None,
                  data_fingerprint: str | None = None, versions: dict | None = None, config: dict | None = None,
-                 eval_rates=None, title: str | None = None, created: str | None = None) -> str:
+                 eval_rates=None, title: str | None = None, created: str | None = None,
+                 population_rates=None) -> str:
     """One self-contained HTML page (plotly.js inlined; no network) for a sweep's ``results``.
 
     ``task_description``: :func:`describe_task`'s dict (any subset of its keys). ``readout``:
@@ -637,7 +598,7 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     fingerprint = data_fingerprint or desc.get("data_fingerprint")
     title = title or f"FairDash report: {desc.get('dataset') or 'results'}"
 
-    figs = make_figures(results, summary, criterion, readout, group_names, eval_rates)
+    figs = make_figures(results, summary, criterion, readout, group_names, eval_rates, population_rates)
     fig_html = []
     for i, (ftitle, fig, caption) in enumerate(figs):
         fig_html.append(f'<div class="figure"><h3>Figure {i + 1}. {esc(ftitle)}</h3>{_figure_html(fig, f"fig{i + 1}")}'
@@ -689,6 +650,7 @@ def build_report_from_sweep(results: pd.DataFrame, config) -> str:
     (moved, deleted) the report is still built from the results alone, with a note saying so. A
     malformed configuration is a :class:`FairDashError`."""
     from . import data
+    from .experiments import evaluation_rates
     from .rates import rates_readout
     from .run_spec import RunSpec
 
@@ -722,4 +684,5 @@ def build_report_from_sweep(results: pd.DataFrame, config) -> str:
         spec = spec.with_rate(min(targets_tried, key=lambda t: abs(t - avg)))
     readout = rates_readout(task, spec, seed=seed0)
     return build_report(results, task_description=desc, readout=readout, command=run.command, criterion=criterion,
-                        seeds=seeds, config=config, eval_rates=eval_rates_for(task, criterion, seed0))
+                        seeds=seeds, config=config, eval_rates=eval_rates_for(task, criterion, seed0),
+                        population_rates=evaluation_rates(task, criterion, seed0, population=True))

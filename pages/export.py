@@ -88,7 +88,8 @@ if st.button("Build the HTML report", key="build_report_button"):
         readout = rates_readout(task, spec, seed=0)
         html = report.build_report(results, task_description=desc, readout=readout, criterion=spec.criterion,
                                    seeds=list(run.spec.seeds), config=run.spec.to_dict(),
-                                   eval_rates=evaluation_rates(task, spec.criterion))
+                                   eval_rates=evaluation_rates(task, spec.criterion),
+                                   population_rates=evaluation_rates(task, spec.criterion, population=True))
         ss["fd_report_html"] = (run.key, number, html)
     except Exception as e:  # noqa: BLE001
         ui.show_error(e, "The report could not be built: ")
