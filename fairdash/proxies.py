@@ -249,6 +249,29 @@ def one_hot_groups(df: pd.DataFrame) -> dict[str, list[str]]:
     return groups
 
 
+def column_groups(df: pd.DataFrame) -> dict[str, list[str]]:
+    """Columns grouped for choosing many at once: one-hot sibling groups first (:func:`one_hot_groups`),
+    then other columns sharing the name part before their first separator (two or more), then the rest
+    under ``"(other columns)"``. Every column is in exactly one group, in the table's order."""
+    groups = dict(one_hot_groups(df))
+    taken = {c for cols in groups.values() for c in cols}
+    by_stem: dict[str, list[str]] = {}
+    for c in map(str, df.columns):
+        if c in taken:
+            continue
+        m = re.match(r"^(.+?[" + re.escape("".join(_SEPARATORS)) + r"])", c)
+        by_stem.setdefault(m.group(1) if m else "", []).append(c)
+    rest = []
+    for stem, cols in by_stem.items():
+        if stem and len(cols) >= 2:
+            groups[stem] = cols
+        else:
+            rest += cols
+    if rest:
+        groups["(other columns)"] = rest
+    return groups
+
+
 def _one_hot_leaks(df: pd.DataFrame, s_column: str, y_column: str, features) -> list[dict]:
     out = []
     for members in one_hot_groups(df).values():

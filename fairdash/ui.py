@@ -170,6 +170,43 @@ def set_task(df: pd.DataFrame, table_id: str, table_name: str, spec: data.TaskSp
     return task
 
 
+def candidate_task(df: pd.DataFrame, table_id: str, spec: data.TaskSpec) -> data.Task:
+    """The task these choices would make, built and checked (split included) but not committed: an
+    upload's choices become the session's task only when the user confirms them."""
+    key = _task_key(table_id, spec)
+    cached = st.session_state.get("fd_candidate")
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    task = data.build_task(df, spec)
+    data.split_task(task, seed=SPLIT_SEED)  # a table too small to split is refused now, not at training
+    st.session_state["fd_candidate"] = (key, task)
+    return task
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _leaks_and_proxies(task_key: str, _df: pd.DataFrame, _task: data.Task) -> tuple[list, pd.DataFrame]:
+    from .proxies import task_leaks, task_proxies
+
+    return task_leaks(_df, _task), pd.DataFrame(task_proxies(_task), columns=["column", "score"])
+
+
+def leaks_and_proxies(df: pd.DataFrame, table_id: str, task: data.Task) -> tuple[list, pd.DataFrame]:
+    """The task's leaks (``proxies.task_leaks``) and its proxy table (``proxies.task_proxies``), once per task."""
+    return _leaks_and_proxies(_task_key(table_id, task.spec), df, task)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _column_groups(table_id: str, _df: pd.DataFrame, columns: tuple) -> dict:
+    from .proxies import column_groups
+
+    return column_groups(_df[list(columns)])
+
+
+def column_groups(df: pd.DataFrame, table_id: str, columns) -> dict:
+    """Columns grouped by name prefix (one-hot siblings first), for selecting many columns at once."""
+    return _column_groups(table_id, df, tuple(columns))
+
+
 def sample_spec(name: str, df: pd.DataFrame) -> data.TaskSpec:
     """The sample's standard task (Adult: s = sex with Male as group 1, y = salary with >50K positive)."""
     smp = data.SAMPLES[name]

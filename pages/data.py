@@ -6,13 +6,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from fairdash import data, ui
+from fairdash import data, proxies, ui
 from fairdash.errors import FairDashError
 
 ss = st.session_state
 SOURCES = ["Bundled sample", "Upload a file"]
-GUESS_S = ("sex", "gender", "race", "ethnicity", "age_group", "age-group", "nationality")
-GUESS_Y = ("label", "target", "y", "class", "outcome", "salary", "income", "two-year-recid", "recid")
+S_MODES = {"two": "Two groups: the chosen values against the rest", "each": "Every value its own group",
+           "cross": "Intersection with another column (e.g. race × sex)"}
 
 st.title("Data")
 st.caption("Load a table, then say which column is the sensitive attribute and which is the label. "
@@ -24,7 +24,7 @@ ui.ensure_state()
 # Source: a bundled sample or an upload
 # --------------------------------------------------------------------------------------------------
 current_id = ss.get("fd_table_id", "")
-ui.restore("data_source", SOURCES[1] if current_id.startswith("upload:") else SOURCES[0])
+ui.restore("data_source", SOURCES[1] if current_id.startswith("upload:") or ss.get("fd_pending") else SOURCES[0])
 source = st.radio("Where does the data come from?", SOURCES, key="data_source", horizontal=True)
 
 if source == SOURCES[0]:
@@ -77,18 +77,6 @@ prof = ui.profile(df) if pending is None else data.profile_columns(df)
 columns = list(df.columns)
 
 
-def _guess(cands, exclude=(), last=True):
-    """A column named like one of ``cands``, else the last (or first) two-valued column."""
-    lower = {c.lower(): c for c in columns}
-    for g in cands:
-        if g in lower and lower[g] not in exclude:
-            return lower[g]
-    binary = [c for c in prof.loc[prof["kind"] == "binary", "column"] if c not in exclude]
-    rest = [c for c in columns if c not in exclude]
-    pick = binary or rest
-    return pick[-1] if last else pick[0]
-
-
 def _is_threshold_column(col: str) -> bool:
     row = prof.set_index("column").loc[col]
     return row["kind"] == "numeric" and int(row["distinct"]) > 10
@@ -99,15 +87,22 @@ def _reset_widgets_for_table():
     known = table_id == ss.get("fd_table_id")
     if known:
         spec = ss["fd_spec"]
-    else:
-        y_col = _guess(GUESS_Y)
-        spec = data.TaskSpec(_guess(GUESS_S, exclude=(y_col,), last=False), y_col)
+        ss.pop("fd_guess", None)
+    else:  # a suggestion, shown as such and committed only when the user confirms it
+        g = proxies.guess_roles(df, prof)
+        spec = data.TaskSpec(g.s_column, g.y_column, g.s1_values, g.y1_values, y_threshold=g.y_threshold,
+                             s_threshold=g.s_threshold)
+        ss["fd_guess"] = (table_id, g)
     for k in ("s_column", "y_column", "s1_values", "y1_values", "s_threshold", "y_threshold", "features",
-              "missing", "positive_meaning"):
+              "missing", "positive_meaning", "s_mode", "s_with", "group_labels"):
         ss.pop(k, None)
     ss["s_column"], ss["y_column"] = spec.s_column, spec.y_column
-    _fill_values("s", spec if known else None)
-    _fill_values("y", spec if known else None)
+    ss["s_mode"] = "cross" if spec.s_with else ("each" if spec.s_multi else "two")
+    if spec.s_with:
+        ss["s_with"] = spec.s_with
+    ss["group_labels"] = ", ".join(spec.group_labels)
+    _fill_values("s", spec)
+    _fill_values("y", spec)
     ss["features"] = list(spec.features) if spec.features is not None else \
         ui.default_features(df, prof, spec.s_column, spec.y_column, _sample_drop())
     ss["missing"] = spec.missing
@@ -125,7 +120,7 @@ def _fill_values(role: str, spec=None):
     if spec is not None and getattr(spec, f"{role}_column") == col:
         chosen = list(getattr(spec, f"{role}1_values"))
         thr = getattr(spec, f"{role}_threshold")
-    else:
+    else:  # the user picked another column: its values are a fresh guess, visible in the widget
         chosen = ui.default_group1(vals) if role == "s" else ui.default_positive(vals)
         thr = None
     ss[f"{role}1_values"] = [v for v in chosen if v in vals]
@@ -167,12 +162,23 @@ left, right = st.columns(2)
 with left:
     s_col = st.selectbox("Sensitive attribute s", columns, key="s_column", on_change=_on_column_change, args=("s",),
                          help="The attribute the fairness criterion is about (for example sex or race).")
-    if _is_threshold_column(s_col):
+    ui.restore("s_mode", "two")
+    s_mode = st.radio("Groups", list(S_MODES), key="s_mode", format_func=S_MODES.get,
+                      help="Two groups as in the paper, every value of s its own group, or every combination of s "
+                           "and a second column (intersectional groups).")
+    if s_mode == "cross":
+        others = [c for c in columns if c not in (s_col, ss.get("y_column")) and 1 < df[c].nunique() <= 30]
+        st.selectbox(f"Cross {s_col} with", others, key="s_with",
+                     help="Every combination of the two columns' values is its own group; neither is a feature.")
+    elif s_mode == "two" and _is_threshold_column(s_col):
         st.number_input(f"Group 1 = rows where {s_col} is above", key="s_threshold")
-    else:
+    elif s_mode == "two":
         st.multiselect(f"Values of {s_col} that form group 1", data.column_values(df, s_col), key="s1_values",
                        help="Group 1 is usually the advantaged group; every other value forms group 0, the "
                             "protected group.")
+    st.text_input("Names for the groups (optional, comma-separated, in group order)", key="group_labels",
+                  placeholder="e.g. female, male for a column coded 0/1",
+                  help="Shown instead of the column's values in every readout, figure and report.")
 with right:
     y_col = st.selectbox("Label y", columns, key="y_column", on_change=_on_column_change, args=("y",),
                          help="The outcome the model predicts.")
@@ -195,6 +201,21 @@ st.subheader("Features and missing values")
 feature_choices = [c for c in columns if c not in (s_col, y_col)]
 st.multiselect("Feature columns the model learns from", feature_choices, key="features",
                help=f"{s_col} itself is never a feature (it is needed only at training time).")
+if len(feature_choices) > 30:  # many (e.g. one-hot) columns: whole groups in or out with one click
+    groups = ui.column_groups(df, table_id, feature_choices)
+
+    def _set_group(cols, on):
+        have = set(ss.get("features", []))
+        have = have | set(cols) if on else have - set(cols)
+        ss["features"] = [c for c in feature_choices if c in have]
+
+    with st.expander(f"Column groups ({len(groups)} groups of columns sharing a name prefix)"):
+        chosen_now = set(ss.get("features", []))
+        for prefix, cols in groups.items():
+            c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="center")
+            c1.markdown(f"`{prefix}`: {sum(c in chosen_now for c in cols)} of {len(cols)} columns chosen")
+            c2.button("Select all", key=f"group_on_{prefix}", on_click=_set_group, args=(cols, True))
+            c3.button("Leave out", key=f"group_off_{prefix}", on_click=_set_group, args=(cols, False))
 left_out = data.left_out_by_default(prof, exclude=(s_col, y_col, *ss.get("features", [])))
 for column, why in left_out.items():  # id-like: one distinct value per row; constant; empty
     st.warning(data.left_out_note(column, why) + " Add it above if it should be a feature.", icon=":material/badge:")
@@ -202,36 +223,87 @@ st.radio("Rows with a missing feature value", ["drop", "impute"], key="missing",
          format_func=lambda m: {"drop": "Drop those rows", "impute": "Fill in (median / 'missing' category)"}[m])
 
 # --------------------------------------------------------------------------------------------------
-# Apply: a valid choice becomes the current task; an invalid one shows why and changes nothing
+# Apply: a valid choice becomes the current task; an upload's first choices only when confirmed; an
+# invalid one shows why and changes nothing
 # --------------------------------------------------------------------------------------------------
+s_mode = ss.get("s_mode", "two")
+two = s_mode == "two"
 spec = data.TaskSpec(
     s_column=s_col, y_column=y_col,
-    s1_values=() if _is_threshold_column(s_col) else tuple(ss.get("s1_values", [])),
+    s1_values=tuple(ss.get("s1_values", [])) if two and not _is_threshold_column(s_col) else (),
     y1_values=() if _is_threshold_column(y_col) else tuple(ss.get("y1_values", [])),
-    s_threshold=float(ss["s_threshold"]) if _is_threshold_column(s_col) else None,
+    s_threshold=float(ss["s_threshold"]) if two and _is_threshold_column(s_col) else None,
     y_threshold=float(ss["y_threshold"]) if _is_threshold_column(y_col) else None,
+    s_multi=s_mode == "each", s_with=ss.get("s_with") if s_mode == "cross" else None,
+    group_labels=tuple(g.strip() for g in str(ss.get("group_labels", "")).split(",") if g.strip()),
     features=tuple(ss.get("features", [])), missing=ss.get("missing", "drop"),
     strata_column=ss["fd_spec"].strata_column if table_id == ss.get("fd_table_id") else None,
     positive_meaning=ss.get("positive_meaning", ""),
 )
+task = None
 try:
-    task = ui.set_task(df, table_id, table_name, spec)
-    if pending is not None:
-        ss.pop("fd_pending", None)
-        pending_note.success(f"{table_name} is now the current data set ({len(df):,} rows, {df.shape[1]} columns).")
+    if pending is None:
+        task = ui.set_task(df, table_id, table_name, spec)
+    else:
+        task = ui.candidate_task(df, table_id, spec)
 except FairDashError as e:
     st.error(f"{e} The current task ({ss.get('fd_table_name')}: s = {ss['fd_spec'].s_column}, "
              f"y = {ss['fd_spec'].y_column}) is unchanged.", icon=":material/warning:")
-    task = None
 except Exception as e:  # noqa: BLE001
     ui.show_error(e)
-    task = None
+
+# --------------------------------------------------------------------------------------------------
+# Leaks and proxies of the chosen task
+# --------------------------------------------------------------------------------------------------
+def _drop(columns_to_drop):
+    ss["features"] = [c for c in ss.get("features", []) if c not in set(columns_to_drop)]
+
+
+if task is not None:
+    leaks, proxy = ui.leaks_and_proxies(df, table_id, task)
+    if leaks:
+        st.subheader("Leaks")
+        st.error(f"{len(leaks)} feature(s) give s or y away almost exactly. A model that sees a leak of y learns the "
+                 "leak instead of the task (accuracy near 1, meaningless); a leak of s lets it use s directly.",
+                 icon=":material/warning:")
+        for leak in leaks:
+            c1, c2 = st.columns([4, 1], vertical_alignment="center")
+            c1.markdown(f"- `{leak['column']}` gives **{leak['of']}** away (score {leak['score']:.3f})")
+            c2.button("Drop it", key=f"drop_leak_{leak['column']}", on_click=_drop, args=([leak["column"]],))
+        st.button("Drop every leak", key="drop_all_leaks", on_click=_drop, args=([x["column"] for x in leaks],))
+    with st.expander("Proxies: how well each feature alone predicts s", expanded=False):
+        st.dataframe(proxy, key="proxy_table", hide_index=True,
+                     column_config={"score": st.column_config.NumberColumn(format="%.3f")})
+        st.caption("Score = the feature's single-feature AUC for telling the groups apart (0.5: not at all; 1: "
+                   "exactly). A model that does not see s moves a group's rate only through such features, so weak "
+                   "proxies are why a target can stay out of reach; a score of 0.95 or more is listed as a leak.")
+
+# --------------------------------------------------------------------------------------------------
+# Confirm an upload
+# --------------------------------------------------------------------------------------------------
+if pending is not None:
+    guess = ss.get("fd_guess")
+    if guess is not None and guess[0] == table_id:
+        g = guess[1]
+        pending_note.info(f"New table **{table_name}**: {len(df):,} rows, {df.shape[1]} columns. Suggested from the "
+                          f"column names and values (check them): s = {g.s_reason} y = {g.y_reason} Nothing is used "
+                          f"until you confirm; until then the current task ({ss.get('fd_table_name')}) stays.")
+    if task is not None and st.button(f"Use {table_name} with these choices", key="confirm_task", type="primary"):
+        try:
+            ui.set_task(df, table_id, table_name, spec, task=task)
+        except FairDashError as e:
+            st.error(str(e), icon=":material/warning:")
+        else:
+            ss.pop("fd_pending", None)
+            ss.pop("fd_guess", None)
+            st.success(f"{table_name} is now the current data set ({len(df):,} rows, {df.shape[1]} columns).")
+            pending = None
 
 # --------------------------------------------------------------------------------------------------
 # Groups and base rates
 # --------------------------------------------------------------------------------------------------
 if task is not None:
-    st.subheader("Groups and base rates")
+    st.subheader("Groups and base rates" + (" (not yet confirmed)" if pending is not None else ""))
     table = task.group_table()
     st.dataframe(table, key="group_table", hide_index=True,
                  column_config={"base rate": st.column_config.NumberColumn(format="%.4f"),
@@ -240,7 +312,8 @@ if task is not None:
     st.caption(f"Base rate = the share of a group with a positive label in the whole table "
                f"({task.label_names[1]}). Group 0 ({task.group_names[0]}) is the protected group. "
                f"{len(task.y):,} rows used, {len(task.features)} features. "
-               f"Base rates differ by {abs(r[0] - r[-1]):.3f}: the Target page sets how to close that gap.")
+               f"Base rates differ by up to {r.max() - r.min():.3f}: the Target page sets how to close that gap.")
     for w in task.warnings:
         st.warning(w)
-    st.page_link("pages/target.py", label="Next: choose the target rate", icon=":material/tune:")
+    if pending is None:
+        st.page_link("pages/target.py", label="Next: choose the target rate", icon=":material/tune:")

@@ -133,9 +133,16 @@ n_fair = sum(MODELS[m].uses_target_rate for m in chosen)
 n_runs = int(repeats) * (n_fair * len(grid) + (len(chosen) - n_fair))
 st.caption(f"{n_runs} fit(s). Fits already made with the same data and settings come from the cache at once.")
 
-why_not = ("choose at least one model" if not chosen else "the target is not valid" if target is None else None)
+pending = ss.get("fd_pending")
+why_not = ("a new upload waits for you to confirm its columns on the Data page" if pending is not None
+           else "choose at least one model" if not chosen else "the target is not valid" if target is None else None)
 if why_not:
     st.caption(f"Train is unavailable: {why_not}.")
+y_leaks = [x for x in ui.leaks_and_proxies(ss["fd_table"], ss["fd_table_id"], task)[0] if x["of"] == "y"]
+if y_leaks:
+    st.warning("Before you train: " + ", ".join(f"`{x['column']}`" for x in y_leaks) + " give(s) the label away "
+               "almost exactly, so the model would learn that instead of the task. Drop them on the Data page.",
+               icon=":material/warning:")
 if st.button("Train", key="train_button", type="primary", disabled=why_not is not None):
     from fairdash.experiments import run_key, train_run
 

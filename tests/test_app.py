@@ -350,9 +350,17 @@ def test_train_fair_lr_on_a_small_upload_then_compare_and_export(small_csv):
     at.radio(key="data_source").set_value("Upload a file").run()
     at.file_uploader(key="upload_file").set_value(("adult_small.csv", small_csv, "text/csv")).run()
     _ok(at)
+    # the guessed roles are suggestions: nothing is committed, and Train waits, until the user confirms
+    assert (at.session_state["s_column"], at.session_state["y_column"]) == ("sex", "salary")
+    assert any("Suggested from the column names" in i.value for i in at.info)
+    assert at.session_state["fd_table_id"] == "sample:adult"
+    at.switch_page("pages/train.py").run()
+    assert at.button(key="train_button").disabled
+    at.switch_page("pages/data.py").run()
+    at.button(key="confirm_task").click().run()
+    _ok(at)
     assert at.session_state["fd_table_name"] == "adult_small.csv"
     assert any("now the current data set" in s.value for s in at.success)
-    assert (at.session_state["s_column"], at.session_state["y_column"]) == ("sex", "salary")
     at.switch_page("pages/train.py").run()
     _ok(at)
     assert "CPU" in " ".join(m.value for m in at.markdown)

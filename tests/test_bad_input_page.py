@@ -55,6 +55,9 @@ def test_corpus_file_through_the_data_page(name):
         assert (spec.s_column, spec.s1_values, spec.y_column, spec.y1_values) != ("sex", (s1,), "label", ("yes",))
     else:
         assert not _errors(at), _errors(at)
+        assert at.session_state["fd_table_id"] == ADULT  # an upload is used only once confirmed
+        at.button(key="confirm_task").click().run()
+        _ok(at)
         assert at.session_state["fd_table_id"] != ADULT
         if pattern:
             assert _matches(pattern, [w.value for w in at.warning]), [w.value for w in at.warning]
