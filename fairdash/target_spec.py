@@ -176,6 +176,7 @@ def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, 
                             "(equality of opportunity).")
     delta = T.check_delta(_number(delta, "keep-rate delta"))
     strata_column = (str(strata_column) if strata_column not in (None, "") else None)
+    rate_given = target_rate is not None or preset not in (None, "avg")  # anything but the default
     if isinstance(target_rate, str):
         name = target_rate.strip().lower()
         if name in T.PRESETS:
@@ -195,7 +196,7 @@ def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, 
         if criterion != "eo":
             raise FairDashError("Explicit TPR/TNR targets belong to equality of opportunity: choose criterion 'eo' "
                                 "(--criterion eo), or give a target positive rate instead.")
-        if target_rate is not None or preset not in (None, "avg") or rates:
+        if rate_given or rates:
             raise FairDashError("A target positive rate PR_t does not apply with explicit TPR/TNR targets: "
                                 "give one or the other.")
         if delta != 1.0:

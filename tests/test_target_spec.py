@@ -606,3 +606,11 @@ def test_only_target_spec_resolves_presets():
     assert not offenders, offenders
     # the check finds what it looks for
     assert pattern.search((ROOT / "fairdash" / "target_spec.py").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("rate", ["avg", "min", 0.3])
+def test_a_pr_t_with_explicit_targets_is_refused_even_as_the_default_preset_name(rate):
+    """A PR_t given with explicit TPR/TNR targets is refused, the avg preset's name included (it is
+    also the default, which must not make it pass silently)."""
+    with pytest.raises(FairDashError, match="does not apply"):
+        make_target_spec("eo", rate, tpr_target=0.9)
