@@ -48,3 +48,4 @@ try:
 finally:
     ui.sidebar_summary()
     ui.keep_widgets()
+    ui.save_session()

@@ -255,10 +255,65 @@ def ensure_router() -> None:
         st.rerun()
 
 
+# --------------------------------------------------------------------------------------------------
+# A session that survives a reload: its state on the server by token, the token and target in the URL
+# --------------------------------------------------------------------------------------------------
+SAVED = ("fd_table", "fd_table_id", "fd_table_name", "fd_table_desc", "fd_spec", "fd_task", "fd_task_key", "fd_rates",
+         "fd_split0", "fd_pr_t", "fd_criterion", "fd_delta", "fd_tpr_target", "fd_tnr_target", "fd_strata_mode",
+         "fd_runs", "fd_run", "_fd_kept", "fd_pending", "fd_guess")
+
+
+@st.cache_resource(show_spinner=False)
+def _sessions():
+    from .session_store import SessionStore
+
+    return SessionStore()
+
+
+def _restore_session() -> None:
+    """A new browser session (first open, a reload, a shared link): take the state saved under the URL's
+    ``session`` token if there is one, then the target the URL names."""
+    ss = st.session_state
+    qp = st.query_params
+    token = qp.get("session")
+    state = _sessions().load(token)
+    if state is None:
+        ss["fd_token"] = _sessions().new_token()
+        return
+    ss.update(state)
+    ss["fd_token"] = token
+    ss["fd_restored"] = True
+    try:  # the URL's target wins over the saved one (a link edited or shared at another PR_t)
+        pr_t = float(qp.get("pr_t", ""))
+        if 0.0 < pr_t < 1.0:
+            ss["fd_pr_t"] = round(pr_t, 3)
+    except ValueError:
+        pass
+    if qp.get("criterion") in CRITERIA:
+        ss["fd_criterion"] = qp["criterion"]
+
+
+def save_session() -> None:
+    """Keep this session's state under its token and put the token and the target in the URL."""
+    ss = st.session_state
+    token = ss.get("fd_token")
+    if not token:
+        return
+    _sessions().save(token, {k: ss[k] for k in SAVED if k in ss})
+    want = {"session": token, "criterion": ss.get("fd_criterion", "dp")}
+    if ss.get("fd_pr_t") is not None:
+        want["pr_t"] = f"{float(ss['fd_pr_t']):.3f}"
+    if any(st.query_params.get(k) != v for k, v in want.items()):
+        st.query_params.update(want)
+
+
 def ensure_state() -> None:
-    """First open: the Adult sample with s = sex and y = salary, so every page is useful at once."""
+    """First open: the session saved under the URL's token (a reload or a shared link), else the Adult
+    sample with s = sex and y = salary, so every page is useful at once."""
     ensure_router()
     ss = st.session_state
+    if "fd_token" not in ss:
+        _restore_session()
     ss.setdefault("fd_criterion", "dp")
     ss.setdefault("fd_delta", 1.0)
     ss.setdefault("fd_tpr_target", 1.0)
@@ -454,10 +509,12 @@ def _target_line() -> str:
 
 
 def sidebar_target() -> None:
-    """Rewrite the sidebar's target line (called from the Target page's fragment)."""
+    """Rewrite the sidebar's target line and keep the session (called from the Target page's fragment,
+    whose reruns do not reach the end of app.py)."""
     slots = st.session_state.get("_fd_sidebar")
     if slots is not None:
         slots["target"].markdown(_target_line())
+    save_session()
 
 
 def sidebar_summary() -> None:
