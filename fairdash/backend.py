@@ -82,6 +82,19 @@ def device_description(device="auto") -> str:
     return "CPU"
 
 
+def device_hint() -> str | None:
+    """:func:`device_description` if torch is already loaded; else ``"CPU"`` where no GPU can be
+    present (``FAIRDASH_DEVICE=cpu``, or no NVIDIA device node), and ``None`` where only loading torch
+    can tell. Lets a first page show the device without paying for torch's import (about 2 s)."""
+    import sys
+
+    if "torch" in sys.modules:
+        return device_description()
+    if os.environ.get(DEVICE_ENV, "auto").strip().lower() == "cpu" or not Path("/dev/nvidia0").exists():
+        return "CPU"
+    return None
+
+
 def seed_everything(seed: int | None) -> None:
     """Seed Python's ``random``, numpy's global generator and torch (CPU and all GPUs)."""
     if seed is None:

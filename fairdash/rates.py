@@ -67,6 +67,10 @@ def rates_readout(task: Task, spec: TargetSpec | None = None, seed: int = 0, spl
 
     ``spec`` is the :class:`~fairdash.target_spec.TargetSpec` (default: parity at the avg preset); a bare
     ``target_rate`` is shorthand for ``make_target_spec(target_rate=...)``."""
+    if spec is not None and not isinstance(spec, TargetSpec):  # a bare rate or preset name in its place
+        if target_rate is not None:
+            raise FairDashError("Give the target either as a specification or as a rate, not both.")
+        spec, target_rate = None, spec
     if spec is None:
         spec = make_target_spec(target_rate=target_rate, strata_column=task.spec.strata_column)
     elif target_rate is not None:

@@ -53,6 +53,8 @@ th, td { border-bottom: 1px solid var(--rule); padding: 4px 6px; text-align: lef
          overflow-wrap: anywhere; }
 th { background: var(--bg-soft); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; overflow-wrap: normal; }
+td:first-child { white-space: nowrap; overflow-wrap: normal; }  /* model names read on one line */
+.table-wrap { overflow-x: auto; }
 tr.fair td:first-child { font-weight: 600; }
 .figure { width: 100%; max-width: 690px; margin: 10px auto 18px; break-inside: avoid; page-break-inside: avoid; }
 .figure .plot { width: 680px; height: 470px; max-width: 100%; }
@@ -278,7 +280,7 @@ def _table(headers, rows, num_cols=(), row_classes=None) -> str:
         cls = f' class="{row_classes[k]}"' if row_classes and row_classes[k] else ""
         cells = "".join(f'<td class="num">{esc(x)}</td>' if i in num_cols else f"<td>{esc(x)}</td>" for i, x in enumerate(r))
         body.append(f"<tr{cls}>{cells}</tr>")
-    return f"<table><thead><tr>{h}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return f'<div class="table-wrap"><table><thead><tr>{h}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
 
 
 def _dl(items) -> str:
@@ -410,10 +412,8 @@ def _ceiling_table(results: pd.DataFrame, t) -> str:
     rows = []
     for _, r in s.iterrows():
         ok = r["accuracy_mean"] <= r["accuracy_bound_mean"] + 1e-9
-        rows.append([r.get("label", r["model"]), format_mean_std(r["accuracy_mean"], r["accuracy_std"]),
-                     format_mean_std(r["accuracy_bound_mean"], r["accuracy_bound_std"]),
-                     format_mean_std(r.get("ceiling_at_target_mean", np.nan), r.get("ceiling_at_target_std", np.nan)),
-                     "yes" if ok else "no (check the data)"])
+        rows.append([r.get("label", r["model"]), _cell(r, "accuracy"), _cell(r, "accuracy_bound"),
+                     _cell(r, "ceiling_at_target"), "yes" if ok else "no (check the data)"])
     return ("<h3>Measured accuracy beside the ceiling (evaluation data)</h3>"
             + _table(["model", "measured accuracy", "ceiling at its own group rates", "ceiling at PR_t", "within ceiling"],
                      rows, num_cols=(1, 2, 3))

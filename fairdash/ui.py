@@ -39,6 +39,8 @@ CRITERIA = {
     "eo-targets": "Equality of opportunity: explicit TPR / TNR targets",
 }
 SPLIT_SEED = 0  # the readouts use the same seed-0 split as `python -m fairdash rates`
+# results tables: the model's name is read whole ("Kamiran & Calders · run 2"), never cut
+RESULTS_COLUMNS = {"model": st.column_config.TextColumn("model", width="large", pinned=True)}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -81,13 +83,20 @@ def fit_cache():
 
 
 @st.cache_resource(show_spinner=False)
-def device_text() -> str:
+def _device_text() -> str:
     from .backend import device_description
 
     try:
         return device_description()
     except Exception:  # noqa: BLE001
         return "CPU"
+
+
+def device_text() -> str:
+    """The training device in words; on a first page, without importing torch where that can be avoided."""
+    from .backend import device_hint
+
+    return device_hint() or _device_text()
 
 
 @st.cache_data(show_spinner=False, max_entries=4)

@@ -124,7 +124,8 @@ for note in one_class_notes(results):
 st.subheader("Results table")
 st.caption(f"Measured on {where}." + (" Target gap: mean over groups of |PR_s − PR_t| on the population."
                                       if population else ""))
-st.dataframe(plots.results_table(summary, criterion, population=population), key="compare_table", hide_index=True)
+st.dataframe(plots.results_table(summary, criterion, population=population), key="compare_table", hide_index=True,
+             column_config=ui.RESULTS_COLUMNS)
 c1, c2 = st.columns(2)
 c1.download_button("Download results (CSV, one row per fit)", ui.csv_bytes(results), "fairdash_results.csv",
                    "text/csv", key="download_results_csv")

@@ -186,7 +186,7 @@ if run is not None:
     st.caption(f"Measured on {plots.POPULATION if pop else 'the ordinary test set'}; the paper's balanced test set "
                "is on the Compare page." if pop else "Measured on the ordinary test set (equality of opportunity).")
     st.dataframe(plots.results_table(res, run.spec.target.criterion, population=pop), key="train_results",
-                 hide_index=True)
+                 hide_index=True, column_config=ui.RESULTS_COLUMNS)
     for note in one_class_notes(res):
         st.warning(note, icon=":material/warning:")
     fair = res[res["target_rate"].notna() | (res["target"].astype(str) != "")]
