@@ -23,7 +23,6 @@ import inspect
 import json
 from dataclasses import replace
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 

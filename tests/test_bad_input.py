@@ -182,7 +182,7 @@ def test_a_bad_choice_on_a_good_file_names_the_value():
 
 # ----- size limits (the upload cap) ----------------------------------------------------------------
 def test_a_file_over_the_size_limit_is_refused_with_the_limit_named(tmp_path, monkeypatch):
-    monkeypatch.setattr(data, "MAX_BYTES", 1000)
+    monkeypatch.setattr(data.read, "MAX_BYTES", 1000)
     path = tmp_path / "big.csv"
     path.write_text("a,b\n" + "1,2\n" * 400)
     for source in (path, path.read_bytes()):
@@ -195,7 +195,7 @@ def test_a_gzip_bomb_is_refused_without_decompressing_it_all(monkeypatch):
     import gzip
     import tracemalloc
 
-    monkeypatch.setattr(data, "MAX_BYTES", 1_000_000)
+    monkeypatch.setattr(data.read, "MAX_BYTES", 1_000_000)
     bomb = gzip.compress(b"a,b\n" + b"1,2\n" * 50_000_000)  # 200 MB of text in about 200 KB
     assert len(bomb) < data.MAX_BYTES
     tracemalloc.start()

@@ -197,18 +197,18 @@ def test_split_arrays_are_remembered_per_live_task_and_seed(monkeypatch):
 
     calls = []
     real = data.prepare_arrays
-    monkeypatch.setattr(data, "prepare_arrays", lambda task, split: calls.append(split.seed) or real(task, split))
-    monkeypatch.setattr(data, "_SPLIT_MEMO", {})
+    monkeypatch.setattr(data.split, "prepare_arrays", lambda task, split: calls.append(split.seed) or real(task, split))
+    monkeypatch.setattr(data.split, "_SPLIT_MEMO", {})
     task = data.build_task(data.load_sample("compas"), data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",)))
     a0 = data.split_arrays(task, 0)
     assert data.split_arrays(task, 0) is a0 and calls == [0]  # the same request reuses the arrays
-    ref = data.prepare_arrays(task, data.split_task(task, seed=0))
+    ref = data.split.prepare_arrays(task, data.split_task(task, seed=0))  # counted, as the memo's own calls
     np.testing.assert_array_equal(a0.X_train, ref.X_train)
     np.testing.assert_array_equal(a0.balanced_test, ref.balanced_test)
     assert not a0.X_train.flags.writeable  # shared, so read-only
     for seed in range(1, data.SPLIT_MEMO_SIZE + 1):
         data.split_arrays(task, seed)
-    assert len(data._SPLIT_MEMO) == data.SPLIT_MEMO_SIZE  # bounded: seed 0, least recently used, went
+    assert len(data.split._SPLIT_MEMO) == data.SPLIT_MEMO_SIZE  # bounded: seed 0, least recently used, went
     data.split_arrays(task, 0)
     assert calls.count(0) == 3
     # an equal but distinct task is not confused with the first, and a task's entries go with it
@@ -216,4 +216,4 @@ def test_split_arrays_are_remembered_per_live_task_and_seed(monkeypatch):
     assert data.split_arrays(other, 0) is not data.split_arrays(task, 0)
     del task, a0, ref
     gc.collect()
-    assert all(ref() is other for ref, _ in data._SPLIT_MEMO.values())
+    assert all(ref() is other for ref, _ in data.split._SPLIT_MEMO.values())

@@ -51,7 +51,7 @@ def tables(draw):
 def values_of(df, col):
     if col not in df.columns or len(df) == 0:
         return ["x"]
-    return [str(v).strip() for v in data._as_text(df[col].dropna()).unique()] or ["x"]
+    return [str(v).strip() for v in data.profile._as_text(df[col].dropna()).unique()] or ["x"]
 
 
 @st.composite

@@ -90,7 +90,7 @@ def test_group_names_list_exactly_the_values_each_group_holds(booleans, s1, name
         return
     task = data.build_task(booleans, data.TaskSpec("sexe", "ok", s1, ("True",)))
     assert task.group_names == names
-    held = data._as_text(booleans["sexe"])
+    held = data.profile._as_text(booleans["sexe"])
     for j, name in enumerate(task.group_names):
         assert set(held[task.s == j]) == set(name.split(", "))
 

@@ -1,0 +1,21 @@
+"""The data layer: reading tables (``read``), profiling columns (``profile``), the task (``task``),
+splits and the balanced test set (``split``), preprocessing (``preprocess``) and the bundled samples
+with the paper's set-ups (``samples``). See docs/METHOD.md, "Evaluation protocol". No model code here.
+
+Everything a caller needs is importable from ``fairdash.data`` itself.
+"""
+from .preprocess import MAX_CATEGORIES, PlainPreprocessor, categorical_as_text, make_preprocessor
+from .profile import HIGH_CARDINALITY, column_values, left_out_by_default, left_out_note, profile_columns
+from .read import MAX_BYTES, clean_table, read_table
+from .samples import (ASSETS, PAPER_SETUPS, SAMPLES, PaperSetup, Sample, load_sample, paper_arrays, paper_setup,
+                      paper_task, read_table_or_sample)
+from .split import SPLIT_MEMO_SIZE, Arrays, Split, balanced_subset, prepare_arrays, split_arrays, split_task
+from .task import Task, TaskSpec, build_task
+
+__all__ = [
+    "ASSETS", "MAX_BYTES", "MAX_CATEGORIES", "HIGH_CARDINALITY", "PAPER_SETUPS", "SAMPLES", "SPLIT_MEMO_SIZE",
+    "Arrays", "PaperSetup", "PlainPreprocessor", "Sample", "Split", "Task", "TaskSpec",
+    "balanced_subset", "build_task", "categorical_as_text", "clean_table", "column_values", "left_out_by_default",
+    "left_out_note", "load_sample", "make_preprocessor", "paper_arrays", "paper_setup", "paper_task",
+    "prepare_arrays", "profile_columns", "read_table", "read_table_or_sample", "split_arrays", "split_task",
+]

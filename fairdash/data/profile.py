@@ -1,0 +1,81 @@
+"""Profiling columns: kind, missing and distinct values, flags, and the values of a column as text."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..errors import FairDashError
+
+HIGH_CARDINALITY = 100  # categorical columns with more distinct values than this get a warning
+
+
+def profile_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per column: kind, missing values, distinct values, examples and flags
+    (``id-like``, ``constant``, ``empty``, ``high-cardinality``)."""
+    rows = []
+    n = len(df)
+    for c in df.columns:
+        col = df[c]
+        missing = int(col.isna().sum())
+        n_nonnull = n - missing
+        distinct = int(col.nunique(dropna=True))  # no copy of the column: this runs on million-row tables
+        numeric = pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
+        kind = "numeric" if numeric else "categorical"
+        if distinct == 2:
+            kind = "binary"
+        flags = []
+        if n_nonnull == 0:
+            flags.append("empty")
+        elif distinct == 1:
+            flags.append("constant")
+        if n > 20 and distinct >= 0.95 * n_nonnull and (not numeric or pd.api.types.is_integer_dtype(col)):
+            flags.append("id-like")
+        if not numeric and distinct > HIGH_CARDINALITY:
+            flags.append("high-cardinality")
+        head = col.iloc[:5000].dropna().drop_duplicates().head(4)
+        if len(head) < min(4, distinct):  # rare values further down
+            head = col.dropna().drop_duplicates().head(4)
+        examples = ", ".join(map(str, head.tolist()))
+        rows.append({
+            "column": c, "kind": kind, "dtype": str(col.dtype), "missing": missing,
+            "distinct": distinct, "examples": examples, "flags": ", ".join(flags),
+        })
+    return pd.DataFrame(rows)
+
+
+def left_out_by_default(prof: pd.DataFrame, exclude=()) -> dict[str, str]:
+    """Columns the default feature set leaves out, each with why (its ``id-like``/``constant``/``empty``
+    flags), from :func:`profile_columns`'s table."""
+    flagged = prof.loc[prof["flags"].str.contains("id-like|constant|empty"), ["column", "flags"]]
+    return {c: why for c, why in flagged.itertuples(index=False) if c not in exclude}
+
+
+def left_out_note(column: str, why: str) -> str:
+    return f"Column {column!r} was left out of the features ({why})."
+
+
+def column_values(df: pd.DataFrame, column: str, limit: int = 200) -> list[str]:
+    """The distinct values of a column as text (what ``--s1``/``--y1`` and the UI match against)."""
+    _check_column(df, column)
+    vals = df[column].dropna()
+    counts = _as_text(vals).value_counts()
+    return counts.index[:limit].tolist()
+
+def _as_text(col: pd.Series) -> pd.Series:
+    """Values as text; whole floats print without ``.0`` so ``1.0`` matches ``"1"``."""
+    if pd.api.types.is_float_dtype(col):
+        v = col.to_numpy()
+        whole = np.isfinite(v) & (v == np.round(v)) & (np.abs(v) < 2.0**53)  # larger ones would overflow int64
+        out = col.astype(str)
+        out[whole] = pd.Series(v[whole].astype(np.int64), index=col.index[whole]).astype(str)
+        return out
+    if pd.api.types.is_bool_dtype(col):
+        return col.map({True: "True", False: "False"})
+    return col.astype(str).str.strip()
+
+
+def _check_column(df: pd.DataFrame, column: str, role: str = "column") -> None:
+    if column not in df.columns:
+        close = [c for c in df.columns if c.lower() == str(column).lower()]
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise FairDashError(f"The {role} {column!r} is not in the table.{hint}")

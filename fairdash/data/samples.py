@@ -1,0 +1,100 @@
+"""The bundled samples (Adult, COMPAS; provenance in ``datasets/README.md``) and the paper's set-ups."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import FairDashError
+from .read import read_table
+from .split import Arrays, split_arrays
+from .task import Task, TaskSpec, build_task
+
+# The bundled samples ship inside the package (package data), so they are found from any working folder
+# and in a non-editable install alike.
+ASSETS = Path(__file__).resolve().parent.parent / "datasets"
+
+
+@dataclass(frozen=True)
+class Sample:
+    name: str
+    file: str
+    title: str
+    description: str
+    s_column: str
+    s1_values: tuple
+    y_column: str
+    y1_values: tuple
+    positive_meaning: str
+    drop: tuple = ()
+
+
+SAMPLES: dict[str, Sample] = {
+    "adult": Sample(
+        "adult", "adult.csv.gz", "Adult (UCI Census Income)",
+        "45,222 people from the 1994 US census; the label is whether income exceeds $50K a year.",
+        "sex", ("Male",), "salary", (">50K",), "income above $50K a year (a favourable outcome)",
+        ("fnlwgt",),
+    ),
+    "compas": Sample(
+        "compas", "compas.csv.gz", "COMPAS (ProPublica two-year recidivism)",
+        "6,167 defendants from Broward County, Florida; the label is whether the person was "
+        "rearrested within two years.",
+        "race", ("Caucasian",), "two-year-recid", ("1",),
+        "rearrested within two years (NOT a favourable outcome for the person; it is what the paper "
+        "calls positive)",
+    ),
+}
+
+
+def load_sample(name: str) -> pd.DataFrame:
+    """A bundled data set by name (``adult`` or ``compas``), read from the package's ``datasets`` folder."""
+    if name not in SAMPLES:
+        raise FairDashError(f"Unknown sample {name!r}. Bundled samples: {', '.join(SAMPLES)}.")
+    return read_table(ASSETS / SAMPLES[name].file)
+
+
+def read_table_or_sample(source: str) -> pd.DataFrame:
+    """A bundled sample by name (``adult``, ``compas``), or else a table file at that path."""
+    if source in SAMPLES and not Path(source).exists():
+        return load_sample(source)
+    return read_table(source)
+
+
+@dataclass(frozen=True)
+class PaperSetup:
+    name: str
+    sample: str
+    spec: TaskSpec
+    criterion: str  # "dp": balanced test set; "eo": ordinary test set
+
+
+PAPER_SETUPS: dict[str, PaperSetup] = {
+    "adult-sex": PaperSetup("adult-sex", "adult", TaskSpec("sex", "salary", ("Male",), (">50K",), drop=("fnlwgt",)), "dp"),
+    "adult-race": PaperSetup("adult-race", "adult", TaskSpec("race", "salary", ("White",), (">50K",), drop=("fnlwgt",)), "dp"),
+    "compas-sex": PaperSetup("compas-sex", "compas", TaskSpec("sex", "two-year-recid", ("Male",), ("1",)), "eo"),
+    "compas-race": PaperSetup("compas-race", "compas", TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",)), "eo"),
+}
+
+
+def paper_setup(name: str) -> PaperSetup:
+    if name not in PAPER_SETUPS:
+        raise FairDashError(f"Unknown paper set-up {name!r}. Known: {', '.join(PAPER_SETUPS)}.")
+    return PAPER_SETUPS[name]
+
+
+_TASK_CACHE: dict = {}
+
+
+def paper_task(name: str) -> Task:
+    """The paper's task for a set-up name (cached per process)."""
+    if name not in _TASK_CACHE:
+        setup = paper_setup(name)
+        _TASK_CACHE[name] = build_task(load_sample(setup.sample), setup.spec)
+    return _TASK_CACHE[name]
+
+
+def paper_arrays(setup: str, seed: int = 0) -> Arrays:
+    """The paper's preprocessed train/test arrays for a set-up and seed."""
+    return split_arrays(paper_task(setup), seed)

@@ -1,0 +1,311 @@
+"""The task: which column is ``s``, which is ``y``, what counts as 1, which columns are features."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..errors import FairDashError
+from .preprocess import MAX_CATEGORIES
+from .profile import HIGH_CARDINALITY, _as_text, _check_column, left_out_by_default, left_out_note, profile_columns
+from .read import clean_table
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """The user's choices. Values match the column's values as text (``"1"`` selects an integer 1).
+
+    ``s1_values``: values of ``s_column`` that form group 1 (all others form group 0, the protected
+    group). With ``s_multi=True`` every value is its own group instead (sorted; group 0 first).
+    ``y1_values`` or ``y_threshold`` (y = 1 where the value is > threshold) say what a positive label is.
+    ``missing`` is ``"drop"`` (rows with a missing feature are dropped) or ``"impute"``.
+    ``s_with``: a second column crossed with ``s_column`` (intersectional groups, e.g. race × sex): every
+    combination is its own group, and neither column is a feature. ``group_labels``: names for the
+    groups in group order (e.g. ``("female", "male")`` for a column coded 0/1), shown everywhere.
+    """
+
+    s_column: str
+    y_column: str
+    s1_values: tuple = ()
+    y1_values: tuple = ()
+    y_threshold: float | None = None
+    s_threshold: float | None = None
+    s_multi: bool = False
+    features: tuple | None = None  # None = every other column except flagged ones
+    drop: tuple = ()
+    missing: str = "drop"
+    strata_column: str | None = None  # the "legitimate" column for conditional parity
+    positive_meaning: str = ""
+    s_with: str | None = None
+    group_labels: tuple = ()
+
+    def to_dict(self) -> dict:
+        d = self.__dict__.copy()
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in d.items()}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "TaskSpec":
+        known = {k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+
+@dataclass
+class Task:
+    """A table turned into ``X`` (raw feature columns), ``y`` and ``s`` (integer codes)."""
+
+    spec: TaskSpec
+    X: pd.DataFrame
+    y: np.ndarray
+    s: np.ndarray
+    group_names: tuple
+    label_names: tuple  # (name of y=0, name of y=1)
+    numeric_features: tuple
+    categorical_features: tuple
+    strata: np.ndarray | None = None  # integer stratum codes for conditional parity
+    strata_names: tuple = ()
+    n_rows_read: int = 0
+    n_dropped_missing_sy: int = 0
+    n_dropped_missing_features: int = 0
+    warnings: list = field(default_factory=list)
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.group_names)
+
+    @property
+    def features(self) -> tuple:
+        return tuple(self.X.columns)
+
+    def group_table(self) -> pd.DataFrame:
+        """Group sizes and base rates on the whole table (the readouts use the training split)."""
+        from .targets import group_counts
+
+        n, n_pos = group_counts(self.y, self.s, self.n_groups)
+        return pd.DataFrame({
+            "group": [f"s={j}: {g}" for j, g in enumerate(self.group_names)],
+            "rows": n, "positives": n_pos,
+            "base rate": np.where(n > 0, n_pos / np.maximum(n, 1), 0.0),
+            "share": n / max(len(self.y), 1),
+        })
+
+
+def _short(values, k: int = 3) -> str:
+    values = sorted(map(str, values))
+    return ", ".join(map(repr, values[:k])) + (f" and {len(values) - k} more" if len(values) > k else "")
+
+
+def _label_words(spec: TaskSpec) -> list[str]:
+    """What a positive label is, in words: the chosen values or the threshold."""
+    if spec.y1_values:
+        return [f"{spec.y_column} = {v}" for v in spec.y1_values]
+    return [f"{spec.y_column} > {spec.y_threshold:g}"]
+
+
+_TRUE_WORDS = ("true", "1", "1.0")
+_FALSE_WORDS = ("false", "0", "0.0")
+
+
+def _canonical_value(value, present: set, col: pd.Series) -> str | None:
+    """The column's own text (as :func:`_as_text` writes it) for a value the user typed, or None where
+    no value of the column matches: the same text (spaces around it ignored); for a column of booleans
+    (pandas reads ``TRUE``/``false`` in a file as booleans) also true/false in any case and 1/0; for a
+    numeric column also another spelling of the same number (``1.0`` for 1, ``.5`` for 0.5)."""
+    v = str(value).strip()
+    if v in present:
+        return v
+    if present and present <= {"True", "False"}:
+        low = v.lower()
+        word = "True" if low in _TRUE_WORDS else "False" if low in _FALSE_WORDS else None
+        return word if word in present else None
+    if pd.api.types.is_numeric_dtype(col):
+        try:
+            f = float(v)
+        except ValueError:
+            return None
+        whole = np.isfinite(f) and f == round(f) and abs(f) < 2.0**53
+        text = str(int(f)) if whole else str(f)
+        return text if text in present else None
+    return None
+
+
+def _match_values(values, present: set, col: pd.Series) -> tuple[list, list]:
+    """``(matched, missing)``: the column's own text for each value found (in order, once each) and
+    the values typed that match none of ``present``."""
+    matched, missing = [], []
+    for v in values:
+        c = _canonical_value(v, present, col)
+        if c is None:
+            missing.append(str(v).strip())
+        else:
+            matched.append(c)
+    return list(dict.fromkeys(matched)), missing
+
+
+def _binarise(col: pd.Series, values: tuple, threshold, role: str, column: str, dropped: int = 0) -> np.ndarray:
+    if threshold is not None:
+        if not pd.api.types.is_numeric_dtype(col):
+            raise FairDashError(f"The {role} column {column!r} is not numeric, so it cannot be split by a threshold.")
+        return (col.to_numpy(dtype=float) > float(threshold)).astype(int)
+    if not values:
+        raise FairDashError(f"Choose which values of {column!r} count as {'group 1' if role == 'sensitive' else 'positive'}.")
+    text = _as_text(col)
+    present = set(text.unique())
+    wanted, missing = _match_values(values, present, col)
+    if missing:
+        shown = ", ".join(sorted(present, key=str)[:12])
+        if dropped:
+            raise FairDashError(f"Value {missing[0]!r} of column {column!r} occurs only in the {dropped} row(s) dropped "
+                                "because they had a missing value. Fill in the missing values, or choose to impute "
+                                f"them instead of dropping rows. The rows left have: {shown}.")
+        raise FairDashError(f"Value {missing[0]!r} does not occur in column {column!r}. Its values include: {shown}.")
+    return text.isin(wanted).to_numpy().astype(int)
+
+
+def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
+    """Check the user's choices against the table and build the :class:`Task`."""
+    if df is None or len(df) == 0:
+        raise FairDashError("The table has no rows.")
+    _check_column(df, spec.s_column, "sensitive attribute")
+    _check_column(df, spec.y_column, "label")
+    if spec.s_column == spec.y_column:
+        raise FairDashError("The sensitive attribute and the label must be different columns.")
+    if spec.s_with is not None:
+        _check_column(df, spec.s_with, "second sensitive attribute")
+        if spec.s_with in (spec.s_column, spec.y_column):
+            raise FairDashError("The column crossed with the sensitive attribute must be another column than s and y.")
+    if spec.missing not in ("drop", "impute"):
+        raise FairDashError("Missing-value handling must be 'drop' or 'impute'.")
+    df, warnings = clean_table(df)
+    n_read = len(df)
+    for role, c in (("sensitive attribute", spec.s_column), ("label", spec.y_column)):
+        if df[c].isna().all():
+            raise FairDashError(f"The {role} column {c!r} is empty (every value is missing).")
+    keep = df[spec.s_column].notna() & df[spec.y_column].notna()
+    if spec.s_with is not None:
+        keep &= df[spec.s_with].notna()
+    n_drop_sy = int((~keep).sum())
+    if n_drop_sy:
+        warnings.append(f"{n_drop_sy} row(s) with a missing sensitive attribute or label were dropped.")
+    df = df.loc[keep]
+
+    # features
+    if spec.features is not None:
+        for c in spec.features:
+            _check_column(df, c, "feature")
+        feats = [c for c in dict.fromkeys(spec.features) if c not in (spec.s_column, spec.y_column, spec.s_with)]
+    else:
+        skip = left_out_by_default(profile_columns(df), exclude=(spec.s_column, spec.y_column))
+        warnings.extend(left_out_note(c, why) for c, why in sorted(skip.items()))
+        # the legitimate factor stays a feature (conditioning on it is the point) unless the user drops it
+        feats = [c for c in df.columns if c not in (spec.s_column, spec.y_column, spec.s_with) and c not in skip]
+    feats = [c for c in feats if c not in spec.drop]
+    if not feats:
+        raise FairDashError("No feature columns are left to learn from.")
+    X = df[feats]
+    empty = [c for c in feats if X[c].isna().all()]
+    if empty:
+        raise FairDashError(f"Feature column {empty[0]!r} is empty (every value is missing); leave it out.")
+    n_drop_x = 0
+    if spec.missing == "drop":
+        ok = X.notna().all(axis=1)
+        n_drop_x = int((~ok).sum())
+        if n_drop_x:
+            warnings.append(f"{n_drop_x} row(s) with a missing feature value were dropped.")
+        df, X = df.loc[ok], X.loc[ok]
+    if len(df) == 0:
+        raise FairDashError("No rows are left after dropping rows with missing values; try imputing instead.")
+
+    # y
+    n_dropped = n_drop_sy + n_drop_x
+    hint = (f" ({n_dropped} row(s) with missing values were dropped first; imputing them may keep more rows.)"
+            if n_dropped else "")
+    y = _binarise(df[spec.y_column], spec.y1_values, spec.y_threshold, "label", spec.y_column, n_drop_x)
+    y_chosen = ()
+    if spec.y1_values:
+        y_values = set(_as_text(df[spec.y_column]).unique())
+        y_chosen = tuple(_match_values(spec.y1_values, y_values, df[spec.y_column])[0])
+        if len(y_values) > 2:
+            others = y_values - set(y_chosen)
+            hint += (f" Column {spec.y_column!r} holds {len(y_values)} different values ({_short(y_values, 6)}); "
+                     "check which of them mean positive.")
+            warnings.append(f"The label {spec.y_column!r} has {len(y_values)} different values: "
+                            f"{_short(spec.y1_values, 6)} count as positive, {_short(others, 6)} as negative.")
+    if y.min() == y.max():
+        raise FairDashError(
+            f"After binarising, the label {spec.y_column!r} has only one value ({'positive' if y[0] else 'negative'} "
+            "for every row); there is nothing to learn. Choose other positive values." + hint
+        )
+    # s
+    s_text = _as_text(df[spec.s_column])
+    if spec.s_with is not None:
+        s_text = s_text + " × " + _as_text(df[spec.s_with])
+    if spec.s_multi or spec.s_with is not None:
+        names = tuple(sorted(s_text.unique(), key=str))
+        s = pd.Categorical(s_text, categories=names).codes.astype(int)
+    else:
+        s = _binarise(df[spec.s_column], spec.s1_values, spec.s_threshold, "sensitive", spec.s_column, n_drop_x)
+        if spec.s_threshold is not None:
+            names = (f"{spec.s_column} <= {spec.s_threshold:g}", f"{spec.s_column} > {spec.s_threshold:g}")
+        else:
+            # each group named by exactly the values it holds, in the column's own text (a value typed
+            # with a space after it, or TRUE for True, names the value it matched)
+            present = set(s_text.unique())
+            chosen = _match_values(spec.s1_values, present, df[spec.s_column])[0]
+            g1 = ", ".join(chosen)
+            rest = sorted(present - set(chosen), key=str)
+            g0 = ", ".join(rest[:3]) + (" ..." if len(rest) > 3 else "") if rest else "(none)"
+            names = (g0, g1)
+    if len(names) < 2 or np.bincount(s, minlength=len(names)).min() == 0:
+        if spec.s_multi or spec.s_with is not None:
+            what = "two groups are needed to compare"
+        else:
+            empty = "group 1 (the values chosen as group 1)" if s.max() == 0 else "group 0 (every other value)"
+            what = f"{empty} has no rows. Choose group-1 values so that both groups have rows"
+        raise FairDashError(
+            f"The sensitive attribute {spec.s_column!r} has only one group after binarising: every row has "
+            f"{spec.s_column} = {_short(s_text.unique())}, and {what}." + hint
+        )
+    for j, g in enumerate(names):
+        yj = y[s == j]
+        if yj.min() == yj.max():
+            what = "no positive" if yj.max() == 0 else "only positive"
+            raise FairDashError(f"Group {g!r} of column {spec.s_column!r} has {what} labels ({yj.size} row(s), "
+                                f"{'none' if yj.max() == 0 else 'all'} with {' or '.join(_label_words(spec))}), so its base rate is "
+                                f"{int(yj.max())} and no target rate can be reached from it. Choose other positive "
+                                "values or other groups." + hint)
+    if spec.group_labels:
+        if len(spec.group_labels) != len(names):
+            raise FairDashError(f"{len(spec.group_labels)} group name(s) were given for {len(names)} groups "
+                                f"({_short(names, 6)}); give one name per group, in group order.")
+        if len(set(map(str, spec.group_labels))) != len(spec.group_labels) or not all(str(g).strip()
+                                                                                    for g in spec.group_labels):
+            raise FairDashError("Group names must be different from each other and not empty.")
+        names = tuple(str(g).strip() for g in spec.group_labels)
+    strata, strata_names = None, ()
+    if spec.strata_column:
+        _check_column(df, spec.strata_column, "legitimate-factor column")
+        st = _as_text(df[spec.strata_column].fillna("(missing)"))
+        strata_names = tuple(sorted(st.unique(), key=str))
+        strata = pd.Categorical(st, categories=strata_names).codes.astype(int)
+
+    num = tuple(c for c in feats if pd.api.types.is_numeric_dtype(X[c]) and not pd.api.types.is_bool_dtype(X[c]))
+    cat = tuple(c for c in feats if c not in num)
+    for c in cat:
+        k = X[c].nunique()
+        if k > HIGH_CARDINALITY:
+            warnings.append(f"Column {c!r} has {k} distinct values; only its {MAX_CATEGORIES} most frequent are encoded.")
+    warnings[:0] = list(df.attrs.get("read_notes", ()))
+    if "other_sheets" in df.attrs and df.attrs.get("other_sheets"):
+        warnings.append(f"Only the sheet {df.attrs['sheet']!r} was read (the first that holds a table); other sheets: "
+                        + ", ".join(map(repr, df.attrs["other_sheets"])))
+    if spec.y1_values:
+        label_names = ("not " + "/".join(y_chosen), "/".join(y_chosen))
+    else:
+        label_names = (f"{spec.y_column} <= {spec.y_threshold:g}", f"{spec.y_column} > {spec.y_threshold:g}")
+    return Task(
+        spec=spec, X=X.reset_index(drop=True), y=y, s=s, group_names=tuple(map(str, names)),
+        label_names=label_names, numeric_features=num, categorical_features=cat, strata=strata,
+        strata_names=strata_names, n_rows_read=n_read, n_dropped_missing_sy=n_drop_sy,
+        n_dropped_missing_features=n_drop_x, warnings=warnings,
+    )
