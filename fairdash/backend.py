@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import random
-import re
 import threading
 import time
 import warnings
@@ -186,23 +185,32 @@ def scaled_progress(progress: Callable | None, start: float, stop: float) -> Cal
 # --------------------------------------------------------------------------------------------------
 # Cache keys
 # --------------------------------------------------------------------------------------------------
-_SHARED_SOURCES = ("models/state.py", "targets.py")
-_RELATIVE_IMPORT = re.compile(r"^\s*from\s+(\.+)([\w.]*)\s+import\s+([\w, ]+)", re.MULTILINE)
+_SHARED_SOURCES = ("models/state.py", "targets.py", "target_spec.py")
 
 
 def _module_sources(path: Path, root: Path, seen: set) -> None:
-    """``path`` and, transitively, the fairdash modules it imports relatively."""
+    """``path`` and, transitively, the fairdash modules it imports relatively, found by parsing the
+    source (``ast``), so every form of import counts: parenthesised names, imports inside functions,
+    ``from . import module`` and packages (their ``__init__.py``)."""
+    import ast
+
     if path in seen or not path.exists():
         return
     seen.add(path)
-    for dots, name, names in _RELATIVE_IMPORT.findall(path.read_text(encoding="utf-8")):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom) or node.level == 0:
+            continue
         base = path.parent
-        for _ in range(len(dots) - 1):
+        for _ in range(node.level - 1):
             base = base.parent
-        candidates = [base / (name.replace(".", "/") + ".py")] if name else \
-            [base / (n.split()[0] + ".py") for n in names.split(",") if n.split()]
+        if node.module:
+            base = base.joinpath(*node.module.split("."))
+            candidates = [base.with_suffix(".py"), base / "__init__.py"]
+            candidates += [base / f"{a.name}.py" for a in node.names]  # from .pkg import module
+        else:
+            candidates = [base / f"{a.name}.py" for a in node.names] + [base / a.name / "__init__.py" for a in node.names]
         for c in candidates:
-            if root in c.resolve().parents:
+            if c.exists() and root in c.resolve().parents:
                 _module_sources(c.resolve(), root, seen)
 
 

@@ -169,3 +169,20 @@ def test_fit_cache_results_are_computed_once_and_survive_a_restart(tmp_path):
     cache.clear(disk=True)
     assert not list(tmp_path.glob("*/*.result.json"))
     assert B.FitCache(False).result(key, compute)[1] is False  # memory-only cache works too
+
+
+def test_code_version_follows_every_form_of_relative_import(tmp_path):
+    """Issue 14: the import tracer parses the source, so parenthesised and in-function imports count."""
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "a.py").write_text("from .b import (\n    one,\n    two,\n)\n\ndef f():\n    from .c import three\n")
+    (pkg / "b.py").write_text("one = two = 1\n")
+    (pkg / "c.py").write_text("from . import d\nfrom .sub import e\n")
+    (pkg / "d.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "e.py").write_text("")
+    (pkg / "unused.py").write_text("")
+    seen = set()
+    B._module_sources((pkg / "a.py").resolve(), pkg.resolve(), seen)
+    assert {p.relative_to(pkg.resolve()).as_posix() for p in seen} == {"a.py", "b.py", "c.py", "d.py", "sub/__init__.py",
+                                                                       "sub/e.py"}
