@@ -19,15 +19,8 @@ from fairdash import ui  # noqa: E402
 st.set_page_config(page_title="FairDash: tune fairness with a target rate", page_icon="⚖️", layout="wide",
                    initial_sidebar_state="expanded")
 
-PAGES = [
-    st.Page("pages/data.py", title="Data", icon=":material/table_view:", url_path="data", default=True),
-    st.Page("pages/target.py", title="Target", icon=":material/tune:", url_path="target"),
-    st.Page("pages/train.py", title="Train", icon=":material/model_training:", url_path="train"),
-    st.Page("pages/compare.py", title="Compare", icon=":material/bar_chart:", url_path="compare"),
-    st.Page("pages/export.py", title="Export", icon=":material/download:", url_path="export"),
-    st.Page("pages/how_it_works.py", title="How it works", icon=":material/menu_book:", url_path="how_it_works"),
-]
-page = st.navigation(PAGES, position="sidebar")
+ui.in_frame()
+page = ui.navigation()
 
 css = ROOT / "assets" / "style.css"
 if css.exists():

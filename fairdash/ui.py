@@ -63,10 +63,8 @@ def guard(prefix: str = ""):
     try:
         yield
     except Exception as exc:  # noqa: BLE001 - the user sees a message, never a trace
-        from streamlit.runtime.scriptrunner import RerunException, StopException
-
-        if isinstance(exc, (RerunException, StopException)):
-            raise
+        if type(exc).__module__.startswith("streamlit."):
+            raise  # Streamlit's own control flow (st.rerun, st.stop) and its API errors pass through
         show_error(exc, prefix)
 
 
@@ -244,23 +242,36 @@ def load_sample_task(name: str) -> data.Task:
     return task
 
 
+PAGES = (("pages/data.py", "Data", ":material/table_view:", "data"),
+         ("pages/target.py", "Target", ":material/tune:", "target"),
+         ("pages/train.py", "Train", ":material/model_training:", "train"),
+         ("pages/compare.py", "Compare", ":material/bar_chart:", "compare"),
+         ("pages/export.py", "Export", ":material/download:", "export"),
+         ("pages/how_it_works.py", "How it works", ":material/menu_book:", "how_it_works"))
+
+
+def navigation(position: str = "sidebar"):
+    """The dashboard's pages as ``st.navigation`` (app.py's frame; the first is the default page)."""
+    return st.navigation([st.Page(path, title=title, icon=icon, url_path=url, default=i == 0)
+                          for i, (path, title, icon, url) in enumerate(PAGES)], position=position)
+
+
+def in_frame() -> None:
+    """Called by app.py on every run: the page that follows runs inside the frame."""
+    st.session_state["_fd_in_frame"] = True
+
+
 def ensure_router() -> None:
     """Make sure the page runs inside app.py's ``st.navigation`` frame.
 
-    A fresh server that is first asked for a page URL (``/target``) before any session has run
-    app.py treats ``pages/`` as an old-style pages folder and runs the page file alone, without the
-    frame and sidebar. Streamlit switches to app.py's navigation for good once ``st.navigation`` has
-    run; here the page flips that switch and reruns, so the same URL opens inside the frame."""
-    try:
-        from streamlit import config
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:  # pragma: no cover - a future Streamlit without the flag
-        return
-    if config.get_option("global.appTest"):
-        return  # AppTest resets the switch before every run; a rerun there would drop button clicks
-    if getattr(PagesManager, "uses_pages_directory", None):
-        PagesManager.uses_pages_directory = False
-        st.rerun()
+    A fresh server that is first asked for a page URL (``/target``) before any session has run app.py
+    runs the page file alone (Streamlit treats a ``pages/`` folder as its old multipage layout until
+    ``st.navigation`` has run once). Then the page declares the navigation itself and reruns: from then
+    on every run goes through app.py, so the same URL opens inside the frame."""
+    if st.get_option("global.appTest") or st.session_state.get("_fd_in_frame"):
+        return  # AppTest resets that layout switch before every run; a rerun there would drop button clicks
+    navigation(position="hidden")
+    st.rerun()
 
 
 # --------------------------------------------------------------------------------------------------

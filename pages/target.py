@@ -138,12 +138,13 @@ def _rates_table(tb) -> pd.DataFrame:
 def _readouts(out: dict, tb, marked: float | None) -> None:
     """The readout ``out`` (``rates_readout``'s dict) with its table ``tb``; ``marked`` is the PR_t the
     ceiling curve marks (``None`` where the target is not one PR_t for every group)."""
+    shown = tb.n_groups if tb.n_groups <= 4 else 0  # with many groups, t_s is read from the table below
     with st.container(key="ceiling_readout"):
-        cols = st.columns(1 + tb.n_groups)
+        cols = st.columns([2] + [1] * max(shown, 2))
         cols[0].metric(CEILING_LABEL, f"{tb.accuracy_ceiling:.4f}",
                        help="No classifier with the target's positive rates can be more accurate than this on the "
                             "training split (Theorem 2: 1 - sum_s P(s) |target rate_s - PR_b^s|).")
-        for j in range(tb.n_groups):
+        for j in range(shown):
             t = float(tb.t[j])
             cols[1 + j].metric(f"t_{j}", "∞" if t == float("inf") else f"{t:.4f}",
                                help=f"Theorem 1's t_s for group {j} ({names[j]}).")

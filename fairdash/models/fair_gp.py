@@ -30,6 +30,7 @@ from . import likelihood as L
 from .state import make_state
 
 MAX_INDUCING = 2000
+JITTER = 1e-4  # the variational strategy's jitter, the same in float32 training and the float64 predictor
 
 
 def _svgp_class():
@@ -45,9 +46,10 @@ def _svgp_class():
             else:
                 dist = gpytorch.variational.CholeskyVariationalDistribution(m)
             strategy = gpytorch.variational.VariationalStrategy(
-                self, inducing_points, dist, learn_inducing_locations=True
+                self, inducing_points, dist, learn_inducing_locations=True, jitter_val=JITTER
             )
             super().__init__(strategy)
+            self.q_u_ = (dist,)  # q(u), held in a tuple so that it is not registered twice as a submodule
             self.mean_module = gpytorch.means.ConstantMean()
             self.covar_module = gpytorch.kernels.ScaleKernel(gpytorch.kernels.RBFKernel(ard_num_dims=dims))
             if lengthscale is not None:
@@ -255,7 +257,7 @@ class FairGP(L.FairModelBase, BaseEstimator, ClassifierMixin):
 
     def _store_params(self, model):
         vs = model.variational_strategy
-        dist = vs._variational_distribution
+        dist = model.q_u_[0]
         k = model.covar_module
         self.inducing_points_ = vs.inducing_points.detach().cpu().double().numpy()
         import torch
@@ -282,11 +284,15 @@ class FairGP(L.FairModelBase, BaseEstimator, ClassifierMixin):
 
         z = torch.as_tensor(self.inducing_points_, dtype=torch.float64)
         model = _svgp_class()(z).double()
-        dist = model.variational_strategy._variational_distribution
+        dist = model.q_u_[0]
         with torch.no_grad():
-            model.variational_strategy.variational_params_initialized.fill_(1)
             dist.variational_mean.copy_(torch.as_tensor(self.variational_mean_))
             dist.chol_variational_covar.copy_(torch.as_tensor(self.variational_chol_))
+            # q(u) is given, not to be initialised from the prior: set the strategy's flag through the
+            # public state_dict (the key is the buffer's name as gpytorch stores it)
+            state = model.state_dict()
+            flags = [k for k in state if k.endswith("variational_params_initialized")]
+            model.load_state_dict({**state, **{k: torch.ones_like(state[k]) for k in flags}})
             model.mean_module.constant.fill_(self.mean_constant_)
             model.covar_module.base_kernel.lengthscale = torch.as_tensor(self.lengthscale_).reshape(1, -1)
             model.covar_module.outputscale = torch.tensor(self.outputscale_, dtype=torch.float64)

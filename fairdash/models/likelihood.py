@@ -82,9 +82,8 @@ def probit_log_q(f: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 @functools.lru_cache(maxsize=None)
 def _gpytorch_likelihood_class():
     import gpytorch
-    from gpytorch.likelihoods.likelihood import _OneDimensionalLikelihood
 
-    class FairBernoulliLikelihood(_OneDimensionalLikelihood):
+    class FairBernoulliLikelihood(gpytorch.likelihoods.Likelihood):
         """Probit fair likelihood for gpytorch: ``expected_log_prob`` integrates the fair
         log-likelihood over ``f ~ N(mu, var)`` by Gauss-Hermite quadrature.
 
