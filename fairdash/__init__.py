@@ -2,9 +2,8 @@
 
 Implements "Tuning Fairness by Balancing Target Labels" (docs/METHOD.md).
 """
+from ._version import __version__
 from .errors import FairDashError
-
-__version__ = "0.1.0"
 
 __all__ = ["FairDashError", "__version__"]
 

@@ -235,7 +235,7 @@ def code_version(model_class=None) -> str:
 
 def _sources_version(paths, root: Path) -> str:
     """``fairdash.__version__`` plus a short hash of these source files (names and contents)."""
-    from . import __version__
+    from ._version import __version__
 
     h = hashlib.sha256()
     for p in sorted(paths):

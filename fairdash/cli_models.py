@@ -74,7 +74,7 @@ def _check_out(path: str, suffixes=None) -> Path:
 
 # --------------------------------------------------------------------------------------------------
 def _cmd_train(args) -> int:
-    from .cli import load_task_and_table, target_spec_from_args
+    from .cli_options import load_task_and_table, target_spec_from_args
     from .experiments import fit_model
     from .proxies import task_leaks
 
@@ -163,7 +163,7 @@ def _cmd_predict(args) -> int:
 
 # --------------------------------------------------------------------------------------------------
 def _cmd_sweep(args) -> int:
-    from .cli import load_task, target_spec_from_args
+    from .cli_options import load_task, target_spec_from_args
     from .experiments import run_experiment
     from .run_spec import RunSpec
     from .metrics import format_mean_std, summarize
@@ -240,8 +240,8 @@ def _cmd_report(args) -> int:
     return 0
 
 
-def add_commands(sub, task_arguments) -> None:
-    from .cli import target_arguments
+def add_commands(sub) -> None:
+    from .cli_options import target_arguments, task_arguments
 
     t = sub.add_parser("train", help="train one model on the training split and save it")
     task_arguments(t)

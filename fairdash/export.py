@@ -71,7 +71,7 @@ def _versions() -> dict:
 
     import sys
 
-    from . import __version__
+    from ._version import __version__
 
     out = {"fairdash": __version__, "python": ".".join(map(str, sys.version_info[:3]))}
     for pkg in ("numpy", "pandas", "scikit-learn", "scipy", "torch", "gpytorch", "fairlearn", "safetensors"):

@@ -4,8 +4,8 @@ with the paper's set-ups (``samples``). See docs/METHOD.md, "Evaluation protocol
 
 Everything a caller needs is importable from ``fairdash.data`` itself.
 """
-from .preprocess import MAX_CATEGORIES, PlainPreprocessor, categorical_as_text, make_preprocessor
-from .profile import HIGH_CARDINALITY, column_values, left_out_by_default, left_out_note, profile_columns
+from .preprocess import PlainPreprocessor, categorical_as_text, make_preprocessor
+from .profile import HIGH_CARDINALITY, MAX_CATEGORIES, column_values, left_out_by_default, left_out_note, profile_columns
 from .read import MAX_BYTES, clean_table, read_table
 from .samples import (ASSETS, PAPER_SETUPS, SAMPLES, PaperSetup, Sample, load_sample, paper_arrays, paper_setup,
                       paper_task, read_table_or_sample)

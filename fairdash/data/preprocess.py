@@ -5,18 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from typing import TYPE_CHECKING
-
 from ..errors import FairDashError
-
-if TYPE_CHECKING:
-    from .task import Task
-
-MAX_CATEGORIES = 50  # one-hot levels kept per categorical column; rarer levels share one column
+from .profile import MAX_CATEGORIES
 
 
-def make_preprocessor(task: Task):
-    """A scikit-learn ``ColumnTransformer``: numeric columns scaled (and median-imputed), categorical
+def make_preprocessor(task):
+    """For a :class:`~fairdash.data.task.Task`, a scikit-learn ``ColumnTransformer``: numeric columns
+    scaled (and median-imputed), categorical
     columns one-hot encoded with unknown categories ignored and rare levels capped. Fit it on the
     training split only."""
     from sklearn.compose import ColumnTransformer

@@ -6,6 +6,7 @@ import pandas as pd
 
 from ..errors import FairDashError
 
+MAX_CATEGORIES = 50  # one-hot levels kept per categorical column; rarer levels share one column
 HIGH_CARDINALITY = 100  # categorical columns with more distinct values than this get a warning
 
 

@@ -7,8 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import FairDashError
-from .preprocess import MAX_CATEGORIES
-from .profile import HIGH_CARDINALITY, _as_text, _check_column, left_out_by_default, left_out_note, profile_columns
+from .profile import HIGH_CARDINALITY, MAX_CATEGORIES, _as_text, _check_column, left_out_by_default, left_out_note, profile_columns
 from .read import clean_table
 
 
