@@ -119,8 +119,10 @@ def test_population_and_balanced_views_on_compare_and_in_the_report(adult_small)
     at.button(key="build_report_button").click().run(timeout=200)
     _ok(at)
     assert not _errors(at), _errors(at)
-    html = at.session_state["fd_report_html"][2]
-    assert "on the population (the ordinary test set" in html and "on the paper&#x27;s balanced test set" in html
+    import html as html_lib
+
+    text = html_lib.unescape(at.session_state["fd_report_html"][2])
+    assert "on the population (the ordinary test set" in text and "on the paper's balanced test set" in text
 
 
 def test_two_runs_show_together_and_the_history_clears(adult_small):

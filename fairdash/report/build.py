@@ -1,0 +1,156 @@
+"""Building the report: one self-contained HTML page (plotly.js inlined, no network, prints to A4) from a
+sweep's tidy results, rendered by a Jinja2 template with autoescaping, so that every text from the data
+(column names, category values, group names, file names, the command) is escaped; the page carries a
+Content-Security-Policy that forbids every network request."""
+from __future__ import annotations
+
+import datetime as _dt
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from ..errors import FairDashError
+from ..metrics import summarize
+from . import content
+from .figures import figure_html, make_figures, plotly_js
+
+CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
+       "font-src data:; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'")
+
+
+@lru_cache(maxsize=1)
+def _template():
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.PackageLoader("fairdash.report", "templates"),
+                             autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=False)
+    return env.get_template("report.html.j2"), env.loader.get_source(env, "report.css")[0]
+
+
+def _versions() -> dict:
+    from importlib import metadata
+
+    from ..export import _versions as v
+
+    out = v()
+    try:
+        out["plotly"] = metadata.version("plotly")
+    except metadata.PackageNotFoundError:  # pragma: no cover
+        pass
+    return out
+
+
+def _readable_time(iso: str) -> str:
+    try:
+        t = _dt.datetime.fromisoformat(str(iso))
+    except ValueError:
+        return str(iso)
+    return t.strftime("%d %b %Y, %H:%M") + (" UTC" if t.utcoffset() == _dt.timedelta(0) else "")
+
+
+def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict | None = None,
+                 command: str | None = None, criterion: str | None = None, seeds=None,
+                 data_fingerprint: str | None = None, versions: dict | None = None, config: dict | None = None,
+                 eval_rates=None, title: str | None = None, created: str | None = None,
+                 population_rates=None) -> str:
+    """One self-contained HTML page for a sweep's ``results``.
+
+    ``task_description``: :func:`describe_task`'s dict (any subset of its keys). ``readout``:
+    :func:`fairdash.rates.rates_readout` at the chosen target. ``command``: the command line that
+    reproduces ``results``. ``criterion`` defaults to the results' own; ``seeds`` to those in the
+    results; ``eval_rates``/``population_rates`` (base rates, group shares) of the evaluation rows and
+    of the population draw the ceilings in the accuracy/fairness figures.
+    """
+    if not isinstance(results, pd.DataFrame) or results.empty:
+        raise FairDashError("There are no results to report; run a sweep first.")
+    if "model" not in results.columns or "accuracy" not in results.columns:
+        raise FairDashError("These results lack the 'model' and 'accuracy' columns a report needs.")
+    desc = dict(task_description or {})
+    results = results.copy()
+    if "label" not in results.columns:
+        from ..models.registry import MODELS
+
+        results["label"] = [MODELS[m].label if m in MODELS else m for m in results["model"].astype(str)]
+    if "target_rate" not in results.columns:
+        results["target_rate"] = np.nan
+    results["target_rate"] = pd.to_numeric(results["target_rate"], errors="coerce")
+    criterion = criterion or (str(results["criterion"].dropna().iloc[0]) if "criterion" in results.columns
+                              and results["criterion"].notna().any() else "dp")
+    if criterion not in ("dp", "eo"):
+        raise FairDashError("The criterion must be 'dp' or 'eo'.")
+    seeds = list(seeds) if seeds is not None else (sorted(map(int, results["seed"].dropna().unique()))
+                                                    if "seed" in results.columns else [])
+    group_names = desc.get("group_names") or ([readout["groups"][k] for k in sorted(readout["groups"], key=int)]
+                                              if readout and "groups" in readout else ["s=0", "s=1"])
+    summary = summarize(results, by=("model", "label", "target_rate"))
+    created = created or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    title = title or f"FairDash report: {desc.get('dataset') or 'results'}"
+    figures = [{"title": t, "html": figure_html(fig, f"fig{i + 1}"), "caption": caption}
+               for i, (t, fig, caption) in enumerate(make_figures(results, summary, criterion, readout, group_names,
+                                                                  eval_rates, population_rates))]
+    template, css = _template()
+    return template.render(
+        csp=CSP, css=css, plotly_js=plotly_js(), title=title, created=_readable_time(created),
+        criterion_words="demographic parity" if criterion == "dp" else "equality of opportunity",
+        sections=[content.section_data(desc), content.section_choices(readout, criterion, results, seeds),
+                  content.section_readout(desc, readout, results),
+                  content.section_results(summary, criterion, group_names, results)],
+        figures=figures, summary=content.plain_summary(summary, criterion, readout, desc),
+        repro=content.repro_blocks(command, seeds, data_fingerprint or desc.get("data_fingerprint"),
+                                   versions or _versions(), results, config, created),
+    ) + "\n"
+
+
+def eval_rates_for(task, criterion: str, seed: int = 0):
+    """Base rates and group shares of the evaluation rows (see :func:`fairdash.experiments.evaluation_rates`)."""
+    from ..experiments import evaluation_rates
+
+    return evaluation_rates(task, criterion, seed)
+
+
+def build_report_from_sweep(results: pd.DataFrame, config) -> str:
+    """The report for a results CSV and its configuration JSON (:class:`fairdash.run_spec.RunSpec`'s
+    format, written alike by ``python -m fairdash sweep`` and the dashboard's Export page).
+
+    The configuration names the data (a sample, a file or a ``paper`` set-up), the task and the target;
+    the data is read again for the group table, the readout and the fingerprint. If it cannot be read
+    (moved, deleted) the report is still built from the results alone, with a note saying so. A
+    malformed configuration is a :class:`FairDashError`."""
+    from .. import data
+    from ..experiments import evaluation_rates
+    from ..rates import rates_readout
+    from ..run_spec import RunSpec
+
+    run = RunSpec.from_dict(config)
+    config = run.to_dict()
+    criterion = run.target.criterion
+    seeds = list(run.seeds)
+    results = results.copy()
+    if "target_rate" in results.columns:
+        results["target_rate"] = pd.to_numeric(results["target_rate"], errors="coerce")
+    try:
+        task = run.load_task()
+    except (FairDashError, OSError) as e:
+        desc = {"dataset": str(run.data or run.paper or "unknown"), "group_names": list(run.group_names),
+                "warnings": [f"The data could not be read again ({e}); the readouts below are missing."]}
+        return build_report(results, task_description=desc, readout=None, command=run.command,
+                            criterion=criterion, seeds=seeds, config=config)
+    source = data.paper_setup(run.paper).sample if run.paper else str(run.data)
+    sample = data.SAMPLES.get(source)
+    desc = content.describe_task(task, dataset=sample.title if sample else source,
+                         description=sample.description if sample else "",
+                         positive_meaning=run.task.positive_meaning or (sample.positive_meaning if sample else None),
+                         source=source)
+    seed0 = seeds[0] if seeds else 0
+    spec = run.target
+    targets_tried = sorted({float(t) for t in results.get("target_rate", pd.Series(dtype=float)).dropna()})
+    if targets_tried and not spec.explicit and not (spec.conditional and spec.target_rate is None):
+        from .. import rates as _rates
+
+        avg = spec.rate_for(_rates.training_rates(task, seed=seed0).base_rates)
+        spec = spec.with_rate(min(targets_tried, key=lambda t: abs(t - avg)))
+    readout = rates_readout(task, spec, seed=seed0)
+    return build_report(results, task_description=desc, readout=readout, command=run.command, criterion=criterion,
+                        seeds=seeds, config=config, eval_rates=eval_rates_for(task, criterion, seed0),
+                        population_rates=evaluation_rates(task, criterion, seed0, population=True))

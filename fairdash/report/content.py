@@ -1,0 +1,345 @@
+"""What the report says, as plain data: the task's description, each section's blocks (paragraphs,
+definition lists, tables, lists), the plain-language summary. No HTML here: the template renders it
+(and escapes every value)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from ..metrics import format_mean_std, one_class_notes, summarize
+
+
+# --------------------------------------------------------------------------------------------------
+# Blocks
+# --------------------------------------------------------------------------------------------------
+def para(*parts, cls: str | None = None) -> dict:
+    """A paragraph; each part is a text, or ``(text, True)`` for bold."""
+    return {"kind": "p", "cls": cls, "parts": [p if isinstance(p, tuple) else (p, False) for p in parts]}
+
+
+def heading(text: str) -> dict:
+    return {"kind": "h3", "text": text}
+
+
+def defs(items) -> dict:
+    return {"kind": "dl", "items": [(k, v) for k, v in items if v not in (None, "")]}
+
+
+def table(headers, rows, num_cols=(), row_classes=None) -> dict:
+    return {"kind": "table", "headers": list(headers), "rows": [list(r) for r in rows], "num_cols": set(num_cols),
+            "row_classes": list(row_classes or [])}
+
+
+def bullets(items) -> dict:
+    return {"kind": "ul", "items": list(items)}
+
+
+def code(text: str) -> dict:
+    return {"kind": "pre", "text": text}
+
+
+# --------------------------------------------------------------------------------------------------
+# Formatting
+# --------------------------------------------------------------------------------------------------
+def fmt(v, digits: int = 3, pct: bool = False) -> str:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return "n/a"
+    if not np.isfinite(f):
+        return "n/a"
+    return f"{100 * f:.1f}%" if pct else f"{f:.{digits}f}"
+
+
+def cell(r, k) -> str:
+    """``mean ± std`` over repeats; the mean alone where there was one run (no spread to show)."""
+    mean, std = r.get(f"{k}_mean", np.nan), r.get(f"{k}_std", np.nan)
+    if int(r.get("repeats", 1)) <= 1:
+        return fmt(mean)
+    return format_mean_std(mean, std).replace("± ", "±\u00a0")
+
+
+def uses_target(model: str) -> bool:
+    from ..models.registry import MODELS
+
+    info = MODELS.get(str(model))
+    return bool(info and info.uses_target_rate)
+
+
+def _group_name(desc, readout, k) -> str:
+    names = desc.get("group_names") or []
+    if readout and "groups" in readout and str(k) in readout["groups"]:
+        return str(readout["groups"][str(k)])
+    return str(names[int(k)]) if int(k) < len(names) else f"group {k}"
+
+
+# --------------------------------------------------------------------------------------------------
+# Inputs
+# --------------------------------------------------------------------------------------------------
+def describe_task(task, *, dataset: str | None = None, description: str | None = None,
+                  positive_meaning: str | None = None, source: str | None = None) -> dict:
+    """The ``task_description`` that ``build_report`` takes, from a :class:`fairdash.data.Task`."""
+    from ..experiments import data_fingerprint
+
+    spec = task.spec
+    gt = task.group_table()
+    return {
+        "dataset": dataset or source or "uploaded table",
+        "description": description or "",
+        "source": source or "",
+        "n_rows": int(len(task.y)),
+        "n_rows_read": int(task.n_rows_read or len(task.y)),
+        "n_dropped_missing_sy": int(task.n_dropped_missing_sy),
+        "n_dropped_missing_features": int(task.n_dropped_missing_features),
+        "s_column": spec.s_column,
+        "y_column": spec.y_column,
+        "s1_values": list(spec.s1_values),
+        "y1_values": list(spec.y1_values),
+        "positive_meaning": positive_meaning or spec.positive_meaning or "",
+        "group_names": list(task.group_names),
+        "label_names": list(task.label_names),
+        "groups": [{"group": str(r["group"]), "rows": int(r["rows"]), "positives": int(r["positives"]),
+                    "base_rate": float(r["base rate"]), "share": float(r["share"])} for _, r in gt.iterrows()],
+        "features": list(task.features),
+        "numeric_features": list(task.numeric_features),
+        "categorical_features": list(task.categorical_features),
+        "strata_column": spec.strata_column,
+        "spec": spec.to_dict(),
+        "warnings": list(task.warnings),
+        "data_fingerprint": data_fingerprint(task),
+    }
+
+
+# --------------------------------------------------------------------------------------------------
+# Sections 1 to 4
+# --------------------------------------------------------------------------------------------------
+def section_data(desc: dict) -> dict:
+    blocks = [para(desc["description"])] if desc.get("description") else []
+    y1 = ", ".join(map(str, desc.get("y1_values") or [])) or (desc.get("label_names") or ["", ""])[-1]
+    dropped = int(desc.get("n_dropped_missing_sy", 0) or 0) + int(desc.get("n_dropped_missing_features", 0) or 0)
+    feats = desc.get("features") or []
+    blocks.append(defs([
+        ("Data set", desc.get("dataset")),
+        ("File", desc.get("source")),
+        ("Rows used", f"{desc['n_rows']:,}" + (f" ({dropped:,} dropped for missing values)" if dropped else "")
+         if "n_rows" in desc else None),
+        ("Sensitive attribute (s)", desc.get("s_column")),
+        ("Label (y)", desc.get("y_column")),
+        ("Positive label (y = 1)", y1),
+        ("What positive means", desc.get("positive_meaning")),
+        ("Features", f"{len(feats)}: " + ", ".join(map(str, feats)) if feats else None),
+        ("Legitimate factor (conditional parity)", desc.get("strata_column")),
+    ]))
+    groups = desc.get("groups")
+    if groups:
+        rows = [[g["group"], f"{g['rows']:,}", f"{g['positives']:,}", fmt(g["base_rate"]), fmt(g["share"])] for g in groups]
+        blocks += [heading("Groups (whole table)"),
+                   table(["group", "rows", "positives", "base rate P(y=1|s)", "share P(s)"], rows, num_cols=(1, 2, 3, 4)),
+                   para("Group s=0 is the group marked as protected. The readouts below use the training split, so "
+                        "their rates differ slightly from these.", cls="note")]
+    blocks += [para(w, cls="warn") for w in desc.get("warnings") or []]
+    return {"title": "1. The data and its groups", "blocks": blocks}
+
+
+def section_choices(readout: dict | None, criterion: str, results: pd.DataFrame, seeds) -> dict:
+    from ..models.registry import MODELS
+
+    crit = ("demographic parity (equal positive rates), measured on the population and on the paper's balanced "
+            "test set" if criterion == "dp" else
+            "equality of opportunity (equal true positive rates), evaluated on the ordinary test set")
+    models = list(dict.fromkeys(results["model"].astype(str))) if "model" in results.columns else []
+    labels = [MODELS[m].label if m in MODELS else m for m in models]
+    targets = sorted({float(t) for t in results.get("target_rate", pd.Series(dtype=float)).dropna()})
+    items = [("Fairness criterion", crit),
+             ("Target", readout.get("target_text") if readout else None),
+             ("Models", ", ".join(labels)),
+             ("Target rates PR_t tried", ", ".join(f"{t:.3f}" for t in targets) or "none (no fair model)"),
+             ("Repeats (seeds)", f"{len(seeds)}: {', '.join(map(str, seeds))}" if seeds else None)]
+    if readout:
+        items.append(("Keep-rate delta", fmt(readout.get("delta", 1.0))))
+        if "n_train" in readout:
+            items.append((f"Split (seed {readout.get('seed', 0)})",
+                          f"{readout['n_train']:,} training rows, {readout['n_test']:,} test rows "
+                          f"({readout.get('n_test_balanced', 0):,} in the balanced test set)"))
+    return {"title": "2. Choices", "blocks": [defs(items)]}
+
+
+def section_readout(desc: dict, readout: dict | None, results: pd.DataFrame) -> dict:
+    from ..rates import describe_t
+
+    title = "3. What the target rate means"
+    if not readout:
+        return {"title": title, "blocks": [para("No target-rate readout was supplied.", cls="note")]}
+    t = readout.get("target_rate")
+    pre = readout.get("presets") or {}
+    explicit = (readout.get("target") or {}).get("tpr_target") is not None
+    what = [(readout["target_text"], True)] if readout.get("target_text") else \
+        ["target positive rate ", (f"PR_t = {fmt(t, 4)}", True), " for every group"]
+    exact = "" if explicit or t is None else f"PR_t = {fmt(t, 4)}; "
+    blocks = [para("Target: ", *what, f" ({exact}presets on the training split: min {fmt(pre.get('min'), 4)}, avg "
+                   f"{fmt(pre.get('avg'), 4)}, max {fmt(pre.get('max'), 4)}). The fair models are trained to predict a "
+                   "target label ȳ with the target's rates in each group; the table says how ȳ relates to the observed "
+                   "label y.")]
+    keys = sorted(readout.get("base_rates", {}), key=int)
+    rows = []
+    for k in keys:
+        tr = readout["transition"][k]
+        ts = readout["t"].get(k)
+        rows.append([f"s={k}: {_group_name(desc, readout, k)}", fmt(readout["group_share"][k]),
+                     fmt(readout["base_rates"][k]), fmt(ts) if ts is not None else "∞", fmt(tr["p_ybar1_given_y1"]),
+                     fmt(tr["p_ybar1_given_y0"]), fmt(tr["p_y1_given_ybar0"]), fmt(tr["p_y1_given_ybar1"])])
+    blocks.append(table(["group", "share", "base rate", "t_s", "P(ȳ=1|y=1)", "P(ȳ=1|y=0)", "P(y=1|ȳ=0)", "P(y=1|ȳ=1)"],
+                        rows, num_cols=range(1, 8)))
+    flips = readout.get("flips") or {}
+    blocks.append(bullets(describe_t(readout["t"].get(k), f"s={k} ({_group_name(desc, readout, k)})", flips.get(k))
+                          for k in keys))
+    rates_text = ("the positive rates these TPR/TNR targets imply in each group" if explicit
+                  else f"positive rate PR_t = {fmt(t, 3)} in every group")
+    blocks.append(para(("Theorem 2 ceiling:", True), f" no classifier with the {rates_text} can be more than ",
+                       (fmt(readout.get("accuracy_bound"), 4), True), " accurate on the training split."))
+    if readout.get("strata"):
+        blocks.append(para(("Conditional parity:", True), " the target holds within every stratum; weighted by the "
+                           "strata's shares of the training rows the ceiling is ",
+                           (fmt(readout.get("strata_accuracy_bound"), 4), True), "."))
+    blocks += _ceiling_blocks(results, None if explicit else t)
+    return {"title": title, "blocks": blocks}
+
+
+def _ceiling_blocks(results: pd.DataFrame, t) -> list:
+    need = {"model", "target_rate", "accuracy", "accuracy_bound"}
+    if t is None or not need <= set(results.columns):
+        return []
+    tr = results["target_rate"].astype(float)
+    near = results[np.isfinite(tr) & np.isclose(tr, float(t), atol=5e-4)]
+    if near.empty:
+        return [para("No model in these results was trained at exactly this target, so no measured accuracy is "
+                     "shown beside the ceiling.", cls="note")]
+    metrics = [m for m in ("accuracy", "accuracy_bound", "ceiling_at_target") if m in near.columns]
+    s = summarize(near, by=[c for c in ("model", "label") if c in near.columns], metrics=metrics)
+    rows = [[r.get("label", r["model"]), cell(r, "accuracy"), cell(r, "accuracy_bound"), cell(r, "ceiling_at_target"),
+             "yes" if r["accuracy_mean"] <= r["accuracy_bound_mean"] + 1e-9 else "no (check the data)"]
+            for _, r in s.iterrows()]
+    where = str(near["eval_set"].dropna().iloc[0]) if "eval_set" in near.columns and near["eval_set"].notna().any() \
+        else "evaluation"
+    return [heading(f"Measured accuracy beside the ceiling ({where} rows)"),
+            table(["model", "measured accuracy", "ceiling at its own group rates", "ceiling at PR_t", "within ceiling"],
+                  rows, num_cols=(1, 2, 3)),
+            para("Both ceilings are computed on the same rows as the accuracy: the first at the positive rates the "
+                 "model actually produced, the second at the target.", cls="note")]
+
+
+def _results_table(summary: pd.DataFrame, criterion: str, prefix: str) -> dict:
+    from ..plots import n_groups_of
+
+    groups = range(max(2, n_groups_of(summary)))
+    pr = [(f"pr_{j}", f"PR s={j}") for j in groups] + [("pr_ratio", "PR ratio")]
+    tpr = [(f"tpr_{j}", f"TPR s={j}") for j in groups] + [("tpr_ratio", "TPR ratio")]
+    cols = [("accuracy", "accuracy")] + (pr + tpr if criterion == "dp" else tpr + pr)
+    cols = [(prefix + k, h) for k, h in cols] + ([("target_gap", "target gap")] if prefix else [])
+    cols = [(k, h) for k, h in cols if f"{k}_mean" in summary.columns]
+    rows, classes = [], []
+    for _, r in summary.iterrows():
+        t = r.get("target_rate", np.nan)
+        rows.append([r.get("label", r["model"]), fmt(t) if pd.notna(t) else "–"] + [cell(r, k) for k, _ in cols]
+                    + [int(r.get("repeats", 1))])
+        classes.append("fair" if uses_target(r["model"]) else "")
+    return table(["model", "PR_t"] + [h for _, h in cols] + ["runs"], rows, num_cols=range(1, len(cols) + 3),
+                 row_classes=classes)
+
+
+def section_results(summary: pd.DataFrame, criterion: str, group_names, results: pd.DataFrame) -> dict:
+    groups_text = ", ".join(f"s={j} is {g}" for j, g in enumerate(map(str, group_names))) or "s=0 and s=1"
+    eval_set = "balanced test set" if criterion == "dp" else "test set"
+    if "eval_set" in results.columns and results["eval_set"].notna().any():
+        e = str(results["eval_set"].dropna().iloc[0])
+        eval_set = e if e.endswith("set") else e + " set"
+    blocks = [para("Mean ± standard deviation over repeats. PR = positive rate P(ŷ=1|s), TPR = true positive rate; "
+                   f"ratios are the smallest group value over the largest (1 is fair). {groups_text}. Models in bold "
+                   "are trained towards the target.")]
+    if any(c.startswith("pop_") for c in summary.columns) and criterion == "dp":
+        blocks += [heading("On the population the model will meet (the ordinary test set)"),
+                   para("The held-out rows as they come, distributed like the data the model will score. Target gap = "
+                        "mean over groups of |PR_s − PR_t|."),
+                   _results_table(summary, criterion, "pop_"),
+                   heading(f"On the paper's {eval_set}"),
+                   para("The paper's protocol: both groups are cut to the same base rate, so the rates here are lower "
+                        "than in the population for the group with the higher base rate, and they sit below PR_t by "
+                        "design.")]
+    else:
+        blocks.append(para(f"Measured on the {eval_set}."))
+    blocks.append(_results_table(summary, criterion, ""))
+    blocks += [para(n, cls="warn") for n in one_class_notes(results)]
+    return {"title": "4. Results against the baselines", "blocks": blocks}
+
+
+def repro_blocks(command, seeds, fingerprint, versions, results, config, created) -> list:
+    devices = sorted(set(map(str, results["device"].dropna()))) if "device" in results.columns else []
+    blocks = [defs([("Report created", created), ("Seeds", ", ".join(map(str, seeds)) if seeds else None),
+                    ("Data fingerprint", fingerprint), ("Trained on", ", ".join(devices) if devices else None),
+                    ("Package versions", ", ".join(f"{k} {v}" for k, v in versions.items()))])]
+    if command:
+        blocks += [heading("Command that reproduces these numbers"), code(command)]
+    if config:
+        blocks += [heading("Configuration (JSON)"), code(json.dumps(config, indent=2, default=str))]
+    return blocks
+
+
+# --------------------------------------------------------------------------------------------------
+# Section 6
+# --------------------------------------------------------------------------------------------------
+def plain_summary(summary: pd.DataFrame, criterion: str, readout: dict | None, desc: dict) -> list[str]:
+    """Plain-language sentences about the trade-off, from the summary table (no HTML)."""
+    key = "pr_ratio" if criterion == "dp" else "tpr_ratio"
+    what = ("positive-rate ratio (how evenly the groups receive positive predictions; 1 is equal)"
+            if criterion == "dp" else
+            "true-positive-rate ratio (how evenly the groups' actual positives are recognised; 1 is equal)")
+    if summary.empty or f"{key}_mean" not in summary.columns:
+        return ["There are no results to summarise."]
+    out = []
+    s = summary.copy()
+    s["_fair"] = [uses_target(m) for m in s["model"]]
+    s["_label"] = s.get("label", s["model"]).astype(str)
+    plain = s[~s["_fair"]]
+    ref = None
+    if "lr" in set(plain["model"]):
+        ref = plain[plain["model"] == "lr"].iloc[0]
+    elif not plain.empty:
+        ref = plain.sort_values("accuracy_mean", ascending=False).iloc[0]
+    if ref is not None:
+        out.append(f"The reference model {ref['_label']} is right on {fmt(ref['accuracy_mean'], pct=True)} of the "
+                   f"evaluation rows; its {what} is {fmt(ref[f'{key}_mean'], 2)}.")
+    t = readout.get("target_rate") if readout else None
+    for label, g in s[s["_fair"]].groupby("_label", sort=False):
+        g = g[g[f"{key}_mean"].notna()]
+        if g.empty:
+            continue
+        best = g.sort_values(f"{key}_mean", ascending=False).iloc[0]
+        sent = (f"{label} at PR_t = {fmt(best['target_rate'])} reaches a ratio of {fmt(best[f'{key}_mean'], 2)} "
+                f"with accuracy {fmt(best['accuracy_mean'], pct=True)}")
+        if ref is not None and np.isfinite(ref["accuracy_mean"]):
+            diff = 100 * (best["accuracy_mean"] - ref["accuracy_mean"])
+            sent += (f", {abs(diff):.1f} percentage points {'less' if diff < 0 else 'more'} than {ref['_label']}"
+                     if abs(diff) >= 0.05 else f", the same accuracy as {ref['_label']}")
+        out.append(sent + ".")
+        if len(g) > 1:
+            out.append(f"Across the {len(g)} target rates tried, {label}'s ratio ranges from "
+                       f"{fmt(g[f'{key}_mean'].min(), 2)} to {fmt(g[f'{key}_mean'].max(), 2)} and its accuracy from "
+                       f"{fmt(g['accuracy_mean'].min(), pct=True)} to {fmt(g['accuracy_mean'].max(), pct=True)}: "
+                       "the target rate is the dial between the two.")
+    fairest = s.sort_values(f"{key}_mean", ascending=False).iloc[0]
+    most_acc = s.sort_values("accuracy_mean", ascending=False).iloc[0]
+    out.append(f"Most accurate: {most_acc['_label']} ({fmt(most_acc['accuracy_mean'], pct=True)}). Fairest by this "
+               f"ratio: {fairest['_label']} ({fmt(fairest[f'{key}_mean'], 2)}).")
+    if t is not None and readout.get("accuracy_bound") is not None:
+        out.append(f"Theorem 2 says that a classifier giving every group the positive rate {fmt(t)} cannot be more "
+                   f"than {fmt(readout['accuracy_bound'], pct=True)} accurate on the training data; part of any "
+                   "accuracy lost is the price of the target itself, not a weakness of the model.")
+    reps = int(s["repeats"].max()) if "repeats" in s.columns else 1
+    out.append(f"Each number is an average over {reps} random splits; differences smaller than the ± spreads are within "
+               "the noise." if reps > 1 else
+               "These numbers come from a single split; repeat with more seeds before drawing firm conclusions.")
+    if desc.get("positive_meaning"):
+        out.append(f"Remember what a positive prediction means here: {desc['positive_meaning']}.")
+    return out

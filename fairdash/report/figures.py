@@ -1,0 +1,99 @@
+"""The report's figures: Plotly figures from :mod:`fairdash.plots`, sized for A4, as HTML fragments by
+``plotly.io.to_html`` (plotly.js is inlined once for the whole page, so it opens offline)."""
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+# A4 portrait, 14 mm margins: 182 mm of width = 688 CSS pixels. Figures are drawn at this width.
+FIG_WIDTH = 680
+FIG_HEIGHT = 470
+CONFIG = {"displaylogo": False, "responsive": False, "showSendToCloud": False, "toImageButtonOptions": {"format": "png"}}
+
+
+def esc(value: Any) -> str:
+    """Text for a Plotly label (which understands a little HTML): everything escaped, quotes included."""
+    return "" if value is None else html.escape(str(value), quote=True)
+
+
+def _escape_strings(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy with every text cell HTML-escaped (for Plotly, whose labels understand a little HTML)."""
+    out = df.copy()
+    for c in out.columns:
+        if not (pd.api.types.is_numeric_dtype(out[c]) or pd.api.types.is_bool_dtype(out[c])):
+            out[c] = out[c].map(lambda v: esc(v) if isinstance(v, str) else v)
+    return out
+
+
+def _sized(fig):
+    fig.update_layout(width=FIG_WIDTH, height=FIG_HEIGHT, autosize=False,
+                      legend=dict(orientation="h", yanchor="top", y=-0.16, xanchor="left", x=0.0),
+                      margin=dict(l=60, r=20, t=60, b=120))
+    return fig
+
+
+def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, readout: dict | None,
+                 group_names, eval_rates=None, population_rates=None) -> list[tuple[str, Any, str]]:
+    """The report's figures as ``(title, figure, caption)``, each titled with what it was measured on:
+    for demographic parity the population (the ordinary test set) first, then the paper's balanced test
+    set; then the ceiling over the target rate. Every text in them is escaped."""
+    from .. import plots
+
+    names = [esc(g) for g in group_names]
+    safe = _escape_strings(summary)
+    metric = "pr" if criterion == "dp" else "tpr"
+    what = "positive rates" if criterion == "dp" else "true positive rates"
+    target = None if not readout else readout.get("target_rate")
+    fn = plots.pr_scatter if metric == "pr" else plots.tpr_scatter
+    if len(group_names) > 2:
+        caption = (f"Each line is one model, mean ± std over repeats: the {what} of every group; the dashed line is "
+                   "the target. A flat line treats the groups alike.")
+    else:
+        caption = (f"Each point is one model (and target rate), mean ± std over repeats: the {what} of "
+                   f"{esc(group_names[0]) if group_names else 's=0'} (x) and "
+                   f"{esc(group_names[1]) if len(group_names) > 1 else 's=1'} (y). "
+                   "Points on the dashed diagonal treat both groups alike.")
+    views = [(True, population_rates), (False, eval_rates)] if criterion == "dp" else [(False, eval_rates)]
+    figs = []
+    for population, rates_shares in views:
+        data = plots.population_view(safe) if population else safe
+        where = plots.measured_on(results, population)
+        figs.append((f"Group {what}, on {where}", fn(data, group_names=names, highlight_target=target,
+                                                     title=f"Group {what}, on {where}"), caption))
+        rates, shares = rates_shares if rates_shares is not None else (None, None)
+        f2 = plots.accuracy_fairness(data, criterion, rates=rates, shares=shares, highlight_target=target,
+                                     title=f"Accuracy against fairness, on {where}")
+        figs.append((f"Accuracy against fairness, on {where}", f2,
+                     "Up is more accurate, right is fairer (1 = equal rates). "
+                     + ("The dashed curve is the highest accuracy any classifier can reach at each ratio on these "
+                        "rows (Theorem 2)." if rates is not None else "")))
+    if readout and "base_rates" in readout:
+        r = np.array([readout["base_rates"][k] for k in sorted(readout["base_rates"], key=int)], dtype=float)
+        p = np.array([readout["group_share"][k] for k in sorted(readout["group_share"], key=int)], dtype=float)
+        explicit = (readout.get("target") or {}).get("tpr_target") is not None
+        figs.append(("Accuracy ceiling over the target rate, on the training split",
+                     plots.ceiling_curve_figure(r, p, None if explicit else target, names),
+                     "Theorem 2: the highest accuracy a classifier can reach on the training data when every "
+                     "group's positive rate equals PR_t." + ("" if explicit else " The marked point is the chosen "
+                                                                                  "target.")))
+    return [(t, _sized(f), c) for t, f, c in figs]
+
+
+def figure_html(fig, div_id: str) -> str:
+    """One figure as an HTML fragment (its data as JSON that cannot close the script element)."""
+    import plotly.io as pio
+
+    return pio.to_html(fig, full_html=False, include_plotlyjs=False, div_id=div_id, config=CONFIG,
+                       default_width=f"{FIG_WIDTH}px", default_height=f"{FIG_HEIGHT}px")
+
+
+def plotly_js() -> str:
+    """plotly.js, to inline once in the page's head."""
+    from plotly.offline import get_plotlyjs
+
+    js = get_plotlyjs()
+    # the bundle never contains a closing script tag; make sure of it
+    return js.replace("</script", "<\\/script").replace("</SCRIPT", "<\\/SCRIPT")
