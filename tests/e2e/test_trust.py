@@ -1,0 +1,633 @@
+"""Issues 11, 12 and 13 in a real browser against a live ``streamlit run app.py``.
+
+Issue 11 (one target, one meaning): the legitimate-factor modes on the Target page (bug 1), the ceiling of
+explicit TPR/TNR targets and its curve without a PR_t marker (bug 5), the PR_t slider's bounds (bug 6) and a
+run that keeps the name of the data it was trained on after another sample is loaded (bug 7).
+Issue 12 (the population and the data): an upload is trainable only once confirmed, a leak is listed and
+dropped in one click, a 3-group task trains and plots per group, population and balanced figures on Compare.
+Issue 13 (the newcomer's path): Train settings survive a page change, two runs together on Compare, a reload
+returns to the same session and another session without the link sees none of it, and the report's model
+column reads on one line at 1440 px and at A4 print width.
+
+Tables are small (3,000-row Adult uploads, the 6,167-row COMPAS sample) and the models FairLR / LR /
+Kamiran & Calders, so the whole module runs in a few minutes on two busy cores.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "docs" / "screenshots"
+CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
+TRAIN_TIMEOUT = 300.0
+COMPAS_TITLE = "COMPAS (ProPublica two-year recidivism)"
+
+
+# --------------------------------------------------------------------------------------------------
+# Tables
+# --------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def adult():
+    from fairdash import data
+
+    return data.load_sample("adult")
+
+
+@pytest.fixture(scope="module")
+def adult_task(adult):
+    from fairdash import data, ui
+
+    return data.build_task(adult, ui.sample_spec("adult", adult))
+
+
+def _adult_3k(adult) -> pd.DataFrame:
+    return adult.sample(3000, random_state=1).reset_index(drop=True)
+
+
+def _csv(df: pd.DataFrame, tmp_path: Path, name: str) -> Path:
+    path = tmp_path / name
+    df.to_csv(path, index=False)
+    return path
+
+
+# --------------------------------------------------------------------------------------------------
+# Driving the app
+# --------------------------------------------------------------------------------------------------
+def _no_exception(page, server_log):
+    exc = page.locator('[data-testid="stException"]')
+    assert exc.count() == 0, f"a traceback is shown on the page:\n{exc.first.inner_text()}\n{server_log()}"
+
+
+def _open(page, app_url, st_ui, path: str = ""):
+    page.goto(app_url + path)
+    page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=90_000)
+    page.locator("h1").first.wait_for(timeout=90_000)
+    st_ui.wait_idle(page, timeout=90)
+
+
+def _select(page, st_ui, key: str, option: str, exact: bool = True) -> None:
+    """Choose ``option`` in the selectbox or multiselect with widget key ``key``."""
+    box = page.locator(f".st-key-{key} input[role=combobox]")
+    box.click()
+    opt = page.get_by_role("option", name=option, exact=exact) if exact else \
+        page.get_by_role("option").filter(has_text=option)
+    opt.first.click()
+    page.keyboard.press("Escape")  # a multiselect stays open after a choice
+    st_ui.wait_idle(page)
+
+
+def _radio(page, st_ui, key: str, label: str) -> None:
+    page.locator(f".st-key-{key}").get_by_text(label, exact=True).click()
+    st_ui.wait_idle(page)
+
+
+def _chips(page, key: str) -> list[str]:
+    return page.locator(f".st-key-{key} [data-tag]:visible").all_inner_texts()
+
+
+def _number(text: str) -> float:
+    return float(re.search(r"[-+]?\d*\.?\d+", text.replace(",", "")).group())
+
+
+def _ceiling(page, st_ui) -> str:
+    page.locator(".st-key-ceiling_readout").wait_for()
+    return st_ui.metric_text(page, "ceiling_readout", CEILING_LABEL)
+
+
+def _wait_ceiling(page, st_ui, want: float, what: str) -> float:
+    """The ceiling readout shows ``want`` to its four decimals (it may lag a rerun)."""
+    text = ""
+    for _ in range(100):
+        text = _ceiling(page, st_ui)
+        if abs(_number(text) - want) <= 0.5e-4 + 1e-9:
+            return _number(text)
+        page.wait_for_timeout(100)
+    raise AssertionError(f"ceiling readout {text!r} != {want:.6f} ({what})")
+
+
+def _shot(page, st_ui, name: str) -> None:
+    st_ui.screenshot(page, name)
+
+
+def _upload(page, st_ui, path: Path) -> None:
+    """Upload ``path`` on the Data page; it becomes a pending (unconfirmed) table."""
+    st_ui.goto_page(page, "Data")
+    _radio(page, st_ui, "data_source", "Upload a file")
+    page.locator('.st-key-upload_file input[type="file"]').set_input_files(str(path))
+    page.locator(".st-key-confirm_task button").wait_for(timeout=90_000)
+    st_ui.wait_idle(page)
+
+
+def _confirm(page, st_ui, name: str) -> None:
+    button = page.locator(".st-key-confirm_task button")
+    assert button.inner_text().strip() == f"Use {name} with these choices", button.inner_text()
+    button.click()
+    page.get_by_text(f"{name} is now the current data set").wait_for(timeout=90_000)
+    st_ui.wait_idle(page)
+
+
+def _load_sample(page, st_ui, title: str) -> None:
+    st_ui.goto_page(page, "Data")
+    _radio(page, st_ui, "data_source", "Bundled sample")
+    _select(page, st_ui, "sample_choice", title)
+    button = page.locator(".st-key-load_sample_button button:visible").first  # a button with help is drawn twice
+    if button.is_enabled():
+        button.click()
+        st_ui.wait_idle(page)
+    page.locator(".st-key-sidebar_task").get_by_text(title.split(" (")[0]).first.wait_for()
+
+
+def _set_models(page, st_ui, wanted: list[str]) -> None:
+    """Leave exactly the models whose labels are ``wanted`` in the Train page's multiselect."""
+    models = page.locator(".st-key-train_models")
+    for remove in models.locator('button[aria-label^="Remove "]:visible').all()[::-1]:
+        label = remove.get_attribute("aria-label")[len("Remove "):]
+        if not any(label.startswith(w + ":") for w in wanted):
+            remove.click()
+            st_ui.wait_idle(page)
+    for w in wanted:
+        if not any(c.startswith(w + ":") for c in _chips(page, "train_models")):
+            _select(page, st_ui, "train_models", f"{w}:", exact=False)
+    chips = _chips(page, "train_models")
+    assert sorted(c.split(":")[0] for c in chips) == sorted(wanted), chips
+
+
+def _train(page, st_ui, server_log) -> None:
+    before = page.get_by_role("heading", name=re.compile("Results")).count()
+    button = page.locator(".st-key-train_button button")
+    assert button.is_enabled(), st_ui.main_text(page)[-1200:]
+    button.click()
+    status = page.locator('[data-testid="stExpander"]').filter(has_text=re.compile(r"Trained \d+ fit|Training failed"))
+    status.first.wait_for(timeout=TRAIN_TIMEOUT * 1000)
+    st_ui.wait_idle(page, timeout=TRAIN_TIMEOUT)
+    _no_exception(page, server_log)
+    main = st_ui.main_text(page)
+    assert "Training failed" not in main, main[-2000:]
+    assert page.get_by_role("heading", name=re.compile("Results")).count() >= max(1, before)
+
+
+def _legend(page, key: str) -> list[str]:
+    return page.evaluate(
+        "(k) => Array.from(document.querySelectorAll('.st-key-' + k + ' .legendtext')).map(e => e.textContent)", key)
+
+
+def _svg_text(page, key: str) -> str:
+    return page.evaluate(
+        "(k) => Array.from(document.querySelectorAll('.st-key-' + k + ' svg text')).map(e => e.textContent).join(' | ')",
+        key)
+
+
+def _wait_figures(page, n: int = 3) -> None:
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .js-plotly-plot .main-svg').length >= n",
+        arg=n, timeout=60_000)
+
+
+def _sidebar(page) -> str:
+    return page.locator(".st-key-sidebar_task").inner_text()
+
+
+# ==================================================================================================
+# Issue 11
+# ==================================================================================================
+@pytest.mark.timeout(300)
+def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log, adult):
+    """Bug 1: in "each stratum's own average" mode there is no PR_t slider (one sentence says why); in
+    "the slider's PR_t in every stratum" mode the slider is there and moving it moves the ceiling, to the
+    value ``rates_readout`` gives for that conditional target."""
+    from dataclasses import replace
+
+    from fairdash import data, ui
+    from fairdash.rates import rates_readout
+    from fairdash.target_spec import make_target_spec
+
+    task = data.build_task(adult, replace(ui.sample_spec("adult", adult), strata_column="race"))
+    _open(page, app_url, st_ui, "/target")
+    _select(page, st_ui, "strata_column", "race")
+    _no_exception(page, server_log)
+    page.locator(".st-key-strata_rates").wait_for()
+    assert page.locator(".st-key-pr_t_slider").count() == 0, "the PR_t slider is shown where it applies to nothing"
+    assert page.locator(".st-key-pr_t_input").count() == 0
+    main = st_ui.main_text(page)
+    assert "so the PR_t slider does not apply here" in main, main[-2000:]
+    own = rates_readout(task, make_target_spec("dp", "avg", strata_column="race"))["strata_accuracy_bound"]
+    _wait_ceiling(page, st_ui, own, "each stratum's own average")
+    assert "Legitimate factor" in _sidebar(page) and "race" in _sidebar(page)
+
+    _radio(page, st_ui, "strata_rates", "The slider's PR_t in every stratum")
+    thumb = page.locator('.st-key-pr_t_slider input[type="range"]')
+    thumb.wait_for()
+    pr_t = float(thumb.get_attribute("value"))
+    at_start = _wait_ceiling(page, st_ui,
+                             rates_readout(task, make_target_spec("dp", pr_t, strata_column="race"))["strata_accuracy_bound"],
+                             f"slider mode at PR_t {pr_t}")
+    box = page.locator(".st-key-pr_t_input input")
+    box.fill("0.6")
+    box.press("Enter")
+    st_ui.wait_idle(page)
+    assert float(thumb.get_attribute("value")) == pytest.approx(0.6)
+    moved = _wait_ceiling(page, st_ui,
+                          rates_readout(task, make_target_spec("dp", 0.6, strata_column="race"))["strata_accuracy_bound"],
+                          "slider mode at PR_t 0.6")
+    assert moved != at_start
+    thumb.focus()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => document.querySelector('.st-key-pr_t_input input').value === '0.599'", timeout=20_000)
+    st_ui.wait_idle(page, settle=0.05)
+    _wait_ceiling(page, st_ui,
+                  rates_readout(task, make_target_spec("dp", 0.599, strata_column="race"))["strata_accuracy_bound"],
+                  "slider mode at PR_t 0.599 (moved with the keyboard)")
+    assert "0.599 in every stratum" in _sidebar(page), _sidebar(page)
+    _no_exception(page, server_log)
+    _shot(page, st_ui, "target_strata")
+
+
+@pytest.mark.timeout(300)
+def test_explicit_targets_ceiling_matches_and_curve_has_no_pr_t(page, app_url, st_ui, server_log, adult_task):
+    """Bug 5: with explicit TPR/TNR targets the ceiling shown is the one of those targets (1.0 / 0.8 by
+    default), and the curve beside it marks no PR_t point that would contradict it."""
+    from fairdash.rates import rates_readout
+    from fairdash.target_spec import make_target_spec
+
+    _open(page, app_url, st_ui, "/target")
+    _radio(page, st_ui, "criterion", "Equality of opportunity: explicit TPR / TNR targets")
+    page.locator(".st-key-tpr_target input").wait_for()
+    assert page.locator(".st-key-tpr_target input").input_value() == "1.00"
+    assert page.locator(".st-key-tnr_target input").input_value() == "0.80"
+    assert page.locator(".st-key-pr_t_slider").count() == 0
+    want = rates_readout(adult_task, make_target_spec("eo", tpr_target=1.0, tnr_target=0.8))["accuracy_bound"]
+    shown = _wait_ceiling(page, st_ui, want, "explicit TPR 1.0 / TNR 0.8")
+    assert f"{shown:.4f}" == f"{want:.4f}"
+    page.wait_for_function(
+        "() => document.querySelectorAll('.st-key-ceiling_curve .js-plotly-plot .main-svg').length >= 1", timeout=60_000)
+    legend = _legend(page, "ceiling_curve")
+    assert legend and not [t for t in legend if t.startswith("PR_t")], legend
+    text = _svg_text(page, "ceiling_curve")
+    assert "PR_t =" not in text, text
+    # the only ceiling number on the curve is none: the caption points to the metric's value instead
+    assert f"their ceiling is the number above ({want:.4f})" in st_ui.main_text(page)
+    _no_exception(page, server_log)
+    _shot(page, st_ui, "target_eo_targets")
+
+
+@pytest.mark.timeout(300)
+def test_pr_t_slider_stops_short_of_0_and_1(page, app_url, st_ui, server_log, adult_task):
+    """Bug 6: Home / End on the slider reach 0.001 and 0.999, never 0 or 1; the reason is on the page;
+    the number box refuses 1.5; Train stays enabled at either end."""
+    from fairdash.rates import rates_readout
+
+    _open(page, app_url, st_ui, "/target")
+    thumb = page.locator('.st-key-pr_t_slider input[type="range"]')
+    assert thumb.get_attribute("min") in ("0.001",) and thumb.get_attribute("max") in ("0.999",), \
+        (thumb.get_attribute("min"), thumb.get_attribute("max"))
+    box = page.locator(".st-key-pr_t_input input")
+    for key, want in (("Home", "0.001"), ("End", "0.999")):
+        thumb.focus()
+        page.keyboard.press(key)
+        page.wait_for_function("(w) => document.querySelector('.st-key-pr_t_input input').value === w",
+                               arg=want, timeout=20_000)
+        st_ui.wait_idle(page, settle=0.05)
+        assert thumb.get_attribute("value") == want
+        assert f"PR_t: {want}" in _sidebar(page), _sidebar(page)
+        _wait_ceiling(page, st_ui, rates_readout(adult_task, float(want))["accuracy_bound"], f"PR_t {want}")
+        _no_exception(page, server_log)
+        assert page.locator('[data-testid="stAlert"]').filter(has_text="not valid").count() == 0
+    caption = page.get_by_text("PR_t lies strictly between 0 and 1 (0.001 to 0.999 here)")
+    assert caption.is_visible()
+    # a typed 1.5 is refused by the box: PR_t stays at 0.999
+    box.fill("1.5")
+    box.press("Enter")
+    st_ui.wait_idle(page)
+    page.wait_for_timeout(500)
+    assert thumb.get_attribute("value") == "0.999"
+    assert "PR_t: 0.999" in _sidebar(page), _sidebar(page)
+    _shot(page, st_ui, "target_bounds")
+
+    st_ui.goto_page(page, "Train")
+    _no_exception(page, server_log)
+    assert "0.999" in st_ui.main_text(page)
+    assert page.locator(".st-key-train_button button").is_enabled()
+    assert "Train is unavailable" not in st_ui.main_text(page)
+
+
+@pytest.mark.timeout(600)
+def test_a_run_keeps_the_data_it_was_trained_on(page, app_url, st_ui, server_log, adult, tmp_path):
+    """Bug 7: train on an upload, load the COMPAS sample, open Export: the run is still named after the
+    upload, and its configuration's ``data`` and ``task`` are the upload's."""
+    path = _csv(_adult_3k(adult), tmp_path, "adult_upload_3k.csv")
+    _open(page, app_url, st_ui)
+    _upload(page, st_ui, path)
+    assert page.locator(".st-key-s_column input").input_value() == "sex"
+    assert page.locator(".st-key-y_column input").input_value() == "salary"
+    _confirm(page, st_ui, path.name)
+    assert path.name in _sidebar(page)
+
+    st_ui.goto_page(page, "Train")
+    _set_models(page, st_ui, ["FairLR", "LR"])
+    _train(page, st_ui, server_log)
+
+    _load_sample(page, st_ui, COMPAS_TITLE)
+    assert "COMPAS" in _sidebar(page) and path.name not in _sidebar(page)
+
+    st_ui.goto_page(page, "Export")
+    _no_exception(page, server_log)
+    run_name = page.locator(".st-key-export_run input").input_value()
+    assert path.name in run_name and "COMPAS" not in run_name, run_name
+    main = st_ui.main_text(page)
+    assert f"Trained on {path.name}" in main, main[:1500]
+    _shot(page, st_ui, "export")
+    with page.expect_download(timeout=60_000) as info:
+        page.locator(".st-key-download_config button").click()
+    target = tmp_path / "config.json"
+    info.value.save_as(target)
+    cfg = json.loads(target.read_text())
+    assert cfg["data"] == path.name, cfg["data"]
+    assert cfg["task"]["s_column"] == "sex" and cfg["task"]["y_column"] == "salary", cfg["task"]
+    assert cfg["task"]["s1_values"] == ["Male"] and cfg["task"]["y1_values"] == [">50K"], cfg["task"]
+    assert "two-year-recid" not in json.dumps(cfg["task"])
+    assert cfg["models"] == ["fair-lr", "lr"], cfg["models"]
+    assert cfg["target"] is not None
+
+
+# ==================================================================================================
+# Issue 12
+# ==================================================================================================
+@pytest.mark.timeout(600)
+def test_upload_is_confirmed_and_a_leak_dropped_in_one_click(page, app_url, st_ui, server_log, adult, tmp_path):
+    """An upload is not trainable until its columns are confirmed (Train disabled, the reason said); a column
+    that copies the label with 1% noise is listed as a leak of y, Train warns about it, and one "Drop it"
+    click takes it out of the features."""
+    df = _adult_3k(adult)
+    rng = np.random.default_rng(0)
+    y = (df["salary"] == ">50K").astype(int).to_numpy()
+    df.insert(3, "review_flag", np.where(rng.random(len(df)) < 0.01, 1 - y, y))
+    path = _csv(df, tmp_path, "leaky_3k.csv")
+
+    _open(page, app_url, st_ui)
+    _upload(page, st_ui, path)
+    _no_exception(page, server_log)
+    assert "Nothing is used until you confirm" in st_ui.main_text(page)
+    assert page.locator(".st-key-y_column input").input_value() == "salary"  # the copy is never the guess
+    leak = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text=re.compile(r"review_flag\s+gives y away"))
+    leak.first.wait_for()
+    assert page.locator(".st-key-drop_leak_review_flag button").is_visible()
+    _shot(page, st_ui, "data_leak")
+
+    st_ui.goto_page(page, "Train")
+    assert page.locator(".st-key-train_button button").is_disabled()
+    assert ("Train is unavailable: a new upload waits for you to confirm its columns on the Data page."
+            in st_ui.main_text(page)), st_ui.main_text(page)[-1500:]
+    assert path.name not in _sidebar(page)  # the current task is still Adult
+
+    st_ui.goto_page(page, "Data")
+    _confirm(page, st_ui, path.name)
+    st_ui.goto_page(page, "Train")
+    assert page.locator(".st-key-train_button button").is_enabled()
+    warning = page.locator('[data-testid="stAlert"]').filter(has_text="Before you train")
+    assert warning.count() == 1 and "review_flag" in warning.inner_text(), st_ui.main_text(page)[-1500:]
+
+    st_ui.goto_page(page, "Data")
+    assert "review_flag" in _chips(page, "features")
+    page.locator(".st-key-drop_leak_review_flag button").click()  # the one click
+    st_ui.wait_idle(page)
+    assert "review_flag" not in _chips(page, "features")
+    assert page.locator(".st-key-drop_leak_review_flag").count() == 0
+    assert page.get_by_role("heading", name="Leaks").count() == 0
+    st_ui.goto_page(page, "Train")
+    assert page.locator('[data-testid="stAlert"]').filter(has_text="Before you train").count() == 0
+    assert page.locator(".st-key-train_button button").is_enabled()
+    _no_exception(page, server_log)
+
+
+@pytest.mark.timeout(600)
+def test_three_groups_train_and_plot_per_group(page, app_url, st_ui, server_log, adult, tmp_path):
+    """Adult's ``race`` as three groups ("Every value its own group"): the task trains and Compare shows a
+    per-group figure with every group named, on the population and, one click away, the balanced test set."""
+    df = _adult_3k(adult)
+    df["race"] = df["race"].where(df["race"].isin(["White", "Black"]), "Other")
+    path = _csv(df, tmp_path, "adult_race3.csv")
+    _open(page, app_url, st_ui)
+    _upload(page, st_ui, path)
+    _select(page, st_ui, "s_column", "race")
+    _radio(page, st_ui, "s_mode", "Every value its own group")
+    page.get_by_role("heading", name=re.compile("Groups and base rates")).wait_for()
+    _confirm(page, st_ui, path.name)
+    _no_exception(page, server_log)
+    assert "race" in _sidebar(page)
+
+    st_ui.goto_page(page, "Target")
+    _no_exception(page, server_log)
+    assert page.locator(".st-key-ceiling_readout [data-testid='stMetric']").count() == 4  # ceiling + t_0..t_2
+
+    st_ui.goto_page(page, "Train")
+    _set_models(page, st_ui, ["FairLR"])
+    _train(page, st_ui, server_log)
+
+    st_ui.goto_page(page, "Compare")
+    _no_exception(page, server_log)
+    _wait_figures(page)
+    fig = _svg_text(page, "fig_pr")
+    for g in ("White", "Black", "Other"):
+        assert g in fig, fig
+    assert "population" in fig, fig
+    _shot(page, st_ui, "compare_groups")
+    _radio(page, st_ui, "compare_view", "The paper's balanced test set")
+    _wait_figures(page)
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('.st-key-fig_pr svg text')).some(e => e.textContent.includes('balanced'))",
+        timeout=30_000)
+    fig = _svg_text(page, "fig_pr")
+    for g in ("White", "Black", "Other"):
+        assert g in fig, fig
+    _no_exception(page, server_log)
+
+
+# ==================================================================================================
+# Issue 13
+# ==================================================================================================
+@pytest.mark.timeout(300)
+def test_train_settings_survive_a_page_change(page, app_url, st_ui, server_log):
+    _open(page, app_url, st_ui, "/train")
+    _set_models(page, st_ui, ["FairLR", "LR", "FairGP"])
+    rep = page.locator(".st-key-repeats input")
+    rep.fill("2")
+    rep.press("Enter")
+    st_ui.wait_idle(page)
+    st_ui.goto_page(page, "Target")
+    st_ui.goto_page(page, "Train")
+    _no_exception(page, server_log)
+    chips = sorted(c.split(":")[0] for c in _chips(page, "train_models"))
+    assert chips == ["FairGP", "FairLR", "LR"], chips
+    assert page.locator(".st-key-repeats input").input_value() == "2"
+    assert "4 fit(s)" in st_ui.main_text(page) or "6 fit(s)" in st_ui.main_text(page)
+    _shot(page, st_ui, "train")
+
+
+def _train_compas_run(page, st_ui, server_log, pr_t: str, models: list[str]) -> None:
+    st_ui.goto_page(page, "Target")
+    box = page.locator(".st-key-pr_t_input input")
+    box.fill(pr_t)
+    box.press("Enter")
+    st_ui.wait_idle(page)
+    assert f"PR_t: {pr_t}" in _sidebar(page), _sidebar(page)
+    st_ui.goto_page(page, "Train")
+    _set_models(page, st_ui, models)
+    _train(page, st_ui, server_log)
+
+
+@pytest.mark.timeout(600)
+def test_run_history_reload_and_another_session(browser, page, app_url, st_ui, server_log):
+    """Two runs appear together on Compare (population by default, balanced one click away); a reload
+    returns to the same task, target and runs; a second browser context without the link sees none of it."""
+    _open(page, app_url, st_ui)
+    _load_sample(page, st_ui, COMPAS_TITLE)
+    _train_compas_run(page, st_ui, server_log, "0.400", ["FairLR", "LR"])
+    _train_compas_run(page, st_ui, server_log, "0.500", ["FairLR"])
+
+    st_ui.goto_page(page, "Compare")
+    _no_exception(page, server_log)
+    chosen = _chips(page, "compare_runs")
+    assert len(chosen) == 1 and chosen[0].startswith("Run 2:"), chosen
+    _select(page, st_ui, "compare_runs", "Run 1:", exact=False)
+    chosen = _chips(page, "compare_runs")
+    assert [c[:6] for c in chosen] == ["Run 2:", "Run 1:"], chosen
+    _wait_figures(page)
+    legend = " | ".join(_legend(page, "fig_pr"))
+    assert "run 1" in legend and "run 2" in legend, legend
+    assert "population" in _svg_text(page, "fig_pr")
+    assert page.locator(".st-key-compare_view input[type=radio]").first.is_checked()
+    _shot(page, st_ui, "compare")
+    _radio(page, st_ui, "compare_view", "The paper's balanced test set")
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('.st-key-fig_pr svg text')).some(e => e.textContent.includes('balanced'))",
+        timeout=30_000)
+    legend = " | ".join(_legend(page, "fig_pr"))
+    assert "run 1" in legend and "run 2" in legend, legend
+    _no_exception(page, server_log)
+
+    # ---- a reload: the same task, target and runs -------------------------------------------------
+    url = page.url
+    assert "session=" in url and "pr_t=0.500" in url, url
+    page.reload()
+    page.locator("h1", has_text="Compare").wait_for(timeout=90_000)
+    st_ui.wait_idle(page, timeout=90)
+    _no_exception(page, server_log)
+    side = _sidebar(page)
+    assert "COMPAS" in side and "PR_t: 0.500" in side, side
+    assert "Nothing trained yet" not in st_ui.main_text(page)
+    page.locator(".st-key-compare_runs input[role=combobox]").click()
+    options = page.get_by_role("option").all_inner_texts() + _chips(page, "compare_runs")
+    page.keyboard.press("Escape")
+    assert any(o.startswith("Run 1:") for o in options) and any(o.startswith("Run 2:") for o in options), options
+    _wait_figures(page)
+    st_ui.goto_page(page, "Target")
+    assert page.locator('.st-key-pr_t_slider input[type="range"]').get_attribute("value") == "0.5"
+
+    # ---- another session, without the link, sees none of it ---------------------------------------
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        other = ctx.new_page()
+        other.set_default_timeout(60_000)
+        _open(other, app_url, st_ui, "/compare")
+        assert "Nothing trained yet" in st_ui.main_text(other)
+        assert other.locator('[data-testid="stPlotlyChart"]').count() == 0
+        st_ui.goto_page(other, "Export")
+        assert "Nothing trained yet" in st_ui.main_text(other)
+        assert other.locator(".st-key-export_run").count() == 0
+        st_ui.goto_page(other, "Data")  # (the sidebar is read here: see test_sidebar_on_a_page_with_no_runs)
+        side = _sidebar(other)
+        assert "Adult" in side and "COMPAS" not in side and "PR_t: 0.500" not in side, side
+        assert "session=" in other.url and other.url.split("session=")[1][:10] != url.split("session=")[1][:10]
+        _no_exception(other, server_log)
+    finally:
+        ctx.close()
+
+
+ONE_LINE_JS = """() => {
+  const tables = Array.from(document.querySelectorAll('table')).filter(t => {
+    const th = t.querySelector('thead th'); return th && th.textContent.trim() === 'model'; });
+  return tables.map(t => Array.from(t.querySelectorAll('tbody tr')).map(tr => {
+    const cell = tr.querySelector('td'), ref = tr.querySelector('td.num');
+    const r = document.createRange(); r.selectNodeContents(cell);
+    const tops = new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top)));
+    const rr = document.createRange(); rr.selectNodeContents(ref);
+    return {text: cell.textContent, lines: tops.size, h: r.getBoundingClientRect().height,
+            ref: rr.getBoundingClientRect().height, right: cell.getBoundingClientRect().right,
+            wrap: t.parentElement.getBoundingClientRect().right};
+  }));
+}"""
+
+
+def _model_cells_one_line(page) -> list:
+    tables = page.evaluate(ONE_LINE_JS)
+    assert tables, "the report has no results table (a table headed 'model')"
+    cells = [c for t in tables for c in t]
+    assert any("Kamiran" in c["text"] for c in cells), [c["text"] for c in cells]
+    bad = [c for c in cells if c["lines"] != 1 or c["h"] > 1.5 * c["ref"]]
+    assert not bad, bad
+    return cells
+
+
+@pytest.mark.timeout(600)
+def test_report_table_model_column_reads_on_one_line(browser, page, app_url, st_ui, server_log, tmp_path):
+    """The report built on Export: in its results tables each model name is on one line, at 1440 px and at A4
+    print width (794 px, print media)."""
+    _open(page, app_url, st_ui)
+    _load_sample(page, st_ui, COMPAS_TITLE)
+    st_ui.goto_page(page, "Train")
+    _set_models(page, st_ui, ["FairLR", "LR", "Kamiran & Calders"])
+    _train(page, st_ui, server_log)
+    st_ui.goto_page(page, "Export")
+    page.locator(".st-key-build_report_button button").click()
+    page.locator(".st-key-download_report button").wait_for(timeout=120_000)
+    st_ui.wait_idle(page)
+    _no_exception(page, server_log)
+    with page.expect_download(timeout=60_000) as info:
+        page.locator(".st-key-download_report button").click()
+    report = tmp_path / "report.html"
+    info.value.save_as(report)
+    html = report.read_text(encoding="utf-8")
+    assert "COMPAS" in html and "Kamiran" in html
+    assert "± 0.000" not in html  # one repeat: no spread shown
+
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        rp = ctx.new_page()
+        rp.goto(report.as_uri(), wait_until="load")
+        rp.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3", timeout=30_000)
+        _model_cells_one_line(rp)
+        table = rp.locator("table").filter(has=rp.locator("thead th", has_text=re.compile("^model$"))).last
+        table.scroll_into_view_if_needed()
+        rp.wait_for_timeout(300)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        rp.screenshot(path=str(SHOTS / "report_table.png"))
+
+        rp.set_viewport_size({"width": 794, "height": 1123})
+        rp.emulate_media(media="print")
+        rp.wait_for_timeout(300)
+        cells = _model_cells_one_line(rp)
+        wraps = rp.evaluate("""() => Array.from(document.querySelectorAll('.table-wrap'))
+            .map(w => [w.scrollWidth, w.clientWidth])""")
+        # in print nothing scrolls: a table wider than the page would be cut off
+        assert all(s <= c + 1 for s, c in wraps), wraps
+        assert all(c["right"] <= 794 for c in cells), cells
+    finally:
+        ctx.close()
+
+
+@pytest.mark.xfail(strict=True, reason="app bug: pages/compare.py and pages/export.py end with st.stop() when nothing "
+                                       "is trained, and the sidebar's task box (filled in app.py's finally block) "
+                                       "stays empty there")
+@pytest.mark.timeout(120)
+def test_sidebar_on_a_page_with_no_runs(page, app_url, st_ui):
+    _open(page, app_url, st_ui, "/compare")
+    assert "Nothing trained yet" in st_ui.main_text(page)
+    assert "Adult" in _sidebar(page), _sidebar(page)
