@@ -14,7 +14,7 @@ if str(ROOT) not in sys.path:  # `streamlit run app.py` from anywhere finds the 
 
 import streamlit as st  # noqa: E402
 
-from fairdash import ui  # noqa: E402
+from fairdash import ui, ui_views  # noqa: E402
 
 st.set_page_config(page_title="FairDash: tune fairness with a target rate", page_icon="⚖️", layout="wide",
                    initial_sidebar_state="expanded")
@@ -30,7 +30,7 @@ with st.sidebar:
     st.markdown("### :material/balance: FairDash")
     st.caption("Fairness by choosing the positive rate you want (Tuning Fairness by Balancing Target Labels).")
 
-ui.sidebar_frame()
+ui_views.sidebar_frame()
 with ui.guard("Could not load the default data: "):
     ui.ensure_state()
 
@@ -39,6 +39,6 @@ with ui.guard("Could not load the default data: "):
 try:
     page.run()
 finally:
-    ui.sidebar_summary()
+    ui_views.sidebar_summary()
     ui.keep_widgets()
     ui.save_session()

@@ -394,11 +394,21 @@ def _text_values(col: pd.Series) -> list[str]:
     return column_values(col.to_frame("c"), "c")
 
 
+def guess_values(df: pd.DataFrame, column: str, role: str, profile: pd.DataFrame | None = None):
+    """``(values, threshold, words)`` for a column chosen as ``s`` (``role="s"``) or ``y``: a many-valued
+    numeric column is split at its median; else group 1 is the most frequent value (s), positive the
+    positive-looking or rarer value (y). ``words`` says which, for the user."""
+    from .data import profile_columns
+
+    prof = profile if profile is not None else profile_columns(df[[column]])
+    return _values_or_threshold(df, column, prof.set_index("column").loc[column], role)
+
+
 def _values_or_threshold(df, c, prof_row, role):
-    """(values, threshold, words) for the guessed column: many-valued numeric columns split at the
-    median, else group 1 = the most frequent value (s) or the positive-looking / rarer value (y)."""
+    from .data.profile import THRESHOLD_DISTINCT
+
     col = df[c]
-    if prof_row["kind"] == "numeric" and int(prof_row["distinct"]) > 10:
+    if prof_row["kind"] == "numeric" and int(prof_row["distinct"]) > THRESHOLD_DISTINCT:
         thr = float(pd.to_numeric(col).median())
         return (), thr, f"split at its median, {thr:g}"
     vals = _text_values(col)

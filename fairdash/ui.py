@@ -27,6 +27,8 @@ import pandas as pd
 import streamlit as st
 
 from . import data, targets
+from . import ui_state
+from .ui_state import add_run, keep_widgets, remember, runs, save_session  # noqa: F401 (the pages' one facade)
 from .errors import FairDashError
 from .rates import TrainingRates, rates_readout, target_table, training_rates
 from .target_spec import TargetSpec, make_target_spec
@@ -126,25 +128,6 @@ def profile(df: pd.DataFrame | None = None) -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------------
 # The table and the task
 # --------------------------------------------------------------------------------------------------
-def default_features(df: pd.DataFrame, prof: pd.DataFrame, s_col: str, y_col: str, drop=()) -> list[str]:
-    """Every column except ``s``, ``y``, columns flagged id-like/constant/empty and ``drop``."""
-    left_out = data.left_out_by_default(prof)
-    return [c for c in df.columns if c not in (s_col, y_col) and c not in left_out and c not in drop]
-
-
-def default_positive(values: list[str]) -> list[str]:
-    """A guess at the positive label value: 1/true/yes if present, else the rarer value."""
-    for v in values:
-        if str(v).strip().lower() in ("1", "true", "yes", "y", "positive", ">50k"):
-            return [v]
-    return [values[-1]] if values else []
-
-
-def default_group1(values: list[str]) -> list[str]:
-    """A guess at group 1 (the non-protected group): the most frequent value."""
-    return [values[0]] if values else []
-
-
 def _task_key(table_id: str, spec: data.TaskSpec) -> str:
     return hashlib.sha256((table_id + json.dumps(spec.to_dict(), sort_keys=True, default=str)).encode()).hexdigest()[:16]
 
@@ -216,7 +199,7 @@ def column_groups(df: pd.DataFrame, table_id: str, columns) -> dict:
 def sample_spec(name: str, df: pd.DataFrame) -> data.TaskSpec:
     """The sample's standard task (Adult: s = sex with Male as group 1, y = salary with >50K positive)."""
     smp = data.SAMPLES[name]
-    feats = default_features(df, data.profile_columns(df), smp.s_column, smp.y_column, smp.drop)
+    feats = data.default_features(df, data.profile_columns(df), smp.s_column, smp.y_column, smp.drop)
     return data.TaskSpec(smp.s_column, smp.y_column, tuple(smp.s1_values), tuple(smp.y1_values),
                          features=tuple(feats), positive_meaning=smp.positive_meaning)
 
@@ -274,65 +257,13 @@ def ensure_router() -> None:
     st.rerun()
 
 
-# --------------------------------------------------------------------------------------------------
-# A session that survives a reload: its state on the server by token, the token and target in the URL
-# --------------------------------------------------------------------------------------------------
-SAVED = ("fd_table", "fd_table_id", "fd_table_name", "fd_table_desc", "fd_spec", "fd_task", "fd_task_key", "fd_rates",
-         "fd_split0", "fd_pr_t", "fd_criterion", "fd_delta", "fd_tpr_target", "fd_tnr_target", "fd_strata_mode",
-         "fd_runs", "fd_run", "_fd_kept", "fd_pending", "fd_guess")
-
-
-@st.cache_resource(show_spinner=False)
-def _sessions():
-    from .session_store import SessionStore
-
-    return SessionStore()
-
-
-def _restore_session() -> None:
-    """A new browser session (first open, a reload, a shared link): take the state saved under the URL's
-    ``session`` token if there is one, then the target the URL names."""
-    ss = st.session_state
-    qp = st.query_params
-    token = qp.get("session")
-    state = _sessions().load(token)
-    if state is None:
-        ss["fd_token"] = _sessions().new_token()
-        return
-    ss.update(state)
-    ss["fd_token"] = token
-    ss["fd_restored"] = True
-    try:  # the URL's target wins over the saved one (a link edited or shared at another PR_t)
-        pr_t = float(qp.get("pr_t", ""))
-        if 0.0 < pr_t < 1.0:
-            ss["fd_pr_t"] = round(pr_t, 3)
-    except ValueError:
-        pass
-    if qp.get("criterion") in CRITERIA:
-        ss["fd_criterion"] = qp["criterion"]
-
-
-def save_session() -> None:
-    """Keep this session's state under its token and put the token and the target in the URL."""
-    ss = st.session_state
-    token = ss.get("fd_token")
-    if not token:
-        return
-    _sessions().save(token, {k: ss[k] for k in SAVED if k in ss})
-    want = {"session": token, "criterion": ss.get("fd_criterion", "dp")}
-    if ss.get("fd_pr_t") is not None:
-        want["pr_t"] = f"{float(ss['fd_pr_t']):.3f}"
-    if any(st.query_params.get(k) != v for k, v in want.items()):
-        st.query_params.update(want)
-
-
 def ensure_state() -> None:
     """First open: the session saved under the URL's token (a reload or a shared link), else the Adult
     sample with s = sex and y = salary, so every page is useful at once."""
     ensure_router()
     ss = st.session_state
     if "fd_token" not in ss:
-        _restore_session()
+        ui_state.restore_session(CRITERIA)
     ss.setdefault("fd_criterion", "dp")
     ss.setdefault("fd_delta", 1.0)
     ss.setdefault("fd_tpr_target", 1.0)
@@ -419,43 +350,11 @@ def restore(key: str, value) -> None:
         st.session_state[key] = value
 
 
-def remember(key: str, default) -> None:
-    """Like :func:`restore`, but the widget comes back with the value the user last gave it in this
-    session (Streamlit forgets a widget's state when its page is left); :func:`keep_widgets`, called
-    at the end of every run, keeps those values."""
-    ss = st.session_state
-    kept = ss.setdefault("_fd_kept", {})
-    if key not in ss:
-        ss[key] = kept.get(key, default)
-    kept.setdefault(key, ss[key])
-
-
-def keep_widgets() -> None:
-    """Keep the current values of the widgets registered with :func:`remember` (see there)."""
-    ss = st.session_state
-    kept = ss.get("_fd_kept") or {}
-    for key in list(kept):
-        if key in ss:
-            kept[key] = ss[key]
-
-
 def data_source() -> str:
     """How the command line names the current data: a sample's name, or the uploaded file's name."""
     ss = st.session_state
     table_id = str(ss.get("fd_table_id", ""))
     return table_id.split(":", 1)[1] if table_id.startswith("sample:") else str(ss.get("fd_table_name", "upload"))
-
-
-def runs() -> list:
-    """This session's run history (oldest first); each a :class:`fairdash.experiments.Run`."""
-    return st.session_state.setdefault("fd_runs", [])
-
-
-def add_run(run) -> None:
-    history = runs()
-    run.number = (history[-1].number + 1) if history else 1
-    history.append(run)
-    st.session_state["fd_run"] = run
 
 
 def model_options(name: str) -> dict:
@@ -502,64 +401,3 @@ def csv_bytes(df: pd.DataFrame) -> bytes:
         return results_csv(df).encode("utf-8")
     except ImportError:
         return df.to_csv(index=False).encode("utf-8")
-
-
-def sidebar_frame() -> None:
-    """The sidebar's "Current task" box, drawn before the page runs and filled after it (so it shows
-    what the page just changed). The PR_t line is its own placeholder, which the Target page's
-    fragment rewrites on every slider move."""
-    box = st.sidebar.container(key="sidebar_task")
-    with box:
-        st.markdown("**Current task**")
-        lines = st.container(gap=None)  # the three slots read as one list
-        with lines:
-            slots = {"task": st.empty(), "target": st.empty(), "rest": st.empty()}
-    st.session_state["_fd_sidebar"] = slots
-
-
-def _target_line() -> str:
-    try:
-        spec = target_spec()
-    except FairDashError as e:
-        return f"- **Target:** not valid ({e})"
-    if spec.mode == "rate":
-        return f"- **PR_t:** {spec.target_rate:.3f}" + (" in every stratum" if spec.conditional else "")
-    return f"- **Target:** {spec.describe().split(': ', 1)[1]}"
-
-
-def sidebar_target() -> None:
-    """Rewrite the sidebar's target line and keep the session (called from the Target page's fragment,
-    whose reruns do not reach the end of app.py)."""
-    slots = st.session_state.get("_fd_sidebar")
-    if slots is not None:
-        slots["target"].markdown(_target_line())
-    save_session()
-
-
-def sidebar_summary() -> None:
-    """Fill the sidebar's task box: data set, s, y, PR_t, criterion, device."""
-    ss = st.session_state
-    if ss.get("_fd_sidebar") is None:
-        sidebar_frame()
-    slots = ss["_fd_sidebar"]
-    task = ss.get("fd_task")
-    if task is None:
-        slots["task"].caption("No data loaded.")
-        return
-    spec = task.spec
-    rows = [
-        ("Data set", ss.get("fd_table_name", "?")),
-        ("Sensitive s", f"`{spec.s_column}` (group 1: {task.group_names[1] if task.n_groups > 1 else '?'}; "
-                        f"group 0: {task.group_names[0]})"),
-        ("Label y", f"`{spec.y_column}` (positive: {task.label_names[1]})"),
-    ]
-    slots["task"].markdown("\n".join(f"- **{k}:** {v}" for k, v in rows))
-    slots["target"].markdown(_target_line())
-    crit = ss.get("fd_criterion", "dp")
-    rest = [("Criterion", {"dp": "demographic parity", "eo": "equality of opportunity (by PR_t)",
-                           "eo-targets": "equality of opportunity (TPR/TNR)"}[crit])]
-    if spec.strata_column:
-        rest.append(("Legitimate factor", f"`{spec.strata_column}`"))
-    rest.append(("Rows", f"{len(task.y):,}"))
-    rest.append(("Device", device_text()))
-    slots["rest"].markdown("\n".join(f"- **{k}:** {v}" for k, v in rest))

@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import time
 
-import pandas as pd
 import streamlit as st
 
-from fairdash import plots, ui
+from fairdash import data, ui, ui_views
 from fairdash.errors import FairDashError
-from fairdash.rates import describe_t
 
 ss = st.session_state
-CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
 PR_T_MIN, PR_T_MAX = 0.001, 0.999  # the slider never reaches 0 or 1 (no target there: one class for everyone)
 
 st.title("Target")
@@ -50,12 +47,7 @@ elif criterion == "eo-targets":
 c_left, c_right = st.columns(2)
 with c_left:
     if criterion == "dp":
-        table_df = ss["fd_table"]
-        candidates = ["(none)"] + [c for c in task.X.columns.tolist() + [c for c in table_df.columns
-                                                                        if c not in task.X.columns]
-                                   if c not in (task.spec.s_column, task.spec.y_column)
-                                   and 1 < table_df[c].nunique() <= 30]
-        candidates = list(dict.fromkeys(candidates))
+        candidates = ["(none)"] + data.strata_candidates(ss["fd_table"], task)
         current = task.spec.strata_column or "(none)"
         ui.restore("strata_column", current if current in candidates else "(none)")
         strata = st.selectbox("Legitimate factor (conditional parity)", candidates, key="strata_column",
@@ -124,70 +116,6 @@ def _from_input(key: str):
     ss["fd_pr_t"] = ss["pr_t_slider"] = round(float(v), 3)
 
 
-def _rates_table(tb) -> pd.DataFrame:
-    g = range(tb.n_groups)
-    return pd.DataFrame({
-        "group": [f"s={j}: {names[j]}" for j in g],
-        "share": tb.group_shares, "base rate PR_b": tb.base_rates, "target P(ybar=1)": tb.target_rates,
-        "P(ybar=1 | y=1)": tb.p_ybar1_given_y[:, 1], "P(ybar=1 | y=0)": tb.p_ybar1_given_y[:, 0],
-        "P(y=1 | ybar=1)": tb.d[:, 1], "P(y=1 | ybar=0)": tb.d[:, 0],
-        "t_s": [float(t) for t in tb.t],
-    })
-
-
-def _readouts(out: dict, tb, marked: float | None) -> None:
-    """The readout ``out`` (``rates_readout``'s dict) with its table ``tb``; ``marked`` is the PR_t the
-    ceiling curve marks (``None`` where the target is not one PR_t for every group)."""
-    shown = tb.n_groups if tb.n_groups <= 4 else 0  # with many groups, t_s is read from the table below
-    with st.container(key="ceiling_readout"):
-        cols = st.columns([2] + [1] * max(shown, 2))
-        cols[0].metric(CEILING_LABEL, f"{tb.accuracy_ceiling:.4f}",
-                       help="No classifier with the target's positive rates can be more accurate than this on the "
-                            "training split (Theorem 2: 1 - sum_s P(s) |target rate_s - PR_b^s|).")
-        for j in range(shown):
-            t = float(tb.t[j])
-            cols[1 + j].metric(f"t_{j}", "∞" if t == float("inf") else f"{t:.4f}",
-                               help=f"Theorem 1's t_s for group {j} ({names[j]}).")
-    for j in range(tb.n_groups):
-        t = float(tb.t[j])
-        st.markdown("- " + describe_t(t if t != float("inf") else None, f"s={j} ({names[j]})", out["flips"][str(j)]))
-    st.dataframe(_rates_table(tb), key="transition_table", hide_index=True,
-                 column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                for c in _rates_table(tb).columns if c != "group"})
-    st.caption("Rates of the training split (seed 0, 80%), the same numbers as `python -m fairdash rates`. "
-               "P(ybar=1 | y) is how likely a row's target label is positive given its observed label; "
-               "P(y=1 | ybar) is the reverse, which the fair likelihood uses.")
-    st.plotly_chart(plots.ceiling_curve_figure(rates.base_rates, rates.group_shares, marked, names),
-                    key="ceiling_curve", config={"displayModeBar": False})
-    if marked is None:
-        st.caption("The curve is the ceiling when every group gets the same PR_t. Explicit TPR/TNR targets give each "
-                    "group its own rate (the table's target column), so they are not a point on the curve; their "
-                    f"ceiling is the number above ({tb.accuracy_ceiling:.4f}).")
-
-
-def _conditional_readouts(out: dict) -> None:
-    with st.container(key="ceiling_readout"):
-        st.metric(CEILING_LABEL, f"{out['strata_accuracy_bound']:.4f}",
-                  help="Theorem 2 in every stratum at its own target, weighted by the stratum's share of the "
-                       "training rows.")
-    rows = []
-    for stratum, sd in out["strata"].items():
-        for j in range(len(names)):
-            k = str(j)
-            rows.append({"stratum": stratum, "group": f"s={j}: {names[j]}", "rows": sd["rows"][k],
-                         "base rate": sd["base_rates"][k], "target P(ybar=1)": sd["target_rates"][k],
-                         "t_s": sd["t"][k], "P(ybar=1 | y=1)": sd["transition"][k]["p_ybar1_given_y1"],
-                         "P(ybar=1 | y=0)": sd["transition"][k]["p_ybar1_given_y0"],
-                         "ceiling in stratum": sd["accuracy_bound"]})
-    st.dataframe(pd.DataFrame(rows), key="strata_table", hide_index=True)
-    st.caption("Per stratum of the training split: the target holds within each stratum, so each row's target "
-               "label comes from its own (stratum, group) cell.")
-    if out["strata_warnings"]:
-        with st.expander(f"{len(out['strata_warnings'])} warning(s) about small or one-sided cells"):
-            for w in out["strata_warnings"]:
-                st.warning(w)
-
-
 def _spec():
     """The session's target, or the reason it is not valid (then nothing below is drawn)."""
     try:
@@ -195,21 +123,6 @@ def _spec():
     except FairDashError as e:
         st.error(str(e), icon=":material/warning:")
         st.stop()
-
-
-def _show(spec) -> None:
-    """Every readout of ``spec``, or the reason it is not a valid target."""
-    try:
-        out = ui.readout(spec)
-        tb = ui.current_table(spec)
-    except FairDashError as e:
-        st.error(str(e), icon=":material/warning:")
-        return
-    st.markdown(f"**Target:** {out['target_text']}")
-    if spec.conditional:
-        _conditional_readouts(out)
-        return
-    _readouts(out, tb, None if spec.explicit else out["target_rate"])
 
 
 @st.fragment
@@ -221,7 +134,7 @@ def live_target() -> None:
         # FairDash's own server-side work for this readout (widgets, table, figure), for benchmarks/
         ms = (time.perf_counter() - t0) * 1000.0
         ss["fd_readout_ms"] = ms
-        ui.sidebar_target()
+        ui_views.sidebar_target()
         with st.container(key="readout_timing"):
             st.caption(f"Readouts computed in {ms:.1f} ms on the server.")
 
@@ -240,7 +153,7 @@ def _live_target() -> None:
                         on_change=lambda: ss.update(fd_tnr_target=float(ss["tnr_target"])))
         ss["fd_tpr_target"], ss["fd_tnr_target"] = float(ss["tpr_target"]), float(ss["tnr_target"])
         st.caption("TPR_t + TNR_t must be more than 1: otherwise the target labels no longer follow the observed ones.")
-        _show(_spec())
+        ui_views.target_readouts(_spec(), rates, names)
         return
 
     if conditional:
@@ -252,7 +165,7 @@ def _live_target() -> None:
         if mode == "own":
             st.caption("Each stratum aims at the average of its own groups' base rates, so the PR_t slider does not "
                        "apply here; choose \"The slider's PR_t in every stratum\" to set one rate for all strata.")
-            _show(_spec())
+            ui_views.target_readouts(_spec(), rates, names)
             return
 
     pr_t = min(max(float(ss.get("fd_pr_t", presets["avg"])), PR_T_MIN), PR_T_MAX)
@@ -276,7 +189,7 @@ def _live_target() -> None:
     b[2].button("Max preset", key="preset_max", on_click=_set_pr_t, args=(presets["max"],),
                 help=f"The higher base rate: {presets['max']:.3f}", width="stretch")
     b[3].caption(f"min {presets['min']:.3f} · avg {presets['avg']:.3f} · max {presets['max']:.3f}")
-    _show(_spec())
+    ui_views.target_readouts(_spec(), rates, names)
 
 
 live_target()

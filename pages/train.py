@@ -10,7 +10,7 @@ import os
 import numpy as np
 import streamlit as st
 
-from fairdash import plots, ui
+from fairdash import plots, ui, ui_views
 from fairdash.errors import FairDashError
 from fairdash.metrics import one_class_notes
 from fairdash.models.registry import MODELS
@@ -18,9 +18,6 @@ from fairdash.run_spec import RunSpec
 
 ss = st.session_state
 CRIT_TEXT = {"dp": "demographic parity", "eo": "equality of opportunity"}
-NICE = {"num_inducing": "inducing points", "max_epochs": "max epochs", "lr": "learning rate", "C": "C (1 / L2 strength)",
-        "tol": "tolerance", "max_seconds": "time limit (s)", "max_iter": "max iterations", "weight_decay": "weight decay",
-        "difference_bound": "allowed difference", "ngd_lr": "natural-gradient step", "patience": "patience (epochs)"}
 
 st.title("Train")
 ui.ensure_state()
@@ -110,24 +107,7 @@ with st.expander("Advanced settings"):
     n_jobs = st.number_input("Parallel jobs", 1, max(1, os.cpu_count() or 1), step=1, key="parallel_jobs",
                              help="Independent fits (model x target x repeat) run in parallel worker processes.")
     st.caption(f"Keep-rate delta: {target.delta if target is not None else 1.0:.2f} (set on the Target page).")
-    model_opts: dict = {}
-    for m in chosen:
-        params = ui.model_options(m)
-        if not params:
-            continue
-        st.markdown(f"**{MODELS[m].label}**")
-        cols = st.columns(min(4, len(params)))
-        values = {}
-        for i, (p, default) in enumerate(params.items()):
-            key = f"opt_{m}_{p}"
-            ui.remember(key, default)
-            label = f"{NICE.get(p, p)} ({p})" if p in NICE else p
-            v = cols[i % len(cols)].number_input(label, value=None, step=1 if isinstance(default, int) else None,
-                                                 format=None if isinstance(default, int) else "%g", key=key)
-            values[p] = default if v is None else type(default)(v)
-        changed = {p: v for p, v in values.items() if v != params[p]}
-        if changed:
-            model_opts[m] = changed
+    model_opts = ui_views.model_option_inputs(chosen)
 
 n_fair = sum(MODELS[m].uses_target_rate for m in chosen)
 n_runs = int(repeats) * (n_fair * len(grid) + (len(chosen) - n_fair))

@@ -5,17 +5,19 @@ with the paper's set-ups (``samples``). See docs/METHOD.md, "Evaluation protocol
 Everything a caller needs is importable from ``fairdash.data`` itself.
 """
 from .preprocess import PlainPreprocessor, categorical_as_text, make_preprocessor
-from .profile import HIGH_CARDINALITY, MAX_CATEGORIES, column_values, left_out_by_default, left_out_note, profile_columns
+from .profile import (HIGH_CARDINALITY, MAX_CATEGORIES, column_values, default_features, is_threshold_column,
+                      left_out_by_default, left_out_note, profile_columns)
 from .read import MAX_BYTES, clean_table, read_table
 from .samples import (ASSETS, PAPER_SETUPS, SAMPLES, PaperSetup, Sample, load_sample, paper_arrays, paper_setup,
                       paper_task, read_table_or_sample)
 from .split import SPLIT_MEMO_SIZE, Arrays, Split, balanced_subset, prepare_arrays, split_arrays, split_task
-from .task import Task, TaskSpec, build_task
+from .task import Task, TaskSpec, build_task, strata_candidates
 
 __all__ = [
     "ASSETS", "MAX_BYTES", "MAX_CATEGORIES", "HIGH_CARDINALITY", "PAPER_SETUPS", "SAMPLES", "SPLIT_MEMO_SIZE",
     "Arrays", "PaperSetup", "PlainPreprocessor", "Sample", "Split", "Task", "TaskSpec",
-    "balanced_subset", "build_task", "categorical_as_text", "clean_table", "column_values", "left_out_by_default",
+    "balanced_subset", "build_task", "categorical_as_text", "clean_table", "column_values", "default_features",
+    "is_threshold_column", "left_out_by_default",
     "left_out_note", "load_sample", "make_preprocessor", "paper_arrays", "paper_setup", "paper_task",
-    "prepare_arrays", "profile_columns", "read_table", "read_table_or_sample", "split_arrays", "split_task",
+    "prepare_arrays", "profile_columns", "read_table", "read_table_or_sample", "split_arrays", "split_task", "strata_candidates",
 ]

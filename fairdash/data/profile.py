@@ -51,6 +51,22 @@ def left_out_by_default(prof: pd.DataFrame, exclude=()) -> dict[str, str]:
     return {c: why for c, why in flagged.itertuples(index=False) if c not in exclude}
 
 
+THRESHOLD_DISTINCT = 10  # a numeric column with more distinct values is split by a threshold, not by its values
+
+
+def is_threshold_column(prof: pd.DataFrame, column: str) -> bool:
+    """Is ``column`` (a row of :func:`profile_columns`'s table) numeric with more than
+    ``THRESHOLD_DISTINCT`` values, so that groups or labels are formed by a threshold?"""
+    row = prof.set_index("column").loc[column]
+    return row["kind"] == "numeric" and int(row["distinct"]) > THRESHOLD_DISTINCT
+
+
+def default_features(df: pd.DataFrame, prof: pd.DataFrame, s_col: str, y_col: str, drop=()) -> list[str]:
+    """Every column except ``s``, ``y``, columns flagged id-like/constant/empty and ``drop``."""
+    left_out = left_out_by_default(prof)
+    return [c for c in df.columns if c not in (s_col, y_col) and c not in left_out and c not in drop]
+
+
 def left_out_note(column: str, why: str) -> str:
     return f"Column {column!r} was left out of the features ({why})."
 

@@ -308,3 +308,16 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
         strata_names=strata_names, n_rows_read=n_read, n_dropped_missing_sy=n_drop_sy,
         n_dropped_missing_features=n_drop_x, warnings=warnings,
     )
+
+
+MAX_STRATA = 30  # a legitimate factor with more values than this would leave its cells too small
+
+
+def strata_candidates(df: pd.DataFrame, task: Task) -> list[str]:
+    """Columns that can be a legitimate factor for conditional parity: the task's features first, then the
+    table's other columns, except ``s`` and ``y``, each with 2 to ``MAX_STRATA`` distinct values."""
+    spec = task.spec
+    order = list(task.X.columns) + [c for c in df.columns if c not in task.X.columns]
+    return [c for c in dict.fromkeys(order) if c in df.columns and c not in (spec.s_column, spec.y_column, spec.s_with)
+            and 1 < df[c].nunique() <= MAX_STRATA]
+

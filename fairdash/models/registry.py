@@ -55,6 +55,12 @@ MODELS: dict[str, ModelInfo] = {
     ]
 }
 
+# the models' settings in words, for the dashboard's inputs
+PARAMETER_NAMES = {"num_inducing": "inducing points", "max_epochs": "max epochs", "lr": "learning rate",
+                   "C": "C (1 / L2 strength)", "tol": "tolerance", "max_seconds": "time limit (s)",
+                   "max_iter": "max iterations", "weight_decay": "weight decay", "difference_bound": "allowed difference",
+                   "ngd_lr": "natural-gradient step", "patience": "patience (epochs)"}
+
 PAPER_DP_MODELS = ("gp", "lr", "svm", "fair-gp", "fair-lr", "zafar-accuracy", "zafar-fairness", "kamiran", "agarwal")
 PAPER_EO_MODELS = ("fair-lr", "lr", "zafar-eqopp", "agarwal")
 

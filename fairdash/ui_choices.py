@@ -1,0 +1,144 @@
+"""The Data page's choice widgets and their state: filled from the current task (same table) or from a
+guess (a new table, :func:`fairdash.proxies.guess_roles`), refilled when the user picks another column,
+and read back as a :class:`~fairdash.data.TaskSpec`. A UI-helper module: it imports Streamlit."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from . import data, proxies, ui
+
+WIDGETS = ("s_column", "y_column", "s1_values", "y1_values", "s_threshold", "y_threshold", "features", "missing",
+           "positive_meaning", "s_mode", "s_with", "group_labels")
+
+
+class Choices:
+    """The choice widgets of one working table ``df`` (its profile ``prof``, its id ``table_id``)."""
+
+    def __init__(self, df: pd.DataFrame, prof: pd.DataFrame, table_id: str):
+        self.df, self.prof, self.table_id = df, prof, table_id
+        self.columns = list(df.columns)
+
+    def threshold(self, column: str) -> bool:
+        """Is ``column`` split by a threshold rather than by its values (:func:`fairdash.data.is_threshold_column`)."""
+        return data.is_threshold_column(self.prof, column)
+
+    def _sample_drop(self) -> tuple:
+        tid = self.table_id
+        return data.SAMPLES[tid.split(":", 1)[1]].drop if tid.startswith("sample:") else ()
+
+    def reset(self) -> None:
+        """A new working table: every choice widget takes the current spec (same table) or a guess,
+        shown as a suggestion and committed only when the user confirms it."""
+        ss = st.session_state
+        if self.table_id == ss.get("fd_table_id"):
+            spec = ss["fd_spec"]
+            ss.pop("fd_guess", None)
+        else:
+            g = proxies.guess_roles(self.df, self.prof)
+            spec = data.TaskSpec(g.s_column, g.y_column, g.s1_values, g.y1_values, y_threshold=g.y_threshold,
+                                 s_threshold=g.s_threshold)
+            ss["fd_guess"] = (self.table_id, g)
+        for k in WIDGETS:
+            ss.pop(k, None)
+        ss["s_column"], ss["y_column"] = spec.s_column, spec.y_column
+        ss["s_mode"] = "cross" if spec.s_with else ("each" if spec.s_multi else "two")
+        if spec.s_with:
+            ss["s_with"] = spec.s_with
+        ss["group_labels"] = ", ".join(spec.group_labels)
+        self._fill_values("s", spec)
+        self._fill_values("y", spec)
+        ss["features"] = list(spec.features) if spec.features is not None else data.default_features(
+            self.df, self.prof, spec.s_column, spec.y_column, self._sample_drop())
+        ss["missing"] = spec.missing
+        ss["positive_meaning"] = spec.positive_meaning
+        ss["fd_widgets_for"] = self.table_id
+
+    def _fill_values(self, role: str, spec=None) -> None:
+        ss = st.session_state
+        col = ss[f"{role}_column"]
+        vals = data.column_values(self.df, col)
+        if spec is not None and getattr(spec, f"{role}_column") == col:
+            chosen, thr = list(getattr(spec, f"{role}1_values")), getattr(spec, f"{role}_threshold")
+        else:  # the user picked another column: its values are a fresh guess, visible in the widget
+            chosen, thr, _ = proxies.guess_values(self.df, col, role, self.prof)
+        ss[f"{role}1_values"] = [v for v in chosen if v in vals]
+        if self.threshold(col):
+            ss[f"{role}_threshold"] = float(thr) if thr is not None else float(pd.to_numeric(self.df[col]).median())
+
+    def column_changed(self, role: str) -> None:
+        """The user picked another ``s`` or ``y`` column: its values are guessed again, and the column that
+        was ``s`` (or ``y``) becomes an ordinary feature again."""
+        ss = st.session_state
+        self._fill_values(role)
+        if role == "y" and ss.get("fd_widgets_for"):
+            ss["positive_meaning"] = ""
+        feats = [c for c in ss.get("features", []) if c not in (ss["s_column"], ss["y_column"])]
+        old = ss.get(f"_fd_prev_{role}")
+        flagged = set(self.prof.loc[self.prof["flags"] != "", "column"])
+        if old and old in self.columns and old not in feats and old not in (ss["s_column"], ss["y_column"]) \
+                and old not in flagged and old not in self._sample_drop():
+            feats.append(old)
+        ss["features"] = [c for c in self.columns if c in feats]
+
+    def spec(self) -> data.TaskSpec:
+        """The choices as a :class:`~fairdash.data.TaskSpec`."""
+        ss = st.session_state
+        s_col, y_col, mode = ss["s_column"], ss["y_column"], ss.get("s_mode", "two")
+        two = mode == "two"
+        return data.TaskSpec(
+            s_column=s_col, y_column=y_col,
+            s1_values=tuple(ss.get("s1_values", [])) if two and not self.threshold(s_col) else (),
+            y1_values=() if self.threshold(y_col) else tuple(ss.get("y1_values", [])),
+            s_threshold=float(ss["s_threshold"]) if two and self.threshold(s_col) else None,
+            y_threshold=float(ss["y_threshold"]) if self.threshold(y_col) else None,
+            s_multi=mode == "each", s_with=ss.get("s_with") if mode == "cross" else None,
+            group_labels=tuple(g.strip() for g in str(ss.get("group_labels", "")).split(",") if g.strip()),
+            features=tuple(ss.get("features", [])), missing=ss.get("missing", "drop"),
+            strata_column=ss["fd_spec"].strata_column if self.table_id == ss.get("fd_table_id") else None,
+            positive_meaning=ss.get("positive_meaning", ""),
+        )
+
+    def column_groups(self, feature_choices) -> None:
+        """For many columns: per name-prefix group, one click to take all its columns in or leave them out."""
+        ss = st.session_state
+        groups = ui.column_groups(self.df, self.table_id, feature_choices)
+
+        def set_group(cols, on):
+            have = set(ss.get("features", []))
+            have = have | set(cols) if on else have - set(cols)
+            ss["features"] = [c for c in feature_choices if c in have]
+
+        with st.expander(f"Column groups ({len(groups)} groups of columns sharing a name prefix)"):
+            chosen_now = set(ss.get("features", []))
+            for prefix, cols in groups.items():
+                c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="center")
+                c1.markdown(f"`{prefix}`: {sum(c in chosen_now for c in cols)} of {len(cols)} columns chosen")
+                c2.button("Select all", key=f"group_on_{prefix}", on_click=set_group, args=(cols, True))
+                c3.button("Leave out", key=f"group_off_{prefix}", on_click=set_group, args=(cols, False))
+
+    def leaks_and_proxies(self, task) -> None:
+        """The task's leaks, each with one click to drop it, and its proxy table."""
+        ss = st.session_state
+        leaks, proxy = ui.leaks_and_proxies(self.df, self.table_id, task)
+
+        def drop(columns):
+            ss["features"] = [c for c in ss.get("features", []) if c not in set(columns)]
+
+        if leaks:
+            st.subheader("Leaks")
+            st.error(f"{len(leaks)} feature(s) give s or y away almost exactly. A model that sees a leak of y learns "
+                     "the leak instead of the task (accuracy near 1, meaningless); a leak of s lets it use s directly.",
+                     icon=":material/warning:")
+            for leak in leaks:
+                c1, c2 = st.columns([4, 1], vertical_alignment="center")
+                c1.markdown(f"- `{leak['column']}` gives **{leak['of']}** away (score {leak['score']:.3f})")
+                c2.button("Drop it", key=f"drop_leak_{leak['column']}", on_click=drop, args=([leak["column"]],))
+            st.button("Drop every leak", key="drop_all_leaks", on_click=drop, args=([x["column"] for x in leaks],))
+        with st.expander("Proxies: how well each feature alone predicts s", expanded=False):
+            st.dataframe(proxy, key="proxy_table", hide_index=True,
+                         column_config={"score": st.column_config.NumberColumn(format="%.3f")})
+            st.caption("Score = the feature's single-feature AUC for telling the groups apart (0.5: not at all; 1: "
+                       "exactly). A model that does not see s moves a group's rate only through such features, so "
+                       "weak proxies are why a target can stay out of reach; 0.95 or more is listed as a leak.")
+

@@ -1,0 +1,187 @@
+"""Display helpers of the dashboard: the sidebar's task box and the target's readouts.
+A UI-helper module: it imports Streamlit."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from . import plots, ui, ui_state
+from .errors import FairDashError
+from .rates import describe_t
+
+CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
+
+
+def sidebar_frame() -> None:
+    """The sidebar's "Current task" box, drawn before the page runs and filled after it (so it shows
+    what the page just changed). The PR_t line is its own placeholder, which the Target page's
+    fragment rewrites on every slider move."""
+    box = st.sidebar.container(key="sidebar_task")
+    with box:
+        st.markdown("**Current task**")
+        lines = st.container(gap=None)  # the three slots read as one list
+        with lines:
+            slots = {"task": st.empty(), "target": st.empty(), "rest": st.empty()}
+    st.session_state["_fd_sidebar"] = slots
+
+
+def _target_line() -> str:
+    try:
+        spec = ui.target_spec()
+    except FairDashError as e:
+        return f"- **Target:** not valid ({e})"
+    if spec.mode == "rate":
+        return f"- **PR_t:** {spec.target_rate:.3f}" + (" in every stratum" if spec.conditional else "")
+    return f"- **Target:** {spec.describe().split(': ', 1)[1]}"
+
+
+def sidebar_target() -> None:
+    """Rewrite the sidebar's target line and keep the session (called from the Target page's fragment,
+    whose reruns do not reach the end of app.py)."""
+    slots = st.session_state.get("_fd_sidebar")
+    if slots is not None:
+        slots["target"].markdown(_target_line())
+    ui_state.save_session()
+
+
+def sidebar_summary() -> None:
+    """Fill the sidebar's task box: data set, s, y, PR_t, criterion, device."""
+    ss = st.session_state
+    if ss.get("_fd_sidebar") is None:
+        sidebar_frame()
+    slots = ss["_fd_sidebar"]
+    task = ss.get("fd_task")
+    if task is None:
+        slots["task"].caption("No data loaded.")
+        return
+    spec = task.spec
+    rows = [
+        ("Data set", ss.get("fd_table_name", "?")),
+        ("Sensitive s", f"`{spec.s_column}` (group 1: {task.group_names[1] if task.n_groups > 1 else '?'}; "
+                        f"group 0: {task.group_names[0]})"),
+        ("Label y", f"`{spec.y_column}` (positive: {task.label_names[1]})"),
+    ]
+    slots["task"].markdown("\n".join(f"- **{k}:** {v}" for k, v in rows))
+    slots["target"].markdown(_target_line())
+    crit = ss.get("fd_criterion", "dp")
+    rest = [("Criterion", {"dp": "demographic parity", "eo": "equality of opportunity (by PR_t)",
+                           "eo-targets": "equality of opportunity (TPR/TNR)"}[crit])]
+    if spec.strata_column:
+        rest.append(("Legitimate factor", f"`{spec.strata_column}`"))
+    rest.append(("Rows", f"{len(task.y):,}"))
+    rest.append(("Device", ui.device_text()))
+    slots["rest"].markdown("\n".join(f"- **{k}:** {v}" for k, v in rest))
+
+
+# --------------------------------------------------------------------------------------------------
+# The target's readouts (Target page)
+# --------------------------------------------------------------------------------------------------
+def target_readouts(spec, rates, names) -> None:
+    """Every readout of ``spec`` on the training split (the Target page), or the reason it is not valid:
+    the ceiling, ``t_s`` with the flipped region in words, the transition table and the ceiling curve, or
+    with a legitimate factor the per-stratum table."""
+    try:
+        out = ui.readout(spec)
+        tb = ui.current_table(spec)
+    except FairDashError as e:
+        st.error(str(e), icon=":material/warning:")
+        return
+    st.markdown(f"**Target:** {out['target_text']}")
+    if spec.conditional:
+        _conditional_readouts(out, names)
+        return
+    _readouts(out, tb, None if spec.explicit else out["target_rate"], rates, names)
+
+
+def _rates_table(tb, names) -> pd.DataFrame:
+    g = range(tb.n_groups)
+    return pd.DataFrame({
+        "group": [f"s={j}: {names[j]}" for j in g],
+        "share": tb.group_shares, "base rate PR_b": tb.base_rates, "target P(ybar=1)": tb.target_rates,
+        "P(ybar=1 | y=1)": tb.p_ybar1_given_y[:, 1], "P(ybar=1 | y=0)": tb.p_ybar1_given_y[:, 0],
+        "P(y=1 | ybar=1)": tb.d[:, 1], "P(y=1 | ybar=0)": tb.d[:, 0],
+        "t_s": [float(t) for t in tb.t],
+    })
+
+
+def _readouts(out: dict, tb, marked: float | None, rates, names) -> None:
+    """The readout ``out`` (``rates_readout``'s dict) with its table ``tb``; ``marked`` is the PR_t the
+    ceiling curve marks (``None`` where the target is not one PR_t for every group)."""
+    shown = tb.n_groups if tb.n_groups <= 4 else 0  # with many groups, t_s is read from the table below
+    with st.container(key="ceiling_readout"):
+        cols = st.columns([2] + [1] * max(shown, 2))
+        cols[0].metric(CEILING_LABEL, f"{tb.accuracy_ceiling:.4f}",
+                       help="No classifier with the target's positive rates can be more accurate than this on the "
+                            "training split (Theorem 2: 1 - sum_s P(s) |target rate_s - PR_b^s|).")
+        for j in range(shown):
+            t = float(tb.t[j])
+            cols[1 + j].metric(f"t_{j}", "∞" if t == float("inf") else f"{t:.4f}",
+                               help=f"Theorem 1's t_s for group {j} ({names[j]}).")
+    for j in range(tb.n_groups):
+        t = float(tb.t[j])
+        st.markdown("- " + describe_t(t if t != float("inf") else None, f"s={j} ({names[j]})", out["flips"][str(j)]))
+    st.dataframe(_rates_table(tb, names), key="transition_table", hide_index=True,
+                 column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                for c in _rates_table(tb, names).columns if c != "group"})
+    st.caption("Rates of the training split (seed 0, 80%), the same numbers as `python -m fairdash rates`. "
+               "P(ybar=1 | y) is how likely a row's target label is positive given its observed label; "
+               "P(y=1 | ybar) is the reverse, which the fair likelihood uses.")
+    st.plotly_chart(plots.ceiling_curve_figure(rates.base_rates, rates.group_shares, marked, names),
+                    key="ceiling_curve", config={"displayModeBar": False})
+    if marked is None:
+        st.caption("The curve is the ceiling when every group gets the same PR_t. Explicit TPR/TNR targets give each "
+                    "group its own rate (the table's target column), so they are not a point on the curve; their "
+                    f"ceiling is the number above ({tb.accuracy_ceiling:.4f}).")
+
+
+def _conditional_readouts(out: dict, names) -> None:
+    with st.container(key="ceiling_readout"):
+        st.metric(CEILING_LABEL, f"{out['strata_accuracy_bound']:.4f}",
+                  help="Theorem 2 in every stratum at its own target, weighted by the stratum's share of the "
+                       "training rows.")
+    rows = []
+    for stratum, sd in out["strata"].items():
+        for j in range(len(names)):
+            k = str(j)
+            rows.append({"stratum": stratum, "group": f"s={j}: {names[j]}", "rows": sd["rows"][k],
+                         "base rate": sd["base_rates"][k], "target P(ybar=1)": sd["target_rates"][k],
+                         "t_s": sd["t"][k], "P(ybar=1 | y=1)": sd["transition"][k]["p_ybar1_given_y1"],
+                         "P(ybar=1 | y=0)": sd["transition"][k]["p_ybar1_given_y0"],
+                         "ceiling in stratum": sd["accuracy_bound"]})
+    st.dataframe(pd.DataFrame(rows), key="strata_table", hide_index=True)
+    st.caption("Per stratum of the training split: the target holds within each stratum, so each row's target "
+               "label comes from its own (stratum, group) cell.")
+    if out["strata_warnings"]:
+        with st.expander(f"{len(out['strata_warnings'])} warning(s) about small or one-sided cells"):
+            for w in out["strata_warnings"]:
+                st.warning(w)
+
+
+# --------------------------------------------------------------------------------------------------
+# Model settings (Train page)
+# --------------------------------------------------------------------------------------------------
+def model_option_inputs(models) -> dict:
+    """A number box for every numeric setting of each chosen model (kept for the session); returns only
+    the settings changed from their defaults, ``{model: {parameter: value}}``."""
+    from .models.registry import MODELS, PARAMETER_NAMES
+
+    changed_all: dict = {}
+    for m in models:
+        params = ui.model_options(m)
+        if not params:
+            continue
+        st.markdown(f"**{MODELS[m].label}**")
+        cols = st.columns(min(4, len(params)))
+        values = {}
+        for i, (p, default) in enumerate(params.items()):
+            key = f"opt_{m}_{p}"
+            ui_state.remember(key, default)
+            label = f"{PARAMETER_NAMES[p]} ({p})" if p in PARAMETER_NAMES else p
+            v = cols[i % len(cols)].number_input(label, value=None, step=1 if isinstance(default, int) else None,
+                                                 format=None if isinstance(default, int) else "%g", key=key)
+            values[p] = default if v is None else type(default)(v)
+        changed = {p: v for p, v in values.items() if v != params[p]}
+        if changed:
+            changed_all[m] = changed
+    return changed_all
+

@@ -1,0 +1,80 @@
+"""Issue 14: the house rules a maintainer relies on, checked on the source: no module of fairdash over
+600 lines, no import cycle between fairdash's modules (imports inside functions count), no private API
+of Streamlit or gpytorch, the library never imports Streamlit outside its UI-helper modules (ui, ui_*), and the pages
+stay thin (850 lines in all)."""
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "fairdash"
+
+
+def _module(p: Path) -> str:
+    parts = list(p.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _graph() -> dict:
+    mods = {_module(p): p for p in PKG.rglob("*.py")}
+    graph = {}
+    for m, p in mods.items():
+        pkg = m if p.name == "__init__.py" else m.rsplit(".", 1)[0]
+        deps = set()
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = pkg.split(".")[: len(pkg.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+                subs = {f"{target}.{a.name}" for a in node.names} & set(mods)
+                # ``from . import module`` imports that module; ``from .x import name`` imports x
+                deps |= subs if node.module is None and subs else ({target} & set(mods)) | subs
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("fairdash"):
+                deps |= {t for t in [node.module] + [f"{node.module}.{a.name}" for a in node.names] if t in mods}
+        graph[m] = deps - {m}
+    return graph
+
+
+def test_no_import_cycle_in_fairdash():
+    graph = _graph()
+    state: dict = {}
+
+    def visit(v, path):
+        state[v] = "open"
+        for w in sorted(graph[v]):
+            if state.get(w) == "open":
+                raise AssertionError("import cycle: " + " -> ".join(path[path.index(w):] + [w]))
+            if w not in state:
+                visit(w, path + [w])
+        state[v] = "done"
+
+    for v in sorted(graph):
+        if v not in state:
+            visit(v, [v])
+
+
+def test_no_module_over_600_lines():
+    long = {str(p.relative_to(ROOT)): n for p in PKG.rglob("*.py") if (n := len(p.read_text().splitlines())) > 600}
+    assert not long, long
+
+
+def test_pages_are_thin():
+    total = sum(len(p.read_text().splitlines()) for p in (ROOT / "pages").glob("*.py"))
+    assert total <= 850, total
+
+
+def test_no_private_api_of_streamlit_or_gpytorch():
+    private = re.compile(r"(streamlit|gpytorch)(\.\w+)*\._\w+|from (streamlit|gpytorch)[\w.]* import _\w+|"
+                         r"streamlit\.runtime|PagesManager|_variational_distribution|variational_params_initialized")
+    found = []
+    for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]:
+        for i, line in enumerate(p.read_text().splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if private.search(code) and "endswith(" not in code:
+                found.append(f"{p.relative_to(ROOT)}:{i}: {line.strip()}")
+    assert not found, found
+
+
+def test_only_the_ui_modules_import_streamlit():
+    found = [str(p.relative_to(ROOT)) for p in PKG.rglob("*.py") if not re.fullmatch(r"ui(_[a-z]+)?\.py", p.name)
+             and re.search(r"^\s*(import streamlit|from streamlit)", p.read_text(), re.MULTILINE)]
+    assert not found, found
