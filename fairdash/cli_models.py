@@ -166,6 +166,7 @@ def _cmd_sweep(args) -> int:
     from .cli_options import load_task, target_spec_from_args
     from .experiments import run_experiment
     from .run_spec import RunSpec
+    from .target_spec import criterion_info
     from .metrics import format_mean_std, summarize
 
     task, setup = load_task(args)
@@ -196,10 +197,10 @@ def _cmd_sweep(args) -> int:
                   models=tuple(models), target_rates=tuple(grid), seeds=tuple(seeds), group_names=task.group_names,
                   paper=args.paper, command=command)
     Path(str(out) + ".json").write_text(json.dumps(_json_safe(run.to_dict()), indent=2), encoding="utf-8")
-    key = "pr_ratio" if criterion == "dp" else "tpr_ratio"
+    key = criterion_info(criterion).ratio
     shown = ["accuracy", key, "pop_accuracy", "pop_" + key, "target_gap", "fit_seconds"]
     summary = summarize(exp.results, metrics=shown)
-    where = "balanced test set" if criterion == "dp" else "test set"
+    where = criterion_info(criterion).eval_set + " set"
     print(f"{repeats} repeat(s). Paper's protocol: the {where}; population: the ordinary test set.")
     print(f"{'model':<16}{'PR_t':>7}{'accuracy':>16}{key:>16}{'pop accuracy':>16}{'pop ' + key:>16}"
           f"{'target gap':>12}{'fit s':>8}")

@@ -22,7 +22,7 @@ from .errors import FairDashError
 from .metrics import conditional_ratio, group_metrics, one_class_note
 from .models.registry import make_model, model_info
 from .run_spec import RunSpec
-from .target_spec import TargetSpec, make_target_spec
+from .target_spec import TargetSpec, criterion_info, make_target_spec
 
 RESULT_COLUMNS = ("model", "label", "criterion", "target_rate", "target", "seed", "accuracy", "pr_0", "pr_1", "tpr_0",
                   "tpr_1", "tnr_0", "tnr_1", "acc_0", "acc_1", "pr_ratio", "pr_ratio_01", "pr_diff", "tpr_ratio",
@@ -137,20 +137,20 @@ def evaluate(estimator, arrays: Arrays, spec: TargetSpec | str | None = None, ta
     Each set carries Theorem 2's ceiling at the measured group rates (``accuracy_bound``) and at the
     target (``ceiling_at_target``), both computed on that set's own rows. ``spec`` is the model's
     :class:`TargetSpec` (``None`` for a model without a target; a criterion name is accepted for it)."""
-    criterion = spec if isinstance(spec, str) else (spec.criterion if spec is not None else "dp")
+    crit = criterion_info(spec if isinstance(spec, str) else (spec.criterion if spec is not None else "dp"))
     spec = spec if isinstance(spec, TargetSpec) else None
     G = int(max(arrays.s_train.max(), arrays.s_test.max())) + 1
     test = np.arange(len(arrays.y_test))
-    idx = arrays.balanced_test if criterion == "dp" else test
+    idx = arrays.balanced_test if crit.balanced_eval else test
     strata = arrays.strata_test if spec is not None and spec.conditional else None
 
     def rows(i):
         return arrays.X_test[i], arrays.y_test[i], arrays.s_test[i], None if strata is None else strata[i]
 
     m = _measured(estimator, *rows(idx), G, spec, target_rate, group_names)
-    m["eval_set"] = "balanced test" if criterion == "dp" else "test"
+    m["eval_set"] = crit.eval_set
     m["n_eval"] = int(len(idx))
-    pop = m if criterion != "dp" else _measured(estimator, *rows(test), G, spec, target_rate, group_names)
+    pop = m if not crit.balanced_eval else _measured(estimator, *rows(test), G, spec, target_rate, group_names)
     for k in ("accuracy", "pr_ratio", "tpr_ratio", "cond_pr_ratio", "one_class", "accuracy_bound",
               "ceiling_at_target", *(f"{r}_{j}" for r in ("pr", "tpr", "tnr") for j in range(G))):
         m[f"pop_{k}"] = pop[k]
@@ -406,7 +406,7 @@ def evaluation_rates(task: Task, criterion: str, seed: int = 0, population: bool
     from .data import split_task
 
     split = split_task(task, seed=seed)
-    idx = split.balanced_test if criterion == "dp" and not population else split.test
+    idx = split.balanced_test if criterion_info(criterion).balanced_eval and not population else split.test
     return targets.base_rates(task.y[idx], task.s[idx], task.n_groups), targets.group_shares(task.s[idx], task.n_groups)
 
 

@@ -24,6 +24,7 @@ import plotly.graph_objects as go
 
 from . import targets
 from .metrics import summarize
+from .target_spec import criterion_info
 
 # One colour per model, stable across figures (fair models first, in strong colours).
 MODEL_COLOURS = {
@@ -316,36 +317,6 @@ def tpr_scatter(summary_or_results, target_rates=None, *, highlight_target=None,
 # --------------------------------------------------------------------------------------------------
 # Accuracy against fairness, with the ceiling
 # --------------------------------------------------------------------------------------------------
-def pr_ratio_ceiling(rates, shares, n: int = 101) -> tuple[np.ndarray, np.ndarray]:
-    """The highest accuracy Theorem 2 allows a classifier whose positive-rate ratio (min/max over the
-    groups) is at least ``ratio``, for ``ratio`` in [0, 1]: all group rates lie in ``[ratio*T, T]`` for
-    some ``T``, each as close to its base rate as it can be, so the ceiling is
-    ``max_T 1 - sum_s p_s |clip(r_s, ratio*T, T) - r_s|``. The loss is piecewise linear in ``T`` with
-    breaks at ``T = r_s`` and ``T = r_s / ratio``, so the maximum is exact over those candidates.
-    At ratio 1 it is the parity ceiling."""
-    r = np.asarray(rates, dtype=float)
-    p = np.asarray(shares, dtype=float)
-    ratio = np.linspace(0.0, 1.0, n)
-    with np.errstate(divide="ignore"):
-        over = np.where(ratio[:, None] > 0, r[None, :] / np.maximum(ratio[:, None], 1e-300), 1.0)
-    cand = np.concatenate([np.broadcast_to(r, (n, r.size)), np.clip(over, 0.0, 1.0),
-                           np.ones((n, 1)), np.zeros((n, 1))], axis=1)  # (n, C)
-    lo = ratio[:, None, None] * cand[:, :, None]  # (n, C, 1)
-    hi = cand[:, :, None]
-    loss = (p * np.abs(np.clip(r[None, None, :], lo, hi) - r[None, None, :])).sum(axis=2)
-    return ratio, 1.0 - loss.min(axis=1)
-
-
-def tpr_ratio_ceiling(rates, shares, n: int = 101) -> tuple[np.ndarray, np.ndarray]:
-    """The highest accuracy for each true-positive-rate ratio ``min/max``: every negative right, the
-    best group's TPR 1 and the cheapest other group's TPR at the ratio:
-    ``1 - min_s p_s PR_b^s (1 - ratio)`` (Theorem 2's argument applied to the positives)."""
-    r = np.asarray(rates, dtype=float)
-    p = np.asarray(shares, dtype=float)
-    ratio = np.linspace(0.0, 1.0, n)
-    return ratio, 1.0 - float(np.min(p * r)) * (1.0 - ratio)
-
-
 def accuracy_fairness(summary_or_results, criterion: str = "dp", *, rates=None, shares=None,
                       highlight_target=None, title: str | None = None, reference_rates=None,
                       reference_shares=None, reference_name: str = "ceiling on the training split") -> go.Figure:
@@ -355,22 +326,21 @@ def accuracy_fairness(summary_or_results, criterion: str = "dp", *, rates=None, 
     point must lie on or below it. ``reference_rates``/``reference_shares`` add a second, dotted ceiling
     (for example the training split's, when accuracy is measured on the balanced test set, where the
     groups' base rates are equal and parity costs nothing in principle)."""
-    xname = "pr_ratio" if criterion == "dp" else "tpr_ratio"
-    xtitle = ("positive-rate ratio min/max (1 = demographic parity)" if criterion == "dp"
-              else "true-positive-rate ratio min/max (1 = equal opportunity)")
+    crit = criterion_info(criterion)
+    xname, xtitle = crit.ratio, crit.ratio_words
     title = title or "Accuracy against fairness (mean ± std over repeats)"
     df = as_summary(summary_or_results)
     if df.empty or f"{xname}_mean" not in df.columns:
         return _empty(title, xtitle, "accuracy")
     traces = []
     if rates is not None and shares is not None:
-        rx, ry = (pr_ratio_ceiling if criterion == "dp" else tpr_ratio_ceiling)(rates, shares)
-        traces.append(_scatter(x=rx, y=ry, mode="lines", name=CEILING_NAME if criterion == "dp"
+        rx, ry = crit.ratio_ceiling(rates, shares)
+        traces.append(_scatter(x=rx, y=ry, mode="lines", name=CEILING_NAME if crit.rate == "pr"
                                  else "accuracy ceiling for this TPR ratio",
                                  line=dict(color="#1f77b4", dash="dash", width=2),
                                  hovertemplate="ratio %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>"))
     if reference_rates is not None and reference_shares is not None:
-        rx, ry = (pr_ratio_ceiling if criterion == "dp" else tpr_ratio_ceiling)(reference_rates, reference_shares)
+        rx, ry = crit.ratio_ceiling(reference_rates, reference_shares)
         traces.append(_scatter(x=rx, y=ry, mode="lines", name=reference_name,
                                line=dict(color="#7f7f7f", dash="dot", width=1.5),
                                hovertemplate="ratio %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>"))
@@ -384,6 +354,16 @@ def accuracy_fairness(summary_or_results, criterion: str = "dp", *, rates=None, 
     return _figure(traces, _layout(title, xtitle, "accuracy", [0, 1.05], [max(0.0, lo - 0.05), 1.01]))
 
 
+def result_columns(criterion, n_groups: int) -> list[tuple[str, str]]:
+    """The results columns in reading order, ``(column, header)``: accuracy, then the criterion's own
+    per-group rates and ratio, then the other rates (one order for every table, the report's too)."""
+    crit = criterion_info(criterion)
+    groups = range(max(2, n_groups))
+    rates = {r: [(f"{r}_{j}", f"{r.upper()} s={j}") for j in groups] + [(f"{r}_ratio", f"{r.upper()} ratio")]
+             for r in ("pr", "tpr")}
+    return [("accuracy", "accuracy")] + rates[crit.rate] + rates[crit.other_rate]
+
+
 def results_table(summary_or_results, criterion: str = "dp", population: bool = False) -> pd.DataFrame:
     """A readable table: one row per model and target with ``mean ± std`` text columns (the mean alone
     for a single repeat; ``n/a`` for an empty ratio), on the evaluation rows or, with ``population``,
@@ -395,10 +375,7 @@ def results_table(summary_or_results, criterion: str = "dp", population: bool = 
         return pd.DataFrame()
     if population:
         df = population_view(df)
-    groups = range(max(2, n_groups_of(df)))
-    pr = [f"pr_{j}" for j in groups] + ["pr_ratio"]
-    tpr = [f"tpr_{j}" for j in groups] + ["tpr_ratio"]
-    cols = ["accuracy"] + (pr + tpr if criterion == "dp" else tpr + pr)
+    cols = [k for k, _ in result_columns(criterion, n_groups_of(df))]
     cols += ["cond_pr_ratio"] + (["target_gap"] if population else [])
     out = pd.DataFrame({"model": df["label"],
                         "target PR_t": [f"{t:.3f}" if np.isfinite(t) else "-" for t in df["target_rate"].astype(float)]})

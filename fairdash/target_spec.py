@@ -25,8 +25,57 @@ import numpy as np
 from . import targets as T
 from .errors import FairDashError
 
-CRITERIA = ("dp", "eo")
-CRITERION_NAMES = {"dp": "demographic parity", "eo": "equality of opportunity"}
+@dataclass(frozen=True)
+class Criterion:
+    """What a fairness criterion means everywhere it is measured and shown: its fairness ratio and the
+    per-group rate behind it, the rows the paper's protocol evaluates it on, and the ceiling of accuracy
+    over its ratio (Theorem 2). One object instead of ``if criterion == "dp"`` branches."""
+
+    name: str  # "dp" | "eo"
+    words: str
+    rate: str  # the per-group rate it compares: "pr" or "tpr" (columns pr_0, pr_1, ...)
+    rate_words: str
+    balanced_eval: bool  # the paper evaluates parity on the balanced test set, opportunity on the test set
+
+    @property
+    def ratio(self) -> str:
+        """The results column of its fairness ratio (min over max of the groups' rates)."""
+        return f"{self.rate}_ratio"
+
+    @property
+    def other_rate(self) -> str:
+        return "tpr" if self.rate == "pr" else "pr"
+
+    @property
+    def ratio_words(self) -> str:
+        return ("positive-rate ratio min/max (1 = demographic parity)" if self.rate == "pr"
+                else "true-positive-rate ratio min/max (1 = equal opportunity)")
+
+    @property
+    def eval_set(self) -> str:
+        return "balanced test" if self.balanced_eval else "test"
+
+    def ratio_ceiling(self, rates, shares, n: int = 101):
+        """Theorem 2's accuracy ceiling at every value of this criterion's ratio: ``(ratio, ceiling)``."""
+        return (T.pr_ratio_ceiling if self.rate == "pr" else T.tpr_ratio_ceiling)(rates, shares, n)
+
+
+CRITERIA_INFO = {
+    "dp": Criterion("dp", "demographic parity", "pr", "positive rates", True),
+    "eo": Criterion("eo", "equality of opportunity", "tpr", "true positive rates", False),
+}
+CRITERIA = tuple(CRITERIA_INFO)
+CRITERION_NAMES = {k: c.words for k, c in CRITERIA_INFO.items()}
+
+
+def criterion_info(name) -> Criterion:
+    """The :class:`Criterion` named ``"dp"`` or ``"eo"`` (a Criterion passes through)."""
+    if isinstance(name, Criterion):
+        return name
+    if name not in CRITERIA_INFO:
+        raise FairDashError(f"Unknown fairness criterion {name!r}: use 'dp' (demographic parity) or 'eo' "
+                            "(equality of opportunity).")
+    return CRITERIA_INFO[name]
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import streamlit as st
 from fairdash import plots, ui
 from fairdash.experiments import evaluation_rates
 from fairdash.metrics import one_class_notes, summarize
+from fairdash.target_spec import criterion_info
 
 ss = st.session_state
 CHART = {"displayModeBar": False}
@@ -78,7 +79,7 @@ if len(swept) > 1:
 elif swept:
     highlight = swept[0]
 
-key = "pr_ratio" if criterion == "dp" else "tpr_ratio"
+key = criterion_info(criterion).ratio
 if highlight is not None:
     sel = shown[np.isclose(shown["target_rate"].astype(float), highlight)]
     cols = st.columns(max(1, len(sel)) + 1)

@@ -146,7 +146,7 @@ def test_accuracy_fairness_dp_and_eo_axes_and_ceiling():
 
 def test_pr_ratio_ceiling_ends():
     r, p = np.array([0.11, 0.31]), np.array([0.32, 0.68])
-    ratio, ceil = plots.pr_ratio_ceiling(r, p)
+    ratio, ceil = targets.pr_ratio_ceiling(r, p)
     assert ratio[0] == 0 and ratio[-1] == 1
     assert ceil[0] == pytest.approx(1.0)
     assert ceil[-1] == pytest.approx(targets.accuracy_ceiling(r, p, targets.best_target_rate(r, p)))
@@ -162,7 +162,7 @@ def test_pr_ratio_ceiling_bounds_every_classifier(rates, data):
     p = w / w.sum()
     rhat = np.asarray(data.draw(st.lists(st.floats(0.01, 1.0), min_size=len(r), max_size=len(r))))
     ratio = rhat.min() / rhat.max()
-    grid, ceil = plots.pr_ratio_ceiling(r, p, n=201)
+    grid, ceil = targets.pr_ratio_ceiling(r, p, n=201)
     # the ceiling at the largest grid ratio not above this classifier's ratio
     k = np.searchsorted(grid, ratio, side="right") - 1
     assert targets.accuracy_ceiling(r, p, rhat) <= ceil[k] + 1e-9
@@ -172,7 +172,7 @@ def test_pr_ratio_ceiling_bounds_every_classifier(rates, data):
 
 def test_tpr_ratio_ceiling():
     r, p = np.array([0.4, 0.6]), np.array([0.3, 0.7])
-    ratio, ceil = plots.tpr_ratio_ceiling(r, p)
+    ratio, ceil = targets.tpr_ratio_ceiling(r, p)
     assert ceil[-1] == pytest.approx(1.0)
     assert ceil[0] == pytest.approx(1 - 0.12)
 

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..errors import FairDashError
 from ..metrics import summarize
+from ..target_spec import criterion_info
 from . import content
 from .figures import figure_html, make_figures, plotly_js
 
@@ -92,7 +93,7 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     template, css = _template()
     return template.render(
         csp=CSP, css=css, plotly_js=plotly_js(), title=title, created=_readable_time(created),
-        criterion_words="demographic parity" if criterion == "dp" else "equality of opportunity",
+        criterion_words=criterion_info(criterion).words,
         sections=[content.section_data(desc), content.section_choices(readout, criterion, results, seeds),
                   content.section_readout(desc, readout, results),
                   content.section_results(summary, criterion, group_names, results)],

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import format_mean_std, one_class_notes, summarize
+from ..target_spec import criterion_info
 
 
 # --------------------------------------------------------------------------------------------------
@@ -231,13 +232,9 @@ def _ceiling_blocks(results: pd.DataFrame, t) -> list:
 
 
 def _results_table(summary: pd.DataFrame, criterion: str, prefix: str) -> dict:
-    from ..plots import n_groups_of
+    from ..plots import n_groups_of, result_columns
 
-    groups = range(max(2, n_groups_of(summary)))
-    pr = [(f"pr_{j}", f"PR s={j}") for j in groups] + [("pr_ratio", "PR ratio")]
-    tpr = [(f"tpr_{j}", f"TPR s={j}") for j in groups] + [("tpr_ratio", "TPR ratio")]
-    cols = [("accuracy", "accuracy")] + (pr + tpr if criterion == "dp" else tpr + pr)
-    cols = [(prefix + k, h) for k, h in cols] + ([("target_gap", "target gap")] if prefix else [])
+    cols = [(prefix + k, h) for k, h in result_columns(criterion, n_groups_of(summary))] + ([("target_gap", "target gap")] if prefix else [])
     cols = [(k, h) for k, h in cols if f"{k}_mean" in summary.columns]
     rows, classes = [], []
     for _, r in summary.iterrows():
@@ -251,14 +248,14 @@ def _results_table(summary: pd.DataFrame, criterion: str, prefix: str) -> dict:
 
 def section_results(summary: pd.DataFrame, criterion: str, group_names, results: pd.DataFrame) -> dict:
     groups_text = ", ".join(f"s={j} is {g}" for j, g in enumerate(map(str, group_names))) or "s=0 and s=1"
-    eval_set = "balanced test set" if criterion == "dp" else "test set"
+    eval_set = criterion_info(criterion).eval_set + " set"
     if "eval_set" in results.columns and results["eval_set"].notna().any():
         e = str(results["eval_set"].dropna().iloc[0])
         eval_set = e if e.endswith("set") else e + " set"
     blocks = [para("Mean ± standard deviation over repeats. PR = positive rate P(ŷ=1|s), TPR = true positive rate; "
                    f"ratios are the smallest group value over the largest (1 is fair). {groups_text}. Models in bold "
                    "are trained towards the target.")]
-    if any(c.startswith("pop_") for c in summary.columns) and criterion == "dp":
+    if any(c.startswith("pop_") for c in summary.columns) and criterion_info(criterion).balanced_eval:
         blocks += [heading("On the population the model will meet (the ordinary test set)"),
                    para("The held-out rows as they come, distributed like the data the model will score. Target gap = "
                         "mean over groups of |PR_s − PR_t|."),
@@ -291,7 +288,7 @@ def repro_blocks(command, seeds, fingerprint, versions, results, config, created
 # --------------------------------------------------------------------------------------------------
 def plain_summary(summary: pd.DataFrame, criterion: str, readout: dict | None, desc: dict) -> list[str]:
     """Plain-language sentences about the trade-off, from the summary table (no HTML)."""
-    key = "pr_ratio" if criterion == "dp" else "tpr_ratio"
+    key = criterion_info(criterion).ratio
     what = ("positive-rate ratio (how evenly the groups receive positive predictions; 1 is equal)"
             if criterion == "dp" else
             "true-positive-rate ratio (how evenly the groups' actual positives are recognised; 1 is equal)")

@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..target_spec import criterion_info
+
 # A4 portrait, 14 mm margins: 182 mm of width = 688 CSS pixels. Figures are drawn at this width.
 FIG_WIDTH = 680
 FIG_HEIGHT = 470
@@ -44,8 +46,8 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
 
     names = [esc(g) for g in group_names]
     safe = _escape_strings(summary)
-    metric = "pr" if criterion == "dp" else "tpr"
-    what = "positive rates" if criterion == "dp" else "true positive rates"
+    crit = criterion_info(criterion)
+    metric, what = crit.rate, crit.rate_words
     target = None if not readout else readout.get("target_rate")
     fn = plots.pr_scatter if metric == "pr" else plots.tpr_scatter
     if len(group_names) > 2:
@@ -56,7 +58,7 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
                    f"{esc(group_names[0]) if group_names else 's=0'} (x) and "
                    f"{esc(group_names[1]) if len(group_names) > 1 else 's=1'} (y). "
                    "Points on the dashed diagonal treat both groups alike.")
-    views = [(True, population_rates), (False, eval_rates)] if criterion == "dp" else [(False, eval_rates)]
+    views = [(True, population_rates), (False, eval_rates)] if crit.balanced_eval else [(False, eval_rates)]
     figs = []
     for population, rates_shares in views:
         data = plots.population_view(safe) if population else safe
