@@ -256,24 +256,11 @@ def source_version(*modules: str) -> str:
 
 
 def _canonical(obj):
-    """Config values as canonical JSON-able data (numpy -> lists, callables dropped)."""
-    if obj is None or isinstance(obj, (bool, int, str)):
-        return obj
-    if isinstance(obj, float):
-        return repr(obj)
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (np.floating,)):
-        return repr(float(obj))
-    if isinstance(obj, np.ndarray):
-        return {"__array__": _canonical(obj.tolist()), "dtype": str(obj.dtype)}
-    if isinstance(obj, dict):
-        return {str(k): _canonical(v) for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
-    if isinstance(obj, (list, tuple)):
-        return [_canonical(v) for v in obj]
-    if callable(obj):
-        return None
-    return repr(obj)
+    """Config values as JSON-able data for a cache key (``state.to_jsonable``; other objects by ``repr``;
+    the key's JSON sorts the dict keys and writes floats exactly)."""
+    from .models.state import to_jsonable
+
+    return to_jsonable(obj, other=repr)
 
 
 _DIGESTS: dict = {}  # id(array) -> (weakref, fingerprint, digest), read-only arrays only

@@ -52,15 +52,10 @@ def _cache(args):
 
 
 def _json_safe(obj):
-    if isinstance(obj, dict):
-        return {k: _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
-    if isinstance(obj, (np.floating, float)):
-        return None if not np.isfinite(obj) else float(obj)
-    if isinstance(obj, np.integer):
-        return int(obj)
-    return obj
+    """JSON for other programs: non-finite numbers are ``null``."""
+    from .models.state import to_jsonable
+
+    return to_jsonable(obj, nonfinite="null", other=str)
 
 
 def _check_out(path: str, suffixes=None) -> Path:

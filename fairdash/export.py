@@ -63,7 +63,7 @@ _SAFETENSORS_KINDS = "biuf"  # bool, signed/unsigned integers, floats
 def _jsonable(value):
     from .models.state import to_jsonable
 
-    return to_jsonable(value)
+    return to_jsonable(value)  # non-finite numbers as text, which the loader reads back
 
 
 def _versions() -> dict:

@@ -9,6 +9,7 @@ predicts from its stored arrays, so a model rebuilt from its state predicts exac
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -75,13 +76,6 @@ def _one_blas_thread():
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    out = np.empty_like(z, dtype=np.float64)
-    pos = z >= 0
-    out[pos] = 1.0 / (1.0 + np.exp(-z[pos]))
-    ez = np.exp(z[~pos])
-    out[~pos] = ez / (1.0 + ez)
-    return out
 
 
 def _proba_from_p1(p1: np.ndarray) -> np.ndarray:
@@ -101,7 +95,7 @@ class _DecisionClassifier:
     """``predict`` (decision value > 0) and ``predict_proba`` (its sigmoid) from ``decision_function``."""
 
     def predict_proba(self, X) -> np.ndarray:
-        return _proba_from_p1(_sigmoid(self.decision_function(X)))
+        return _proba_from_p1(expit(self.decision_function(X)))
 
     def predict(self, X) -> np.ndarray:
         return (self.decision_function(X) > 0).astype(np.int64)

@@ -18,6 +18,7 @@ import time
 import warnings
 
 import numpy as np
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..errors import FairDashError
@@ -28,13 +29,6 @@ from .state import make_state
 CHUNK_ELEMENTS = 50_000_000
 
 
-def _sigmoid(z):
-    out = np.empty_like(z)
-    pos = z >= 0
-    out[pos] = 1.0 / (1.0 + np.exp(-z[pos]))
-    ez = np.exp(z[~pos])
-    out[~pos] = ez / (1.0 + ez)
-    return out
 
 
 class FairLR(L.FairModelBase, BaseEstimator, ClassifierMixin):
@@ -263,7 +257,7 @@ class FairLR(L.FairModelBase, BaseEstimator, ClassifierMixin):
 
     def predict_proba(self, X, s=None):
         """``(n, 2)``: ``[1 - q(x), q(x)]`` with ``q(x) = P(ybar=1 | x)``."""
-        q = _sigmoid(self.decision_function(X, s))
+        q = expit(self.decision_function(X, s))
         return np.column_stack([1.0 - q, q])
 
     def predict(self, X, s=None):

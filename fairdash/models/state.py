@@ -32,12 +32,18 @@ STATE_FORMAT = 1
 # --------------------------------------------------------------------------------------------------
 # JSON conversion
 # --------------------------------------------------------------------------------------------------
-def to_jsonable(value: Any) -> Any:
-    """Convert numpy scalars/arrays, tuples and dicts with non-string keys to plain JSON values.
+def to_jsonable(value: Any, *, nonfinite: str = "text", other=None) -> Any:
+    """The one conversion to plain JSON values (model states, cached results, the command line's JSON,
+    cache keys): numpy scalars and arrays, tuples, dicts with non-string keys.
 
     Callables (e.g. a progress callback) become ``None``: they are not part of a model's state.
-    Non-finite floats become the strings ``"nan"``, ``"inf"``, ``"-inf"``.
+    Non-finite floats become the strings ``"nan"``, ``"inf"``, ``"-inf"`` (``nonfinite="text"``, which
+    round-trips) or ``null`` (``nonfinite="null"``, for output read by other programs). A value of any
+    other type goes through ``other`` (e.g. ``repr`` for a cache key), else it is an error.
     """
+    def again(v):
+        return to_jsonable(v, nonfinite=nonfinite, other=other)
+
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, (np.bool_,)):
@@ -48,15 +54,19 @@ def to_jsonable(value: Any) -> Any:
         v = float(value)
         if np.isfinite(v):
             return v
+        if nonfinite == "null":
+            return None
         return "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
     if isinstance(value, np.ndarray):
-        return [to_jsonable(v) for v in value.tolist()]
+        return [again(v) for v in value.tolist()]
     if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
+        return {str(k): again(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
+        return [again(v) for v in value]
     if callable(value):
         return None
+    if other is not None:
+        return other(value)
     raise FairDashError(f"Cannot store a value of type {type(value).__name__} in a model's state.")
 
 

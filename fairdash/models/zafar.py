@@ -22,11 +22,12 @@ import warnings
 
 import numpy as np
 from scipy.optimize import minimize
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
-from .baselines import _check_s, _one_blas_thread, _check_X, _check_Xy, _proba_from_p1, _sigmoid
+from .baselines import _check_s, _one_blas_thread, _check_X, _check_Xy, _proba_from_p1
 from .state import check_state, make_state
 
 __all__ = ["ZafarFairness", "ZafarAccuracy", "ZafarEqOpp", "logistic_loss", "covariance_vectors",
@@ -51,7 +52,7 @@ class _MeanLogLoss:
         if self._w is None or not np.array_equal(w, self._w):
             m = self.ys * (self.Xa @ w)
             self._f = float(np.logaddexp(0.0, -m).sum() / self.n)
-            self._g = -(self.Xa.T @ (self.ys * _sigmoid(-m))) / self.n
+            self._g = -(self.Xa.T @ (self.ys * expit(-m))) / self.n
             self._w = np.array(w, copy=True)
         return self._f, self._g
 
@@ -94,7 +95,7 @@ def _unconstrained(loss: _MeanLogLoss, d: int) -> np.ndarray:
     Xa = loss.Xa
 
     def hess(w):
-        p = _sigmoid(Xa @ w)
+        p = expit(Xa @ w)
         return (Xa.T * (p * (1.0 - p))) @ Xa / loss.n
 
     try:
@@ -149,7 +150,7 @@ class _ZafarBase(ClassifierMixin, BaseEstimator):
         return X @ self.w_[1:] + self.w_[0]
 
     def predict_proba(self, X) -> np.ndarray:
-        return _proba_from_p1(_sigmoid(self.decision_function(X)))
+        return _proba_from_p1(expit(self.decision_function(X)))
 
     def predict(self, X) -> np.ndarray:
         return (self.decision_function(X) >= 0).astype(np.int64)
