@@ -41,18 +41,8 @@ MAX_SWEEP_RUNS = 2000  # larger grids are refused with a message (see issue: lim
 
 
 def data_fingerprint(task: Task) -> str:
-    """A short content hash of the task's rows (features, y, s): the same table gives the same print.
-    Remembered on the task object (a task is never changed after ``build_task``)."""
-    known = task.__dict__.get("_fingerprint")
-    if known is not None:
-        return known
-    h = hashlib.sha256()
-    h.update(pd.util.hash_pandas_object(task.X, index=False).to_numpy().tobytes())
-    h.update(np.ascontiguousarray(task.y).tobytes())
-    h.update(np.ascontiguousarray(task.s).tobytes())
-    h.update(repr(task.features).encode())
-    task.__dict__["_fingerprint"] = h.hexdigest()[:16]
-    return task.__dict__["_fingerprint"]
+    """A short content hash of the task's rows (:attr:`fairdash.data.Task.fingerprint`)."""
+    return task.fingerprint
 
 
 @dataclass

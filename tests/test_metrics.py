@@ -1,7 +1,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairdash.metrics import format_mean_std, group_metrics, min_over_max, summarize
@@ -44,3 +44,31 @@ def test_summarize_mean_and_std():
     assert out.at["b", "accuracy_std"] == 0 and out.at["b", "repeats"] == 1
     assert format_mean_std(0.8745, 0.0091) == "0.875 ± 0.009"
     assert format_mean_std(float("nan"), 0.1) == "n/a"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=10_000), st.integers(min_value=2, max_value=4))
+def test_group_metrics_equal_fairlearns_metric_frame(seed, n_groups):
+    """Issue 14: the hand-written (fast) group_metrics gives fairlearn's MetricFrame numbers."""
+    from fairlearn.metrics import MetricFrame, selection_rate
+    from sklearn.metrics import accuracy_score, recall_score
+
+    rng = np.random.default_rng(seed)
+    n = 400
+    s = rng.integers(0, n_groups, n)
+    s[:n_groups] = np.arange(n_groups)  # every group present
+    y = rng.integers(0, 2, n)
+    y[: 2 * n_groups] = np.repeat([0, 1], n_groups)  # both labels in every group
+    s[: 2 * n_groups] = np.tile(np.arange(n_groups), 2)
+    pred = rng.integers(0, 2, n)
+    ours = group_metrics(y, pred, s, n_groups)
+    mf = MetricFrame(metrics={"pr": selection_rate, "tpr": recall_score, "acc": accuracy_score,
+                              "tnr": lambda a, b: recall_score(a, b, pos_label=0)},
+                     y_true=y, y_pred=pred, sensitive_features=s)
+    for j in range(n_groups):
+        for m in ("pr", "tpr", "tnr", "acc"):
+            assert ours[f"{m}_{j}"] == pytest.approx(mf.by_group.loc[j, m], abs=1e-12)
+    for m in ("pr", "tpr", "tnr"):
+        assert ours[f"{m}_ratio"] == pytest.approx(mf.ratio(method="between_groups")[m], abs=1e-12)
+        assert ours[f"{m}_diff"] == pytest.approx(mf.difference(method="between_groups")[m], abs=1e-12)
+    assert ours["accuracy"] == pytest.approx(mf.overall["acc"], abs=1e-12)

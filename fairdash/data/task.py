@@ -1,7 +1,9 @@
 """The task: which column is ``s``, which is ``y``, what counts as 1, which columns are features."""
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -71,6 +73,17 @@ class Task:
     @property
     def n_groups(self) -> int:
         return len(self.group_names)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A short content hash of the rows (features, y, s): the same table gives the same print.
+        Computed once per task (a task is never changed after ``build_task``)."""
+        h = hashlib.sha256()
+        h.update(pd.util.hash_pandas_object(self.X, index=False).to_numpy().tobytes())
+        h.update(np.ascontiguousarray(self.y).tobytes())
+        h.update(np.ascontiguousarray(self.s).tobytes())
+        h.update(repr(self.features).encode())
+        return h.hexdigest()[:16]
 
     @property
     def features(self) -> tuple:
