@@ -26,6 +26,9 @@ def task_arguments(p: argparse.ArgumentParser, required: bool = True) -> None:
     g.add_argument("--s-with", help="a second column crossed with --s: every combination is its own group "
                                     "(intersectional, e.g. --s race --s-with sex)")
     g.add_argument("--group-names", help="comma-separated names for the groups, in group order (e.g. female,male)")
+    g.add_argument("--s-as-feature", action="store_true",
+                   help="let the model see s as a feature: it then uses the protected attribute at prediction "
+                        "time (direct use; lawful only in some settings)")
     g.add_argument("--y", dest="y_column", help="the label column")
     g.add_argument("--y1", action="append", default=[], help="a value of --y that counts as positive (repeatable)")
     g.add_argument("--y-threshold", type=float, help="positive = values of --y above this (numeric --y)")
@@ -65,6 +68,7 @@ def load_task(args):
         y_threshold=args.y_threshold, s_threshold=args.s_threshold, s_multi=args.s_multi,
         features=_split_list(args.features) or None, drop=_split_list(args.drop), missing=args.missing,
         strata_column=args.strata, s_with=args.s_with, group_labels=_split_list(args.group_names),
+        s_as_feature=args.s_as_feature,
     )
     task = data.build_task(df, spec)
     _print_warnings(task)

@@ -24,7 +24,7 @@ from .models.registry import make_model, model_info
 from .run_spec import RunSpec
 from .target_spec import TargetSpec, criterion_info, make_target_spec
 
-RESULT_COLUMNS = ("model", "label", "criterion", "target_rate", "target", "seed", "accuracy", "pr_0", "pr_1", "tpr_0",
+RESULT_COLUMNS = ("model", "label", "criterion", "sees_s", "target_rate", "target", "seed", "accuracy", "pr_0", "pr_1", "tpr_0",
                   "tpr_1", "tnr_0", "tnr_1", "acc_0", "acc_1", "pr_ratio", "pr_ratio_01", "pr_diff", "tpr_ratio",
                   "tpr_diff", "tnr_ratio", "cond_pr_ratio", "one_class", "accuracy_bound", "ceiling_at_target",
                   "eval_set", "n_eval", "pop_accuracy", "pop_pr_0", "pop_pr_1", "pop_tpr_0", "pop_tpr_1", "pop_tnr_0",
@@ -255,16 +255,21 @@ class Experiment:
     target: TargetSpec | None = None  # the request (each sweep point is target.with_rate(PR_t))
 
 
-def _row(name, spec: TargetSpec, seed, est, target, t, metrics, seconds, hit, fitted_at, device) -> dict:
+SEES_S = " (sees s)"  # the label of a model that was given s as a feature
+
+
+def _row(name, spec: TargetSpec, seed, est, target, t, metrics, seconds, hit, fitted_at, device,
+         sees_s: bool = False) -> dict:
     """One results row: what was asked (criterion, the target in words, the resolved PR_t, which is
-    empty where no single rate was used) and what was measured."""
-    return {"model": name, "label": model_info(name).label, "criterion": spec.criterion,
+    empty where no single rate was used), whether the model saw ``s``, and what was measured."""
+    return {"model": name, "label": model_info(name).label + (SEES_S if sees_s else ""), "criterion": spec.criterion,
+            "sees_s": bool(sees_s),
             "target_rate": np.nan if t is None else float(t),
             "target": "" if target is None else target.describe(t), "seed": seed, **metrics,
             "fit_seconds": float(seconds), "fitted_at": fitted_at, "device": _device_label(est, device), "cached": hit}
 
 
-def _job(name, arrays, spec, seed, device, options, cache_dir, keep_model, n_threads, group_names):
+def _job(name, arrays, spec, seed, device, options, cache_dir, keep_model, n_threads, group_names, sees_s):
     if n_threads:
         import torch
 
@@ -273,7 +278,8 @@ def _job(name, arrays, spec, seed, device, options, cache_dir, keep_model, n_thr
     est, target, t, seconds, hit, fitted_at = _fit_on_arrays(name, arrays, spec, seed=seed, device=device,
                                                             options=options, cache=cache, progress=None)
     m = scored(est, arrays, target or spec.criterion, t, cache, group_names)
-    return _row(name, spec, seed, est, target, t, m, seconds, hit, fitted_at, device), (est if keep_model else None)
+    return (_row(name, spec, seed, est, target, t, m, seconds, hit, fitted_at, device, sees_s),
+            est if keep_model else None)
 
 
 def _parallel_config(dask_address):
@@ -355,7 +361,7 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
                 m, arrays[seed], sp, seed=seed, device=device, options=options.get(m), cache=cache,
                 progress=lambda f, msg="", step=step, what=what: step(f, f"{what}: {msg}" if msg else what))
             met = scored(est, arrays[seed], tgt or sp.criterion, t, cache, task.group_names)
-            rows.append(_row(m, sp, seed, est, tgt, t, met, seconds, hit, fitted_at, device))
+            rows.append(_row(m, sp, seed, est, tgt, t, met, seconds, hit, fitted_at, device, task.spec.s_as_feature))
             keep(rows[-1], est, sp)
     else:
         ctx, client = _parallel_config(dask_address)
@@ -364,7 +370,7 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
             with ctx:
                 gen = Parallel(n_jobs=n_jobs, return_as="generator")(
                     delayed(_job)(m, arrays[seed], sp, seed, device, options.get(m), cache_dir, keep_models, threads,
-                                  task.group_names)
+                                  task.group_names, task.spec.s_as_feature)
                     for m, sp, seed in jobs)
                 for i, ((_, sp, _), (row, est)) in enumerate(zip(jobs, gen)):  # the generator keeps the order
                     rows.append(row)
@@ -382,6 +388,7 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
 
 def _trained(task, name, est, arrays, row, t, device, spec) -> TrainedModel:
     metrics = {k: v for k, v in row.items() if k not in ("model", "label", "criterion", "target_rate", "target", "seed",
+                                                       "sees_s",
                                                        "fit_seconds", "fitted_at", "device", "cached")}
     return TrainedModel(name, est, arrays.preprocessor, task.spec, task.features, task.categorical_features,
                         task.group_names, task.label_names, spec.criterion, t, row["seed"], metrics,
@@ -449,7 +456,7 @@ def train_run(task: Task, spec: RunSpec, *, data_name: str, data_description: st
         for i, m in res["model"].items():
             info = model_info(m)
             if not info.serves(spec.target.criterion):
-                res.loc[i, "label"] = f"{info.label} (made for {'/'.join(info.criteria)})"
+                res.loc[i, "label"] = f"{res.loc[i, 'label']} (made for {'/'.join(info.criteria)})"
     return Run(spec, task, data_name, res, exp.models, exp.skipped, data_description,
                time.perf_counter() - t0, number=number)
 

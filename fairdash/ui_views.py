@@ -185,3 +185,18 @@ def model_option_inputs(models) -> dict:
             changed_all[m] = changed
     return changed_all
 
+
+def s_as_feature_option(task) -> None:
+    """The advanced option to let the model see ``s``: it rebuilds the task with ``s`` among the features."""
+    from dataclasses import replace
+
+    sees = st.checkbox("Let the model see s (direct use of the protected attribute)", key="s_as_feature",
+                       value=task.spec.s_as_feature,
+                       help="The model gets s as a feature and needs it to predict. Lawful only in some settings; it "
+                            "shows how much of the target gap comes from the proxies' weakness. Runs made so are "
+                            "labelled '(sees s)' in every table, figure and report.")
+    if sees != task.spec.s_as_feature:
+        ss = st.session_state
+        ui.set_task(ss["fd_table"], ss["fd_table_id"], ss["fd_table_name"], replace(task.spec, s_as_feature=sees))
+        st.rerun()
+

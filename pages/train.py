@@ -107,6 +107,7 @@ with st.expander("Advanced settings"):
     n_jobs = st.number_input("Parallel jobs", 1, max(1, os.cpu_count() or 1), step=1, key="parallel_jobs",
                              help="Independent fits (model x target x repeat) run in parallel worker processes.")
     st.caption(f"Keep-rate delta: {target.delta if target is not None else 1.0:.2f} (set on the Target page).")
+    ui_views.s_as_feature_option(task)
     model_opts = ui_views.model_option_inputs(chosen)
 
 n_fair = sum(MODELS[m].uses_target_rate for m in chosen)

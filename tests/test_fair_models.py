@@ -171,15 +171,6 @@ def test_more_than_two_groups_and_strata():
     np.testing.assert_array_equal(back.predict_proba(X), c.predict_proba(X))
 
 
-def test_use_s_as_feature_needs_s_to_predict():
-    X, y, s = synthetic()
-    m = FairLR(use_s_as_feature=True).fit(X, y, s)
-    assert m.coef_.shape == (1, 6)
-    with pytest.raises(FairDashError):
-        m.predict(X)
-    assert m.predict(X, s).shape == (X.shape[0],)
-
-
 def test_errors_are_clear():
     X, y, s = synthetic(200)
     with pytest.raises(FairDashError):

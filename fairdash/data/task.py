@@ -24,6 +24,8 @@ class TaskSpec:
     ``s_with``: a second column crossed with ``s_column`` (intersectional groups, e.g. race × sex): every
     combination is its own group, and neither column is a feature. ``group_labels``: names for the
     groups in group order (e.g. ``("female", "male")`` for a column coded 0/1), shown everywhere.
+    ``s_as_feature``: the model sees ``s`` (its column, and ``s_with``'s) as a feature, so it uses the
+    protected attribute at prediction time: direct use, lawful only in some settings; off by default.
     """
 
     s_column: str
@@ -40,6 +42,7 @@ class TaskSpec:
     positive_meaning: str = ""
     s_with: str | None = None
     group_labels: tuple = ()
+    s_as_feature: bool = False
 
     def to_dict(self) -> dict:
         d = self.__dict__.copy()
@@ -212,6 +215,8 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
         # the legitimate factor stays a feature (conditioning on it is the point) unless the user drops it
         feats = [c for c in df.columns if c not in (spec.s_column, spec.y_column, spec.s_with) and c not in skip]
     feats = [c for c in feats if c not in spec.drop]
+    if spec.s_as_feature:  # direct use of the protected attribute, asked for explicitly
+        feats += [c for c in (spec.s_column, spec.s_with) if c is not None and c not in feats]
     if not feats:
         raise FairDashError("No feature columns are left to learn from.")
     X = df[feats]

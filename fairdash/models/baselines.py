@@ -416,12 +416,12 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X) -> np.ndarray:
         return _proba_from_p1(self._positive_probs(X))
 
-    def predict(self, X, random_state=None) -> np.ndarray:
+    def predict(self, X) -> np.ndarray:
+        """Randomised, as fairlearn's: each row positive with its probability, drawn from ``seed``."""
         from sklearn.utils import check_random_state
 
         p1 = self._positive_probs(X)
-        rs = check_random_state(self.seed if random_state is None else random_state)
-        return (p1 >= rs.rand(len(p1))).astype(np.int64)
+        return (p1 >= check_random_state(self.seed).rand(len(p1))).astype(np.int64)
 
     def get_state(self) -> dict:
         check_is_fitted(self, "coefs_")

@@ -43,7 +43,7 @@ class FairLR(L.FairModelBase, BaseEstimator, ClassifierMixin):
     ``optimizer``, ``batch_size`` (RAdam minibatch, default 64; L-BFGS chunk rows), ``precision``
     (L-BFGS: ``"mixed"`` keeps the matrix in float32 for the two matrix-vector products, 2-3x faster,
     with weights, losses and gradient sums in float64; ``"double"`` is float64 throughout), ``seed``,
-    ``device``, ``use_s_as_feature`` (then ``predict`` needs ``s`` too), ``progress``
+    ``device``, ``progress``
     (``callable(fraction, message)``).
     """
 
@@ -66,7 +66,6 @@ class FairLR(L.FairModelBase, BaseEstimator, ClassifierMixin):
         precision="mixed",
         seed=0,
         device="auto",
-        use_s_as_feature=False,
         progress=None,
     ):
         self.target_rate = target_rate
@@ -84,23 +83,11 @@ class FairLR(L.FairModelBase, BaseEstimator, ClassifierMixin):
         self.precision = precision
         self.seed = seed
         self.device = device
-        self.use_s_as_feature = use_s_as_feature
         self.progress = progress
 
     # ---------------------------------------------------------------------------------------------
     # Fitting
     # ---------------------------------------------------------------------------------------------
-    def _s_features(self, s, n_rows):
-        if not self.use_s_as_feature:
-            return None
-        if s is None:
-            raise FairDashError("This model was trained with the sensitive attribute as a feature; pass s to predict.")
-        s = np.asarray(s, dtype=np.int64)
-        if s.shape[0] != n_rows:
-            raise FairDashError("The sensitive attribute must be one value per row.")
-        g = self.n_groups_
-        return (s[:, None] == np.arange(1, g)[None, :]).astype(np.float64)
-
     def _fit(self, X, y, s, strata):
         import torch
 
@@ -115,8 +102,6 @@ class FairLR(L.FairModelBase, BaseEstimator, ClassifierMixin):
         if self.optimizer not in ("lbfgs", "radam"):
             raise FairDashError(f"Unknown optimizer {self.optimizer!r}: use 'lbfgs' or 'radam'.")
         X, y, s, strata, d_rows = L.begin_fair_fit(self, X, y, s, strata)
-        extra = self._s_features(s, X.shape[0])
-        Xf = X if extra is None else np.hstack([X, extra])
 
         dev = resolve_device(self.device)
         self.device_ = str(dev)
@@ -126,7 +111,7 @@ class FairLR(L.FairModelBase, BaseEstimator, ClassifierMixin):
         yt = torch.as_tensor(y, device=dev)
         w0, w1 = L.select_log_d(log_d, yt)
         mixed = self.precision == "mixed" and self.optimizer == "lbfgs"
-        Xt = torch.as_tensor(Xf, dtype=torch.float32 if mixed else dtype)
+        Xt = torch.as_tensor(X, dtype=torch.float32 if mixed else dtype)
         if dev.type == "cuda":
             free = torch.cuda.mem_get_info(dev)[0]
             if Xt.numel() * Xt.element_size() < 0.5 * free:
@@ -242,7 +227,7 @@ class FairLR(L.FairModelBase, BaseEstimator, ClassifierMixin):
     # ---------------------------------------------------------------------------------------------
     # Prediction (numpy, float64, on the CPU: identical wherever the model was trained)
     # ---------------------------------------------------------------------------------------------
-    def decision_function(self, X, s=None):
+    def decision_function(self, X):
         """The logit ``w.x + b`` of ``q(x) = P(ybar=1 | x)``."""
         self._check_fitted()
         X = np.asarray(X, dtype=np.float64)
@@ -250,19 +235,16 @@ class FairLR(L.FairModelBase, BaseEstimator, ClassifierMixin):
             raise FairDashError(
                 f"Expected {self.n_features_in_} feature columns, got {X.shape[1] if X.ndim == 2 else X.ndim}."
             )
-        extra = self._s_features(s, X.shape[0])
-        if extra is not None:
-            X = np.hstack([X, extra])
         return X @ self.coef_[0] + self.intercept_[0]
 
-    def predict_proba(self, X, s=None):
+    def predict_proba(self, X):
         """``(n, 2)``: ``[1 - q(x), q(x)]`` with ``q(x) = P(ybar=1 | x)``."""
-        q = expit(self.decision_function(X, s))
+        q = expit(self.decision_function(X))
         return np.column_stack([1.0 - q, q])
 
-    def predict(self, X, s=None):
+    def predict(self, X):
         """``q(x) > 0.5`` as 0/1."""
-        return (self.decision_function(X, s) > 0.0).astype(np.int64)
+        return (self.decision_function(X) > 0.0).astype(np.int64)
 
     # ---------------------------------------------------------------------------------------------
     # Safe state
