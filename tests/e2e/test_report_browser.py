@@ -21,6 +21,8 @@ if not os.access(CHROMIUM, os.X_OK):  # pragma: no cover - CI installs Debian's 
     pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
 CREATED = "2026-11-25T00:00:00+00:00"  # fixed, so the committed screenshot changes only when the report does
 
+# parity: positive rates and accuracy/fairness on the population and on the balanced test set, and the ceiling curve
+N_FIGURES = 5
 EVIL_LABEL = "<img src=x onerror=alert(5)>"
 EVIL_GROUP = "</script><script>alert(6)</script>"
 
@@ -31,6 +33,7 @@ def reports(tmp_path_factory):
     from fairdash import data
     from fairdash.experiments import run_experiment
     from fairdash.rates import rates_readout
+    from fairdash.experiments import evaluation_rates
     from fairdash.report import build_report, describe_task, eval_rates_for
 
     setup = data.paper_setup("compas-race")
@@ -45,7 +48,9 @@ def reports(tmp_path_factory):
     folder = tmp_path_factory.mktemp("report")
     clean = folder / "report.html"
     clean.write_text(build_report(results, task_description=desc, readout=readout, command=command,
-                                  eval_rates=eval_rates_for(task, "dp"), created=CREATED), encoding="utf-8")
+                                  eval_rates=eval_rates_for(task, "dp"),
+                                  population_rates=evaluation_rates(task, "dp", population=True),
+                                  created=CREATED), encoding="utf-8")
     evil_results = results.copy()
     evil_results.loc[evil_results["model"] == "kamiran", "label"] = EVIL_LABEL
     evil_desc = dict(desc, group_names=[desc["group_names"][0], EVIL_GROUP], dataset=EVIL_LABEL,
@@ -73,7 +78,7 @@ def _open(browser, path: Path, **context):
     page.on("request", lambda r: events["requests"].append(r.url))
     page.on("dialog", lambda d: (events["dialogs"].append(d.message), d.dismiss()))
     page.goto(path.as_uri(), wait_until="load")
-    page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3", timeout=30000)
+    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {N_FIGURES}", timeout=30000)
     page.wait_for_timeout(300)
     return page, events
 
@@ -88,8 +93,13 @@ def test_report_renders_offline_without_errors_and_screenshot(browser, reports):
     errors = [m for m in ev["console"] if m[0] in ("error", "pageerror", "warning")]
     assert not errors, errors
     assert not _network(ev["requests"], clean.as_uri()), ev["requests"]
-    assert page.evaluate("document.querySelectorAll('.js-plotly-plot').length") == 3
-    assert "Theorem 2 ceiling" in page.inner_text("body")
+    assert page.evaluate("document.querySelectorAll('.js-plotly-plot').length") == N_FIGURES
+    body = page.inner_text("body")
+    assert "Theorem 2 ceiling" in body
+    # issue 12: the population (as the model will meet it) and the paper's balanced test set, both
+    titles = page.evaluate("Array.from(document.querySelectorAll('.js-plotly-plot .gtitle')).map(e => e.textContent)")
+    assert sum("on the population" in t for t in titles) == 2, titles
+    assert sum("balanced test set" in t for t in titles) == 2, titles
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOT))
     assert SCREENSHOT.stat().st_size > 10_000
@@ -109,7 +119,7 @@ def test_report_prints_to_a4_without_cutting_content(browser, reports, tmp_path)
     assert not too_wide, too_wide[:10]
     assert page.evaluate("document.documentElement.scrollWidth") <= A4_CONTENT_PX + 1
     heights = page.evaluate("Array.from(document.querySelectorAll('.figure')).map(e => e.getBoundingClientRect().height)")
-    assert len(heights) == 3 and max(heights) < A4_CONTENT_HEIGHT_PX  # a figure always fits on one page
+    assert len(heights) == N_FIGURES and max(heights) < A4_CONTENT_HEIGHT_PX  # a figure always fits on one page
     pdf = tmp_path / "report.pdf"
     page.pdf(path=str(pdf), format="A4", prefer_css_page_size=True, print_background=True)
     raw = pdf.read_bytes()
@@ -124,7 +134,7 @@ def test_injected_markup_shows_as_text_and_never_runs(browser, reports):
     assert not [m for m in ev["console"] if m[0] in ("error", "pageerror")], ev["console"]
     assert not _network(ev["requests"], evil.as_uri()), ev["requests"]
     assert page.evaluate("document.querySelectorAll('img').length") == 0
-    assert page.evaluate("document.querySelectorAll('script').length") == 4  # plotly.js + three figures
+    assert page.evaluate("document.querySelectorAll('script').length") == 1 + N_FIGURES  # plotly.js + the figures
     body = page.inner_text("body")
     for s in (EVIL_LABEL, EVIL_GROUP, "<script>alert(1)</script>", "<script>alert(7)</script>"):
         assert s in body, s

@@ -113,7 +113,11 @@ def _wait_ceiling(page, st_ui, want: float, what: str) -> float:
     raise AssertionError(f"ceiling readout {text!r} != {want:.6f} ({what})")
 
 
-def _shot(page, st_ui, name: str) -> None:
+def _shot(page, st_ui, name: str, at: str | None = None) -> None:
+    """docs/screenshots/<name>.png; ``at``: a selector scrolled to the top of the view first."""
+    if at is not None:
+        page.locator(at).first.evaluate("e => e.scrollIntoView({block: 'start'})")
+        page.wait_for_timeout(300)
     st_ui.screenshot(page, name)
 
 
@@ -247,7 +251,7 @@ def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log
                   "slider mode at PR_t 0.599 (moved with the keyboard)")
     assert "0.599 in every stratum" in _sidebar(page), _sidebar(page)
     _no_exception(page, server_log)
-    _shot(page, st_ui, "target_strata")
+    _shot(page, st_ui, "target_strata", at=".st-key-strata_column")
 
 
 @pytest.mark.timeout(300)
@@ -275,7 +279,7 @@ def test_explicit_targets_ceiling_matches_and_curve_has_no_pr_t(page, app_url, s
     # the only ceiling number on the curve is none: the caption points to the metric's value instead
     assert f"their ceiling is the number above ({want:.4f})" in st_ui.main_text(page)
     _no_exception(page, server_log)
-    _shot(page, st_ui, "target_eo_targets")
+    _shot(page, st_ui, "target_eo_targets", at=".st-key-tpr_target")
 
 
 @pytest.mark.timeout(300)
@@ -343,7 +347,7 @@ def test_a_run_keeps_the_data_it_was_trained_on(page, app_url, st_ui, server_log
     assert path.name in run_name and "COMPAS" not in run_name, run_name
     main = st_ui.main_text(page)
     assert f"Trained on {path.name}" in main, main[:1500]
-    _shot(page, st_ui, "export")
+    _shot(page, st_ui, "export_upload_run")
     with page.expect_download(timeout=60_000) as info:
         page.locator(".st-key-download_config button").click()
     target = tmp_path / "config.json"
@@ -379,7 +383,7 @@ def test_upload_is_confirmed_and_a_leak_dropped_in_one_click(page, app_url, st_u
     leak = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text=re.compile(r"review_flag\s+gives y away"))
     leak.first.wait_for()
     assert page.locator(".st-key-drop_leak_review_flag button").is_visible()
-    _shot(page, st_ui, "data_leak")
+    _shot(page, st_ui, "data_leak", at='h3:has-text("Leaks")')
 
     st_ui.goto_page(page, "Train")
     assert page.locator(".st-key-train_button button").is_disabled()
@@ -438,7 +442,7 @@ def test_three_groups_train_and_plot_per_group(page, app_url, st_ui, server_log,
     for g in ("White", "Black", "Other"):
         assert g in fig, fig
     assert "population" in fig, fig
-    _shot(page, st_ui, "compare_groups")
+    _shot(page, st_ui, "compare_groups", at=".st-key-compare_view")
     _radio(page, st_ui, "compare_view", "The paper's balanced test set")
     _wait_figures(page)
     page.wait_for_function(
@@ -468,7 +472,7 @@ def test_train_settings_survive_a_page_change(page, app_url, st_ui, server_log):
     assert chips == ["FairGP", "FairLR", "LR"], chips
     assert page.locator(".st-key-repeats input").input_value() == "2"
     assert "4 fit(s)" in st_ui.main_text(page) or "6 fit(s)" in st_ui.main_text(page)
-    _shot(page, st_ui, "train")
+    _shot(page, st_ui, "train_settings")
 
 
 def _train_compas_run(page, st_ui, server_log, pr_t: str, models: list[str]) -> None:
@@ -504,7 +508,7 @@ def test_run_history_reload_and_another_session(browser, page, app_url, st_ui, s
     assert "run 1" in legend and "run 2" in legend, legend
     assert "population" in _svg_text(page, "fig_pr")
     assert page.locator(".st-key-compare_view input[type=radio]").first.is_checked()
-    _shot(page, st_ui, "compare")
+    _shot(page, st_ui, "compare_runs")
     _radio(page, st_ui, "compare_view", "The paper's balanced test set")
     page.wait_for_function(
         "() => Array.from(document.querySelectorAll('.st-key-fig_pr svg text')).some(e => e.textContent.includes('balanced'))",
