@@ -17,7 +17,8 @@ import pandas as pd
 
 from . import targets
 from .backend import FitCache, as_progress, cache_key, device_description, scaled_progress, seed_everything, source_version
-from .data import Arrays, Task, TaskSpec, categorical_as_text, split_arrays
+from .data import Arrays, Task, TaskSpec, split_arrays
+from .data.preprocess import ScoresRawTables
 from .errors import FairDashError
 from .metrics import conditional_ratio, group_metrics, one_class_note
 from .models.registry import make_model, model_info
@@ -46,7 +47,7 @@ def data_fingerprint(task: Task) -> str:
 
 
 @dataclass
-class TrainedModel:
+class TrainedModel(ScoresRawTables):
     """A fitted model with the preprocessing it needs: ``predict`` takes a raw table."""
 
     name: str
@@ -70,23 +71,6 @@ class TrainedModel:
     @property
     def label(self) -> str:
         return model_info(self.name).label
-
-    @property
-    def transition_table(self):
-        return getattr(self.estimator, "transition_table_", None)
-
-    def transform(self, df: pd.DataFrame) -> np.ndarray:
-        missing = [c for c in self.feature_columns if c not in df.columns]
-        if missing:
-            raise FairDashError(f"The table lacks column(s) the model was trained on: {', '.join(map(repr, missing))}.")
-        X = categorical_as_text(df[list(self.feature_columns)], self.categorical_features)
-        return np.asarray(self.preprocessor.transform(X), dtype=np.float64)
-
-    def predict_proba(self, df: pd.DataFrame) -> np.ndarray:
-        return self.estimator.predict_proba(self.transform(df))
-
-    def predict(self, df: pd.DataFrame) -> np.ndarray:
-        return self.estimator.predict(self.transform(df))
 
 
 def _ceiling_at_target(spec: TargetSpec | None, target_rate, y, s, strata, G) -> float:

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .data.preprocess import PlainPreprocessor
+from .data.preprocess import PlainPreprocessor, ScoresRawTables
 from .errors import FairDashError
 
 FORMAT_NAME = "fairdash-model"
@@ -387,7 +387,7 @@ def _estimator_from(meta: dict, arrays: dict, name: str):
                             f"({type(e).__name__}: {str(e)[:200]}).") from None
 
 
-class LoadedModel:
+class LoadedModel(ScoresRawTables):
     """A model read from a ``.fairdash`` file. ``predict``/``predict_proba`` take a raw table with the
     training feature columns (the sensitive attribute is not needed); everything else the file holds
     is in ``metadata`` and the attributes below."""
@@ -419,27 +419,6 @@ class LoadedModel:
         self.target = meta.get("target")
         self.versions = meta.get("versions") or {}
         self.transition = meta.get("transition_table")
-
-    @property
-    def transition_table(self):
-        return getattr(self.estimator, "transition_table_", None)
-
-    def transform(self, df: pd.DataFrame) -> np.ndarray:
-        from .data import categorical_as_text
-
-        if not isinstance(df, pd.DataFrame):
-            raise FairDashError("A model needs a table (DataFrame) with the training columns.")
-        missing = [c for c in self.feature_columns if c not in df.columns]
-        if missing:
-            raise FairDashError(f"The table lacks column(s) the model was trained on: {', '.join(map(repr, missing))}.")
-        X = categorical_as_text(df[list(self.feature_columns)], self.categorical_features)
-        return self.preprocessor.transform(X)
-
-    def predict_proba(self, df: pd.DataFrame) -> np.ndarray:
-        return np.asarray(self.estimator.predict_proba(self.transform(df)))
-
-    def predict(self, df: pd.DataFrame) -> np.ndarray:
-        return np.asarray(self.estimator.predict(self.transform(df)))
 
     def describe(self) -> str:
         t = "" if self.target_rate is None else f", PR_t = {self.target_rate:.4f}"

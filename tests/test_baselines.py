@@ -122,10 +122,10 @@ MINE = {
 
 
 @pytest.mark.parametrize("name", sorted(MINE))
-def test_registry_builds_each_baseline_and_criteria_match(name):
+def test_registry_builds_each_baseline_and_is_the_one_source_of_criteria(name):
     info = MODELS[name]
     assert info.load_class() is MINE[name]
-    assert tuple(MINE[name].criteria) == tuple(info.criteria)
+    assert not hasattr(MINE[name], "criteria")  # what a model serves is said once, in the registry
     m = make_model(name, target_rate=0.3, criterion="dp", seed=7, device="cpu")
     assert isinstance(m, MINE[name])
     clone(m)  # constructor only stores parameters

@@ -173,7 +173,9 @@ def test_more_than_two_groups_and_strata():
 
 def test_errors_are_clear():
     X, y, s = synthetic(200)
-    with pytest.raises(FairDashError):
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError, match="not fitted"):  # one type for every estimator (issue 14)
         FairLR().predict(X)
     with pytest.raises(FairDashError):
         FairLR().fit(X, y)  # a fair model needs s with two groups

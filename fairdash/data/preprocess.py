@@ -207,3 +207,31 @@ class PlainPreprocessor:
 
 def _category_text(v) -> str:
     return v if isinstance(v, str) else str(v)
+
+
+class ScoresRawTables:
+    """What a fitted model with its preprocessing offers for a raw table (a mixin of the trained model of
+    :mod:`fairdash.experiments` and the loaded model file of :mod:`fairdash.export`): it needs the
+    attributes ``estimator``, ``preprocessor``, ``feature_columns`` and ``categorical_features``."""
+
+    @property
+    def transition_table(self):
+        return getattr(self.estimator, "transition_table_", None)
+
+    def transform(self, df: pd.DataFrame) -> np.ndarray:
+        """The table's feature columns, preprocessed as in training (``s`` is not needed unless the model
+        was given it as a feature)."""
+        if not isinstance(df, pd.DataFrame):
+            raise FairDashError("A model needs a table (DataFrame) with the training columns.")
+        missing = [c for c in self.feature_columns if c not in df.columns]
+        if missing:
+            raise FairDashError(f"The table lacks column(s) the model was trained on: {', '.join(map(repr, missing))}.")
+        X = categorical_as_text(df[list(self.feature_columns)], self.categorical_features)
+        return np.asarray(self.preprocessor.transform(X), dtype=np.float64)
+
+    def predict_proba(self, df: pd.DataFrame) -> np.ndarray:
+        return np.asarray(self.estimator.predict_proba(self.transform(df)))
+
+    def predict(self, df: pd.DataFrame) -> np.ndarray:
+        return np.asarray(self.estimator.predict(self.transform(df)))
+

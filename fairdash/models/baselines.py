@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
+from ..validation import check_s, check_X, check_Xy
 from .state import check_state, make_state
 
 __all__ = ["SVM", "KamiranReweighing", "AgarwalReduction"]
@@ -24,45 +25,6 @@ _LR_MAX_ITER = 1000  # lbfgs iterations for every inner logistic regression (100
 # --------------------------------------------------------------------------------------------------
 # Shared helpers
 # --------------------------------------------------------------------------------------------------
-def _check_X(X) -> np.ndarray:
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise FairDashError("The feature matrix must be two-dimensional (rows x features).")
-    if not np.all(np.isfinite(X)):
-        raise FairDashError("The feature matrix holds missing or infinite values; preprocess it first.")
-    return X
-
-
-def _check_Xy(X, y) -> tuple[np.ndarray, np.ndarray]:
-    X = _check_X(X)
-    y = np.asarray(y).ravel()
-    if len(y) != len(X):
-        raise FairDashError(f"X has {len(X)} rows but y has {len(y)} labels.")
-    if not np.isin(y, (0, 1)).all():
-        raise FairDashError("The labels y must be 0 or 1.")
-    y = y.astype(np.int64)
-    if len(np.unique(y)) < 2:
-        raise FairDashError("The training labels hold only one class; a classifier needs both 0 and 1.")
-    return X, y
-
-
-def _check_s(s, n: int, model: str) -> np.ndarray:
-    if s is None:
-        raise FairDashError(f"{model} needs the sensitive attribute s at training time.")
-    s = np.asarray(s).ravel()
-    if len(s) != n:
-        raise FairDashError(f"s has {len(s)} values but X has {n} rows.")
-    if not np.issubdtype(s.dtype, np.integer):
-        if not np.all(np.isfinite(s.astype(float))) or not np.all(s == np.round(s)):
-            raise FairDashError("s must hold integer group codes 0, 1, ...")
-    s = s.astype(np.int64)
-    if s.min() < 0:
-        raise FairDashError("s must hold integer group codes 0, 1, ...")
-    if len(np.unique(s)) < 2:
-        raise FairDashError(f"{model} needs at least two groups in s; the training data hold only one.")
-    return s
-
-
 def _one_blas_thread():
     """A context that runs numpy's BLAS on one thread.
 
@@ -120,7 +82,6 @@ class SVM(_DecisionClassifier, ClassifierMixin, BaseEstimator):
     calibrated (``SVC(probability=True)`` would refit five times with Platt scaling, too slow here).
     """
 
-    criteria: tuple = ()
 
     def __init__(self, C: float = 1.0, gamma="auto", cache_size: float = 2000.0, tol: float = 1e-3,
                  max_iter: int = -1):
@@ -133,7 +94,7 @@ class SVM(_DecisionClassifier, ClassifierMixin, BaseEstimator):
     def fit(self, X, y, s=None, **fit_params):
         from sklearn.svm import SVC
 
-        X, y = _check_Xy(X, y)
+        X, y = check_Xy(X, y)
         svc = SVC(C=self.C, kernel="rbf", gamma=self.gamma, cache_size=self.cache_size, tol=self.tol,
                   max_iter=self.max_iter)
         svc.fit(X, y)
@@ -149,7 +110,7 @@ class SVM(_DecisionClassifier, ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X, chunk_rows: int = 2048) -> np.ndarray:
         check_is_fitted(self, "support_vectors_")
-        X = _check_X(X)
+        X = check_X(X)
         if X.shape[1] != self.support_vectors_.shape[1]:
             raise FairDashError(f"The model was trained on {self.support_vectors_.shape[1]} features, "
                                 f"not {X.shape[1]}.")
@@ -225,15 +186,14 @@ class KamiranReweighing(_DecisionClassifier, ClassifierMixin, BaseEstimator):
     is ``decision > 0``.
     """
 
-    criteria: tuple = ("dp",)
 
     def __init__(self, C: float = 1.0, seed: int | None = 0):
         self.C = C
         self.seed = seed
 
     def fit(self, X, y, s=None, **fit_params):
-        X, y = _check_Xy(X, y)
-        s = _check_s(s, len(y), "Kamiran & Calders reweighing")
+        X, y = check_Xy(X, y)
+        s = check_s(s, len(y), "Kamiran & Calders reweighing")
         w = kamiran_weights(y, s)
         lr = _make_lr(self.C, self.seed)
         with _one_blas_thread():
@@ -247,7 +207,7 @@ class KamiranReweighing(_DecisionClassifier, ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X) -> np.ndarray:
         check_is_fitted(self, "coef_")
-        X = _check_X(X)
+        X = check_X(X)
         return X @ self.coef_ + self.intercept_
 
     def get_state(self) -> dict:
@@ -324,7 +284,6 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
     the end.
     """
 
-    criteria: tuple = ("dp", "eo")
 
     def __init__(self, criterion: str = "dp", difference_bound: float = 0.1, eps: float = 0.1,
                  max_iter: int = 50, C: float = 1.0, seed: int | None = 0, progress=None):
@@ -372,8 +331,8 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
         return eg
 
     def fit(self, X, y, s=None, **fit_params):
-        X, y = _check_Xy(X, y)
-        s = _check_s(s, len(y), "Agarwal et al.")
+        X, y = check_Xy(X, y)
+        s = check_s(s, len(y), "Agarwal et al.")
         self._constraint()  # reject an unknown criterion before the expensive part
         eg = self._fit_expgrad(X, y, s)
         coefs, intercepts, weights = [], [], []
@@ -402,7 +361,7 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
 
     def _positive_probs(self, X) -> np.ndarray:
         check_is_fitted(self, "coefs_")
-        X = _check_X(X)
+        X = check_X(X)
         if X.shape[1] != self.coefs_.shape[1]:
             raise FairDashError(f"The model was trained on {self.coefs_.shape[1]} features, not {X.shape[1]}.")
         preds = np.zeros((len(X), len(self.weights_)))

@@ -129,42 +129,10 @@ def __getattr__(name):  # lazy: importing this module must not require gpytorch
 # From a fairness request to each training row's d (shared by FairLR and FairGP)
 # --------------------------------------------------------------------------------------------------
 def check_fit_inputs(X, y, s=None, strata=None):
-    """Validate ``fit``'s arrays: ``X`` 2-D finite floats, ``y`` in {0, 1} with both values, ``s`` integer
-    codes 0..G-1 (``None``: one group), ``strata`` integer codes (optional). Returns them as numpy."""
-    from ..errors import FairDashError
+    """Validate ``fit``'s arrays (see :func:`fairdash.validation.check_fit_inputs`)."""
+    from ..validation import check_fit_inputs as check
 
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise FairDashError("The feature matrix must be two-dimensional (rows x features).")
-    if not np.all(np.isfinite(X)):
-        raise FairDashError("The feature matrix contains missing or infinite values; preprocess it first.")
-    y = np.asarray(y)
-    if y.dtype == bool:
-        y = y.astype(np.int64)
-    if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise FairDashError("The label must be one value per row of the feature matrix.")
-    if not np.all(np.isin(y, (0, 1))):
-        raise FairDashError("The label must be coded 0/1 (1 = the positive label).")
-    y = y.astype(np.int64)
-    if np.unique(y).size < 2:
-        raise FairDashError("The label has a single value in the training data; there is nothing to learn.")
-    if s is None:
-        s = np.zeros(X.shape[0], dtype=np.int64)
-    else:
-        s = np.asarray(s)
-        if s.ndim != 1 or s.shape[0] != X.shape[0]:
-            raise FairDashError("The sensitive attribute must be one value per row of the feature matrix.")
-        if s.dtype.kind not in "iub" and not (s.dtype.kind == "f" and np.all(s % 1 == 0)):
-            raise FairDashError("The sensitive attribute must be coded as group numbers 0, 1, ...")
-        s = s.astype(np.int64)
-        if s.size and s.min() < 0:
-            raise FairDashError("Group codes of the sensitive attribute must be 0, 1, ...")
-    if strata is not None:
-        strata = np.asarray(strata)
-        if strata.ndim != 1 or strata.shape[0] != X.shape[0]:
-            raise FairDashError("The strata must be one value per row of the feature matrix.")
-        strata = strata.astype(np.int64)
-    return X, y, s, strata
+    return check(X, y, s, strata)
 
 
 def resolve_target(
@@ -239,10 +207,9 @@ class FairModelBase:
             return self._fit(X, y, s, strata)
 
     def _check_fitted(self):
-        if not hasattr(self, self._fitted_attr):
-            from ..errors import FairDashError
+        from sklearn.utils.validation import check_is_fitted
 
-            raise FairDashError("This model has not been trained yet; call fit first.")
+        check_is_fitted(self, self._fitted_attr)  # NotFittedError, as every estimator here
 
 
 def begin_fair_fit(est, X, y, s=None, strata=None):

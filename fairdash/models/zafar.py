@@ -27,7 +27,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
-from .baselines import _check_s, _one_blas_thread, _check_X, _check_Xy, _proba_from_p1
+from ..validation import check_s, check_X, check_Xy
+from .baselines import _one_blas_thread, _proba_from_p1
 from .state import check_state, make_state
 
 __all__ = ["ZafarFairness", "ZafarAccuracy", "ZafarEqOpp", "logistic_loss", "covariance_vectors",
@@ -113,12 +114,11 @@ def _unconstrained(loss: _MeanLogLoss, d: int) -> np.ndarray:
 class _ZafarBase(ClassifierMixin, BaseEstimator):
     """Prediction, scores and state shared by the Zafar models (weights ``w_`` on ``[1, x]``)."""
 
-    criteria: tuple = ("dp",)
     _label = "Zafar et al."
 
     def _prepare(self, X, y, s):
-        X, y = _check_Xy(X, y)
-        s = _check_s(s, len(y), self._label)
+        X, y = check_Xy(X, y)
+        s = check_s(s, len(y), self._label)
         Xa = _design(X)
         ys = 2.0 * y - 1.0
         return X, y, s, Xa, ys
@@ -144,7 +144,7 @@ class _ZafarBase(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X) -> np.ndarray:
         check_is_fitted(self, "w_")
-        X = _check_X(X)
+        X = check_X(X)
         if X.shape[1] != len(self.w_) - 1:
             raise FairDashError(f"The model was trained on {len(self.w_) - 1} features, not {X.shape[1]}.")
         return X @ self.w_[1:] + self.w_[0]
@@ -411,7 +411,6 @@ class ZafarEqOpp(_ZafarBase):
     ``n_rounds_``, ``tau_``, ``max_slack_``, ``converged_``.
     """
 
-    criteria: tuple = ("eo",)
     _label = "ZafarEqOpp"
     _diagnostics = ("fnr_covariance_", "loss_", "unconstrained_loss_", "n_rounds_", "tau_", "max_slack_",
                     "converged_")
