@@ -5,7 +5,7 @@
 - ``seed_everything(seed)``: Python's ``random``, numpy and torch (CPU and CUDA).
 - Progress: a callable ``progress(fraction: float, message: str)``; ``no_progress`` does nothing.
 - ``FitCache``: fitted models keyed by data content, configuration and code version
-  (``cache_key``), kept as safe state (``.npz`` read without pickle + ``.json``) on disk with an
+  (``cache_key``), kept as safe state (``.safetensors`` + ``.json``, no pickle) on disk with an
   in-memory LRU in front, so the same request twice trains once.
 """
 from __future__ import annotations
@@ -347,7 +347,7 @@ def default_cache_dir() -> Path:
 
 class FitCache:
     """Fitted models by key: an in-memory LRU (``memory_items`` models) in front of a directory of
-    ``<key>.npz`` + ``<key>.json`` safe states. ``directory=False`` keeps it in memory only.
+    ``<key>.safetensors`` + ``<key>.json`` safe states. ``directory=False`` keeps it in memory only.
 
     ``get_or_fit(key, build, fit)`` returns ``(model, hit)``: on a miss it calls ``model = build()``,
     ``fit(model)``, stores ``model.get_state()`` and returns the fitted model; on a hit the model
@@ -488,7 +488,7 @@ class FitCache:
             self._results.clear()
         if disk and self.directory is not None and self.directory.exists():
             for p in self.directory.glob("*/*"):
-                if p.suffix in (".npz", ".json"):  # models' states and results (<key>.result.json)
+                if p.suffix in (".safetensors", ".json"):  # models' states and results (<key>.result.json)
                     p.unlink(missing_ok=True)
 
     def __len__(self) -> int:

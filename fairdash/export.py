@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from .data.preprocess import PlainPreprocessor, ScoresRawTables
+from .models.state import join_arrays, split_arrays
 from .errors import FairDashError
 
 FORMAT_NAME = "fairdash-model"
@@ -54,7 +55,6 @@ MAX_MANIFEST_BYTES = 1 << 20
 MAX_META_BYTES = 256 << 20
 MAX_RATIO = 200  # uncompressed / compressed size above this (for members over 1 MiB) looks like a zip bomb
 
-_SAFETENSORS_KINDS = "biuf"  # bool, signed/unsigned integers, floats
 
 
 # --------------------------------------------------------------------------------------------------
@@ -113,16 +113,8 @@ def model_bytes(trained) -> bytes:
     pre = PlainPreprocessor.from_sklearn(trained.preprocessor)
     pre_arrays, pre_meta = pre.to_state()
 
-    arrays: dict[str, np.ndarray] = dict(pre_arrays)
-    text_arrays = {}
-    for k, v in state["arrays"].items():
-        a = np.asarray(v)
-        if a.dtype.kind in _SAFETENSORS_KINDS:
-            arrays[f"model.{k}"] = np.ascontiguousarray(a)
-        elif a.dtype.kind == "U":
-            text_arrays[k] = {"shape": list(a.shape), "values": a.ravel().tolist()}
-        else:
-            raise FairDashError(f"{info.label}'s state array {k!r} has type {a.dtype}, which a model file cannot hold.")
+    model_arrays, text_arrays = split_arrays(state["arrays"], prefix="model.")
+    arrays: dict[str, np.ndarray] = {**pre_arrays, **model_arrays}
     created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
     spec = trained.spec.to_dict() if hasattr(trained.spec, "to_dict") else dict(trained.spec)
     table = trained.transition_table if hasattr(trained, "transition_table") else getattr(est, "transition_table_", None)
@@ -375,9 +367,7 @@ def _estimator_from(meta: dict, arrays: dict, name: str):
     stored = str(state_meta.get("class", ""))
     if stored and stored != class_path(cls) and stored.split(":")[-1] not in {c.__qualname__ for c in cls.__mro__}:
         raise FairDashError(f"{name} is inconsistent: it says {info.label} but stores a {stored} model.")
-    model_arrays = {k[len("model."):]: v for k, v in arrays.items() if k.startswith("model.")}
-    for k, v in (m.get("text_arrays") or {}).items():
-        model_arrays[k] = np.asarray(v["values"], dtype=str).reshape(v["shape"])
+    model_arrays = join_arrays(arrays, m.get("text_arrays"), prefix="model.")
     try:
         return cls.from_state({"arrays": model_arrays, "meta": state_meta}), info
     except FairDashError:

@@ -89,7 +89,7 @@ def test_fit_cache_trains_once_and_reloads_from_disk(tmp_path):
     m2, hit2 = cache.get_or_fit(key, FairLR, fit)
     assert (hit1, hit2) == (False, True) and len(calls) == 1 and m2 is m1
     files = sorted(p.suffix for p in tmp_path.glob("*/*"))
-    assert files == [".json", ".npz"]
+    assert files == [".json", ".safetensors"]  # the one safe format, as in the model file
     json.loads(next(tmp_path.glob("*/*.json")).read_text())
     # a fresh cache (new process) answers from disk with the same predictions
     fresh = B.FitCache(tmp_path)
@@ -121,8 +121,8 @@ def test_fit_cache_memory_only_and_corrupt_entry(tmp_path):
     cache = B.FitCache(tmp_path)
     key = B.model_cache_key(LR(), X, y, s)
     cache.get_or_fit(key, LR, lambda m: m.fit(X, y, s))
-    for p in tmp_path.glob("*/*.npz"):
-        p.write_bytes(b"not a zip file")
+    for p in tmp_path.glob("*/*.safetensors"):
+        p.write_bytes(b"not a safetensors file")
     fresh = B.FitCache(tmp_path)
     _, hit = fresh.get_or_fit(key, LR, lambda m: m.fit(X, y, s))
     assert not hit  # corrupt entry -> refit, never a crash

@@ -218,27 +218,57 @@ def model_from_state(state: dict):
 # --------------------------------------------------------------------------------------------------
 # Files: <stem>.npz (no pickle) + <stem>.json
 # --------------------------------------------------------------------------------------------------
+NUMERIC_KINDS = "biuf"  # bool, signed/unsigned integers, floats: what safetensors holds
+
+
+def split_arrays(arrays: dict, prefix: str = "") -> tuple[dict, dict]:
+    """The one safe array format (the fit cache's files and the model file alike): numeric arrays for
+    safetensors (keys prefixed with ``prefix``) and text arrays as JSON ``{"shape", "values"}``."""
+    numeric, text = {}, {}
+    for k, v in arrays.items():
+        a = np.asarray(v)
+        if a.dtype.kind in NUMERIC_KINDS:
+            numeric[prefix + k] = np.ascontiguousarray(a)
+        elif a.dtype.kind == "U":
+            text[k] = {"shape": list(a.shape), "values": a.ravel().tolist()}
+        else:
+            raise FairDashError(f"The state array {k!r} has type {a.dtype}, which a safe file cannot hold.")
+    return numeric, text
+
+
+def join_arrays(numeric: dict, text: dict, prefix: str = "") -> dict:
+    """The inverse of :func:`split_arrays`."""
+    out = {k[len(prefix):]: v for k, v in numeric.items() if k.startswith(prefix)}
+    for k, v in (text or {}).items():
+        out[k] = np.asarray(v["values"], dtype=str).reshape(v["shape"])
+    return out
+
+
 def save_state(stem, state: dict) -> tuple[Path, Path]:
-    """Write ``state`` as ``<stem>.npz`` and ``<stem>.json`` (atomically: temp file then rename)."""
+    """Write ``state`` as ``<stem>.safetensors`` and ``<stem>.json`` (atomically: temp file then rename)."""
+    import safetensors.numpy
+
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
-    npz, js = stem.with_name(stem.name + ".npz"), stem.with_name(stem.name + ".json")
-    tmp_npz = stem.with_name(f".{stem.name}.{os.getpid()}.tmp.npz")
+    st_path, js = stem.with_name(stem.name + ".safetensors"), stem.with_name(stem.name + ".json")
+    tmp_st = stem.with_name(f".{stem.name}.{os.getpid()}.tmp.safetensors")
     tmp_js = stem.with_name(f".{stem.name}.{os.getpid()}.tmp.json")
-    np.savez(tmp_npz, **state["arrays"])
-    tmp_js.write_text(json.dumps(state["meta"], sort_keys=True))
-    os.replace(tmp_npz, npz)
+    numeric, text = split_arrays(state["arrays"])
+    tmp_st.write_bytes(safetensors.numpy.save(numeric))
+    tmp_js.write_text(json.dumps({"meta": state["meta"], "text_arrays": text}, sort_keys=True))
+    os.replace(tmp_st, st_path)
     os.replace(tmp_js, js)
-    return npz, js
+    return st_path, js
 
 
 def load_state(stem) -> dict:
-    """Read a state written by ``save_state`` (``np.load`` with ``allow_pickle=False``)."""
+    """Read a state written by ``save_state`` (safetensors and JSON: no pickle, no code)."""
+    import safetensors.numpy
+
     stem = Path(stem)
-    npz, js = stem.with_name(stem.name + ".npz"), stem.with_name(stem.name + ".json")
-    if not npz.exists() or not js.exists():
-        raise FairDashError(f"No saved model at {stem} (expected {npz.name} and {js.name}).")
-    meta = json.loads(js.read_text())
-    with np.load(npz, allow_pickle=False) as f:
-        arrays = {k: f[k] for k in f.files}
-    return {"arrays": arrays, "meta": meta}
+    st_path, js = stem.with_name(stem.name + ".safetensors"), stem.with_name(stem.name + ".json")
+    if not st_path.exists() or not js.exists():
+        raise FairDashError(f"No saved model at {stem} (expected {st_path.name} and {js.name}).")
+    stored = json.loads(js.read_text())
+    arrays = join_arrays(safetensors.numpy.load(st_path.read_bytes()), stored.get("text_arrays"))
+    return {"arrays": arrays, "meta": stored["meta"]}
