@@ -2,8 +2,8 @@
 
 Every model implements ``get_state() -> {"arrays": {name: ndarray}, "meta": {...}}`` and a
 classmethod ``from_state(state)`` that returns a fitted model predicting identically (on the CPU).
-The fit cache (``fairdash.backend.FitCache``) and the model export store exactly this: the arrays in
-an ``.npz`` file read back with ``allow_pickle=False`` and the metadata in a ``.json`` file.
+The fit cache (``fairdash.backend.FitCache``) and the model export store exactly this, in one format:
+the numeric arrays in safetensors, text arrays and the metadata in JSON (``split_arrays``).
 
 Helpers shared by all models:
 
@@ -12,7 +12,7 @@ Helpers shared by all models:
 - ``table_to_state`` / ``table_from_state``: a ``TransitionTable`` (or ``ConditionalTables``) split
   into arrays and metadata under a name prefix, and back.
 - ``make_state`` / ``check_state``: the common envelope (model class, state format version).
-- ``save_state`` / ``load_state``: write / read a state as ``<stem>.npz`` + ``<stem>.json``.
+- ``save_state`` / ``load_state``: write / read a state as ``<stem>.safetensors`` + ``<stem>.json``.
 """
 from __future__ import annotations
 
@@ -216,7 +216,7 @@ def model_from_state(state: dict):
 
 
 # --------------------------------------------------------------------------------------------------
-# Files: <stem>.npz (no pickle) + <stem>.json
+# Files: <stem>.safetensors + <stem>.json (no pickle)
 # --------------------------------------------------------------------------------------------------
 NUMERIC_KINDS = "biuf"  # bool, signed/unsigned integers, floats: what safetensors holds
 
