@@ -152,6 +152,7 @@ def _load_sample(page, st_ui, title: str) -> None:
 def _set_models(page, st_ui, wanted: list[str]) -> None:
     """Leave exactly the models whose labels are ``wanted`` in the Train page's multiselect."""
     models = page.locator(".st-key-train_models")
+    models.locator("[data-tag]").first.wait_for()
     for remove in models.locator('button[aria-label^="Remove "]:visible').all()[::-1]:
         label = remove.get_attribute("aria-label")[len("Remove "):]
         if not any(label.startswith(w + ":") for w in wanted):

@@ -55,16 +55,18 @@ def tables():
 
 
 def _app_task(name: str, raw: bytes):
-    """The task the Data page builds for an upload with its default choices (same helpers as the page)."""
-    from fairdash import data, ui
+    """The task the Data page builds for an upload with its suggested choices, once confirmed (the same
+    library calls as the page: ``proxies.guess_roles`` and ``data.default_features``)."""
+    from fairdash import data, proxies
 
     df = data.read_table(raw, name)
     prof = data.profile_columns(df)
+    g = proxies.guess_roles(df, prof)
     s_col = next(c for c in df.columns if c.lower() in ("gender", "ethnicity"))
     y_col = next(c for c in df.columns if c.lower() in ("label", "outcome"))
-    spec = data.TaskSpec(s_col, y_col, tuple(ui.default_group1(data.column_values(df, s_col))),
-                         tuple(ui.default_positive(data.column_values(df, y_col))),
-                         features=tuple(ui.default_features(df, prof, s_col, y_col)))
+    assert (g.s_column, g.y_column) == (s_col, y_col), (g.s_column, g.y_column)
+    spec = data.TaskSpec(s_col, y_col, tuple(g.s1_values), tuple(g.y1_values), y_threshold=g.y_threshold,
+                         s_threshold=g.s_threshold, features=tuple(data.default_features(df, prof, s_col, y_col)))
     return df, data.build_task(df, spec)
 
 
@@ -73,6 +75,12 @@ def _upload(page, st_ui, name: str, raw: bytes) -> None:
     st_ui.wait_idle(page)
     page.locator('.st-key-upload_file input[type="file"]').set_input_files(
         files=[{"name": name, "mimeType": "text/csv", "buffer": raw}])
+    # an upload's guessed columns become the task only when confirmed (issue 12)
+    confirm = page.locator(".st-key-confirm_task button")
+    confirm.wait_for(timeout=90_000)
+    st_ui.wait_idle(page)
+    assert confirm.inner_text().strip() == f"Use {name} with these choices", confirm.inner_text()
+    confirm.click()
     page.get_by_text(f"{name} is now the current data set").wait_for(timeout=90_000)
     st_ui.wait_idle(page)
 
