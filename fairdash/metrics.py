@@ -120,13 +120,16 @@ def one_class_notes(results: pd.DataFrame) -> list[str]:
     """Sentences for every model that predicted one class for everyone or a whole group, from a results
     table's ``one_class``/``pop_one_class`` columns: its ratios there are empty, never "perfectly fair"."""
     notes = []
-    for col, where in (("one_class", "evaluation rows"), ("pop_one_class", "population")):
+    evaluated = (str(results["eval_set"].dropna().iloc[0]) + " set" if "eval_set" in results.columns
+                 and results["eval_set"].notna().any() else "evaluation rows")
+    for col, where in (("one_class", evaluated), ("pop_one_class", "population")):
         if col not in results.columns:
             continue
         hit = results[results[col].fillna("").astype(str) != ""]
         labels = hit["label"] if "label" in hit.columns else hit["model"]
         for (label, note), g in hit.groupby([labels, hit[col]], sort=False):
-            notes.append(f"{label} {note} on the {where} in {len(g)} run(s): its ratios there are empty (n/a), "
-                         "since 0/0 is not parity.")
+            why = ("its ratios there are empty (n/a), since 0/0 is not parity" if note.endswith("for everyone") else
+                   "it makes no decision within those groups, so their rates say nothing about the target")
+            notes.append(f"{label} {note} on the {where} in {len(g)} run(s): {why}.")
     return list(dict.fromkeys(notes))
 

@@ -138,13 +138,14 @@ def population_view(summary_or_results) -> pd.DataFrame:
     return out
 
 
-def measured_on(summary_or_results, population: bool) -> str:
-    """What a figure's numbers were measured on, for its title."""
-    if population:
-        return POPULATION
+def measured_on(summary_or_results, population: bool, short: bool = False) -> str:
+    """What a figure's numbers were measured on, for its title (``short``: without the explanation)."""
     df = summary_or_results
     e = df["eval_set"].dropna() if df is not None and "eval_set" in getattr(df, "columns", ()) else ()
-    return BALANCED if len(e) == 0 or str(e.iloc[0]).startswith("balanced") else POPULATION
+    balanced = not population and (len(e) == 0 or str(e.iloc[0]).startswith("balanced"))
+    if short:
+        return "the paper's balanced test set" if balanced else "the population (ordinary test set)"
+    return BALANCED if balanced else POPULATION
 
 
 def _col(df, name):

@@ -57,8 +57,9 @@ def sidebar_summary() -> None:
     spec = task.spec
     rows = [
         ("Data set", ss.get("fd_table_name", "?")),
-        ("Sensitive s", f"`{spec.s_column}` (group 1: {task.group_names[1] if task.n_groups > 1 else '?'}; "
-                        f"group 0: {task.group_names[0]})"),
+        ("Sensitive s", f"`{spec.s_column}`" + (f" × `{spec.s_with}`" if spec.s_with else "")
+         + (f" (group 1: {task.group_names[1]}; group 0: {task.group_names[0]})" if task.n_groups == 2
+            else f" ({task.n_groups} groups: {', '.join(task.group_names[:6])}{' ...' if task.n_groups > 6 else ''})")),
         ("Label y", f"`{spec.y_column}` (positive: {task.label_names[1]})"),
     ]
     slots["task"].markdown("\n".join(f"- **{k}:** {v}" for k, v in rows))

@@ -66,6 +66,7 @@ population = view == "population"
 summary = summarize(results, by=("model", "label", "target_rate"))
 shown = plots.population_view(summary) if population else summary
 where = plots.measured_on(results, population)
+on = "<br><sup>on " + plots.measured_on(results, population, short=True) + "</sup>"  # figure subtitles
 
 swept = sorted(float(t) for t in results["target_rate"].dropna().unique())
 highlight = None
@@ -99,15 +100,14 @@ if same_task:
         tr = ui.training_rates(first.task)
         ref = {"reference_rates": tr.base_rates, "reference_shares": tr.group_shares}
 f3 = plots.accuracy_fairness(shown, criterion, rates=rates, shares=shares, highlight_target=highlight,
-                             title=f"Accuracy against fairness, on {where}", **ref)
-
+                             title="Accuracy against fairness" + on, **ref)
 left, right = st.columns(2)
 with left:
     st.plotly_chart(plots.pr_scatter(shown, highlight_target=highlight, group_names=names,
-                                     title=f"Positive rates per group, on {where}"), key="fig_pr", config=CHART)
+                                     title="Positive rates per group" + on), key="fig_pr", config=CHART)
 with right:
     st.plotly_chart(plots.tpr_scatter(shown, highlight_target=highlight, group_names=names,
-                                      title=f"True positive rates per group, on {where}"), key="fig_tpr", config=CHART)
+                                      title="True positive rates per group" + on), key="fig_tpr", config=CHART)
 st.plotly_chart(f3, key="fig_accuracy_fairness", config=CHART)
 if not same_task:
     st.caption("The runs were trained on different tasks, so no single ceiling is drawn.")
