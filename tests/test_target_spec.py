@@ -22,10 +22,10 @@ from fairdash.rates import describe_t, rates_readout
 from fairdash.run_spec import RunSpec
 from fairdash.target_spec import TargetSpec, make_target_spec
 
+from test_app import (CEILING, _always_run_the_frame, _cpu, _errors, _frame, _metric, _new_app,  # noqa: F401
+                      _ok)  # the app as tests/test_app.py runs it (autouse fixtures included)
+
 ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
-CEILING = "Accuracy ceiling (Theorem 2, training split)"
-TIMEOUT = 120
 COMPAS_RACE = ["--data", "compas", "--s", "race", "--s1", "Caucasian", "--y", "two-year-recid", "--y1", "1"]
 
 
@@ -43,49 +43,6 @@ def _error_lines(err: str) -> list[str]:
     """The ``error: ...`` lines of standard error (data warnings such as COMPAS's many-category column
     are ``warning: ...`` lines and are not the error)."""
     return [line for line in err.splitlines() if not line.startswith("warning: ")]
-
-
-@pytest.fixture(autouse=True)
-def _cpu(monkeypatch):
-    monkeypatch.setenv("FAIRDASH_DEVICE", "cpu")
-
-
-@pytest.fixture(autouse=True)
-def _always_run_the_frame(monkeypatch):
-    """As in tests/test_app.py: make AppTest run app.py (st.navigation) on every rerun, as a server does."""
-    from streamlit.runtime.scriptrunner import script_runner
-
-    def run_main(main_script_path):
-        path = str(main_script_path)
-        code = compile(Path(path).read_text(), path, "exec")
-        exec(code, {"__name__": "__main__", "__file__": path})  # noqa: S102
-
-    monkeypatch.setattr(script_runner, "_mpa_v1", run_main)
-
-
-def _new_app() -> AppTest:
-    return AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-
-
-def _ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def _errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.error]
-
-
-def _metric(at: AppTest, label: str) -> str:
-    found = [m.value for m in at.metric if m.label == label]
-    assert found, f"no metric {label!r}; metrics: {[m.label for m in at.metric]}"
-    return found[0]
-
-
-def _frame(at: AppTest, column: str):
-    for d in at.dataframe:
-        if column in d.value.columns:
-            return d.value
-    raise AssertionError(f"no dataframe with a {column!r} column")
 
 
 def _has_widget(at: AppTest, kind: str, key: str) -> bool:
