@@ -22,64 +22,19 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from readme_server import ROOT, Server  # noqa: E402 (benchmarks/ is on the path when a script runs)
 CHROMIUM = "/usr/bin/chromium"
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 FLOOR_METRIC = '[data-testid="stMetricValue"]'
 HEAVY = ("torch", "gpytorch", "linear_operator", "sklearn", "scipy", "fairlearn", "plotly", "pyarrow", "joblib",
          "openpyxl", "safetensors")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-            return r.status == 200
-    except Exception:  # noqa: BLE001 - not up yet
-        return False
-
-
-class Server:
-    """``streamlit run <script>`` from the repository root, as the README starts the app."""
-
-    def __init__(self, script: str, work: Path):
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ, STREAMLIT_SERVER_PORT=str(self.port), FAIRDASH_CACHE_DIR=str(work / "fit-cache"))
-        self.log = open(work / f"{Path(script).stem}-{self.port}.log", "wb")
-        self.proc = subprocess.Popen([str(Path(sys.executable).parent / "streamlit"), "run", script], cwd=ROOT,
-                                     env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
-
-    def wait(self, timeout: float = 120) -> None:
-        end = time.monotonic() + timeout
-        while not _healthy(self.url):
-            if self.proc.poll() is not None or time.monotonic() > end:
-                raise RuntimeError(f"server {self.url} did not start (see {self.log.name})")
-            time.sleep(0.2)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-        self.log.close()
 
 
 def render(browser, url: str, fairdash: bool) -> tuple[float, float]:

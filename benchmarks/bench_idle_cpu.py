@@ -19,32 +19,16 @@ from __future__ import annotations
 import argparse
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from readme_server import ROOT, free_port, healthy  # noqa: E402 (benchmarks/ is on the path when a script runs)
 CHROMIUM = "/usr/bin/chromium"
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 TICK = os.sysconf("SC_CLK_TCK")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-            return r.status == 200
-    except Exception:  # noqa: BLE001 - not up yet
-        return False
 
 
 def cpu_seconds(pid: int) -> float:
@@ -60,7 +44,7 @@ def main() -> int:
     args = ap.parse_args()
 
     streamlit = Path(sys.executable).parent / "streamlit"
-    port = _free_port()
+    port = free_port()
     work = Path(tempfile.mkdtemp(prefix="fairdash-idle-"))
     log_path = work / "streamlit.log"
     env = dict(os.environ, STREAMLIT_SERVER_PORT=str(port))
@@ -70,7 +54,7 @@ def main() -> int:
     url = f"http://localhost:{port}"
     try:
         end = time.monotonic() + 120
-        while not _healthy(url):
+        while not healthy(url):
             if proc.poll() is not None or time.monotonic() > end:
                 raise RuntimeError(f"the server did not start:\n{log_path.read_text(errors='replace')}")
             time.sleep(0.25)

@@ -32,19 +32,16 @@ import datetime as dt
 import os
 import platform
 import re
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+from readme_server import ROOT, Server  # noqa: E402 (benchmarks/ is on the path when a script runs)
 sys.path.insert(0, str(ROOT))
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -72,50 +69,6 @@ ARM_JS = """(sel) => { const m = document.querySelector(sel);
 # --------------------------------------------------------------------------------------------------
 # Servers
 # --------------------------------------------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-            return r.status == 200
-    except Exception:  # noqa: BLE001
-        return False
-
-
-class Server:
-    def __init__(self, script: str, work: Path):
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ, FAIRDASH_CACHE_DIR=str(work / "fit-cache"), PYTHONUNBUFFERED="1")
-        env.setdefault("FAIRDASH_DEVICE", "cpu")
-        self.log = open(work / f"{Path(script).stem}.log", "wb")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true", "--server.port",
-             str(self.port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none"],
-            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
-
-    def wait(self, timeout: float = 90) -> None:
-        end = time.monotonic() + timeout
-        while not _healthy(self.url):
-            if self.proc.poll() is not None or time.monotonic() > end:
-                raise RuntimeError(f"server {self.url} did not start (see {self.log.name})")
-            time.sleep(0.2)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-        self.log.close()
-
-
 # --------------------------------------------------------------------------------------------------
 # Browser measurements
 # --------------------------------------------------------------------------------------------------
