@@ -112,11 +112,11 @@ def describe_t(t, group: str, flip: dict | None = None) -> str:
         return f"For {group}, the target rate equals the base rate: no labels are changed."
     lo, hi = flip["eta_low"], flip["eta_high"]
     if flip["from"] == 0:
-        who = ("every person the data would call negative (chance of a positive label below 1/2)" if lo <= 0.0
-               else f"people whose chance of a positive label is between {lo:.3f} and 1/2")
-        return (f"For {group} (t_s = {t:.3f}), {who} are treated as positive: their labels move from 0 to 1. "
+        who = ("everyone the data would call negative (chance of a positive label below 1/2) is" if lo <= 0.0
+               else f"people whose chance of a positive label is between {lo:.3f} and 1/2 are")
+        return (f"For {group} (t_s = {t:.3f}), {who} treated as positive: their labels move from 0 to 1. "
                 "Nobody else's label changes.")
-    who = ("every person the data would call positive (chance of a positive label above 1/2)" if hi >= 1.0
-           else f"people whose chance of a positive label is between 1/2 and {hi:.3f}")
-    return (f"For {group} (t_s = {t:.3f}), {who} are treated as negative: their labels move from 1 to 0. "
+    who = ("everyone the data would call positive (chance of a positive label above 1/2) is" if hi >= 1.0
+           else f"people whose chance of a positive label is between 1/2 and {hi:.3f} are")
+    return (f"For {group} (t_s = {t:.3f}), {who} treated as negative: their labels move from 1 to 0. "
             "Nobody else's label changes.")

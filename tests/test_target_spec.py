@@ -255,13 +255,13 @@ def test_min_preset_sentence_says_what_it_means(adult_sex):
     out = rates_readout(adult_sex, make_target_spec(target_rate="min"))
     texts = {k: describe_t(out["t"][k], f"s={k}", out["flips"][k]) for k in ("0", "1")}
     assert out["flips"]["1"]["eta_high"] == 1.0
-    assert "every person the data would call positive" in texts["1"]
+    assert "everyone the data would call positive" in texts["1"]
     assert "no labels are changed" in texts["0"]
     for text in texts.values():
         assert "between 0.000 and 1.000" not in text and "and 1.000" not in text
     # and the reverse case: a group whose interval reaches 0
     text = describe_t(0.9, "g", {"from": 0, "to": 1, "eta_low": 0.0, "eta_high": 0.5})
-    assert "every person the data would call negative" in text and "0.000" not in text
+    assert "everyone the data would call negative" in text and "0.000" not in text
 
 
 def test_target_page_min_preset_sentence():
@@ -270,7 +270,7 @@ def test_target_page_min_preset_sentence():
     at.button(key="preset_min").click().run()
     _ok(at)
     text = " ".join(m.value for m in at.markdown)
-    assert "every person the data would call positive" in text
+    assert "everyone the data would call positive" in text
     assert "between 0.000 and 1.000" not in text and "between 1/2 and 1.000" not in text
 
 
