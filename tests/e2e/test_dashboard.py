@@ -15,6 +15,7 @@ import re
 
 import numpy as np
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 
@@ -74,6 +75,12 @@ def _press_and_wait(page, st_ui, key: str, want: str) -> None:
     st_ui.wait_idle(page, settle=0.05)
 
 
+def _scroll_to(page, locator) -> None:
+    """Put ``locator`` at the top of the view (for a screenshot of what follows it)."""
+    locator.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(300)
+
+
 def _no_exception(page, server_log):
     exc = page.locator('[data-testid="stException"]')
     assert exc.count() == 0, f"a traceback is shown on the page:\n{exc.first.inner_text()}\n{server_log()}"
@@ -92,7 +99,7 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_task, tmp_pa
     assert "Adult (UCI Census Income)" in main and f"{len(df):,} rows" in main, main[:800]
     assert page.locator(".st-key-s_column input").input_value() == "sex"
     assert page.locator(".st-key-y_column input").input_value() == "salary"
-    assert page.locator(".st-key-y1_values [data-tag]").all_inner_texts() == [">50K"]
+    expect(page.locator(".st-key-y1_values [data-tag]")).to_have_text([">50K"])  # waits for the chips
     # The group table (a canvas grid: its cells are not in the DOM) and the caption under it.
     assert page.locator('[data-testid="stDataFrame"]').last.is_visible()
     gt = task.group_table()
@@ -158,6 +165,7 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_task, tmp_pa
     _no_exception(page, server_log)
     assert "Training failed" not in st_ui.main_text(page)
     assert page.locator('[data-testid="stDataFrame"]').first.is_visible()
+    _scroll_to(page, page.get_by_role("heading", name=re.compile("Results")).first)
     st_ui.screenshot(page, "train")
 
     # ---- Compare: the three figures -------------------------------------------------------------
@@ -170,6 +178,7 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_task, tmp_pa
     assert charts.count() == 3, f"{charts.count()} Plotly figures on the Compare page"
     for key in ("fig_pr", "fig_tpr", "fig_accuracy_fairness"):
         assert page.locator(f".st-key-{key} .js-plotly-plot").count() == 1, key
+    _scroll_to(page, page.locator(".st-key-compare_view"))
     st_ui.screenshot(page, "compare")
 
     # ---- How it works (screenshot only) ---------------------------------------------------------
