@@ -34,8 +34,9 @@ ui_views.sidebar_frame()
 with ui.guard("Could not load the default data: "):
     ui.ensure_state()
 
-# The page runs first so that its changes (a new task, a new target) show in the sidebar at once, and
-# the page's content is not kept waiting for the sidebar.
+# The sidebar is filled before the page (a page that stops early keeps it) and again after it, so that
+# the page's changes (a new task, a new target) show at once.
+ui_views.sidebar_summary()
 try:
     page.run()
 finally:

@@ -417,8 +417,16 @@ class Run:
 
     @property
     def title(self) -> str:
+        """A short name for lists of runs: number, models, data and target."""
         labels = ", ".join(dict.fromkeys(self.results["label"].astype(str))) if len(self.results) else "no models"
-        return f"Run {self.number}: {labels} on {self.data_name} ({self.spec.target.describe()})"
+        data = self.data_name if len(self.data_name) <= 24 else self.data_name[:23] + "…"
+        g = self.spec.target
+        grid = [t for t in self.spec.target_rates if isinstance(t, float)]
+        target = (f"TPR {g.tpr_target:.2f} / TNR {g.tnr_target:.2f}" if g.explicit
+                  else f"PR_t {grid[0]:.3f}–{grid[-1]:.3f}" if len(grid) > 1
+                  else f"PR_t {(grid or [g.target_rate])[0]:.3f}" if grid or g.target_rate is not None
+                  else f"{g.preset} preset")
+        return f"Run {self.number}: {labels} · {data} · {target}"
 
 
 def run_key(task: Task, spec: RunSpec) -> str:

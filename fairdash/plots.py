@@ -265,7 +265,7 @@ def group_rates_figure(summary_or_results, metric: str = "pr", *, group_names=No
         for t in ts:
             shapes.append(dict(type="line", xref="paper", x0=0, x1=1, y0=t, y1=t,
                                line=dict(color="#444444", dash="dash", width=1.5)))
-            traces.append(_scatter(x=[names[0]], y=[t], mode="markers", name=f"{TARGET_NAME} {t:.3f}",
+            traces.append(_scatter(x=[names[0]], y=[t], mode="markers", name=f"target PR_t {t:.3f}",
                                    marker=dict(symbol="x", size=9, color="#444444")))
     return _figure(traces, _layout(title, "group", what, shapes=shapes))
 

@@ -632,9 +632,6 @@ def test_report_table_model_column_reads_on_one_line(browser, page, app_url, st_
         ctx.close()
 
 
-@pytest.mark.xfail(strict=True, reason="app bug: pages/compare.py and pages/export.py end with st.stop() when nothing "
-                                       "is trained, and the sidebar's task box (filled in app.py's finally block) "
-                                       "stays empty there")
 @pytest.mark.timeout(120)
 def test_sidebar_on_a_page_with_no_runs(page, app_url, st_ui):
     _open(page, app_url, st_ui, "/compare")
