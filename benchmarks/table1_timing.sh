@@ -35,7 +35,7 @@ for step in $steps; do
     rc=$?
     t1=$(date +%s.%N)
     after=$(cut -d' ' -f1-3 /proc/loadavg)
-    printf '%s\t%s\t%.1f\t%s\t%s\t%s\n' "$step" "$setup" "$(echo "$t1 - $t0" | bc)" "$before" "$after" "$(nproc)" >> "$tsv"
+    printf '%s\t%s\t%.1f\t%s\t%s\t%s\n' "$step" "$setup" "$(echo "$t1 - $t0" | bc)" "$before" "$after" "$(nproc --all)" >> "$tsv"
     [ $rc -eq 0 ] || echo "step $step $setup failed (rc $rc), see $out/$step-$setup.log" >&2
   done
 done
