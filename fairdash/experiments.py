@@ -143,6 +143,11 @@ def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cac
     info = model_info(name)
     target = _target_of(name, spec)
     params = target.estimator_params() if target is not None else {"criterion": spec.criterion}
+    if info.raw_units:  # the model solves in the numeric columns' own units, as the paper's runs did
+        from .models.zafar import raw_units
+
+        scale, offset = raw_units(arrays.preprocessor, arrays.X_train.shape[1])
+        params.update(feature_scale=scale.tolist(), feature_offset=offset.tolist())
     est = make_model(name, seed=seed, device=device, **params, **(options or {}))
     if progress is not None and "progress" in est.get_params():
         est.set_params(progress=progress)

@@ -22,6 +22,7 @@ class ModelInfo:
     criteria: tuple  # criteria the model serves: ("dp",), ("eo",), ("dp", "eo"), or () for a plain model
     uses_target_rate: bool  # does PR_t change the model?
     description: str
+    raw_units: bool = False  # solves in the numeric columns' own units, as the paper's runs did (see zafar.py)
 
     def load_class(self):
         module, cls = self.target.split(":")
@@ -49,7 +50,8 @@ MODELS: dict[str, ModelInfo] = {
         ModelInfo("zafar-fairness", "ZafarFairness", "zafar:ZafarFairness", ("dp",), False,
                   "Logistic loss minimised under a bound on the covariance of s and the decision value."),
         ModelInfo("zafar-accuracy", "ZafarAccuracy", "zafar:ZafarAccuracy", ("dp",), False,
-                  "Covariance of s and the decision value minimised within (1 + gamma) of the best loss."),
+                  "Covariance of s and the decision value minimised within (1 + gamma) of the best loss.",
+                  raw_units=True),
         ModelInfo("zafar-eqopp", "ZafarEqOpp", "zafar:ZafarEqOpp", ("eo",), False,
                   "Disparate mistreatment: equal false negative rates by the convex-concave procedure."),
     ]
