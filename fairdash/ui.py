@@ -98,11 +98,6 @@ def device_text() -> str:
     return device_hint() or _device_text()
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
-def sample_table(name: str) -> pd.DataFrame:
-    return data.load_sample(name)
-
-
 @st.cache_data(show_spinner=False, max_entries=8, ttl=3600)
 def _parsed_upload(digest: str, raw: bytes, name: str) -> pd.DataFrame:
     return data.read_table(raw, name)
@@ -387,10 +382,6 @@ def model_available(name: str) -> tuple[bool, str]:
         return True, ""
     except Exception as e:  # noqa: BLE001
         return False, f"not installed yet ({type(e).__name__})"
-
-
-def run_key(config: dict) -> str:
-    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def csv_bytes(df: pd.DataFrame) -> bytes:
