@@ -4,8 +4,9 @@ returns to the same table, task, target and run history.
 A session's state lives in the server process (its table, task, choices and trained runs: plain
 Python objects, never written to disk). The browser only holds the token, in the page's URL. Nothing
 of one session is reachable from another without its token: tokens are 128-bit random values, and
-:meth:`SessionStore.load` answers only the exact token. The store is bounded: the least recently
-used sessions beyond ``max_sessions``, and any untouched for ``max_age_s``, are forgotten.
+:meth:`SessionStore.load` answers only the exact token. The store is bounded, since a session may hold a
+large uploaded table: the least recently used sessions beyond ``max_sessions`` (32), and any untouched
+for ``max_age_s`` (a day), are forgotten; a live browser session keeps its own state regardless.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ _TOKEN = re.compile(r"^[A-Za-z0-9_-]{22}$")
 
 
 class SessionStore:
-    def __init__(self, max_sessions: int = 256, max_age_s: float = 7 * 24 * 3600):
+    def __init__(self, max_sessions: int = 32, max_age_s: float = 24 * 3600):
         self.max_sessions = int(max_sessions)
         self.max_age_s = float(max_age_s)
         self._items: OrderedDict[str, tuple[float, dict]] = OrderedDict()
