@@ -81,6 +81,11 @@ def device_description(device="auto") -> str:
     return "CPU"
 
 
+def utc_now() -> str:
+    """The current time in UTC, ISO 8601 to the second (fit times, file and report creation)."""
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
 def device_hint() -> str | None:
     """:func:`device_description` if torch is already loaded; else ``"CPU"`` where no GPU can be
     present (``FAIRDASH_DEVICE=cpu``, or no NVIDIA device node), and ``None`` where only loading torch
@@ -444,7 +449,7 @@ class FitCache:
         t0 = time.perf_counter()
         fitted, hit = self.get_or_fit(key, lambda: clone(model), lambda m: m.fit(X, y, s, **kwargs))
         record = {"fit_seconds": time.perf_counter() - t0,
-                  "fitted_at": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()}
+                  "fitted_at": utc_now()}
         # when and how long the original fit took, so that a model served from the cache reports them
         record, _ = self.result(hashlib.sha256((key + ":fit").encode()).hexdigest(), lambda: record)
         fitted.fit_seconds_ = float(record.get("fit_seconds", 0.0))

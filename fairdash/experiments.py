@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from . import targets
-from .backend import FitCache, as_progress, cache_key, device_description, scaled_progress, seed_everything, source_version
+from .backend import (FitCache, as_progress, cache_key, device_description, scaled_progress, seed_everything,
+                      source_version, utc_now)
 from .data import Arrays, Task, TaskSpec, split_arrays
 from .data.preprocess import ScoresRawTables
 from .errors import FairDashError
@@ -163,17 +164,11 @@ def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cac
     else:
         kw = {"strata": strata} if strata is not None else {}
         est.fit(arrays.X_train, arrays.y_train, arrays.s_train, **kw)
-        hit, seconds, fitted_at = False, time.perf_counter() - t0, _now()
+        hit, seconds, fitted_at = False, time.perf_counter() - t0, utc_now()
     if not np.all(np.isfinite(est.predict_proba(arrays.X_test[:5]))):
         raise FairDashError(f"{info.label} did not converge (its outputs are not numbers); try another setting.")
     t = getattr(est, "target_rate_", None) if target is not None else None
     return est, target, t, seconds, hit, fitted_at
-
-
-def _now() -> str:
-    import datetime as dt
-
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
 
 
 def _spec_of(target, criterion, target_rate, delta, tpr_target, tnr_target, strata_column=None) -> TargetSpec:
@@ -258,17 +253,23 @@ def _row(name, spec: TargetSpec, seed, est, target, t, metrics, seconds, hit, fi
             "fit_seconds": float(seconds), "fitted_at": fitted_at, "device": _device_label(est, device), "cached": hit}
 
 
+def _fit_and_score(name, arrays, spec, seed, device, options, cache, progress, group_names, sees_s):
+    """One fit of the sweep, measured: its results row and the fitted estimator."""
+    est, target, t, seconds, hit, fitted_at = _fit_on_arrays(name, arrays, spec, seed=seed, device=device,
+                                                            options=options, cache=cache, progress=progress)
+    m = scored(est, arrays, target or spec.criterion, t, cache, group_names)
+    return _row(name, spec, seed, est, target, t, m, seconds, hit, fitted_at, device, sees_s), est
+
+
 def _job(name, arrays, spec, seed, device, options, cache_dir, keep_model, n_threads, group_names, sees_s):
+    """:func:`_fit_and_score` in a worker process (its own torch threads and fit cache object)."""
     if n_threads:
         import torch
 
         torch.set_num_threads(n_threads)
     cache = FitCache(cache_dir) if cache_dir is not None else None
-    est, target, t, seconds, hit, fitted_at = _fit_on_arrays(name, arrays, spec, seed=seed, device=device,
-                                                            options=options, cache=cache, progress=None)
-    m = scored(est, arrays, target or spec.criterion, t, cache, group_names)
-    return (_row(name, spec, seed, est, target, t, m, seconds, hit, fitted_at, device, sees_s),
-            est if keep_model else None)
+    row, est = _fit_and_score(name, arrays, spec, seed, device, options, cache, None, group_names, sees_s)
+    return row, (est if keep_model else None)
 
 
 def _parallel_config(dask_address):
@@ -346,12 +347,12 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
             what = f"Training {label} (seed {seed}{'' if sp.target_rate is None else f', PR_t {sp.target_rate:.3f}'})"
             progress(i / len(jobs), what)
             step = scaled_progress(progress, i / len(jobs), (i + 1) / len(jobs))
-            est, tgt, t, seconds, hit, fitted_at = _fit_on_arrays(
-                m, arrays[seed], sp, seed=seed, device=device, options=options.get(m), cache=cache,
-                progress=lambda f, msg="", step=step, what=what: step(f, f"{what}: {msg}" if msg else what))
-            met = scored(est, arrays[seed], tgt or sp.criterion, t, cache, task.group_names)
-            rows.append(_row(m, sp, seed, est, tgt, t, met, seconds, hit, fitted_at, device, task.spec.s_as_feature))
-            keep(rows[-1], est, sp)
+            row, est = _fit_and_score(
+                m, arrays[seed], sp, seed, device, options.get(m), cache,
+                lambda f, msg="", step=step, what=what: step(f, f"{what}: {msg}" if msg else what),
+                task.group_names, task.spec.s_as_feature)
+            rows.append(row)
+            keep(row, est, sp)
     else:
         ctx, client = _parallel_config(dask_address)
         threads = 1 if (os.cpu_count() or 1) <= n_jobs else max(1, (os.cpu_count() or 1) // n_jobs)
@@ -413,7 +414,7 @@ class Run:
     skipped: list = field(default_factory=list)
     data_description: str = ""
     seconds: float = 0.0
-    created: str = field(default_factory=lambda: _now())
+    created: str = field(default_factory=utc_now)
     number: int = 0
 
     @property

@@ -24,7 +24,6 @@ Public API: :func:`save_model`, :func:`model_bytes`, :func:`load_model` (returns
 """
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import io
 import json
@@ -115,7 +114,9 @@ def model_bytes(trained) -> bytes:
 
     model_arrays, text_arrays = split_arrays(state["arrays"], prefix="model.")
     arrays: dict[str, np.ndarray] = {**pre_arrays, **model_arrays}
-    created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    from .backend import utc_now
+
+    created = utc_now()
     spec = trained.spec.to_dict() if hasattr(trained.spec, "to_dict") else dict(trained.spec)
     table = trained.transition_table if hasattr(trained, "transition_table") else getattr(est, "transition_table_", None)
     table_d = _table_dict(table)

@@ -85,7 +85,10 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     group_names = desc.get("group_names") or ([readout["groups"][k] for k in sorted(readout["groups"], key=int)]
                                               if readout and "groups" in readout else ["s=0", "s=1"])
     summary = summarize(results, by=("model", "label", "target_rate"))
-    created = created or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    if created is None:
+        from ..backend import utc_now
+
+        created = utc_now()
     title = title or f"FairDash report: {desc.get('dataset') or 'results'}"
     figures = [{"title": t, "html": figure_html(fig, f"fig{i + 1}"), "caption": caption}
                for i, (t, fig, caption) in enumerate(make_figures(results, summary, criterion, readout, group_names,
