@@ -109,11 +109,13 @@ def summarize(results: pd.DataFrame, by=("model", "target_rate"), metrics=None) 
     return out[cols].reset_index()
 
 
-def format_mean_std(mean: float, std: float, digits: int = 3) -> str:
-    """``0.874 ± 0.009``; an undefined value shows as ``n/a``."""
+def format_mean_std(mean: float, std: float, digits: int = 3, repeats: int | None = None) -> str:
+    """``0.874 ± 0.009``; the mean alone where there is no spread to show (one repeat, or no std); an
+    undefined value shows as ``n/a``."""
     if mean is None or not np.isfinite(mean):
         return "n/a"
-    return f"{mean:.{digits}f} ± {std:.{digits}f}" if np.isfinite(std) else f"{mean:.{digits}f}"
+    one = repeats is not None and int(repeats) <= 1
+    return f"{mean:.{digits}f} ± {std:.{digits}f}" if np.isfinite(std) and not one else f"{mean:.{digits}f}"
 
 
 def one_class_notes(results: pd.DataFrame) -> list[str]:

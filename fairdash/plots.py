@@ -380,11 +380,10 @@ def results_table(summary_or_results, criterion: str = "dp", population: bool = 
     cols += ["cond_pr_ratio"] + (["target_gap"] if population else [])
     out = pd.DataFrame({"model": df["label"],
                         "target PR_t": [f"{t:.3f}" if np.isfinite(t) else "-" for t in df["target_rate"].astype(float)]})
-    single = df["repeats"].to_numpy() <= 1 if "repeats" in df.columns else np.ones(len(df), bool)
+    repeats = df["repeats"].to_numpy() if "repeats" in df.columns else np.ones(len(df), int)
     for c in cols:
         if f"{c}_mean" in df.columns and df[f"{c}_mean"].notna().any():
-            out[c] = [format_mean_std(m, np.nan if one else s) for m, s, one in zip(df[f"{c}_mean"], df[f"{c}_std"],
-                                                                                  single)]
+            out[c] = [format_mean_std(m, s, repeats=n) for m, s, n in zip(df[f"{c}_mean"], df[f"{c}_std"], repeats)]
     if "repeats" in df.columns:
         out["repeats"] = df["repeats"].to_numpy()
     return out

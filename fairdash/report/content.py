@@ -56,10 +56,8 @@ def fmt(v, digits: int = 3, pct: bool = False) -> str:
 
 def cell(r, k) -> str:
     """``mean ± std`` over repeats; the mean alone where there was one run (no spread to show)."""
-    mean, std = r.get(f"{k}_mean", np.nan), r.get(f"{k}_std", np.nan)
-    if int(r.get("repeats", 1)) <= 1:
-        return fmt(mean)
-    return format_mean_std(mean, std).replace("± ", "±\u00a0")
+    text = format_mean_std(r.get(f"{k}_mean", np.nan), r.get(f"{k}_std", np.nan), repeats=r.get("repeats", 1))
+    return text.replace("± ", "±\u00a0")
 
 
 def uses_target(model: str) -> bool:
