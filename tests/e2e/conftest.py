@@ -163,10 +163,16 @@ def wait_idle(page, timeout: float = 60.0, settle: float = 0.3) -> None:
 
 
 def goto_page(page, title: str, timeout: float = 60.0) -> None:
-    """Click the sidebar link ``title`` and wait for that page's title and an idle app."""
+    """Click the sidebar link ``title`` and wait for that page's title and an idle app.
+
+    The click can blur a widget of the page being left, whose change then reruns the new page: the
+    app is briefly idle between the two runs with the new page half drawn. So the idle state must
+    hold twice, the second time after a settle that lets such a queued rerun start."""
     page.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
     page.locator("h1", has_text=title).first.wait_for(timeout=timeout * 1000)
     wait_idle(page, timeout)
+    wait_idle(page, timeout, settle=0.5)
+    page.locator("h1", has_text=title).first.wait_for(timeout=timeout * 1000)
 
 
 def main_text(page) -> str:

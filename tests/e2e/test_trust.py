@@ -433,7 +433,8 @@ def test_three_groups_train_and_plot_per_group(page, app_url, st_ui, server_log,
 
     st_ui.goto_page(page, "Target")
     _no_exception(page, server_log)
-    assert page.locator(".st-key-ceiling_readout [data-testid='stMetric']").count() == 4  # ceiling + t_0..t_2
+    # the ceiling and t_0..t_2 (a web-first assertion: it waits for the readout to be drawn)
+    expect(page.locator(".st-key-ceiling_readout [data-testid='stMetric']")).to_have_count(4, timeout=30_000)
 
     st_ui.goto_page(page, "Train")
     _set_models(page, st_ui, ["FairLR"])
