@@ -26,33 +26,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from readme_server import ROOT, Server  # noqa: E402 (benchmarks/ is on the path when a script runs)
+from readme_server import ROOT, Server, first_render  # noqa: E402 (benchmarks/ is on the path when a script runs)
 CHROMIUM = "/usr/bin/chromium"
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-FLOOR_METRIC = '[data-testid="stMetricValue"]'
 HEAVY = ("torch", "gpytorch", "linear_operator", "sklearn", "scipy", "fairlearn", "plotly", "pyarrow", "joblib",
          "openpyxl", "safetensors")
-
-
-def render(browser, url: str, fairdash: bool) -> tuple[float, float]:
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-    try:
-        page = ctx.new_page()
-        t0 = time.perf_counter()
-        page.goto(url)
-        if fairdash:
-            page.get_by_role("heading", name="Groups and base rates").wait_for(timeout=180_000)
-            page.locator('[data-testid="stDataFrame"]').last.wait_for(timeout=180_000)
-        else:
-            page.locator(FLOOR_METRIC).first.wait_for(timeout=180_000)
-        visible = time.perf_counter() - t0
-        page.wait_for_selector(IDLE, timeout=180_000)
-        return visible, time.perf_counter() - t0
-    finally:
-        ctx.close()
 
 
 def imports_report() -> str:
@@ -107,10 +86,10 @@ def main() -> int:
                         s.wait()
                     order = ["fd", "floor"] if r % 2 == 0 else ["floor", "fd"]
                     for key in order:
-                        res[(key, "cold")].append(render(browser, servers[key].url, key == "fd"))
+                        res[(key, "cold")].append(first_render(browser, servers[key].url, key == "fd"))
                     for _ in range(args.warm):
                         for key in order:
-                            res[(key, "warm")].append(render(browser, servers[key].url, key == "fd"))
+                            res[(key, "warm")].append(first_render(browser, servers[key].url, key == "fd"))
                 finally:
                     for s in servers.values():
                         s.stop()

@@ -41,14 +41,12 @@ from pathlib import Path
 
 import numpy as np
 
-from readme_server import ROOT, Server  # noqa: E402 (benchmarks/ is on the path when a script runs)
+from readme_server import IDLE, ROOT, VIEWPORT, Server, first_render  # noqa: E402 (benchmarks/ is on the path when a script runs)
 sys.path.insert(0, str(ROOT))
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--no-first-run", "--disable-sync", "--disable-quic"]
-VIEWPORT = {"width": 1280, "height": 800}
 METRIC = '.st-key-ceiling_readout [data-testid="stMetricValue"]'
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 BUSY = '[data-testid="stApp"]:not([data-test-script-state="notRunning"])'
 
 OBSERVER_JS = """(sel) => {
@@ -78,26 +76,6 @@ def wait_idle(page, timeout: float = 60.0, settle: float = 0.3) -> None:
     except Exception:  # noqa: BLE001
         pass
     page.wait_for_selector(IDLE, timeout=timeout * 1000)
-
-
-def data_page_render(browser, url: str, fairdash: bool = True) -> tuple[float, float]:
-    """(seconds to the Data page's group table visible, seconds to the app idle) for a new session
-    (for the floor app: to its metric visible)."""
-    ctx = browser.new_context(viewport=VIEWPORT)
-    try:
-        page = ctx.new_page()
-        t0 = time.perf_counter()
-        page.goto(url)
-        if fairdash:
-            page.get_by_role("heading", name="Groups and base rates").wait_for(timeout=120_000)
-            page.locator('[data-testid="stDataFrame"]').last.wait_for(timeout=120_000)
-        else:
-            page.locator(METRIC).first.wait_for(timeout=120_000)
-        t_visible = time.perf_counter() - t0
-        page.wait_for_selector(IDLE, timeout=120_000)
-        return t_visible, time.perf_counter() - t0
-    finally:
-        ctx.close()
 
 
 def open_slider(browser, url: str, fairdash: bool):
@@ -249,11 +227,11 @@ def main() -> None:
         floor.wait()
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-            cold = data_page_render(browser, fd.url)
-            warm = [data_page_render(browser, fd.url) for _ in range(args.loads)]
+            cold = first_render(browser, fd.url, timeout=120)
+            warm = [first_render(browser, fd.url, timeout=120) for _ in range(args.loads)]
             res["data_cold"], res["data_warm"] = cold, warm
-            data_page_render(browser, floor.url, fairdash=False)  # the floor's own cold start, not counted
-            res["floor_render"] = [data_page_render(browser, floor.url, fairdash=False) for _ in range(args.loads)]
+            first_render(browser, floor.url, fairdash=False, timeout=120)  # the floor's own cold start, not counted
+            res["floor_render"] = [first_render(browser, floor.url, fairdash=False, timeout=120) for _ in range(args.loads)]
             print(f"Data page: cold {cold[0]:.2f} s (idle {cold[1]:.2f} s); warm median "
                   f"{statistics.median(w[0] for w in warm):.2f} s", flush=True)
             ctx_f, page_f = open_slider(browser, fd.url, fairdash=True)

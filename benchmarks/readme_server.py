@@ -1,7 +1,7 @@
 """A live dashboard for the browser benchmarks, started the way the README starts it: ``<venv>/bin/streamlit
 run <script>`` from the repository root with no flags (the port comes from ``STREAMLIT_SERVER_PORT``;
-everything else from the app's own ``.streamlit/config.toml``). Shared by bench_first_render.py,
-bench_idle_cpu.py and bench_slider_latency.py."""
+everything else from the app's own ``.streamlit/config.toml``), and the time a new browser session takes to
+see its first page. Shared by bench_first_render.py, bench_idle_cpu.py and bench_slider_latency.py."""
 from __future__ import annotations
 
 import os
@@ -58,3 +58,28 @@ class Server:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
         self.log.close()
+
+
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+VIEWPORT = {"width": 1280, "height": 800}
+
+
+def first_render(browser, url: str, fairdash: bool = True, timeout: float = 180.0) -> tuple[float, float]:
+    """(seconds to the first page visible, seconds to the app idle) for a new browser session at ``url``.
+    Visible means FairDash's Data page with its group table, or, for the floor app
+    (``minimal_slider_app.py``), its metric."""
+    ctx = browser.new_context(viewport=VIEWPORT)
+    try:
+        page = ctx.new_page()
+        t0 = time.perf_counter()
+        page.goto(url)
+        if fairdash:
+            page.get_by_role("heading", name="Groups and base rates").wait_for(timeout=timeout * 1000)
+            page.locator('[data-testid="stDataFrame"]').last.wait_for(timeout=timeout * 1000)
+        else:
+            page.locator('[data-testid="stMetricValue"]').first.wait_for(timeout=timeout * 1000)
+        visible = time.perf_counter() - t0
+        page.wait_for_selector(IDLE, timeout=timeout * 1000)
+        return visible, time.perf_counter() - t0
+    finally:
+        ctx.close()

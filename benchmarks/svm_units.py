@@ -21,7 +21,6 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 
