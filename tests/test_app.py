@@ -46,6 +46,15 @@ def _ok(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
+def _upload(at: AppTest, name: str, table) -> AppTest:
+    """Upload ``table`` (CSV bytes or a DataFrame, written as CSV) on the Data page as ``name``."""
+    payload = table if isinstance(table, bytes) else table.to_csv(index=False).encode()
+    at.radio(key="data_source").set_value("Upload a file").run()
+    at.file_uploader(key="upload_file").set_value((name, payload, "text/csv")).run()
+    _ok(at)
+    return at
+
+
 def _errors(at: AppTest) -> list[str]:
     return [e.value for e in at.error]
 
@@ -340,16 +349,13 @@ def test_sessions_do_not_share_state(tmp_path):
 # Train -> Compare -> Export on a small upload
 # --------------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def small_csv(tmp_path_factory) -> bytes:
+def small_csv() -> bytes:
     df = data.load_sample("adult").sample(1000, random_state=0)
     return df.to_csv(index=False).encode()
 
 
 def test_train_fair_lr_on_a_small_upload_then_compare_and_export(small_csv):
-    at = _new_app()
-    at.radio(key="data_source").set_value("Upload a file").run()
-    at.file_uploader(key="upload_file").set_value(("adult_small.csv", small_csv, "text/csv")).run()
-    _ok(at)
+    at = _upload(_new_app(), "adult_small.csv", small_csv)
     # the guessed roles are suggestions: nothing is committed, and Train waits, until the user confirms
     assert (at.session_state["s_column"], at.session_state["y_column"]) == ("sex", "salary")
     assert any("Suggested from the column names" in i.value for i in at.info)

@@ -7,14 +7,7 @@ import pandas as pd
 import pytest
 
 from fairdash import data
-from test_app import _always_run_the_frame, _cpu, _errors, _new_app, _ok  # noqa: F401 (autouse fixtures)
-
-
-def _upload(at, name: str, df: pd.DataFrame):
-    at.radio(key="data_source").set_value("Upload a file").run()
-    at.file_uploader(key="upload_file").set_value((name, df.to_csv(index=False).encode(), "text/csv")).run()
-    _ok(at)
-    return at
+from test_app import _always_run_the_frame, _cpu, _errors, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
 
 
 def _figure_titles(at) -> list[str]:

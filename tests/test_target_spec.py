@@ -23,7 +23,7 @@ from fairdash.run_spec import RunSpec
 from fairdash.target_spec import TargetSpec, make_target_spec
 
 from test_app import (CEILING, _always_run_the_frame, _cpu, _errors, _frame, _metric, _new_app,  # noqa: F401
-                      _ok)  # the app as tests/test_app.py runs it (autouse fixtures included)
+                      _ok, _upload, small_csv)  # the app as tests/test_app.py runs it (autouse fixtures included)
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPAS_RACE = ["--data", "compas", "--s", "race", "--s1", "Caucasian", "--y", "two-year-recid", "--y1", "1"]
@@ -375,19 +375,10 @@ def test_valid_rate_specs_round_trip(rate, delta, strata, crit):
 # --------------------------------------------------------------------------------------------------
 # 7. Runs keep where they came from; model files keep when they were fitted
 # --------------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def small_csv() -> bytes:
-    df = data.load_sample("adult").sample(1000, random_state=0)
-    return df.to_csv(index=False).encode()
-
-
 def test_a_run_keeps_its_data_and_task_after_other_data_is_loaded(small_csv):
     from fairdash.report import build_report_from_sweep
 
-    at = _new_app()
-    at.radio(key="data_source").set_value("Upload a file").run()
-    at.file_uploader(key="upload_file").set_value(("adult_small.csv", small_csv, "text/csv")).run()
-    _ok(at)
+    at = _upload(_new_app(), "adult_small.csv", small_csv)
     if _has_widget(at, "button", "confirm_task"):  # an upload's guessed choices are confirmed by a click
         at.button(key="confirm_task").click().run()
         _ok(at)
