@@ -110,7 +110,8 @@ def _cmd_train(args) -> int:
             if m.get(pre + "one_class"):
                 print(f"  note: the model {m[pre + 'one_class']}; its ratios are empty (0/0 is not parity)")
             if pre + "cond_pr_ratio" in m and np.isfinite(m[pre + "cond_pr_ratio"]):
-                print(f"  conditional PR ratio (share-weighted mean over strata) {_fmt(m[pre + 'cond_pr_ratio'])}")
+                print(f"  conditional PR ratio (worst stratum) {_fmt(m[pre + 'cond_pr_ratio'])}, share-weighted mean over "
+                      f"strata {_fmt(m.get(pre + 'cond_pr_ratio_mean', float('nan')))}")
             print(f"  Theorem 2 ceiling at the measured group rates: {_fmt(m.get(pre + 'accuracy_bound'))}")
         if np.isfinite(m.get("target_gap", np.nan)):
             print(f"Target gap (mean |population PR_s - PR_t|): {_fmt(m['target_gap'])}")

@@ -21,12 +21,15 @@ from .backend import (FitCache, as_progress, cache_key, device_description, scal
 from .data import Arrays, Task, TaskSpec, split_arrays
 from .data.preprocess import ScoresRawTables
 from .errors import FairDashError
+from .decision import FittedDecision, fit_decision, rule_info
+from .gaps import cell_gaps, group_gaps, mark_moves
 from .metrics import conditional_ratio, group_metrics, one_class_note
 from .models.registry import make_model, model_info
 from .run_spec import RunSpec
 from .target_spec import TargetSpec, criterion_info, make_target_spec
 
-RESULT_COLUMNS = ("model", "label", "criterion", "sees_s", "target_rate", "target", "seed", "accuracy", "pr_0", "pr_1", "tpr_0",
+RESULT_COLUMNS = ("model", "label", "criterion", "sees_s", "decision", "decides_with_s", "target_rate", "target", "seed",
+                  "pop_worst_gap", "pop_worst_gap_group", "bal_worst_gap", "bal_worst_gap_group", "moved_away", "accuracy", "pr_0", "pr_1", "tpr_0",
                   "tpr_1", "tnr_0", "tnr_1", "acc_0", "acc_1", "pr_ratio", "pr_ratio_01", "pr_diff", "tpr_ratio",
                   "tpr_diff", "tnr_ratio", "cond_pr_ratio", "one_class", "accuracy_bound", "ceiling_at_target",
                   "eval_set", "n_eval", "pop_accuracy", "pop_pr_0", "pop_pr_1", "pop_tpr_0", "pop_tpr_1", "pop_tnr_0",
@@ -35,8 +38,10 @@ RESULT_COLUMNS = ("model", "label", "criterion", "sees_s", "target_rate", "targe
                   "device", "cached")
 """One row per fit. Columns without ``pop_`` are measured on the paper's evaluation rows (``eval_set``: the
 balanced test set for demographic parity, the test set for equality of opportunity); ``pop_`` columns on
-the ordinary test set, distributed like the data the model will score. ``target_gap`` is the mean over
-groups of |pop_pr_s - PR_t| (empty without one PR_t). A ratio whose largest value is 0 is empty (0/0 is
+the ordinary test set, distributed like the data the model will score. Each group's target
+(``target_<g>``), its signed gap on each set (``pop_gap_<g>``, ``bal_gap_<g>``) and the worst gap with
+its group (``pop_worst_gap``, ``pop_worst_gap_group``...) are described in :mod:`fairdash.gaps`;
+``target_gap`` is the mean over groups of |pop_pr_s - PR_t| (kept for older readers; never shown alone). A ratio whose largest value is 0 is empty (0/0 is
 not parity) and ``one_class`` says in words where a model predicts one class for everyone or a group."""
 
 MAX_SWEEP_RUNS = 2000  # larger grids are refused with a message (see issue: limits)
@@ -68,6 +73,7 @@ class TrainedModel(ScoresRawTables):
     device: str = "CPU"
     target: TargetSpec | None = None  # the request it was trained for (None: a model that ignores targets)
     fitted_at: str = ""  # when the fit ran (UTC, ISO 8601); a model from the cache keeps its original time
+    decision: FittedDecision = field(default_factory=FittedDecision)  # how its scores become decisions
 
     @property
     def label(self) -> str:
@@ -90,19 +96,24 @@ def _ceiling_at_target(spec: TargetSpec | None, target_rate, y, s, strata, G) ->
     return targets.accuracy_ceiling(r, p, target_rate) if target_rate is not None else float("nan")
 
 
-def _measured(estimator, X, y, s, strata, G, spec, target_rate, group_names) -> dict:
-    pred = np.asarray(estimator.predict(X)).astype(int)
+def _measured(estimator, X, y, s, strata, G, spec, target_rate, group_names, decision, goal, prefix) -> dict:
+    pred = decision.decide(estimator, X, s)
     m = group_metrics(y, pred, s, G)
     m["accuracy_bound"] = targets.accuracy_ceiling(targets.base_rates(y, s, G), targets.group_shares(s, G),
                                                    [m[f"pr_{j}"] for j in range(G)])
     m["ceiling_at_target"] = _ceiling_at_target(spec, target_rate, y, s, strata, G)
     m["one_class"] = one_class_note(pred, s, G, group_names)
-    m["cond_pr_ratio"] = conditional_ratio(pred, s, strata, G) if strata is not None else float("nan")
+    m["cond_pr_ratio"], m["cond_pr_ratio_mean"] = (conditional_ratio(pred, s, strata, G) if strata is not None
+                                                   else (float("nan"), float("nan")))
+    if goal is not None:
+        m.update(group_gaps([m[f"{goal.rate}_{j}"] for j in range(G)], goal.group, group_names, prefix))
+        if goal.cells is not None and strata is not None:  # conditional: the worst (stratum, group) cell
+            m.update(cell_gaps(pred, y, s, strata, goal.cells, group_names, None, goal.rate, prefix))
     return m
 
 
 def evaluate(estimator, arrays: Arrays, spec: TargetSpec | str | None = None, target_rate=None,
-             group_names=None) -> dict:
+             group_names=None, decision: FittedDecision | None = None, goal=None) -> dict:
     """Test metrics, measured twice (docs/METHOD.md, "Evaluation protocol"):
 
     - on the paper's evaluation rows: the balanced test set for demographic parity, the ordinary test
@@ -111,7 +122,11 @@ def evaluate(estimator, arrays: Arrays, spec: TargetSpec | str | None = None, ta
 
     Each set carries Theorem 2's ceiling at the measured group rates (``accuracy_bound``) and at the
     target (``ceiling_at_target``), both computed on that set's own rows. ``spec`` is the model's
-    :class:`TargetSpec` (``None`` for a model without a target; a criterion name is accepted for it)."""
+    :class:`TargetSpec` (``None`` for a model without a target; a criterion name is accepted for it).
+    Decisions come from ``decision`` (the paper's rule by default); ``goal``, the run's
+    :class:`~fairdash.target_spec.RateTargets`, gives each group's target and so the gaps
+    (``target_<g>``, ``pop_gap_<g>``, ``bal_gap_<g>``, the worst of each; :mod:`fairdash.gaps`)."""
+    decision = decision or FittedDecision()
     crit = criterion_info(spec if isinstance(spec, str) else (spec.criterion if spec is not None else "dp"))
     spec = spec if isinstance(spec, TargetSpec) else None
     G = int(max(arrays.s_train.max(), arrays.s_test.max())) + 1
@@ -122,13 +137,21 @@ def evaluate(estimator, arrays: Arrays, spec: TargetSpec | str | None = None, ta
     def rows(i):
         return arrays.X_test[i], arrays.y_test[i], arrays.s_test[i], None if strata is None else strata[i]
 
-    m = _measured(estimator, *rows(idx), G, spec, target_rate, group_names)
+    args = (G, spec, target_rate, group_names, decision, goal)
+    m = _measured(estimator, *rows(idx), *args, "bal_" if crit.balanced_eval else "eval_")
     m["eval_set"] = crit.eval_set
     m["n_eval"] = int(len(idx))
-    pop = m if not crit.balanced_eval else _measured(estimator, *rows(test), G, spec, target_rate, group_names)
-    for k in ("accuracy", "pr_ratio", "tpr_ratio", "cond_pr_ratio", "one_class", "accuracy_bound",
-              "ceiling_at_target", *(f"{r}_{j}" for r in ("pr", "tpr", "tnr") for j in range(G))):
+    pop = _measured(estimator, *rows(test), *args, "pop_") if crit.balanced_eval else m
+    for k in ("accuracy", "pr_ratio", "tpr_ratio", "cond_pr_ratio", "cond_pr_ratio_mean", "one_class",
+              "accuracy_bound", "ceiling_at_target", *(f"{r}_{j}" for r in ("pr", "tpr", "tnr") for j in range(G))):
         m[f"pop_{k}"] = pop[k]
+    if goal is not None:
+        for j in range(G):
+            m[f"target_{j}"] = float(goal.group[j])
+        for k in [f"gap_{j}" for j in range(G)] + ["worst_gap", "worst_gap_group"]:
+            m[f"pop_{k}"] = pop.get(f"pop_{k}", pop.get(f"eval_{k}"))
+            m[f"bal_{k}"] = m.get(f"bal_{k}", float("nan") if k != "worst_gap_group" else "")
+            m.pop(f"eval_{k}", None)
     m["n_pop"] = int(len(test))
     m["target_gap"] = (float(np.mean([abs(pop[f"pr_{j}"] - target_rate) for j in range(G)]))
                        if target_rate is not None and (spec is None or not spec.conditional) else float("nan"))
@@ -140,7 +163,21 @@ def _target_of(name: str, spec: TargetSpec) -> TargetSpec | None:
     return spec if model_info(name).uses_target_rate else None
 
 
-def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cache, progress):
+@dataclass
+class _Fit:
+    """One fitted estimator with what it was asked (its target, the resolved PR_t) and how it decides."""
+
+    est: object
+    target: TargetSpec | None
+    t: float | None
+    seconds: float
+    hit: bool
+    fitted_at: str
+    decision: FittedDecision
+    goal: object  # RateTargets of the run's target on the training split, or None where none resolves
+
+
+def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cache, progress) -> _Fit:
     info = model_info(name)
     target = _target_of(name, spec)
     params = target.estimator_params() if target is not None else {"criterion": spec.criterion}
@@ -168,50 +205,89 @@ def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cac
     if not np.all(np.isfinite(est.predict_proba(arrays.X_test[:5]))):
         raise FairDashError(f"{info.label} did not converge (its outputs are not numbers); try another setting.")
     t = getattr(est, "target_rate_", None) if target is not None else None
-    return est, target, t, seconds, hit, fitted_at
+    if target is None and spec.decision != "threshold":  # a plain model decided to reach the target
+        t = spec.rate_for(targets.base_rates(arrays.y_train, arrays.s_train))
+    goal = _goal(spec, arrays)
+    if goal is None and spec.decision != "threshold":
+        raise FairDashError(f"The {spec.decision} decision rule needs the target's rate for every group, and this "
+                            "target has none on the training split.")
+    decision = fit_decision(spec.decision, est, arrays.X_train, arrays.y_train, arrays.s_train,
+                            None if goal is None else goal.group, None if goal is None else goal.overall,
+                            criterion_info(spec.criterion).rate)
+    return _Fit(est, target, t, seconds, hit, fitted_at, decision, goal)
+
+
+def _goal(spec: TargetSpec, arrays: Arrays):
+    """The run's target resolved on the training split (every model of a run is held against it, plain
+    ones too), or ``None`` where it does not resolve (a group without positives among these rows)."""
+    G = int(max(arrays.s_train.max(), arrays.s_test.max())) + 1
+    strata = arrays.strata_train if spec.conditional else None
+    try:
+        return spec.rate_targets(arrays.y_train, arrays.s_train, strata, G)
+    except FairDashError:
+        return None
 
 
 def _spec_of(target, criterion, target_rate, delta, tpr_target, tnr_target, strata_column=None) -> TargetSpec:
-    """The request as a :class:`TargetSpec`: ``target`` when given, else built from the keyword form."""
+    """The request as a :class:`TargetSpec`: ``target`` when given (then the keyword form must be left
+    out: two answers to one question are refused, not silently resolved), else built from the keywords."""
     if target is not None:
+        given = {k: v for k, v in (("target_rate", target_rate), ("criterion", criterion), ("tpr_target", tpr_target),
+                                   ("tnr_target", tnr_target)) if v is not None}
+        if delta not in (None, 1.0):
+            given["delta"] = delta
+        if given:
+            raise FairDashError(f"Give the target either as target= (a TargetSpec) or as keywords, not both: "
+                                f"{', '.join(f'{k}={v!r}' for k, v in given.items())} conflicts with target=.")
         return TargetSpec.from_dict(target)
-    return make_target_spec(criterion, target_rate, delta, tpr_target, tnr_target, strata_column=strata_column)
+    return make_target_spec(criterion, target_rate, 1.0 if delta is None else delta, tpr_target, tnr_target,
+                            strata_column=strata_column)
 
 
-def fit_model(task: Task, name: str, *, target: TargetSpec | None = None, target_rate=None, criterion: str = "dp",
-              seed: int = 0, delta: float = 1.0, tpr_target=None, tnr_target=None, options: dict | None = None,
+def fit_model(task: Task, name: str, *, target: TargetSpec | None = None, target_rate=None, criterion: str | None = None,
+              seed: int = 0, delta: float | None = None, tpr_target=None, tnr_target=None, options: dict | None = None,
               device="auto", cache: FitCache | None = None, progress=None, arrays: Arrays | None = None) -> TrainedModel:
     """Train one model on the seed's training split and measure it on its test split.
 
     ``target`` is the :class:`TargetSpec` (the keyword form ``target_rate=``, ``criterion=``... builds
-    one through :func:`make_target_spec`; a conditional task gets its strata column)."""
+    one through :func:`make_target_spec`; a conditional task gets its strata column). The target's
+    decision rule (``target.decision``) is fitted on the training rows and used for every decision."""
     spec = _spec_of(target, criterion, target_rate, delta, tpr_target, tnr_target, task.spec.strata_column)
     arrays = arrays or split_arrays(task, seed)
-    est, tgt, t, seconds, hit, fitted_at = _fit_on_arrays(name, arrays, spec, seed=seed, device=device,
-                                                         options=options, cache=cache, progress=progress)
-    metrics = scored(est, arrays, tgt or spec.criterion, t, cache, task.group_names)
-    return TrainedModel(name, est, arrays.preprocessor, task.spec, task.features, task.categorical_features,
-                        task.group_names, task.label_names, spec.criterion, t, seed, metrics, data_fingerprint(task),
-                        seconds, _device_label(est, device), tgt, fitted_at)
+    f = _fit_on_arrays(name, arrays, spec, seed=seed, device=device, options=options, cache=cache, progress=progress)
+    metrics = scored(f, arrays, spec.criterion, cache, task.group_names)
+    return TrainedModel(name, f.est, arrays.preprocessor, task.spec, task.features, task.categorical_features,
+                        task.group_names, task.label_names, spec.criterion, f.t, seed, metrics, data_fingerprint(task),
+                        f.seconds, _device_label(f.est, device), f.target, f.fitted_at, f.decision)
 
 
-def scored(estimator, arrays: Arrays, spec, target_rate=None, cache: FitCache | None = None, group_names=None) -> dict:
+def scored(fit: _Fit, arrays: Arrays, criterion: str, cache: FitCache | None = None, group_names=None) -> dict:
     """``evaluate``, answered from the fit cache when the same fitted model (by its state's content) was
-    already scored on the same test rows by the same code: a repeated request skips the scoring too
-    (a GP scores Adult's test set in about 70 ms; the cached answer takes about 1 ms)."""
+    already scored on the same test rows, with the same decision rule and targets, by the same code: a
+    repeated request skips the scoring too (a GP scores Adult's test set in about 70 ms; the cached
+    answer takes about 1 ms)."""
+    spec = fit.target or criterion
+
+    def run():
+        return evaluate(fit.est, arrays, spec, fit.t, group_names, fit.decision, fit.goal)
+
     if cache is None:
-        return evaluate(estimator, arrays, spec, target_rate, group_names)
+        return run()
     from .models.state import to_jsonable
 
-    state = estimator.get_state()
+    state = fit.est.get_state()
     extra = [] if arrays.strata_test is None else [arrays.strata_test]
+    goal = None if fit.goal is None else {"group": fit.goal.group, "overall": fit.goal.overall, "rate": fit.goal.rate,
+                                          "cells": fit.goal.cells}
     key = cache_key(arrays.X_test, arrays.y_test, arrays.s_test, arrays.balanced_test, *extra,
                     *[np.ascontiguousarray(state["arrays"][k]) for k in sorted(state["arrays"])],
-                    config={"meta": to_jsonable(state["meta"]), "target_rate": target_rate,
+                    config={"meta": to_jsonable(state["meta"]), "target_rate": fit.t,
                             "spec": spec.to_dict() if isinstance(spec, TargetSpec) else spec,
+                            "decision": fit.decision.to_dict(), "goal": to_jsonable(goal),
                             "group_names": list(map(str, group_names or ()))},
-                    code_version=source_version("experiments.py", "metrics.py", "targets.py", "target_spec.py"))
-    value, _ = cache.result(key, lambda: to_jsonable(evaluate(estimator, arrays, spec, target_rate, group_names)))
+                    code_version=source_version("experiments.py", "metrics.py", "targets.py", "target_spec.py",
+                                                "gaps.py", "decision.py"))
+    value, _ = cache.result(key, lambda: to_jsonable(run()))
     return {k: _from_json_number(v) for k, v in value.items()}
 
 
@@ -242,23 +318,25 @@ class Experiment:
 SEES_S = " (sees s)"  # the label of a model that was given s as a feature
 
 
-def _row(name, spec: TargetSpec, seed, est, target, t, metrics, seconds, hit, fitted_at, device,
-         sees_s: bool = False) -> dict:
+def _row(name, spec: TargetSpec, seed, f: _Fit, metrics, device, sees_s: bool = False) -> dict:
     """One results row: what was asked (criterion, the target in words, the resolved PR_t, which is
-    empty where no single rate was used), whether the model saw ``s``, and what was measured."""
-    return {"model": name, "label": model_info(name).label + (SEES_S if sees_s else ""), "criterion": spec.criterion,
-            "sees_s": bool(sees_s),
-            "target_rate": np.nan if t is None else float(t),
-            "target": "" if target is None else target.describe(t), "seed": seed, **metrics,
-            "fit_seconds": float(seconds), "fitted_at": fitted_at, "device": _device_label(est, device), "cached": hit}
+    empty where no single rate was used), whether the model saw ``s``, how it decides (and whether that
+    needs ``s``), and what was measured."""
+    rule = rule_info(f.decision.rule)
+    return {"model": name, "label": model_info(name).label + (SEES_S if sees_s else "") + rule.label_suffix,
+            "criterion": spec.criterion, "sees_s": bool(sees_s), "decision": rule.name,
+            "decides_with_s": bool(rule.needs_s),
+            "target_rate": np.nan if f.t is None else float(f.t),
+            "target": "" if f.target is None else f.target.describe(f.t), "seed": seed, **metrics,
+            "fit_seconds": float(f.seconds), "fitted_at": f.fitted_at, "device": _device_label(f.est, device),
+            "cached": f.hit}
 
 
 def _fit_and_score(name, arrays, spec, seed, device, options, cache, progress, group_names, sees_s):
-    """One fit of the sweep, measured: its results row and the fitted estimator."""
-    est, target, t, seconds, hit, fitted_at = _fit_on_arrays(name, arrays, spec, seed=seed, device=device,
-                                                            options=options, cache=cache, progress=progress)
-    m = scored(est, arrays, target or spec.criterion, t, cache, group_names)
-    return _row(name, spec, seed, est, target, t, m, seconds, hit, fitted_at, device, sees_s), est
+    """One fit of the sweep, measured: its results row and the fit."""
+    f = _fit_on_arrays(name, arrays, spec, seed=seed, device=device, options=options, cache=cache, progress=progress)
+    m = scored(f, arrays, spec.criterion, cache, group_names)
+    return _row(name, spec, seed, f, m, device, sees_s), f
 
 
 def _job(name, arrays, spec, seed, device, options, cache_dir, keep_model, n_threads, group_names, sees_s):
@@ -268,8 +346,10 @@ def _job(name, arrays, spec, seed, device, options, cache_dir, keep_model, n_thr
 
         torch.set_num_threads(n_threads)
     cache = FitCache(cache_dir) if cache_dir is not None else None
-    row, est = _fit_and_score(name, arrays, spec, seed, device, options, cache, None, group_names, sees_s)
-    return row, (est if keep_model else None)
+    row, f = _fit_and_score(name, arrays, spec, seed, device, options, cache, None, group_names, sees_s)
+    if not keep_model:
+        f.est = None
+    return row, f
 
 
 def _parallel_config(dask_address):
@@ -297,7 +377,7 @@ def _parallel_config(dask_address):
 
 
 def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, target: TargetSpec | None = None,
-                   criterion: str = "dp", delta: float = 1.0, tpr_target=None, tnr_target=None,
+                   criterion: str | None = None, delta: float | None = None, tpr_target=None, tnr_target=None,
                    options: dict | None = None, device="auto", cache: FitCache | None = None, n_jobs: int = 1,
                    progress=None, keep_models: bool = False, dask_address: str | None = None,
                    only_serving: bool = True) -> Experiment:
@@ -325,8 +405,9 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
     if not models:
         raise FairDashError("None of the chosen models serves this criterion.")
     options = options or {}
+    # a model the target does not change trains once per seed, unless its decisions depend on the target
     jobs = [(m, sp, seed) for seed in seeds for m in models
-            for sp in (specs if model_info(m).uses_target_rate else [spec])]
+            for sp in (specs if model_info(m).uses_target_rate or spec.decision != "threshold" else [spec])]
     if len(jobs) > MAX_SWEEP_RUNS:
         raise FairDashError(f"This sweep has {len(jobs)} runs; the limit is {MAX_SWEEP_RUNS}. Use fewer targets or repeats.")
     progress(0.0, f"Preparing {len(seeds)} split(s)")
@@ -335,11 +416,11 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
     n_jobs = max(1, int(n_jobs)) if n_jobs != -1 else (os.cpu_count() or 1)
     rows, fitted = [], {}
 
-    def keep(row, est, sp):
+    def keep(row, f, sp):
         if keep_models:
             t = None if np.isnan(row["target_rate"]) else row["target_rate"]
             fitted[(row["model"], row["target_rate"], row["seed"])] = _trained(
-                task, row["model"], est, arrays[row["seed"]], row, t, device, sp)
+                task, row["model"], f, arrays[row["seed"]], row, t, device, sp)
 
     if n_jobs == 1 and not (dask_address or os.environ.get("FAIRDASH_DASK_ADDRESS")):
         for i, (m, sp, seed) in enumerate(jobs):
@@ -370,20 +451,20 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
             if client is not None:
                 client.close()
     progress(1.0, "Done")
-    results = pd.DataFrame(rows)
+    results = mark_moves(pd.DataFrame(rows), task.group_names)
     results = results[[c for c in RESULT_COLUMNS if c in results.columns]
                       + [c for c in results.columns if c not in RESULT_COLUMNS]]
     return Experiment(results, fitted, skipped, spec)
 
 
-def _trained(task, name, est, arrays, row, t, device, spec) -> TrainedModel:
+def _trained(task, name, f: _Fit, arrays, row, t, device, spec) -> TrainedModel:
     metrics = {k: v for k, v in row.items() if k not in ("model", "label", "criterion", "target_rate", "target", "seed",
-                                                       "sees_s",
+                                                       "sees_s", "decision", "decides_with_s",
                                                        "fit_seconds", "fitted_at", "device", "cached")}
-    return TrainedModel(name, est, arrays.preprocessor, task.spec, task.features, task.categorical_features,
+    return TrainedModel(name, f.est, arrays.preprocessor, task.spec, task.features, task.categorical_features,
                         task.group_names, task.label_names, spec.criterion, t, row["seed"], metrics,
-                        data_fingerprint(task), row["fit_seconds"], _device_label(est, device),
-                        _target_of(name, spec), row["fitted_at"])
+                        data_fingerprint(task), row["fit_seconds"], _device_label(f.est, device),
+                        _target_of(name, spec), row["fitted_at"], f.decision)
 
 
 def evaluation_rates(task: Task, criterion: str, seed: int = 0, population: bool = False):

@@ -10,7 +10,7 @@ import pandas as pd
 METRIC_COLUMNS = ("accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1", "acc_0", "acc_1",
                   "pr_ratio", "pr_ratio_01", "pr_diff", "tpr_ratio", "tpr_diff", "tnr_ratio", "cond_pr_ratio",
                   "pop_accuracy", "pop_pr_0", "pop_pr_1", "pop_tpr_0", "pop_tpr_1", "pop_pr_ratio", "pop_tpr_ratio",
-                  "pop_cond_pr_ratio", "target_gap")
+                  "pop_cond_pr_ratio", "target_gap", "pop_worst_gap", "bal_worst_gap")
 
 
 _GROUP_COLUMN = re.compile(r"^(pop_)?(pr|tpr|tnr|acc)_\d+$")
@@ -49,10 +49,12 @@ def one_class_note(y_pred, s, n_groups: int, group_names=None) -> str:
     return "; ".join(parts)
 
 
-def conditional_ratio(y_pred, s, strata, n_groups: int) -> float:
+def conditional_ratio(y_pred, s, strata, n_groups: int) -> tuple[float, float]:
     """Conditional demographic parity as measured: in every stratum the positive-rate ratio (min over max
-    over groups), then the mean over strata weighted by each stratum's share of the rows (strata where
-    the ratio is undefined, e.g. a group absent or no positive prediction, are left out of the mean)."""
+    over groups); returns ``(worst, mean)``: the worst stratum's ratio (what one number must show: a
+    mean would hide the stratum furthest from parity) and the mean over strata weighted by each
+    stratum's share of the rows (labelled as such wherever shown). Strata where the ratio is undefined
+    (a group absent, or no positive prediction) are left out of both."""
     p = np.asarray(y_pred).astype(int)
     s = np.asarray(s).astype(int)
     strata = np.asarray(strata).astype(int)
@@ -64,7 +66,9 @@ def conditional_ratio(y_pred, s, strata, n_groups: int) -> float:
         if np.isfinite(r):
             ratios.append(r)
             weights.append(in_k.sum())
-    return float(np.average(ratios, weights=weights)) if ratios else float("nan")
+    if not ratios:
+        return float("nan"), float("nan")
+    return float(np.min(ratios)), float(np.average(ratios, weights=weights))
 
 
 def group_metrics(y_true, y_pred, s, n_groups: int | None = None) -> dict:

@@ -79,6 +79,18 @@ def criterion_info(name) -> Criterion:
 
 
 @dataclass(frozen=True)
+class RateTargets:
+    """What a target asks of decisions, resolved on the training split: each group's target for the
+    criterion's ``rate`` (``"pr"`` or ``"tpr"``), the overall target positive rate, and with a legitimate
+    factor each (stratum, group) cell's target positive rate (``cells``, shape (K, G))."""
+
+    group: np.ndarray
+    overall: float
+    rate: str = "pr"
+    cells: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
 class TargetSpec:
     """A validated target request. Build it with :func:`make_target_spec` (or :meth:`from_dict`)."""
 
@@ -90,6 +102,7 @@ class TargetSpec:
     tnr_target: float | None = None
     strata_column: str | None = None
     stratum_target_rates: tuple | None = None  # ((stratum code, PR_t), ...)
+    decision: str = "threshold"  # how scores become decisions (fairdash.decision): threshold | overall-rate | group-rates
 
     # ---------------------------------------------------------------------------------------------
     @property
@@ -105,6 +118,10 @@ class TargetSpec:
     def mode(self) -> str:
         """``"explicit"`` (TPR/TNR), ``"rate"`` (one number) or ``"preset"``."""
         return "explicit" if self.explicit else ("rate" if self.target_rate is not None else "preset")
+
+    def with_decision(self, decision) -> "TargetSpec":
+        """The same request decided by another rule."""
+        return make_target_spec(**{**self.to_dict(), "decision": decision})
 
     def with_rate(self, rate) -> "TargetSpec":
         """The same request at another ``PR_t`` (a number or a preset name): one point of a sweep."""
@@ -141,6 +158,34 @@ class TargetSpec:
         return T.conditional_transition_tables(y, s, strata_codes, target_rates=self.stratum_rates_dict(),
                                                strata=strata_names, n_groups=n_groups, delta=self.delta,
                                                target_rate=rate)
+
+    def rate_targets(self, y, s, strata=None, n_groups=None) -> "RateTargets":
+        """What this target asks of decisions on the rows ``(y, s[, strata])`` (the training split):
+        each group's target for the criterion's rate (positive rate under demographic parity, true
+        positive rate under equality of opportunity) and the overall target positive rate. Conditional:
+        each (stratum, group) cell's target, and a group's target is its cells' targets weighted by how
+        its rows fall in the strata."""
+        y = np.asarray(y).astype(int)
+        s = np.asarray(s).astype(int)
+        G = int(n_groups or (s.max() + 1))
+        rate = criterion_info(self.criterion).rate
+        if self.conditional and strata is not None:
+            tables = self.conditional_tables(y, s, strata, n_groups=G)
+            cells = np.asarray(tables.cell_counts, dtype=float)  # (K, G)
+            rates = np.array([tb.target_rates for tb in tables.tables])  # (K, G)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                group = (cells * rates).sum(axis=0) / cells.sum(axis=0)
+            return RateTargets(group, float((cells * rates).sum() / cells.sum()), rate, rates)
+        table = self.table(T.base_rates(y, s, G), T.group_shares(s, G))
+        per_group = table.p_ybar1_given_y[:, 1] if rate == "tpr" else table.target_rates
+        return RateTargets(np.asarray(per_group, dtype=float), float(np.dot(table.target_rates, table.group_shares)),
+                           rate)
+
+    @property
+    def decision_rule(self):
+        from .decision import rule_info
+
+        return rule_info(self.decision)
 
     def stratum_rates_dict(self) -> dict | None:
         return None if self.stratum_target_rates is None else {int(k): float(v) for k, v in self.stratum_target_rates}
@@ -182,6 +227,8 @@ class TargetSpec:
         text = CRITERION_NAMES[self.criterion] + ": " + text
         if self.conditional:
             text += f"; conditional on `{self.strata_column}`"
+        if self.decision != "threshold":
+            text += f"; decided by {self.decision}" + (" (decides with s)" if self.decision_rule.needs_s else "")
         return text
 
     def estimator_params(self) -> dict:
@@ -211,14 +258,23 @@ def _one_target(name: str, value) -> float:
 
 
 def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, tpr_target=None, tnr_target=None,
-                     strata_column: str | None = None, stratum_target_rates=None, preset: str | None = None) -> TargetSpec:
+                     strata_column: str | None = None, stratum_target_rates=None, preset: str | None = None,
+                     decision: str | None = "threshold") -> TargetSpec:
     """Build and validate the target request: the one place where criterion and targets are resolved.
 
     ``target_rate`` is a number in (0, 1), a preset name (``"min"``, ``"avg"``, ``"max"``) or ``None``
     (``preset``, default ``"avg"``). Explicit ``tpr_target``/``tnr_target`` need ``criterion="eo"``; a
     missing one is 1 (keep every label of that class); they exclude ``PR_t``, ``delta != 1`` and strata.
-    Strata (conditional parity) need ``criterion="dp"``. Every refusal is a :class:`FairDashError`.
+    Strata (conditional parity) need ``criterion="dp"``. ``decision`` is the rule that turns scores
+    into decisions (:mod:`fairdash.decision`); ``group-rates`` cannot be combined with strata. Every
+    refusal is a :class:`FairDashError`.
     """
+    from .decision import check_rule
+
+    decision = check_rule(decision)
+    if decision == "group-rates" and strata_column not in (None, ""):
+        raise FairDashError("The group-rates decision rule cannot be combined with a legitimate factor (it would need "
+                            "one threshold per stratum and group): use the threshold or overall-rate rule.")
     criterion = "dp" if criterion is None else str(criterion).strip().lower()
     if criterion not in CRITERIA:
         raise FairDashError(f"Unknown fairness criterion {criterion!r}: use 'dp' (demographic parity) or 'eo' "
@@ -259,7 +315,8 @@ def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, 
         if tpr + tnr <= 1.0:
             raise FairDashError(f"TPR_t + TNR_t must be more than 1 (got {tpr:g} + {tnr:g}): otherwise the target "
                                 "labels no longer follow the observed labels and there is nothing to learn.")
-        return TargetSpec(criterion="eo", target_rate=None, preset=None, delta=1.0, tpr_target=tpr, tnr_target=tnr)
+        return TargetSpec(criterion="eo", target_rate=None, preset=None, delta=1.0, tpr_target=tpr, tnr_target=tnr,
+                          decision=decision)
 
     if strata_column is not None and criterion != "dp":
         raise FairDashError("A legitimate factor (conditional parity) is a demographic-parity target; it cannot be "
@@ -267,6 +324,6 @@ def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, 
     if target_rate is not None:
         return TargetSpec(criterion=criterion, target_rate=float(T.check_target_rate(_number(target_rate,
                           "target positive rate"))), preset=None, delta=delta, strata_column=strata_column,
-                          stratum_target_rates=rates)
+                          stratum_target_rates=rates, decision=decision)
     return TargetSpec(criterion=criterion, target_rate=None, preset=preset or "avg", delta=delta,
-                      strata_column=strata_column, stratum_target_rates=rates)
+                      strata_column=strata_column, stratum_target_rates=rates, decision=decision)

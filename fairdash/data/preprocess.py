@@ -232,6 +232,20 @@ class ScoresRawTables:
     def predict_proba(self, df: pd.DataFrame) -> np.ndarray:
         return np.asarray(self.estimator.predict_proba(self.transform(df)))
 
+    def group_codes(self, df: pd.DataFrame) -> np.ndarray:
+        """Each row's group code, read from the table's sensitive attribute as the task built them (for a
+        model that decides with s)."""
+        from .task import group_codes
+
+        return group_codes(df, self.spec, self.group_names)
+
     def predict(self, df: pd.DataFrame) -> np.ndarray:
-        return np.asarray(self.estimator.predict(self.transform(df)))
+        """Decisions for a raw table by the model's decision rule (``decision``; the paper's rule when it
+        has none). A rule that decides with s reads the groups from the table's sensitive attribute."""
+        from ..decision import FittedDecision
+
+        decision = getattr(self, "decision", None) or FittedDecision()
+        needs_s = decision.needs_s or getattr(self.estimator, "needs_s_to_predict", False)
+        s = self.group_codes(df) if needs_s else None
+        return decision.decide(self.estimator, self.transform(df), s)
 

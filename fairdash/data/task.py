@@ -339,3 +339,43 @@ def strata_candidates(df: pd.DataFrame, task: Task) -> list[str]:
     return [c for c in dict.fromkeys(order) if c in df.columns and c not in (spec.s_column, spec.y_column, spec.s_with)
             and 1 < df[c].nunique() <= MAX_STRATA]
 
+
+
+def group_codes(df: pd.DataFrame, spec: TaskSpec, group_names=()) -> np.ndarray:
+    """Each row's group code in a new table, as :func:`build_task` coded the training rows: what a model
+    that decides with s needs to decide. A missing column or value, or a group never seen in training,
+    is refused with a message."""
+    def short_name(name, limit: int = 60) -> str:
+        text = str(name)
+        return repr(text if len(text) <= limit else text[:limit - 1] + "…")
+
+    cols = [c for c in (spec.s_column, spec.s_with) if c is not None]
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise FairDashError(f"This model decides with s: the table needs the sensitive attribute column "
+                            f"{short_name(missing[0])} to decide, and has none.")
+    blank = int(df[cols].isna().any(axis=1).sum())
+    if blank:
+        raise FairDashError(f"This model decides with s: {blank} row(s) have no value in "
+                            f"{' or '.join(map(short_name, cols))}, so it cannot decide for them.")
+    if spec.s_threshold is not None:
+        col = pd.to_numeric(df[spec.s_column], errors="coerce")
+        if col.isna().any():
+            raise FairDashError(f"The sensitive attribute {short_name(spec.s_column)} must be numeric here (the model's "
+                                "groups are split by a threshold).")
+        return (col.to_numpy(dtype=float) > float(spec.s_threshold)).astype(int)
+    text = _as_text(df[spec.s_column])
+    if spec.s_multi or spec.s_with is not None:
+        if spec.s_with is not None:
+            text = text + " × " + _as_text(df[spec.s_with])
+        if spec.group_labels:
+            raise FairDashError("This model decides with s by groups that were renamed at training; score the table "
+                                "in the dashboard's session that trained it.")
+        index = {str(n): i for i, n in enumerate(group_names)}
+        unknown = sorted(set(text.unique()) - set(index), key=str)
+        if unknown:
+            raise FairDashError(f"This model decides with s, and {len(unknown)} value(s) of the sensitive attribute were "
+                                f"not seen in training (e.g. {short_name(unknown[0])}); it has no rule for them.")
+        return text.map(index).to_numpy().astype(int)
+    wanted = _match_values(spec.s1_values, set(text.unique()), df[spec.s_column])[0]
+    return text.isin(wanted).to_numpy().astype(int)

@@ -1,0 +1,185 @@
+"""Decision rules: how a model's scores become decisions, and whether the rule needs ``s`` to decide.
+
+``PR_t`` is the rate of the *target labels* (docs/METHOD.md, "Decision rules"). A model that does not
+see ``s``, thresholded at 1/2 as the paper does, lands where its scores put it, which can be far from
+``PR_t`` and, for some groups, further from it than a plain model. A decision rule chooses where to cut
+the scores so that the decisions reach the target, and says what it needs:
+
+- ``threshold``: the paper's rule, the model's own decision (score above 1/2; Zafar's sign, Agarwal's
+  randomised draw). Needs no ``s``. The default, so Table 1 and the paper presets are unchanged.
+- ``overall-rate``: one cut for everyone, chosen on the training rows so that the overall positive rate
+  equals the overall target rate (the group shares times each group's target rate). Needs no ``s``.
+- ``group-rates``: one cut per group, chosen on the training rows so that each group's positive rate
+  equals its target (under equality of opportunity: each group's true positive rate equals its target
+  TPR). Needs ``s`` when deciding: it treats people differently by group, which the paper's method
+  avoids and which the law forbids in some settings.
+
+A rule is part of the target request (:class:`fairdash.target_spec.TargetSpec`, ``decision``); the cuts
+it chose on the training rows are a :class:`FittedDecision`, stored with the model.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import FairDashError
+
+
+@dataclass(frozen=True)
+class DecisionRule:
+    name: str
+    words: str  # one line for labels and tables
+    explanation: str  # one line of what it does and what it needs
+    needs_s: bool
+
+    @property
+    def label_suffix(self) -> str:
+        """What a model's label says about its rule: nothing for the paper's rule."""
+        if self.name == "threshold":
+            return ""
+        return f" [{self.name}, decides with s]" if self.needs_s else f" [{self.name}]"
+
+
+RULES = {
+    r.name: r
+    for r in (
+        DecisionRule("threshold", "score above 1/2 (the paper's rule)",
+                     "Positive when the model's score is above 1/2, as in the paper. Needs no s to decide; "
+                     "the decisions land where the scores put them, which can be far from the target.", False),
+        DecisionRule("overall-rate", "one cut for everyone, set to the overall target rate",
+                     "One threshold for everyone, chosen on the training rows so that the overall positive rate "
+                     "equals the overall target rate. Needs no s to decide; each group's rate follows its scores.",
+                     False),
+        DecisionRule("group-rates", "one cut per group, set to each group's target (decides with s)",
+                     "One threshold per group, chosen on the training rows so that each group's rate equals its "
+                     "target. Decides with s: it needs every person's group when deciding, which the paper's method "
+                     "avoids and the law forbids in some settings.", True),
+        DecisionRule("post-processing", "the model's own per-group rule (decides with s)",
+                     "The model post-processes its scores with per-group thresholds of its own, so it needs s when "
+                     "deciding.", True),
+    )
+}
+CHOOSABLE = ("threshold", "overall-rate", "group-rates")  # what a run asks for; post-processing is a model's
+
+
+def rule_info(name) -> DecisionRule:
+    if isinstance(name, DecisionRule):
+        return name
+    key = str(name).strip().lower() if name is not None else "threshold"
+    if key not in RULES:
+        raise FairDashError(f"Unknown decision rule {name!r}: use {', '.join(map(repr, CHOOSABLE))}.")
+    return RULES[key]
+
+
+def check_rule(name) -> str:
+    """A rule a run may ask for (``post-processing`` belongs to models that post-process by themselves)."""
+    rule = rule_info(name)
+    if rule.name not in CHOOSABLE:
+        raise FairDashError(f"Unknown decision rule {name!r}: use {', '.join(map(repr, CHOOSABLE))}.")
+    return rule.name
+
+
+def cut_for_rate(scores, rate: float) -> float:
+    """The cut ``c`` such that the share of ``scores`` strictly above ``c`` is as close to ``rate`` as the
+    scores' ties allow: with the scores sorted from high to low and ``k = round(rate * n)``, the midpoint
+    between the k-th and the (k+1)-th score (``inf`` for k = 0, below the smallest score for k = n)."""
+    s = np.sort(np.asarray(scores, dtype=float))[::-1]
+    n = s.size
+    if n == 0:
+        raise FairDashError("No training rows to choose a decision threshold on.")
+    k = int(np.clip(np.rint(float(rate) * n), 0, n))
+    if k == 0:
+        return float("inf")
+    if k == n:
+        return float(np.nextafter(s[-1], -np.inf))
+    hi, lo = s[k - 1], s[k]
+    return float(lo + (hi - lo) / 2.0) if hi > lo else float(lo)
+
+
+@dataclass(frozen=True)
+class FittedDecision:
+    """The cuts a rule chose on the training rows: ``()`` for the paper's rule (the model decides),
+    one for ``overall-rate``, one per group for ``group-rates``. Positive when the score is above the
+    cut (the row's group's cut for ``group-rates``)."""
+
+    rule: str = "threshold"
+    cuts: tuple = ()
+
+    @property
+    def needs_s(self) -> bool:
+        return RULES[self.rule].needs_s
+
+    def decide(self, estimator, X, s=None) -> np.ndarray:
+        """The decisions for the rows ``X`` (with their groups ``s`` where the rule needs them)."""
+        if getattr(estimator, "needs_s_to_predict", False):
+            return np.asarray(estimator.predict(X, s=_groups(s, len(X), RULES["post-processing"]))).astype(int)
+        if self.rule == "threshold":
+            return np.asarray(estimator.predict(X)).astype(int)
+        scores = np.asarray(estimator.predict_proba(X))[:, 1]
+        if self.rule == "overall-rate":
+            return (scores > self.cuts[0]).astype(int)
+        s = _groups(s, len(scores), RULES[self.rule])
+        if s.size and s.max() >= len(self.cuts):
+            raise FairDashError(f"A row belongs to group {int(s.max())}, but the rule has cuts for "
+                                f"{len(self.cuts)} groups.")
+        return (scores > np.asarray(self.cuts, dtype=float)[s]).astype(int)
+
+    def to_dict(self) -> dict:
+        return {"rule": self.rule, "cuts": [float(c) for c in self.cuts]}
+
+    @classmethod
+    def from_dict(cls, d) -> "FittedDecision":
+        if d is None:
+            return cls()
+        if not isinstance(d, dict):
+            raise FairDashError("The model file's decision rule is malformed.")
+        rule = rule_info(d.get("rule", "threshold")).name
+        try:
+            cuts = tuple(float(c) for c in d.get("cuts") or ())
+        except (TypeError, ValueError):
+            raise FairDashError("The model file's decision thresholds are not numbers.") from None
+        return cls(rule, cuts)
+
+
+def _groups(s, n: int, rule: DecisionRule) -> np.ndarray:
+    if s is None:
+        raise FairDashError(f"This model decides with s ({rule.name}): it needs every row's group to decide, "
+                            "and none was given.")
+    s = np.asarray(s).astype(int).ravel()
+    if s.size != n:
+        raise FairDashError(f"The groups (s) have {s.size} rows, the features {n}.")
+    return s
+
+
+def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
+                 criterion_rate: str = "pr") -> FittedDecision:
+    """Choose the cuts of ``rule`` on the training rows ``X`` (labels ``y``, groups ``s``).
+
+    ``group_targets`` are the groups' targets for the criterion's rate (``criterion_rate`` ``"pr"``:
+    positive rates; ``"tpr"``: true positive rates, counted among each group's positives); ``overall``
+    is the overall target positive rate (:func:`overall_target`), which ``overall-rate`` cuts at. A
+    model that decides by its own rule (post-processing) keeps it."""
+    rule = check_rule(rule)
+    if getattr(estimator, "needs_s_to_predict", False):
+        return FittedDecision("post-processing")
+    if rule == "threshold":
+        return FittedDecision()
+    scores = np.asarray(estimator.predict_proba(X))[:, 1]
+    if rule == "overall-rate":
+        return FittedDecision(rule, (cut_for_rate(scores, overall),))
+    y = np.asarray(y).astype(int).ravel()
+    s = np.asarray(s).astype(int).ravel()
+    cuts = []
+    for g, t in enumerate(np.asarray(group_targets, dtype=float)):
+        rows = (s == g) & (y == 1) if criterion_rate == "tpr" else (s == g)
+        if not rows.any():
+            what = " with a positive label" if criterion_rate == "tpr" else ""
+            raise FairDashError(f"Group {g} has no training rows{what} to choose its decision threshold on.")
+        cuts.append(cut_for_rate(scores[rows], t))
+    return FittedDecision(rule, tuple(cuts))
+
+
+def overall_target(group_rates, shares) -> float:
+    """The overall positive rate that the groups' target positive rates add up to."""
+    return float(np.dot(np.asarray(group_rates, dtype=float), np.asarray(shares, dtype=float)))

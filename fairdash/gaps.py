@@ -1,0 +1,155 @@
+"""How far decisions land from the target, group by group, and which way a fair model moved each group.
+
+A target asks each group for a rate (the positive rate under demographic parity, the true positive rate
+under equality of opportunity). The *gap* of a group is its measured rate minus its target, signed, so
+a group short of its target has a negative gap; one averaged number would hide the group that misses
+most, so every results row carries each group's gap and the worst one with its group's name:
+
+- ``pop_gap_<g>`` (signed), ``pop_worst_gap`` (the largest absolute gap), ``pop_worst_gap_group``: on the population (the test set as it comes);
+- ``bal_gap_<g>``, ``bal_worst_gap``, ``bal_worst_gap_group``: on the paper's balanced test set (empty for
+  criteria the paper does not evaluate there);
+- with a legitimate factor, the worst gap is taken over the (stratum, group) cells.
+
+A fair model trained beside plain LR on the same split is marked, per group, as having moved
+``toward`` or ``away`` from the group's target (``pop_moved_<g>``), and ``moved_away`` says so in one
+plain sentence when any group moved away.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+MOVE_TOLERANCE = 1e-3  # closer or further by less than this is "no move"
+REFERENCE_MODEL = "lr"
+
+
+def _name(group_names, g) -> str:
+    return str(group_names[g]) if group_names is not None and g < len(group_names) else f"group {g}"
+
+
+def group_gaps(rates, targets, group_names=None, prefix: str = "pop_") -> dict:
+    """Each group's signed gap ``rate - target`` and the largest absolute one with its group's name."""
+    rates = np.asarray(rates, dtype=float)
+    targets = np.asarray(targets, dtype=float)
+    gaps = rates - targets if targets.size == rates.size else np.full(rates.shape, np.nan)
+    out = {f"{prefix}gap_{g}": float(v) for g, v in enumerate(gaps)}
+    out.update(worst_gap(gaps, [_name(group_names, g) for g in range(len(gaps))], prefix))
+    return out
+
+
+def worst_gap(gaps, names, prefix: str = "pop_") -> dict:
+    """The largest absolute gap among ``gaps`` (the sign is in each group's own gap) and the name of its
+    group/cell."""
+    gaps = np.asarray(gaps, dtype=float)
+    ok = np.isfinite(gaps)
+    if not ok.any():
+        return {f"{prefix}worst_gap": float("nan"), f"{prefix}worst_gap_group": ""}
+    i = int(np.flatnonzero(ok)[np.argmax(np.abs(gaps[ok]))])
+    return {f"{prefix}worst_gap": float(abs(gaps[i])), f"{prefix}worst_gap_group": str(names[i])}
+
+
+def cell_gaps(pred, y, s, strata, cell_targets, group_names=None, strata_names=None, rate: str = "pr",
+              prefix: str = "pop_") -> dict:
+    """Conditional parity: the worst gap over the (stratum, group) cells, each cell's rate against its
+    stratum's target (cells without rows are left out)."""
+    pred, y, s, strata = (np.asarray(a).astype(int) for a in (pred, y, s, strata))
+    cell_targets = np.asarray(cell_targets, dtype=float)
+    gaps, names = [], []
+    for k in range(cell_targets.shape[0]):
+        for g in range(cell_targets.shape[1]):
+            rows = (strata == k) & (s == g) & ((y == 1) if rate == "tpr" else True)
+            if rows.any():
+                gaps.append(pred[rows].mean() - cell_targets[k, g])
+                stratum = strata_names[k] if strata_names is not None and k < len(strata_names) else f"stratum {k}"
+                names.append(f"{_name(group_names, g)} in {stratum}")
+    return worst_gap(gaps, names, prefix)
+
+
+# --------------------------------------------------------------------------------------------------
+# Which way a fair model moved each group, against plain LR on the same split
+# --------------------------------------------------------------------------------------------------
+def _groups(results: pd.DataFrame) -> list[int]:
+    return sorted(int(c.rsplit("_", 1)[1]) for c in results.columns if c.startswith("target_") and c[7:].isdigit())
+
+
+def _rate_name(row) -> str:
+    return "tpr" if row.get("criterion") == "eo" else "pr"
+
+
+def mark_moves(results: pd.DataFrame, group_names=None) -> pd.DataFrame:
+    """Add ``pop_moved_<g>`` ("toward", "away" or "") and ``moved_away`` (a sentence or "") to the rows
+    of models that serve a fairness criterion, each compared with plain LR's row of the same seed (and
+    the same targets, where LR ran once per target). Rows without such a reference are left empty."""
+    from .models.registry import model_info
+
+    res = results.copy()
+    groups = _groups(res)
+    for g in groups:
+        res[f"pop_moved_{g}"] = ""
+    res["moved_away"] = ""
+    if not groups or "model" not in res:
+        return res
+    refs = res[res["model"] == REFERENCE_MODEL]
+    for i, row in res.iterrows():
+        info = model_info(row["model"])
+        if row["model"] == REFERENCE_MODEL or not info.criteria:
+            continue
+        ref = _reference(refs, row, groups)
+        if ref is None:
+            continue
+        rate = _rate_name(row)
+        away = []
+        for g in groups:
+            target, fair, plain = row[f"target_{g}"], row[f"pop_{rate}_{g}"], ref[f"pop_{rate}_{g}"]
+            if not np.isfinite([target, fair, plain]).all():
+                continue
+            d_fair, d_plain = abs(fair - target), abs(plain - target)
+            move = ("toward" if d_fair < d_plain - MOVE_TOLERANCE
+                    else "away" if d_fair > d_plain + MOVE_TOLERANCE else "")
+            res.at[i, f"pop_moved_{g}"] = move
+            if move == "away":
+                away.append(moved_away_sentence(row["label"], _name(group_names, g), fair, plain, target, rate))
+        res.at[i, "moved_away"] = " ".join(away)
+    return res
+
+
+def _reference(refs: pd.DataFrame, row, groups):
+    same = refs[refs["seed"] == row["seed"]] if "seed" in refs else refs
+    if "decision" in refs:
+        same = same[same["decision"] == row.get("decision", "threshold")] if len(same) else same
+    if len(same) > 1:  # LR ran once per target (a decision rule that depends on it): the same targets
+        cols = [f"target_{g}" for g in groups]
+        match = same[np.isclose(same[cols].to_numpy(float), np.asarray([row[c] for c in cols], float)).all(axis=1)]
+        same = match if len(match) else same
+    return None if same.empty else same.iloc[0]
+
+
+def moved_away_sentence(label, group, fair, plain, target, rate: str = "pr") -> str:
+    what = "true positive rate" if rate == "tpr" else "positive rate"
+    return (f"{label} moved {group} away from its target: {what} {fair:.3f} on the population against "
+            f"plain LR's {plain:.3f}, target {target:.3f}.")
+
+
+def moved_away_summary(results: pd.DataFrame, group_names=None) -> list[str]:
+    """One sentence per (model, target, group) that moved away from its target on average over the
+    repeats, from rows :func:`mark_moves` has marked: what the CLI, Compare and the report say."""
+    if results is None or "moved_away" not in results or not results["moved_away"].astype(str).str.len().any():
+        return []
+    groups = _groups(results)
+    refs = results[results["model"] == REFERENCE_MODEL]
+    out = []
+    keys = [k for k in ("label", "target_rate") if k in results]
+    for _, rows in results[results["moved_away"].astype(str).str.len() > 0].groupby(keys, dropna=False, sort=False):
+        first = rows.iloc[0]
+        rate = _rate_name(first)
+        plain_rows = pd.DataFrame([_reference(refs, r, groups) for _, r in rows.iterrows()])
+        for g in groups:
+            if not (rows[f"pop_moved_{g}"] == "away").any():
+                continue
+            target = float(rows[f"target_{g}"].mean())
+            fair, plain = float(rows[f"pop_{rate}_{g}"].mean()), float(plain_rows[f"pop_{rate}_{g}"].mean())
+            if abs(fair - target) > abs(plain - target) + MOVE_TOLERANCE:
+                n = len(rows)
+                sentence = moved_away_sentence(first["label"], _name(group_names, g), fair, plain, target, rate)
+                out.append(sentence if n == 1 else sentence[:-1] + f" (mean of {n} repeats).")
+    return out
