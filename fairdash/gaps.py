@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-MOVE_TOLERANCE = 1e-3  # closer or further by less than this is "no move"
+MOVE_TOLERANCE = 0.01  # closer or further by less than one percentage point is "no move" (noise, not a move)
 REFERENCE_MODEL = "lr"
 
 

@@ -230,6 +230,8 @@ class ScoresRawTables:
         return np.asarray(self.preprocessor.transform(X), dtype=np.float64)
 
     def predict_proba(self, df: pd.DataFrame) -> np.ndarray:
+        if getattr(self.estimator, "needs_s_to_predict", False):
+            return np.asarray(self.estimator.predict_proba(self.transform(df), s=self.group_codes(df)))
         return np.asarray(self.estimator.predict_proba(self.transform(df)))
 
     def group_codes(self, df: pd.DataFrame) -> np.ndarray:

@@ -47,6 +47,10 @@ MODELS: dict[str, ModelInfo] = {
                   "Logistic regression on rows reweighed so that s and y look independent."),
         ModelInfo("agarwal", "Agarwal et al.", "baselines:AgarwalReduction", ("dp", "eo"), False,
                   "fairlearn's exponentiated-gradient reduction around logistic regression."),
+        ModelInfo("threshold-optimizer", "Threshold optimizer (post-processing, decides with s)",
+                  "postprocessing:ThresholdOptimizerModel", ("dp", "eo"), False,
+                  "fairlearn's ThresholdOptimizer on logistic regression: one randomised threshold per group, so it "
+                  "decides with s."),
         ModelInfo("zafar-fairness", "ZafarFairness", "zafar:ZafarFairness", ("dp",), False,
                   "Logistic loss minimised under a bound on the covariance of s and the decision value."),
         ModelInfo("zafar-accuracy", "ZafarAccuracy", "zafar:ZafarAccuracy", ("dp",), False,

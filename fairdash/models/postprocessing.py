@@ -1,0 +1,129 @@
+"""Post-processing that decides with s: fairlearn's ``ThresholdOptimizer`` (Hardt et al.) on a logistic
+regression, the method an analyst who may use the protected attribute when deciding would pick instead.
+
+It fits a logistic regression on ``X`` (without ``s``), then fairlearn's ``ThresholdOptimizer`` chooses,
+for each group, a randomised threshold on the regression's probability that maximises accuracy under
+the constraint (demographic parity, or true-positive-rate parity for equality of opportunity). Deciding
+needs each row's group: ``predict(X, s)``. The randomised draws are reproducible: row ``i`` of a batch is
+positive when its probability of a positive is at least ``u_i``, ``u = RandomState(seed).rand(n)``,
+exactly as ``ThresholdOptimizer.predict(X, sensitive_features=s, random_state=seed)`` does.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ..errors import FairDashError
+from ..validation import check_s, check_X, check_Xy
+from .state import check_state, make_state
+
+__all__ = ["ThresholdOptimizerModel"]
+
+_CONSTRAINTS = {"dp": "demographic_parity", "eo": "true_positive_rate_parity"}
+_RULE_COLUMNS = ("p0", "op0", "t0", "p1", "op1", "t1", "p_ignore", "constant")  # op: +1 for '>', -1 for '<'
+
+
+class ThresholdOptimizerModel(ClassifierMixin, BaseEstimator):
+    """Logistic regression (``C``) post-processed by fairlearn's ``ThresholdOptimizer`` with the
+    criterion's constraint; ``grid_size`` is fairlearn's threshold grid. Needs ``s`` at fit and at
+    prediction (``needs_s_to_predict``): it decides with s."""
+
+    needs_s_to_predict = True
+
+    def __init__(self, criterion: str = "dp", C: float = 1.0, grid_size: int = 1000, seed: int | None = 0):
+        self.criterion = criterion
+        self.C = C
+        self.grid_size = grid_size
+        self.seed = seed
+
+    def fit(self, X, y, s=None, **fit_params):
+        import warnings
+
+        from fairlearn.postprocessing import ThresholdOptimizer
+        from sklearn.linear_model import LogisticRegression
+
+        X, y = check_Xy(X, y)
+        s = check_s(s, len(y), "The threshold optimizer")
+        if self.criterion not in _CONSTRAINTS:
+            raise FairDashError(f"The threshold optimizer serves criterion 'dp' or 'eo', not {self.criterion!r}.")
+        lr = LogisticRegression(C=self.C, max_iter=1000).fit(X, y)
+        opt = ThresholdOptimizer(estimator=lr, constraints=_CONSTRAINTS[self.criterion], objective="accuracy_score",
+                                 grid_size=self.grid_size, prefit=True, predict_method="predict_proba")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            opt.fit(X, y, sensitive_features=s)
+        G = int(s.max()) + 1
+        rules = np.zeros((G, len(_RULE_COLUMNS)))
+        rules[:, 0] = 1.0  # a group fairlearn has no rule for would be predicted by "> inf": never positive
+        rules[:, 1], rules[:, 2] = 1.0, np.inf
+        for key, r in opt.interpolated_thresholder_.interpolation_dict.items():
+            g = int(key)
+            rules[g, :6] = (r.p0, _op(r.operation0), r.operation0.threshold, r.p1, _op(r.operation1),
+                            r.operation1.threshold)
+            if "p_ignore" in r:
+                rules[g, 6:] = (r.p_ignore, r.prediction_constant)
+        self.coef_ = np.asarray(lr.coef_, dtype=np.float64).ravel()
+        self.intercept_ = float(lr.intercept_[0])
+        self.rules_ = rules
+        self.classes_ = np.array([0, 1])
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def base_proba(self, X) -> np.ndarray:
+        """The logistic regression's probability of a positive, before the per-group rule."""
+        check_is_fitted(self, "coef_")
+        X = check_X(X)
+        if X.shape[1] != len(self.coef_):
+            raise FairDashError(f"The model was trained on {len(self.coef_)} features, not {X.shape[1]}.")
+        return expit(X @ self.coef_ + self.intercept_)
+
+    def _positive_probs(self, X, s) -> np.ndarray:
+        p = self.base_proba(X)
+        if s is None:
+            raise FairDashError("The threshold optimizer decides with s: it needs every row's group to decide.")
+        s = np.asarray(s).astype(int).ravel()
+        if s.size != p.size:
+            raise FairDashError(f"The groups (s) have {s.size} rows, the features {p.size}.")
+        if s.size and (s.min() < 0 or s.max() >= len(self.rules_)):
+            raise FairDashError("A row belongs to a group the threshold optimizer was not trained on.")
+        r = self.rules_[s]
+        first = r[:, 0] * _apply(r[:, 1], p, r[:, 2])
+        second = r[:, 3] * _apply(r[:, 4], p, r[:, 5])
+        out = first + second
+        return r[:, 6] * r[:, 7] + (1.0 - r[:, 6]) * out
+
+    def predict_proba(self, X, s=None) -> np.ndarray:
+        p1 = self._positive_probs(X, s)
+        return np.column_stack([1.0 - p1, p1])
+
+    def predict(self, X, s=None) -> np.ndarray:
+        """Randomised, as fairlearn's: each row positive with its probability, drawn from ``seed``."""
+        from sklearn.utils import check_random_state
+
+        p1 = self._positive_probs(X, s)
+        return (p1 >= check_random_state(self.seed).rand(len(p1))).astype(np.int64)
+
+    def get_state(self) -> dict:
+        check_is_fitted(self, "coef_")
+        return make_state(self, {"coef": self.coef_, "rules": self.rules_}, {"intercept": self.intercept_})
+
+    @classmethod
+    def from_state(cls, state: dict) -> "ThresholdOptimizerModel":
+        arrays, meta = check_state(state, cls)
+        m = cls(**meta["params"])
+        m.coef_ = np.asarray(arrays["coef"], dtype=np.float64).ravel()
+        m.rules_ = np.asarray(arrays["rules"], dtype=np.float64).reshape(-1, len(_RULE_COLUMNS))
+        m.intercept_ = float(meta["intercept"])
+        m.classes_ = np.array([0, 1])
+        m.n_features_in_ = len(m.coef_)
+        return m
+
+
+def _op(operation) -> float:
+    return 1.0 if operation.operator == ">" else -1.0
+
+
+def _apply(op, p, t) -> np.ndarray:
+    return np.where(op > 0, p > t, p < t).astype(float)
