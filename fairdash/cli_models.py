@@ -69,8 +69,10 @@ def _check_out(path: str, suffixes=None) -> Path:
 
 # --------------------------------------------------------------------------------------------------
 def _cmd_train(args) -> int:
-    from .cli_options import load_task_and_table, target_spec_from_args
-    from .experiments import fit_model
+    from .cli_options import load_task_and_table, model_options, target_spec_from_args
+    from .experiments import run_experiment
+    from .gaps import REFERENCE_MODEL, moved_away_summary
+    from .models.registry import model_info
     from .proxies import task_leaks
 
     task, setup, table = load_task_and_table(args)
@@ -81,23 +83,34 @@ def _cmd_train(args) -> int:
                   file=sys.stderr)
     spec = target_spec_from_args(args, setup)
     out = _check_out(args.out)
-    trained = fit_model(task, args.model, target=spec, seed=args.seed, device=args.device, cache=_cache(args),
-                        progress=None if args.json else _stderr_progress())
+    model_info(args.model)
+    # a fair model is trained beside plain LR on the same split, to say which way it moved each group
+    models = [args.model] + ([REFERENCE_MODEL] if model_info(args.model).criteria else [])
+    exp = run_experiment(task, models, [None], [args.seed], target=spec, device=args.device, cache=_cache(args),
+                         options=model_options(args, models), progress=None if args.json else _stderr_progress(),
+                         keep_models=True, only_serving=False)
+    row = exp.results.iloc[0]
+    trained = next(m for (name, _, _), m in exp.models.items() if name == args.model)
+    moved = moved_away_summary(exp.results,
+                               task.group_names)
     try:
         from .export import save_model
     except ImportError as e:  # pragma: no cover
         raise FairDashError(f"Saving models is not available: {e}") from None
     save_model(trained, out)
     m = trained.metrics
-    result = {"model": trained.name, "target_rate": trained.target_rate, "criterion": spec.criterion,
-              "target": spec.to_dict(), "seed": args.seed,
-              **{k: m[k] for k in m if not k.startswith("n_")}, "fit_seconds": trained.fit_seconds,
-              "device": trained.device, "out": str(out)}
+    result = {"model": trained.name, "label": row["label"], "target_rate": trained.target_rate,
+              "criterion": spec.criterion, "target": spec.to_dict(), "decision": trained.decision.to_dict(),
+              "decides_with_s": bool(row["decides_with_s"]), "seed": args.seed,
+              **{k: m[k] for k in m if not k.startswith("n_")},
+              **{k: row[k] for k in row.index if k.startswith("pop_moved_")}, "moved_away": row["moved_away"],
+              "fit_seconds": trained.fit_seconds, "device": trained.device, "out": str(out)}
     if args.json:
         print(json.dumps(_json_safe(result), indent=2))
     else:
         target = trained.target.describe(trained.target_rate) if trained.target is not None else "no target (plain model)"
-        print(f"{trained.label} trained on the training split (seed {args.seed}; {target})")
+        print(f"{row['label']} trained on the training split (seed {args.seed}; {target})")
+        print(f"Decision rule: {spec.decision_rule.name}: {spec.decision_rule.explanation}")
         print(f"Saved to {out}  ({trained.fit_seconds:.2f} s on {trained.device})")
         for title, pre, n in ((f"the {m['eval_set']} set (the paper's protocol)", "", m["n_eval"]),
                               ("the population (the ordinary test set, as the model will meet it)", "pop_", m["n_pop"])):
@@ -113,9 +126,25 @@ def _cmd_train(args) -> int:
                 print(f"  conditional PR ratio (worst stratum) {_fmt(m[pre + 'cond_pr_ratio'])}, share-weighted mean over "
                       f"strata {_fmt(m.get(pre + 'cond_pr_ratio_mean', float('nan')))}")
             print(f"  Theorem 2 ceiling at the measured group rates: {_fmt(m.get(pre + 'accuracy_bound'))}")
-        if np.isfinite(m.get("target_gap", np.nan)):
-            print(f"Target gap (mean |population PR_s - PR_t|): {_fmt(m['target_gap'])}")
+        for line in gap_lines(m, task.group_names, spec.criterion):
+            print(line)
+        for sentence in moved:
+            print(f"warning: {sentence}")
     return 0
+
+
+def gap_lines(m: dict, group_names, criterion: str) -> list[str]:
+    """Each group's signed gap to its target on the population and the worst one, in words."""
+    from .target_spec import criterion_info
+
+    rate = criterion_info(criterion).rate.upper()
+    groups = [int(k.rsplit("_", 1)[1]) for k in m if k.startswith("target_") and k[7:].isdigit()]
+    if not groups or not np.isfinite(m.get("pop_worst_gap", np.nan)):
+        return []
+    parts = [f"{group_names[g] if g < len(group_names) else g}: {rate} {_fmt(m.get(f'pop_{rate.lower()}_{g}'))} "
+             f"against target {_fmt(m[f'target_{g}'])} ({m[f'pop_gap_{g}']:+.4f})" for g in sorted(groups)]
+    return ["Gap to the target on the population, per group: " + "; ".join(parts),
+            f"Worst gap: {_fmt(m['pop_worst_gap'])} ({m['pop_worst_gap_group']})"]
 
 
 def _fmt(v):
@@ -146,7 +175,7 @@ def _cmd_predict(args) -> int:
     proba = model.predict_proba(cleaned)[:, 1]
     res = df.copy()
     res["probability"] = proba
-    res["prediction"] = (proba > 0.5).astype(int)
+    res["prediction"] = model.predict(cleaned)  # by the model's decision rule (the file records it)
     try:
         from .export import results_csv
 
@@ -159,8 +188,9 @@ def _cmd_predict(args) -> int:
 
 # --------------------------------------------------------------------------------------------------
 def _cmd_sweep(args) -> int:
-    from .cli_options import load_task, target_spec_from_args
+    from .cli_options import load_task, model_options, target_spec_from_args
     from .experiments import run_experiment
+    from .gaps import moved_away_summary
     from .run_spec import RunSpec
     from .target_spec import criterion_info
     from .metrics import format_mean_std, summarize
@@ -177,8 +207,9 @@ def _cmd_sweep(args) -> int:
         raise FairDashError("--repeats must be at least 1.")
     out = _check_out(args.out)
     seeds = list(range(args.seed, args.seed + repeats))
+    options = model_options(args, models)
     exp = run_experiment(task, models, grid, seeds, target=spec, device=args.device, cache=_cache(args),
-                         n_jobs=args.n_jobs, progress=_stderr_progress(), dask_address=args.dask)
+                         n_jobs=args.n_jobs, progress=_stderr_progress(), dask_address=args.dask, options=options)
     for name, reason in exp.skipped:
         print(f"note: skipped {name}: {reason}", file=sys.stderr)
     try:
@@ -191,20 +222,27 @@ def _cmd_sweep(args) -> int:
                if sys.argv and sys.argv[0].endswith(("__main__.py", "fairdash")) else None)
     run = RunSpec(data=args.data or (setup.sample if setup else None), task=task.spec, target=spec,
                   models=tuple(models), target_rates=tuple(grid), seeds=tuple(seeds), group_names=task.group_names,
-                  paper=args.paper, command=command)
+                  paper=args.paper, command=command, options=options)
     Path(str(out) + ".json").write_text(json.dumps(_json_safe(run.to_dict()), indent=2), encoding="utf-8")
     key = criterion_info(criterion).ratio
-    shown = ["accuracy", key, "pop_accuracy", "pop_" + key, "target_gap", "fit_seconds"]
+    shown = ["accuracy", key, "pop_accuracy", "pop_" + key, "pop_worst_gap", "fit_seconds"]
     summary = summarize(exp.results, metrics=shown)
     where = criterion_info(criterion).eval_set + " set"
-    print(f"{repeats} repeat(s). Paper's protocol: the {where}; population: the ordinary test set.")
+    print(f"{repeats} repeat(s). Paper's protocol: the {where}; population: the ordinary test set. "
+          f"Decision rule: {spec.decision_rule.name}" + (" (decides with s)" if spec.decision_rule.needs_s else "")
+          + ". Worst gap: the largest |population rate - target| over the groups, and its group.")
     print(f"{'model':<16}{'PR_t':>7}{'accuracy':>16}{key:>16}{'pop accuracy':>16}{'pop ' + key:>16}"
-          f"{'target gap':>12}{'fit s':>8}")
+          f"{'worst gap':>24}{'fit s':>8}")
+    worst_groups = exp.results.groupby(["model", "target_rate"], dropna=False)["pop_worst_gap_group"].agg(
+        lambda g: "/".join(dict.fromkeys(map(str, g))))
     for _, r in summary.iterrows():
         t = "" if not np.isfinite(r["target_rate"]) else f"{r['target_rate']:.3f}"
-        cells = [format_mean_std(r[m + "_mean"], r[m + "_std"]) for m in shown[:4]]
-        gap = "" if not np.isfinite(r["target_gap_mean"]) else f"{r['target_gap_mean']:.3f}"
-        print(f"{r['model']:<16}{t:>7}" + "".join(f"{c:>16}" for c in cells) + f"{gap:>12}{r['fit_seconds_mean']:>8.2f}")
+        cells = [format_mean_std(r[m + "_mean"], r[m + "_std"], repeats=repeats) for m in shown[:4]]
+        gap = ("" if not np.isfinite(r["pop_worst_gap_mean"]) else
+               f"{r['pop_worst_gap_mean']:.3f} ({worst_groups.get((r['model'], r['target_rate']), '')})"[:23])
+        print(f"{r['model']:<16}{t:>7}" + "".join(f"{c:>16}" for c in cells) + f"{gap:>24}{r['fit_seconds_mean']:>8.2f}")
+    for sentence in moved_away_summary(exp.results, task.group_names):
+        print(f"warning: {sentence}")
     one = exp.results[exp.results["one_class"].astype(bool) | exp.results["pop_one_class"].astype(bool)]
     for _, r in one.drop_duplicates(["model", "one_class", "pop_one_class"]).iterrows():
         print(f"note: {r['label']} (seed {r['seed']}) {r['one_class'] or r['pop_one_class']}: its ratios are empty "

@@ -103,7 +103,23 @@ def target_spec_from_args(args, setup=None, rate="given"):
     criterion = args.criterion or (setup.criterion if setup is not None else "dp")
     pr_t = args.pr_t if rate == "given" else rate
     strata = setup.spec.strata_column if setup is not None else args.strata
-    return make_target_spec(criterion, pr_t, args.delta, args.tpr_target, args.tnr_target, strata_column=strata)
+    return make_target_spec(criterion, pr_t, args.delta, args.tpr_target, args.tnr_target, strata_column=strata,
+                            decision=getattr(args, "decision", None) or "threshold")
+
+
+def model_options(args, models) -> dict:
+    """Per-model settings from the command line: ``--agarwal-bound`` (Agarwal et al.'s allowed
+    difference; the paper's 0.1 when left out)."""
+    from .models.registry import check_agarwal_bound
+
+    bound = getattr(args, "agarwal_bound", None)
+    if bound is None:
+        return {}
+    bound = check_agarwal_bound(bound)
+    if "agarwal" not in models:
+        raise FairDashError("--agarwal-bound applies to the agarwal model only; add it to the models or leave the "
+                            "bound out.")
+    return {"agarwal": {"difference_bound": bound}}
 
 
 def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: bool = False) -> None:
@@ -122,5 +138,13 @@ def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: b
                                                     "--tpr-target/--tnr-target is 1)")
     g.add_argument("--tnr-target", type=float, help="explicit TNR target (with --criterion eo)")
     if training:
+        from .decision import CHOOSABLE, RULES
+
+        g.add_argument("--decision", choices=CHOOSABLE, default="threshold",
+                       help="how scores become decisions: " + "; ".join(f"{r}: {RULES[r].explanation}" for r in CHOOSABLE)
+                       + " (default threshold)")
+        g.add_argument("--agarwal-bound", type=float,
+                       help="Agarwal et al.'s allowed difference between a group's rate and the overall rate (default "
+                            "0.1, the paper's); a tight bound such as 0.01 is the way to population parity without s")
         g.add_argument("--device", default="auto", help="auto (GPU if present), cpu or cuda")
         g.add_argument("--no-cache", action="store_true", help="do not use the fit cache")

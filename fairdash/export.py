@@ -120,8 +120,14 @@ def model_bytes(trained) -> bytes:
     spec = trained.spec.to_dict() if hasattr(trained.spec, "to_dict") else dict(trained.spec)
     table = trained.transition_table if hasattr(trained, "transition_table") else getattr(est, "transition_table_", None)
     table_d = _table_dict(table)
+    from .decision import FittedDecision, rule_info
+
+    decision = getattr(trained, "decision", None) or FittedDecision()
+    if getattr(est, "needs_s_to_predict", False):
+        decision = FittedDecision("post-processing")
+    rule = rule_info(decision.rule)
     meta = {
-        "model": {"name": trained.name, "label": info.label, "class": state["meta"].get("class"),
+        "model": {"name": trained.name, "label": info.label + rule.label_suffix, "class": state["meta"].get("class"),
                   "state_meta": state["meta"], "text_arrays": text_arrays},
         "task": {
             "spec": spec,
@@ -136,6 +142,7 @@ def model_bytes(trained) -> bytes:
         "target_rate": None if trained.target_rate is None else float(trained.target_rate),
         "target": None if getattr(trained, "target", None) is None else trained.target.to_dict(),
         "fitted_at": str(getattr(trained, "fitted_at", "") or ""),
+        "decision": {**decision.to_dict(), "decides_with_s": rule.needs_s, "words": rule.words},
         "transition_table": table_d,
         "t": None if table_d is None else table_d.get("t"),
         "accuracy_ceiling": None if table_d is None else table_d.get("accuracy_bound"),
@@ -410,11 +417,21 @@ class LoadedModel(ScoresRawTables):
         self.target = meta.get("target")
         self.versions = meta.get("versions") or {}
         self.transition = meta.get("transition_table")
+        from .decision import FittedDecision
+
+        self.decision = FittedDecision.from_dict(meta.get("decision"))  # older files: the paper's rule
+
+    @property
+    def decides_with_s(self) -> bool:
+        return self.decision.needs_s or bool(getattr(self.estimator, "needs_s_to_predict", False))
 
     def describe(self) -> str:
         t = "" if self.target_rate is None else f", PR_t = {self.target_rate:.4f}"
+        rule = f"; decides by {self.decision.rule}" + (" (decides with s: the table needs "
+                                                        f"{self.spec.s_column!r})" if self.decides_with_s else "")
         return (f"{self.label} ({self.criterion}{t}), trained {self.fitted_at} on data {self.data_fingerprint}; "
-                f"predicts {self.spec.y_column!r} = {self.label_names[1]!r} from {len(self.feature_columns)} columns")
+                f"predicts {self.spec.y_column!r} = {self.label_names[1]!r} from {len(self.feature_columns)} columns"
+                + rule)
 
     def __repr__(self) -> str:
         return f"<LoadedModel {self.describe()}>"

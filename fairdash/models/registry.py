@@ -67,6 +67,20 @@ PARAMETER_NAMES = {"num_inducing": "inducing points", "max_epochs": "max epochs"
                    "max_iter": "max iterations", "weight_decay": "weight decay", "difference_bound": "allowed difference",
                    "ngd_lr": "natural-gradient step", "patience": "patience (epochs)"}
 
+AGARWAL_PAPER_BOUND = 0.1  # the paper's allowed difference for Agarwal et al.'s reduction
+
+
+def check_agarwal_bound(value) -> float:
+    """Agarwal et al.'s allowed difference: a number in (0, 1]."""
+    try:
+        bound = float(value)
+    except (TypeError, ValueError):
+        raise FairDashError(f"The Agarwal bound must be a number; got {value!r}.") from None
+    if not 0.0 < bound <= 1.0:
+        raise FairDashError(f"The Agarwal bound must lie in (0, 1] (the paper uses {AGARWAL_PAPER_BOUND}); got {bound:g}.")
+    return bound
+
+
 PAPER_DP_MODELS = ("gp", "lr", "svm", "fair-gp", "fair-lr", "zafar-accuracy", "zafar-fairness", "kamiran", "agarwal")
 PAPER_EO_MODELS = ("fair-lr", "lr", "zafar-eqopp", "agarwal")
 
