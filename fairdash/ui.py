@@ -261,6 +261,7 @@ def ensure_state() -> None:
         ui_state.restore_session(CRITERIA)
     ss.setdefault("fd_criterion", "dp")
     ss.setdefault("fd_delta", 1.0)
+    ss.setdefault("fd_decision", "threshold")
     ss.setdefault("fd_tpr_target", 1.0)
     ss.setdefault("fd_tnr_target", 0.8)
     if ss.get("fd_task") is None:
@@ -315,14 +316,17 @@ def target_spec() -> TargetSpec:
     crit = ss.get("fd_criterion", "dp")
     if crit == "eo-targets":
         return make_target_spec("eo", tpr_target=float(ss.get("fd_tpr_target", 1.0)),
-                                tnr_target=float(ss.get("fd_tnr_target", 0.8)))
+                                tnr_target=float(ss.get("fd_tnr_target", 0.8)), decision=ss.get("fd_decision"))
     task = ss.get("fd_task")
     strata = task.spec.strata_column if task is not None and crit == "dp" else None
     rate = ss.get("fd_pr_t")
     if strata and ss.get("fd_strata_mode", "own") == "own":
         rate = "avg"  # each stratum's own average: the slider's PR_t is not used
+    decision = ss.get("fd_decision", "threshold")
+    if strata and decision == "group-rates":  # a legitimate factor came after the rule: the paper's rule
+        decision = ss["fd_decision"] = "threshold"
     return make_target_spec("eo" if crit == "eo" else "dp", rate, float(ss.get("fd_delta", 1.0)),
-                            strata_column=strata)
+                            strata_column=strata, decision=decision)
 
 
 def current_table(spec: TargetSpec | None = None) -> targets.TransitionTable:

@@ -11,7 +11,9 @@ import numpy as np
 import streamlit as st
 
 from fairdash import plots, ui, ui_views
+from fairdash.decision import CHOOSABLE, RULES
 from fairdash.errors import FairDashError
+from fairdash.gaps import moved_away_summary
 from fairdash.metrics import one_class_notes
 from fairdash.models.registry import MODELS
 from fairdash.run_spec import RunSpec
@@ -89,6 +91,16 @@ with c2:
 if not sweepable:
     mode = "single"
 
+rules = [r for r in CHOOSABLE if not (r == "group-rates" and task.spec.strata_column and criterion == "dp")]
+ui.restore("decision", ss.get("fd_decision", "threshold") if ss.get("fd_decision") in rules else "threshold")
+st.radio("How scores become decisions", rules, key="decision", horizontal=True,
+         format_func=lambda r: RULES[r].words, on_change=lambda: ss.update(fd_decision=ss["decision"]),
+         help="The target sets the rate of the target labels; a model that does not see s, cut at 1/2, can land far "
+              "from it. " + " ".join(f"{r}: {RULES[r].explanation}" for r in CHOOSABLE))
+ss["fd_decision"] = ss["decision"]
+st.caption(RULES[ss["decision"]].explanation + ("" if len(rules) == len(CHOOSABLE) else
+           " (One cut per group is not offered with a legitimate factor: it would need one per stratum and group.)"))
+
 grid: list = [None]
 if mode == "sweep":
     s1, s2, s3 = st.columns(3)
@@ -110,7 +122,7 @@ with st.expander("Advanced settings"):
     ui_views.s_as_feature_option(task)
     model_opts = ui_views.model_option_inputs(chosen)
 
-n_fair = sum(MODELS[m].uses_target_rate for m in chosen)
+n_fair = sum(MODELS[m].uses_target_rate or ss["decision"] != "threshold" for m in chosen)
 n_runs = int(repeats) * (n_fair * len(grid) + (len(chosen) - n_fair))
 st.caption(f"{n_runs} fit(s). Fits already made with the same data and settings come from the cache at once.")
 
@@ -170,6 +182,8 @@ if run is not None:
                  hide_index=True, column_config=ui.RESULTS_COLUMNS)
     for note in one_class_notes(res):
         st.warning(note, icon=":material/warning:")
+    for sentence in moved_away_summary(res, run.task.group_names):
+        st.warning(sentence, icon=":material/trending_down:")
     fair = res[res["target_rate"].notna() | (res["target"].astype(str) != "")]
     if len(fair):
         where = res["eval_set"].iloc[0]
