@@ -84,7 +84,8 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
                                                     if "seed" in results.columns else [])
     group_names = desc.get("group_names") or ([readout["groups"][k] for k in sorted(readout["groups"], key=int)]
                                               if readout and "groups" in readout else ["s=0", "s=1"])
-    summary = summarize(results, by=("model", "label", "target_rate"))
+    summary = content.with_worst_groups(summarize(results, by=("model", "label", "target_rate")), results,
+                                        ("model", "label", "target_rate"))
     if created is None:
         from ..backend import utc_now
 

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 
+from ..gaps import moved_away_summary
 from ..metrics import format_mean_std, one_class_notes, summarize
 from ..target_spec import criterion_info
 
@@ -155,7 +156,8 @@ def section_choices(readout: dict | None, criterion: str, results: pd.DataFrame,
              ("Target", readout.get("target_text") if readout else None),
              ("Models", ", ".join(labels)),
              ("Target rates PR_t tried", ", ".join(f"{t:.3f}" for t in targets) or "none (no fair model)"),
-             ("Repeats (seeds)", f"{len(seeds)}: {', '.join(map(str, seeds))}" if seeds else None)]
+             ("Repeats (seeds)", f"{len(seeds)}: {', '.join(map(str, seeds))}" if seeds else None),
+             ("Decision rule", decision_text(results))]
     if readout:
         items.append(("Keep-rate delta", fmt(readout.get("delta", 1.0))))
         if "n_train" in readout:
@@ -232,7 +234,7 @@ def _ceiling_blocks(results: pd.DataFrame, t) -> list:
 def _results_table(summary: pd.DataFrame, criterion: str, prefix: str) -> dict:
     from ..plots import n_groups_of, result_columns
 
-    cols = [(prefix + k, h) for k, h in result_columns(criterion, n_groups_of(summary))] + ([("target_gap", "target gap")] if prefix else [])
+    cols = [(prefix + k, h) for k, h in result_columns(criterion, n_groups_of(summary))] + [(prefix + "worst_gap", "worst gap")]
     cols = [(k, h) for k, h in cols if f"{k}_mean" in summary.columns]
     rows, classes = [], []
     for _, r in summary.iterrows():
@@ -240,8 +242,46 @@ def _results_table(summary: pd.DataFrame, criterion: str, prefix: str) -> dict:
         rows.append([r.get("label", r["model"]), fmt(t) if pd.notna(t) else "–"] + [cell(r, k) for k, _ in cols]
                     + [int(r.get("repeats", 1))])
         classes.append("fair" if uses_target(r["model"]) else "")
+    worst = worst_groups(summary, prefix)
+    if worst is not None:  # the group that misses most, beside the worst gap
+        i = [k for k, _ in cols].index(prefix + "worst_gap")
+        for row, name in zip(rows, worst):
+            row[i + 2] = f"{row[i + 2]} ({name})" if name else row[i + 2]
     return table(["model", "PR_t"] + [h for _, h in cols] + ["runs"], rows, num_cols=range(1, len(cols) + 3),
                  row_classes=classes)
+
+
+def worst_groups(summary: pd.DataFrame, prefix: str):
+    """The name(s) of the group with the worst gap, per summary row (``None`` without gaps)."""
+    col = f"{prefix}worst_gap_group_names"
+    return list(summary[col].fillna("")) if col in summary.columns else None
+
+
+def decision_text(results: pd.DataFrame) -> str | None:
+    """The runs' decision rule(s) in words, saying where a rule decides with s."""
+    from ..decision import RULES
+
+    if "decision" not in results.columns:
+        return "threshold: " + RULES["threshold"].explanation
+    parts = []
+    for rule in dict.fromkeys(results["decision"].astype(str)):
+        info = RULES.get(rule)
+        parts.append(f"{rule}: {info.explanation}" if info else rule)
+    return " ".join(parts)
+
+
+def with_worst_groups(summary: pd.DataFrame, results: pd.DataFrame, by) -> pd.DataFrame:
+    """``summary`` with the worst-gap group names of its rows' repeats (``<prefix>worst_gap_group_names``)."""
+    by = [b for b in by if b in results.columns and b in summary.columns]
+    out = summary
+    for prefix in ("pop_", "bal_"):
+        col = f"{prefix}worst_gap_group"
+        if col not in results.columns or not by:
+            continue
+        names = results.groupby(by, dropna=False, sort=False)[col].agg(
+            lambda g: "/".join(dict.fromkeys(x for x in map(str, g) if x and x != "nan")))
+        out = out.merge(names.rename(col + "_names").reset_index(), on=by, how="left")
+    return out
 
 
 def section_results(summary: pd.DataFrame, criterion: str, group_names, results: pd.DataFrame) -> dict:
@@ -255,8 +295,9 @@ def section_results(summary: pd.DataFrame, criterion: str, group_names, results:
                    "are trained towards the target.")]
     if any(c.startswith("pop_") for c in summary.columns) and criterion_info(criterion).balanced_eval:
         blocks += [heading("On the population the model will meet (the ordinary test set)"),
-                   para("The held-out rows as they come, distributed like the data the model will score. Target gap = "
-                        "mean over groups of |PR_s − PR_t|."),
+                   para("The held-out rows as they come, distributed like the data the model will score. Worst gap = "
+                        "the largest |group rate − its target| over the groups, with that group's name: the group that "
+                        "misses the target most."),
                    _results_table(summary, criterion, "pop_"),
                    heading(f"On the paper's {eval_set}"),
                    para("The paper's protocol: both groups are cut to the same base rate, so the rates here are lower "
@@ -266,6 +307,12 @@ def section_results(summary: pd.DataFrame, criterion: str, group_names, results:
         blocks.append(para(f"Measured on the {eval_set}."))
     blocks.append(_results_table(summary, criterion, ""))
     blocks += [para(n, cls="warn") for n in one_class_notes(results)]
+    blocks += [para(n, cls="warn") for n in moved_away_summary(results, group_names)]
+    if "decides_with_s" in results.columns and results["decides_with_s"].astype(bool).any():
+        who = ", ".join(dict.fromkeys(results.loc[results["decides_with_s"].astype(bool), "label"].astype(str)))
+        blocks.append(para(("Decides with s: ", True), f"{who} need every person's group when deciding (one threshold "
+                           "per group). The paper's method avoids that, and the law forbids it in some settings.",
+                           cls="warn"))
     return {"title": "4. Results against the baselines", "blocks": blocks}
 
 
@@ -285,48 +332,26 @@ def repro_blocks(command, seeds, fingerprint, versions, results, config, created
 # Section 6
 # --------------------------------------------------------------------------------------------------
 def plain_summary(summary: pd.DataFrame, criterion: str, readout: dict | None, desc: dict) -> list[str]:
-    """Plain-language sentences about the trade-off, from the summary table (no HTML)."""
+    """Plain-language sentences about the trade-off, from the summary table (no HTML): on the population
+    the model will meet first, with the group that misses its target most, then on the paper's
+    evaluation rows, each named."""
     key = criterion_info(criterion).ratio
     what = ("positive-rate ratio (how evenly the groups receive positive predictions; 1 is equal)"
             if criterion == "dp" else
             "true-positive-rate ratio (how evenly the groups' actual positives are recognised; 1 is equal)")
     if summary.empty or f"{key}_mean" not in summary.columns:
         return ["There are no results to summarise."]
-    out = []
     s = summary.copy()
     s["_fair"] = [uses_target(m) for m in s["model"]]
     s["_label"] = s.get("label", s["model"]).astype(str)
-    plain = s[~s["_fair"]]
-    ref = None
-    if "lr" in set(plain["model"]):
-        ref = plain[plain["model"] == "lr"].iloc[0]
-    elif not plain.empty:
-        ref = plain.sort_values("accuracy_mean", ascending=False).iloc[0]
-    if ref is not None:
-        out.append(f"The reference model {ref['_label']} is right on {fmt(ref['accuracy_mean'], pct=True)} of the "
-                   f"evaluation rows; its {what} is {fmt(ref[f'{key}_mean'], 2)}.")
+    out = []
+    eval_set = criterion_info(criterion).eval_set + " set"
+    sets = [("pop_", "On the population the model will meet (the ordinary test set)")] \
+        if f"pop_{key}_mean" in s.columns and criterion_info(criterion).balanced_eval else []
+    sets.append(("", f"On the paper's {eval_set}" if sets else f"On the {eval_set} (the population)"))
+    for prefix, where in sets:
+        out += [f"{where}:"] + _trade_off(s, prefix, key, what)
     t = readout.get("target_rate") if readout else None
-    for label, g in s[s["_fair"]].groupby("_label", sort=False):
-        g = g[g[f"{key}_mean"].notna()]
-        if g.empty:
-            continue
-        best = g.sort_values(f"{key}_mean", ascending=False).iloc[0]
-        sent = (f"{label} at PR_t = {fmt(best['target_rate'])} reaches a ratio of {fmt(best[f'{key}_mean'], 2)} "
-                f"with accuracy {fmt(best['accuracy_mean'], pct=True)}")
-        if ref is not None and np.isfinite(ref["accuracy_mean"]):
-            diff = 100 * (best["accuracy_mean"] - ref["accuracy_mean"])
-            sent += (f", {abs(diff):.1f} percentage points {'less' if diff < 0 else 'more'} than {ref['_label']}"
-                     if abs(diff) >= 0.05 else f", the same accuracy as {ref['_label']}")
-        out.append(sent + ".")
-        if len(g) > 1:
-            out.append(f"Across the {len(g)} target rates tried, {label}'s ratio ranges from "
-                       f"{fmt(g[f'{key}_mean'].min(), 2)} to {fmt(g[f'{key}_mean'].max(), 2)} and its accuracy from "
-                       f"{fmt(g['accuracy_mean'].min(), pct=True)} to {fmt(g['accuracy_mean'].max(), pct=True)}: "
-                       "the target rate is the dial between the two.")
-    fairest = s.sort_values(f"{key}_mean", ascending=False).iloc[0]
-    most_acc = s.sort_values("accuracy_mean", ascending=False).iloc[0]
-    out.append(f"Most accurate: {most_acc['_label']} ({fmt(most_acc['accuracy_mean'], pct=True)}). Fairest by this "
-               f"ratio: {fairest['_label']} ({fmt(fairest[f'{key}_mean'], 2)}).")
     if t is not None and readout.get("accuracy_bound") is not None:
         out.append(f"Theorem 2 says that a classifier giving every group the positive rate {fmt(t)} cannot be more "
                    f"than {fmt(readout['accuracy_bound'], pct=True)} accurate on the training data; part of any "
@@ -337,4 +362,51 @@ def plain_summary(summary: pd.DataFrame, criterion: str, readout: dict | None, d
                "These numbers come from a single split; repeat with more seeds before drawing firm conclusions.")
     if desc.get("positive_meaning"):
         out.append(f"Remember what a positive prediction means here: {desc['positive_meaning']}.")
+    return out
+
+
+def _trade_off(s: pd.DataFrame, prefix: str, key: str, what: str) -> list[str]:
+    """The trade-off sentences on one set of rows (``prefix`` "pop_" or "" for the evaluation rows)."""
+    acc, ratio, worst = f"{prefix}accuracy_mean", f"{prefix}{key}_mean", f"{prefix or 'bal_'}worst_gap_mean"
+    names = f"{prefix or 'bal_'}worst_gap_group_names"
+    if acc not in s.columns or ratio not in s.columns:
+        return []
+    out = []
+    plain = s[~s["_fair"]]
+    ref = None
+    if "lr" in set(plain["model"]):
+        ref = plain[plain["model"] == "lr"].iloc[0]
+    elif not plain.empty:
+        ref = plain.sort_values(acc, ascending=False).iloc[0]
+
+    def miss(r) -> str:
+        if worst not in r or not np.isfinite(r[worst]):
+            return ""
+        group = r.get(names, "") if isinstance(r.get(names, ""), str) else ""
+        return f"; the group furthest from its target{f' ({group})' if group else ''} misses it by {fmt(r[worst])}"
+
+    if ref is not None:
+        out.append(f"The reference model {ref['_label']} is right on {fmt(ref[acc], pct=True)} of these rows; its "
+                   f"{what} is {fmt(ref[ratio], 2)}{miss(ref)}.")
+    for label, g in s[s["_fair"]].groupby("_label", sort=False):
+        g = g[g[ratio].notna()]
+        if g.empty:
+            continue
+        best = g.sort_values(ratio, ascending=False).iloc[0]
+        sent = (f"{label} at PR_t = {fmt(best['target_rate'])} reaches a ratio of {fmt(best[ratio], 2)} "
+                f"with accuracy {fmt(best[acc], pct=True)}")
+        if ref is not None and np.isfinite(ref[acc]):
+            diff = 100 * (best[acc] - ref[acc])
+            sent += (f", {abs(diff):.1f} percentage points {'less' if diff < 0 else 'more'} than {ref['_label']}"
+                     if abs(diff) >= 0.05 else f", the same accuracy as {ref['_label']}")
+        out.append(sent + miss(best) + ".")
+        if len(g) > 1:
+            out.append(f"Across the {len(g)} target rates tried, {label}'s ratio ranges from "
+                       f"{fmt(g[ratio].min(), 2)} to {fmt(g[ratio].max(), 2)} and its accuracy from "
+                       f"{fmt(g[acc].min(), pct=True)} to {fmt(g[acc].max(), pct=True)}: "
+                       "the target rate is the dial between the two.")
+    fairest = s.sort_values(ratio, ascending=False).iloc[0]
+    most_acc = s.sort_values(acc, ascending=False).iloc[0]
+    out.append(f"Most accurate: {most_acc['_label']} ({fmt(most_acc[acc], pct=True)}). Fairest by this "
+               f"ratio: {fairest['_label']} ({fmt(fairest[ratio], 2)}).")
     return out
