@@ -233,13 +233,13 @@ def _cmd_sweep(args) -> int:
           + ". Worst gap: the largest |population rate - target| over the groups, and its group.")
     print(f"{'model':<16}{'PR_t':>7}{'accuracy':>16}{key:>16}{'pop accuracy':>16}{'pop ' + key:>16}"
           f"{'worst gap':>24}{'fit s':>8}")
-    worst_groups = exp.results.groupby(["model", "target_rate"], dropna=False)["pop_worst_gap_group"].agg(
-        lambda g: "/".join(dict.fromkeys(map(str, g))))
+    worst_groups = {(m, None if not np.isfinite(t) else round(t, 9)): "/".join(dict.fromkeys(map(str, g)))
+                    for (m, t), g in exp.results.groupby(["model", "target_rate"], dropna=False)["pop_worst_gap_group"]}
     for _, r in summary.iterrows():
         t = "" if not np.isfinite(r["target_rate"]) else f"{r['target_rate']:.3f}"
         cells = [format_mean_std(r[m + "_mean"], r[m + "_std"], repeats=repeats) for m in shown[:4]]
         gap = ("" if not np.isfinite(r["pop_worst_gap_mean"]) else
-               f"{r['pop_worst_gap_mean']:.3f} ({worst_groups.get((r['model'], r['target_rate']), '')})"[:23])
+               f"{r['pop_worst_gap_mean']:.3f} ({worst_groups.get((r['model'], None if not np.isfinite(r['target_rate']) else round(r['target_rate'], 9)), '')})"[:23])
         print(f"{r['model']:<16}{t:>7}" + "".join(f"{c:>16}" for c in cells) + f"{gap:>24}{r['fit_seconds_mean']:>8.2f}")
     for sentence in moved_away_summary(exp.results, task.group_names):
         print(f"warning: {sentence}")

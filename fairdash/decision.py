@@ -36,7 +36,7 @@ class DecisionRule:
     @property
     def label_suffix(self) -> str:
         """What a model's label says about its rule: nothing for the paper's rule."""
-        if self.name == "threshold":
+        if self.name in ("threshold", "post-processing"):  # a post-processing model's own label says it
             return ""
         return f" [{self.name}, decides with s]" if self.needs_s else f" [{self.name}]"
 

@@ -407,8 +407,10 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
         raise FairDashError("None of the chosen models serves this criterion.")
     options = options or {}
     # a model the target does not change trains once per seed, unless its decisions depend on the target
+    # (held against the sweep's one target where there is one; against none where there are several)
+    once = [specs[0] if len(specs) == 1 else spec]
     jobs = [(m, sp, seed) for seed in seeds for m in models
-            for sp in (specs if model_info(m).uses_target_rate or spec.decision != "threshold" else [spec])]
+            for sp in (specs if model_info(m).uses_target_rate or spec.decision != "threshold" else once)]
     if len(jobs) > MAX_SWEEP_RUNS:
         raise FairDashError(f"This sweep has {len(jobs)} runs; the limit is {MAX_SWEEP_RUNS}. Use fewer targets or repeats.")
     progress(0.0, f"Preparing {len(seeds)} split(s)")
@@ -452,7 +454,13 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
             if client is not None:
                 client.close()
     progress(1.0, "Done")
-    results = mark_moves(pd.DataFrame(rows), task.group_names)
+    results = pd.DataFrame(rows)
+    if len(specs) > 1 and spec.decision == "threshold":  # a plain model ran once for several targets: no gap
+        plain = ~results["model"].map(lambda m: model_info(m).uses_target_rate)
+        for c in [c for c in results.columns if c.startswith(("target_", "pop_gap_", "bal_gap_"))
+                  or c.endswith(("worst_gap", "worst_gap_group"))]:
+            results.loc[plain, c] = "" if c.endswith("_group") else np.nan
+    results = mark_moves(results, task.group_names)
     results = results[[c for c in RESULT_COLUMNS if c in results.columns]
                       + [c for c in results.columns if c not in RESULT_COLUMNS]]
     return Experiment(results, fitted, skipped, spec)
