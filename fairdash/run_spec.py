@@ -123,6 +123,11 @@ class RunSpec:
             parts += ["--pr-t", q(",".join(f"{t:g}" if isinstance(t, float) else str(t) for t in rates))]
             if g.delta != 1.0:
                 parts += ["--delta", f"{g.delta:g}"]
+        if g.decision != "threshold":
+            parts += ["--decision", g.decision]
+        bound = (self.options.get("agarwal") or {}).get("difference_bound")
+        if bound is not None:
+            parts += ["--agarwal-bound", f"{float(bound):g}"]
         if self.seeds:
             parts += ["--seed", str(self.seeds[0]), "--repeats", str(len(self.seeds))]
         return " ".join(parts + ["--out", "results.csv"])

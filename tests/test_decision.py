@@ -1,0 +1,246 @@
+"""Decisions that land on the target (issue 18): the decision rules, per-group gaps, which way a fair model
+moved each group, the threshold optimizer, and the command line around them. Real data: the bundled Adult
+(s = sex) and COMPAS (s = race) samples, seed 0."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fairdash import data
+from fairdash.cli import main
+from fairdash.decision import FittedDecision, cut_for_rate, fit_decision, rule_info
+from fairdash.errors import FairDashError
+from fairdash.experiments import fit_model, run_experiment
+from fairdash.export import load_model, save_model
+from fairdash.gaps import group_gaps, moved_away_summary
+from fairdash.run_spec import RunSpec
+from fairdash.target_spec import TargetSpec, make_target_spec
+
+COMPAS_RACE = ["--data", "compas", "--s", "race", "--s1", "Caucasian", "--y", "two-year-recid", "--y1", "1"]
+
+
+@pytest.fixture(scope="module")
+def adult_sex():
+    return data.build_task(data.load_sample("adult"),
+                           data.TaskSpec("sex", "salary", ("Male",), (">50K",), drop=("fnlwgt",)))
+
+
+@pytest.fixture(scope="module")
+def compas_race():
+    return data.build_task(data.load_sample("compas"), data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",)))
+
+
+@pytest.fixture(scope="module")
+def adult_at_030(adult_sex):
+    """FairLR on Adult sex at PR_t 0.30, seed 0, with each rule."""
+    return {rule: fit_model(adult_sex, "fair-lr", target=make_target_spec("dp", 0.30, decision=rule), seed=0)
+            for rule in ("threshold", "overall-rate", "group-rates")}
+
+
+def run(args, capsys):
+    capsys.readouterr()
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+# --------------------------------------------------------------------------------------------------
+# The maths of the cuts
+# --------------------------------------------------------------------------------------------------
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=200, unique=True), st.floats(0, 1))
+def test_a_cut_gives_the_asked_share_of_distinct_scores(scores, rate):
+    cut = cut_for_rate(scores, rate)
+    k = int(np.clip(np.rint(rate * len(scores)), 0, len(scores)))
+    assert int((np.asarray(scores) > cut).sum()) == k
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from([0.1, 0.3, 0.5, 0.7]), min_size=1, max_size=100), st.floats(0, 1))
+def test_with_ties_the_cut_never_overshoots_by_more_than_the_tied_block(scores, rate):
+    cut = cut_for_rate(scores, rate)
+    got = float((np.asarray(scores) > cut).mean())
+    k = np.rint(rate * len(scores)) / len(scores)
+    tied = max(np.mean(np.asarray(scores) == v) for v in set(scores))
+    assert abs(got - k) <= tied + 1e-12
+
+
+class _Scores:
+    """A stand-in estimator whose score is the first feature."""
+
+    def predict_proba(self, X):
+        p = np.asarray(X)[:, 0]
+        return np.column_stack([1 - p, p])
+
+    def predict(self, X):
+        return (np.asarray(X)[:, 0] > 0.5).astype(int)
+
+
+def test_group_rates_cuts_each_group_at_its_target_and_needs_s():
+    rng = np.random.default_rng(0)
+    X = rng.random((1000, 1))
+    s = (rng.random(1000) < 0.4).astype(int)
+    y = (rng.random(1000) < X[:, 0]).astype(int)
+    d = fit_decision("group-rates", _Scores(), X, y, s, [0.3, 0.3], 0.3)
+    pred = d.decide(_Scores(), X, s)
+    assert [pred[s == g].mean() for g in (0, 1)] == pytest.approx([0.3, 0.3], abs=1 / 300)
+    with pytest.raises(FairDashError, match="decides with s"):
+        d.decide(_Scores(), X)
+    assert FittedDecision.from_dict(d.to_dict()) == d
+    over = fit_decision("overall-rate", _Scores(), X, y, s, [0.2, 0.5], 0.38)
+    assert over.decide(_Scores(), X).mean() == pytest.approx(0.38, abs=1e-3)
+    eo = fit_decision("group-rates", _Scores(), X, y, s, [0.9, 0.6], 0.5, criterion_rate="tpr")
+    pred = eo.decide(_Scores(), X, s)
+    assert [pred[(s == g) & (y == 1)].mean() for g in (0, 1)] == pytest.approx([0.9, 0.6], abs=0.01)
+
+
+def test_rules_are_validated_and_travel_in_the_target():
+    assert rule_info("group-rates").needs_s and not rule_info("overall-rate").needs_s
+    with pytest.raises(FairDashError, match="Unknown decision rule"):
+        make_target_spec("dp", 0.3, decision="nearest")
+    with pytest.raises(FairDashError, match="legitimate factor"):
+        make_target_spec("dp", 0.3, strata_column="sex", decision="group-rates")
+    spec = make_target_spec("eo", tpr_target=0.9, tnr_target=0.8, decision="group-rates")
+    assert TargetSpec.from_dict(json.loads(json.dumps(spec.to_dict()))) == spec
+    assert "decides with s" in spec.describe()
+    assert TargetSpec.from_dict({"criterion": "dp", "target_rate": 0.3}).decision == "threshold"  # older files
+
+
+def test_gaps_are_signed_and_the_worst_is_named():
+    g = group_gaps([0.158, 0.259], [0.3, 0.3], ("Female", "Male"))
+    assert g["pop_gap_0"] == pytest.approx(-0.142) and g["pop_gap_1"] == pytest.approx(-0.041)
+    assert g["pop_worst_gap"] == pytest.approx(0.142) and g["pop_worst_gap_group"] == "Female"
+
+
+# --------------------------------------------------------------------------------------------------
+# Adult, s = sex, PR_t = 0.30, seed 0, on the population
+# --------------------------------------------------------------------------------------------------
+def test_adult_threshold_keeps_todays_numbers_and_names_the_worst_group(adult_at_030):
+    m = adult_at_030["threshold"].metrics
+    assert (round(m["pop_pr_0"], 3), round(m["pop_pr_1"], 3)) == (0.158, 0.259)
+    assert round(m["pop_worst_gap"], 3) == 0.142 and m["pop_worst_gap_group"] == "Female"
+    assert m["pop_gap_0"] < 0 and m["target_0"] == m["target_1"] == pytest.approx(0.30)
+    assert np.isfinite(m["bal_worst_gap"]) and m["bal_worst_gap_group"] in ("Female", "Male")
+
+
+def test_adult_group_rates_puts_both_groups_within_003_of_the_target(adult_at_030):
+    m = adult_at_030["group-rates"].metrics
+    assert abs(m["pop_pr_0"] - 0.30) <= 0.03 and abs(m["pop_pr_1"] - 0.30) <= 0.03
+    assert m["pop_worst_gap"] <= 0.03
+
+
+def test_adult_overall_rate_hits_the_overall_rate_within_002(adult_sex, adult_at_030):
+    from fairdash.data import split_arrays
+
+    tm = adult_at_030["overall-rate"]
+    arrays = split_arrays(adult_sex, 0)
+    pred = tm.decision.decide(tm.estimator, arrays.X_test)  # needs no s
+    assert abs(pred.mean() - 0.30) <= 0.02
+
+
+def test_a_saved_group_rates_model_decides_the_same_and_needs_s(adult_sex, adult_at_030, tmp_path):
+    tm = adult_at_030["group-rates"]
+    table = data.load_sample("adult").head(400)
+    loaded = load_model(save_model(tm, tmp_path / "m.fairdash"))
+    assert loaded.decides_with_s and loaded.metadata["decision"]["decides_with_s"] is True
+    assert "decides with s" in loaded.label
+    assert np.array_equal(loaded.predict(table), tm.predict(table))
+    with pytest.raises(FairDashError, match="decides with s.*'sex'"):
+        loaded.predict(table.drop(columns=["sex"]))
+
+
+# --------------------------------------------------------------------------------------------------
+# COMPAS, s = race, PR_t = 0.401
+# --------------------------------------------------------------------------------------------------
+def test_compas_fair_lr_moves_caucasians_away_and_group_rates_lands_on_target(compas_race):
+    exp = run_experiment(compas_race, ["fair-lr", "lr"], target=make_target_spec("dp", 0.401))
+    fair = exp.results[exp.results["model"] == "fair-lr"].iloc[0]
+    assert fair["pop_moved_1"] == "away"  # group 1 is Caucasian
+    said = moved_away_summary(exp.results, compas_race.group_names)
+    assert any("FairLR moved Caucasian away from its target" in s and "0.181" in s and "0.238" in s and "0.401" in s
+               for s in said), said
+    exp = run_experiment(compas_race, ["fair-lr"], target=make_target_spec("dp", 0.401, decision="group-rates"))
+    row = exp.results.iloc[0]
+    assert abs(row["pop_pr_0"] - 0.401) <= 0.04 and abs(row["pop_pr_1"] - 0.401) <= 0.04
+    assert row["decides_with_s"] and "decides with s" in row["label"]
+
+
+def test_cli_summaries_say_who_moved_away(capsys, tmp_path):
+    code, out, err = run(["sweep", *COMPAS_RACE, "--pr-t", "0.401", "--models", "fair-lr,lr",
+                          "--out", str(tmp_path / "r.csv")], capsys)
+    assert code == 0, err
+    assert "FairLR moved Caucasian away from its target" in out
+    csv = pd.read_csv(tmp_path / "r.csv")
+    assert {"pop_gap_0", "pop_gap_1", "pop_worst_gap", "pop_worst_gap_group", "bal_worst_gap", "decision",
+            "decides_with_s", "moved_away"} <= set(csv.columns)
+    code, out, err = run(["train", *COMPAS_RACE, "--pr-t", "0.401", "--model", "fair-lr", "--json",
+                          "--out", str(tmp_path / "m.fairdash")], capsys)
+    assert code == 0, err
+    got = json.loads(out)
+    assert got["pop_worst_gap_group"] == "Caucasian" and "Caucasian away" in got["moved_away"]
+
+
+def test_cli_predict_without_s_on_a_model_that_decides_with_s_exits_2(capsys, tmp_path):
+    code, _, err = run(["train", *COMPAS_RACE, "--pr-t", "0.401", "--model", "lr", "--decision", "group-rates",
+                        "--out", str(tmp_path / "g.fairdash")], capsys)
+    assert code == 0, err
+    table = data.load_sample("compas").head(60)
+    table.drop(columns=["race"]).to_csv(tmp_path / "no_s.csv", index=False)
+    code, _, err = run(["predict", "--model", str(tmp_path / "g.fairdash"), "--data", str(tmp_path / "no_s.csv"),
+                        "--out", str(tmp_path / "o.csv")], capsys)
+    errors = [ln for ln in err.splitlines() if not ln.startswith("warning: ")]
+    assert code == 2 and len(errors) == 1 and "decides with s" in errors[0] and "'race'" in errors[0]
+
+
+def test_the_rule_is_part_of_the_run_configuration(compas_race):
+    spec = RunSpec(data="compas", task=compas_race.spec, target=make_target_spec("dp", 0.4, decision="overall-rate"),
+                   models=("fair-lr",), options={"agarwal": {"difference_bound": 0.01}})
+    back = RunSpec.from_dict(json.loads(json.dumps(spec.to_dict())))
+    assert back.target.decision == "overall-rate" and back.options == {"agarwal": {"difference_bound": 0.01}}
+    assert "--decision overall-rate" in back.cli_command() and "--agarwal-bound 0.01" in back.cli_command()
+
+
+def test_agarwal_bound_is_checked(capsys, tmp_path):
+    code, _, err = run(["sweep", *COMPAS_RACE, "--models", "lr", "--agarwal-bound", "0.01",
+                        "--out", str(tmp_path / "r.csv")], capsys)
+    assert code == 2 and "agarwal model only" in err
+    code, _, err = run(["sweep", *COMPAS_RACE, "--models", "agarwal", "--agarwal-bound", "0",
+                        "--out", str(tmp_path / "r.csv")], capsys)
+    assert code == 2 and "(0, 1]" in err
+
+
+def test_fit_model_refuses_a_target_given_twice(compas_race):
+    with pytest.raises(FairDashError, match="not both.*target_rate=0.3"):
+        fit_model(compas_race, "fair-lr", target=make_target_spec("dp", 0.4), target_rate=0.3)
+
+
+# --------------------------------------------------------------------------------------------------
+# The threshold optimizer (post-processing, decides with s)
+# --------------------------------------------------------------------------------------------------
+def test_threshold_optimizer_reaches_parity_on_adult_and_matches_fairlearn(adult_sex, tmp_path):
+    from fairlearn.postprocessing import ThresholdOptimizer
+    from sklearn.linear_model import LogisticRegression
+
+    from fairdash.data import split_arrays
+
+    tm = fit_model(adult_sex, "threshold-optimizer", target=make_target_spec("dp", 0.3), seed=0)
+    assert tm.metrics["pop_pr_ratio"] >= 0.9
+    arrays = split_arrays(adult_sex, 0)
+    lr = LogisticRegression(C=1.0, max_iter=1000).fit(arrays.X_train, arrays.y_train)
+    ref = ThresholdOptimizer(estimator=lr, constraints="demographic_parity", prefit=True,
+                             predict_method="predict_proba").fit(arrays.X_train, arrays.y_train,
+                                                                 sensitive_features=arrays.s_train)
+    ours = tm.estimator.predict(arrays.X_test, s=arrays.s_test)
+    theirs = ref.predict(arrays.X_test, sensitive_features=arrays.s_test, random_state=0)
+    assert np.mean(ours == theirs) >= 0.999
+    with pytest.raises(FairDashError, match="decides with s"):
+        tm.estimator.predict(arrays.X_test)
+    table = data.load_sample("adult").head(300)
+    loaded = load_model(save_model(tm, tmp_path / "t.fairdash"))
+    assert np.array_equal(loaded.predict(table), tm.predict(table))
+    assert "decides with s" in loaded.label
