@@ -506,23 +506,52 @@ class Run:
     seconds: float = 0.0
     created: str = field(default_factory=utc_now)
     number: int = 0
+    leaks: tuple = ()  # feature columns that gave s or y away when it was trained
+    same_as: int = 0  # the number of an earlier run of the session with the very same description
 
     @property
     def key(self) -> str:
         return run_key(self.task, self.spec)
 
-    @property
-    def title(self) -> str:
-        """A short name for lists of runs: number, models, data and target."""
-        labels = ", ".join(dict.fromkeys(self.results["label"].astype(str))) if len(self.results) else "no models"
-        data = self.data_name if len(self.data_name) <= 24 else self.data_name[:23] + "…"
+    def summary_parts(self) -> list[str]:
+        from .models.registry import model_info
+
+        names = list(dict.fromkeys(self.spec.models)) or ["no models"]
+        labels = ", ".join(model_info(m).label if m in _known_models() else m for m in names)
         g = self.spec.target
         grid = [t for t in self.spec.target_rates if isinstance(t, float)]
         target = (f"TPR {g.tpr_target:.2f} / TNR {g.tnr_target:.2f}" if g.explicit
                   else f"PR_t {grid[0]:.3f}–{grid[-1]:.3f}" if len(grid) > 1
                   else f"PR_t {(grid or [g.target_rate])[0]:.3f}" if grid or g.target_rate is not None
                   else f"{g.preset} preset")
-        return f"Run {self.number}: {labels} · {data} · {target}"
+        t = self.spec.task
+        crit = criterion_info(g.criterion).words + (f" given {g.strata_column}" if g.conditional else "")
+        parts = [labels, self.data_name, f"s = {t.s_column}" + (f" × {t.s_with}" if t.s_with else "")
+                 + f", y = {t.y_column}", f"{crit}, {target}"]
+        if g.decision != "threshold":
+            parts.append(g.decision + (" (decides with s)" if g.decision_rule.needs_s else ""))
+        if t.drop:
+            parts.append("without " + ", ".join(map(str, t.drop)))
+        if t.s_as_feature:
+            parts.append("sees s")
+        if self.leaks:
+            parts.append("trained with a leak (" + ", ".join(map(str, self.leaks)) + ")")
+        if len(self.spec.seeds) > 1:
+            parts.append(f"{len(self.spec.seeds)} repeats")
+        return parts
+
+    @property
+    def title(self) -> str:
+        """The run's name in lists: number, time, models, data, s and y, criterion and target, decision
+        rule, dropped features and flags; an exact repeat of an earlier run's settings says so."""
+        when = self.created[11:16] if len(self.created) >= 16 else self.created
+        text = f"Run {self.number} ({when} UTC): " + " · ".join(self.summary_parts())
+        return text + (f" · same settings as Run {self.same_as}" if self.same_as else "")
+
+    @property
+    def description(self) -> str:
+        """The full text (for hover): the title plus the target in words."""
+        return f"{self.title}. Target: {self.spec.target.describe()}. Trained on {self.data_name!s}."
 
 
 def run_key(task: Task, spec: RunSpec) -> str:
@@ -534,8 +563,9 @@ def run_key(task: Task, spec: RunSpec) -> str:
 
 
 def train_run(task: Task, spec: RunSpec, *, data_name: str, data_description: str = "", number: int = 0,
-              only_serving: bool = True, **kwargs) -> Run:
-    """``run_experiment`` for a :class:`RunSpec`, kept as a :class:`Run` (models kept)."""
+              only_serving: bool = True, leaks=(), **kwargs) -> Run:
+    """``run_experiment`` for a :class:`RunSpec`, kept as a :class:`Run` (models kept); ``leaks`` names
+    the feature columns that gave s or y away, so the run says it was trained with them."""
     t0 = time.perf_counter()
     exp = run_experiment(task, list(spec.models), spec.target_rates, spec.seeds, target=spec.target,
                          options=spec.options, keep_models=True, only_serving=only_serving, **kwargs)
@@ -546,5 +576,11 @@ def train_run(task: Task, spec: RunSpec, *, data_name: str, data_description: st
             if not info.serves(spec.target.criterion):
                 res.loc[i, "label"] = f"{res.loc[i, 'label']} (made for {'/'.join(info.criteria)})"
     return Run(spec, task, data_name, res, exp.models, exp.skipped, data_description,
-               time.perf_counter() - t0, number=number)
+               time.perf_counter() - t0, number=number, leaks=tuple(leaks))
 
+
+
+def _known_models():
+    from .models.registry import MODELS
+
+    return MODELS

@@ -82,5 +82,7 @@ def runs() -> list:
 def add_run(run) -> None:
     history = runs()
     run.number = (history[-1].number + 1) if history else 1
+    same = [r.number for r in history if r.summary_parts() == run.summary_parts()]
+    run.same_as = same[-1] if same else 0
     history.append(run)
     st.session_state["fd_run"] = run

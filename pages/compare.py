@@ -31,7 +31,9 @@ by_number = {r.number: r for r in history}
 ss["compare_runs"] = [n for n in ss.get("compare_runs", []) if n in by_number] or [history[-1].number]
 c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
 chosen = c1.multiselect("Runs to compare", list(by_number), key="compare_runs",
-                        format_func=lambda n: by_number[n].title)
+                        format_func=lambda n: by_number[n].title,
+                        help="Each run's number, time, models, data, s and y, criterion and target, decision rule and "
+                             "flags. " + " | ".join(r.description for r in by_number.values()))
 if c2.button("Clear the run history", key="clear_runs"):
     ss["fd_runs"], ss["fd_run"] = [], None
     ss.pop("compare_runs", None)

@@ -25,7 +25,8 @@ if not history:
 by_number = {r.number: r for r in history}
 if ss.get("export_run") not in by_number:
     ss["export_run"] = history[-1].number
-number = st.selectbox("Run", list(by_number), key="export_run", format_func=lambda n: by_number[n].title)
+number = st.selectbox("Run", list(by_number), key="export_run", format_func=lambda n: by_number[n].title,
+                      help=" | ".join(r.description for r in by_number.values()))
 run = by_number[number]
 results = run.results
 st.caption(f"Trained on {run.data_name} at {run.created} (UTC); target: {run.spec.target.describe()}.")

@@ -153,7 +153,7 @@ if st.button("Train", key="train_button", type="primary", disabled=why_not is no
                 bar.progress(float(min(max(fraction, 0.0), 1.0)), text=message)
 
             try:
-                run = train_run(task, spec, data_name=str(ss.get("fd_table_name", "?")),
+                run = train_run(task, spec, data_name=str(ss.get("fd_table_name", "?")), leaks=[x["column"] for x in y_leaks],
                                 data_description=str(ss.get("fd_table_desc") or ""), only_serving=not include_other,
                                 cache=ui.fit_cache(), progress=progress, n_jobs=int(n_jobs))
             except Exception as e:  # noqa: BLE001 - shown as a message; the session keeps its state
