@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import FairDashError
+from .metrics import one_class_reason
 
 EO_PAPER_GRID = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 PRINTED_METRICS = ("accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1", "pr_ratio", "tpr_ratio")
@@ -121,7 +122,7 @@ def _cmd_train(args) -> int:
                 if pre + k in m:
                     print(f"  {k:<10} {_fmt(m.get(pre + k))}")
             if m.get(pre + "one_class"):
-                print(f"  note: the model {m[pre + 'one_class']}; its ratios are empty (0/0 is not parity)")
+                print(f"  note: the model {m[pre + 'one_class']}; {one_class_reason(m[pre + 'one_class'])}")
             if pre + "cond_pr_ratio" in m and np.isfinite(m[pre + "cond_pr_ratio"]):
                 print(f"  conditional PR ratio (worst stratum) {_fmt(m[pre + 'cond_pr_ratio'])}, share-weighted mean over "
                       f"strata {_fmt(m.get(pre + 'cond_pr_ratio_mean', float('nan')))}")
@@ -245,8 +246,8 @@ def _cmd_sweep(args) -> int:
         print(f"warning: {sentence}")
     one = exp.results[exp.results["one_class"].astype(bool) | exp.results["pop_one_class"].astype(bool)]
     for _, r in one.drop_duplicates(["model", "one_class", "pop_one_class"]).iterrows():
-        print(f"note: {r['label']} (seed {r['seed']}) {r['one_class'] or r['pop_one_class']}: its ratios are empty "
-              "(n/a), since 0/0 is not parity.")
+        print(f"note: {r['label']} (seed {r['seed']}) {r['one_class'] or r['pop_one_class']}: "
+              f"{one_class_reason(r['one_class'] or r['pop_one_class'])}.")
     print(f"Results: {out} (configuration: {out}.json)")
     return 0
 

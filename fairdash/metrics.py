@@ -94,6 +94,9 @@ def group_metrics(y_true, y_pred, s, n_groups: int | None = None) -> dict:
         out[f"{m}_diff"] = float(max(finite) - min(finite)) if len(finite) >= 2 else float("nan")
     pr1 = out.get("pr_1", float("nan"))
     out["pr_ratio_01"] = float(out["pr_0"] / pr1) if np.isfinite(pr1) and pr1 > 0 else float("nan")
+    if p.size and np.all(p == p[0]):  # one class for everyone: no decision, so no ratio (never a parity of 1)
+        for k in ("pr_ratio", "tpr_ratio", "tnr_ratio", "pr_ratio_01", "pr_diff", "tpr_diff", "tnr_diff"):
+            out[k] = float("nan")
     return out
 
 
@@ -134,8 +137,15 @@ def one_class_notes(results: pd.DataFrame) -> list[str]:
         hit = results[results[col].fillna("").astype(str) != ""]
         labels = hit["label"] if "label" in hit.columns else hit["model"]
         for (label, note), g in hit.groupby([labels, hit[col]], sort=False):
-            why = ("its ratios there are empty (n/a), since 0/0 is not parity" if note.endswith("for everyone") else
-                   "it makes no decision within those groups, so their rates say nothing about the target")
-            notes.append(f"{label} {note} on the {where} in {len(g)} run(s): {why}.")
+            notes.append(f"{label} {note} on the {where} in {len(g)} run(s): {one_class_reason(note)}.")
     return list(dict.fromkeys(notes))
+
+
+def one_class_reason(note: str) -> str:
+    """What a one-class note means for the numbers beside it (one rule for every output)."""
+    if note.endswith("for everyone"):
+        return ("it makes no decision at all, so its ratios are left empty (n/a) and never counted as parity in a "
+                "mean")
+    return ("it makes no decision within those groups: their rates are measured (0 or 1), but say nothing about "
+            "who should get a positive")
 
