@@ -104,7 +104,9 @@ def _points(df: pd.DataFrame, groups: list[int], rate_col: str, gap_col: str) ->
             target = pd.to_numeric(g[f"target_{j}"], errors="coerce")
             if rate.dropna().empty:
                 continue
-            gap = pd.to_numeric(g[f"{gap_col}{j}"], errors="coerce") if f"{gap_col}{j}" in g.columns else rate - target
+            gap = rate - target  # the recorded gap where there is one (it may come from finer cells)
+            if f"{gap_col}{j}" in g.columns:
+                gap = pd.to_numeric(g[f"{gap_col}{j}"], errors="coerce").fillna(gap)
             rows.append({"label": str(label), "target_rate": t, "group": j, "rate": float(rate.mean()),
                          "std": float(rate.std(ddof=1)) if rate.notna().sum() > 1 else 0.0,
                          "target": float(target.mean()) if target.notna().any() else np.nan,

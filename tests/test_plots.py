@@ -436,3 +436,20 @@ def test_moved_away_sentences_are_collected_once_each():
     assert plots.moved_away_sentences(target_results()) == []
     assert plots.moved_away_sentences(_results()) == []
 
+
+
+def test_the_report_draws_the_target_view_on_both_test_sets_and_none_for_older_results():
+    from fairdash.report.figures import make_figures
+
+    res = target_results(seeds=(0, 1))
+    summary = summarize(res, by=("model", "label", "target_rate"))
+    names = ("<b>Female</b>", "Male")
+    figs = make_figures(res, summary, "dp", {"target_rate": 0.3}, names)
+    views = [(t, f) for t, f, _ in figs if t.startswith("Each group's positive rates against its target")]
+    assert [("population" in t, "balanced" in t) for t, _ in views] == [(True, False), (False, True)]
+    assert list(_trace(views[0][1], "FairLR").text) == ["-0.137", "-0.041"]
+    assert list(_trace(views[1][1], "FairLR").text) == ["-0.142", "-0.142"]
+    assert views[0][1].layout.yaxis.ticktext[0] == "&lt;b&gt;Female&lt;/b&gt; · FairLR"  # escaped once
+    old = _results()
+    assert not [t for t, _, _ in make_figures(old, summarize(old, by=("model", "label", "target_rate")), "dp",
+                                              {"target_rate": 0.2}, ("a", "b")) if "against its target" in t]
