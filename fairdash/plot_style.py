@@ -30,7 +30,8 @@ _SPARE_SYMBOLS = ("cross", "triangle-left", "triangle-right", "hourglass", "bowt
                   "star-square", "diamond-tall")
 _RUN_FILLS = ("", "-open", "-dot", "-open-dot")  # run 1, 2, 3, 4 of one model (then the colour shifts)
 # Where a label sits beside its point, one per line drawn: neighbours' labels go to different sides.
-TEXT_POSITIONS = ("top right", "bottom right", "top left", "bottom left", "middle right", "middle left")
+# (Two runs of one model are drawn two lines apart: they get different heights.)
+TEXT_POSITIONS = ("top right", "top left", "bottom right", "bottom left", "middle right", "middle left")
 _RUN = re.compile(r"^(?P<base>.*) · run (?P<run>\d+)$")
 
 # A light look close to plotly_white, spelled out: a named template costs ~40 ms per figure, too much
@@ -90,9 +91,15 @@ def marker(style: dict, size: int = 11) -> dict:
     return dict(symbol=symbol, size=size, color=colour, line=line, opacity=0.9)
 
 
-def text_position(i: int) -> str:
-    """Where the ``i``-th line drawn puts its labels."""
-    return TEXT_POSITIONS[i % len(TEXT_POSITIONS)]
+def text_position(i: int, where: float | None = None) -> str:
+    """Where the ``i``-th line drawn puts its labels; ``where``, the labelled point's place across the
+    x axis (0 = left edge, 1 = right edge), turns a label near an edge inwards so it stays in view."""
+    pos = TEXT_POSITIONS[i % len(TEXT_POSITIONS)]
+    if where is not None and where > 0.7:
+        return pos.replace("right", "left")
+    if where is not None and where < 0.3:
+        return pos.replace("left", "right")
+    return pos
 
 
 def text_font(size: int = 11) -> dict:

@@ -164,9 +164,34 @@ def _point_labels(label: str, g: pd.DataFrame) -> list[str]:
     return text
 
 
-def _model_traces(df, xname, yname, *, show_error=True) -> list:
+def _untangle(traces: list, xmax: float, yspan: float) -> None:
+    """Names of points close together (within 15% of the x axis and 8% of the y axis) go to different
+    places: the upper half of the cluster writes above its points, the lower half below, alternating
+    right and left (left first near the right edge of the x axis, where names turn inwards)."""
+    pts = []
+    for t in traces:
+        k = next((j for j in range(len(t["text"]) - 1, -1, -1) if t["text"][j]), None)
+        ok = k is not None and np.isfinite(t["x"][k]) and np.isfinite(t["y"][k])
+        pts.append((float(t["x"][k]), float(t["y"][k])) if ok else None)
+    for i, (t, p) in enumerate(zip(traces, pts)):
+        if p is None:
+            continue
+        cluster = [(j, q) for j, q in enumerate(pts) if q is not None and abs(q[0] - p[0]) < 0.15 * xmax
+                   and abs(q[1] - p[1]) < 0.08 * yspan]
+        if len(cluster) < 2:
+            continue
+        order = [j for j, q in sorted(cluster, key=lambda jq: (-jq[1][1], jq[1][0], jq[0]))]
+        rank, half = order.index(i), (len(order) + 1) // 2
+        k = rank if rank < half else rank - half
+        sides = ("left", "right") if p[0] / xmax > 0.7 else ("right", "left")
+        vertical = "middle" if k >= 2 else "top" if rank < half else "bottom"
+        t["textposition"] = f"{vertical} {sides[k % 2]}"
+
+
+def _model_traces(df, xname, yname, *, show_error=True, xmax: float = 1.0, yspan: float = 1.0) -> list:
     """One trace per label: its own colour-blind-safe colour and marker symbol, and its name written
-    beside its last point (neighbouring lines put their names on different sides)."""
+    beside its last point (a name near the edge of the x axis, which ends at ``xmax``, turns inwards;
+    names of points close together go to different sides: :func:`_untangle`)."""
     traces = []
     styles = label_styles(df["label"].astype(str))
     for i, (label, g) in enumerate(df.groupby("label", sort=False)):
@@ -175,14 +200,16 @@ def _model_traces(df, xname, yname, *, show_error=True) -> list:
         y, ys = _col(g, yname)
         several = g["target_rate"].notna().sum() > 1
         style = styles[str(label)]
+        where = float(x[-1]) / xmax if len(x) and np.isfinite(x[-1]) and xmax > 0 else None
         traces.append(_scatter(
             x=x, y=y, name=str(label), mode="lines+markers+text" if several else "markers+text",
-            marker=_marker(style), line=dict(width=1.5, color=style["colour"]),
-            text=_point_labels(str(label), g), textposition=_text_position(i), textfont=_text_font(),
+            marker=_marker(style), line=dict(width=1.5, color=style["colour"]), cliponaxis=False,
+            text=_point_labels(str(label), g), textposition=_text_position(i, where), textfont=_text_font(),
             error_x=dict(type="data", array=xs, visible=show_error, thickness=1),
             error_y=dict(type="data", array=ys, visible=show_error, thickness=1),
             customdata=_hover(g), hovertemplate="%{customdata}<br>x %{x:.3f}<br>y %{y:.3f}<extra></extra>",
         ))
+    _untangle(traces, xmax, yspan)
     return traces
 
 
@@ -250,7 +277,7 @@ def group_rates_figure(summary_or_results, metric: str = "pr", *, group_names=No
         text = [f"{v:.3f}" if np.isfinite(v) else "" for v in y]  # each rate written beside its point
         text[-1] = f"{text[-1]} {r['label']}".strip()
         traces.append(_scatter(x=names, y=y, mode="lines+markers+text", name=name, marker=_marker(style),
-                               line=dict(width=1.5, color=style["colour"]), text=text,
+                               line=dict(width=1.5, color=style["colour"]), text=text, cliponaxis=False,
                                textposition=_text_position(i), textfont=_text_font(),
                                error_y=dict(type="data", array=e, thickness=1),
                                hovertemplate="%{x}: %{y:.3f}<extra>" + name + "</extra>"))
@@ -261,7 +288,9 @@ def group_rates_figure(summary_or_results, metric: str = "pr", *, group_names=No
                                line=dict(color="#444444", dash="dash", width=1.5)))
             traces.append(_scatter(x=[names[0]], y=[t], mode="markers", name=f"target PR_t {t:.3f}",
                                    marker=dict(symbol="x", size=9, color="#444444")))
-    return _figure(traces, _layout(title, "group", what, shapes=shapes))
+    layout = _layout(title, "group", what, shapes=shapes)
+    layout["xaxis"]["range"] = [-0.4, G - 0.2]  # room for the names written right of the last group
+    return _figure(traces, layout)
 
 
 def _rate_scatter(summary_or_results, metric: str, title: str, xtitle: str, ytitle: str, target_rates=None,
@@ -285,12 +314,12 @@ def _rate_scatter(summary_or_results, metric: str, title: str, xtitle: str, ytit
             traces.append(_scatter(x=ts, y=ts, mode="markers", name=TARGET_NAME,
                                      marker=dict(symbol="x", size=9, color="#444444"),
                                      hovertemplate="target PR_t %{x:.3f}<extra></extra>"))
-    traces += _model_traces(df, f"{metric}_0", f"{metric}_1")
-    traces.append(_highlight_trace(df, f"{metric}_0", f"{metric}_1", highlight_target))
     x, _ = _col(df, f"{metric}_0")
     y, _ = _col(df, f"{metric}_1")
     hi = float(np.nanmax(np.concatenate([x, y, ts, [0.05]])))  # the targets stay in view too
     lim = min(1.0, hi * 1.15 + 0.02)
+    traces += _model_traces(df, f"{metric}_0", f"{metric}_1", xmax=lim, yspan=lim)
+    traces.append(_highlight_trace(df, f"{metric}_0", f"{metric}_1", highlight_target))
     return _figure(traces, _layout(title, xtitle, ytitle, [0, lim], [0, lim]))
 
 
@@ -339,14 +368,14 @@ def accuracy_fairness(summary_or_results, criterion: str = "dp", *, rates=None, 
         traces.append(_scatter(x=rx, y=ry, mode="lines", name=reference_name,
                                line=dict(color="#7f7f7f", dash="dot", width=1.5),
                                hovertemplate="ratio %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>"))
-    traces += _model_traces(df, xname, "accuracy")
-    traces.append(_highlight_trace(df, xname, "accuracy", highlight_target))
     y, ys = _col(df, "accuracy")
     if reference_rates is not None and reference_shares is not None:
         y = np.concatenate([y, ry])
         ys = np.concatenate([ys, np.zeros_like(ry)])
-    lo = float(np.nanmin(np.concatenate([y - ys, [1.0]])))
-    return _figure(traces, _layout(title, xtitle, "accuracy", [0, 1.05], [max(0.0, lo - 0.05), 1.01]))
+    lo = max(0.0, float(np.nanmin(np.concatenate([y - ys, [1.0]]))) - 0.05)
+    traces += _model_traces(df, xname, "accuracy", xmax=1.05, yspan=1.01 - lo)
+    traces.append(_highlight_trace(df, xname, "accuracy", highlight_target))
+    return _figure(traces, _layout(title, xtitle, "accuracy", [0, 1.05], [lo, 1.01]))
 
 
 def result_columns(criterion, n_groups: int) -> list[tuple[str, str]]:

@@ -167,7 +167,7 @@ def target_view(results: pd.DataFrame, criterion: str = "dp", *, population: boo
         p = pts[pts["label"] == label]
         gap_text = [f"{v:+.3f}" if np.isfinite(v) else "no target" for v in p["gap"]]
         traces.append(scatter(
-            x=p["rate"].tolist(), y=p["y"].tolist(), mode="markers+text", name=html.escape(label),
+            x=p["rate"].tolist(), y=p["y"].tolist(), mode="markers+text", name=html.escape(label), cliponaxis=False,
             marker=marker(styles[label], size=12), text=gap_text, textfont=text_font(12),
             textposition=["middle left" if np.isfinite(v) and v < 0 else "middle right" for v in p["gap"]],
             error_x=dict(type="data", array=p["std"].tolist(), visible=repeats > 1, thickness=1),

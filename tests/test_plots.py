@@ -285,8 +285,19 @@ def test_models_are_labelled_on_the_figure_and_never_only_by_colour():
         assert {t.marker.color for t in models} <= set(plot_style.OKABE_ITO)
         for t in models:
             assert "text" in t.mode and t.name in [x for x in t.text if x][0], (t.name, t.text)
-        # neighbouring lines write their names on different sides of their points
-        assert len({t.textposition for t in models}) == 4
+        # two runs of one model (points close together) write their names on different sides
+        for model in ("FairLR", "LR"):
+            runs = [t for t in models if t.name.startswith(model + " · ")]
+            assert len({t.textposition for t in runs}) == 2, [(t.name, t.textposition) for t in runs]
+
+
+def test_a_name_near_the_right_edge_turns_inwards():
+    assert plot_style.text_position(0) == "top right"
+    assert plot_style.text_position(0, where=0.95) == "top left"
+    assert plot_style.text_position(1, where=0.05) == "top right"
+    fig = plots.accuracy_fairness(_results(), "dp")  # FairLR's ratio is near 1, at the right edge
+    assert _trace(fig, "FairLR").textposition.endswith("left")
+    assert _trace(fig, "FairLR").cliponaxis is False
 
 
 def test_per_group_figure_writes_each_rate_beside_its_point():
@@ -445,7 +456,7 @@ def test_the_report_draws_the_target_view_on_both_test_sets_and_none_for_older_r
     summary = summarize(res, by=("model", "label", "target_rate"))
     names = ("<b>Female</b>", "Male")
     figs = make_figures(res, summary, "dp", {"target_rate": 0.3}, names)
-    views = [(t, f) for t, f, _ in figs if t.startswith("Each group's positive rates against its target")]
+    views = [(t, f) for t, f, _ in figs if t.startswith("Each group's positive rate against its target")]
     assert [("population" in t, "balanced" in t) for t, _ in views] == [(True, False), (False, True)]
     assert list(_trace(views[0][1], "FairLR").text) == ["-0.137", "-0.041"]
     assert list(_trace(views[1][1], "FairLR").text) == ["-0.142", "-0.142"]

@@ -76,9 +76,11 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
                      + ("The dashed curve is the highest accuracy any classifier can reach at each ratio on these "
                         "rows (Theorem 2)." if rates is not None else "")))
         if target_view:  # the figure escapes the data's text itself: it is given the raw names
-            t = f"Each group's {what} against its target, on {where}"
+            t = f"Each group's {what[:-1]} against its target, on {where}"
+            short = f"Each group's {what[:-1]} against its target<br><sup>on " \
+                    f"{plots.measured_on(results, population, short=True)}</sup>"
             figs.append((t, plots.target_view(results, criterion, population=population or not crit.balanced_eval,
-                                              group_names=group_names, highlight_target=target, title=t),
+                                              group_names=group_names, highlight_target=target, title=short),
                          f"Each point is one model's {what[:-1]} for one group (mean over repeats); the dashed line "
                          "is that group's target, and the number beside the point is the gap, rate minus target "
                          "(negative: short of the target)."))
