@@ -399,7 +399,8 @@ def results_table(summary_or_results, criterion: str = "dp", population: bool = 
     df = as_summary(summary_or_results)
     if df.empty:
         return pd.DataFrame()
-    worst = worst_gaps(summary_or_results, population)
+    # (the evaluation rows of a criterion the paper does not judge on the balanced set are the population)
+    worst = worst_gaps(summary_or_results, population or not criterion_info(criterion).balanced_eval)
     if population:
         df = population_view(df)
     cols = [k for k, _ in result_columns(criterion, n_groups_of(df))]

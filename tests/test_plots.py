@@ -434,6 +434,8 @@ def test_results_table_shows_the_worst_gap_with_its_group_not_the_mean_gap():
     assert "target_gap" not in tab.columns
     assert list(tab["worst gap"]) == ["0.137 ± 0.007 (Female)", "-"]
     assert list(plots.results_table(res, "dp")["worst gap"]) == ["0.142 ± 0.000 (Female)", "-"]
+    # equality of opportunity is judged on the ordinary test set: its evaluation rows are the population
+    assert list(plots.results_table(res, "eo")["worst gap"]) == ["0.137 ± 0.007 (Female)", "-"]
     older = _results()
     older["pop_pr_0"], older["pop_pr_1"], older["target_gap"] = older["pr_0"], older["pr_1"], 0.05
     tab = plots.results_table(older, "dp", population=True)
