@@ -86,7 +86,8 @@ def as_summary(summary_or_results: pd.DataFrame, by=("model", "label", "target_r
     df = summary_or_results
     if df is None or len(df) == 0:
         return pd.DataFrame()
-    if any(c.endswith("_mean") for c in df.columns):
+    # summarize's table has `repeats`; results rows (one per seed) may carry a `*_mean` column of their own
+    if "repeats" in df.columns or ("seed" not in df.columns and any(c.endswith("_mean") for c in df.columns)):
         out = df.copy()
     else:
         out = summarize(df, by=by)

@@ -442,6 +442,15 @@ def test_results_table_shows_the_worst_gap_with_its_group_not_the_mean_gap():
     assert "worst gap" not in tab.columns and "target_gap" in tab.columns
 
 
+def test_results_rows_with_a_mean_column_of_their_own_are_still_summarised():
+    """Results rows may carry a `*_mean` column (the conditional ratio's share-weighted mean): they are
+    still rows to summarise over seeds, not a summary."""
+    res = target_results(seeds=(0, 1))
+    res["cond_pr_ratio_mean"] = 0.8
+    tab = plots.results_table(res, "dp", population=True)
+    assert list(tab["model"]) == ["FairLR", "LR"] and list(tab["repeats"]) == [2, 2]
+
+
 def test_moved_away_sentences_are_collected_once_each():
     s = "FairLR moved Caucasian away from its target: 0.181 on the population against plain LR's 0.238, target 0.401."
     res = target_results(seeds=(0, 1), moved_away=s)
