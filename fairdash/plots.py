@@ -26,40 +26,15 @@ from . import targets
 from .metrics import summarize
 from .target_spec import criterion_info
 
-# One colour per model, stable across figures (fair models first, in strong colours).
-MODEL_COLOURS = {
-    "FairLR": "#d62728", "FairGP": "#9467bd", "LR": "#1f77b4", "GP": "#17becf", "SVM": "#7f7f7f",
-    "Kamiran & Calders": "#2ca02c", "Agarwal et al.": "#ff7f0e", "ZafarFairness": "#8c564b",
-    "ZafarAccuracy": "#e377c2", "ZafarEqOpp": "#bcbd22",
-}
-_FALLBACK = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666")
+from .plot_style import GRID as _GRID, LAYOUT as _LAYOUT, MODEL_COLOURS, OKABE_ITO, figure as _figure, label_styles
+from .plot_style import marker as _marker, scatter as _scatter, text_font as _text_font, text_position as _text_position
+from .plots_target import TARGET_LINE_NAME, moved_away_sentences, target_view, target_view_note, worst_gaps  # noqa: F401
+
 HIGHLIGHT_NAME = "selected target"
 TARGET_NAME = "targets (PR_t, PR_t)"
 DIAGONAL_NAME = "equal rates (parity)"
 CEILING_NAME = "accuracy ceiling (Theorem 2)"
-
-# A light look close to plotly_white, spelled out: a named template costs ~40 ms per figure, too much
-# for a figure redrawn on every slider move. (The dashboard applies Streamlit's theme on top.)
-_GRID = dict(gridcolor="#EBF0F8", zerolinecolor="#EBF0F8", linecolor="#BCCCDC", showline=False,
-             ticks="", automargin=True)
-_LAYOUT = dict(paper_bgcolor="white", plot_bgcolor="white", font=dict(color="#2a3f5f"),
-               margin=dict(l=60, r=20, t=60, b=55), height=430, hovermode="closest",
-               legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.02))
-
-
-def _scatter(**kwargs) -> dict:
-    """A scatter trace as a plain dict (validated once, by plotly.js, instead of per property)."""
-    return dict(type="scatter", **kwargs)
-
-
-def _figure(traces: list, layout: dict) -> go.Figure:
-    """The figure from trace and layout dicts without plotly.py's per-property validation, which costs
-    tens of milliseconds per figure; the dicts here are fixed by this module's tests."""
-    return go.Figure(data=traces, layout=layout, _validate=False)
-
-
-def _colour(label: str, i: int) -> str:
-    return MODEL_COLOURS.get(label, _FALLBACK[i % len(_FALLBACK)])
+_BLUE, _VERMILLION = OKABE_ITO[4], OKABE_ITO[5]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -76,7 +51,7 @@ def ceiling_curve_figure(rates, shares, target_rate=None, group_names=None, *, g
     shares = np.asarray(shares, dtype=float)
     x, y = targets.accuracy_ceiling_curve(rates, shares, grid)
     names = list(group_names) if group_names is not None else [f"group {j}" for j in range(len(rates))]
-    traces = [_scatter(x=x, y=y, mode="lines", name=CEILING_NAME, line=dict(color="#1f77b4", width=2.5),
+    traces = [_scatter(x=x, y=y, mode="lines", name=CEILING_NAME, line=dict(color=_BLUE, width=2.5),
                          hovertemplate="PR_t %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>")]
     shapes, notes = [], []
     for j, r in enumerate(rates):
@@ -90,11 +65,11 @@ def ceiling_curve_figure(rates, shares, target_rate=None, group_names=None, *, g
         t = float(mark)
         c = targets.accuracy_ceiling(rates, shares, t)
         traces.append(_scatter(x=[t], y=[c], mode="markers+text", name=f"PR_t = {t:.3f}",
-                                 marker=dict(size=13, color="#d62728", line=dict(color="white", width=2)),
+                                 marker=dict(size=13, color=_VERMILLION, line=dict(color="white", width=2)),
                                  text=[f"{c:.4f}"], textposition="top center",
                                  hovertemplate="PR_t %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>"))
         shapes.append(dict(type="line", xref="x", yref="paper", x0=t, x1=t, y0=0, y1=1,
-                           line=dict(color="#d62728", width=1.5)))
+                           line=dict(color=_VERMILLION, width=1.5)))
     layout = dict(_LAYOUT, title=dict(text=title or "Accuracy ceiling over the target positive rate"),
                   xaxis=dict(_GRID, title=dict(text="target positive rate PR_t"), range=[0, 1]),
                   yaxis=dict(_GRID, title=dict(text="highest possible accuracy"),
@@ -111,7 +86,8 @@ def as_summary(summary_or_results: pd.DataFrame, by=("model", "label", "target_r
     df = summary_or_results
     if df is None or len(df) == 0:
         return pd.DataFrame()
-    if any(c.endswith("_mean") for c in df.columns):
+    # summarize's table has `repeats`; results rows (one per seed) may carry a `*_mean` column of their own
+    if "repeats" in df.columns or ("seed" not in df.columns and any(c.endswith("_mean") for c in df.columns)):
         out = df.copy()
     else:
         out = summarize(df, by=by)
@@ -179,21 +155,62 @@ def _hover(df: pd.DataFrame) -> list[str]:
     return out
 
 
-def _model_traces(df, xname, yname, *, show_error=True) -> list:
+def _point_labels(label: str, g: pd.DataFrame) -> list[str]:
+    """The text written beside a model's points: its label at its last point (the end of a sweep's line,
+    with that point's target), so every line and point is named on the figure itself."""
+    t = g["target_rate"].to_numpy(dtype=float)
+    text = [""] * len(g)
+    if len(g):
+        text[-1] = label + (f" (PR_t {t[-1]:.3f})" if len(g) > 1 and np.isfinite(t[-1]) else "")
+    return text
+
+
+def _untangle(traces: list, xmax: float, yspan: float) -> None:
+    """Names of points close together (within 15% of the x axis and 8% of the y axis) go to different
+    places: the upper half of the cluster writes above its points, the lower half below, alternating
+    right and left (left first near the right edge of the x axis, where names turn inwards)."""
+    pts = []
+    for t in traces:
+        k = next((j for j in range(len(t["text"]) - 1, -1, -1) if t["text"][j]), None)
+        ok = k is not None and np.isfinite(t["x"][k]) and np.isfinite(t["y"][k])
+        pts.append((float(t["x"][k]), float(t["y"][k])) if ok else None)
+    for i, (t, p) in enumerate(zip(traces, pts)):
+        if p is None:
+            continue
+        cluster = [(j, q) for j, q in enumerate(pts) if q is not None and abs(q[0] - p[0]) < 0.15 * xmax
+                   and abs(q[1] - p[1]) < 0.08 * yspan]
+        if len(cluster) < 2:
+            continue
+        order = [j for j, q in sorted(cluster, key=lambda jq: (-jq[1][1], jq[1][0], jq[0]))]
+        rank, half = order.index(i), (len(order) + 1) // 2
+        k = rank if rank < half else rank - half
+        sides = ("left", "right") if p[0] / xmax > 0.7 else ("right", "left")
+        vertical = "middle" if k >= 2 else "top" if rank < half else "bottom"
+        t["textposition"] = f"{vertical} {sides[k % 2]}"
+
+
+def _model_traces(df, xname, yname, *, show_error=True, xmax: float = 1.0, yspan: float = 1.0) -> list:
+    """One trace per label: its own colour-blind-safe colour and marker symbol, and its name written
+    beside its last point (a name near the edge of the x axis, which ends at ``xmax``, turns inwards;
+    names of points close together go to different sides: :func:`_untangle`)."""
     traces = []
+    styles = label_styles(df["label"].astype(str))
     for i, (label, g) in enumerate(df.groupby("label", sort=False)):
         g = g.sort_values("target_rate")
         x, xs = _col(g, xname)
         y, ys = _col(g, yname)
         several = g["target_rate"].notna().sum() > 1
-        colour = _colour(str(label), i)
+        style = styles[str(label)]
+        where = float(x[-1]) / xmax if len(x) and np.isfinite(x[-1]) and xmax > 0 else None
         traces.append(_scatter(
-            x=x, y=y, name=str(label), mode="lines+markers" if several else "markers",
-            marker=dict(size=10, color=colour), line=dict(width=1.5, color=colour),
+            x=x, y=y, name=str(label), mode="lines+markers+text" if several else "markers+text",
+            marker=_marker(style), line=dict(width=1.5, color=style["colour"]), cliponaxis=False,
+            text=_point_labels(str(label), g), textposition=_text_position(i, where), textfont=_text_font(),
             error_x=dict(type="data", array=xs, visible=show_error, thickness=1),
             error_y=dict(type="data", array=ys, visible=show_error, thickness=1),
-            text=_hover(g), hovertemplate="%{text}<br>x %{x:.3f}<br>y %{y:.3f}<extra></extra>",
+            customdata=_hover(g), hovertemplate="%{customdata}<br>x %{x:.3f}<br>y %{y:.3f}<extra></extra>",
         ))
+    _untangle(traces, xmax, yspan)
     return traces
 
 
@@ -251,14 +268,19 @@ def group_rates_figure(summary_or_results, metric: str = "pr", *, group_names=No
         ts = [float(fair["target_rate"].iloc[0])] if len(fair) else []
     names = [str(group_names[j]) if group_names is not None and j < len(group_names) else f"s={j}" for j in range(G)]
     traces = []
+    styles = label_styles(df["label"].astype(str))
     for i, (_, r) in enumerate(df.iterrows()):
-        colour = _colour(str(r["label"]), i)
+        style = styles[str(r["label"])]
         y = [r.get(f"{metric}_{j}_mean", np.nan) for j in range(G)]
         e = [np.nan_to_num(r.get(f"{metric}_{j}_std", 0.0)) for j in range(G)]
         t = r.get("target_rate", np.nan)
         name = str(r["label"]) + (f" (PR_t {t:.3f})" if np.isfinite(t) else "")
-        traces.append(_scatter(x=names, y=y, mode="lines+markers", name=name, marker=dict(size=10, color=colour),
-                               line=dict(width=1.5, color=colour), error_y=dict(type="data", array=e, thickness=1),
+        text = [f"{v:.3f}" if np.isfinite(v) else "" for v in y]  # each rate written beside its point
+        text[-1] = f"{text[-1]} {r['label']}".strip()
+        traces.append(_scatter(x=names, y=y, mode="lines+markers+text", name=name, marker=_marker(style),
+                               line=dict(width=1.5, color=style["colour"]), text=text, cliponaxis=False,
+                               textposition=_text_position(i), textfont=_text_font(),
+                               error_y=dict(type="data", array=e, thickness=1),
                                hovertemplate="%{x}: %{y:.3f}<extra>" + name + "</extra>"))
     shapes = []
     if show_targets and metric == "pr":
@@ -267,7 +289,9 @@ def group_rates_figure(summary_or_results, metric: str = "pr", *, group_names=No
                                line=dict(color="#444444", dash="dash", width=1.5)))
             traces.append(_scatter(x=[names[0]], y=[t], mode="markers", name=f"target PR_t {t:.3f}",
                                    marker=dict(symbol="x", size=9, color="#444444")))
-    return _figure(traces, _layout(title, "group", what, shapes=shapes))
+    layout = _layout(title, "group", what, shapes=shapes)
+    layout["xaxis"]["range"] = [-0.4, G - 0.2]  # room for the names written right of the last group
+    return _figure(traces, layout)
 
 
 def _rate_scatter(summary_or_results, metric: str, title: str, xtitle: str, ytitle: str, target_rates=None,
@@ -291,12 +315,12 @@ def _rate_scatter(summary_or_results, metric: str, title: str, xtitle: str, ytit
             traces.append(_scatter(x=ts, y=ts, mode="markers", name=TARGET_NAME,
                                      marker=dict(symbol="x", size=9, color="#444444"),
                                      hovertemplate="target PR_t %{x:.3f}<extra></extra>"))
-    traces += _model_traces(df, f"{metric}_0", f"{metric}_1")
-    traces.append(_highlight_trace(df, f"{metric}_0", f"{metric}_1", highlight_target))
     x, _ = _col(df, f"{metric}_0")
     y, _ = _col(df, f"{metric}_1")
     hi = float(np.nanmax(np.concatenate([x, y, ts, [0.05]])))  # the targets stay in view too
     lim = min(1.0, hi * 1.15 + 0.02)
+    traces += _model_traces(df, f"{metric}_0", f"{metric}_1", xmax=lim, yspan=lim)
+    traces.append(_highlight_trace(df, f"{metric}_0", f"{metric}_1", highlight_target))
     return _figure(traces, _layout(title, xtitle, ytitle, [0, lim], [0, lim]))
 
 
@@ -338,21 +362,21 @@ def accuracy_fairness(summary_or_results, criterion: str = "dp", *, rates=None, 
         rx, ry = crit.ratio_ceiling(rates, shares)
         traces.append(_scatter(x=rx, y=ry, mode="lines", name=CEILING_NAME if crit.rate == "pr"
                                  else "accuracy ceiling for this TPR ratio",
-                                 line=dict(color="#1f77b4", dash="dash", width=2),
+                                 line=dict(color=_BLUE, dash="dash", width=2),
                                  hovertemplate="ratio %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>"))
     if reference_rates is not None and reference_shares is not None:
         rx, ry = crit.ratio_ceiling(reference_rates, reference_shares)
         traces.append(_scatter(x=rx, y=ry, mode="lines", name=reference_name,
                                line=dict(color="#7f7f7f", dash="dot", width=1.5),
                                hovertemplate="ratio %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>"))
-    traces += _model_traces(df, xname, "accuracy")
-    traces.append(_highlight_trace(df, xname, "accuracy", highlight_target))
     y, ys = _col(df, "accuracy")
     if reference_rates is not None and reference_shares is not None:
         y = np.concatenate([y, ry])
         ys = np.concatenate([ys, np.zeros_like(ry)])
-    lo = float(np.nanmin(np.concatenate([y - ys, [1.0]])))
-    return _figure(traces, _layout(title, xtitle, "accuracy", [0, 1.05], [max(0.0, lo - 0.05), 1.01]))
+    lo = max(0.0, float(np.nanmin(np.concatenate([y - ys, [1.0]]))) - 0.05)
+    traces += _model_traces(df, xname, "accuracy", xmax=1.05, yspan=1.01 - lo)
+    traces.append(_highlight_trace(df, xname, "accuracy", highlight_target))
+    return _figure(traces, _layout(title, xtitle, "accuracy", [0, 1.05], [lo, 1.01]))
 
 
 def result_columns(criterion, n_groups: int) -> list[tuple[str, str]]:
@@ -368,22 +392,30 @@ def result_columns(criterion, n_groups: int) -> list[tuple[str, str]]:
 def results_table(summary_or_results, criterion: str = "dp", population: bool = False) -> pd.DataFrame:
     """A readable table: one row per model and target with ``mean ± std`` text columns (the mean alone
     for a single repeat; ``n/a`` for an empty ratio), on the evaluation rows or, with ``population``,
-    on the ordinary test set with the target gap."""
+    on the ordinary test set. Given the results rows (not a summary) that carry it, the ``worst gap``
+    column: the largest gap of a group's rate to its target, with the group (on the population, or on
+    the balanced test set); otherwise, on the population, the mean ``target_gap`` of older results."""
     from .metrics import format_mean_std
 
     df = as_summary(summary_or_results)
     if df.empty:
         return pd.DataFrame()
+    # (the evaluation rows of a criterion the paper does not judge on the balanced set are the population)
+    worst = worst_gaps(summary_or_results, population or not criterion_info(criterion).balanced_eval)
     if population:
         df = population_view(df)
     cols = [k for k, _ in result_columns(criterion, n_groups_of(df))]
-    cols += ["cond_pr_ratio"] + (["target_gap"] if population else [])
+    cols += ["cond_pr_ratio"] + (["target_gap"] if population and worst is None else [])
     out = pd.DataFrame({"model": df["label"],
                         "target PR_t": [f"{t:.3f}" if np.isfinite(t) else "-" for t in df["target_rate"].astype(float)]})
     repeats = df["repeats"].to_numpy() if "repeats" in df.columns else np.ones(len(df), int)
     for c in cols:
         if f"{c}_mean" in df.columns and df[f"{c}_mean"].notna().any():
             out[c] = [format_mean_std(m, s, repeats=n) for m, s, n in zip(df[f"{c}_mean"], df[f"{c}_std"], repeats)]
+    if worst is not None:
+        keys = pd.DataFrame({"label": df["label"].to_numpy(), "target_rate": df["target_rate"].to_numpy(dtype=float)})
+        worst["target_rate"] = worst["target_rate"].astype(float)
+        out["worst gap"] = keys.merge(worst, how="left", on=["label", "target_rate"])["worst gap"].fillna("-").to_numpy()
     if "repeats" in df.columns:
         out["repeats"] = df["repeats"].to_numpy()
     return out

@@ -1,21 +1,21 @@
 """Compare page: any set of this session's runs side by side, mean ± std over repeats. Positive rates per
 group (diagonal = parity, crosses = targets), true positive rates per group, accuracy against fairness
-with the accuracy ceiling, and the results table with a CSV download. Every figure says what it was
-measured on: the population (the ordinary test set, as the model will meet it; the default) or the
+with the accuracy ceiling, the target view (each group's rate against its target, the gap written
+beside it), any group a fair model moved away from its target, and the results table (with the worst
+gap and its group) with a CSV download (their blocks: fairdash.ui_compare). Every figure says what it
+was measured on: the population (the ordinary test set, as the model will meet it; the default) or the
 paper's balanced test set, one click away. A slider over the swept targets rings the selected point."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-from fairdash import plots, ui
+from fairdash import plots, ui, ui_compare
 from fairdash.experiments import evaluation_rates
-from fairdash.metrics import one_class_notes, summarize
-from fairdash.target_spec import criterion_info
+from fairdash.metrics import summarize
 
 ss = st.session_state
-CHART = {"displayModeBar": False}
+CHART = ui_compare.CHART
 VIEWS = {"population": "The population (ordinary test set)", "balanced": "The paper's balanced test set"}
 
 st.title("Compare")
@@ -82,16 +82,8 @@ if len(swept) > 1:
 elif swept:
     highlight = swept[0]
 
-key = criterion_info(criterion).ratio
 if highlight is not None:
-    sel = shown[np.isclose(shown["target_rate"].astype(float), highlight)]
-    cols = st.columns(max(1, len(sel)) + 1)
-    cols[0].metric("Selected target PR_t", f"{highlight:.3f}")
-    for i, (_, r) in enumerate(sel.iterrows()):
-        ratio = r[f"{key}_mean"]
-        cols[i + 1].metric(f"{r['label']} accuracy", f"{r['accuracy_mean']:.3f}",
-                           help=f"{key.replace('_', ' ')} " + ("n/a (0/0)" if not np.isfinite(ratio) else
-                                                               f"{ratio:.3f} ± {r[f'{key}_std']:.3f}") + f", on {where}")
+    ui_compare.selected_target(shown, results, criterion, highlight, population=population, where=where)
 
 same_task = all(r.task is first.task for r in runs)
 rates = shares = None
@@ -110,27 +102,7 @@ with left:
 with right:
     st.plotly_chart(plots.tpr_scatter(shown, highlight_target=highlight, group_names=names,
                                       title="True positive rates per group" + on), key="fig_tpr", config=CHART)
-st.plotly_chart(f3, key="fig_accuracy_fairness", config=CHART)
-if not same_task:
-    st.caption("The runs were trained on different tasks, so no single ceiling is drawn.")
-elif population or criterion == "eo":
-    st.caption(f"Accuracy on {where}. The dashed curve is the highest accuracy a classifier can reach at each ratio "
-               "on these rows (Theorem 2, seed-0 split).")
-else:
-    st.caption("Accuracy on the balanced test set, as in the paper's parity experiments. There both groups have the "
-               "same base rate, so the dashed ceiling for those rows is 1 at every ratio: parity costs nothing there "
-               "in principle. The dotted curve is the ceiling on data distributed like the training split (the "
-               "Target page's numbers).")
-for note in one_class_notes(results):
-    st.warning(note, icon=":material/warning:")
-
-st.subheader("Results table")
-st.caption(f"Measured on {where}." + (" Target gap: mean over groups of |PR_s − PR_t| on the population."
-                                      if population else ""))
-st.dataframe(plots.results_table(summary, criterion, population=population), key="compare_table", hide_index=True,
-             column_config=ui.RESULTS_COLUMNS)
-c1, c2 = st.columns(2)
-c1.download_button("Download results (CSV, one row per fit)", ui.csv_bytes(results), "fairdash_results.csv",
-                   "text/csv", key="download_results_csv")
-c2.download_button("Download summary (CSV, mean and std)", ui.csv_bytes(summary), "fairdash_summary.csv",
-                   "text/csv", key="download_summary_csv")
+ui_compare.accuracy_and_target(f3, results, criterion, population=population, names=names, highlight=highlight,
+                              on=on, where=where, same_task=same_task)
+ui_compare.moved_away(runs)
+ui_compare.results_table(results, summary, criterion, population=population, where=where)

@@ -388,7 +388,9 @@ def test_train_fair_lr_on_a_small_upload_then_compare_and_export(small_csv):
     at.switch_page("pages/compare.py").run()
     _ok(at)
     charts = at.get("plotly_chart")
-    assert len(charts) == 3
+    from fairdash.plots import target_view_note
+
+    assert len(charts) == 3 + (target_view_note(res) is None)  # the target view, for results with targets
     swept = sorted(res["target_rate"].dropna().unique())
     at.select_slider(key="compare_target").set_value(swept[-1]).run()
     _ok(at)
@@ -420,3 +422,65 @@ def test_training_errors_are_messages_and_keep_the_session(monkeypatch, small_cs
     _ok(at)
     assert any("The optimiser gave up." in e for e in _errors(at))
     assert at.session_state["fd_task"] is not None
+
+
+# --------------------------------------------------------------------------------------------------
+# Compare: the target view and the moved-away sentence (issue 18, item 6), on a hand-made run
+# --------------------------------------------------------------------------------------------------
+def _hand_made_run(at, results, target_rate):
+    from fairdash.experiments import Run
+    from fairdash.run_spec import RunSpec
+    from fairdash.target_spec import make_target_spec
+
+    task = at.session_state["fd_task"]
+    spec = RunSpec(data="adult", task=task.spec, target=make_target_spec("dp", target_rate), models=("fair-lr", "lr"),
+                   target_rates=(target_rate,), seeds=tuple(sorted(set(results["seed"]))), group_names=task.group_names)
+    run = Run(spec, task, "Adult", results, number=1)
+    at.session_state["fd_runs"] = [run]
+    at.session_state["fd_run"] = run
+    at.switch_page("pages/compare.py").run()
+    _ok(at)
+
+
+def _target_figure(at) -> dict:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "fig_target" in c.proto.id][0]
+
+
+def test_compare_shows_the_target_view_the_worst_gap_and_the_moved_away_sentence_as_text():
+    from test_plots import target_results
+
+    at = _new_app()
+    sentence = ("FairLR moved [Female](http://evil.example) away from its target: 0.158 on the population "
+                "against plain LR's 0.180, target 0.300.")
+    _hand_made_run(at, target_results(seeds=(0, 1), moved_away=sentence), 0.3)
+    keys = [c.proto.id for c in at.get("plotly_chart")]
+    assert len(keys) == 4 and any("fig_target" in k for k in keys), keys
+    target = _target_figure(at)
+    fair = [t for t in target["data"] if t.get("name") == "FairLR"][0]
+    assert fair["text"] == ["-0.137", "-0.041"]  # the mean over the two repeats, written beside the points
+    assert "population" in target["layout"]["title"]["text"]
+    # the sentence is plain text (st.text), never Markdown: no link is made of it
+    assert [t.value for t in at.text] == [sentence]
+    assert not any("evil.example" in m.value for m in [*at.markdown, *at.warning, *at.caption])
+    table = [d.value for d in at.dataframe if "model" in d.value.columns][0]
+    assert list(table["worst gap"]) == ["0.137 ± 0.007 (Female)", "-"] and "target_gap" not in table.columns
+    # the balanced test set, one click away
+    at.radio(key="compare_view").set_value("balanced").run()
+    _ok(at)
+    target = _target_figure(at)
+    assert [t for t in target["data"] if t.get("name") == "FairLR"][0]["text"] == ["-0.142", "-0.142"]
+    assert "balanced" in target["layout"]["title"]["text"]
+
+
+def test_compare_without_per_group_targets_says_why_in_one_line():
+    from test_plots import _results
+
+    from fairdash.plots_target import NO_TARGET_COLUMNS
+
+    at = _new_app()
+    results = _results(targets_=(0.2,), seeds=(0,))
+    for c in ("pr_0", "pr_1", "tpr_0", "tpr_1", "pr_ratio", "tpr_ratio", "accuracy"):
+        results[f"pop_{c}"] = results[c]
+    _hand_made_run(at, results, 0.2)
+    assert len(at.get("plotly_chart")) == 3
+    assert NO_TARGET_COLUMNS in [c.value for c in at.caption]

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairdash import plots, targets
+from fairdash import plot_style, plots, plots_target, targets
 from fairdash.metrics import summarize
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -240,3 +240,238 @@ def test_rate_scatter_keeps_the_target_markers_in_view():
                         "tpr_1": [0.6, 0.6], "accuracy": [0.88, 0.89]})
     fig = plots.pr_scatter(res)
     assert fig.layout.xaxis.range[1] >= 0.305 and fig.layout.yaxis.range[1] >= 0.305
+
+
+# --------------------------------------------------------------------------------------------------
+# Accessible figures (issue 20, item 7): colour-blind-safe colours, a marker per model and run, labels
+# written on the figure
+# --------------------------------------------------------------------------------------------------
+def test_every_model_has_an_okabe_ito_colour_and_its_own_marker():
+    styles = plot_style.MODEL_STYLES
+    assert all(c in plot_style.OKABE_ITO for c, _ in styles.values())
+    symbols = [s for _, s in styles.values()]
+    assert len(set(symbols)) == len(symbols)  # colour is never the only cue between two models
+    assert len(set(styles.values())) == len(styles)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(sorted(plot_style.MODEL_STYLES) + ["Mystery model", "Other"]),
+                          st.integers(1, 4)), min_size=1, max_size=12, unique=True),
+       st.sampled_from(["", " (decides with s)", " (made for dp)"]))
+def test_no_two_labels_drawn_together_share_a_marker_symbol(pairs, suffix):
+    """Several runs of several models on one figure: every label gets a marker symbol of its own, so two
+    runs of FairLR never look alike, whatever the viewer's colour vision."""
+    labels = [f"{m}{suffix} · run {r}" for m, r in pairs]
+    styles = plot_style.label_styles(labels)
+    assert len({styles[lb]["symbol"] for lb in labels}) == len(labels)
+    for lb in labels:  # the model's own colour and base symbol, whatever suffix the label carries
+        model = lb.split(" · run ")[0].removesuffix(suffix)
+        if model in plot_style.MODEL_STYLES:
+            colour, symbol = plot_style.MODEL_STYLES[model]
+            assert styles[lb]["colour"] == colour and styles[lb]["symbol"].startswith(symbol)
+        assert styles[lb]["colour"] in plot_style.OKABE_ITO
+
+
+def test_models_are_labelled_on_the_figure_and_never_only_by_colour():
+    res = _results()
+    res2 = res.copy()
+    res["label"] = res["label"] + " · run 1"
+    res2["label"] = res2["label"] + " · run 2"
+    both = pd.concat([res, res2], ignore_index=True)
+    for fig in (plots.pr_scatter(both), plots.tpr_scatter(both), plots.accuracy_fairness(both, "dp")):
+        models = [t for t in fig.data if t.name and " · run " in t.name]
+        assert len(models) == 4
+        assert len({t.marker.symbol for t in models}) == 4
+        assert {t.marker.color for t in models} <= set(plot_style.OKABE_ITO)
+        for t in models:
+            assert "text" in t.mode and t.name in [x for x in t.text if x][0], (t.name, t.text)
+        # two runs of one model (points close together) write their names on different sides
+        for model in ("FairLR", "LR"):
+            runs = [t for t in models if t.name.startswith(model + " · ")]
+            assert len({t.textposition for t in runs}) == 2, [(t.name, t.textposition) for t in runs]
+
+
+def test_a_name_near_the_right_edge_turns_inwards():
+    assert plot_style.text_position(0) == "top right"
+    assert plot_style.text_position(0, where=0.95) == "top left"
+    assert plot_style.text_position(1, where=0.05) == "top right"
+    fig = plots.accuracy_fairness(_results(), "dp")  # FairLR's ratio is near 1, at the right edge
+    assert _trace(fig, "FairLR").textposition.endswith("left")
+    assert _trace(fig, "FairLR").cliponaxis is False
+
+
+def test_per_group_figure_writes_each_rate_beside_its_point():
+    res = _results(targets_=(0.2,), seeds=(0, 1))
+    res["pr_2"] = res["pr_1"] + 0.05
+    fig = plots.pr_scatter(res, group_names=("a", "b", "c"))
+    fair = _trace(fig, "FairLR")
+    summ = summarize(res[res.model == "fair-lr"], by=("target_rate",))
+    assert list(fair.text[:2]) == [f"{summ['pr_0_mean'].iloc[0]:.3f}", f"{summ['pr_1_mean'].iloc[0]:.3f}"]
+    assert fair.text[2].endswith("FairLR")
+    go.Figure(fig.to_dict())
+
+
+# --------------------------------------------------------------------------------------------------
+# The target view (issue 18, item 6)
+# --------------------------------------------------------------------------------------------------
+def target_results(seeds=(0,), moved_away="", group_count=2) -> pd.DataFrame:
+    """Hand-made results rows with the per-group target columns: FairLR at PR_t 0.30 (population 0.158 /
+    0.259, balanced 0.158 / 0.158, the issue's Adult numbers) and plain LR without a target."""
+    rows = []
+    for seed in seeds:
+        d = 0.01 * seed
+        fair = {"model": "fair-lr", "label": "FairLR", "target_rate": 0.3, "seed": seed, "accuracy": 0.82,
+                "pr_0": 0.158, "pr_1": 0.158, "pop_pr_0": 0.158 + d, "pop_pr_1": 0.259,
+                "tpr_0": 0.5, "tpr_1": 0.6, "pop_tpr_0": 0.52, "pop_tpr_1": 0.61, "moved_away": moved_away,
+                "pop_worst_gap": 0.142 - d, "pop_worst_gap_group": "Female", "bal_worst_gap": 0.142,
+                "bal_worst_gap_group": "Female", "decision": "threshold", "decides_with_s": False}
+        plain = {"model": "lr", "label": "LR", "target_rate": np.nan, "seed": seed, "accuracy": 0.85,
+                 "pr_0": 0.1, "pr_1": 0.25, "pop_pr_0": 0.08, "pop_pr_1": 0.31, "tpr_0": 0.45, "tpr_1": 0.62,
+                 "pop_tpr_0": 0.44, "pop_tpr_1": 0.63, "moved_away": "", "pop_worst_gap": np.nan,
+                 "pop_worst_gap_group": "", "bal_worst_gap": np.nan, "bal_worst_gap_group": "",
+                 "decision": "threshold", "decides_with_s": False}
+        for r, t in ((fair, 0.3), (plain, np.nan)):
+            for g in range(group_count):
+                r.setdefault(f"pr_{g}", 0.2)
+                r.setdefault(f"pop_pr_{g}", 0.2)
+                r[f"target_{g}"] = t
+                r[f"pop_gap_{g}"] = r[f"pop_pr_{g}"] - t
+                r[f"bal_gap_{g}"] = r[f"pr_{g}"] - t
+                r[f"pop_moved_{g}"] = ""
+        rows += [fair, plain]
+    df = pd.DataFrame(rows)
+    for p in ("", "pop_"):
+        df[f"{p}pr_ratio"] = df[f"{p}pr_0"] / df[f"{p}pr_1"]
+        df[f"{p}tpr_ratio"] = df[f"{p}tpr_0"] / df[f"{p}tpr_1"]
+    return df
+
+
+def _points(fig, name):
+    t = _trace(fig, name)
+    return list(np.asarray(t.x, dtype=float)), list(t.text)
+
+
+def test_target_view_puts_each_groups_rate_against_its_target_with_the_gap_written():
+    fig = plots.target_view(target_results(), "dp", group_names=("Female", "Male"))
+    x, text = _points(fig, "FairLR")
+    assert x == pytest.approx([0.158, 0.259])
+    assert text == ["-0.142", "-0.041"]  # the women's miss is read without hovering
+    # plain LR has no target of its own: it is held against its group's target, which every run agrees on
+    x, text = _points(fig, "LR")
+    assert x == pytest.approx([0.08, 0.31]) and text == ["-0.220", "+0.010"]
+    line = _trace(fig, plots.TARGET_LINE_NAME)
+    assert {v for v in line.x if v is not None} == {0.3}
+    assert "target 0.300" in line.text
+    ticks = list(fig.layout.yaxis.ticktext)
+    assert ticks == ["Female · FairLR", "Female · LR", "Male · FairLR", "Male · LR"]
+    # each gap is written on the side away from the target line
+    assert list(_trace(fig, "LR").textposition) == ["middle left", "middle right"]
+    go.Figure(fig.to_dict())
+
+
+def test_target_view_balanced_set_and_opportunity_read_their_own_columns():
+    res = target_results()
+    bal = plots.target_view(res, "dp", population=False)
+    x, text = _points(bal, "FairLR")
+    assert x == pytest.approx([0.158, 0.158]) and text == ["-0.142", "-0.142"]
+    eo = target_results()
+    eo["pop_gap_0"], eo["pop_gap_1"] = eo["pop_tpr_0"] - eo["target_0"], eo["pop_tpr_1"] - eo["target_1"]
+    fig = plots.target_view(eo, "eo")
+    x, text = _points(fig, "FairLR")
+    assert x == pytest.approx([0.52, 0.61]) and text == ["+0.220", "+0.310"]
+    assert "true positive rate" in fig.layout.xaxis.title.text
+
+
+def test_target_view_with_repeats_shows_the_mean_and_says_so():
+    res = target_results(seeds=(0, 1, 2))
+    fig = plots.target_view(res, "dp")
+    x, text = _points(fig, "FairLR")
+    assert x[0] == pytest.approx(np.mean([0.158, 0.168, 0.178]))
+    assert text[0] == f"{np.mean([0.158, 0.168, 0.178]) - 0.3:+.3f}"
+    assert "mean over repeats" in fig.layout.title.text
+    assert _trace(fig, "FairLR").error_x.visible
+
+
+def test_target_view_of_a_sweep_shows_the_highlighted_target_and_k_groups():
+    rows = []
+    for t in (0.2, 0.3, 0.4):
+        r = target_results(group_count=3).iloc[[0]].copy()
+        r["target_rate"] = t
+        for g in range(3):
+            r[f"target_{g}"] = t
+            r[f"pop_gap_{g}"] = r[f"pop_pr_{g}"] - t
+        rows.append(r)
+    res = pd.concat(rows, ignore_index=True)
+    fig = plots.target_view(res, "dp", highlight_target=0.39, group_names=("a", "b", "c"))
+    line = _trace(fig, plots.TARGET_LINE_NAME)
+    assert {v for v in line.x if v is not None} == {0.4}
+    assert len(_trace(fig, "FairLR").x) == 3
+
+
+def test_target_view_escapes_text_from_the_data():
+    res = target_results()
+    res["label"] = res["label"].replace({"FairLR": "FairLR <a href='x'>"})
+    fig = plots.target_view(res, "dp", group_names=("<b>F</b>", "[m](http://x.example)"))
+    shown = " ".join(fig.layout.yaxis.ticktext) + " ".join(t.name for t in fig.data)
+    assert "<a" not in shown and "<b>" not in shown and "&lt;b&gt;" in shown
+
+
+def test_results_without_target_columns_get_no_target_view_and_one_line_why():
+    old = _results()
+    assert plots.target_view_note(old) == plots_target.NO_TARGET_COLUMNS
+    fig = plots.target_view(old, "dp")
+    assert fig.layout.annotations[0].text == plots_target.NO_TARGET_COLUMNS
+    only_lr = target_results()
+    only_lr = only_lr[only_lr.model == "lr"]
+    assert plots.target_view_note(only_lr) == plots_target.NO_TARGETS
+    assert plots.target_view_note(target_results()) is None
+
+
+def test_results_table_shows_the_worst_gap_with_its_group_not_the_mean_gap():
+    res = target_results(seeds=(0, 1))
+    res["target_gap"] = 0.092
+    tab = plots.results_table(res, "dp", population=True)
+    assert "target_gap" not in tab.columns
+    assert list(tab["worst gap"]) == ["0.137 ± 0.007 (Female)", "-"]
+    assert list(plots.results_table(res, "dp")["worst gap"]) == ["0.142 ± 0.000 (Female)", "-"]
+    # equality of opportunity is judged on the ordinary test set: its evaluation rows are the population
+    assert list(plots.results_table(res, "eo")["worst gap"]) == ["0.137 ± 0.007 (Female)", "-"]
+    older = _results()
+    older["pop_pr_0"], older["pop_pr_1"], older["target_gap"] = older["pr_0"], older["pr_1"], 0.05
+    tab = plots.results_table(older, "dp", population=True)
+    assert "worst gap" not in tab.columns and "target_gap" in tab.columns
+
+
+def test_results_rows_with_a_mean_column_of_their_own_are_still_summarised():
+    """Results rows may carry a `*_mean` column (the conditional ratio's share-weighted mean): they are
+    still rows to summarise over seeds, not a summary."""
+    res = target_results(seeds=(0, 1))
+    res["cond_pr_ratio_mean"] = 0.8
+    tab = plots.results_table(res, "dp", population=True)
+    assert list(tab["model"]) == ["FairLR", "LR"] and list(tab["repeats"]) == [2, 2]
+
+
+def test_moved_away_sentences_are_collected_once_each():
+    s = "FairLR moved Caucasian away from its target: 0.181 on the population against plain LR's 0.238, target 0.401."
+    res = target_results(seeds=(0, 1), moved_away=s)
+    assert plots.moved_away_sentences(res) == [s]
+    assert plots.moved_away_sentences(target_results()) == []
+    assert plots.moved_away_sentences(_results()) == []
+
+
+
+def test_the_report_draws_the_target_view_on_both_test_sets_and_none_for_older_results():
+    from fairdash.report.figures import make_figures
+
+    res = target_results(seeds=(0, 1))
+    summary = summarize(res, by=("model", "label", "target_rate"))
+    names = ("<b>Female</b>", "Male")
+    figs = make_figures(res, summary, "dp", {"target_rate": 0.3}, names)
+    views = [(t, f) for t, f, _ in figs if t.startswith("Each group's positive rate against its target")]
+    assert [("population" in t, "balanced" in t) for t, _ in views] == [(True, False), (False, True)]
+    assert list(_trace(views[0][1], "FairLR").text) == ["-0.137", "-0.041"]
+    assert list(_trace(views[1][1], "FairLR").text) == ["-0.142", "-0.142"]
+    assert views[0][1].layout.yaxis.ticktext[0] == "&lt;b&gt;Female&lt;/b&gt; · FairLR"  # escaped once
+    old = _results()
+    assert not [t for t, _, _ in make_figures(old, summarize(old, by=("model", "label", "target_rate")), "dp",
+                                              {"target_rate": 0.2}, ("a", "b")) if "against its target" in t]

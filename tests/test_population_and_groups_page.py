@@ -16,6 +16,13 @@ def _figure_titles(at) -> list[str]:
     return [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
 
 
+def _target_views(results) -> int:
+    """1 where Compare draws the target view (results with per-group targets), else 0."""
+    from fairdash.plots import target_view_note
+
+    return int(target_view_note(results) is None)
+
+
 @pytest.fixture(scope="module")
 def adult_small() -> pd.DataFrame:
     return data.load_sample("adult").sample(12000, random_state=1).reset_index(drop=True)
@@ -75,7 +82,7 @@ def test_three_groups_and_an_intersection_train_and_plot(adult_small):
     at.switch_page("pages/compare.py").run()
     _ok(at)
     titles = _figure_titles(at)
-    assert len(titles) == 3 and all("population" in t for t in titles), titles
+    assert len(titles) == 3 + _target_views(res) and all("population" in t for t in titles), titles
 
     # race × sex on the whole Adult sample (a 12,000-row subset leaves some of the 10 cells without
     # positives, which the page refuses with that reason): every combination its own group, with the
@@ -95,7 +102,7 @@ def test_three_groups_and_an_intersection_train_and_plot(adult_small):
     assert {f"pr_{j}" for j in range(10)} <= set(at.session_state["fd_run"].results.columns)
     at.switch_page("pages/compare.py").run()
     _ok(at)
-    assert len(_figure_titles(at)) == 3
+    assert len(_figure_titles(at)) == 3 + _target_views(at.session_state["fd_run"].results)
 
 
 def test_population_and_balanced_views_on_compare_and_in_the_report(adult_small):

@@ -67,7 +67,11 @@ def test_everything_from_the_data_is_escaped(evil):
     # no element other than ours: no img, no injected script
     assert not [t for t, _ in p.tags if t in ("img", "iframe", "object", "embed", "link", "base", "form")]
     n_figures = html.count("Plotly.newPlot(")
-    assert n_figures == 5  # rates and accuracy on the population and on the balanced test set, and the ceiling
+    # rates and accuracy (and the target view, for results with per-group targets) on the population and
+    # on the balanced test set, and the ceiling
+    from fairdash.plots import target_view_note
+
+    assert n_figures == 5 + 2 * (target_view_note(results) is None)
     assert sum(1 for t, _ in p.tags if t == "script") == 1 + n_figures  # plotly.js once, one per figure
     for body in p.scripts[1:]:
         assert "Plotly.newPlot(" in body and "</" not in body and "<" not in body  # plotly.io.to_html

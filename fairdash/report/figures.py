@@ -31,7 +31,8 @@ def _escape_strings(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _sized(fig):
-    fig.update_layout(width=FIG_WIDTH, height=FIG_HEIGHT, autosize=False,
+    # a taller figure (the target view: one row per group and model) keeps its height
+    fig.update_layout(width=FIG_WIDTH, height=max(FIG_HEIGHT, fig.layout.height or 0), autosize=False,
                       legend=dict(orientation="h", yanchor="top", y=-0.16, xanchor="left", x=0.0),
                       margin=dict(l=60, r=20, t=60, b=120))
     return fig
@@ -41,7 +42,8 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
                  group_names, eval_rates=None, population_rates=None) -> list[tuple[str, Any, str]]:
     """The report's figures as ``(title, figure, caption)``, each titled with what it was measured on:
     for demographic parity the population (the ordinary test set) first, then the paper's balanced test
-    set; then the ceiling over the target rate. Every text in them is escaped."""
+    set, each with the group rates, accuracy against fairness and (for results that carry per-group
+    targets) the target view; then the ceiling over the target rate. Every text in them is escaped."""
     from .. import plots
 
     names = [esc(g) for g in group_names]
@@ -59,6 +61,7 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
                    f"{esc(group_names[1]) if len(group_names) > 1 else 's=1'} (y). "
                    "Points on the dashed diagonal treat both groups alike.")
     views = [(True, population_rates), (False, eval_rates)] if crit.balanced_eval else [(False, eval_rates)]
+    target_view = plots.target_view_note(results) is None  # results from before per-group targets: none
     figs = []
     for population, rates_shares in views:
         data = plots.population_view(safe) if population else safe
@@ -72,6 +75,15 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
                      "Up is more accurate, right is fairer (1 = equal rates). "
                      + ("The dashed curve is the highest accuracy any classifier can reach at each ratio on these "
                         "rows (Theorem 2)." if rates is not None else "")))
+        if target_view:  # the figure escapes the data's text itself: it is given the raw names
+            t = f"Each group's {what[:-1]} against its target, on {where}"
+            short = f"Each group's {what[:-1]} against its target<br><sup>on " \
+                    f"{plots.measured_on(results, population, short=True)}</sup>"
+            figs.append((t, plots.target_view(results, criterion, population=population or not crit.balanced_eval,
+                                              group_names=group_names, highlight_target=target, title=short),
+                         f"Each point is one model's {what[:-1]} for one group (mean over repeats); the dashed line "
+                         "is that group's target, and the number beside the point is the gap, rate minus target "
+                         "(negative: short of the target)."))
     if readout and "base_rates" in readout:
         r = np.array([readout["base_rates"][k] for k in sorted(readout["base_rates"], key=int)], dtype=float)
         p = np.array([readout["group_share"][k] for k in sorted(readout["group_share"], key=int)], dtype=float)

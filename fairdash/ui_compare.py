@@ -1,0 +1,91 @@
+"""The Compare page's blocks below its run choice (Streamlit glue, no rules of its own): the selected
+target's readouts, accuracy against fairness beside the target view, the groups a fair model moved away
+from their targets, and the results table with its downloads. The numbers come from :mod:`fairdash.plots`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from . import plots, ui
+from .metrics import one_class_notes
+from .target_spec import criterion_info
+
+CHART = {"displayModeBar": False}
+
+
+def selected_target(shown, results, criterion: str, highlight: float, *, population: bool, where: str) -> None:
+    """The selected target and each model's accuracy there (its ratio and worst gap in the help)."""
+    key = criterion_info(criterion).ratio
+    sel = shown[np.isclose(shown["target_rate"].astype(float), highlight)]
+    cols = st.columns(max(1, len(sel)) + 1)
+    cols[0].metric("Selected target PR_t", f"{highlight:.3f}")
+    gaps = plots.worst_gaps(results, population)
+    gap_of = {} if gaps is None else {lb: g for lb, t, g in gaps.itertuples(index=False) if np.isclose(t, highlight)}
+    for i, (_, r) in enumerate(sel.iterrows()):
+        ratio = r[f"{key}_mean"]
+        cols[i + 1].metric(f"{r['label']} accuracy", f"{r['accuracy_mean']:.3f}",
+                           help=f"{key.replace('_', ' ')} " + ("n/a (0/0)" if not np.isfinite(ratio) else
+                                                               f"{ratio:.3f} ± {r[f'{key}_std']:.3f}") + f", on {where}"
+                           + (f"; worst gap to the target {gap_of[r['label']]}" if r["label"] in gap_of else ""))
+
+
+def accuracy_and_target(accuracy_figure, results, criterion: str, *, population: bool, names, highlight, on: str,
+                        where: str, same_task: bool) -> None:
+    """Accuracy against fairness (left) beside the target view (right), each with its caption; results
+    without per-group targets (older runs) get a one-line caption instead of the target view."""
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(accuracy_figure, key="fig_accuracy_fairness", config=CHART)
+        if not same_task:
+            st.caption("The runs were trained on different tasks, so no single ceiling is drawn.")
+        elif population or criterion == "eo":
+            st.caption(f"Accuracy on {where}. The dashed curve is the highest accuracy a classifier can reach at each "
+                       "ratio on these rows (Theorem 2, seed-0 split).")
+        else:
+            st.caption("Accuracy on the balanced test set, as in the paper's parity experiments. There both groups "
+                       "have the same base rate, so the dashed ceiling for those rows is 1 at every ratio: parity "
+                       "costs nothing there in principle. The dotted curve is the ceiling on data distributed like "
+                       "the training split (the Target page's numbers).")
+    with right:
+        no_view = plots.target_view_note(results)
+        if no_view is None:
+            st.plotly_chart(plots.target_view(results, criterion, population=population, group_names=names,
+                                              highlight_target=highlight, title="Each group's rate against its target"
+                                              + on), key="fig_target", config=CHART)
+            st.caption("Each point is one model's rate for one group (mean over repeats), the dashed line that "
+                       "group's target; the number beside it is the gap, rate minus target (negative: short of it).")
+        else:
+            st.caption(no_view)
+    for note in one_class_notes(results):
+        st.warning(note, icon=":material/warning:")
+
+
+def moved_away(runs) -> None:
+    """Every sentence of the shown runs saying a fair model moved a group away from its target. They name
+    groups (user text), so they are written as plain text (``st.text``), never as Markdown."""
+    moved = [(r, s) for r in runs for s in plots.moved_away_sentences(r.results)]
+    if not moved:
+        return
+    box = st.container(key="moved_away")
+    box.warning("A fair model moved a group away from its target (on the population, against plain LR trained on "
+                "the same split):", icon=":material/warning:")
+    for r, sentence in moved:
+        box.text((f"Run {r.number}: " if len(runs) > 1 else "") + sentence)
+
+
+def results_table(results, summary, criterion: str, *, population: bool, where: str) -> None:
+    """The results table (with the worst gap and its group where the results carry it) and two downloads."""
+    st.subheader("Results table")
+    worst = plots.worst_gaps(results, population) is not None
+    st.caption(f"Measured on {where}." + (" Worst gap: the largest distance of a group's rate from its target (mean "
+                                          "over repeats), with that group." if worst else
+                                          " Target gap: mean over groups of |PR_s − PR_t| on the population."
+                                          if population else ""))
+    st.dataframe(plots.results_table(results, criterion, population=population), key="compare_table",
+                 hide_index=True, column_config=ui.RESULTS_COLUMNS)
+    c1, c2 = st.columns(2)
+    c1.download_button("Download results (CSV, one row per fit)", ui.csv_bytes(results), "fairdash_results.csv",
+                       "text/csv", key="download_results_csv")
+    c2.download_button("Download summary (CSV, mean and std)", ui.csv_bytes(summary), "fairdash_summary.csv",
+                       "text/csv", key="download_summary_csv")

@@ -1,0 +1,95 @@
+"""An accessibility audit of every page of the live app (issue 20, item 7).
+
+axe-core (installed from the npm registry by ``npm ci``, see ``package.json`` and ``.ci/run``) is
+injected by Playwright into the running dashboard on each page: Data, Target, Train (before and after
+training), Compare with a trained run, Export and How it works. No page may have a ``serious`` or
+``critical`` violation (colour contrast of the caption text was one on every page). Nothing is
+downloaded while the test runs: without ``node_modules/axe-core`` the test is skipped with that reason.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+BAD = ("serious", "critical")
+TRAIN_TIMEOUT = 300.0  # FairLR on Adult takes 10-60 s on 2 busy cores; generous on purpose
+
+
+def _audit(page, where: str) -> list[str]:
+    """axe-core's serious and critical violations on the page as it is now, one line per element."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    page.wait_for_timeout(300)  # let Plotly and the data grids finish drawing
+    result = page.evaluate("async () => await window.axe.run(document, {resultTypes: ['violations']})")
+    lines = []
+    for v in result["violations"]:
+        if v.get("impact") not in BAD:
+            continue
+        for node in v["nodes"]:
+            summary = (node.get("failureSummary") or "").replace("\n", " ")
+            lines.append(f"{where}: {v['impact']} {v['id']} ({v['help']}) at {node.get('target')}: {summary[:300]}")
+    return lines
+
+
+def _no_exception(page, server_log):
+    exc = page.locator('[data-testid="stException"]')
+    assert exc.count() == 0, f"a traceback is shown on the page:\n{exc.first.inner_text()}\n{server_log()}"
+
+
+@pytest.mark.skipif(not AXE.exists(), reason="axe-core is not installed: run `npm ci` (package.json) at the "
+                                             "repository root to install it from the npm registry")
+@pytest.mark.timeout(600)
+def test_no_serious_accessibility_violation_on_any_page(page, app_url, st_ui, server_log):
+    found: list[str] = []
+
+    page.goto(app_url)
+    page.get_by_role("heading", name="Groups and base rates").wait_for(timeout=90_000)
+    st_ui.wait_idle(page)
+    _no_exception(page, server_log)
+    found += _audit(page, "Data")
+
+    st_ui.goto_page(page, "Target")
+    page.locator(".st-key-ceiling_readout").wait_for()
+    _no_exception(page, server_log)
+    found += _audit(page, "Target")
+
+    # Train FairLR alone (one repeat, a loose tolerance, as the dashboard test does) for Compare.
+    st_ui.goto_page(page, "Train")
+    _no_exception(page, server_log)
+    found += _audit(page, "Train")
+    models = page.locator(".st-key-train_models")
+    for remove in models.locator('button[aria-label^="Remove "]:visible').all()[::-1]:
+        if not remove.get_attribute("aria-label").startswith("Remove FairLR"):
+            remove.click()
+            st_ui.wait_idle(page)
+    page.get_by_text("Advanced settings").click()
+    tol = page.locator(".st-key-opt_fair-lr_tol input")
+    if tol.count():
+        tol.fill("0.001")
+        tol.press("Enter")
+        st_ui.wait_idle(page)
+    page.locator(".st-key-train_button button").click()
+    page.get_by_role("heading", name=re.compile("Results")).wait_for(timeout=TRAIN_TIMEOUT * 1000)
+    st_ui.wait_idle(page, timeout=TRAIN_TIMEOUT)
+    _no_exception(page, server_log)
+    found += _audit(page, "Train (with results)")
+
+    st_ui.goto_page(page, "Compare")
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .js-plotly-plot .main-svg').length >= 3",
+        timeout=60_000)
+    _no_exception(page, server_log)
+    found += _audit(page, "Compare")
+
+    for title in ("Export", "How it works"):
+        st_ui.goto_page(page, title)
+        _no_exception(page, server_log)
+        found += _audit(page, title)
+
+    assert not found, "serious or critical accessibility violations (axe-core):\n" + "\n".join(found)
