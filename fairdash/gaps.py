@@ -132,11 +132,14 @@ def moved_away_sentence(label, group, fair, plain, target, rate: str = "pr") -> 
 
 def moved_away_summary(results: pd.DataFrame, group_names=None) -> list[str]:
     """One sentence per (model, target, group) that moved away from its target on average over the
-    repeats, from rows :func:`mark_moves` has marked: what the CLI, Compare and the report say."""
-    if results is None or "moved_away" not in results or not results["moved_away"].astype(str).str.len().any():
+    repeats, from rows :func:`mark_moves` has marked: what the CLI, Compare and the report say. Rows
+    without the plain model's rows beside them (results kept without them) give their own sentences."""
+    if results is None or "moved_away" not in results or not results["moved_away"].fillna("").astype(str).str.len().any():
         return []
     groups = _groups(results)
     refs = results[results["model"] == REFERENCE_MODEL]
+    if refs.empty or not all(f"pop_moved_{g}" in results for g in groups):
+        return list(dict.fromkeys(s.strip() for s in results["moved_away"].fillna("").astype(str) if s.strip()))
     out = []
     keys = [k for k in ("label", "target_rate") if k in results]
     for _, rows in results[results["moved_away"].astype(str).str.len() > 0].groupby(keys, dropna=False, sort=False):

@@ -28,7 +28,7 @@ from .target_spec import criterion_info
 
 from .plot_style import GRID as _GRID, LAYOUT as _LAYOUT, MODEL_COLOURS, OKABE_ITO, figure as _figure, label_styles
 from .plot_style import marker as _marker, scatter as _scatter, text_font as _text_font, text_position as _text_position
-from .plots_target import TARGET_LINE_NAME, moved_away_sentences, target_view, target_view_note, worst_gaps  # noqa: F401
+from .plots_target import TARGET_LINE_NAME, target_view, target_view_note, worst_gaps  # noqa: F401
 
 HIGHLIGHT_NAME = "selected target"
 TARGET_NAME = "targets (PR_t, PR_t)"

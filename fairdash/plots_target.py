@@ -43,14 +43,6 @@ def target_view_note(results: pd.DataFrame | None) -> str | None:
     return None if np.isfinite(t).any() else NO_TARGETS
 
 
-def moved_away_sentences(results: pd.DataFrame | None) -> list[str]:
-    """Every non-empty ``moved_away`` sentence of these results, once each, in order."""
-    if results is None or "moved_away" not in getattr(results, "columns", ()):
-        return []
-    said = [str(v).strip() for v in results["moved_away"] if isinstance(v, str) and v.strip()]
-    return list(dict.fromkeys(said))
-
-
 def worst_gaps(results: pd.DataFrame, population: bool = True) -> pd.DataFrame | None:
     """Per label and target rate: ``worst gap`` as text, the mean (± std over repeats) of the largest
     absolute gap between a group's rate and its target, with that group's name (the most frequent over

@@ -8,6 +8,7 @@ import numpy as np
 import streamlit as st
 
 from . import plots, ui
+from .gaps import moved_away_summary
 from .metrics import one_class_notes
 from .target_spec import criterion_info
 
@@ -64,7 +65,7 @@ def accuracy_and_target(accuracy_figure, results, criterion: str, *, population:
 def moved_away(runs) -> None:
     """Every sentence of the shown runs saying a fair model moved a group away from its target. They name
     groups (user text), so they are written as plain text (``st.text``), never as Markdown."""
-    moved = [(r, s) for r in runs for s in plots.moved_away_sentences(r.results)]
+    moved = [(r, s) for r in runs for s in moved_away_summary(r.results, r.task.group_names)]
     if not moved:
         return
     box = st.container(key="moved_away")

@@ -450,18 +450,21 @@ def test_compare_shows_the_target_view_the_worst_gap_and_the_moved_away_sentence
     from test_plots import target_results
 
     at = _new_app()
-    sentence = ("FairLR moved [Female](http://evil.example) away from its target: 0.158 on the population "
-                "against plain LR's 0.180, target 0.300.")
-    _hand_made_run(at, target_results(seeds=(0, 1), moved_away=sentence), 0.3)
+    res = target_results(seeds=(0, 1), moved_away="FairLR moved Female away (row sentence)")
+    fair, plain = res["model"] == "fair-lr", res["model"] == "lr"
+    res.loc[fair, "pop_moved_0"] = "away"
+    res.loc[plain, "pop_pr_0"] = 0.25  # plain LR lands nearer the target than FairLR's 0.163 (mean of 2 repeats)
+    sentence = ("FairLR moved Female away from its target: positive rate 0.163 on the population against plain LR's "
+                "0.250, target 0.300 (mean of 2 repeats).")
+    _hand_made_run(at, res, 0.3)
     keys = [c.proto.id for c in at.get("plotly_chart")]
     assert len(keys) == 4 and any("fig_target" in k for k in keys), keys
     target = _target_figure(at)
     fair = [t for t in target["data"] if t.get("name") == "FairLR"][0]
     assert fair["text"] == ["-0.137", "-0.041"]  # the mean over the two repeats, written beside the points
     assert "population" in target["layout"]["title"]["text"]
-    # the sentence is plain text (st.text), never Markdown: no link is made of it
+    # the sentence (averaged over the repeats) is plain text (st.text), never Markdown
     assert [t.value for t in at.text] == [sentence]
-    assert not any("evil.example" in m.value for m in [*at.markdown, *at.warning, *at.caption])
     table = [d.value for d in at.dataframe if "model" in d.value.columns][0]
     assert list(table["worst gap"]) == ["0.137 ± 0.007 (Female)", "-"] and "target_gap" not in table.columns
     # the balanced test set, one click away
