@@ -172,14 +172,15 @@ def target_view(results: pd.DataFrame, criterion: str = "dp", *, population: boo
     lo, hi = float(np.nanmin(xs)), float(np.nanmax(xs))
     pad = max(0.06, 0.25 * (hi - lo))
     layout = dict(
-        LAYOUT, title=dict(text=title), height=int(150 + 30 * len(ys) + 12 * len(groups)), showlegend=True,
+        LAYOUT, title=dict(text=title), height=int(190 + 30 * len(ys) + 12 * len(groups) + 22 * len(traces)),
+        showlegend=True, legend=dict(orientation="h", yanchor="top", y=-0.18, x=0, xanchor="left"),
         xaxis=dict(GRID, title=dict(text=f"{what} (the gap to the target is written beside each point)"),
                    range=[max(-0.02, lo - pad), min(1.02, hi + pad)]),
         yaxis=dict(GRID, title=dict(text=""), autorange="reversed", tickmode="array", tickvals=ys,
                    ticktext=[f"{names[g]} · {html.escape(lb)}" for g, lb in
                              pts.drop_duplicates("y").sort_values("y")[["group", "label"]].itertuples(index=False)],
-                   showgrid=False, zeroline=False),
-        margin=dict(l=60, r=20, t=60, b=55))
+                   showgrid=False, zeroline=False, automargin=True),
+        margin=dict(l=20, r=40, t=60, b=55))
     return figure(traces, layout)
 
 

@@ -33,9 +33,10 @@ def selected_target(shown, results, criterion: str, highlight: float, *, populat
 
 def accuracy_and_target(accuracy_figure, results, criterion: str, *, population: bool, names, highlight, on: str,
                         where: str, same_task: bool) -> None:
-    """Accuracy against fairness (left) beside the target view (right), each with its caption; results
-    without per-group targets (older runs) get a one-line caption instead of the target view."""
-    left, right = st.columns(2)
+    """Accuracy against fairness, then the target view at full width (its rows name group, model and
+    rule), each with its caption; results without per-group targets (older runs) get a one-line caption
+    instead of the target view."""
+    left, right = st.container(), st.container()
     with left:
         st.plotly_chart(accuracy_figure, key="fig_accuracy_fairness", config=CHART)
         if not same_task:
