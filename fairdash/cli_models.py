@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import FairDashError
-from .metrics import one_class_reason
+from .metrics import one_class_reason, result_notes
 
 EO_PAPER_GRID = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 PRINTED_METRICS = ("accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1", "pr_ratio", "tpr_ratio")
@@ -127,6 +127,8 @@ def _cmd_train(args) -> int:
                 print(f"  conditional PR ratio (worst stratum) {_fmt(m[pre + 'cond_pr_ratio'])}, share-weighted mean over "
                       f"strata {_fmt(m.get(pre + 'cond_pr_ratio_mean', float('nan')))}")
             print(f"  Theorem 2 ceiling at the measured group rates: {_fmt(m.get(pre + 'accuracy_bound'))}")
+        if m.get("too_good"):
+            print(f"warning: {result_notes(exp.results.iloc[:1])[-1]}")
         for line in gap_lines(m, task.group_names, spec.criterion):
             print(line)
         for sentence in moved:
@@ -248,6 +250,9 @@ def _cmd_sweep(args) -> int:
     for _, r in one.drop_duplicates(["model", "one_class", "pop_one_class"]).iterrows():
         print(f"note: {r['label']} (seed {r['seed']}) {r['one_class'] or r['pop_one_class']}: "
               f"{one_class_reason(r['one_class'] or r['pop_one_class'])}.")
+    if "too_good" in exp.results.columns and exp.results["too_good"].astype(bool).any():
+        for note in result_notes(exp.results[exp.results["too_good"].astype(bool)]):
+            print(f"warning: {note}")
     print(f"Results: {out} (configuration: {out}.json)")
     return 0
 

@@ -94,7 +94,8 @@ def cut_for_rate(scores, rate: float) -> float:
     if k == n:
         return float(np.nextafter(s[-1], -np.inf))
     hi, lo = s[k - 1], s[k]
-    return float(lo + (hi - lo) / 2.0) if hi > lo else float(lo)
+    mid = lo + (hi - lo) / 2.0
+    return float(mid) if lo <= mid < hi else float(lo)  # two neighbouring floats have no midpoint between them
 
 
 @dataclass(frozen=True)

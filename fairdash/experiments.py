@@ -44,6 +44,7 @@ its group (``pop_worst_gap``, ``pop_worst_gap_group``...) are described in :mod:
 ``target_gap`` is the mean over groups of |pop_pr_s - PR_t| (kept for older readers; never shown alone). A ratio whose largest value is 0 is empty (0/0 is
 not parity) and ``one_class`` says in words where a model predicts one class for everyone or a group."""
 
+TOO_GOOD = 0.99  # a held-out accuracy at or above this is flagged: "too good: look for a leak"
 MAX_SWEEP_RUNS = 2000  # larger grids are refused with a message (see issue: limits)
 
 
@@ -80,10 +81,14 @@ class TrainedModel(ScoresRawTables):
         return model_info(self.name).label
 
 
-def _ceiling_at_target(spec: TargetSpec | None, target_rate, y, s, strata, G) -> float:
-    """Theorem 2 on these rows at the rates the target asks for (NaN for a model without a target)."""
+def _ceiling_at_target(spec: TargetSpec | None, target_rate, y, s, strata, G, goal=None) -> float:
+    """Theorem 2 on these rows at the rates the target asks for (NaN for a model without a target). With a
+    legitimate factor, each stratum at the targets that were trained (``goal.cells``, resolved on the
+    training split), never at targets recomputed from these rows."""
     if spec is None:
         return float("nan")
+    if spec.conditional and strata is not None and goal is not None and goal.cells is not None:
+        return _strata_ceiling(y, s, strata, goal.cells, G)
     r = targets.base_rates(y, s, G)
     p = targets.group_shares(s, G)
     try:
@@ -96,12 +101,28 @@ def _ceiling_at_target(spec: TargetSpec | None, target_rate, y, s, strata, G) ->
     return targets.accuracy_ceiling(r, p, target_rate) if target_rate is not None else float("nan")
 
 
+def _strata_ceiling(y, s, strata, cells, G) -> float:
+    """Theorem 2 in every stratum at its (stratum, group) cells' targets, weighted by the strata's shares of
+    these rows."""
+    y, s, strata = (np.asarray(a).astype(int) for a in (y, s, strata))
+    total = 0.0
+    for k in range(cells.shape[0]):
+        rows = strata == k
+        if not rows.any():
+            continue
+        n, pos = np.bincount(s[rows], minlength=G)[:G], np.bincount(s[rows], weights=y[rows], minlength=G)[:G]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = np.where(n > 0, pos / np.maximum(n, 1), 0.0)
+        total += rows.mean() * targets.accuracy_ceiling(r, n / n.sum(), np.nan_to_num(cells[k]))
+    return float(total)
+
+
 def _measured(estimator, X, y, s, strata, G, spec, target_rate, group_names, decision, goal, prefix) -> dict:
     pred = decision.decide(estimator, X, s)
     m = group_metrics(y, pred, s, G)
     m["accuracy_bound"] = targets.accuracy_ceiling(targets.base_rates(y, s, G), targets.group_shares(s, G),
                                                    [m[f"pr_{j}"] for j in range(G)])
-    m["ceiling_at_target"] = _ceiling_at_target(spec, target_rate, y, s, strata, G)
+    m["ceiling_at_target"] = _ceiling_at_target(spec, target_rate, y, s, strata, G, goal)
     m["one_class"] = one_class_note(pred, s, G, group_names)
     m["cond_pr_ratio"], m["cond_pr_ratio_mean"] = (conditional_ratio(pred, s, strata, G) if strata is not None
                                                    else (float("nan"), float("nan")))
@@ -153,8 +174,9 @@ def evaluate(estimator, arrays: Arrays, spec: TargetSpec | str | None = None, ta
             m[f"bal_{k}"] = m.get(f"bal_{k}", float("nan") if k != "worst_gap_group" else "")
             m.pop(f"eval_{k}", None)
     m["n_pop"] = int(len(test))
-    m["target_gap"] = (float(np.mean([abs(pop[f"pr_{j}"] - target_rate) for j in range(G)]))
-                       if target_rate is not None and (spec is None or not spec.conditional) else float("nan"))
+    gaps = [m.get(f"pop_gap_{j}", float("nan")) for j in range(G)]
+    m["target_gap"] = float(np.mean(np.abs(gaps))) if np.isfinite(gaps).all() else float("nan")
+    m["too_good"] = bool(max(m["accuracy"], m["pop_accuracy"]) >= TOO_GOOD)
     return m
 
 

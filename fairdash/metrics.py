@@ -141,6 +141,20 @@ def one_class_notes(results: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(notes))
 
 
+def result_notes(results: pd.DataFrame) -> list[str]:
+    """Every warning a results table carries, in words: models that give one class to everyone or to a
+    whole group (:func:`one_class_notes`), and models too accurate to be true (a leak)."""
+    notes = one_class_notes(results)
+    if "too_good" in results.columns:
+        hit = results[results["too_good"].fillna(False).astype(bool)]
+        labels = hit["label"] if "label" in hit.columns else hit["model"]
+        for label, g in hit.groupby(labels, sort=False):
+            best = float(np.nanmax(g[[c for c in ("accuracy", "pop_accuracy") if c in g.columns]].to_numpy(float)))
+            notes.append(f"{label} is too good: accuracy {best:.3f} on held-out rows in {len(g)} run(s). Look for a "
+                         "leak: a feature, or a few together, that give the label away (the Data page lists them).")
+    return notes
+
+
 def one_class_reason(note: str) -> str:
     """What a one-class note means for the numbers beside it (one rule for every output)."""
     if note.endswith("for everyone"):

@@ -9,7 +9,7 @@ import streamlit as st
 
 from . import plots, ui
 from .gaps import moved_away_summary
-from .metrics import one_class_notes
+from .metrics import result_notes
 from .target_spec import criterion_info
 
 CHART = {"displayModeBar": False}
@@ -59,7 +59,7 @@ def accuracy_and_target(accuracy_figure, results, criterion: str, *, population:
                        "group's target; the number beside it is the gap, rate minus target (negative: short of it).")
         else:
             st.caption(no_view)
-    for note in one_class_notes(results):
+    for note in result_notes(results):
         st.warning(note, icon=":material/warning:")
 
 

@@ -14,7 +14,7 @@ from fairdash import plots, ui, ui_views
 from fairdash.decision import CHOOSABLE, RULES
 from fairdash.errors import FairDashError
 from fairdash.gaps import moved_away_summary
-from fairdash.metrics import one_class_notes
+from fairdash.metrics import result_notes
 from fairdash.models.registry import MODELS
 from fairdash.run_spec import RunSpec
 
@@ -180,7 +180,7 @@ if run is not None:
                "is on the Compare page." if pop else "Measured on the ordinary test set (equality of opportunity).")
     st.dataframe(plots.results_table(res, run.spec.target.criterion, population=pop), key="train_results",
                  hide_index=True, column_config=ui.RESULTS_COLUMNS)
-    for note in one_class_notes(res):
+    for note in result_notes(res):
         st.warning(note, icon=":material/warning:")
     for sentence in moved_away_summary(res, run.task.group_names):
         st.warning(sentence, icon=":material/trending_down:")

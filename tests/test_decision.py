@@ -244,3 +244,43 @@ def test_threshold_optimizer_reaches_parity_on_adult_and_matches_fairlearn(adult
     loaded = load_model(save_model(tm, tmp_path / "t.fairdash"))
     assert np.array_equal(loaded.predict(table), tm.predict(table))
     assert "decides with s" in loaded.label
+
+
+# --------------------------------------------------------------------------------------------------
+# Issue 19: conditional ceilings at the trained targets, a defined gap, and "too good" models
+# --------------------------------------------------------------------------------------------------
+def test_conditional_own_average_ceiling_uses_the_trained_targets(compas_race):
+    from fairdash.data import split_arrays
+    from fairdash.targets import accuracy_ceiling
+
+    task = data.build_task(data.load_sample("compas"), data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",),
+                                                                     strata_column="sex"))
+    spec = make_target_spec("dp", None, strata_column="sex")  # each stratum's own average
+    row = run_experiment(task, ["fair-lr"], target=spec).results.iloc[0]
+    arrays = split_arrays(task, 0)
+    trained = spec.conditional_tables(arrays.y_train, arrays.s_train, arrays.strata_train, n_groups=2)
+    test = np.arange(len(arrays.y_test))
+    want = 0.0
+    for k, tb in enumerate(trained.tables):  # Theorem 2 per stratum of the test rows, at the trained targets
+        rows = arrays.strata_test[test] == k
+        y, s = arrays.y_test[rows], arrays.s_test[rows]
+        r = np.array([y[s == g].mean() for g in (0, 1)])
+        p = np.array([(s == g).mean() for g in (0, 1)])
+        want += rows.mean() * accuracy_ceiling(r, p, tb.target_rates)
+    assert row["pop_ceiling_at_target"] == pytest.approx(want, abs=1e-12)
+    assert np.isfinite(row["target_gap"]) and np.isfinite(row["pop_worst_gap"])
+    assert " in " in row["pop_worst_gap_group"]  # the worst (stratum, group) cell is named
+
+
+def test_a_model_that_is_too_good_is_flagged(tmp_path, capsys):
+    from fairdash.metrics import result_notes
+
+    rng = np.random.default_rng(0)
+    n = 1500
+    df = pd.DataFrame({"g": rng.choice(["a", "b"], n), "x": rng.normal(size=n)})
+    df["label"] = np.where(rng.random(n) < 0.4, "yes", "no")
+    df["copy"] = (df["label"] == "yes").astype(float) + rng.normal(0, 0.01, n)  # the label, copied
+    task = data.build_task(df, data.TaskSpec("g", "label", ("b",), ("yes",)))
+    res = run_experiment(task, ["lr"]).results
+    assert bool(res.iloc[0]["too_good"])
+    assert any("too good" in n and "leak" in n for n in result_notes(res))

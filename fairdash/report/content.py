@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..gaps import moved_away_summary
-from ..metrics import format_mean_std, one_class_notes, summarize
+from ..metrics import format_mean_std, result_notes, summarize
 from ..target_spec import criterion_info
 
 
@@ -306,7 +306,7 @@ def section_results(summary: pd.DataFrame, criterion: str, group_names, results:
     else:
         blocks.append(para(f"Measured on the {eval_set}."))
     blocks.append(_results_table(summary, criterion, ""))
-    blocks += [para(n, cls="warn") for n in one_class_notes(results)]
+    blocks += [para(n, cls="warn") for n in result_notes(results)]
     blocks += [para(n, cls="warn") for n in moved_away_summary(results, group_names)]
     if "decides_with_s" in results.columns and results["decides_with_s"].astype(bool).any():
         who = ", ".join(dict.fromkeys(results.loc[results["decides_with_s"].astype(bool), "label"].astype(str)))
