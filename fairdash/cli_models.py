@@ -10,6 +10,7 @@ import numpy as np
 
 from .errors import FairDashError
 from .metrics import one_class_reason, result_notes
+from .results_file import from_file, to_file
 
 EO_PAPER_GRID = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 PRINTED_METRICS = ("accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1", "pr_ratio", "tpr_ratio")
@@ -126,7 +127,7 @@ def _cmd_train(args) -> int:
             if pre + "cond_pr_ratio" in m and np.isfinite(m[pre + "cond_pr_ratio"]):
                 print(f"  conditional PR ratio (worst stratum) {_fmt(m[pre + 'cond_pr_ratio'])}, share-weighted mean over "
                       f"strata {_fmt(m.get(pre + 'cond_pr_ratio_mean', float('nan')))}")
-            print(f"  Theorem 2 ceiling at the measured group rates: {_fmt(m.get(pre + 'accuracy_bound'))}")
+            print(f"  Theorem 2 ceiling at the measured group rates: {_fmt(m.get(pre + 'ceiling_at_measured'))}")
         if m.get("too_good"):
             print(f"warning: {result_notes(exp.results.iloc[:1])[-1]}")
         for line in gap_lines(m, task.group_names, spec.criterion):
@@ -218,7 +219,7 @@ def _cmd_sweep(args) -> int:
     try:
         from .export import results_csv
 
-        out.write_text(results_csv(exp.results), encoding="utf-8")
+        out.write_text(results_csv(to_file(exp.results)), encoding="utf-8")
     except ImportError:  # pragma: no cover
         exp.results.to_csv(out, index=False)
     command = ("python -m fairdash " + " ".join(shlex.quote(a) for a in sys.argv[1:])
@@ -270,7 +271,7 @@ def _cmd_report(args) -> int:
     if not cfg_path.exists():
         raise FairDashError(f"{results} has no configuration beside it ({cfg_path.name}); make it with 'sweep'.")
     try:
-        df = pd.read_csv(results)
+        df = from_file(pd.read_csv(results))
         config = json.loads(cfg_path.read_text(encoding="utf-8"))
     except (ValueError, OSError) as e:
         raise FairDashError(f"Could not read the sweep results: {e}") from None

@@ -7,7 +7,6 @@ returns one row per (model, target, seed).
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -25,16 +24,15 @@ from .decision import FittedDecision, fit_decision, rule_info
 from .gaps import cell_gaps, group_gaps, mark_moves
 from .metrics import conditional_ratio, group_metrics, one_class_note
 from .models.registry import make_model, model_info
-from .run_spec import RunSpec
 from .target_spec import TargetSpec, criterion_info, make_target_spec
 
 RESULT_COLUMNS = ("model", "label", "criterion", "sees_s", "decision", "decides_with_s", "target_rate", "target", "seed",
                   "pop_worst_gap", "pop_worst_gap_group", "bal_worst_gap", "bal_worst_gap_group", "moved_away", "accuracy", "pr_0", "pr_1", "tpr_0",
                   "tpr_1", "tnr_0", "tnr_1", "acc_0", "acc_1", "pr_ratio", "pr_ratio_01", "pr_diff", "tpr_ratio",
-                  "tpr_diff", "tnr_ratio", "cond_pr_ratio", "one_class", "accuracy_bound", "ceiling_at_target",
+                  "tpr_diff", "tnr_ratio", "cond_pr_ratio", "one_class", "ceiling_at_measured", "ceiling_at_target",
                   "eval_set", "n_eval", "pop_accuracy", "pop_pr_0", "pop_pr_1", "pop_tpr_0", "pop_tpr_1", "pop_tnr_0",
                   "pop_tnr_1", "pop_pr_ratio", "pop_tpr_ratio", "pop_cond_pr_ratio", "pop_one_class",
-                  "pop_accuracy_bound", "pop_ceiling_at_target", "target_gap", "n_pop", "fit_seconds", "fitted_at",
+                  "pop_ceiling_at_measured", "pop_ceiling_at_target", "target_gap", "n_pop", "fit_seconds", "fitted_at",
                   "device", "cached")
 """One row per fit. Columns without ``pop_`` are measured on the paper's evaluation rows (``eval_set``: the
 balanced test set for demographic parity, the test set for equality of opportunity); ``pop_`` columns on
@@ -120,7 +118,7 @@ def _strata_ceiling(y, s, strata, cells, G) -> float:
 def _measured(estimator, X, y, s, strata, G, spec, target_rate, group_names, decision, goal, prefix) -> dict:
     pred = decision.decide(estimator, X, s)
     m = group_metrics(y, pred, s, G)
-    m["accuracy_bound"] = targets.accuracy_ceiling(targets.base_rates(y, s, G), targets.group_shares(s, G),
+    m["ceiling_at_measured"] = targets.accuracy_ceiling(targets.base_rates(y, s, G), targets.group_shares(s, G),
                                                    [m[f"pr_{j}"] for j in range(G)])
     m["ceiling_at_target"] = _ceiling_at_target(spec, target_rate, y, s, strata, G, goal)
     m["one_class"] = one_class_note(pred, s, G, group_names)
@@ -141,7 +139,7 @@ def evaluate(estimator, arrays: Arrays, spec: TargetSpec | str | None = None, ta
       set for equality of opportunity (``eval_set``);
     - on the population, the ordinary test set as it comes (``pop_`` keys), with ``target_gap``.
 
-    Each set carries Theorem 2's ceiling at the measured group rates (``accuracy_bound``) and at the
+    Each set carries Theorem 2's ceiling at the measured group rates (``ceiling_at_measured``) and at the
     target (``ceiling_at_target``), both computed on that set's own rows. ``spec`` is the model's
     :class:`TargetSpec` (``None`` for a model without a target; a criterion name is accepted for it).
     Decisions come from ``decision`` (the paper's rule by default); ``goal``, the run's
@@ -164,7 +162,7 @@ def evaluate(estimator, arrays: Arrays, spec: TargetSpec | str | None = None, ta
     m["n_eval"] = int(len(idx))
     pop = _measured(estimator, *rows(test), *args, "pop_") if crit.balanced_eval else m
     for k in ("accuracy", "pr_ratio", "tpr_ratio", "cond_pr_ratio", "cond_pr_ratio_mean", "one_class",
-              "accuracy_bound", "ceiling_at_target", *(f"{r}_{j}" for r in ("pr", "tpr", "tnr") for j in range(G))):
+              "ceiling_at_measured", "ceiling_at_target", *(f"{r}_{j}" for r in ("pr", "tpr", "tnr") for j in range(G))):
         m[f"pop_{k}"] = pop[k]
     if goal is not None:
         for j in range(G):
@@ -507,102 +505,3 @@ def evaluation_rates(task: Task, criterion: str, seed: int = 0, population: bool
     split = split_task(task, seed=seed)
     idx = split.balanced_test if criterion_info(criterion).balanced_eval and not population else split.test
     return targets.base_rates(task.y[idx], task.s[idx], task.n_groups), targets.group_shares(task.s[idx], task.n_groups)
-
-
-# --------------------------------------------------------------------------------------------------
-# Runs as the dashboard keeps them
-# --------------------------------------------------------------------------------------------------
-@dataclass
-class Run:
-    """One training run with everything that describes it: the request (:class:`RunSpec`), the task it
-    was trained on, the data's name, its results and fitted models. Export and the report describe the
-    run from here, whatever is loaded later."""
-
-    spec: RunSpec
-    task: Task
-    data_name: str
-    results: pd.DataFrame
-    models: dict = field(default_factory=dict)
-    skipped: list = field(default_factory=list)
-    data_description: str = ""
-    seconds: float = 0.0
-    created: str = field(default_factory=utc_now)
-    number: int = 0
-    leaks: tuple = ()  # feature columns that gave s or y away when it was trained
-    same_as: int = 0  # the number of an earlier run of the session with the very same description
-
-    @property
-    def key(self) -> str:
-        return run_key(self.task, self.spec)
-
-    def summary_parts(self) -> list[str]:
-        from .models.registry import model_info
-
-        names = list(dict.fromkeys(self.spec.models)) or ["no models"]
-        labels = ", ".join(model_info(m).label if m in _known_models() else m for m in names)
-        g = self.spec.target
-        grid = [t for t in self.spec.target_rates if isinstance(t, float)]
-        target = (f"TPR {g.tpr_target:.2f} / TNR {g.tnr_target:.2f}" if g.explicit
-                  else f"PR_t {grid[0]:.3f}–{grid[-1]:.3f}" if len(grid) > 1
-                  else f"PR_t {(grid or [g.target_rate])[0]:.3f}" if grid or g.target_rate is not None
-                  else f"{g.preset} preset")
-        t = self.spec.task
-        crit = criterion_info(g.criterion).words + (f" given {g.strata_column}" if g.conditional else "")
-        parts = [labels, self.data_name, f"s = {t.s_column}" + (f" × {t.s_with}" if t.s_with else "")
-                 + f", y = {t.y_column}", f"{crit}, {target}"]
-        if g.decision != "threshold":
-            parts.append(g.decision + (" (decides with s)" if g.decision_rule.needs_s else ""))
-        if t.drop:
-            parts.append("without " + ", ".join(map(str, t.drop)))
-        if t.s_as_feature:
-            parts.append("sees s")
-        if self.leaks:
-            parts.append("trained with a leak (" + ", ".join(map(str, self.leaks)) + ")")
-        if len(self.spec.seeds) > 1:
-            parts.append(f"{len(self.spec.seeds)} repeats")
-        return parts
-
-    @property
-    def title(self) -> str:
-        """The run's name in lists: number, time, models, data, s and y, criterion and target, decision
-        rule, dropped features and flags; an exact repeat of an earlier run's settings says so."""
-        when = self.created[11:16] if len(self.created) >= 16 else self.created
-        text = f"Run {self.number} ({when} UTC): " + " · ".join(self.summary_parts())
-        return text + (f" · same settings as Run {self.same_as}" if self.same_as else "")
-
-    @property
-    def description(self) -> str:
-        """The full text (for hover): the title plus the target in words."""
-        return f"{self.title}. Target: {self.spec.target.describe()}. Trained on {self.data_name!s}."
-
-
-def run_key(task: Task, spec: RunSpec) -> str:
-    """Same data and same request, same key (a repeated Train press is recognised before training)."""
-    import json
-
-    text = json.dumps(spec.to_dict(), sort_keys=True, default=str) + data_fingerprint(task)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def train_run(task: Task, spec: RunSpec, *, data_name: str, data_description: str = "", number: int = 0,
-              only_serving: bool = True, leaks=(), **kwargs) -> Run:
-    """``run_experiment`` for a :class:`RunSpec`, kept as a :class:`Run` (models kept); ``leaks`` names
-    the feature columns that gave s or y away, so the run says it was trained with them."""
-    t0 = time.perf_counter()
-    exp = run_experiment(task, list(spec.models), spec.target_rates, spec.seeds, target=spec.target,
-                         options=spec.options, keep_models=True, only_serving=only_serving, **kwargs)
-    res = exp.results
-    if not only_serving:  # a model run outside the criterion it was made for says so everywhere
-        for i, m in res["model"].items():
-            info = model_info(m)
-            if not info.serves(spec.target.criterion):
-                res.loc[i, "label"] = f"{res.loc[i, 'label']} (made for {'/'.join(info.criteria)})"
-    return Run(spec, task, data_name, res, exp.models, exp.skipped, data_description,
-               time.perf_counter() - t0, number=number, leaks=tuple(leaks))
-
-
-
-def _known_models():
-    from .models.registry import MODELS
-
-    return MODELS

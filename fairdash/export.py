@@ -145,7 +145,7 @@ def model_bytes(trained) -> bytes:
         "decision": {**decision.to_dict(), "decides_with_s": rule.needs_s, "words": rule.words},
         "transition_table": table_d,
         "t": None if table_d is None else table_d.get("t"),
-        "accuracy_ceiling": None if table_d is None else table_d.get("accuracy_bound"),
+        "accuracy_ceiling": None if table_d is None else table_d.get("ceiling_at_target", table_d.get("accuracy_bound")),
         "metrics": _jsonable(dict(trained.metrics or {})),
         "data_fingerprint": str(trained.data_fingerprint or ""),
         "seed": int(trained.seed),

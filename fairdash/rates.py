@@ -45,17 +45,17 @@ def target_table(rates: TrainingRates, spec: TargetSpec | None = None) -> target
 
 def _strata_readout(task: Task, split: Split, spec: TargetSpec) -> dict:
     """Per-stratum readout of conditional parity: ``{stratum: {base_rates, group_share, target_rates, t,
-    transition, flips, accuracy_bound, rows}}`` on the training split, plus the share-weighted ceiling."""
+    transition, flips, ceiling_at_target, rows}}`` on the training split, plus the share-weighted ceiling."""
     tr = split.train
     ct = spec.conditional_tables(task.y[tr], task.s[tr], task.strata[tr], task.strata_names, task.n_groups)
     out = {}
     for k, tb in enumerate(ct.tables):
         d = tb.to_dict()
         d = {key: d[key] for key in ("base_rates", "group_share", "target_rates", "t", "transition", "flips",
-                                     "accuracy_bound")}
+                                     "ceiling_at_target")}
         d["rows"] = {str(j): int(ct.cell_counts[k, j]) for j in range(tb.n_groups)}
         out[str(ct.strata[k])] = d
-    return {"strata": out, "strata_accuracy_bound": ct.accuracy_ceiling, "strata_warnings": list(ct.warnings)}
+    return {"strata": out, "strata_ceiling_at_target": ct.accuracy_ceiling, "strata_warnings": list(ct.warnings)}
 
 
 def rates_readout(task: Task, spec: TargetSpec | None = None, seed: int = 0, split: Split | None = None,
@@ -63,7 +63,7 @@ def rates_readout(task: Task, spec: TargetSpec | None = None, seed: int = 0, spl
     """The ``rates --json`` object: base rates, group share, target rate, presets, ``t``, the flipped
     regions, transition probabilities, Theorem 2's bound and the split sizes, on the training split.
     Groups are keyed "0", "1", ... With a legitimate factor, ``strata`` holds the same per stratum and
-    ``strata_accuracy_bound`` the share-weighted ceiling the conditional model must respect.
+    ``strata_ceiling_at_target`` the share-weighted ceiling the conditional model must respect.
 
     ``spec`` is the :class:`~fairdash.target_spec.TargetSpec` (default: parity at the avg preset); a bare
     ``target_rate`` is shorthand for ``make_target_spec(target_rate=...)``."""

@@ -333,7 +333,7 @@ class TransitionTable:
                 }
                 for j in g
             },
-            "accuracy_bound": float(self.accuracy_ceiling),
+            "ceiling_at_target": float(self.accuracy_ceiling),
             "flips": {str(j): f for j, f in zip(g, flip_regions(self.p_ybar1_given_y))},
         }
 

@@ -10,6 +10,7 @@ import streamlit as st
 from . import plots, ui
 from .gaps import moved_away_summary
 from .metrics import result_notes
+from .results_file import to_file
 from .target_spec import criterion_info
 
 CHART = {"displayModeBar": False}
@@ -87,7 +88,7 @@ def results_table(results, summary, criterion: str, *, population: bool, where: 
     st.dataframe(plots.results_table(results, criterion, population=population), key="compare_table",
                  hide_index=True, column_config=ui.RESULTS_COLUMNS)
     c1, c2 = st.columns(2)
-    c1.download_button("Download results (CSV, one row per fit)", ui.csv_bytes(results), "fairdash_results.csv",
+    c1.download_button("Download results (CSV, one row per fit)", ui.csv_bytes(to_file(results)), "fairdash_results.csv",
                        "text/csv", key="download_results_csv")
     c2.download_button("Download summary (CSV, mean and std)", ui.csv_bytes(summary), "fairdash_summary.csv",
                        "text/csv", key="download_summary_csv")

@@ -75,7 +75,7 @@ def keep_widgets() -> None:
 
 
 def runs() -> list:
-    """This session's run history (oldest first); each a :class:`fairdash.experiments.Run`."""
+    """This session's run history (oldest first); each a :class:`fairdash.runs.Run`."""
     return st.session_state.setdefault("fd_runs", [])
 
 

@@ -137,7 +137,7 @@ def _readouts(out: dict, tb, marked: float | None, rates, names) -> None:
 
 def _conditional_readouts(out: dict, names) -> None:
     with st.container(key="ceiling_readout"):
-        st.metric(CEILING_LABEL, f"{out['strata_accuracy_bound']:.4f}",
+        st.metric(CEILING_LABEL, f"{out['strata_ceiling_at_target']:.4f}",
                   help="Theorem 2 in every stratum at its own target, weighted by the stratum's share of the "
                        "training rows.")
     rows = []
@@ -148,7 +148,7 @@ def _conditional_readouts(out: dict, names) -> None:
                          "base rate": sd["base_rates"][k], "target P(ybar=1)": sd["target_rates"][k],
                          "t_s": sd["t"][k], "P(ybar=1 | y=1)": sd["transition"][k]["p_ybar1_given_y1"],
                          "P(ybar=1 | y=0)": sd["transition"][k]["p_ybar1_given_y0"],
-                         "ceiling in stratum": sd["accuracy_bound"]})
+                         "ceiling in stratum": sd["ceiling_at_target"]})
     st.dataframe(pd.DataFrame(rows), key="strata_table", hide_index=True)
     st.caption("Per stratum of the training split: the target holds within each stratum, so each row's target "
                "label comes from its own (stratum, group) cell.")

@@ -11,6 +11,7 @@ import streamlit as st
 from fairdash import export, report, ui
 from fairdash.experiments import evaluation_rates
 from fairdash.rates import rates_readout
+from fairdash.results_file import to_file
 
 ss = st.session_state
 
@@ -108,7 +109,7 @@ st.caption("The configuration is the same format the command line's `sweep` writ
            "fairdash_results.csv --out report.html` reads it when it lies beside the results as "
            "`fairdash_results.csv.json`.")
 c1, c2 = st.columns(2)
-c1.download_button("Download results (CSV)", ui.csv_bytes(results), "fairdash_results.csv", "text/csv",
+c1.download_button("Download results (CSV)", ui.csv_bytes(to_file(results)), "fairdash_results.csv", "text/csv",
                    key="download_results_export")
 c2.download_button("Download configuration (JSON)", json.dumps(run.spec.to_dict(), indent=2).encode("utf-8"),
                    "fairdash_results.csv.json", "application/json", key="download_config")

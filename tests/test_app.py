@@ -141,7 +141,7 @@ def test_default_target_is_the_avg_preset_and_matches_the_cli(app, capsys):
     pr_t = app.session_state["fd_pr_t"]
     out = _cli_rates(capsys, pr_t)
     assert pr_t == pytest.approx(round(out["presets"]["avg"], 3))
-    assert _metric(app, CEILING) == f"{out['accuracy_bound']:.4f}"
+    assert _metric(app, CEILING) == f"{out['ceiling_at_target']:.4f}"
 
 
 @pytest.mark.parametrize("pr_t", [0.3, 0.12])
@@ -151,7 +151,7 @@ def test_slider_changes_readouts_to_what_fairdash_computes(app, capsys, pr_t):
     app.slider(key="pr_t_slider").set_value(pr_t).run()
     _ok(app)
     out = _cli_rates(capsys, pr_t)
-    assert _metric(app, CEILING) == f"{out['accuracy_bound']:.4f}"
+    assert _metric(app, CEILING) == f"{out['ceiling_at_target']:.4f}"
     assert _metric(app, CEILING) != before
     for j in ("0", "1"):
         assert _metric(app, f"t_{j}") == f"{out['t'][j]:.4f}"
@@ -172,13 +172,13 @@ def test_number_box_and_presets_drive_the_same_state(app, capsys):
     _pr_t_box(app).set_value(0.25).run()
     _ok(app)
     assert app.slider(key="pr_t_slider").value == pytest.approx(0.25)
-    assert _metric(app, CEILING) == f"{_cli_rates(capsys, 0.25)['accuracy_bound']:.4f}"
+    assert _metric(app, CEILING) == f"{_cli_rates(capsys, 0.25)['ceiling_at_target']:.4f}"
     app.button(key="preset_max").click().run()
     _ok(app)
     pmax = round(_cli_rates(capsys, 0.5)["presets"]["max"], 3)
     assert app.session_state["fd_pr_t"] == pytest.approx(pmax)
     assert app.slider(key="pr_t_slider").value == pytest.approx(pmax)
-    assert _metric(app, CEILING) == f"{_cli_rates(capsys, pmax)['accuracy_bound']:.4f}"
+    assert _metric(app, CEILING) == f"{_cli_rates(capsys, pmax)['ceiling_at_target']:.4f}"
     app.button(key="preset_min").click().run()
     assert app.session_state["fd_pr_t"] == pytest.approx(round(_cli_rates(capsys, 0.5)["presets"]["min"], 3))
 
@@ -410,12 +410,13 @@ def test_train_fair_lr_on_a_small_upload_then_compare_and_export(small_csv):
 
 
 def test_training_errors_are_messages_and_keep_the_session(monkeypatch, small_csv):
-    import fairdash.experiments as ex
+    import fairdash.runs as runs
+    from fairdash.errors import FairDashError
 
     def boom(*a, **k):
-        raise ex.FairDashError("The optimiser gave up.")
+        raise FairDashError("The optimiser gave up.")
 
-    monkeypatch.setattr(ex, "run_experiment", boom)
+    monkeypatch.setattr(runs, "run_experiment", boom)  # what train_run calls
     at = _new_app()
     at.switch_page("pages/train.py").run()
     at.button(key="train_button").click().run()
@@ -428,7 +429,7 @@ def test_training_errors_are_messages_and_keep_the_session(monkeypatch, small_cs
 # Compare: the target view and the moved-away sentence (issue 18, item 6), on a hand-made run
 # --------------------------------------------------------------------------------------------------
 def _hand_made_run(at, results, target_rate):
-    from fairdash.experiments import Run
+    from fairdash.runs import Run
     from fairdash.run_spec import RunSpec
     from fairdash.target_spec import make_target_spec
 

@@ -22,7 +22,7 @@ def test_rates_json_has_every_key_and_matches_the_library(capsys):
     code, out, err = run(["rates", *ADULT_SEX, "--pr-t", "0.3", "--json"], capsys)
     assert code == 0, err
     got = json.loads(out)
-    for key in ("base_rates", "group_share", "target_rate", "presets", "t", "transition", "accuracy_bound",
+    for key in ("base_rates", "group_share", "target_rate", "presets", "t", "transition", "ceiling_at_target",
                 "n_train", "n_test", "n_test_balanced"):
         assert key in got
     assert set(got["base_rates"]) == {"0", "1"}

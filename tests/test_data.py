@@ -183,13 +183,13 @@ def test_empty_label_column_is_a_clear_error():
 def test_readout_keys_and_values(adult):
     task = adult_task(adult)
     out = rates_readout(task, target_rate=0.3)
-    for key in ("base_rates", "group_share", "target_rate", "presets", "t", "transition", "accuracy_bound",
+    for key in ("base_rates", "group_share", "target_rate", "presets", "t", "transition", "ceiling_at_target",
                 "n_train", "n_test", "n_test_balanced"):
         assert key in out
     assert out["target_rate"] == 0.3
     r0, r1 = out["base_rates"]["0"], out["base_rates"]["1"]
     p0 = out["group_share"]["0"]
-    assert out["accuracy_bound"] == pytest.approx(1 - p0 * abs(0.3 - r0) - (1 - p0) * abs(0.3 - r1))
+    assert out["ceiling_at_target"] == pytest.approx(1 - p0 * abs(0.3 - r0) - (1 - p0) * abs(0.3 - r1))
 
 
 def test_split_arrays_are_remembered_per_live_task_and_seed(monkeypatch):

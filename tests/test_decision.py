@@ -284,3 +284,30 @@ def test_a_model_that_is_too_good_is_flagged(tmp_path, capsys):
     res = run_experiment(task, ["lr"]).results
     assert bool(res.iloc[0]["too_good"])
     assert any("too good" in n and "leak" in n for n in result_notes(res))
+
+
+def test_the_results_file_says_where_each_column_was_measured_and_older_files_still_read(compas_race, tmp_path):
+    from fairdash.export import results_csv
+    from fairdash.results_file import RESULTS_FORMAT, from_file, to_file
+
+    dp = run_experiment(compas_race, ["fair-lr", "lr"], target=make_target_spec("dp", 0.401)).results
+    eo = run_experiment(compas_race, ["lr"], target=make_target_spec("eo", 0.5)).results
+    for res in (dp, eo):
+        path = tmp_path / "r.csv"
+        path.write_text(results_csv(to_file(res)), encoding="utf-8")
+        raw = pd.read_csv(path)
+        assert raw.columns[0] == "results_format" and (raw["results_format"] == RESULTS_FORMAT).all()
+        assert not {"accuracy", "pr_0", "pr_ratio", "ceiling_at_measured", "accuracy_bound"} & set(raw.columns)
+        assert {"bal_accuracy", "bal_pr_0", "pop_accuracy", "pop_pr_0", "bal_ceiling_at_measured",
+                "pop_ceiling_at_target"} <= set(raw.columns)
+        back = from_file(raw)
+        for c in ("accuracy", "pr_0", "pr_1", "pr_ratio", "ceiling_at_measured", "pop_accuracy", "pop_worst_gap"):
+            assert np.allclose(back[c].to_numpy(float), res[c].to_numpy(float), atol=1e-12, equal_nan=True), c
+    assert pd.read_csv(tmp_path / "r.csv")["bal_accuracy"].isna().all()  # opportunity: no balanced set
+    older = dp.rename(columns={"ceiling_at_measured": "accuracy_bound"})  # a file written before format 2
+    older_path = tmp_path / "old.csv"
+    older_path.write_text(results_csv(older), encoding="utf-8")
+    back = from_file(pd.read_csv(older_path))
+    assert np.allclose(back["ceiling_at_measured"], dp["ceiling_at_measured"]) and "accuracy" in back.columns
+    with pytest.raises(FairDashError, match="format 9"):
+        from_file(pd.read_csv(path).assign(results_format=9))

@@ -23,7 +23,7 @@ def test_tidy_table_has_one_row_per_model_target_seed(compas, tmp_path):
     assert res.loc[res.model == "lr", "target_rate"].isna().all()
     assert set(res.loc[res.model == "fair-lr", "target_rate"]) == {0.3, 0.5}
     assert (res["eval_set"] == "balanced test").all()
-    assert (res["accuracy"] <= res["accuracy_bound"] + 1e-12).all()  # Theorem 2 holds on the same data
+    assert (res["accuracy"] <= res["ceiling_at_measured"] + 1e-12).all()  # Theorem 2 holds on the same data
 
 
 def test_rerun_is_answered_by_the_cache(compas, tmp_path):

@@ -121,7 +121,7 @@ def test_report_sections(evil):
                    "Measured accuracy beside the ceiling", "PR_t = 0.4500", "Data fingerprint", "Seeds",
                    "FairLR", "Kamiran &amp; Calders", "LR", "±", "t_s", "P(ȳ=1|y=1)"):
         assert needle in text, needle
-    assert f"{readout['accuracy_bound']:.4f}" in text
+    assert f"{readout['ceiling_at_target']:.4f}" in text
     # t_s in words, with the one-sided region it flips (rates.describe_t; METHOD.md's third fix)
     assert "whose chance of a positive label is between" in text and "labels move from" in text
     assert "lies within" not in text  # the paper's two-sided summary is gone

@@ -5,7 +5,7 @@ from dataclasses import replace
 import pandas as pd
 
 from fairdash import data
-from fairdash.experiments import Run
+from fairdash.runs import Run
 from fairdash.run_spec import RunSpec
 from fairdash.target_spec import make_target_spec
 

@@ -123,7 +123,7 @@ def test_dashboard_strata_own_mode_hides_the_slider_and_slider_mode_moves_the_ce
     # the number shown is the readout's share-weighted ceiling at that PR_t
     task = at.session_state["fd_task"]
     want = rates_readout(task, make_target_spec(target_rate=0.513, strata_column="education"))
-    assert high == f"{want['strata_accuracy_bound']:.4f}"
+    assert high == f"{want['strata_ceiling_at_target']:.4f}"
     assert not _errors(at) and own
 
 
@@ -137,7 +137,7 @@ def test_rates_json_with_strata_has_a_per_stratum_readout(capsys, compas_race):
     assert set(got["strata"]) == {"Female", "Male"}
     for st_ in got["strata"].values():
         assert set(st_) >= {"base_rates", "group_share", "target_rates", "t", "transition", "flips",
-                            "accuracy_bound", "rows"}
+                            "ceiling_at_target", "rows"}
         assert set(st_["rows"]) == {"0", "1"} and all(v > 0 for v in st_["rows"].values())
         # each stratum's own avg preset: one target for both groups, the mean of the stratum's base rates
         tr = st_["target_rates"]
@@ -154,8 +154,8 @@ def test_rates_json_with_strata_has_a_per_stratum_readout(capsys, compas_race):
     for key in ("base_rates", "group_share", "presets", "n_train", "n_test", "n_test_balanced"):
         assert got[key] == pytest.approx(plain[key])
     assert "strata" not in plain
-    assert got["strata_accuracy_bound"] == pytest.approx(
-        sum(st_["accuracy_bound"] * sum(st_["rows"].values()) for st_ in got["strata"].values()) / got["n_train"])
+    assert got["strata_ceiling_at_target"] == pytest.approx(
+        sum(st_["ceiling_at_target"] * sum(st_["rows"].values()) for st_ in got["strata"].values()) / got["n_train"])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -289,14 +289,14 @@ def test_explicit_targets_ceiling_is_the_readouts_and_the_curve_marks_no_pr_t():
     spec = make_target_spec("eo", tpr_target=at.session_state["fd_tpr_target"],
                             tnr_target=at.session_state["fd_tnr_target"])
     assert (spec.tpr_target, spec.tnr_target) == (1.0, 0.8)  # the documented default
-    assert _metric(at, CEILING) == f"{rates_readout(task, spec)['accuracy_bound']:.4f}"
+    assert _metric(at, CEILING) == f"{rates_readout(task, spec)['ceiling_at_target']:.4f}"
     names = [str(tr.get("name", "")) for tr in _plotly_traces(at)]
     assert not any(n.startswith("PR_t") for n in names), names
     # a different TNR_t moves the ceiling with it
     at.number_input(key="tnr_target").set_value(0.7).run()
     _ok(at)
     spec = make_target_spec("eo", tpr_target=1.0, tnr_target=0.7)
-    assert _metric(at, CEILING) == f"{rates_readout(task, spec)['accuracy_bound']:.4f}"
+    assert _metric(at, CEILING) == f"{rates_readout(task, spec)['ceiling_at_target']:.4f}"
 
 
 @pytest.mark.parametrize("spec", [make_target_spec("eo", tpr_target=1.0, tnr_target=0.8),
@@ -304,8 +304,8 @@ def test_explicit_targets_ceiling_is_the_readouts_and_the_curve_marks_no_pr_t():
 def test_measured_accuracy_respects_the_ceiling_on_the_same_rows(spec, compas_race):
     res = run_experiment(compas_race, ["fair-lr", "lr"], seeds=(0, 1), target=spec).results
     assert len(res) == 4
-    assert np.all(res["accuracy"] <= res["accuracy_bound"] + 1e-9)
-    assert np.all(res["pop_accuracy"] <= res["pop_accuracy_bound"] + 1e-9)
+    assert np.all(res["accuracy"] <= res["ceiling_at_measured"] + 1e-9)
+    assert np.all(res["pop_accuracy"] <= res["pop_ceiling_at_measured"] + 1e-9)
     # each ceiling is Theorem 2 at the measured rates on the rows it sits beside
     from fairdash.data import split_task
 
@@ -315,7 +315,7 @@ def test_measured_accuracy_respects_the_ceiling_on_the_same_rows(spec, compas_ra
         r = targets.base_rates(compas_race.y[idx], compas_race.s[idx], 2)
         p = targets.group_shares(compas_race.s[idx], 2)
         want = targets.accuracy_ceiling(r, p, [row["pr_0"], row["pr_1"]])
-        assert row["accuracy_bound"] == pytest.approx(want, abs=1e-12)
+        assert row["ceiling_at_measured"] == pytest.approx(want, abs=1e-12)
         assert row["n_eval"] == len(idx)
 
 

@@ -199,17 +199,17 @@ def section_readout(desc: dict, readout: dict | None, results: pd.DataFrame) -> 
     rates_text = ("the positive rates these TPR/TNR targets imply in each group" if explicit
                   else f"positive rate PR_t = {fmt(t, 3)} in every group")
     blocks.append(para(("Theorem 2 ceiling:", True), f" no classifier with the {rates_text} can be more than ",
-                       (fmt(readout.get("accuracy_bound"), 4), True), " accurate on the training split."))
+                       (fmt(readout.get("ceiling_at_target"), 4), True), " accurate on the training split."))
     if readout.get("strata"):
         blocks.append(para(("Conditional parity:", True), " the target holds within every stratum; weighted by the "
                            "strata's shares of the training rows the ceiling is ",
-                           (fmt(readout.get("strata_accuracy_bound"), 4), True), "."))
+                           (fmt(readout.get("strata_ceiling_at_target"), 4), True), "."))
     blocks += _ceiling_blocks(results, None if explicit else t)
     return {"title": title, "blocks": blocks}
 
 
 def _ceiling_blocks(results: pd.DataFrame, t) -> list:
-    need = {"model", "target_rate", "accuracy", "accuracy_bound"}
+    need = {"model", "target_rate", "accuracy", "ceiling_at_measured"}
     if t is None or not need <= set(results.columns):
         return []
     tr = results["target_rate"].astype(float)
@@ -217,10 +217,10 @@ def _ceiling_blocks(results: pd.DataFrame, t) -> list:
     if near.empty:
         return [para("No model in these results was trained at exactly this target, so no measured accuracy is "
                      "shown beside the ceiling.", cls="note")]
-    metrics = [m for m in ("accuracy", "accuracy_bound", "ceiling_at_target") if m in near.columns]
+    metrics = [m for m in ("accuracy", "ceiling_at_measured", "ceiling_at_target") if m in near.columns]
     s = summarize(near, by=[c for c in ("model", "label") if c in near.columns], metrics=metrics)
-    rows = [[r.get("label", r["model"]), cell(r, "accuracy"), cell(r, "accuracy_bound"), cell(r, "ceiling_at_target"),
-             "yes" if r["accuracy_mean"] <= r["accuracy_bound_mean"] + 1e-9 else "no (check the data)"]
+    rows = [[r.get("label", r["model"]), cell(r, "accuracy"), cell(r, "ceiling_at_measured"), cell(r, "ceiling_at_target"),
+             "yes" if r["accuracy_mean"] <= r["ceiling_at_measured_mean"] + 1e-9 else "no (check the data)"]
             for _, r in s.iterrows()]
     where = str(near["eval_set"].dropna().iloc[0]) if "eval_set" in near.columns and near["eval_set"].notna().any() \
         else "evaluation"
@@ -352,9 +352,9 @@ def plain_summary(summary: pd.DataFrame, criterion: str, readout: dict | None, d
     for prefix, where in sets:
         out += [f"{where}:"] + _trade_off(s, prefix, key, what)
     t = readout.get("target_rate") if readout else None
-    if t is not None and readout.get("accuracy_bound") is not None:
+    if t is not None and readout.get("ceiling_at_target") is not None:
         out.append(f"Theorem 2 says that a classifier giving every group the positive rate {fmt(t)} cannot be more "
-                   f"than {fmt(readout['accuracy_bound'], pct=True)} accurate on the training data; part of any "
+                   f"than {fmt(readout['ceiling_at_target'], pct=True)} accurate on the training data; part of any "
                    "accuracy lost is the price of the target itself, not a weakness of the model.")
     reps = int(s["repeats"].max()) if "repeats" in s.columns else 1
     out.append(f"Each number is an average over {reps} random splits; differences smaller than the ± spreads are within "

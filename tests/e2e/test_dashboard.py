@@ -41,11 +41,11 @@ def _number(text: str) -> float:
 def _expected_ceiling(task, pr_t: float) -> float:
     from fairdash.rates import rates_readout
 
-    return float(rates_readout(task, pr_t)["accuracy_bound"])
+    return float(rates_readout(task, pr_t)["ceiling_at_target"])
 
 
 def _assert_ceiling(page, st_ui, task, pr_t: float, server_log) -> float:
-    """The ceiling readout shows rates_readout's accuracy_bound for pr_t (to the digits it shows)."""
+    """The ceiling readout shows rates_readout's ceiling_at_target for pr_t (to the digits it shows)."""
     want = _expected_ceiling(task, pr_t)
     text = ""
     for _ in range(100):  # the readout may lag the last keypress by a rerun
@@ -55,7 +55,7 @@ def _assert_ceiling(page, st_ui, task, pr_t: float, server_log) -> float:
         if abs(shown - want) <= 0.5 * 10 ** -decimals + 1e-9:
             return shown
         page.wait_for_timeout(100)
-    raise AssertionError(f"ceiling readout {text!r} != rates_readout accuracy_bound {want:.6f} at PR_t={pr_t}\n"
+    raise AssertionError(f"ceiling readout {text!r} != rates_readout ceiling_at_target {want:.6f} at PR_t={pr_t}\n"
                          f"server log:\n{server_log()}")
 
 

@@ -225,7 +225,7 @@ def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log
     assert page.locator(".st-key-pr_t_input").count() == 0
     main = st_ui.main_text(page)
     assert "so the PR_t slider does not apply here" in main, main[-2000:]
-    own = rates_readout(task, make_target_spec("dp", "avg", strata_column="race"))["strata_accuracy_bound"]
+    own = rates_readout(task, make_target_spec("dp", "avg", strata_column="race"))["strata_ceiling_at_target"]
     _wait_ceiling(page, st_ui, own, "each stratum's own average")
     assert "Legitimate factor" in _sidebar(page) and "race" in _sidebar(page)
 
@@ -234,7 +234,7 @@ def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log
     thumb.wait_for()
     pr_t = float(thumb.get_attribute("value"))
     at_start = _wait_ceiling(page, st_ui,
-                             rates_readout(task, make_target_spec("dp", pr_t, strata_column="race"))["strata_accuracy_bound"],
+                             rates_readout(task, make_target_spec("dp", pr_t, strata_column="race"))["strata_ceiling_at_target"],
                              f"slider mode at PR_t {pr_t}")
     box = page.locator(".st-key-pr_t_input input")
     box.fill("0.6")
@@ -242,7 +242,7 @@ def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log
     expect(thumb).to_have_attribute("value", "0.6")  # the rerun may start late on a busy machine
     st_ui.wait_idle(page)
     moved = _wait_ceiling(page, st_ui,
-                          rates_readout(task, make_target_spec("dp", 0.6, strata_column="race"))["strata_accuracy_bound"],
+                          rates_readout(task, make_target_spec("dp", 0.6, strata_column="race"))["strata_ceiling_at_target"],
                           "slider mode at PR_t 0.6")
     assert moved != at_start
     thumb.focus()
@@ -250,7 +250,7 @@ def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log
     page.wait_for_function("() => document.querySelector('.st-key-pr_t_input input').value === '0.599'", timeout=20_000)
     st_ui.wait_idle(page, settle=0.05)
     _wait_ceiling(page, st_ui,
-                  rates_readout(task, make_target_spec("dp", 0.599, strata_column="race"))["strata_accuracy_bound"],
+                  rates_readout(task, make_target_spec("dp", 0.599, strata_column="race"))["strata_ceiling_at_target"],
                   "slider mode at PR_t 0.599 (moved with the keyboard)")
     assert "0.599 in every stratum" in _sidebar(page), _sidebar(page)
     _no_exception(page, server_log)
@@ -270,7 +270,7 @@ def test_explicit_targets_ceiling_matches_and_curve_has_no_pr_t(page, app_url, s
     assert page.locator(".st-key-tpr_target input").input_value() == "1.00"
     assert page.locator(".st-key-tnr_target input").input_value() == "0.80"
     assert page.locator(".st-key-pr_t_slider").count() == 0
-    want = rates_readout(adult_task, make_target_spec("eo", tpr_target=1.0, tnr_target=0.8))["accuracy_bound"]
+    want = rates_readout(adult_task, make_target_spec("eo", tpr_target=1.0, tnr_target=0.8))["ceiling_at_target"]
     shown = _wait_ceiling(page, st_ui, want, "explicit TPR 1.0 / TNR 0.8")
     assert f"{shown:.4f}" == f"{want:.4f}"
     page.wait_for_function(
@@ -304,7 +304,7 @@ def test_pr_t_slider_stops_short_of_0_and_1(page, app_url, st_ui, server_log, ad
         st_ui.wait_idle(page, settle=0.05)
         assert thumb.get_attribute("value") == want
         assert f"PR_t: {want}" in _sidebar(page), _sidebar(page)
-        _wait_ceiling(page, st_ui, rates_readout(adult_task, float(want))["accuracy_bound"], f"PR_t {want}")
+        _wait_ceiling(page, st_ui, rates_readout(adult_task, float(want))["ceiling_at_target"], f"PR_t {want}")
         _no_exception(page, server_log)
         assert page.locator('[data-testid="stAlert"]').filter(has_text="not valid").count() == 0
     caption = page.get_by_text("PR_t lies strictly between 0 and 1 (0.001 to 0.999 here)")

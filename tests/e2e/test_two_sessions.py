@@ -143,7 +143,7 @@ def test_two_sessions_are_isolated_and_responsive(browser, app_url, st_ui, serve
         st_ui.wait_idle(pb)
         from fairdash.rates import rates_readout
 
-        want = rates_readout(expect[B], 0.9)["accuracy_bound"]
+        want = rates_readout(expect[B], 0.9)["ceiling_at_target"]
         assert _number(_ceiling(pb, st_ui)) == pytest.approx(want, abs=6e-5)
         _assert_only_own(pb, B, A, server_log)
 
@@ -181,7 +181,7 @@ def test_two_sessions_are_isolated_and_responsive(browser, app_url, st_ui, serve
         st_ui.wait_idle(pb)
         pr_b = float(thumb.get_attribute("value"))
         assert pr_b < 0.9
-        assert _number(_ceiling(pb, st_ui)) == pytest.approx(rates_readout(expect[B], pr_b)["accuracy_bound"], abs=6e-5)
+        assert _number(_ceiling(pb, st_ui)) == pytest.approx(rates_readout(expect[B], pr_b)["ceiling_at_target"], abs=6e-5)
         assert len(during) >= MIN_MOVES_DURING_TRAINING, (
             f"A's training ended after {time.perf_counter() - t_train:.1f} s, before B could make "
             f"{MIN_MOVES_DURING_TRAINING} slider moves (moves: {during + after})")

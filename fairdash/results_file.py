@@ -1,0 +1,67 @@
+"""The results file (CSV): every measured column says where it was measured.
+
+In memory a results row keeps the paper's evaluation rows unprefixed (``accuracy``, ``pr_0``, ...; the
+balanced test set for demographic parity, the ordinary test set for equality of opportunity) beside the
+population's ``pop_`` columns. In the file (format 2) the unprefixed measured columns are written as
+``bal_...``: the balanced test set, empty on rows whose paper's evaluation rows are the ordinary test set
+(their numbers are the population's, in the ``pop_`` columns). The first column, ``results_format``,
+carries the format. Files written before it (no ``results_format``; unprefixed columns; the ceiling at
+the measured rates called ``accuracy_bound``) are read too.
+"""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from .errors import FairDashError
+
+RESULTS_FORMAT = 2
+MEASURED = ("accuracy", "pr_ratio", "pr_ratio_01", "pr_diff", "tpr_ratio", "tpr_diff", "tnr_ratio", "cond_pr_ratio",
+            "cond_pr_ratio_mean", "one_class", "ceiling_at_measured", "ceiling_at_target", "n_eval")
+_PER_GROUP = re.compile(r"^(pr|tpr|tnr|acc)_\d+$")
+_OLDER_NAMES = {"accuracy_bound": "ceiling_at_measured", "pop_accuracy_bound": "pop_ceiling_at_measured"}
+
+
+def _measured(columns) -> list[str]:
+    return [c for c in columns if c in MEASURED or _PER_GROUP.match(str(c))]
+
+
+def _balanced(df: pd.DataFrame) -> pd.Series:
+    if "eval_set" not in df.columns:
+        return pd.Series(True, index=df.index)
+    return df["eval_set"].astype(str).str.startswith("balanced")
+
+
+def to_file(results: pd.DataFrame) -> pd.DataFrame:
+    """The results as the file holds them (format 2)."""
+    out = results.copy()
+    balanced = _balanced(out)
+    measured = _measured(out.columns)
+    for c in measured:
+        out[c] = out[c].where(balanced, "" if c == "one_class" else float("nan"))
+    out = out.rename(columns={c: f"bal_{c}" for c in measured})
+    out.insert(0, "results_format", RESULTS_FORMAT)
+    return out
+
+
+def from_file(df: pd.DataFrame) -> pd.DataFrame:
+    """A results file (this format or an older one) as results rows in memory."""
+    out = df.rename(columns=_OLDER_NAMES)
+    if "results_format" not in out.columns:
+        return out
+    try:
+        version = int(pd.to_numeric(out["results_format"]).max())
+    except (TypeError, ValueError):
+        raise FairDashError("The results file's format column is not a number.") from None
+    if version > RESULTS_FORMAT:
+        raise FairDashError(f"This results file has format {version}; this FairDash reads up to format "
+                            f"{RESULTS_FORMAT}. Update FairDash to read it.")
+    out = out.drop(columns="results_format")
+    balanced = _balanced(out)
+    for c in [c for c in out.columns if c.startswith("bal_") and c[4:] in _measured([c[4:]])]:
+        base = c[4:]
+        pop = "n_pop" if base == "n_eval" else f"pop_{base}"
+        out[base] = out[c].where(balanced, out[pop] if pop in out.columns else out[c])
+        out = out.drop(columns=c)
+    return out
