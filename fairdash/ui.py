@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import inspect
 import json
+import re
 from dataclasses import replace
 
 import pandas as pd
@@ -45,18 +46,50 @@ RESULTS_COLUMNS = {"model": st.column_config.TextColumn("model", width="large", 
 
 
 # --------------------------------------------------------------------------------------------------
+# User text
+# --------------------------------------------------------------------------------------------------
+_WORD_JOINER = "\u2060"  # invisible and unbreakable: splits a would-be URL, e-mail or shortcode for the parser
+_LINK_BREAKS = re.compile(r"(?<=:)(?=\S)|(?<=@)|(?i:(?<=www)(?=\.))")
+_MARKUP = re.compile(r"([\\`*\[\]<>~$])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])|&(?=#?\w+;)")
+_BLOCK_START = re.compile(r"^(?:([#>+=|*-])|(\d+)([.)]))")
+
+
+def literal(text, code: bool = False) -> str:
+    """User text (column, group and label names, file names, meanings, messages that quote them) as
+    Markdown that shows it literally: no link, image, emphasis, heading, LaTeX or emoji comes from it.
+
+    Every Streamlit element that takes Markdown (``st.markdown``, ``st.caption``, ``st.info`` and its
+    siblings, widget labels and ``help`` texts) gets user text through this. Markup characters are
+    backslash-escaped; since the Markdown renderer turns a bare ``http://...``, ``www.`` or e-mail
+    address into a link *after* resolving escapes, an invisible word joiner (U+2060) is put after
+    ``:`` and ``@`` and between ``www`` and ``.``, which no autolink or shortcode pattern matches
+    across. ``code=True`` gives an inline code span instead (for column names): always literal."""
+    s = " ".join(str(text).splitlines()).strip()
+    if code:
+        if not s:
+            return ""
+        fence = "`" * (max((len(r) for r in re.findall(r"`+", s)), default=0) + 1)
+        pad = " " if s[0] == "`" or s[-1] == "`" else ""
+        return f"{fence}{pad}{s}{pad}{fence}"
+    s = _LINK_BREAKS.sub(_WORD_JOINER, s)
+    s = _MARKUP.sub(lambda m: "\\" + m.group(0), s)
+    return _BLOCK_START.sub(lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3), s)
+
+
+# --------------------------------------------------------------------------------------------------
 # Errors
 # --------------------------------------------------------------------------------------------------
 def show_error(exc: BaseException, prefix: str = "") -> None:
     """An error box with a message a person can act on; never a traceback."""
-    if isinstance(exc, FairDashError):
-        st.error(prefix + str(exc), icon=":material/warning:")
+    if isinstance(exc, FairDashError):  # the messages quote user text (column names, values): shown literally
+        st.error(literal(prefix + str(exc)), icon=":material/warning:")
     elif isinstance(exc, MemoryError):
-        st.error(prefix + "Out of memory: try a smaller table or fewer repeats.", icon=":material/warning:")
+        st.error(literal(prefix + "Out of memory: try a smaller table or fewer repeats."), icon=":material/warning:")
     else:
         first = (str(exc).strip().splitlines() or [""])[0][:300]
-        st.error(f"{prefix}Something unexpected went wrong ({type(exc).__name__}: {first}). "
-                 "Your data and choices are kept; please try again or change a setting.", icon=":material/warning:")
+        st.error(literal(f"{prefix}Something unexpected went wrong ({type(exc).__name__}: {first}). "
+                         "Your data and choices are kept; please try again or change a setting."),
+                 icon=":material/warning:")
 
 
 @contextlib.contextmanager

@@ -29,10 +29,10 @@ def _target_line() -> str:
     try:
         spec = ui.target_spec()
     except FairDashError as e:
-        return f"- **Target:** not valid ({e})"
+        return f"- **Target:** not valid ({ui.literal(e)})"
     if spec.mode == "rate":
         return f"- **PR_t:** {spec.target_rate:.3f}" + (" in every stratum" if spec.conditional else "")
-    return f"- **Target:** {spec.describe().split(': ', 1)[1]}"
+    return f"- **Target:** {ui.literal(spec.describe().split(': ', 1)[1])}"
 
 
 def sidebar_target() -> None:
@@ -55,12 +55,13 @@ def sidebar_summary() -> None:
         slots["task"].caption("No data loaded.")
         return
     spec = task.spec
+    lit, names = ui.literal, [ui.literal(g) for g in task.group_names]  # user text, shown literally
     rows = [
-        ("Data set", ss.get("fd_table_name", "?")),
-        ("Sensitive s", f"`{spec.s_column}`" + (f" × `{spec.s_with}`" if spec.s_with else "")
-         + (f" (group 1: {task.group_names[1]}; group 0: {task.group_names[0]})" if task.n_groups == 2
-            else f" ({task.n_groups} groups: {', '.join(task.group_names[:6])}{' ...' if task.n_groups > 6 else ''})")),
-        ("Label y", f"`{spec.y_column}` (positive: {task.label_names[1]})"),
+        ("Data set", lit(ss.get("fd_table_name", "?"))),
+        ("Sensitive s", lit(spec.s_column, code=True) + (f" × {lit(spec.s_with, code=True)}" if spec.s_with else "")
+         + (f" (group 1: {names[1]}; group 0: {names[0]})" if task.n_groups == 2
+            else f" ({task.n_groups} groups: {', '.join(names[:6])}{' ...' if task.n_groups > 6 else ''})")),
+        ("Label y", f"{lit(spec.y_column, code=True)} (positive: {lit(task.label_names[1])})"),
     ]
     slots["task"].markdown("\n".join(f"- **{k}:** {v}" for k, v in rows))
     slots["target"].markdown(_target_line())
@@ -68,7 +69,7 @@ def sidebar_summary() -> None:
     rest = [("Criterion", {"dp": "demographic parity", "eo": "equality of opportunity (by PR_t)",
                            "eo-targets": "equality of opportunity (TPR/TNR)"}[crit])]
     if spec.strata_column:
-        rest.append(("Legitimate factor", f"`{spec.strata_column}`"))
+        rest.append(("Legitimate factor", ui.literal(spec.strata_column, code=True)))
     rest.append(("Rows", f"{len(task.y):,}"))
     rest.append(("Device", ui.device_text()))
     slots["rest"].markdown("\n".join(f"- **{k}:** {v}" for k, v in rest))
@@ -85,9 +86,9 @@ def target_readouts(spec, rates, names) -> None:
         out = ui.readout(spec)
         tb = ui.current_table(spec)
     except FairDashError as e:
-        st.error(str(e), icon=":material/warning:")
+        st.error(ui.literal(e), icon=":material/warning:")
         return
-    st.markdown(f"**Target:** {out['target_text']}")
+    st.markdown(f"**Target:** {ui.literal(out['target_text'])}")
     if spec.conditional:
         _conditional_readouts(out, names)
         return
@@ -117,10 +118,11 @@ def _readouts(out: dict, tb, marked: float | None, rates, names) -> None:
         for j in range(shown):
             t = float(tb.t[j])
             cols[1 + j].metric(f"t_{j}", "∞" if t == float("inf") else f"{t:.4f}",
-                               help=f"Theorem 1's t_s for group {j} ({names[j]}).")
+                               help=f"Theorem 1's t_s for group {j} ({ui.literal(names[j])}).")
     for j in range(tb.n_groups):
         t = float(tb.t[j])
-        st.markdown("- " + describe_t(t if t != float("inf") else None, f"s={j} ({names[j]})", out["flips"][str(j)]))
+        st.markdown("- " + ui.literal(describe_t(t if t != float("inf") else None, f"s={j} ({names[j]})",
+                                                 out["flips"][str(j)])))
     st.dataframe(_rates_table(tb, names), key="transition_table", hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
                                 for c in _rates_table(tb, names).columns if c != "group"})
@@ -155,7 +157,7 @@ def _conditional_readouts(out: dict, names) -> None:
     if out["strata_warnings"]:
         with st.expander(f"{len(out['strata_warnings'])} warning(s) about small or one-sided cells"):
             for w in out["strata_warnings"]:
-                st.warning(w)
+                st.warning(ui.literal(w))
 
 
 # --------------------------------------------------------------------------------------------------

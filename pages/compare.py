@@ -120,7 +120,7 @@ else:
                "in principle. The dotted curve is the ceiling on data distributed like the training split (the "
                "Target page's numbers).")
 for note in one_class_notes(results):
-    st.warning(note, icon=":material/warning:")
+    st.warning(ui.literal(note), icon=":material/warning:")
 
 st.subheader("Results table")
 st.caption(f"Measured on {where}." + (" Target gap: mean over groups of |PR_s − PR_t| on the population."

@@ -28,7 +28,7 @@ if ss.get("export_run") not in by_number:
 number = st.selectbox("Run", list(by_number), key="export_run", format_func=lambda n: by_number[n].title)
 run = by_number[number]
 results = run.results
-st.caption(f"Trained on {run.data_name} at {run.created} (UTC); target: {run.spec.target.describe()}.")
+st.caption(ui.literal(f"Trained on {run.data_name} at {run.created} (UTC); target: {run.spec.target.describe()}."))
 
 # --------------------------------------------------------------------------------------------------
 # The model

@@ -2,6 +2,7 @@
 page's readouts follow the slider with exactly the numbers `python -m fairdash rates` prints, bad
 choices show an error box (never an exception), and a small FairLR run trains, compares and exports."""
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -55,8 +56,14 @@ def _upload(at: AppTest, name: str, table) -> AppTest:
     return at
 
 
+def _shown(markdown: str) -> str:
+    """What a reader sees of ``markdown`` that holds user text (``ui.literal``): without its backslash escapes
+    and the invisible word joiners that keep a URL or shortcode from being turned into a link."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
+
+
 def _errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.error]
+    return [_shown(e.value) for e in at.error]
 
 
 def _pr_t_box(at: AppTest):
