@@ -238,7 +238,9 @@ def _sample_task(name: str) -> tuple[pd.DataFrame, data.TaskSpec, data.Task]:
     by every session (bundled data, nobody's upload): a new session opens at once."""
     df = data.load_sample(name)
     spec = sample_spec(name, df)
-    return df, spec, data.build_task(df, spec)
+    task = data.build_task(df, spec)
+    ui_state.share(df, task)  # the session store does not charge sessions for what they all share
+    return df, spec, task
 
 
 def sample_task_spec(name: str) -> data.TaskSpec:
@@ -292,6 +294,9 @@ def ensure_state() -> None:
     ss = st.session_state
     if "fd_token" not in ss:
         ui_state.restore_session(CRITERIA)
+    note = ui_state.link_note()
+    if note:
+        (st.warning if note == ui_state.LINK_UNKNOWN else st.info)(note, icon=":material/link:")
     ss.setdefault("fd_criterion", "dp")
     ss.setdefault("fd_delta", 1.0)
     ss.setdefault("fd_tpr_target", 1.0)
