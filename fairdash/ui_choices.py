@@ -113,7 +113,8 @@ class Choices:
             chosen_now = set(ss.get("features", []))
             for prefix, cols in groups.items():
                 c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="center")
-                c1.markdown(f"{ui.literal(prefix, code=True)}: {sum(c in chosen_now for c in cols)} of {len(cols)} columns chosen")
+                c1.markdown(f"{ui.literal(prefix, code=True)}: {sum(c in chosen_now for c in cols)} of {len(cols)} "
+                            "columns chosen")
                 c2.button("Select all", key=f"group_on_{prefix}", on_click=set_group, args=(cols, True))
                 c3.button("Leave out", key=f"group_off_{prefix}", on_click=set_group, args=(cols, False))
 
@@ -132,7 +133,8 @@ class Choices:
                      icon=":material/warning:")
             for leak in leaks:
                 c1, c2 = st.columns([4, 1], vertical_alignment="center")
-                c1.markdown(f"- {ui.literal(leak['column'], code=True)} gives **{leak['of']}** away (score {leak['score']:.3f})")
+                c1.markdown(f"- {ui.literal(leak['column'], code=True)} gives **{leak['of']}** away "
+                            f"(score {leak['score']:.3f})")
                 c2.button("Drop it", key=f"drop_leak_{leak['column']}", on_click=drop, args=([leak["column"]],))
             st.button("Drop every leak", key="drop_all_leaks", on_click=drop, args=([x["column"] for x in leaks],))
         with st.expander("Proxies: how well each feature alone predicts s", expanded=False):

@@ -34,8 +34,8 @@ criterion = target.criterion if target is not None else ("eo" if crit_mode.start
 st.markdown(f"**Device:** {ui.device_text()} · **Target:** "
             + (ui.literal(target.describe(target.rate_for(rates.base_rates))) if target is not None else "not valid"))
 if target_error:
-    st.error(ui.literal(f"The target set on the Target page is not valid: {target_error} Change it there before training."),
-             icon=":material/warning:")
+    st.error("The target set on the Target page is not valid: " + ui.literal(target_error) + " Change it there before "
+             "training.", icon=":material/warning:")
     st.page_link("pages/target.py", label="Go to Target", icon=":material/tune:")
 
 
@@ -121,8 +121,8 @@ if why_not:
     st.caption(f"Train is unavailable: {why_not}.")
 y_leaks = [x for x in ui.leaks_and_proxies(ss["fd_table"], ss["fd_table_id"], task)[0] if x["of"] == "y"]
 if y_leaks:
-    st.warning("Before you train: " + ", ".join(ui.literal(x["column"], code=True) for x in y_leaks) + " give(s) the label away "
-               "almost exactly, so the model would learn that instead of the task. Drop them on the Data page.",
+    st.warning("Before you train: " + ", ".join(ui.literal(x["column"], code=True) for x in y_leaks) + " give(s) the "
+               "label away almost exactly, so the model would learn that instead of the task. Drop them on the Data page.",
                icon=":material/warning:")
 if st.button("Train", key="train_button", type="primary", disabled=why_not is not None):
     from fairdash.experiments import run_key, train_run
