@@ -151,6 +151,12 @@ class SessionStore:
         copied = {k: (type(v)(v) if isinstance(v, (list, dict, set)) else v) for k, v in state.items()}
         return self.new_token(), copied
 
+    def forget(self, token) -> None:
+        """Delete the state saved under ``token`` now (the user's "Forget this session")."""
+        with self._lock:
+            self._items.pop(token, None)
+            self._sizes.pop(token, None)
+
     def live(self, token) -> bool:
         with self._lock:
             item = self._items.get(token)

@@ -107,11 +107,42 @@ def guard(prefix: str = ""):
 # Shared, content-keyed caches
 # --------------------------------------------------------------------------------------------------
 @st.cache_resource(show_spinner=False)
-def fit_cache():
-    """One process-wide fit cache, keyed by data content + configuration + code version."""
+def _samples_fit_cache():
+    """The fit cache on disk (``FAIRDASH_CACHE_DIR``), shared by every session: bundled samples only."""
     from .backend import FitCache
 
     return FitCache()
+
+
+def fit_cache():
+    """The fit cache for the current table, keyed by data content + configuration + code version. The
+    bundled samples share one on disk; an upload is personal data, so its fitted models (an SVM's support
+    vectors are rows of the table) stay in this session's memory only, and go with the session or with
+    "Forget this session"."""
+    ss = st.session_state
+    if str(ss.get("fd_table_id", "")).startswith("sample:"):
+        return _samples_fit_cache()
+    if ss.get("_fd_fit_cache") is None:
+        from .backend import FitCache
+
+        ss["_fd_fit_cache"] = FitCache(directory=False, memory_items=32)
+    return ss["_fd_fit_cache"]
+
+
+def forget_session() -> None:
+    """"Forget this session": its saved state, table, runs and cached fits are deleted at once, and the
+    session starts again (new token, the default sample). Cached parses and scores of uploads go too."""
+    ss = st.session_state
+    cache = ss.get("_fd_fit_cache")
+    if cache is not None:
+        cache.clear()
+    ui_state.forget_saved(ss.get("fd_token"))
+    for f in (_parsed_upload, _profile, _leaks_and_proxies, _column_groups):
+        f.clear()  # content-keyed caches of tables and what was derived from them (uploads among them)
+    for key in list(ss.keys()):
+        del ss[key]
+    ss["fd_token"] = ui_state.new_token()
+    ss["fd_link_note"] = ui_state.FORGOTTEN
 
 
 @st.cache_resource(show_spinner=False)

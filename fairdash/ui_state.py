@@ -29,6 +29,19 @@ LINK_NOT_KEPT = ("The server has no room left to keep this session for its link:
                  "reload or the link will not bring it back.")
 
 
+FORGOTTEN = ("This session is forgotten: its table, runs and cached fits are deleted from the server, and its old "
+             "link opens nothing.")
+
+
+def new_token() -> str:
+    return _sessions().new_token()
+
+
+def forget_saved(token) -> None:
+    """Delete what the store keeps under ``token`` (this session's own state; copies others opened are theirs)."""
+    _sessions().forget(token)
+
+
 def share(*objects) -> None:
     """Objects every session may hold (a bundled sample's table and task): not charged to any session."""
     _sessions().share(*objects)

@@ -23,6 +23,10 @@ def sidebar_frame() -> None:
         with lines:
             slots = {"task": st.empty(), "target": st.empty(), "rest": st.empty()}
     st.session_state["_fd_sidebar"] = slots
+    with st.sidebar.popover("Forget this session", icon=":material/delete:", key="forget_popover"):
+        st.caption("Deletes this session's table, run history and cached fits from the server now, and starts "
+                   "afresh with the bundled sample. Downloads you made are not affected.")
+        st.button("Delete my data from the server", key="forget_session", type="primary", on_click=ui.forget_session)
 
 
 def _target_line() -> str:
