@@ -394,6 +394,15 @@ def target_spec() -> TargetSpec:
                             strata_column=strata)
 
 
+def group_role(names, base_rates) -> tuple[int, str]:
+    """The group the wording singles out, and its word: the protected group the analyst named on the Data
+    page, else the group with the lowest base rate, called the disadvantaged group."""
+    chosen = st.session_state.get("fd_protected")
+    if chosen in tuple(names):
+        return tuple(names).index(chosen), "the protected group"
+    return targets.disadvantaged_group(base_rates), "the disadvantaged group"
+
+
 def current_table(spec: TargetSpec | None = None) -> targets.TransitionTable:
     """The transition table of the session's target on the training split."""
     return target_table(task_rates(), spec or target_spec())

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from . import plots, ui, ui_state
+from . import plots, targets, ui, ui_state
 from .errors import FairDashError
-from .rates import describe_t
+from .rates import describe_moves
 
 CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
 
@@ -60,6 +60,11 @@ def sidebar_summary() -> None:
         return
     spec = task.spec
     lit, names = ui.literal, [ui.literal(g) for g in task.group_names]  # user text, shown literally
+    try:
+        j, role = ui.group_role(task.group_names, ui.task_rates().base_rates)
+        names[j] += f", {role.split()[-2]}"  # "disadvantaged" or "protected"
+    except FairDashError:
+        pass
     rows = [
         ("Data set", lit(ss.get("fd_table_name", "?"))),
         ("Sensitive s", lit(spec.s_column, code=True) + (f" × {lit(spec.s_with, code=True)}" if spec.s_with else "")
@@ -106,6 +111,7 @@ def _rates_table(tb, names) -> pd.DataFrame:
         "share": tb.group_shares, "base rate PR_b": tb.base_rates, "target P(ybar=1)": tb.target_rates,
         "P(ybar=1 | y=1)": tb.p_ybar1_given_y[:, 1], "P(ybar=1 | y=0)": tb.p_ybar1_given_y[:, 0],
         "P(y=1 | ybar=1)": tb.d[:, 1], "P(y=1 | ybar=0)": tb.d[:, 0],
+        "labels that move": targets.moved_labels(tb.p_ybar1_given_y, tb.base_rates),
         "t_s": [float(t) for t in tb.t],
     })
 
@@ -113,20 +119,25 @@ def _rates_table(tb, names) -> pd.DataFrame:
 def _readouts(out: dict, tb, marked: float | None, rates, names) -> None:
     """The readout ``out`` (``rates_readout``'s dict) with its table ``tb``; ``marked`` is the PR_t the
     ceiling curve marks (``None`` where the target is not one PR_t for every group)."""
-    shown = tb.n_groups if tb.n_groups <= 4 else 0  # with many groups, t_s is read from the table below
+    shown = tb.n_groups if tb.n_groups <= 4 else 0  # with many groups, the shares are read from the sentences
+    moved = targets.moved_labels(tb.p_ybar1_given_y, tb.base_rates)
+    singled, role = ui.group_role(names, tb.base_rates)
     with st.container(key="ceiling_readout"):
         cols = st.columns([2] + [1] * max(shown, 2))
         cols[0].metric(CEILING_LABEL, f"{tb.accuracy_ceiling:.4f}",
                        help="No classifier with the target's positive rates can be more accurate than this on the "
                             "training split (Theorem 2: 1 - sum_s P(s) |target rate_s - PR_b^s|).")
-        for j in range(shown):
+        for j in range(shown):  # the share of each group whose labels move; t_s is in the table below
             t = float(tb.t[j])
-            cols[1 + j].metric(f"t_{j}", "∞" if t == float("inf") else f"{t:.4f}",
-                               help=f"Theorem 1's t_s for group {j} ({ui.literal(names[j])}).")
+            marker = f" ({role.split()[-2]})" if j == singled else ""
+            cols[1 + j].metric(f"s={j}{marker}: labels that move", f"{moved[j]:.1%}",
+                               help=f"Group {j} ({ui.literal(names[j])}): the share of its training rows whose target "
+                                    "label differs from the observed one. Theorem 1's t_s: "
+                                    + ("∞" if t == float("inf") else f"{t:.4f}") + " (the table below).")
     for j in range(tb.n_groups):
-        t = float(tb.t[j])
-        st.markdown("- " + ui.literal(describe_t(t if t != float("inf") else None, f"s={j} ({names[j]})",
-                                                 out["flips"][str(j)])))
+        st.markdown("- " + ui.literal(describe_moves(f"s={j} ({names[j]})", float(moved[j]), float(tb.base_rates[j]),
+                                                     float(tb.target_rates[j]), out["flips"][str(j)],
+                                                     role if j == singled else "")))
     st.dataframe(_rates_table(tb, names), key="transition_table", hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
                                 for c in _rates_table(tb, names).columns if c != "group"})

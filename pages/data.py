@@ -75,7 +75,6 @@ else:
 prof = ui.profile(df) if pending is None else data.profile_columns(df)
 columns = list(df.columns)
 
-
 choices = ui_choices.Choices(df, prof, table_id)
 if ss.get("fd_widgets_for") != table_id or "s_column" not in ss:
     choices.reset()
@@ -110,8 +109,8 @@ with left:
         st.number_input(f"Group 1 = rows where {lit(s_col, code=True)} is above", key="s_threshold")
     elif s_mode == "two":
         st.multiselect(f"Values of {lit(s_col, code=True)} that form group 1", data.column_values(df, s_col), key="s1_values",
-                       help="Group 1 is usually the advantaged group; every other value forms group 0, the "
-                            "protected group.")
+                       help="Every other value forms group 0. The group with the lower base rate is called the "
+                            "disadvantaged group, unless you name the protected group under the base rates.")
     st.text_input("Names for the groups (optional, comma-separated, in group order)", key="group_labels",
                   placeholder="e.g. female, male for a column coded 0/1",
                   help="Shown instead of the column's values in every readout, figure and report.")
@@ -199,8 +198,9 @@ if task is not None:
                  column_config={"base rate": st.column_config.NumberColumn(format="%.4f"),
                                 "share": st.column_config.NumberColumn(format="%.4f")})
     r = table["base rate"].to_numpy()
+    role = choices.protected_group(task, r)
     st.caption(f"Base rate = the share of a group with a positive label in the whole table "
-               f"({lit(task.label_names[1])}). Group 0 ({lit(task.group_names[0])}) is the protected group. "
+               f"({lit(task.label_names[1])}). {role} "
                f"{len(task.y):,} rows used, {len(task.features)} features. "
                f"Base rates differ by up to {r.max() - r.min():.3f}: the Target page sets how to close that gap.")
     for w in task.warnings:

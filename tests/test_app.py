@@ -160,8 +160,14 @@ def test_slider_changes_readouts_to_what_fairdash_computes(app, capsys, pr_t):
     out = _cli_rates(capsys, pr_t)
     assert _metric(app, CEILING) == f"{out['accuracy_bound']:.4f}"
     assert _metric(app, CEILING) != before
+    # the headline: the share of each group whose labels move (issue 20); t_s in the detail table
+    moved = {m.label.split(":")[0]: m.value for m in app.metric if m.label.endswith(": labels that move")}
+    table = _frame(app, "t_s")
     for j in ("0", "1"):
-        assert _metric(app, f"t_{j}") == f"{out['t'][j]:.4f}"
+        tr, r = out["transition"][j], out["base_rates"][j]
+        share = (1 - r) * tr["p_ybar1_given_y0"] + r * (1 - tr["p_ybar1_given_y1"])
+        assert next(v for k, v in moved.items() if k.startswith(f"s={j}")) == f"{share:.1%}"
+        assert table["t_s"].iloc[int(j)] == pytest.approx(out["t"][j], rel=1e-9)
     assert _pr_t_box(app).value == pytest.approx(pr_t)
     assert app.session_state["fd_pr_t"] == pytest.approx(pr_t)
     assert f"PR_t:** {pr_t:.3f}" in _sidebar(app)  # the sidebar follows the slider
