@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import html
 import inspect
 import json
 import re
@@ -74,6 +75,13 @@ def literal(text, code: bool = False) -> str:
     s = _LINK_BREAKS.sub(_WORD_JOINER, s)
     s = _MARKUP.sub(lambda m: "\\" + m.group(0), s)
     return _BLOCK_START.sub(lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3), s)
+
+
+def figure_text(names) -> list[str]:
+    """User text for Plotly figures (group names in legends, axes and labels): Plotly reads a subset of HTML
+    (``<a href>``, ``<b>``, ``<br>``) in its text, so ``<``, ``>`` and ``&`` are given as entities, which it
+    shows as the characters themselves."""
+    return [html.escape(str(n), quote=False) for n in names]
 
 
 # --------------------------------------------------------------------------------------------------

@@ -144,7 +144,7 @@ def _readouts(out: dict, tb, marked: float | None, rates, names) -> None:
     st.caption("Rates of the training split (seed 0, 80%), the same numbers as `python -m fairdash rates`. "
                "P(ybar=1 | y) is how likely a row's target label is positive given its observed label; "
                "P(y=1 | ybar) is the reverse, which the fair likelihood uses.")
-    st.plotly_chart(plots.ceiling_curve_figure(rates.base_rates, rates.group_shares, marked, names),
+    st.plotly_chart(plots.ceiling_curve_figure(rates.base_rates, rates.group_shares, marked, ui.figure_text(names)),
                     key="ceiling_curve", config={"displayModeBar": False})
     if marked is None:
         st.caption("The curve is the ceiling when every group gets the same PR_t. Explicit TPR/TNR targets give each "

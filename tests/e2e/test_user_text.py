@@ -1,6 +1,6 @@
 """User text is text (issue 20, item 4): an upload whose file name, column names, group values and label
-values are written like Markdown links, images, emphasis and bare URLs (and a typed meaning of the
-positive label likewise) is shown literally on every page: no ``<a>`` or ``<img>`` points at the
+values are written like Markdown links, images, emphasis, bare URLs and HTML links (and a typed meaning
+of the positive label likewise) is shown literally on every page: no ``<a>`` or ``<img>`` points at the
 address in it, no emphasis is made from it, and the text itself is on screen as typed.
 
 One table, one session, through Data (before and after confirming), Target, Train (a quick LR fit),
@@ -16,7 +16,8 @@ pytestmark = pytest.mark.e2e
 
 EVIL = "evil.example"  # the address every piece of markup in the table points at
 S_COL, Y_COL = f"sex [s](http://{EVIL}/s)", f"label http://{EVIL}/y"
-G1, G0 = f"[male](http://{EVIL}/g1)", f"![female](http://{EVIL}/g0.png) www.{EVIL}"
+G1 = f"[male](http://{EVIL}/g1)"
+G0 = f'![female](http://{EVIL}/g0.png) www.{EVIL} <a href="http://{EVIL}/h">h</a>'  # HTML: Plotly reads some
 POS, NEG = f"yes **bold** mail@{EVIL}", "no"
 LEAK = f"[leak](http://{EVIL}/leak)"
 FILE = f"www.{EVIL} [f](http:{EVIL}) **x**.csv"
@@ -44,7 +45,7 @@ MARKUP_FROM_DATA = f"""() => {{
     }}
     // emphasis or code made by markup inside the data holds just that markup's text (**bold** -> bold);
     // the page's own emphasis around a whole name keeps the name's characters ([f](...) and all)
-    const pieces = ['bold', 'x', 'c', 'f', 'm', 's', 'a', 'male', 'female', 'leak'];
+    const pieces = ['bold', 'x', 'c', 'f', 'm', 's', 'a', 'h', 'male', 'female', 'leak'];
     for (const el of document.querySelectorAll('strong, em, del, code')) {{
         if (pieces.includes(el.textContent.trim())) bad.push(el.outerHTML.slice(0, 200));
     }}
@@ -95,7 +96,7 @@ def test_names_that_look_like_markup_are_shown_as_text(page, app_url, st_ui, ser
     page.get_by_text("is now the current data set").wait_for(timeout=90_000)
     st_ui.wait_idle(page)
     _check(page, "Data (confirmed)", server_log, f"{FILE} is now the current data set",
-           f"(group 1: {G1}; group 0: {G0})", f"(positive: {POS})", f"Group 0 ({G0})")
+           f"(group 1: {G1}; group 0: {G0}, disadvantaged)", f"(positive: {POS})", f"{G0} is the disadvantaged group")
 
     # ---- Target, Train (a quick LR fit), Compare, Export ---------------------------------------------
     st_ui.goto_page(page, "Target")
