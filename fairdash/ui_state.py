@@ -3,6 +3,8 @@ token and the target in the page's URL, so a reload or a shared link returns to 
 and widget values kept across page switches. A UI-helper module: it imports Streamlit."""
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 
 SAVED = ("fd_table", "fd_table_id", "fd_table_name", "fd_table_desc", "fd_spec", "fd_task", "fd_task_key", "fd_rates",
@@ -14,7 +16,8 @@ SAVED = ("fd_table", "fd_table_id", "fd_table_name", "fd_table_desc", "fd_spec",
 def _sessions():
     from .session_store import SessionStore
 
-    return SessionStore()
+    mb = os.environ.get("FAIRDASH_SESSIONS_MB", "")
+    return SessionStore(max_bytes=int(float(mb) * 2**20)) if mb.strip() else SessionStore()
 
 
 class _Live:
