@@ -177,9 +177,12 @@ class SessionStore:
         memo = self._sizes.setdefault(token, {})
         total = ENTRY_BYTES
         for k, v in state.items():
-            sig = (id(v), len(v) if hasattr(v, "__len__") else None)
-            if k not in memo or memo[k][:2] != sig:
-                memo[k] = (*sig, estimate_bytes(v, self._shared.keys()))
+            try:  # an estimate: an object that cannot be measured counts as small, never stops a save
+                sig = (id(v), len(v) if hasattr(v, "__len__") else None)
+                if k not in memo or memo[k][:2] != sig:
+                    memo[k] = (*sig, estimate_bytes(v, self._shared.keys()))
+            except Exception:  # noqa: BLE001
+                memo[k] = (id(v), None, 64)
             total += memo[k][2]
         for k in set(memo) - set(state):
             del memo[k]
