@@ -46,6 +46,7 @@ def test_an_upload_trains_without_writing_to_disk_and_forget_deletes_it(private_
     before = _files()
     run = _train(at, ["svm", "lr"], repeats=2)
     assert not bool(run.results["cached"].any()) and len(run.results) == 4
+    assert run.data_name == "private.csv" and run.data_description == ""  # not the Adult sample's description
     assert _files() == before, "training from an upload wrote to the fit cache's folder"
     cache = at.session_state["_fd_fit_cache"]  # the session's own cache, in memory
     assert cache.directory is None and len(cache) == 4
