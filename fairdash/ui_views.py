@@ -129,9 +129,9 @@ def _readouts(out: dict, tb, marked: float | None, rates, names) -> None:
                             "training split (Theorem 2: 1 - sum_s P(s) |target rate_s - PR_b^s|).")
         for j in range(shown):  # the share of each group whose labels move; t_s is in the table below
             t = float(tb.t[j])
-            marker = f" ({role.split()[-2]})" if j == singled else ""
-            cols[1 + j].metric(f"s={j}{marker}: labels that move", f"{moved[j]:.1%}",
-                               help=f"Group {j} ({ui.literal(names[j])}): the share of its training rows whose target "
+            cols[1 + j].metric(f"s={j}: labels that move", f"{moved[j]:.1%}",
+                               help=f"Group {j} ({ui.literal(names[j])}" + (f", {role}" if j == singled else "")
+                                    + "): the share of its training rows whose target "
                                     "label differs from the observed one. Theorem 1's t_s: "
                                     + ("∞" if t == float("inf") else f"{t:.4f}") + " (the table below).")
     for j in range(tb.n_groups):

@@ -46,8 +46,9 @@ def test_the_analyst_names_the_protected_group_and_the_wording_follows():
     assert "group 1: Male, protected" in _sidebar(at)
     at.switch_page("pages/target.py").run()
     _ok(at)
-    labels = [m.label for m in at.metric]
-    assert "s=1 (protected): labels that move" in labels and "s=0: labels that move" in labels, labels
+    helps = {m.label: m.help for m in at.metric}
+    assert "the protected group" in helps["s=1: labels that move"], helps
+    assert "disadvantaged" not in helps["s=0: labels that move"], helps
     assert any(m.value.startswith("- For s=1 (Male), the protected group:") for m in at.markdown)
     at.switch_page("pages/data.py").run()  # the choice is kept across pages
     assert at.selectbox(key="protected_group").value == "Male"
