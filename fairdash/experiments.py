@@ -462,7 +462,8 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
         threads = 1 if (os.cpu_count() or 1) <= n_jobs else max(1, (os.cpu_count() or 1) // n_jobs)
         try:
             with ctx:
-                gen = Parallel(n_jobs=n_jobs, return_as="generator")(
+                # max_nbytes=None: the arrays go to the workers in memory, never memory-mapped to a temporary file
+                gen = Parallel(n_jobs=n_jobs, return_as="generator", max_nbytes=None)(
                     delayed(_job)(m, arrays[seed], sp, seed, device, options.get(m), cache_dir, keep_models, threads,
                                   task.group_names, task.spec.s_as_feature)
                     for m, sp, seed in jobs)

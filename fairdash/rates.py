@@ -120,3 +120,26 @@ def describe_t(t, group: str, flip: dict | None = None) -> str:
            else f"people whose chance of a positive label is between 1/2 and {hi:.3f} are")
     return (f"For {group} (t_s = {t:.3f}), {who} treated as negative: their labels move from 1 to 0. "
             "Nobody else's label changes.")
+
+
+def describe_moves(group: str, moved: float, base_rate: float, target_rate: float, flip: dict | None = None,
+                   role: str = "") -> str:
+    """What a target does to one group, in shares of the group rather than ``t_s``: the labels that move
+    (:func:`fairdash.targets.moved_labels`) and which, and the decisions a model meeting the target must
+    change (at least ``|PR_t - PR_b|`` of the group). ``role``: "the disadvantaged group", say."""
+    who = f"For {group}" + (f", {role}" if role else "")
+    if flip is None:
+        return (f"{who}: {moved:.1%} of its labels move, but the target labels do not follow the observed ones, so "
+                "no threshold describes which.")
+    if flip["from"] is None or moved <= 1e-12:
+        return f"{who}: the target rate equals the base rate, so no labels and no decisions move."
+    lo, hi = flip["eta_low"], flip["eta_high"]
+    if flip["from"] == 0:
+        which = ("everyone the data would call negative" if lo <= 0.0
+                 else f"people whose chance of a positive label is between {lo:.3f} and 1/2")
+    else:
+        which = ("everyone the data would call positive" if hi >= 1.0
+                 else f"people whose chance of a positive label is between 1/2 and {hi:.3f}")
+    return (f"{who}: {moved:.1%} of its labels move from {flip['from']} to {flip['to']} ({which}). A model that "
+            f"meets the target decides at least {abs(target_rate - base_rate):.1%} of the group differently from its "
+            f"labels (positive rate {base_rate:.3f} to {target_rate:.3f}).")

@@ -5,7 +5,8 @@ P(ybar=1 | y, s) for demographic parity (with keep-rate ``delta``) and for expli
 the reverse table ``d[s][ybar] = P(y=1 | ybar, s)`` by Bayes' rule, Theorem 1's ``t_s`` and Theorem 2's
 accuracy ceiling, for two or more groups and per stratum (conditional demographic parity).
 
-Groups are integer codes 0..G-1; group 0 is the protected group in the binary case.
+Groups are integer codes 0..G-1; the group with the lowest base rate is the disadvantaged one
+(:func:`disadvantaged_group`), whatever its code.
 """
 from __future__ import annotations
 
@@ -75,6 +76,20 @@ def presets(rates) -> dict[str, float]:
 # --------------------------------------------------------------------------------------------------
 # Validation
 # --------------------------------------------------------------------------------------------------
+def disadvantaged_group(rates) -> int:
+    """The group the data disadvantages: the one with the lowest base rate (the first of equals)."""
+    return int(np.argmin(np.asarray(rates, dtype=float)))
+
+
+def moved_labels(p_ybar1_given_y, rates) -> np.ndarray:
+    """The share of each group whose target label differs from its observed label,
+    ``P(ybar != y | s) = (1 - PR_b) P(ybar=1 | y=0) + PR_b (1 - P(ybar=1 | y=1))``; with ``delta = 1`` under
+    demographic parity it is ``|PR_t - PR_b|``, the least any target can move."""
+    p = np.atleast_2d(np.asarray(p_ybar1_given_y, dtype=float))
+    r = np.asarray(rates, dtype=float)
+    return (1.0 - r) * p[:, 0] + r * (1.0 - p[:, 1])
+
+
 def check_target_rate(target_rate) -> np.ndarray:
     """A target rate must lie strictly between 0 and 1 (at 0 or 1 the model would predict one class)."""
     t = np.asarray(target_rate, dtype=float)

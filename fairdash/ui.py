@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import html
 import inspect
 import json
+import re
 from dataclasses import replace
 
 import pandas as pd
@@ -45,18 +47,57 @@ RESULTS_COLUMNS = {"model": st.column_config.TextColumn("model", width="large", 
 
 
 # --------------------------------------------------------------------------------------------------
+# User text
+# --------------------------------------------------------------------------------------------------
+_WORD_JOINER = "\u2060"  # invisible and unbreakable: splits a would-be URL, e-mail or shortcode for the parser
+_LINK_BREAKS = re.compile(r"(?<=:)(?=\S)|(?<=@)|(?i:(?<=www)(?=\.))")
+_MARKUP = re.compile(r"([\\`*\[\]<>~$])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])|&(?=#?\w+;)")
+_BLOCK_START = re.compile(r"^(?:([#>+=|*-])|(\d+)([.)]))")
+
+
+def literal(text, code: bool = False) -> str:
+    """User text (column, group and label names, file names, meanings, messages that quote them) as
+    Markdown that shows it literally: no link, image, emphasis, heading, LaTeX or emoji comes from it.
+
+    Every Streamlit element that takes Markdown (``st.markdown``, ``st.caption``, ``st.info`` and its
+    siblings, widget labels and ``help`` texts) gets user text through this. Markup characters are
+    backslash-escaped; since the Markdown renderer turns a bare ``http://...``, ``www.`` or e-mail
+    address into a link *after* resolving escapes, an invisible word joiner (U+2060) is put after
+    ``:`` and ``@`` and between ``www`` and ``.``, which no autolink or shortcode pattern matches
+    across. ``code=True`` gives an inline code span instead (for column names): always literal."""
+    s = " ".join(str(text).splitlines()).strip()
+    if code:
+        if not s:
+            return ""
+        fence = "`" * (max((len(r) for r in re.findall(r"`+", s)), default=0) + 1)
+        pad = " " if s[0] == "`" or s[-1] == "`" else ""
+        return f"{fence}{pad}{s}{pad}{fence}"
+    s = _LINK_BREAKS.sub(_WORD_JOINER, s)
+    s = _MARKUP.sub(lambda m: "\\" + m.group(0), s)
+    return _BLOCK_START.sub(lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3), s)
+
+
+def figure_text(names) -> list[str]:
+    """User text for Plotly figures (group names in legends, axes and labels): Plotly reads a subset of HTML
+    (``<a href>``, ``<b>``, ``<br>``) in its text, so ``<``, ``>`` and ``&`` are given as entities, which it
+    shows as the characters themselves."""
+    return [html.escape(str(n), quote=False) for n in names]
+
+
+# --------------------------------------------------------------------------------------------------
 # Errors
 # --------------------------------------------------------------------------------------------------
 def show_error(exc: BaseException, prefix: str = "") -> None:
     """An error box with a message a person can act on; never a traceback."""
-    if isinstance(exc, FairDashError):
-        st.error(prefix + str(exc), icon=":material/warning:")
+    if isinstance(exc, FairDashError):  # the messages quote user text (column names, values): shown literally
+        st.error(literal(prefix + str(exc)), icon=":material/warning:")
     elif isinstance(exc, MemoryError):
-        st.error(prefix + "Out of memory: try a smaller table or fewer repeats.", icon=":material/warning:")
+        st.error(literal(prefix + "Out of memory: try a smaller table or fewer repeats."), icon=":material/warning:")
     else:
         first = (str(exc).strip().splitlines() or [""])[0][:300]
-        st.error(f"{prefix}Something unexpected went wrong ({type(exc).__name__}: {first}). "
-                 "Your data and choices are kept; please try again or change a setting.", icon=":material/warning:")
+        st.error(literal(f"{prefix}Something unexpected went wrong ({type(exc).__name__}: {first}). "
+                         "Your data and choices are kept; please try again or change a setting."),
+                 icon=":material/warning:")
 
 
 @contextlib.contextmanager
@@ -74,11 +115,42 @@ def guard(prefix: str = ""):
 # Shared, content-keyed caches
 # --------------------------------------------------------------------------------------------------
 @st.cache_resource(show_spinner=False)
-def fit_cache():
-    """One process-wide fit cache, keyed by data content + configuration + code version."""
+def _samples_fit_cache():
+    """The fit cache on disk (``FAIRDASH_CACHE_DIR``), shared by every session: bundled samples only."""
     from .backend import FitCache
 
     return FitCache()
+
+
+def fit_cache():
+    """The fit cache for the current table, keyed by data content + configuration + code version. The
+    bundled samples share one on disk; an upload is personal data, so its fitted models (an SVM's support
+    vectors are rows of the table) stay in this session's memory only, and go with the session or with
+    "Forget this session"."""
+    ss = st.session_state
+    if str(ss.get("fd_table_id", "")).startswith("sample:"):
+        return _samples_fit_cache()
+    if ss.get("_fd_fit_cache") is None:
+        from .backend import FitCache
+
+        ss["_fd_fit_cache"] = FitCache(directory=False, memory_items=32)
+    return ss["_fd_fit_cache"]
+
+
+def forget_session() -> None:
+    """"Forget this session": its saved state, table, runs and cached fits are deleted at once, and the
+    session starts again (new token, the default sample). Cached parses and scores of uploads go too."""
+    ss = st.session_state
+    cache = ss.get("_fd_fit_cache")
+    if cache is not None:
+        cache.clear()
+    ui_state.forget_saved(ss.get("fd_token"))
+    for f in (_parsed_upload, _profile, _leaks_and_proxies, _column_groups):
+        f.clear()  # content-keyed caches of tables and what was derived from them (uploads among them)
+    for key in list(ss.keys()):
+        del ss[key]
+    ss["fd_token"] = ui_state.new_token()
+    ss["fd_link_note"] = ui_state.FORGOTTEN
 
 
 @st.cache_resource(show_spinner=False)
@@ -144,6 +216,8 @@ def set_task(df: pd.DataFrame, table_id: str, table_name: str, spec: data.TaskSp
     same_target = (old is not None and ss.get("fd_table_id") == table_id and old.s_column == spec.s_column
                    and old.y_column == spec.y_column and old.s1_values == spec.s1_values
                    and old.y1_values == spec.y1_values)
+    if ss.get("fd_table_id") != table_id:
+        ss.pop("fd_table_desc", None)  # a sample's description is not an upload's (load_sample_task sets its own)
     ss["fd_table"], ss["fd_table_id"], ss["fd_table_name"] = df, table_id, table_name
     ss["fd_spec"], ss["fd_task"], ss["fd_task_key"] = spec, task, key
     ss["fd_rates"], ss["fd_split0"] = (key, rates), (key, split)
@@ -205,7 +279,9 @@ def _sample_task(name: str) -> tuple[pd.DataFrame, data.TaskSpec, data.Task]:
     by every session (bundled data, nobody's upload): a new session opens at once."""
     df = data.load_sample(name)
     spec = sample_spec(name, df)
-    return df, spec, data.build_task(df, spec)
+    task = data.build_task(df, spec)
+    ui_state.share(df, task)  # the session store does not charge sessions for what they all share
+    return df, spec, task
 
 
 def sample_task_spec(name: str) -> data.TaskSpec:
@@ -259,6 +335,9 @@ def ensure_state() -> None:
     ss = st.session_state
     if "fd_token" not in ss:
         ui_state.restore_session(CRITERIA)
+    note = ui_state.link_note()
+    if note:
+        (st.warning if note == ui_state.LINK_UNKNOWN else st.info)(note, icon=":material/link:")
     ss.setdefault("fd_criterion", "dp")
     ss.setdefault("fd_delta", 1.0)
     ss.setdefault("fd_decision", "threshold")
@@ -327,6 +406,15 @@ def target_spec() -> TargetSpec:
         decision = ss["fd_decision"] = "threshold"
     return make_target_spec("eo" if crit == "eo" else "dp", rate, float(ss.get("fd_delta", 1.0)),
                             strata_column=strata, decision=decision)
+
+
+def group_role(names, base_rates) -> tuple[int, str]:
+    """The group the wording singles out, and its word: the protected group the analyst named on the Data
+    page, else the group with the lowest base rate, called the disadvantaged group."""
+    chosen = st.session_state.get("fd_protected")
+    if chosen in tuple(names):
+        return tuple(names).index(chosen), "the protected group"
+    return targets.disadvantaged_group(base_rates), "the disadvantaged group"
 
 
 def current_table(spec: TargetSpec | None = None) -> targets.TransitionTable:

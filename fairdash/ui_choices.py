@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from . import data, proxies, ui
+from . import data, proxies, targets, ui
 
 WIDGETS = ("s_column", "y_column", "s1_values", "y1_values", "s_threshold", "y_threshold", "features", "missing",
            "positive_meaning", "s_mode", "s_with", "group_labels")
@@ -113,7 +113,8 @@ class Choices:
             chosen_now = set(ss.get("features", []))
             for prefix, cols in groups.items():
                 c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="center")
-                c1.markdown(f"`{prefix}`: {sum(c in chosen_now for c in cols)} of {len(cols)} columns chosen")
+                c1.markdown(f"{ui.literal(prefix, code=True)}: {sum(c in chosen_now for c in cols)} of {len(cols)} "
+                            "columns chosen")
                 c2.button("Select all", key=f"group_on_{prefix}", on_click=set_group, args=(cols, True))
                 c3.button("Leave out", key=f"group_off_{prefix}", on_click=set_group, args=(cols, False))
 
@@ -132,7 +133,8 @@ class Choices:
                      icon=":material/warning:")
             for leak in leaks:
                 c1, c2 = st.columns([4, 1], vertical_alignment="center")
-                c1.markdown(f"- `{leak['column']}` gives **{leak['of']}** away (score {leak['score']:.3f})")
+                c1.markdown(f"- {ui.literal(leak['column'], code=True)} gives **{leak['of']}** away "
+                            f"(score {leak['score']:.3f})")
                 c2.button("Drop it", key=f"drop_leak_{leak['column']}", on_click=drop, args=([leak["column"]],))
             st.button("Drop every leak", key="drop_all_leaks", on_click=drop, args=([x["column"] for x in leaks],))
         with st.expander("Proxies: how well each feature alone predicts s", expanded=False):
@@ -142,3 +144,16 @@ class Choices:
                        "exactly). A model that does not see s moves a group's rate only through such features, so "
                        "weak proxies are why a target can stay out of reach; 0.95 or more is listed as a leak.")
 
+    def protected_group(self, task, base_rates) -> str:
+        """The optional choice of the protected group (kept for the session; by default the group with the
+        lowest base rate, called the disadvantaged group), and the sentence that says which group it is."""
+        ss = st.session_state
+        names = list(task.group_names)
+        low = names[targets.disadvantaged_group(base_rates)]
+        ss["protected_group"] = ss.get("fd_protected") if ss.get("fd_protected") in names else ""
+        st.selectbox("Protected group (optional: names the group the wording singles out)", [""] + names,
+                     key="protected_group", format_func=lambda g: g or f"The group with the lowest base rate ({low})",
+                     on_change=lambda: ss.update(fd_protected=ss["protected_group"] or None))
+        j, role = ui.group_role(names, base_rates)
+        return (f"{ui.literal(names[j])} is {role}"
+                + (" (chosen above)." if role == "the protected group" else ": it has the lowest base rate."))

@@ -61,7 +61,7 @@ def accuracy_and_target(accuracy_figure, results, criterion: str, *, population:
         else:
             st.caption(no_view)
     for note in result_notes(results):
-        st.warning(note, icon=":material/warning:")
+        st.warning(ui.literal(note), icon=":material/warning:")
 
 
 def moved_away(runs) -> None:

@@ -3,33 +3,72 @@ token and the target in the page's URL, so a reload or a shared link returns to 
 and widget values kept across page switches. A UI-helper module: it imports Streamlit."""
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 
 SAVED = ("fd_table", "fd_table_id", "fd_table_name", "fd_table_desc", "fd_spec", "fd_task", "fd_task_key", "fd_rates",
          "fd_split0", "fd_pr_t", "fd_criterion", "fd_delta", "fd_tpr_target", "fd_tnr_target", "fd_strata_mode",
-         "fd_decision", "fd_runs", "fd_run", "_fd_kept", "fd_pending", "fd_guess")
+         "fd_decision", "fd_runs", "fd_run", "_fd_kept", "fd_pending", "fd_guess", "fd_protected")
 
 
 @st.cache_resource(show_spinner=False)
 def _sessions():
     from .session_store import SessionStore
 
-    return SessionStore()
+    mb = os.environ.get("FAIRDASH_SESSIONS_MB", "")
+    return SessionStore(max_bytes=int(float(mb) * 2**20)) if mb.strip() else SessionStore()
+
+
+class _Live:
+    """A marker kept in a browser session's state: while it exists, the session is live and the store
+    never forgets its saved state."""
+
+
+LINK_UNKNOWN = ("This link is unknown or has expired (a session is kept for a day after its last use): "
+                "a new session has started.")
+LINK_COPIED = "Opened from a link: this is your own copy, and your changes do not change the session you opened."
+LINK_NOT_KEPT = ("The server has no room left to keep this session for its link: it works in this tab, but a "
+                 "reload or the link will not bring it back.")
+
+
+FORGOTTEN = ("This session is forgotten: its table, runs and cached fits are deleted from the server, and its old "
+             "link opens nothing.")
+
+
+def new_token() -> str:
+    return _sessions().new_token()
+
+
+def forget_saved(token) -> None:
+    """Delete what the store keeps under ``token`` (this session's own state; copies others opened are theirs)."""
+    _sessions().forget(token)
+
+
+def share(*objects) -> None:
+    """Objects every session may hold (a bundled sample's table and task): not charged to any session."""
+    _sessions().share(*objects)
 
 
 def restore_session(criteria) -> None:
-    """A new browser session (first open, a reload, a shared link): take the state saved under the URL's
-    ``session`` token if there is one, then the target the URL names."""
+    """A new browser session (first open, a reload, a shared link): a copy, under a new token, of the state
+    saved under the URL's ``session`` token if there is one, then the target the URL names. The link's own
+    session is never written by the opener; an unknown or expired token says so (``link_note``) and is
+    replaced in the URL by the new session's token at the end of the run."""
     ss = st.session_state
     qp = st.query_params
     token = qp.get("session")
-    state = _sessions().load(token)
-    if state is None:
+    forked = _sessions().fork(token) if token else None
+    if forked is None:
         ss["fd_token"] = _sessions().new_token()
+        if token:
+            ss["fd_link_note"] = LINK_UNKNOWN
         return
+    new_token, state = forked
     ss.update(state)
-    ss["fd_token"] = token
+    ss["fd_token"] = new_token
     ss["fd_restored"] = True
+    ss["fd_link_note"] = LINK_COPIED
     try:  # the URL's target wins over the saved one (a link edited or shared at another PR_t)
         pr_t = float(qp.get("pr_t", ""))
         if 0.0 < pr_t < 1.0:
@@ -40,13 +79,22 @@ def restore_session(criteria) -> None:
         ss["fd_criterion"] = qp["criterion"]
 
 
+def link_note() -> str | None:
+    """What happened to the link this session was opened with (once), or ``None``."""
+    return st.session_state.pop("fd_link_note", None)
+
+
 def save_session() -> None:
     """Keep this session's state under its token and put the token and the target in the URL."""
     ss = st.session_state
     token = ss.get("fd_token")
     if not token:
         return
-    _sessions().save(token, {k: ss[k] for k in SAVED if k in ss})
+    owner = ss.setdefault("_fd_live", _Live())
+    kept = _sessions().save(token, {k: ss[k] for k in SAVED if k in ss}, owner=owner)
+    if not kept and not ss.get("_fd_not_kept"):
+        st.toast(LINK_NOT_KEPT, icon=":material/warning:")
+    ss["_fd_not_kept"] = not kept
     want = {"session": token, "criterion": ss.get("fd_criterion", "dp")}
     if ss.get("fd_pr_t") is not None:
         want["pr_t"] = f"{float(ss['fd_pr_t']):.3f}"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from . import plots, ui, ui_state
+from . import plots, targets, ui, ui_state
 from .errors import FairDashError
-from .rates import describe_t
+from .rates import describe_moves
 
 CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
 
@@ -23,16 +23,20 @@ def sidebar_frame() -> None:
         with lines:
             slots = {"task": st.empty(), "target": st.empty(), "rest": st.empty()}
     st.session_state["_fd_sidebar"] = slots
+    with st.sidebar.popover("Forget this session", icon=":material/delete:", key="forget_popover"):
+        st.caption("Deletes this session's table, run history and cached fits from the server now, and starts "
+                   "afresh with the bundled sample. Downloads you made are not affected.")
+        st.button("Delete my data from the server", key="forget_session", type="primary", on_click=ui.forget_session)
 
 
 def _target_line() -> str:
     try:
         spec = ui.target_spec()
     except FairDashError as e:
-        return f"- **Target:** not valid ({e})"
+        return f"- **Target:** not valid ({ui.literal(e)})"
     if spec.mode == "rate":
         return f"- **PR_t:** {spec.target_rate:.3f}" + (" in every stratum" if spec.conditional else "")
-    return f"- **Target:** {spec.describe().split(': ', 1)[1]}"
+    return f"- **Target:** {ui.literal(spec.describe().split(': ', 1)[1])}"
 
 
 def sidebar_target() -> None:
@@ -55,12 +59,18 @@ def sidebar_summary() -> None:
         slots["task"].caption("No data loaded.")
         return
     spec = task.spec
+    lit, names = ui.literal, [ui.literal(g) for g in task.group_names]  # user text, shown literally
+    try:
+        j, role = ui.group_role(task.group_names, ui.task_rates().base_rates)
+        names[j] += f", {role.split()[-2]}"  # "disadvantaged" or "protected"
+    except FairDashError:
+        pass
     rows = [
-        ("Data set", ss.get("fd_table_name", "?")),
-        ("Sensitive s", f"`{spec.s_column}`" + (f" × `{spec.s_with}`" if spec.s_with else "")
-         + (f" (group 1: {task.group_names[1]}; group 0: {task.group_names[0]})" if task.n_groups == 2
-            else f" ({task.n_groups} groups: {', '.join(task.group_names[:6])}{' ...' if task.n_groups > 6 else ''})")),
-        ("Label y", f"`{spec.y_column}` (positive: {task.label_names[1]})"),
+        ("Data set", lit(ss.get("fd_table_name", "?"))),
+        ("Sensitive s", lit(spec.s_column, code=True) + (f" × {lit(spec.s_with, code=True)}" if spec.s_with else "")
+         + (f" (group 1: {names[1]}; group 0: {names[0]})" if task.n_groups == 2
+            else f" ({task.n_groups} groups: {', '.join(names[:6])}{' ...' if task.n_groups > 6 else ''})")),
+        ("Label y", f"{lit(spec.y_column, code=True)} (positive: {lit(task.label_names[1])})"),
     ]
     slots["task"].markdown("\n".join(f"- **{k}:** {v}" for k, v in rows))
     slots["target"].markdown(_target_line())
@@ -68,7 +78,7 @@ def sidebar_summary() -> None:
     rest = [("Criterion", {"dp": "demographic parity", "eo": "equality of opportunity (by PR_t)",
                            "eo-targets": "equality of opportunity (TPR/TNR)"}[crit])]
     if spec.strata_column:
-        rest.append(("Legitimate factor", f"`{spec.strata_column}`"))
+        rest.append(("Legitimate factor", ui.literal(spec.strata_column, code=True)))
     rest.append(("Rows", f"{len(task.y):,}"))
     rest.append(("Device", ui.device_text()))
     slots["rest"].markdown("\n".join(f"- **{k}:** {v}" for k, v in rest))
@@ -85,9 +95,9 @@ def target_readouts(spec, rates, names) -> None:
         out = ui.readout(spec)
         tb = ui.current_table(spec)
     except FairDashError as e:
-        st.error(str(e), icon=":material/warning:")
+        st.error(ui.literal(e), icon=":material/warning:")
         return
-    st.markdown(f"**Target:** {out['target_text']}")
+    st.markdown(f"**Target:** {ui.literal(out['target_text'])}")
     if spec.conditional:
         _conditional_readouts(out, names)
         return
@@ -101,6 +111,7 @@ def _rates_table(tb, names) -> pd.DataFrame:
         "share": tb.group_shares, "base rate PR_b": tb.base_rates, "target P(ybar=1)": tb.target_rates,
         "P(ybar=1 | y=1)": tb.p_ybar1_given_y[:, 1], "P(ybar=1 | y=0)": tb.p_ybar1_given_y[:, 0],
         "P(y=1 | ybar=1)": tb.d[:, 1], "P(y=1 | ybar=0)": tb.d[:, 0],
+        "labels that move": targets.moved_labels(tb.p_ybar1_given_y, tb.base_rates),
         "t_s": [float(t) for t in tb.t],
     })
 
@@ -108,26 +119,32 @@ def _rates_table(tb, names) -> pd.DataFrame:
 def _readouts(out: dict, tb, marked: float | None, rates, names) -> None:
     """The readout ``out`` (``rates_readout``'s dict) with its table ``tb``; ``marked`` is the PR_t the
     ceiling curve marks (``None`` where the target is not one PR_t for every group)."""
-    shown = tb.n_groups if tb.n_groups <= 4 else 0  # with many groups, t_s is read from the table below
+    shown = tb.n_groups if tb.n_groups <= 4 else 0  # with many groups, the shares are read from the sentences
+    moved = targets.moved_labels(tb.p_ybar1_given_y, tb.base_rates)
+    singled, role = ui.group_role(names, tb.base_rates)
     with st.container(key="ceiling_readout"):
         cols = st.columns([2] + [1] * max(shown, 2))
         cols[0].metric(CEILING_LABEL, f"{tb.accuracy_ceiling:.4f}",
                        help="No classifier with the target's positive rates can be more accurate than this on the "
                             "training split (Theorem 2: 1 - sum_s P(s) |target rate_s - PR_b^s|).")
-        for j in range(shown):
+        for j in range(shown):  # the share of each group whose labels move; t_s is in the table below
             t = float(tb.t[j])
-            cols[1 + j].metric(f"t_{j}", "∞" if t == float("inf") else f"{t:.4f}",
-                               help=f"Theorem 1's t_s for group {j} ({names[j]}).")
+            cols[1 + j].metric(f"s={j}: labels that move", f"{moved[j]:.1%}",
+                               help=f"Group {j} ({ui.literal(names[j])}" + (f", {role}" if j == singled else "")
+                                    + "): the share of its training rows whose target "
+                                    "label differs from the observed one. Theorem 1's t_s: "
+                                    + ("∞" if t == float("inf") else f"{t:.4f}") + " (the table below).")
     for j in range(tb.n_groups):
-        t = float(tb.t[j])
-        st.markdown("- " + describe_t(t if t != float("inf") else None, f"s={j} ({names[j]})", out["flips"][str(j)]))
+        st.markdown("- " + ui.literal(describe_moves(f"s={j} ({names[j]})", float(moved[j]), float(tb.base_rates[j]),
+                                                     float(tb.target_rates[j]), out["flips"][str(j)],
+                                                     role if j == singled else "")))
     st.dataframe(_rates_table(tb, names), key="transition_table", hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
                                 for c in _rates_table(tb, names).columns if c != "group"})
     st.caption("Rates of the training split (seed 0, 80%), the same numbers as `python -m fairdash rates`. "
                "P(ybar=1 | y) is how likely a row's target label is positive given its observed label; "
                "P(y=1 | ybar) is the reverse, which the fair likelihood uses.")
-    st.plotly_chart(plots.ceiling_curve_figure(rates.base_rates, rates.group_shares, marked, names),
+    st.plotly_chart(plots.ceiling_curve_figure(rates.base_rates, rates.group_shares, marked, ui.figure_text(names)),
                     key="ceiling_curve", config={"displayModeBar": False})
     if marked is None:
         st.caption("The curve is the ceiling when every group gets the same PR_t. Explicit TPR/TNR targets give each "
@@ -155,7 +172,7 @@ def _conditional_readouts(out: dict, names) -> None:
     if out["strata_warnings"]:
         with st.expander(f"{len(out['strata_warnings'])} warning(s) about small or one-sided cells"):
             for w in out["strata_warnings"]:
-                st.warning(w)
+                st.warning(ui.literal(w))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ if len(criteria) > 1:
     st.stop()
 criterion = criteria.pop()
 first = runs[0]
-names = first.task.group_names
+names = ui.figure_text(first.task.group_names)  # user text: shown literally in the figures
 frames = []
 for r in runs:
     f = r.results.copy()

@@ -8,7 +8,7 @@ import streamlit as st
 from fairdash import data, ui, ui_choices
 from fairdash.errors import FairDashError
 
-ss = st.session_state
+ss, lit = st.session_state, ui.literal  # user text (names, values, meanings) is shown literally, never as markup
 SOURCES = ["Bundled sample", "Upload a file"]
 S_MODES = {"two": "Two groups: the chosen values against the rest", "each": "Every value its own group",
            "cross": "Intersection with another column (e.g. race × sex)"}
@@ -53,7 +53,7 @@ else:
             raw = up.getvalue()
             df_new, new_id = ui.read_upload(raw, up.name)
         except FairDashError as e:
-            st.error(f"{e} The previous data set ({ss.get('fd_table_name', 'none')}) is kept.", icon=":material/warning:")
+            st.error(lit(f"{e} The previous data set ({ss.get('fd_table_name', 'none')}) is kept."), icon=":material/warning:")
         except Exception as e:  # noqa: BLE001 - a parser failure is still only a message
             ui.show_error(e, "This file could not be read. The previous data set is kept. ")
         else:
@@ -67,27 +67,26 @@ pending = ss.get("fd_pending")
 if pending is not None:
     df, table_id, table_name = pending
     pending_note = st.empty()
-    pending_note.info(f"New table **{table_name}**: {len(df):,} rows, {df.shape[1]} columns. Choose the columns "
-                      f"below; until the choices are valid the current task ({ss.get('fd_table_name')}) stays in use.")
+    pending_note.info(f"New table **{lit(table_name)}**: {len(df):,} rows, {df.shape[1]} columns. Choose the columns "
+                      f"below; until the choices are valid the current task ({lit(ss.get('fd_table_name'))}) stays.")
 else:
     df, table_id, table_name = ss["fd_table"], ss["fd_table_id"], ss["fd_table_name"]
 
 prof = ui.profile(df) if pending is None else data.profile_columns(df)
 columns = list(df.columns)
 
-
 choices = ui_choices.Choices(df, prof, table_id)
 if ss.get("fd_widgets_for") != table_id or "s_column" not in ss:
     choices.reset()
 
-with st.expander(f"Preview and column profile: {table_name} ({len(df):,} rows x {df.shape[1]} columns)",
+with st.expander(f"Preview and column profile: {lit(table_name)} ({len(df):,} rows x {df.shape[1]} columns)",
                  expanded=False):
     tab1, tab2 = st.tabs(["Preview (first 200 rows)", "Column profile"])
     tab1.dataframe(df.head(200), key="data_preview", hide_index=True)
     tab2.dataframe(prof, key="data_profile", hide_index=True)
     flagged = prof[prof["flags"] != ""]
     if len(flagged):
-        tab2.caption("Flagged columns: " + "; ".join(f"`{r.column}`: {r.flags}" for r in flagged.itertuples()))
+        tab2.caption("Flagged columns: " + "; ".join(f"{lit(r.column, code=True)}: {lit(r.flags)}" for r in flagged.itertuples()))
 
 # --------------------------------------------------------------------------------------------------
 # Choices
@@ -104,14 +103,14 @@ with left:
                            "and a second column (intersectional groups).")
     if s_mode == "cross":
         others = [c for c in columns if c not in (s_col, ss.get("y_column")) and 1 < df[c].nunique() <= 30]
-        st.selectbox(f"Cross {s_col} with", others, key="s_with",
+        st.selectbox(f"Cross {lit(s_col, code=True)} with", others, key="s_with",
                      help="Every combination of the two columns' values is its own group; neither is a feature.")
     elif s_mode == "two" and choices.threshold(s_col):
-        st.number_input(f"Group 1 = rows where {s_col} is above", key="s_threshold")
+        st.number_input(f"Group 1 = rows where {lit(s_col, code=True)} is above", key="s_threshold")
     elif s_mode == "two":
-        st.multiselect(f"Values of {s_col} that form group 1", data.column_values(df, s_col), key="s1_values",
-                       help="Group 1 is usually the advantaged group; every other value forms group 0, the "
-                            "protected group.")
+        st.multiselect(f"Values of {lit(s_col, code=True)} that form group 1", data.column_values(df, s_col), key="s1_values",
+                       help="Every other value forms group 0. The group with the lower base rate is called the "
+                            "disadvantaged group, unless you name the protected group under the base rates.")
     st.text_input("Names for the groups (optional, comma-separated, in group order)", key="group_labels",
                   placeholder="e.g. female, male for a column coded 0/1",
                   help="Shown instead of the column's values in every readout, figure and report.")
@@ -119,9 +118,9 @@ with right:
     y_col = st.selectbox("Label y", columns, key="y_column", on_change=choices.column_changed, args=("y",),
                          help="The outcome the model predicts.")
     if choices.threshold(y_col):
-        st.number_input(f"Positive = rows where {y_col} is above", key="y_threshold")
+        st.number_input(f"Positive = rows where {lit(y_col, code=True)} is above", key="y_threshold")
     else:
-        st.multiselect(f"Values of {y_col} that count as positive (y = 1)", data.column_values(df, y_col),
+        st.multiselect(f"Values of {lit(y_col, code=True)} that count as positive (y = 1)", data.column_values(df, y_col),
                        key="y1_values")
     st.text_input("What does a positive label mean, in plain words?", key="positive_meaning",
                   placeholder="e.g. income above $50K a year (favourable), or rearrested (not favourable)")
@@ -129,19 +128,19 @@ with right:
 meaning = ss.get("positive_meaning") or (
     f"{y_col} is " + (f"above {ss.get('y_threshold')}" if choices.threshold(y_col)
                       else " or ".join(map(repr, ss.get("y1_values", []))) or "(nothing chosen)"))
-st.markdown(f"**Positive (y = 1) means:** {meaning}. The target positive rate PR_t is the share of *each* group "
+st.markdown(f"**Positive (y = 1) means:** {lit(meaning)}. The target positive rate PR_t is the share of *each* group "
             "that the fair model will label positive, so a positive should be what you want to share out fairly "
             "(or, as in COMPAS, what you want to be equally likely across groups even if it is unfavourable).")
 
 st.subheader("Features and missing values")
 feature_choices = [c for c in columns if c not in (s_col, y_col)]
 st.multiselect("Feature columns the model learns from", feature_choices, key="features",
-               help=f"{s_col} itself is never a feature (it is needed only at training time).")
+               help=f"{lit(s_col, code=True)} itself is never a feature (it is needed only at training time).")
 if len(feature_choices) > 30:  # many (e.g. one-hot) columns: whole groups in or out with one click
     choices.column_groups(feature_choices)
 left_out = data.left_out_by_default(prof, exclude=(s_col, y_col, *ss.get("features", [])))
 for column, why in left_out.items():  # id-like: one distinct value per row; constant; empty
-    st.warning(data.left_out_note(column, why) + " Add it above if it should be a feature.", icon=":material/badge:")
+    st.warning(lit(data.left_out_note(column, why) + " Add it if it should be a feature."), icon=":material/badge:")
 st.radio("Rows with a missing feature value", ["drop", "impute"], key="missing", horizontal=True,
          format_func=lambda m: {"drop": "Drop those rows", "impute": "Fill in (median / 'missing' category)"}[m])
 
@@ -157,8 +156,8 @@ try:
     else:
         task = ui.candidate_task(df, table_id, spec)
 except FairDashError as e:
-    st.error(f"{e} The current task ({ss.get('fd_table_name')}: s = {ss['fd_spec'].s_column}, "
-             f"y = {ss['fd_spec'].y_column}) is unchanged.", icon=":material/warning:")
+    st.error(lit(f"{e} The current task ({ss.get('fd_table_name')}: s = {ss['fd_spec'].s_column}, "
+                 f"y = {ss['fd_spec'].y_column}) is unchanged."), icon=":material/warning:")
 except Exception as e:  # noqa: BLE001
     ui.show_error(e)
 
@@ -175,18 +174,18 @@ if pending is not None:
     guess = ss.get("fd_guess")
     if guess is not None and guess[0] == table_id:
         g = guess[1]
-        pending_note.info(f"New table **{table_name}**: {len(df):,} rows, {df.shape[1]} columns. Suggested from the "
-                          f"column names and values (check them): s = {g.s_reason} y = {g.y_reason} Nothing is used "
-                          f"until you confirm; until then the current task ({ss.get('fd_table_name')}) stays.")
-    if task is not None and st.button(f"Use {table_name} with these choices", key="confirm_task", type="primary"):
+        pending_note.info(f"New table **{lit(table_name)}**: {len(df):,} rows, {df.shape[1]} columns. Suggested from "
+                          f"the column names and values (check them): s = {lit(g.s_reason)} y = {lit(g.y_reason)} Nothing "
+                          f"is used until you confirm; until then the current task ({lit(ss['fd_table_name'])}) stays.")
+    if task is not None and st.button(f"Use {lit(table_name)} with these choices", key="confirm_task", type="primary"):
         try:
             ui.set_task(df, table_id, table_name, spec, task=task)
         except FairDashError as e:
-            st.error(str(e), icon=":material/warning:")
+            st.error(lit(e), icon=":material/warning:")
         else:
             ss.pop("fd_pending", None)
             ss.pop("fd_guess", None)
-            st.success(f"{table_name} is now the current data set ({len(df):,} rows, {df.shape[1]} columns).")
+            st.success(f"{lit(table_name)} is now the current data set ({len(df):,} rows, {df.shape[1]} columns).")
             pending = None
 
 # --------------------------------------------------------------------------------------------------
@@ -199,11 +198,12 @@ if task is not None:
                  column_config={"base rate": st.column_config.NumberColumn(format="%.4f"),
                                 "share": st.column_config.NumberColumn(format="%.4f")})
     r = table["base rate"].to_numpy()
+    role = choices.protected_group(task, r)
     st.caption(f"Base rate = the share of a group with a positive label in the whole table "
-               f"({task.label_names[1]}). Group 0 ({task.group_names[0]}) is the protected group. "
+               f"({lit(task.label_names[1])}). {role} "
                f"{len(task.y):,} rows used, {len(task.features)} features. "
                f"Base rates differ by up to {r.max() - r.min():.3f}: the Target page sets how to close that gap.")
     for w in task.warnings:
-        st.warning(w)
+        st.warning(lit(w))
     if pending is None:
         st.page_link("pages/target.py", label="Next: choose the target rate", icon=":material/tune:")

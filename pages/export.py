@@ -30,7 +30,7 @@ number = st.selectbox("Run", list(by_number), key="export_run", format_func=lamb
                       help=" | ".join(r.description for r in by_number.values()))
 run = by_number[number]
 results = run.results
-st.caption(f"Trained on {run.data_name} at {run.created} (UTC); target: {run.spec.target.describe()}.")
+st.caption(ui.literal(f"Trained on {run.data_name} at {run.created} (UTC); target: {run.spec.target.describe()}."))
 
 # --------------------------------------------------------------------------------------------------
 # The model

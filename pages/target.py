@@ -25,7 +25,7 @@ task = ui.current_task()
 try:
     rates = ui.task_rates()
 except FairDashError as e:
-    st.error(str(e), icon=":material/warning:")
+    st.error(ui.literal(e), icon=":material/warning:")
     st.stop()
 presets = {k: round(float(v), 3) for k, v in rates.presets.items()}
 names = task.group_names
@@ -121,7 +121,7 @@ def _spec():
     try:
         return ui.target_spec()
     except FairDashError as e:
-        st.error(str(e), icon=":material/warning:")
+        st.error(ui.literal(e), icon=":material/warning:")
         st.stop()
 
 

@@ -34,10 +34,10 @@ except FairDashError as e:
 criterion = target.criterion if target is not None else ("eo" if crit_mode.startswith("eo") else "dp")
 
 st.markdown(f"**Device:** {ui.device_text()} · **Target:** "
-            + (target.describe(target.rate_for(rates.base_rates)) if target is not None else "not valid"))
+            + (ui.literal(target.describe(target.rate_for(rates.base_rates))) if target is not None else "not valid"))
 if target_error:
-    st.error(f"The target set on the Target page is not valid: {target_error} Change it there before training.",
-             icon=":material/warning:")
+    st.error("The target set on the Target page is not valid: " + ui.literal(target_error) + " Change it there before "
+             "training.", icon=":material/warning:")
     st.page_link("pages/target.py", label="Go to Target", icon=":material/tune:")
 
 
@@ -133,8 +133,8 @@ if why_not:
     st.caption(f"Train is unavailable: {why_not}.")
 y_leaks = [x for x in ui.leaks_and_proxies(ss["fd_table"], ss["fd_table_id"], task)[0] if x["of"] == "y"]
 if y_leaks:
-    st.warning("Before you train: " + ", ".join(f"`{x['column']}`" for x in y_leaks) + " give(s) the label away "
-               "almost exactly, so the model would learn that instead of the task. Drop them on the Data page.",
+    st.warning("Before you train: " + ", ".join(ui.literal(x["column"], code=True) for x in y_leaks) + " give(s) the "
+               "label away almost exactly, so the model would learn that instead of the task. Drop them on the Data page.",
                icon=":material/warning:")
 if st.button("Train", key="train_button", type="primary", disabled=why_not is not None):
     from fairdash.runs import run_key, train_run
@@ -170,9 +170,9 @@ if st.button("Train", key="train_button", type="primary", disabled=why_not is no
 run = ss.get("fd_run")
 if run is not None:
     if run.task is not task:
-        st.info(f"Showing {run.title}: trained on {run.data_name}, which is not the current task.")
+        st.info(ui.literal(f"Showing {run.title}: trained on {run.data_name}, which is not the current task."))
     for m, why in run.skipped:
-        st.info(f"Skipped {m}: {why}.")
+        st.info(ui.literal(f"Skipped {m}: {why}."))
     res = run.results
     pop = run.spec.target.criterion == "dp"
     st.subheader("Results (mean ± std over repeats)")
@@ -181,9 +181,9 @@ if run is not None:
     st.dataframe(plots.results_table(res, run.spec.target.criterion, population=pop), key="train_results",
                  hide_index=True, column_config=ui.RESULTS_COLUMNS)
     for note in result_notes(res):
-        st.warning(note, icon=":material/warning:")
+        st.warning(ui.literal(note), icon=":material/warning:")
     for sentence in moved_away_summary(res, run.task.group_names):
-        st.warning(sentence, icon=":material/trending_down:")
+        st.warning(ui.literal(sentence), icon=":material/trending_down:")
     fair = res[res["target_rate"].notna() | (res["target"].astype(str) != "")]
     if len(fair):
         where = res["eval_set"].iloc[0]

@@ -2,6 +2,7 @@
 page's readouts follow the slider with exactly the numbers `python -m fairdash rates` prints, bad
 choices show an error box (never an exception), and a small FairLR run trains, compares and exports."""
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -55,8 +56,14 @@ def _upload(at: AppTest, name: str, table) -> AppTest:
     return at
 
 
+def _shown(markdown: str) -> str:
+    """What a reader sees of ``markdown`` that holds user text (``ui.literal``): without its backslash escapes
+    and the invisible word joiners that keep a URL or shortcode from being turned into a link."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
+
+
 def _errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.error]
+    return [_shown(e.value) for e in at.error]
 
 
 def _pr_t_box(at: AppTest):
@@ -153,8 +160,14 @@ def test_slider_changes_readouts_to_what_fairdash_computes(app, capsys, pr_t):
     out = _cli_rates(capsys, pr_t)
     assert _metric(app, CEILING) == f"{out['ceiling_at_target']:.4f}"
     assert _metric(app, CEILING) != before
+    # the headline: the share of each group whose labels move (issue 20); t_s in the detail table
+    moved = {m.label.split(":")[0]: m.value for m in app.metric if m.label.endswith(": labels that move")}
+    table = _frame(app, "t_s")
     for j in ("0", "1"):
-        assert _metric(app, f"t_{j}") == f"{out['t'][j]:.4f}"
+        tr, r = out["transition"][j], out["base_rates"][j]
+        share = (1 - r) * tr["p_ybar1_given_y0"] + r * (1 - tr["p_ybar1_given_y1"])
+        assert next(v for k, v in moved.items() if k.startswith(f"s={j}")) == f"{share:.1%}"
+        assert table["t_s"].iloc[int(j)] == pytest.approx(out["t"][j], rel=1e-9)
     assert _pr_t_box(app).value == pytest.approx(pr_t)
     assert app.session_state["fd_pr_t"] == pytest.approx(pr_t)
     assert f"PR_t:** {pr_t:.3f}" in _sidebar(app)  # the sidebar follows the slider

@@ -11,6 +11,7 @@ import pandas as pd
 from ..gaps import moved_away_summary
 from ..metrics import format_mean_std, result_notes, summarize
 from ..target_spec import criterion_info
+from ..targets import disadvantaged_group
 
 
 # --------------------------------------------------------------------------------------------------
@@ -137,8 +138,9 @@ def section_data(desc: dict) -> dict:
         rows = [[g["group"], f"{g['rows']:,}", f"{g['positives']:,}", fmt(g["base_rate"]), fmt(g["share"])] for g in groups]
         blocks += [heading("Groups (whole table)"),
                    table(["group", "rows", "positives", "base rate P(y=1|s)", "share P(s)"], rows, num_cols=(1, 2, 3, 4)),
-                   para("Group s=0 is the group marked as protected. The readouts below use the training split, so "
-                        "their rates differ slightly from these.", cls="note")]
+                   para(f"{groups[disadvantaged_group([g['base_rate'] for g in groups])]['group']} has the lowest base "
+                        "rate: it is called the disadvantaged group. The readouts below use the training split, so their rates differ "
+                        "slightly from these.", cls="note")]
     blocks += [para(w, cls="warn") for w in desc.get("warnings") or []]
     return {"title": "1. The data and its groups", "blocks": blocks}
 

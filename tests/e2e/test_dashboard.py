@@ -105,7 +105,8 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_task, tmp_pa
     gt = task.group_table()
     r = gt["base rate"].to_numpy()
     assert f"{len(task.y):,} rows used" in main, main
-    assert f"Group 0 ({task.group_names[0]}) is the protected group" in main, main
+    low = task.group_names[int(np.argmin(r))]  # named from the data: the lowest base rate (issue 20)
+    assert f"{low} is the disadvantaged group: it has the lowest base rate." in main, main
     assert f"Base rates differ by up to {r.max() - r.min():.3f}" in main, main
     sidebar = page.locator(".st-key-sidebar_task").inner_text()
     assert "Adult" in sidebar and "sex" in sidebar and "salary" in sidebar, sidebar

@@ -129,7 +129,8 @@ def test_two_sessions_are_isolated_and_responsive(browser, app_url, st_ui, serve
             assert pg.locator(".st-key-y_column input").input_value() == y_col
             main = st_ui.main_text(pg)
             assert f"{len(task.y):,} rows used" in main, main[-1500:]
-            assert f"Group 0 ({task.group_names[0]}) is the protected group" in main, main[-1500:]
+            low = task.group_names[int(np.argmin(task.group_table()["base rate"]))]  # the lowest base rate
+            assert f"{low} is the disadvantaged group: it has the lowest base rate." in main, main[-1500:]
             assert own in pg.locator(".st-key-features").inner_text()
             sidebar = pg.locator(".st-key-sidebar_task").inner_text()
             assert tables[own][0] in sidebar and s_col in sidebar and y_col in sidebar, sidebar

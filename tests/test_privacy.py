@@ -1,0 +1,79 @@
+"""Uploads stay private and temporary (issue 20, item 2): training from an uploaded table through the
+dashboard writes nothing to the fit cache's folder (its fitted models, an SVM's support vectors among
+them, stay in the session's memory), while the bundled samples keep using that folder; "Forget this
+session" deletes the session's table, runs, cached fits and saved state at once."""
+import hashlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairdash import data
+from fairdash.backend import default_cache_dir
+from test_app import _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
+
+
+def _files() -> dict:
+    root = default_cache_dir()
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in root.rglob("*") if p.is_file()} if root.exists() else {}
+
+
+@pytest.fixture(scope="module")
+def private_csv() -> bytes:
+    """Rows no bundled sample has (COMPAS, ages and priors moved by a fraction), so a cached model of them
+    could only come from this upload."""
+    df = data.load_sample("compas").drop(columns=["c-charge-desc"]).sample(800, random_state=11)
+    rng = np.random.default_rng(11)
+    df["age"] = df["age"] + rng.integers(1, 1000, len(df)) / 1000
+    return df.reset_index(drop=True).to_csv(index=False).encode()
+
+
+def _train(at, models, repeats=1):
+    at.switch_page("pages/train.py").run()
+    at.multiselect(key="train_models").set_value(models).run()
+    at.number_input(key="repeats").set_value(repeats).run()
+    at.button(key="train_button").click().run(timeout=400)
+    _ok(at)
+    return at.session_state["fd_run"]
+
+
+def test_an_upload_trains_without_writing_to_disk_and_forget_deletes_it(private_csv):
+    at = _upload(_new_app(), "private.csv", private_csv)
+    at.button(key="confirm_task").click().run()
+    _ok(at)
+    assert at.session_state["fd_table_id"].startswith("upload:")
+    before = _files()
+    run = _train(at, ["svm", "lr"], repeats=2)
+    assert not bool(run.results["cached"].any()) and len(run.results) == 4
+    assert run.data_name == "private.csv" and run.data_description == ""  # not the Adult sample's description
+    assert _files() == before, "training from an upload wrote to the fit cache's folder"
+    cache = at.session_state["_fd_fit_cache"]  # the session's own cache, in memory
+    assert cache.directory is None and len(cache) == 4
+    svm = next(m for m in run.models.values() if m.name == "svm")
+    assert len(svm.estimator.support_vectors_) > 0  # rows of the upload: in memory, never on disk
+
+    # fits made before come from the session's cache, still without touching the disk
+    again = _train(at, ["lr"], repeats=2)
+    assert again is not run and bool(again.results["cached"].all()) and _files() == before
+
+    # "Forget this session": table, runs, cached fits and the saved state, at once
+    from fairdash.ui_state import FORGOTTEN, _sessions
+
+    token = at.session_state["fd_token"]
+    assert _sessions().load(token) is not None
+    at.button(key="forget_session").click().run()
+    _ok(at)
+    assert len(cache) == 0 and _sessions().load(token) is None
+    assert at.session_state["fd_token"] != token and at.session_state["fd_table_id"] == "sample:adult"
+    assert "fd_runs" not in at.session_state or not at.session_state["fd_runs"]  # no run history left
+    assert "_fd_fit_cache" not in at.session_state
+    assert any(i.value == FORGOTTEN for i in at.info)
+    assert at.query_params["session"] != [token] and at.query_params["session"] != token
+
+
+def test_the_bundled_samples_keep_the_disk_cache():
+    at = _new_app()
+    before = _files()
+    run = _train(at, ["lr"], repeats=7)  # seeds 0-6: at least one fit is new in this test session's cache
+    assert run.results["cached"].sum() < 7 and len(_files()) > len(before)
