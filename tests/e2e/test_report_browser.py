@@ -21,8 +21,9 @@ if not os.access(CHROMIUM, os.X_OK):  # pragma: no cover - CI installs Debian's 
     pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
 CREATED = "2026-11-25T00:00:00+00:00"  # fixed, so the committed screenshot changes only when the report does
 
-# parity: positive rates and accuracy/fairness on the population and on the balanced test set, and the ceiling curve
-N_FIGURES = 5
+# parity: positive rates, accuracy/fairness and each group's rate against its target (issue 18), on the population
+# and on the balanced test set, and the ceiling curve
+N_FIGURES = 7
 EVIL_LABEL = "<img src=x onerror=alert(5)>"
 EVIL_GROUP = "</script><script>alert(6)</script>"
 

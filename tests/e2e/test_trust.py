@@ -504,11 +504,11 @@ def test_run_history_reload_and_another_session(browser, page, app_url, st_ui, s
     st_ui.goto_page(page, "Compare")
     _no_exception(page, server_log)
     chosen = _chips(page, "compare_runs")
-    assert len(chosen) == 1 and chosen[0].startswith("Run 2:"), chosen
-    _select(page, st_ui, "compare_runs", "Run 1:", exact=False)
+    assert len(chosen) == 1 and chosen[0].startswith("Run 2 ("), chosen  # "Run 2 (hh:mm UTC): ..."
+    _select(page, st_ui, "compare_runs", "Run 1 (", exact=False)
     expect(page.locator(".st-key-compare_runs [data-tag]:visible")).to_have_count(2)
     chosen = _chips(page, "compare_runs")
-    assert [c[:6] for c in chosen] == ["Run 2:", "Run 1:"], chosen
+    assert [c[:7] for c in chosen] == ["Run 2 (", "Run 1 ("], chosen
     _wait_figures(page)
     legend = " | ".join(_legend(page, "fig_pr"))
     assert "run 1" in legend and "run 2" in legend, legend
@@ -536,7 +536,7 @@ def test_run_history_reload_and_another_session(browser, page, app_url, st_ui, s
     page.locator(".st-key-compare_runs input[role=combobox]").click()
     options = page.get_by_role("option").all_inner_texts() + _chips(page, "compare_runs")
     page.keyboard.press("Escape")
-    assert any(o.startswith("Run 1:") for o in options) and any(o.startswith("Run 2:") for o in options), options
+    assert any(o.startswith("Run 1 (") for o in options) and any(o.startswith("Run 2 (") for o in options), options
     _wait_figures(page)
     st_ui.goto_page(page, "Target")
     assert page.locator('.st-key-pr_t_slider input[type="range"]').get_attribute("value") == "0.5"
