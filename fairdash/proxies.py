@@ -5,9 +5,11 @@
   through such features.
 * :func:`find_leaks`: features that determine ``s`` or ``y`` almost exactly (a score of at least
   :data:`LEAK_SCORE`, or a one-hot sibling of the ``s``/``y`` column; see :func:`one_hot_groups`).
+* :func:`task_leaks_and_proxies`: both for a built task, with one scoring pass, and the leaks that only
+  the features together give away (:mod:`fairdash.separability`, the one place a model is fitted).
 * :func:`guess_roles`: a suggestion for ``s`` and ``y`` on an uploaded table (the user confirms it).
 
-No model is fitted here, and nothing imports streamlit.
+Nothing imports streamlit.
 """
 from __future__ import annotations
 
@@ -20,76 +22,17 @@ import pandas as pd
 from .errors import FairDashError
 
 LEAK_SCORE = 0.95  # a single feature scoring at least this against s or y is a leak
-MAX_ROWS = 300_000  # larger tables are scored on a fixed random subset of this many rows
-FOLDS = 5  # categories' group rates are computed out of fold (see _category_scores)
+MAX_ROWS = 50_000  # larger tables are scored on a fixed random subset of this many rows
+FOLDS = 5  # categories' group rates are computed out of fold (see _category_strengths)
 FEW_VALUES = 20  # numeric columns with at most this many values are also scored as categories
 _SEED = 12345
 
 
 # --------------------------------------------------------------------------------------------------
-# Single-feature AUC
+# Single-feature AUC, every column at once
 # --------------------------------------------------------------------------------------------------
-def _auc_from_counts(pos: np.ndarray, neg: np.ndarray) -> float:
-    """AUC of a score taking ordered levels with ``pos[i]``/``neg[i]`` rows of the two classes at level
-    ``i`` (ties count one half): P(score of a positive > score of a negative)."""
-    n1, n0 = pos.sum(), neg.sum()
-    if n1 == 0 or n0 == 0:
-        return 0.5
-    below = np.cumsum(neg) - neg
-    return float((pos * (below + 0.5 * neg)).sum() / (n1 * n0))
-
-
-def _strength(a: float) -> float:
-    return max(a, 1.0 - a)
-
-
-def _level_auc(codes: np.ndarray, t: np.ndarray, k: int) -> float:
-    """AUC of integer levels ``codes`` (0..k-1, ordered) against the 0/1 array ``t``."""
-    pos = np.bincount(codes, weights=t, minlength=k)
-    neg = np.bincount(codes, minlength=k) - pos
-    return _auc_from_counts(pos, neg)
-
-
-def _numeric_score(codes: np.ndarray, k: int, miss: np.ndarray, targets: list[np.ndarray]) -> float:
-    """Mean over ``targets`` of max(a, 1 - a) for values ranked as they are (``codes``: the ranks
-    0..k-1 of the rows with a value). Missing values form one more level, put below or above all
-    values, whichever scores higher (each target separately)."""
-    out = []
-    for t in targets:
-        tv = t[~miss] if miss.any() else t
-        pos = np.bincount(codes, weights=tv, minlength=k)
-        neg = np.bincount(codes, minlength=k) - pos
-        if miss.any():
-            mp = float(t[miss].sum())
-            mn = float(miss.sum()) - mp
-            low = _auc_from_counts(np.r_[mp, pos], np.r_[mn, neg])
-            high = _auc_from_counts(np.r_[pos, mp], np.r_[neg, mn])
-            out.append(max(_strength(low), _strength(high)))
-        else:
-            out.append(_strength(_auc_from_counts(pos, neg)))
-    return float(np.mean(out))
-
-
-def _category_scores(codes: np.ndarray, k: int, targets: list[np.ndarray], fold: np.ndarray) -> float:
-    """Mean over ``targets`` of max(a, 1 - a), each category replaced by its share of target 1.
-
-    The shares are computed out of fold (each row's share comes from the other folds' rows of its
-    category; a category unseen there gets the other folds' overall share), so that a column with a
-    value per row (an id, a name) does not score 1 by memorising its rows."""
-    if k <= 1:
-        return 0.5
-    cell = fold * k + codes  # (fold, category) of each row
-    n_cell = np.bincount(cell, minlength=FOLDS * k).reshape(FOLDS, k)
-    n_rest = n_cell.sum(axis=0) - n_cell  # rows of each category outside each fold
-    out = []
-    for t in targets:
-        p_cell = np.bincount(cell, weights=t, minlength=FOLDS * k).reshape(FOLDS, k)
-        p_rest = p_cell.sum(axis=0) - p_cell
-        prior = p_rest.sum(axis=1, keepdims=True) / np.maximum(n_rest.sum(axis=1, keepdims=True), 1)
-        share = np.where(n_rest > 0, p_rest / np.maximum(n_rest, 1), prior)
-        levels, lev = np.unique(share.ravel(), return_inverse=True)
-        out.append(_strength(_level_auc(lev[cell], t, len(levels))))
-    return float(np.mean(out))
+def _strength(a):
+    return np.maximum(a, 1.0 - a)
 
 
 def _targets(codes) -> list[np.ndarray]:
@@ -110,30 +53,150 @@ def _is_numeric(col: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
 
 
-def _column_scores(col: pd.Series, target_sets: list, fold: np.ndarray) -> list[float]:
-    """The column's score against each set of targets (the column is encoded once)."""
-    if _is_numeric(col):
-        x = col.to_numpy(dtype=np.float64, na_value=np.nan)
-        miss = np.isnan(x)
-        codes, levels = pd.factorize(x[~miss] if miss.any() else x, sort=True)  # ranks, by hashing
-        k = len(levels)
-        scores = [_numeric_score(codes, k, miss, targets) for targets in target_sets]
-        if k <= FEW_VALUES:  # a coded category (1 = single, 2 = married, ...) as well
-            if miss.any():  # missing: one more category
-                codes, full = np.full(len(x), k), codes
-                codes[~miss] = full
-            scores = [max(v, _category_scores(codes, k + int(miss.any()), targets, fold))
-                      for v, targets in zip(scores, target_sets)]
-        return scores
-    # categories (text, booleans); missing is a category of its own; text is matched stripped
+def _rank_strengths(R: np.ndarray, M: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """max(a, 1 - a) of each column's values ranked as they are, against each target: ``(columns, targets)``.
+
+    ``R`` holds the rows' average ranks (1-based, ties sharing their mean rank), column by column
+    ``(columns, rows)``, with missing values ranked above every value as one tie; ``M`` marks the missing
+    values; ``T`` holds the 0/1 targets ``(targets, rows)``. The AUC is Mann-Whitney's, from the rank sums
+    of all columns and targets at once (one matrix product); missing values are put below or above all
+    values, whichever scores higher (each target separately)."""
+    n1 = T.sum(axis=1)
+    n0 = T.shape[1] - n1
+    u_high = R @ T.T - n1 * (n1 + 1) / 2  # (columns, targets)
+    mp = M @ T.T  # missing rows of each target
+    mn = M.sum(axis=1, keepdims=True) - mp
+    u_low = u_high - mp * (n0 - mn) + (n1 - mp) * mn  # the missing level moved from the top to the bottom
+    d = n1 * n0
+    return np.maximum(_strength(u_high / d), _strength(u_low / d))
+
+
+def _category_strengths(C: np.ndarray, k: np.ndarray, T: np.ndarray, fold: np.ndarray) -> np.ndarray:
+    """max(a, 1 - a) of each column with each of its categories replaced by its share of the target:
+    ``(columns, targets)``.
+
+    ``C`` holds the category codes ``(columns, rows)``, 0..k-1 for column ``j`` (``k[j]`` levels). The
+    shares are computed out of fold (each row's share comes from the other folds' rows of its category; a
+    category unseen there gets the other folds' overall share), so that a column with a value per row (an
+    id, a name) does not score 1 by memorising its rows. A column of one category scores 0.5."""
+    p, n = C.shape
+    offset = np.r_[0, np.cumsum(k)[:-1]].astype(np.int64)
+    n_levels = int(k.sum())
+    cell = ((C + offset[:, None]) * FOLDS + fold[None, :]).ravel()  # (column's level, fold) of each row
+    size = n_levels * FOLDS
+    n_cell = np.bincount(cell, minlength=size).reshape(n_levels, FOLDS).astype(np.float64)
+    n_rest = n_cell.sum(axis=1, keepdims=True) - n_cell
+    col_of = np.repeat(np.arange(p), k * FOLDS)  # each cell's column
+    n_fold = np.bincount(fold, minlength=FOLDS).astype(np.float64)
+    out = np.full((p, len(T)), 0.5)
+    for i, t in enumerate(T):
+        p_cell = np.bincount(cell, weights=np.tile(t, p), minlength=size).reshape(n_levels, FOLDS)
+        p_rest = p_cell.sum(axis=1, keepdims=True) - p_cell
+        p_fold = np.bincount(fold, weights=t, minlength=FOLDS)
+        prior = (t.sum() - p_fold) / np.maximum(n - n_fold, 1)
+        share = np.where(n_rest > 0, p_rest / np.maximum(n_rest, 1), prior[None, :]).ravel()
+        pos, neg = p_cell.ravel(), (n_cell - p_cell).ravel()
+        # the cells of each column in order of share; equal shares of a column are one level
+        order = np.lexsort((share, col_of))
+        sc, cc = share[order], col_of[order]
+        new = np.r_[True, (sc[1:] != sc[:-1]) | (cc[1:] != cc[:-1])]
+        level = np.cumsum(new) - 1
+        lp = np.bincount(level, weights=pos[order])
+        ln = np.bincount(level, weights=neg[order])
+        lc = cc[new]  # each level's column
+        below = np.cumsum(ln) - ln  # negatives below each level ...
+        first = np.r_[0, np.flatnonzero(lc[1:] != lc[:-1]) + 1]
+        start = np.repeat(below[first], np.diff(np.r_[first, len(lc)]))
+        u = np.bincount(lc, weights=lp * (below - start + 0.5 * ln), minlength=p)  # ... within its column
+        n1 = t.sum()
+        a = u / max(n1 * (n - n1), 1)
+        out[:, i] = np.where(k > 1, _strength(a), 0.5)
+    return out
+
+
+def _text_codes(col: pd.Series) -> tuple[np.ndarray, int]:
+    """Category codes of a column that is not numeric (text, booleans): a missing value is a category of
+    its own, and text is matched stripped (' a' and 'a' are one category)."""
     codes, uniq = pd.factorize(col, use_na_sentinel=False)
     u = pd.Series(uniq, dtype=object)
     text = u.astype(str)
     stripped = text.str.strip()
-    if (stripped != text).any():  # ' a' and 'a' are one category
+    if (stripped != text).any():
         merged, uniq = pd.factorize(stripped.where(u.notna()), use_na_sentinel=False)
         codes = merged[codes]
-    return [_category_scores(codes, len(uniq), targets, fold) for targets in target_sets]
+    return codes.astype(np.int64), len(uniq)
+
+
+BINS = 20  # many-valued numeric columns are also scored through this many equal-count bins
+INT_RANGE = 4096  # whole-number columns spanning at most this many values are ranked by counting, not sorting
+
+
+def _numeric_codes(V: np.ndarray):
+    """For numeric columns ``V`` ``(columns, rows)`` (missing as NaN): the average ranks (missing above
+    every value), the missing mask, and category codes with their number of levels: the values themselves
+    for a column of at most ``FEW_VALUES`` values, else ``BINS`` equal-count bins of its ranks (a value's
+    ties stay in one bin), with missing values one more category.
+
+    Whole-number columns of a small range are ranked by counting (``np.bincount``); the others by one sort
+    of all of them at once."""
+    p, n = V.shape
+    M = np.isnan(V)
+    R = np.empty((p, n))
+    C = np.empty((p, n), dtype=np.int64)
+    k = np.zeros(p, dtype=np.int64)
+    n_miss = M.sum(axis=1)
+    n_val = n - n_miss
+    with np.errstate(invalid="ignore"):
+        lo = np.where(n_val > 0, np.fmin.reduce(V, axis=1), 0.0)  # fmin/fmax skip NaN
+        hi = np.where(n_val > 0, np.fmax.reduce(V, axis=1), 0.0)
+        whole = ((V == np.floor(V)) | M).all(axis=1) & (hi - lo < INT_RANGE)
+    counted, sorted_ = np.flatnonzero(whole), np.flatnonzero(~whole)
+    if len(counted):  # one bincount over every counted column (levels offset per column)
+        width = (hi[counted] - lo[counted]).astype(np.int64) + 2  # values, then missing
+        off = np.r_[0, np.cumsum(width)[:-1]]
+        val = np.where(M[counted], (width - 1)[:, None], V[counted] - lo[counted][:, None]).astype(np.int64)
+        flat = val + off[:, None]
+        cnt = np.bincount(flat.ravel(), minlength=int(width.sum())).astype(np.float64)
+        col = np.repeat(np.arange(len(counted)), width)
+        before = np.cumsum(cnt) - cnt - np.repeat(np.r_[0, np.cumsum(cnt)[:-1]][off], width)
+        R[counted] = (before + (cnt + 1) / 2)[flat]
+        present = cnt > 0
+        present[off + width - 1] = False  # the missing level is not a value
+        dense = np.cumsum(present) - np.repeat(np.r_[0, np.cumsum(present)[:-1]][off], width) - 1
+        kv = np.bincount(col, weights=present, minlength=len(counted)).astype(np.int64)
+        nv = n_val[counted]
+        binned = np.minimum((before * BINS // np.maximum(np.repeat(nv, width), 1)).astype(np.int64), BINS - 1)
+        few = kv <= FEW_VALUES
+        kk = np.where(few, kv, BINS)
+        code = np.where(np.repeat(few, width), dense, binned)
+        code[off + width - 1] = kk  # missing: one more category
+        C[counted] = code[flat]
+        k[counted] = kk + (n_miss[counted] > 0)
+    if len(sorted_):  # one sort of all the other columns (NaN sorts last: the missing values' tie)
+        W = V[sorted_]
+        order = np.argsort(W, axis=1)
+        sv = np.take_along_axis(W, order, axis=1)
+        nan = np.isnan(sv)
+        new = np.ones_like(sv, dtype=bool)
+        new[:, 1:] = (sv[:, 1:] != sv[:, :-1]) & ~(nan[:, 1:] & nan[:, :-1])
+        pos = np.broadcast_to(np.arange(n), sv.shape)
+        start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
+        last = np.r_[new[:, 1:].T, np.ones((1, len(sorted_)), dtype=bool)].T  # a tie's last position
+        end = np.minimum.accumulate(np.where(last, pos, n - 1)[:, ::-1], axis=1)[:, ::-1]
+        rank = (start + end) / 2 + 1
+        gid = np.cumsum(new, axis=1) - 1
+        kv = (np.where(nan, -1, gid).max(axis=1) + 1).astype(np.int64)
+        nv = n_val[sorted_][:, None]
+        few = kv <= FEW_VALUES
+        kk = np.where(few, kv, BINS)
+        code = np.where(few[:, None], gid, np.minimum(start * BINS // np.maximum(nv, 1), BINS - 1))
+        code = np.where(nan, kk[:, None], code)
+        Rs, Cs = np.empty_like(rank), np.empty_like(code)
+        np.put_along_axis(Rs, order, rank, axis=1)
+        np.put_along_axis(Cs, order, code, axis=1)
+        R[sorted_], C[sorted_] = Rs, Cs
+        k[sorted_] = kk + (n_miss[sorted_] > 0)
+    return R, M.astype(np.float64), C, k
 
 
 def _sample(n: int, max_rows: int | None) -> np.ndarray | None:
@@ -149,7 +212,8 @@ def feature_scores(X: pd.DataFrame, codes, max_rows: int | None = MAX_ROWS) -> d
 
 
 def _scores_against(X: pd.DataFrame, codes_list: list, max_rows: int | None) -> list[dict[str, float]]:
-    """:func:`feature_scores` for several code arrays at once (each column is encoded once)."""
+    """:func:`feature_scores` for several code arrays at once (each column is encoded once, and every
+    column is scored against every target at once)."""
     codes_list = [np.asarray(c) for c in codes_list]
     for codes in codes_list:
         if len(codes) != len(X):
@@ -158,11 +222,27 @@ def _scores_against(X: pd.DataFrame, codes_list: list, max_rows: int | None) -> 
     if rows is not None:
         X, codes_list = X.iloc[rows], [c[rows] for c in codes_list]
     target_sets = [_targets(c) for c in codes_list]
+    T = np.array([t for ts in target_sets for t in ts])
     fold = np.random.default_rng(_SEED).integers(0, FOLDS, size=len(X))
-    out = [{} for _ in codes_list]
-    for c in X.columns:
-        for d, v in zip(out, _column_scores(X[c], target_sets, fold)):
-            d[str(c)] = round(v, 4)
+    names = [str(c) for c in X.columns]
+    numeric = [i for i, c in enumerate(X.columns) if _is_numeric(X.iloc[:, i])]
+    other = [i for i in range(X.shape[1]) if i not in set(numeric)]
+    strength = np.full((X.shape[1], len(T)), 0.5)
+    C = np.empty((X.shape[1], len(X)), dtype=np.int64)
+    k = np.zeros(X.shape[1], dtype=np.int64)
+    if numeric:
+        V = np.vstack([X.iloc[:, i].to_numpy(dtype=np.float64, na_value=np.nan) for i in numeric]) \
+            if len(X) else np.empty((len(numeric), 0))
+        R, M, C[numeric], k[numeric] = _numeric_codes(V)
+        strength[numeric] = _rank_strengths(R, M, T)
+    for i in other:
+        C[i], k[i] = _text_codes(X.iloc[:, i])
+    strength = np.maximum(strength, _category_strengths(C, k, T, fold))
+    out, j = [], 0
+    for ts in target_sets:  # each set's score: the mean over its targets
+        v = strength[:, j:j + len(ts)].mean(axis=1)
+        j += len(ts)
+        out.append({c: round(float(x), 4) for c, x in zip(names, v)})
     return out
 
 
@@ -175,9 +255,11 @@ def proxy_scores(X: pd.DataFrame, s, top: int | None = 10, max_rows: int | None 
     the feature separates the groups exactly:
 
     * numeric columns are ranked by their values; missing values form one more level placed below or
-      above all values, whichever scores higher. A numeric column with at most ``FEW_VALUES`` distinct
-      values is also scored as categories (below) and keeps the higher score, so that coded categories
-      are not missed;
+      above all values, whichever scores higher. A numeric column is also scored as categories (below)
+      and keeps the higher score: its values themselves when it has at most ``FEW_VALUES`` of them (so
+      that coded categories are not missed), else ``BINS`` equal-count bins of its values (so that a
+      relation that is not monotone, such as ``s = |x| > 1``, is seen; a monotone one keeps its ranked
+      score, which binning does not exceed);
     * other columns (text, booleans) are scored through their categories' group rates: each category
       is replaced by its share of group 1, computed out of fold (``FOLDS`` folds, fixed seed) so that an
       id-like column does not score 1 by memorising rows; a missing value is a category of its own;
@@ -185,8 +267,10 @@ def proxy_scores(X: pd.DataFrame, s, top: int | None = 10, max_rows: int | None 
       against all others, its share as the category rate).
 
     Tables of more than ``max_rows`` rows are scored on a fixed random subset of ``max_rows`` rows (the
-    same subset every time; the AUC's standard error there is about 0.001). Ties in score keep ``X``'s
-    column order.
+    same subset every time; the AUC's standard error there is about 0.002). Ties in score keep ``X``'s
+    column order. Every column is scored at once: the ranks of all numeric columns come from one sort (or
+    one count), their AUCs from one matrix product, and the categories' out-of-fold shares from one
+    count over all columns.
     """
     scores = feature_scores(X, s, max_rows)
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
@@ -332,15 +416,42 @@ def task_proxies(task, top: int | None = 10) -> list[dict]:
     return proxy_scores(task.X, task.s, top)
 
 
-def task_leaks(table: pd.DataFrame, task, max_rows: int | None = MAX_ROWS) -> list[dict]:
-    """:func:`find_leaks` for a built task: its features scored against its ``s`` and ``y`` codes (the
-    rows it kept), and the one-hot siblings of its ``s``/``y`` columns found in ``table``, the table
-    it was built from."""
+def task_leaks(table: pd.DataFrame, task, max_rows: int | None = MAX_ROWS, joint: bool = True) -> list[dict]:
+    """The leaks of :func:`task_leaks_and_proxies`."""
+    return task_leaks_and_proxies(table, task, max_rows=max_rows, joint=joint)[0]
+
+
+def task_leaks_and_proxies(table: pd.DataFrame, task, top: int | None = 10, max_rows: int | None = MAX_ROWS,
+                           joint: bool = True) -> tuple[list[dict], list[dict]]:
+    """``(leaks, proxies)`` of a built task, its features scored once against its ``s`` and ``y`` codes
+    (the rows it kept):
+
+    * leaks: :func:`find_leaks`'s (single features scoring at least ``LEAK_SCORE``, and the one-hot
+      siblings of its ``s``/``y`` columns found in ``table``, the table it was built from), then, with
+      ``joint``, the leaks that only the other features together give away
+      (:func:`fairdash.separability.joint_leaks`: a logistic regression's cross-validated AUC of at
+      least 0.99 on the training split; those entries carry ``"with"``, the columns that do it);
+    * proxies: :func:`task_proxies`'s table, the ``top`` strongest.
+    """
     spec = task.spec
-    feats = list(task.features)
-    found = _one_hot_leaks(table, spec.s_column, spec.y_column, set(feats))
-    found += _score_leaks(task.X, task.s, task.y, max_rows)
-    return _merge_leaks(found)
+    found = _one_hot_leaks(table, spec.s_column, spec.y_column, set(task.features))
+    s_scores, y_scores = _scores_against(task.X, [task.s, task.y], max_rows)
+    for role, scores in (("s", s_scores), ("y", y_scores)):
+        found += [{"column": c, "of": role, "score": v} for c, v in scores.items() if v >= LEAK_SCORE]
+    if joint:
+        from .separability import joint_leaks
+
+        found += joint_leaks(task, exclude={(f["column"], f["of"]) for f in found})
+    ranked = sorted(s_scores.items(), key=lambda kv: -kv[1])[:top]
+    return _merge_leaks(found), [{"column": c, "score": v} for c, v in ranked]
+
+
+def leak_text(leak: dict) -> str:
+    """A leak in words: ``'x' gives y away`` or, for a joint leak, which columns give it away together."""
+    if leak.get("with"):
+        return (f"{', '.join(map(repr, leak['with']))} give {leak['of']} away together (a logistic regression on "
+                f"the features reaches a cross-validated AUC of {leak['score']:.3f}; no column does alone)")
+    return f"{leak['column']!r} gives {leak['of']} away almost exactly (score {leak['score']:.3f})"
 
 
 # --------------------------------------------------------------------------------------------------

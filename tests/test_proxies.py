@@ -163,9 +163,8 @@ def test_numeric_score_is_the_rank_auc_and_symmetric(pairs):
 
 def ranked_score(x, t):
     """The by-value score alone (without the category score that few-valued columns also get)."""
-    miss = np.isnan(x)
-    codes, levels = pd.factorize(x[~miss], sort=True)
-    return proxies._numeric_score(codes, len(levels), miss, [t])
+    R, M, _, _ = proxies._numeric_codes(x[None, :])
+    return float(proxies._rank_strengths(R, M, t[None, :])[0, 0])
 
 
 def test_more_than_two_groups_one_vs_rest():
