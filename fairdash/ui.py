@@ -169,13 +169,15 @@ def candidate_task(df: pd.DataFrame, table_id: str, spec: data.TaskSpec) -> data
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _leaks_and_proxies(task_key: str, _df: pd.DataFrame, _task: data.Task) -> tuple[list, pd.DataFrame]:
-    from .proxies import task_leaks, task_proxies
+    from .proxies import task_leaks_and_proxies
 
-    return task_leaks(_df, _task), pd.DataFrame(task_proxies(_task), columns=["column", "score"])
+    leaks, proxy = task_leaks_and_proxies(_df, _task)
+    return leaks, pd.DataFrame(proxy, columns=["column", "score"])
 
 
 def leaks_and_proxies(df: pd.DataFrame, table_id: str, task: data.Task) -> tuple[list, pd.DataFrame]:
-    """The task's leaks (``proxies.task_leaks``) and its proxy table (``proxies.task_proxies``), once per task."""
+    """The task's leaks and its proxy table (``proxies.task_leaks_and_proxies``: one scoring pass), once
+    per task."""
     return _leaks_and_proxies(_task_key(table_id, task.spec), df, task)
 
 

@@ -94,6 +94,21 @@ def target_readouts(spec, rates, names) -> None:
     _readouts(out, tb, None if spec.explicit else out["target_rate"], rates, names)
 
 
+def s_predictability_note(task) -> None:
+    """How well the features tell the groups apart (``rates_readout``'s ``s_predictability``), in one
+    sentence, shown as plain text. Computed once per task and split (remembered), not per slider move."""
+    from .rates import s_predictability_text
+    from .separability import s_predictability
+
+    auc = s_predictability(task, ui.split0())
+    name = task.spec.s_column + (f" × {task.spec.s_with}" if task.spec.s_with else "")
+    with st.container(key="s_predictability"):
+        st.text(s_predictability_text(auc, name, task.n_groups),
+                help="The cross-validated ROC AUC of a logistic regression predicting s from the features (s itself "
+                     "left out) on the training split: 0.5 = the features say nothing about s, 1 = they give it "
+                     "away. The same number as `s_predictability` in `python -m fairdash rates --json`.")
+
+
 def _rates_table(tb, names) -> pd.DataFrame:
     g = range(tb.n_groups)
     return pd.DataFrame({
