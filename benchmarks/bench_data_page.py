@@ -53,9 +53,9 @@ def synthetic_table(n: int, n_cols: int, seed: int = 0) -> pd.DataFrame:
     cols: dict[str, object] = {"race": race, "frisked": y}
     cols["frisk_check"] = np.where(rng.random(n) < 0.02, 1 - y, y)
     cols["race_code"] = pd.factorize(race, sort=True)[0] + 1
-    detail = np.where(y == 1, rng.choice(["arrest", "summons"], n), "none")  # y = (detail != none)
-    cols["disposition_none"] = (detail == "none").astype(int)  # drop-first: disposition_arrest left out
-    cols["disposition_summons"] = (detail == "summons").astype(int)
+    detail = np.where(y == 1, "arrest", rng.choice(["none", "warning"], n))  # y = (detail == arrest)
+    cols["disposition_none"] = (detail == "none").astype(int)  # drop-first: disposition_arrest left out,
+    cols["disposition_warning"] = (detail == "warning").astype(int)  # so no column alone gives y away
     cols["precinct"] = np.where(rng.random(n) < 0.6, np.where(white, "P" + rng.integers(1, 10, n).astype(str),
                                                                 "P" + rng.integers(10, 40, n).astype(str)),
                                 "P" + rng.integers(1, 40, n).astype(str))

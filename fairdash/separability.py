@@ -24,8 +24,10 @@ import pandas as pd
 from .errors import FairDashError
 
 JOINT_LEAK_AUC = 0.99  # all features together predicting s or y with at least this AUC is a leak
-MAX_ROWS = 10_000  # training rows used at most (a fixed stratified subset)
-FOLDS = 5
+MAX_ROWS = 10_000  # training rows used at most (a fixed stratified subset) ...
+FOLDS = 5  # ... and cross-validation folds, for s_predictability
+LEAK_ROWS, LEAK_FOLDS = 4_000, 3  # the leak check (every upload, every change of features) is quicker: an AUC
+# of 1 is 1 on any number of rows
 LEVELS = 50  # one-hot columns per categorical feature at most (the rest share one)
 NAMED_AT_MOST = 6  # a joint leak names at most this many columns
 _SEED = 12345
@@ -136,30 +138,52 @@ def _codes(task, of: str) -> np.ndarray:
     return np.asarray(task.s if of == "s" else task.y)
 
 
-def _fit_parts(task, of: str, rows: np.ndarray, columns: list, max_rows: int):
-    t = _codes(task, of)[rows]
-    pick = rows[_sample_rows(t, max_rows)]
-    Z, owner = _design(task.X.iloc[pick][columns])
-    return Z, owner, _codes(task, of)[pick]
+class _Design:
+    """The design matrix of a task's features on at most ``max_rows`` of the training ``rows`` (one
+    subset for ``s`` and ``y`` alike, stratified by both), built when first asked for and shared by every
+    check of one call: a subset of the features is a subset of its columns."""
+
+    def __init__(self, task, rows: np.ndarray, max_rows: int):
+        self.task, self.rows, self.max_rows = task, rows, max_rows
+        self._built = None
+
+    def parts(self, of: str, columns: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(Z, owner, t)`` for ``columns``: ``owner`` indexes ``columns``, ``t`` holds the codes of ``of``."""
+        task = self.task
+        if self._built is None:
+            cell = _codes(task, "s")[self.rows] * 2 + _codes(task, "y")[self.rows]
+            pick = self.rows[_sample_rows(cell, self.max_rows)]
+            self._built = (pick, *_design(task.X.iloc[pick]))
+        pick, Z, owner = self._built
+        index = {c: i for i, c in enumerate(task.features)}
+        wanted = np.array([index[c] for c in columns], dtype=int)
+        keep = np.isin(owner, wanted)
+        where = {w: j for j, w in enumerate(wanted)}
+        return Z[:, keep], np.array([where[o] for o in owner[keep]], dtype=int), _codes(task, of)[pick]
 
 
-def separability(task, of: str = "s", split=None, columns=None, max_rows: int = MAX_ROWS) -> float | None:
+def separability(task, of: str = "s", split=None, columns=None, max_rows: int = MAX_ROWS,
+                 folds: int = FOLDS) -> float | None:
     """The cross-validated ROC AUC of predicting ``of`` (``"s"`` or ``"y"``) from ``columns`` (default:
     every feature) with a plain logistic regression on the training split of ``split`` (default: the
-    seed-0 split); k groups: the one-vs-rest macro average. ``None`` when no column carries anything.
-    Remembered per task, split and columns."""
-    return _separability(task, of, _train_rows(task, split), columns, max_rows)
+    seed-0 split), on at most ``max_rows`` of its rows (a fixed subset, stratified by ``s`` and ``y``);
+    k groups: the one-vs-rest macro average. ``None`` when no column carries anything. Remembered per
+    task, split, columns and settings."""
+    rows = _train_rows(task, split)
+    return _separability(_Design(task, rows, max_rows), of, columns, folds)
 
 
-def _separability(task, of: str, rows: np.ndarray, columns=None, max_rows: int = MAX_ROWS) -> float | None:
+def _separability(design: _Design, of: str, columns=None, folds: int = FOLDS) -> float | None:
+    task = design.task
     columns = list(task.features if columns is None else columns)
-    key = (task.fingerprint, of, hashlib.sha256(rows.tobytes()).hexdigest()[:16], tuple(columns), max_rows)
+    key = (task.fingerprint, of, hashlib.sha256(design.rows.tobytes()).hexdigest()[:16], tuple(columns),
+           design.max_rows, folds)
     with _LOCK:
         if key in _MEMO:
             _MEMO.move_to_end(key)
             return _MEMO[key]
-    Z, _, t = _fit_parts(task, of, rows, columns, max_rows)
-    auc = cross_validated_auc(Z, t)
+    Z, _, t = design.parts(of, columns)
+    auc = cross_validated_auc(Z, t, folds)
     auc = None if auc is None else round(auc, 4)
     with _LOCK:
         _MEMO[key] = auc
@@ -182,18 +206,18 @@ def s_predictability(task, split=None) -> float | None:
     return separability(task, "s", split, _blind_columns(task))
 
 
-def _carriers(task, of: str, rows: np.ndarray, columns: list) -> list:
+def _carriers(design: _Design, of: str, columns: list) -> list:
     """The fewest columns, taken in order of the weight a logistic regression on all of them gives each
     (the sum of its one-hot columns' absolute coefficients), that together reach ``JOINT_LEAK_AUC``; at
     most ``NAMED_AT_MOST`` (then the heaviest that many)."""
-    Z, owner, t = _fit_parts(task, of, rows, columns, MAX_ROWS)
+    Z, owner, t = design.parts(of, columns)
     with _one_blas_thread(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         coef = np.abs(np.atleast_2d(_model().fit(Z, t).coef_)).sum(axis=0)
     weight = np.bincount(owner, weights=coef, minlength=len(columns))
     ranked = [columns[i] for i in np.argsort(-weight, kind="stable") if weight[i] > 0][:NAMED_AT_MOST]
     for m in range(1, len(ranked) + 1):
-        auc = _separability(task, of, rows, ranked[:m])
+        auc = _separability(design, of, ranked[:m], LEAK_FOLDS)
         if auc is not None and auc >= JOINT_LEAK_AUC:
             return ranked[:m]
     return ranked
@@ -204,16 +228,17 @@ def joint_leaks(task, exclude=(), split=None) -> list[dict]:
     when the features (but ``exclude``, the single-feature leaks already found, and ``s`` itself) predict
     it with a cross-validated AUC of at least ``JOINT_LEAK_AUC``, one entry per column that carries it,
     ``{"column", "of", "score", "with"}``: ``score`` is the AUC of all features together, ``with`` the
-    columns that reach it together (:func:`_carriers`)."""
-    rows = _train_rows(task, split)
+    columns that reach it together (:func:`_carriers`). Quicker than :func:`s_predictability`: at most
+    ``LEAK_ROWS`` training rows, ``LEAK_FOLDS`` folds."""
+    design = _Design(task, _train_rows(task, split), LEAK_ROWS)
     out = []
     for of in ("y", "s"):
         columns = [c for c in _blind_columns(task) if (c, of) not in set(exclude)]
         if not columns:
             continue
-        auc = _separability(task, of, rows, columns)
+        auc = _separability(design, of, columns, LEAK_FOLDS)
         if auc is None or auc < JOINT_LEAK_AUC:
             continue
-        named = _carriers(task, of, rows, columns)
+        named = _carriers(design, of, columns)
         out += [{"column": c, "of": of, "score": auc, "with": list(named)} for c in named]
     return out
