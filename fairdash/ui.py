@@ -99,8 +99,8 @@ def device_text() -> str:
 
 
 @st.cache_data(show_spinner=False, max_entries=8, ttl=3600)
-def _parsed_upload(digest: str, raw: bytes, name: str) -> pd.DataFrame:
-    return data.read_table(raw, name)
+def _parsed_upload(digest: str, _raw: bytes, name: str) -> pd.DataFrame:  # keyed by the digest, not the bytes
+    return data.read_table(_raw, name)
 
 
 def read_upload(raw: bytes, name: str) -> tuple[pd.DataFrame, str]:
@@ -114,10 +114,11 @@ def _profile(table_id: str, _df: pd.DataFrame) -> pd.DataFrame:
     return data.profile_columns(_df)
 
 
-def profile(df: pd.DataFrame | None = None) -> pd.DataFrame:
+def profile(df: pd.DataFrame | None = None, table_id: str | None = None) -> pd.DataFrame:
+    """The column profile of ``df`` (default: the current table), computed once per table id."""
     ss = st.session_state
     df = ss["fd_table"] if df is None else df
-    return _profile(ss.get("fd_table_id", "?"), df)
+    return _profile(table_id or ss.get("fd_table_id", "?"), df)
 
 
 # --------------------------------------------------------------------------------------------------
