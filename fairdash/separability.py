@@ -25,9 +25,11 @@ from .errors import FairDashError
 
 JOINT_LEAK_AUC = 0.99  # all features together predicting s or y with at least this AUC is a leak
 MAX_ROWS = 10_000  # training rows used at most (a fixed stratified subset) ...
-FOLDS = 5  # ... and cross-validation folds, for s_predictability
-LEAK_ROWS, LEAK_FOLDS = 4_000, 3  # the leak check (every upload, every change of features) is quicker: an AUC
-# of 1 is 1 on any number of rows
+FOLDS = 5  # ... cross-validation folds ...
+TOL = 1e-4  # ... and the solver's tolerance, for s_predictability (scikit-learn's default)
+# the leak check (every upload, every change of features) is quicker: an AUC of 1 is 1 on any number of
+# rows, and on a rougher fit
+LEAK_ROWS, LEAK_FOLDS, LEAK_TOL = 3_000, 3, 1e-3
 LEVELS = 50  # one-hot columns per categorical feature at most (the rest share one)
 NAMED_AT_MOST = 6  # a joint leak names at most this many columns
 _SEED = 12345
@@ -79,16 +81,16 @@ def _one_blas_thread():
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def _model():
+def _model(tol: float = TOL):
     from sklearn.linear_model import LogisticRegression
 
-    return LogisticRegression(max_iter=300)
+    return LogisticRegression(max_iter=300, tol=tol)
 
 
-def cross_validated_auc(Z: np.ndarray, t: np.ndarray, folds: int = FOLDS) -> float | None:
-    """ROC AUC of a plain logistic regression predicting the codes ``t`` from ``Z``, out of fold
-    (stratified ``folds``-fold, fixed seed); with more than two codes the one-vs-rest macro average.
-    ``None`` when there is nothing to learn from (no column, or a code with fewer than two rows)."""
+def cross_validated_auc(Z: np.ndarray, t: np.ndarray, folds: int = FOLDS, tol: float = TOL) -> float | None:
+    """ROC AUC of a plain logistic regression (stopping at ``tol``) predicting the codes ``t`` from ``Z``,
+    out of fold (stratified ``folds``-fold, fixed seed); with more than two codes the one-vs-rest macro
+    average. ``None`` when there is nothing to learn from (no column, or a code with fewer than two rows)."""
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
@@ -98,7 +100,7 @@ def cross_validated_auc(Z: np.ndarray, t: np.ndarray, folds: int = FOLDS) -> flo
     cv = StratifiedKFold(n_splits=int(min(folds, counts.min())), shuffle=True, random_state=_SEED)
     with _one_blas_thread(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # convergence on separable data: the AUC is still right
-        proba = cross_val_predict(_model(), Z, t, cv=cv, method="predict_proba")
+        proba = cross_val_predict(_model(tol), Z, t, cv=cv, method="predict_proba")
     if len(groups) == 2:
         return float(roc_auc_score(t == groups[1], proba[:, 1]))
     return float(roc_auc_score(t, proba, multi_class="ovr", average="macro", labels=groups))
@@ -143,8 +145,8 @@ class _Design:
     subset for ``s`` and ``y`` alike, stratified by both), built when first asked for and shared by every
     check of one call: a subset of the features is a subset of its columns."""
 
-    def __init__(self, task, rows: np.ndarray, max_rows: int):
-        self.task, self.rows, self.max_rows = task, rows, max_rows
+    def __init__(self, task, rows: np.ndarray, max_rows: int = MAX_ROWS, folds: int = FOLDS, tol: float = TOL):
+        self.task, self.rows, self.max_rows, self.folds, self.tol = task, rows, max_rows, folds, tol
         self._built = None
 
     def parts(self, of: str, columns: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -169,21 +171,20 @@ def separability(task, of: str = "s", split=None, columns=None, max_rows: int = 
     seed-0 split), on at most ``max_rows`` of its rows (a fixed subset, stratified by ``s`` and ``y``);
     k groups: the one-vs-rest macro average. ``None`` when no column carries anything. Remembered per
     task, split, columns and settings."""
-    rows = _train_rows(task, split)
-    return _separability(_Design(task, rows, max_rows), of, columns, folds)
+    return _separability(_Design(task, _train_rows(task, split), max_rows, folds), of, columns)
 
 
-def _separability(design: _Design, of: str, columns=None, folds: int = FOLDS) -> float | None:
+def _separability(design: _Design, of: str, columns=None) -> float | None:
     task = design.task
     columns = list(task.features if columns is None else columns)
     key = (task.fingerprint, of, hashlib.sha256(design.rows.tobytes()).hexdigest()[:16], tuple(columns),
-           design.max_rows, folds)
+           design.max_rows, design.folds, design.tol)
     with _LOCK:
         if key in _MEMO:
             _MEMO.move_to_end(key)
             return _MEMO[key]
     Z, _, t = design.parts(of, columns)
-    auc = cross_validated_auc(Z, t, folds)
+    auc = cross_validated_auc(Z, t, design.folds, design.tol)
     auc = None if auc is None else round(auc, 4)
     with _LOCK:
         _MEMO[key] = auc
@@ -213,11 +214,11 @@ def _carriers(design: _Design, of: str, columns: list) -> list:
     Z, owner, t = design.parts(of, columns)
     with _one_blas_thread(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        coef = np.abs(np.atleast_2d(_model().fit(Z, t).coef_)).sum(axis=0)
+        coef = np.abs(np.atleast_2d(_model(design.tol).fit(Z, t).coef_)).sum(axis=0)
     weight = np.bincount(owner, weights=coef, minlength=len(columns))
     ranked = [columns[i] for i in np.argsort(-weight, kind="stable") if weight[i] > 0][:NAMED_AT_MOST]
     for m in range(1, len(ranked) + 1):
-        auc = _separability(design, of, ranked[:m], LEAK_FOLDS)
+        auc = _separability(design, of, ranked[:m])
         if auc is not None and auc >= JOINT_LEAK_AUC:
             return ranked[:m]
     return ranked
@@ -229,14 +230,14 @@ def joint_leaks(task, exclude=(), split=None) -> list[dict]:
     it with a cross-validated AUC of at least ``JOINT_LEAK_AUC``, one entry per column that carries it,
     ``{"column", "of", "score", "with"}``: ``score`` is the AUC of all features together, ``with`` the
     columns that reach it together (:func:`_carriers`). Quicker than :func:`s_predictability`: at most
-    ``LEAK_ROWS`` training rows, ``LEAK_FOLDS`` folds."""
-    design = _Design(task, _train_rows(task, split), LEAK_ROWS)
+    ``LEAK_ROWS`` training rows, ``LEAK_FOLDS`` folds, tolerance ``LEAK_TOL``."""
+    design = _Design(task, _train_rows(task, split), LEAK_ROWS, LEAK_FOLDS, LEAK_TOL)
     out = []
     for of in ("y", "s"):
         columns = [c for c in _blind_columns(task) if (c, of) not in set(exclude)]
         if not columns:
             continue
-        auc = _separability(design, of, columns, LEAK_FOLDS)
+        auc = _separability(design, of, columns)
         if auc is None or auc < JOINT_LEAK_AUC:
             continue
         named = _carriers(design, of, columns)
