@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import warnings
+import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -114,16 +115,35 @@ def _sample_rows(t: np.ndarray, max_rows: int) -> np.ndarray:
     keep = []
     for g in np.unique(t):
         idx = np.flatnonzero(t == g)
-        keep.append(rng.choice(idx, size=max(2, int(round(len(idx) * max_rows / len(t)))), replace=False))
+        size = min(len(idx), max(2, int(round(len(idx) * max_rows / len(t)))))
+        keep.append(rng.choice(idx, size=size, replace=False))
     return np.sort(np.concatenate(keep))
 
 
 # --------------------------------------------------------------------------------------------------
 # On a task: one memo, so that a readout asked again (every slider move) costs nothing
 # --------------------------------------------------------------------------------------------------
-_MEMO: OrderedDict = OrderedDict()
+_MEMO: OrderedDict = OrderedDict()  # (task's id, ...) -> AUC, for live tasks only
 _MEMO_SIZE = 64
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()
+_LIVE: dict = {}  # id(task) -> its finalizer, which forgets its entries when the task goes
+
+
+def _live_key(task) -> int:
+    """The task's id while it lives (hashing a big task's content would cost more than the memo saves:
+    0.7 s for 171,000 x 143); its entries go with it."""
+    k = id(task)
+    with _LOCK:
+        if k not in _LIVE:
+            _LIVE[k] = weakref.finalize(task, _forget, k)
+    return k
+
+
+def _forget(k: int) -> None:
+    with _LOCK:
+        for key in [key for key in _MEMO if key[0] == k]:
+            del _MEMO[key]
+        _LIVE.pop(k, None)
 
 
 def _train_rows(task, split) -> np.ndarray:
@@ -170,22 +190,26 @@ def separability(task, of: str = "s", split=None, columns=None, max_rows: int = 
     every feature) with a plain logistic regression on the training split of ``split`` (default: the
     seed-0 split), on at most ``max_rows`` of its rows (a fixed subset, stratified by ``s`` and ``y``);
     k groups: the one-vs-rest macro average. ``None`` when no column carries anything. Remembered per
-    task, split, columns and settings."""
+    task (while it lives), split, columns and settings."""
     return _separability(_Design(task, _train_rows(task, split), max_rows, folds), of, columns)
 
 
-def _separability(design: _Design, of: str, columns=None) -> float | None:
+def _separability(design: _Design, of: str, columns=None, remember: bool = True) -> float | None:
     task = design.task
     columns = list(task.features if columns is None else columns)
-    key = (task.fingerprint, of, hashlib.sha256(design.rows.tobytes()).hexdigest()[:16], tuple(columns),
-           design.max_rows, design.folds, design.tol)
-    with _LOCK:
-        if key in _MEMO:
-            _MEMO.move_to_end(key)
-            return _MEMO[key]
+    key = None
+    if remember:
+        key = (_live_key(task), of, hashlib.sha256(design.rows.tobytes()).hexdigest()[:16], tuple(columns),
+               design.max_rows, design.folds, design.tol)
+        with _LOCK:
+            if key in _MEMO:
+                _MEMO.move_to_end(key)
+                return _MEMO[key]
     Z, _, t = design.parts(of, columns)
     auc = cross_validated_auc(Z, t, design.folds, design.tol)
     auc = None if auc is None else round(auc, 4)
+    if key is None:
+        return auc
     with _LOCK:
         _MEMO[key] = auc
         while len(_MEMO) > _MEMO_SIZE:
@@ -218,7 +242,7 @@ def _carriers(design: _Design, of: str, columns: list) -> list:
     weight = np.bincount(owner, weights=coef, minlength=len(columns))
     ranked = [columns[i] for i in np.argsort(-weight, kind="stable") if weight[i] > 0][:NAMED_AT_MOST]
     for m in range(1, len(ranked) + 1):
-        auc = _separability(design, of, ranked[:m])
+        auc = _separability(design, of, ranked[:m], remember=False)
         if auc is not None and auc >= JOINT_LEAK_AUC:
             return ranked[:m]
     return ranked
@@ -237,7 +261,7 @@ def joint_leaks(task, exclude=(), split=None) -> list[dict]:
         columns = [c for c in _blind_columns(task) if (c, of) not in set(exclude)]
         if not columns:
             continue
-        auc = _separability(design, of, columns)
+        auc = _separability(design, of, columns, remember=False)
         if auc is None or auc < JOINT_LEAK_AUC:
             continue
         named = _carriers(design, of, columns)

@@ -103,6 +103,18 @@ def _parsed_upload(digest: str, _raw: bytes, name: str) -> pd.DataFrame:  # keye
     return data.read_table(_raw, name)
 
 
+def read_upload_file(up) -> tuple[pd.DataFrame, str]:
+    """:func:`read_upload` for the uploader's file, once: every later rerun with the same file (its
+    ``file_id``) reuses the table instead of hashing and parsing its bytes again."""
+    ss = st.session_state
+    seen = ss.get("_fd_upload_read")
+    if seen is not None and seen[0] == up.file_id:
+        return seen[1], seen[2]
+    df, table_id = read_upload(up.getvalue(), up.name)
+    ss["_fd_upload_read"] = (up.file_id, df, table_id)
+    return df, table_id
+
+
 def read_upload(raw: bytes, name: str) -> tuple[pd.DataFrame, str]:
     """A parsed upload and its content id (``upload:<sha256 prefix>``)."""
     digest = hashlib.sha256(raw).hexdigest()

@@ -202,6 +202,23 @@ def model_option_inputs(models) -> dict:
     return changed_all
 
 
+def leak_warnings(task) -> None:
+    """Before training (Train page): a warning for the leaks of y, and for those of s unless the run sees
+    s on purpose (``s_as_feature``), as the command line's ``train`` and ``sweep`` print them."""
+    ss = st.session_state
+    leaks = ui.leaks_and_proxies(ss["fd_table"], ss["fd_table_id"], task)[0]
+    y_leaks = list(dict.fromkeys(x["column"] for x in leaks if x["of"] == "y"))
+    s_leaks = [] if task.spec.s_as_feature else list(dict.fromkeys(x["column"] for x in leaks if x["of"] == "s"))
+    if y_leaks:
+        st.warning("Before you train: " + ", ".join(f"`{c}`" for c in y_leaks) + " give(s) the label away "
+                   "almost exactly, so the model would learn that instead of the task. Drop them on the Data page.",
+                   icon=":material/warning:")
+    if s_leaks:
+        st.warning("Before you train: " + ", ".join(f"`{c}`" for c in s_leaks) + " give(s) the sensitive attribute "
+                   "s away almost exactly, so a model meant not to see s would use s through them. Drop them on the "
+                   "Data page, or let the model see s on purpose under Advanced settings.", icon=":material/warning:")
+
+
 def s_as_feature_option(task) -> None:
     """The advanced option to let the model see ``s``: it rebuilds the task with ``s`` among the features."""
     from dataclasses import replace

@@ -50,12 +50,7 @@ else:
                                "session; nothing is shared with other users.")
     if up is not None:
         try:
-            seen = ss.get("_fd_upload_read")  # this file was read on an earlier rerun: no second read
-            if seen is not None and seen[0] == up.file_id:
-                df_new, new_id = seen[1], seen[2]
-            else:
-                df_new, new_id = ui.read_upload(up.getvalue(), up.name)
-                ss["_fd_upload_read"] = (up.file_id, df_new, new_id)
+            df_new, new_id = ui.read_upload_file(up)  # read once; later reruns reuse it
         except FairDashError as e:
             st.error(f"{e} The previous data set ({ss.get('fd_table_name', 'none')}) is kept.", icon=":material/warning:")
         except Exception as e:  # noqa: BLE001 - a parser failure is still only a message

@@ -119,18 +119,7 @@ why_not = ("a new upload waits for you to confirm its columns on the Data page" 
            else "choose at least one model" if not chosen else "the target is not valid" if target is None else None)
 if why_not:
     st.caption(f"Train is unavailable: {why_not}.")
-leaks = ui.leaks_and_proxies(ss["fd_table"], ss["fd_table_id"], task)[0]
-y_leaks = [x for x in leaks if x["of"] == "y"]
-if y_leaks:
-    st.warning("Before you train: " + ", ".join(f"`{x['column']}`" for x in y_leaks) + " give(s) the label away "
-               "almost exactly, so the model would learn that instead of the task. Drop them on the Data page.",
-               icon=":material/warning:")
-s_leaks = [] if task.spec.s_as_feature else [x for x in leaks if x["of"] == "s"]  # unless s is seen on purpose
-if s_leaks:
-    st.warning("Before you train: " + ", ".join(f"`{x['column']}`" for x in s_leaks) + " give(s) the sensitive "
-               "attribute s away almost exactly, so a model meant not to see s would use s through them. Drop them "
-               "on the Data page, or let the model see s on purpose under Advanced settings.",
-               icon=":material/warning:")
+ui_views.leak_warnings(task)  # leaks of y, and of s unless the run sees s on purpose
 if st.button("Train", key="train_button", type="primary", disabled=why_not is not None):
     from fairdash.experiments import run_key, train_run
 
