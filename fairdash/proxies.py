@@ -222,6 +222,8 @@ def _scores_against(X: pd.DataFrame, codes_list: list, max_rows: int | None) -> 
     if rows is not None:
         X, codes_list = X.iloc[rows], [c[rows] for c in codes_list]
     target_sets = [_targets(c) for c in codes_list]
+    if X.shape[1] == 0:
+        return [{} for _ in codes_list]
     T = np.array([t for ts in target_sets for t in ts])
     fold = np.random.default_rng(_SEED).integers(0, FOLDS, size=len(X))
     names = [str(c) for c in X.columns]
