@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from sklearn.metrics import roc_auc_score
 
-from fairdash import data, proxies
+from fairdash import data, feature_auc, proxies
 from fairdash.errors import FairDashError
 
 
@@ -163,8 +163,8 @@ def test_numeric_score_is_the_rank_auc_and_symmetric(pairs):
 
 def ranked_score(x, t):
     """The by-value score alone (without the category score that few-valued columns also get)."""
-    R, M, _, _ = proxies._numeric_codes(x[None, :])
-    return float(proxies._rank_strengths(R, M, t[None, :])[0, 0])
+    R, M, _, _ = feature_auc._numeric_codes(x[None, :])
+    return float(feature_auc._rank_strengths(R, M, t[None, :])[0, 0])
 
 
 def test_more_than_two_groups_one_vs_rest():
@@ -303,9 +303,9 @@ def test_scoring_all_columns_at_once_equals_scoring_each_alone(made):
     X = df.drop(columns=["group", "outcome"]).assign(
         few=rng.integers(0, 4, len(df)), wide_int=rng.integers(0, 100_000, len(df)),
         holes=np.where(rng.random(len(df)) < 0.2, np.nan, df["proxy"]), empty=np.nan)
-    together = proxies._scores_against(X, [s, y], None)
+    together = feature_auc.scores_against(X, [s, y], None)
     for c in X.columns:
-        alone = proxies._scores_against(X[[c]], [s, y], None)
+        alone = feature_auc.scores_against(X[[c]], [s, y], None)
         assert [together[0][c], together[1][c]] == [alone[0][c], alone[1][c]], c
 
 
