@@ -154,3 +154,21 @@ def test_train_page_warns_about_a_leak_of_s_unless_s_is_seen_on_purpose():
     _ok(at)
     assert at.session_state["fd_task"].spec.s_as_feature
     assert not any("sensitive attribute s away" in w.value for w in at.warning)
+
+
+def test_a_joint_leak_is_listed_once_and_one_click_drops_its_columns():
+    """Issue 19, item 11: drop-first dummies of a text label (no column alone gives y away) are one leak."""
+    rng = np.random.default_rng(4)
+    n = 1500
+    lab = rng.choice(["a", "b", "c"], n)
+    df = pd.DataFrame({"gender": rng.choice(["f", "m"], n), "x1": rng.normal(size=n),
+                       "lab_b": (lab == "b").astype(int), "lab_c": (lab == "c").astype(int),
+                       "outcome": (lab == "a").astype(int)})
+    at = _upload(_new_app(), "labels.csv", df)
+    assert (at.session_state["s_column"], at.session_state["y_column"]) == ("gender", "outcome")
+    joint = [m.value for m in at.markdown if "give **y** away together" in m.value]
+    assert len(joint) == 1 and "`lab_b`" in joint[0] and "`lab_c`" in joint[0]
+    at.button(key="drop_joint_y").click().run()
+    _ok(at)
+    assert not {"lab_b", "lab_c"} & set(at.session_state["features"])
+    assert not any("away together" in m.value for m in at.markdown)
