@@ -173,7 +173,8 @@ def _numeric_codes(V: np.ndarray):
         new[:, 1:] = (sv[:, 1:] != sv[:, :-1]) & ~(nan[:, 1:] & nan[:, :-1])
         pos = np.broadcast_to(np.arange(n), sv.shape)
         start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
-        last = np.r_[new[:, 1:].T, np.ones((1, len(sorted_)), dtype=bool)].T  # a tie's last position
+        last = np.ones_like(new)  # a tie's last position: the next one starts a new tie
+        last[:, :-1] = new[:, 1:]
         end = np.minimum.accumulate(np.where(last, pos, n - 1)[:, ::-1], axis=1)[:, ::-1]
         rank = (start + end) / 2 + 1
         gid = np.cumsum(new, axis=1) - 1
