@@ -23,13 +23,13 @@ EXIT_INTERNAL_ERROR = 1
 # rates
 # --------------------------------------------------------------------------------------------------
 def _cmd_rates(args) -> int:
-    from .proxies import task_leaks, task_proxies
-    from .rates import describe_t, rates_readout
+    from .proxies import leak_text, task_leaks_and_proxies
+    from .rates import describe_t, rates_readout, s_predictability_text
 
     task, setup, table = load_task_and_table(args)
     out = rates_readout(task, target_spec_from_args(args, setup), seed=args.seed)
-    out["proxies"] = task_proxies(task)  # how well each feature alone predicts s (strongest first)
-    out["leaks"] = task_leaks(table, task)  # features that give s or y away almost exactly
+    # features that give s or y away (alone or together), and how well each feature alone predicts s
+    out["leaks"], out["proxies"] = task_leaks_and_proxies(table, task)
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
@@ -63,9 +63,10 @@ def _cmd_rates(args) -> int:
         lines += [f"warning: {w}" for w in out["strata_warnings"]]
     lines += ["", "Proxies of s (how well each feature alone predicts s; AUC, 0.5 = not at all): "
               + (", ".join(f"{p['column']} {p['score']:.3f}" for p in out["proxies"][:5]) or "none")]
-    for leak in out["leaks"]:
-        lines.append(f"warning: {leak['column']!r} gives {leak['of']} away almost exactly (score {leak['score']:.3f}); "
-                     "leave it out with --drop unless that is intended")
+    if out["s_predictability"] is not None:
+        lines.append(s_predictability_text(out["s_predictability"], task.spec.s_column, task.n_groups))
+    for text in dict.fromkeys(map(leak_text, out["leaks"])):  # a joint leak's columns share one line
+        lines.append(f"warning: {text}; leave it out with --drop unless that is intended")
     print("\n".join(lines))
     return 0
 

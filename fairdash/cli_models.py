@@ -70,19 +70,26 @@ def _check_out(path: str, suffixes=None) -> Path:
 
 
 # --------------------------------------------------------------------------------------------------
+def _warn_leaks(task, table) -> None:
+    """Before training: a warning for each leak of y, and of s unless the run sees s on purpose."""
+    from .proxies import leak_text, task_leaks
+
+    why = {"y": "the model will learn it instead of the task. Leave it out with --drop.",
+           "s": "a model meant not to see s would use s through it. Leave it out with --drop (or let the "
+                "model see s on purpose with --s-as-feature)."}
+    leaks = [x for x in task_leaks(table, task) if x["of"] == "y" or not task.spec.s_as_feature]
+    for text, role in dict.fromkeys((leak_text(x), x["of"]) for x in leaks):
+        print(f"warning: {text}; {why[role]}", file=sys.stderr)
+
+
 def _cmd_train(args) -> int:
     from .cli_options import load_task_and_table, model_options, target_spec_from_args
     from .experiments import run_experiment
     from .gaps import REFERENCE_MODEL, moved_away_summary
     from .models.registry import model_info
-    from .proxies import task_leaks
 
     task, setup, table = load_task_and_table(args)
-    for leak in task_leaks(table, task):
-        if leak["of"] == "y":
-            print(f"warning: feature {leak['column']!r} gives the label away almost exactly (score "
-                  f"{leak['score']:.3f}); the model will learn it instead of the task. Leave it out with --drop.",
-                  file=sys.stderr)
+    _warn_leaks(task, table)
     spec = target_spec_from_args(args, setup)
     out = _check_out(args.out)
     model_info(args.model)
@@ -192,14 +199,15 @@ def _cmd_predict(args) -> int:
 
 # --------------------------------------------------------------------------------------------------
 def _cmd_sweep(args) -> int:
-    from .cli_options import load_task, model_options, target_spec_from_args
+    from .cli_options import load_task_and_table, model_options, target_spec_from_args
     from .experiments import run_experiment
     from .gaps import moved_away_summary
     from .run_spec import RunSpec
     from .target_spec import criterion_info
     from .metrics import format_mean_std, summarize
 
-    task, setup = load_task(args)
+    task, setup, table = load_task_and_table(args)
+    _warn_leaks(task, table)
     spec = target_spec_from_args(args, setup, rate=None)
     criterion = spec.criterion
     models = _model_names(args.models or ("all" if setup else ""), criterion)

@@ -45,6 +45,13 @@ def _split_list(text):
 
 def load_task(args):
     """The Task named by the common arguments (a --paper set-up, or --data with --s/--y choices)."""
+    task, setup, _ = load_task_and_table(args)
+    return task, setup
+
+
+def load_task_and_table(args):
+    """:func:`load_task` and the table it was built from (for the proxy and leak checks), the table read
+    once."""
     from . import data
 
     if args.paper:
@@ -53,7 +60,8 @@ def load_task(args):
             raise FairDashError("--paper chooses the data set; leave out --data or make it match.")
         if args.strata:
             raise FairDashError("--paper fixes the task; a legitimate factor (--strata) needs --data with --s/--y.")
-        return data.build_task(data.load_sample(setup.sample), setup.spec), setup
+        table = data.load_sample(setup.sample)
+        return data.build_task(table, setup.spec), setup, table
     if not args.data:
         raise FairDashError("Say which data to use: --data FILE_OR_SAMPLE (or --paper SETUP).")
     if not args.s_column or not args.y_column:
@@ -72,16 +80,7 @@ def load_task(args):
     )
     task = data.build_task(df, spec)
     _print_warnings(task)
-    return task, None
-
-
-def load_task_and_table(args):
-    """:func:`load_task` and the table it was built from (for the proxy and leak checks)."""
-    from . import data
-
-    task, setup = load_task(args)
-    table = data.load_sample(setup.sample) if setup is not None else data.read_table_or_sample(args.data)
-    return task, setup, table
+    return task, None, df
 
 
 def _print_warnings(task) -> None:

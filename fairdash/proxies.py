@@ -1,13 +1,15 @@
 """What the features say about ``s`` and ``y``: proxies, leaks, and a guess at which column is which.
 
 * :func:`proxy_scores`: per feature, how well it alone predicts the sensitive attribute (a single-feature
-  AUC, reported as ``max(a, 1 - a)``). A model that does not see ``s`` moves a group's rate only
+  AUC, reported as ``max(a, 1 - a)``; every column at once, :mod:`fairdash.feature_auc`). A model that does not see ``s`` moves a group's rate only
   through such features.
 * :func:`find_leaks`: features that determine ``s`` or ``y`` almost exactly (a score of at least
   :data:`LEAK_SCORE`, or a one-hot sibling of the ``s``/``y`` column; see :func:`one_hot_groups`).
+* :func:`task_leaks_and_proxies`: both for a built task, with one scoring pass, and the leaks that only
+  the features together give away (:mod:`fairdash.separability`, the one place a model is fitted).
 * :func:`guess_roles`: a suggestion for ``s`` and ``y`` on an uploaded table (the user confirms it).
 
-No model is fitted here, and nothing imports streamlit.
+Nothing imports streamlit.
 """
 from __future__ import annotations
 
@@ -18,154 +20,14 @@ import numpy as np
 import pandas as pd
 
 from .errors import FairDashError
+from .feature_auc import BINS, FEW_VALUES, FOLDS, MAX_ROWS, feature_scores, is_numeric, scores_against  # noqa: F401
 
 LEAK_SCORE = 0.95  # a single feature scoring at least this against s or y is a leak
-MAX_ROWS = 300_000  # larger tables are scored on a fixed random subset of this many rows
-FOLDS = 5  # categories' group rates are computed out of fold (see _category_scores)
-FEW_VALUES = 20  # numeric columns with at most this many values are also scored as categories
-_SEED = 12345
 
 
 # --------------------------------------------------------------------------------------------------
-# Single-feature AUC
+# Proxies (the scores themselves: fairdash.feature_auc)
 # --------------------------------------------------------------------------------------------------
-def _auc_from_counts(pos: np.ndarray, neg: np.ndarray) -> float:
-    """AUC of a score taking ordered levels with ``pos[i]``/``neg[i]`` rows of the two classes at level
-    ``i`` (ties count one half): P(score of a positive > score of a negative)."""
-    n1, n0 = pos.sum(), neg.sum()
-    if n1 == 0 or n0 == 0:
-        return 0.5
-    below = np.cumsum(neg) - neg
-    return float((pos * (below + 0.5 * neg)).sum() / (n1 * n0))
-
-
-def _strength(a: float) -> float:
-    return max(a, 1.0 - a)
-
-
-def _level_auc(codes: np.ndarray, t: np.ndarray, k: int) -> float:
-    """AUC of integer levels ``codes`` (0..k-1, ordered) against the 0/1 array ``t``."""
-    pos = np.bincount(codes, weights=t, minlength=k)
-    neg = np.bincount(codes, minlength=k) - pos
-    return _auc_from_counts(pos, neg)
-
-
-def _numeric_score(codes: np.ndarray, k: int, miss: np.ndarray, targets: list[np.ndarray]) -> float:
-    """Mean over ``targets`` of max(a, 1 - a) for values ranked as they are (``codes``: the ranks
-    0..k-1 of the rows with a value). Missing values form one more level, put below or above all
-    values, whichever scores higher (each target separately)."""
-    out = []
-    for t in targets:
-        tv = t[~miss] if miss.any() else t
-        pos = np.bincount(codes, weights=tv, minlength=k)
-        neg = np.bincount(codes, minlength=k) - pos
-        if miss.any():
-            mp = float(t[miss].sum())
-            mn = float(miss.sum()) - mp
-            low = _auc_from_counts(np.r_[mp, pos], np.r_[mn, neg])
-            high = _auc_from_counts(np.r_[pos, mp], np.r_[neg, mn])
-            out.append(max(_strength(low), _strength(high)))
-        else:
-            out.append(_strength(_auc_from_counts(pos, neg)))
-    return float(np.mean(out))
-
-
-def _category_scores(codes: np.ndarray, k: int, targets: list[np.ndarray], fold: np.ndarray) -> float:
-    """Mean over ``targets`` of max(a, 1 - a), each category replaced by its share of target 1.
-
-    The shares are computed out of fold (each row's share comes from the other folds' rows of its
-    category; a category unseen there gets the other folds' overall share), so that a column with a
-    value per row (an id, a name) does not score 1 by memorising its rows."""
-    if k <= 1:
-        return 0.5
-    cell = fold * k + codes  # (fold, category) of each row
-    n_cell = np.bincount(cell, minlength=FOLDS * k).reshape(FOLDS, k)
-    n_rest = n_cell.sum(axis=0) - n_cell  # rows of each category outside each fold
-    out = []
-    for t in targets:
-        p_cell = np.bincount(cell, weights=t, minlength=FOLDS * k).reshape(FOLDS, k)
-        p_rest = p_cell.sum(axis=0) - p_cell
-        prior = p_rest.sum(axis=1, keepdims=True) / np.maximum(n_rest.sum(axis=1, keepdims=True), 1)
-        share = np.where(n_rest > 0, p_rest / np.maximum(n_rest, 1), prior)
-        levels, lev = np.unique(share.ravel(), return_inverse=True)
-        out.append(_strength(_level_auc(lev[cell], t, len(levels))))
-    return float(np.mean(out))
-
-
-def _targets(codes) -> list[np.ndarray]:
-    """0/1 arrays to score against: one for two groups (group 1), one per group (one-vs-rest) for more."""
-    c = np.asarray(codes)
-    if c.dtype.kind not in "iub":
-        c = pd.factorize(pd.Series(c), sort=True)[0]
-    c = c.astype(np.int64)
-    groups = np.unique(c[c >= 0])
-    if len(groups) < 2:
-        raise FairDashError("Proxy and leak scores need at least two groups (or labels); this column has one.")
-    if len(groups) == 2:
-        return [(c == groups[1]).astype(np.float64)]
-    return [(c == g).astype(np.float64) for g in groups]
-
-
-def _is_numeric(col: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
-
-
-def _column_scores(col: pd.Series, target_sets: list, fold: np.ndarray) -> list[float]:
-    """The column's score against each set of targets (the column is encoded once)."""
-    if _is_numeric(col):
-        x = col.to_numpy(dtype=np.float64, na_value=np.nan)
-        miss = np.isnan(x)
-        codes, levels = pd.factorize(x[~miss] if miss.any() else x, sort=True)  # ranks, by hashing
-        k = len(levels)
-        scores = [_numeric_score(codes, k, miss, targets) for targets in target_sets]
-        if k <= FEW_VALUES:  # a coded category (1 = single, 2 = married, ...) as well
-            if miss.any():  # missing: one more category
-                codes, full = np.full(len(x), k), codes
-                codes[~miss] = full
-            scores = [max(v, _category_scores(codes, k + int(miss.any()), targets, fold))
-                      for v, targets in zip(scores, target_sets)]
-        return scores
-    # categories (text, booleans); missing is a category of its own; text is matched stripped
-    codes, uniq = pd.factorize(col, use_na_sentinel=False)
-    u = pd.Series(uniq, dtype=object)
-    text = u.astype(str)
-    stripped = text.str.strip()
-    if (stripped != text).any():  # ' a' and 'a' are one category
-        merged, uniq = pd.factorize(stripped.where(u.notna()), use_na_sentinel=False)
-        codes = merged[codes]
-    return [_category_scores(codes, len(uniq), targets, fold) for targets in target_sets]
-
-
-def _sample(n: int, max_rows: int | None) -> np.ndarray | None:
-    if max_rows is None or n <= max_rows:
-        return None
-    return np.sort(np.random.default_rng(_SEED).choice(n, size=max_rows, replace=False))
-
-
-def feature_scores(X: pd.DataFrame, codes, max_rows: int | None = MAX_ROWS) -> dict[str, float]:
-    """Every column of ``X`` scored against ``codes`` (group or label codes, one per row): the rule of
-    :func:`proxy_scores`, for all columns, in ``X``'s column order."""
-    return _scores_against(X, [codes], max_rows)[0]
-
-
-def _scores_against(X: pd.DataFrame, codes_list: list, max_rows: int | None) -> list[dict[str, float]]:
-    """:func:`feature_scores` for several code arrays at once (each column is encoded once)."""
-    codes_list = [np.asarray(c) for c in codes_list]
-    for codes in codes_list:
-        if len(codes) != len(X):
-            raise FairDashError(f"The codes have {len(codes)} rows but the table has {len(X)}; they must be aligned.")
-    rows = _sample(len(X), max_rows)
-    if rows is not None:
-        X, codes_list = X.iloc[rows], [c[rows] for c in codes_list]
-    target_sets = [_targets(c) for c in codes_list]
-    fold = np.random.default_rng(_SEED).integers(0, FOLDS, size=len(X))
-    out = [{} for _ in codes_list]
-    for c in X.columns:
-        for d, v in zip(out, _column_scores(X[c], target_sets, fold)):
-            d[str(c)] = round(v, 4)
-    return out
-
-
 def proxy_scores(X: pd.DataFrame, s, top: int | None = 10, max_rows: int | None = MAX_ROWS) -> list[dict]:
     """How well each feature column alone predicts the sensitive attribute: ``[{"column", "score"}]``,
     strongest first, the ``top`` strongest (all with ``top=None``).
@@ -175,9 +37,11 @@ def proxy_scores(X: pd.DataFrame, s, top: int | None = 10, max_rows: int | None 
     the feature separates the groups exactly:
 
     * numeric columns are ranked by their values; missing values form one more level placed below or
-      above all values, whichever scores higher. A numeric column with at most ``FEW_VALUES`` distinct
-      values is also scored as categories (below) and keeps the higher score, so that coded categories
-      are not missed;
+      above all values, whichever scores higher. A numeric column is also scored as categories (below)
+      and keeps the higher score: its values themselves when it has at most ``FEW_VALUES`` of them (so
+      that coded categories are not missed), else ``BINS`` equal-count bins of its values (so that a
+      relation that is not monotone, such as ``s = |x| > 1``, is seen; a monotone one keeps its ranked
+      score, which binning does not exceed);
     * other columns (text, booleans) are scored through their categories' group rates: each category
       is replaced by its share of group 1, computed out of fold (``FOLDS`` folds, fixed seed) so that an
       id-like column does not score 1 by memorising rows; a missing value is a category of its own;
@@ -185,8 +49,10 @@ def proxy_scores(X: pd.DataFrame, s, top: int | None = 10, max_rows: int | None 
       against all others, its share as the category rate).
 
     Tables of more than ``max_rows`` rows are scored on a fixed random subset of ``max_rows`` rows (the
-    same subset every time; the AUC's standard error there is about 0.001). Ties in score keep ``X``'s
-    column order.
+    same subset every time; the AUC's standard error there is about 0.002). Ties in score keep ``X``'s
+    column order. Every column is scored at once: the ranks of all numeric columns come from one sort (or
+    one count), their AUCs from one matrix product, and the categories' out-of-fold shares from one
+    count over all columns.
     """
     scores = feature_scores(X, s, max_rows)
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
@@ -205,7 +71,7 @@ def _zero_one(col: pd.Series) -> np.ndarray | None:
     """The column as 0/1 integers if it is a complete 0/1 (or boolean) column, else None."""
     if pd.api.types.is_bool_dtype(col):
         return None if col.isna().any() else col.to_numpy(dtype=np.int8)
-    if not _is_numeric(col) or col.isna().any():
+    if not is_numeric(col) or col.isna().any():
         return None
     v = col.to_numpy()
     if not ((v == 0) | (v == 1)).all():
@@ -296,7 +162,7 @@ def _score_leaks(X: pd.DataFrame, s_codes, y_codes, max_rows) -> list[dict]:
     if not roles:
         return []
     out = []
-    for (role, _), scores in zip(roles, _scores_against(X, [codes for _, codes in roles], max_rows)):
+    for (role, _), scores in zip(roles, scores_against(X, [codes for _, codes in roles], max_rows)):
         out.extend({"column": c, "of": role, "score": v} for c, v in scores.items() if v >= LEAK_SCORE)
     return out
 
@@ -332,15 +198,42 @@ def task_proxies(task, top: int | None = 10) -> list[dict]:
     return proxy_scores(task.X, task.s, top)
 
 
-def task_leaks(table: pd.DataFrame, task, max_rows: int | None = MAX_ROWS) -> list[dict]:
-    """:func:`find_leaks` for a built task: its features scored against its ``s`` and ``y`` codes (the
-    rows it kept), and the one-hot siblings of its ``s``/``y`` columns found in ``table``, the table
-    it was built from."""
+def task_leaks(table: pd.DataFrame, task, max_rows: int | None = MAX_ROWS, joint: bool = True) -> list[dict]:
+    """The leaks of :func:`task_leaks_and_proxies`."""
+    return task_leaks_and_proxies(table, task, max_rows=max_rows, joint=joint)[0]
+
+
+def task_leaks_and_proxies(table: pd.DataFrame, task, top: int | None = 10, max_rows: int | None = MAX_ROWS,
+                           joint: bool = True) -> tuple[list[dict], list[dict]]:
+    """``(leaks, proxies)`` of a built task, its features scored once against its ``s`` and ``y`` codes
+    (the rows it kept):
+
+    * leaks: :func:`find_leaks`'s (single features scoring at least ``LEAK_SCORE``, and the one-hot
+      siblings of its ``s``/``y`` columns found in ``table``, the table it was built from), then, with
+      ``joint``, the leaks that only the other features together give away
+      (:func:`fairdash.separability.joint_leaks`: a logistic regression's cross-validated AUC of at
+      least 0.99 on the training split; those entries carry ``"with"``, the columns that do it);
+    * proxies: :func:`task_proxies`'s table, the ``top`` strongest.
+    """
     spec = task.spec
-    feats = list(task.features)
-    found = _one_hot_leaks(table, spec.s_column, spec.y_column, set(feats))
-    found += _score_leaks(task.X, task.s, task.y, max_rows)
-    return _merge_leaks(found)
+    found = _one_hot_leaks(table, spec.s_column, spec.y_column, set(task.features))
+    s_scores, y_scores = scores_against(task.X, [task.s, task.y], max_rows)
+    for role, scores in (("s", s_scores), ("y", y_scores)):
+        found += [{"column": c, "of": role, "score": v} for c, v in scores.items() if v >= LEAK_SCORE]
+    if joint:
+        from .separability import joint_leaks
+
+        found += joint_leaks(task, exclude={(f["column"], f["of"]) for f in found})
+    ranked = sorted(s_scores.items(), key=lambda kv: -kv[1])[:top]
+    return _merge_leaks(found), [{"column": c, "score": v} for c, v in ranked]
+
+
+def leak_text(leak: dict) -> str:
+    """A leak in words: ``'x' gives y away`` or, for a joint leak, which columns give it away together."""
+    if leak.get("with"):
+        return (f"{', '.join(map(repr, leak['with']))} give {leak['of']} away together (a logistic regression on "
+                f"the features reaches a cross-validated AUC of {leak['score']:.3f}; no column does alone)")
+    return f"{leak['column']!r} gives {leak['of']} away almost exactly (score {leak['score']:.3f})"
 
 
 # --------------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import numpy as np
 from . import targets
 from .data import Split, Task, split_task
 from .errors import FairDashError
+from .separability import JOINT_LEAK_AUC, s_predictability
 from .target_spec import TargetSpec, make_target_spec
 
 
@@ -65,6 +66,10 @@ def rates_readout(task: Task, spec: TargetSpec | None = None, seed: int = 0, spl
     Groups are keyed "0", "1", ... With a legitimate factor, ``strata`` holds the same per stratum and
     ``strata_ceiling_at_target`` the share-weighted ceiling the conditional model must respect.
 
+    ``s_predictability`` is the cross-validated ROC AUC of a logistic regression predicting ``s`` from
+    the features on the training split (:func:`fairdash.separability.s_predictability`; remembered per
+    task and split, so a readout asked again costs nothing).
+
     ``spec`` is the :class:`~fairdash.target_spec.TargetSpec` (default: parity at the avg preset); a bare
     ``target_rate`` is shorthand for ``make_target_spec(target_rate=...)``."""
     if spec is not None and not isinstance(spec, TargetSpec):  # a bare rate or preset name in its place
@@ -93,6 +98,8 @@ def rates_readout(task: Task, spec: TargetSpec | None = None, seed: int = 0, spl
         "n_test": rates.n_test,
         "n_test_balanced": rates.n_test_balanced,
         "seed": seed,
+        # how well the features (s left out) tell the groups apart: computed once per task and split
+        "s_predictability": s_predictability(task, split),
     })
     if spec.explicit:
         out["target_rate"] = None  # no single PR_t was asked for; target_rates holds each group's implied rate
@@ -143,3 +150,28 @@ def describe_moves(group: str, moved: float, base_rate: float, target_rate: floa
     return (f"{who}: {moved:.1%} of its labels move from {flip['from']} to {flip['to']} ({which}). A model that "
             f"meets the target decides at least {abs(target_rate - base_rate):.1%} of the group differently from its "
             f"labels (positive rate {base_rate:.3f} to {target_rate:.3f}).")
+
+
+# what a model that does not see s can do, by how well the features tell the groups apart
+APART, PARTLY = 0.8, 0.7
+
+
+def s_predictability_text(auc: float | None, s_name: str, n_groups: int = 2) -> str:
+    """``s_predictability`` in one sentence: what a model that does not see ``s`` (named ``s_name``) can
+    do, given how well the features tell the groups apart (cut-offs: ``JOINT_LEAK_AUC``, ``APART``,
+    ``PARTLY``)."""
+    both = "both groups" if n_groups == 2 else "all groups"
+    if auc is None:
+        return f"The features carry nothing about {s_name}: a model that does not see {s_name} moves {both} together."
+    if auc >= JOINT_LEAK_AUC:
+        return (f"The features give {s_name} away (AUC {auc:.2f}): a model that does not see {s_name} can treat "
+                f"the groups as differently as one that does.")
+    if auc >= APART:
+        return (f"The features tell the groups apart with AUC {auc:.2f}: a model that does not see {s_name} can "
+                f"still treat the groups differently.")
+    if auc >= PARTLY:
+        return (f"The features tell the groups apart only partly (AUC {auc:.2f}): a model that does not see "
+                f"{s_name} can move the groups' rates apart, but not far.")
+    other = "the other's" if n_groups == 2 else "the others'"
+    return (f"The features tell the groups apart only with AUC {auc:.2f}: a model that does not see {s_name} "
+            f"moves {both} together (lowering one group's rate lowers {other}).")

@@ -171,8 +171,20 @@ def device_text() -> str:
 
 
 @st.cache_data(show_spinner=False, max_entries=8, ttl=3600)
-def _parsed_upload(digest: str, raw: bytes, name: str) -> pd.DataFrame:
-    return data.read_table(raw, name)
+def _parsed_upload(digest: str, _raw: bytes, name: str) -> pd.DataFrame:  # keyed by the digest, not the bytes
+    return data.read_table(_raw, name)
+
+
+def read_upload_file(up) -> tuple[pd.DataFrame, str]:
+    """:func:`read_upload` for the uploader's file, once: every later rerun with the same file (its
+    ``file_id``) reuses the table instead of hashing and parsing its bytes again."""
+    ss = st.session_state
+    seen = ss.get("_fd_upload_read")
+    if seen is not None and seen[0] == up.file_id:
+        return seen[1], seen[2]
+    df, table_id = read_upload(up.getvalue(), up.name)
+    ss["_fd_upload_read"] = (up.file_id, df, table_id)
+    return df, table_id
 
 
 def read_upload(raw: bytes, name: str) -> tuple[pd.DataFrame, str]:
@@ -186,10 +198,11 @@ def _profile(table_id: str, _df: pd.DataFrame) -> pd.DataFrame:
     return data.profile_columns(_df)
 
 
-def profile(df: pd.DataFrame | None = None) -> pd.DataFrame:
+def profile(df: pd.DataFrame | None = None, table_id: str | None = None) -> pd.DataFrame:
+    """The column profile of ``df`` (default: the current table), computed once per table id."""
     ss = st.session_state
     df = ss["fd_table"] if df is None else df
-    return _profile(ss.get("fd_table_id", "?"), df)
+    return _profile(table_id or ss.get("fd_table_id", "?"), df)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -243,13 +256,15 @@ def candidate_task(df: pd.DataFrame, table_id: str, spec: data.TaskSpec) -> data
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _leaks_and_proxies(task_key: str, _df: pd.DataFrame, _task: data.Task) -> tuple[list, pd.DataFrame]:
-    from .proxies import task_leaks, task_proxies
+    from .proxies import task_leaks_and_proxies
 
-    return task_leaks(_df, _task), pd.DataFrame(task_proxies(_task), columns=["column", "score"])
+    leaks, proxy = task_leaks_and_proxies(_df, _task)
+    return leaks, pd.DataFrame(proxy, columns=["column", "score"])
 
 
 def leaks_and_proxies(df: pd.DataFrame, table_id: str, task: data.Task) -> tuple[list, pd.DataFrame]:
-    """The task's leaks (``proxies.task_leaks``) and its proxy table (``proxies.task_proxies``), once per task."""
+    """The task's leaks and its proxy table (``proxies.task_leaks_and_proxies``: one scoring pass), once
+    per task."""
     return _leaks_and_proxies(_task_key(table_id, task.spec), df, task)
 
 

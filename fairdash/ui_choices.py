@@ -128,15 +128,24 @@ class Choices:
 
         if leaks:
             st.subheader("Leaks")
-            st.error(f"{len(leaks)} feature(s) give s or y away almost exactly. A model that sees a leak of y learns "
+            st.error(f"{len({x['column'] for x in leaks})} feature(s) give s or y away almost exactly, alone or together. A model that sees a leak of y learns "
                      "the leak instead of the task (accuracy near 1, meaningless); a leak of s lets it use s directly.",
                      icon=":material/warning:")
-            for leak in leaks:
+            for leak in [x for x in leaks if not x.get("with")]:
                 c1, c2 = st.columns([4, 1], vertical_alignment="center")
                 c1.markdown(f"- {ui.literal(leak['column'], code=True)} gives **{leak['of']}** away "
                             f"(score {leak['score']:.3f})")
                 c2.button("Drop it", key=f"drop_leak_{leak['column']}", on_click=drop, args=([leak["column"]],))
-            st.button("Drop every leak", key="drop_all_leaks", on_click=drop, args=([x["column"] for x in leaks],))
+            for role in ("y", "s"):  # leaks that only several columns together give away, one line each
+                joint = next((x for x in leaks if x.get("with") and x["of"] == role), None)
+                if joint is not None:
+                    c1, c2 = st.columns([4, 1], vertical_alignment="center")
+                    c1.markdown("- " + ", ".join(f"`{c}`" for c in joint["with"]) + f" give **{role}** away together "
+                                f"(cross-validated AUC {joint['score']:.3f} of a logistic regression on the features; "
+                                "no column does alone)")
+                    c2.button("Drop them", key=f"drop_joint_{role}", on_click=drop, args=(list(joint["with"]),))
+            st.button("Drop every leak", key="drop_all_leaks", on_click=drop,
+                      args=(list(dict.fromkeys(x["column"] for x in leaks)),))
         with st.expander("Proxies: how well each feature alone predicts s", expanded=False):
             st.dataframe(proxy, key="proxy_table", hide_index=True,
                          column_config={"score": st.column_config.NumberColumn(format="%.3f")})

@@ -104,6 +104,21 @@ def target_readouts(spec, rates, names) -> None:
     _readouts(out, tb, None if spec.explicit else out["target_rate"], rates, names)
 
 
+def s_predictability_note(task) -> None:
+    """How well the features tell the groups apart (``rates_readout``'s ``s_predictability``), in one
+    sentence, shown as plain text. Computed once per task and split (remembered), not per slider move."""
+    from .rates import s_predictability_text
+    from .separability import s_predictability
+
+    auc = s_predictability(task, ui.split0())
+    name = task.spec.s_column + (f" × {task.spec.s_with}" if task.spec.s_with else "")
+    with st.container(key="s_predictability"):
+        st.text(s_predictability_text(auc, name, task.n_groups),
+                help="The cross-validated ROC AUC of a logistic regression predicting s from the features (s itself "
+                     "left out) on the training split: 0.5 = the features say nothing about s, 1 = they give it "
+                     "away. The same number as `s_predictability` in `python -m fairdash rates --json`.")
+
+
 def _rates_table(tb, names) -> pd.DataFrame:
     g = range(tb.n_groups)
     return pd.DataFrame({
@@ -202,6 +217,25 @@ def model_option_inputs(models) -> dict:
         if changed:
             changed_all[m] = changed
     return changed_all
+
+
+def leak_warnings(task) -> list[str]:
+    """Before training (Train page): a warning for the leaks of y, and for those of s unless the run sees
+    s on purpose (``s_as_feature``), as the command line's ``train`` and ``sweep`` print them. Returns the
+    columns warned about (a run trained with them says so)."""
+    ss = st.session_state
+    leaks = ui.leaks_and_proxies(ss["fd_table"], ss["fd_table_id"], task)[0]
+    y_leaks = list(dict.fromkeys(x["column"] for x in leaks if x["of"] == "y"))
+    s_leaks = [] if task.spec.s_as_feature else list(dict.fromkeys(x["column"] for x in leaks if x["of"] == "s"))
+    if y_leaks:
+        st.warning("Before you train: " + ", ".join(ui.literal(c, code=True) for c in y_leaks) + " give(s) the label away "
+                   "almost exactly, so the model would learn that instead of the task. Drop them on the Data page.",
+                   icon=":material/warning:")
+    if s_leaks:
+        st.warning("Before you train: " + ", ".join(ui.literal(c, code=True) for c in s_leaks) + " give(s) the sensitive attribute "
+                   "s away almost exactly, so a model meant not to see s would use s through them. Drop them on the "
+                   "Data page, or let the model see s on purpose under Advanced settings.", icon=":material/warning:")
+    return y_leaks + s_leaks
 
 
 def s_as_feature_option(task) -> None:

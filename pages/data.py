@@ -50,8 +50,7 @@ else:
                                "session; nothing is shared with other users.")
     if up is not None:
         try:
-            raw = up.getvalue()
-            df_new, new_id = ui.read_upload(raw, up.name)
+            df_new, new_id = ui.read_upload_file(up)  # read once; later reruns reuse it
         except FairDashError as e:
             st.error(lit(f"{e} The previous data set ({ss.get('fd_table_name', 'none')}) is kept."), icon=":material/warning:")
         except Exception as e:  # noqa: BLE001 - a parser failure is still only a message
@@ -72,7 +71,7 @@ if pending is not None:
 else:
     df, table_id, table_name = ss["fd_table"], ss["fd_table_id"], ss["fd_table_name"]
 
-prof = ui.profile(df) if pending is None else data.profile_columns(df)
+prof = ui.profile(df, table_id)
 columns = list(df.columns)
 
 choices = ui_choices.Choices(df, prof, table_id)

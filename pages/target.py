@@ -75,6 +75,7 @@ with c_right:
 task = ss["fd_task"]
 rates = ui.task_rates()
 conditional = criterion == "dp" and task.spec.strata_column is not None
+ui_views.s_predictability_note(task)  # what a model that does not see s can do (once per task)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -131,11 +131,7 @@ why_not = ("a new upload waits for you to confirm its columns on the Data page" 
            else "choose at least one model" if not chosen else "the target is not valid" if target is None else None)
 if why_not:
     st.caption(f"Train is unavailable: {why_not}.")
-y_leaks = [x for x in ui.leaks_and_proxies(ss["fd_table"], ss["fd_table_id"], task)[0] if x["of"] == "y"]
-if y_leaks:
-    st.warning("Before you train: " + ", ".join(ui.literal(x["column"], code=True) for x in y_leaks) + " give(s) the "
-               "label away almost exactly, so the model would learn that instead of the task. Drop them on the Data page.",
-               icon=":material/warning:")
+leak_columns = ui_views.leak_warnings(task)  # leaks of y, and of s unless the run sees s on purpose
 if st.button("Train", key="train_button", type="primary", disabled=why_not is not None):
     from fairdash.runs import run_key, train_run
 
@@ -153,7 +149,7 @@ if st.button("Train", key="train_button", type="primary", disabled=why_not is no
                 bar.progress(float(min(max(fraction, 0.0), 1.0)), text=message)
 
             try:
-                run = train_run(task, spec, data_name=str(ss.get("fd_table_name", "?")), leaks=[x["column"] for x in y_leaks],
+                run = train_run(task, spec, data_name=str(ss.get("fd_table_name", "?")), leaks=leak_columns,
                                 data_description=str(ss.get("fd_table_desc") or ""), only_serving=not include_other,
                                 cache=ui.fit_cache(), progress=progress, n_jobs=int(n_jobs))
             except Exception as e:  # noqa: BLE001 - shown as a message; the session keeps its state

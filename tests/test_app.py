@@ -180,6 +180,23 @@ def test_slider_changes_readouts_to_what_fairdash_computes(app, capsys, pr_t):
         assert tab["P(y=1 | ybar=0)"].iloc[j] == pytest.approx(tr["p_y1_given_ybar0"])
 
 
+def test_target_page_says_what_a_model_that_does_not_see_s_can_do(app):
+    """Issue 18, item 3: the features' AUC for s (the readout's s_predictability), in one sentence."""
+    from fairdash.separability import s_predictability
+
+    app.switch_page("pages/target.py").run()
+    _ok(app)
+    task = app.session_state["fd_task"]
+    auc = s_predictability(task, data.split_task(task, seed=0))
+    assert auc == pytest.approx(0.93, abs=0.03)
+    want = (f"The features tell the groups apart with AUC {auc:.2f}: a model that does not see sex can still treat "
+            "the groups differently.")
+    assert want in [t.value for t in app.text]
+    app.slider(key="pr_t_slider").set_value(0.25).run()  # the slider's readouts leave it as it is
+    _ok(app)
+    assert want in [t.value for t in app.text]
+
+
 def test_number_box_and_presets_drive_the_same_state(app, capsys):
     app.switch_page("pages/target.py").run()
     _pr_t_box(app).set_value(0.25).run()

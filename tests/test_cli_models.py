@@ -79,3 +79,23 @@ def test_bad_input_is_one_line_with_exit_2(args, match, capsys, tmp_path, monkey
     code, out, err = run(args, capsys)
     assert code == 2, err
     assert err.startswith("error: ") and err.count("\n") == 1 and match in err
+
+
+def test_train_warns_about_a_leak_of_s_unless_s_is_seen_on_purpose(tmp_path, capsys):
+    """Issue 19, item 13: a copy of s among the features is warned about, as a leak of y is."""
+    import numpy as np
+
+    rng = np.random.default_rng(13)
+    n = 1500
+    g = rng.choice(["f", "m"], n)
+    path = tmp_path / "copy_of_s.csv"
+    pd.DataFrame({"g": g, "g_code": (g == "m").astype(int), "x": rng.normal(size=n),
+                  "y": rng.integers(0, 2, n)}).to_csv(path, index=False)
+    args = ["train", "--data", str(path), "--s", "g", "--s1", "m", "--y", "y", "--y1", "1", "--model", "lr",
+            "--out", str(tmp_path / "m.fairdash"), "--no-cache"]
+    code, _, err = run(args, capsys)
+    assert code == 0, err
+    assert "warning: 'g_code' gives s away almost exactly" in err and "--s-as-feature" in err
+    code, _, err = run([*args, "--drop", "g_code", "--s-as-feature"], capsys)
+    assert code == 0, err
+    assert "gives s away" not in err  # the run sees s on purpose

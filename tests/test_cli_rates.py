@@ -81,3 +81,37 @@ def test_bad_files_through_the_real_command(tmp_path, content):
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("args, expected, words", [
+    # measured 0.9342 and 0.6544 (issue 18 expects about 0.93 and 0.65)
+    (["--data", "adult", "--s", "sex", "--s1", "Male", "--y", "salary", "--y1", ">50K", "--drop", "fnlwgt"], 0.93,
+     "a model that does not see sex can still treat the groups differently"),
+    (["--data", "compas", "--s", "race", "--s1", "Caucasian", "--y", "two-year-recid", "--y1", "1"], 0.65,
+     "a model that does not see race moves both groups together"),
+])
+def test_rates_json_has_s_predictability(capsys, args, expected, words):
+    code, out, err = run(["rates", *args, "--json"], capsys)
+    assert code == 0, err
+    got = json.loads(out)
+    assert got["s_predictability"] == pytest.approx(expected, abs=0.03)
+    code, out, err = run(["rates", *args], capsys)
+    assert code == 0 and words in out and f"AUC {got['s_predictability']:.2f}" in out
+
+
+def test_rates_names_a_joint_leak_once(tmp_path, capsys):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(10)
+    n = 3000
+    lab = rng.choice(["a", "b", "c"], n)
+    path = tmp_path / "drop_first.csv"
+    pd.DataFrame({"g": rng.choice(["f", "m"], n), "x": rng.normal(size=n), "lab_b": (lab == "b").astype(int),
+                  "lab_c": (lab == "c").astype(int), "y": (lab == "a").astype(int)}).to_csv(path, index=False)
+    args = ["rates", "--data", str(path), "--s", "g", "--s1", "m", "--y", "y", "--y1", "1"]
+    code, out, err = run([*args, "--json"], capsys)
+    assert code == 0, err
+    assert sorted(x["column"] for x in json.loads(out)["leaks"]) == ["lab_b", "lab_c"]
+    code, out, err = run(args, capsys)
+    assert out.count("give y away together") == 1

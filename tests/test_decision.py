@@ -311,3 +311,16 @@ def test_the_results_file_says_where_each_column_was_measured_and_older_files_st
     assert np.allclose(back["ceiling_at_measured"], dp["ceiling_at_measured"]) and "accuracy" in back.columns
     with pytest.raises(FairDashError, match="format 9"):
         from_file(pd.read_csv(path).assign(results_format=9))
+
+
+def test_the_report_says_what_a_model_blind_to_s_can_do(compas_race):
+    from fairdash.rates import rates_readout
+    from fairdash.report import build_report
+    from fairdash.report.content import describe_task
+
+    spec = make_target_spec("dp", 0.401)
+    res = run_experiment(compas_race, ["fair-lr", "lr"], target=spec).results
+    readout = rates_readout(compas_race, spec)
+    html = build_report(res, task_description=describe_task(compas_race, dataset="COMPAS"), readout=readout)
+    assert f"AUC {readout['s_predictability']:.2f}" in html and "moves both groups together" in html
+    assert "FairLR moved Caucasian away from its target" in html

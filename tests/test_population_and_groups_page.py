@@ -142,3 +142,40 @@ def test_two_runs_show_together_and_the_history_clears(adult_small):
     _ok(at)
     assert at.session_state["fd_runs"] == []
     assert any("Nothing trained yet" in i.value for i in at.info)
+
+
+def test_train_page_warns_about_a_leak_of_s_unless_s_is_seen_on_purpose():
+    """Issue 19, item 13: a copy of s among the features is warned about before training."""
+    rng = np.random.default_rng(3)
+    n = 1500
+    g = rng.choice(["f", "m"], n)
+    df = pd.DataFrame({"gender": g, "gender_code": (g == "m").astype(int), "x1": rng.normal(size=n),
+                       "outcome": rng.integers(0, 2, n)})
+    at = _upload(_new_app(), "copy.csv", df)
+    at.button(key="confirm_task").click().run()
+    _ok(at)
+    at.switch_page("pages/train.py").run()
+    _ok(at)
+    assert any("`gender_code` give(s) the sensitive attribute s away" in w.value for w in at.warning)
+    at.checkbox(key="s_as_feature").check().run()  # the run sees s on purpose: no warning about s
+    _ok(at)
+    assert at.session_state["fd_task"].spec.s_as_feature
+    assert not any("sensitive attribute s away" in w.value for w in at.warning)
+
+
+def test_a_joint_leak_is_listed_once_and_one_click_drops_its_columns():
+    """Issue 19, item 11: drop-first dummies of a text label (no column alone gives y away) are one leak."""
+    rng = np.random.default_rng(4)
+    n = 1500
+    lab = rng.choice(["a", "b", "c"], n)
+    df = pd.DataFrame({"gender": rng.choice(["f", "m"], n), "x1": rng.normal(size=n),
+                       "lab_b": (lab == "b").astype(int), "lab_c": (lab == "c").astype(int),
+                       "outcome": (lab == "a").astype(int)})
+    at = _upload(_new_app(), "labels.csv", df)
+    assert (at.session_state["s_column"], at.session_state["y_column"]) == ("gender", "outcome")
+    joint = [m.value for m in at.markdown if "give **y** away together" in m.value]
+    assert len(joint) == 1 and "`lab_b`" in joint[0] and "`lab_c`" in joint[0]
+    at.button(key="drop_joint_y").click().run()
+    _ok(at)
+    assert not {"lab_b", "lab_c"} & set(at.session_state["features"])
+    assert not any("away together" in m.value for m in at.markdown)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from sklearn.metrics import roc_auc_score
 
-from fairdash import data, proxies
+from fairdash import data, feature_auc, proxies
 from fairdash.errors import FairDashError
 
 
@@ -163,9 +163,8 @@ def test_numeric_score_is_the_rank_auc_and_symmetric(pairs):
 
 def ranked_score(x, t):
     """The by-value score alone (without the category score that few-valued columns also get)."""
-    miss = np.isnan(x)
-    codes, levels = pd.factorize(x[~miss], sort=True)
-    return proxies._numeric_score(codes, len(levels), miss, [t])
+    R, M, _, _ = feature_auc._numeric_codes(x[None, :])
+    return float(feature_auc._rank_strengths(R, M, t[None, :])[0, 0])
 
 
 def test_more_than_two_groups_one_vs_rest():
@@ -291,3 +290,107 @@ def test_column_types_with_missing_values():
     assert got["category"] == got["mixed"] == 1.0
     assert got["nullable_bool"] > 0.98 and 0.85 < got["nullable_int"] < 0.95
     assert got["empty"] == 0.5 and got["spaces"] == 0.5
+
+
+# --------------------------------------------------------------------------------------------------
+# Every column at once; relations that are not monotone (issue 19, item 12)
+# --------------------------------------------------------------------------------------------------
+def test_scoring_all_columns_at_once_equals_scoring_each_alone(made):
+    """The scores of a whole table are each column's own (columns share one sort, one count, one
+    matrix product: nothing of one column may reach another's score)."""
+    df, s, y = made
+    rng = np.random.default_rng(8)
+    X = df.drop(columns=["group", "outcome"]).assign(
+        few=rng.integers(0, 4, len(df)), wide_int=rng.integers(0, 100_000, len(df)),
+        holes=np.where(rng.random(len(df)) < 0.2, np.nan, df["proxy"]), empty=np.nan)
+    together = feature_auc.scores_against(X, [s, y], None)
+    for c in X.columns:
+        alone = feature_auc.scores_against(X[[c]], [s, y], None)
+        assert [together[0][c], together[1][c]] == [alone[0][c], alone[1][c]], c
+
+
+def test_a_non_monotone_relation_is_seen_and_monotone_figures_stay():
+    rng = np.random.default_rng(9)
+    n = 20_000
+    x = rng.normal(size=n)
+    s = (np.abs(x) > 1).astype(int)  # one value of x cannot split the groups; two can
+    X = pd.DataFrame({"x": x, "x_int": np.round(x * 100)})
+    scores = proxies.feature_scores(X, s)
+    assert scores["x"] >= 0.95 and scores["x_int"] >= 0.95  # was 0.50: ranked by value only
+    for shift in (0.3, 1.0, 2.0):  # a monotone relation keeps its ranked AUC: binning does not beat it
+        s2 = (x + rng.normal(scale=shift, size=n) > 0.2).astype(int)
+        a = roc_auc_score(s2, x)
+        assert proxies.feature_scores(X[["x"]], s2)["x"] == pytest.approx(max(a, 1 - a), abs=1e-4)
+    df = X.assign(group=s, y=rng.integers(0, 2, n))
+    leaks = proxies.find_leaks(df, "group", "y", s, df["y"].to_numpy())
+    assert {(r["column"], r["of"]) for r in leaks} == {("x", "s"), ("x_int", "s")}
+
+
+# --------------------------------------------------------------------------------------------------
+# All features together: joint leaks (issue 19, item 11) and s_predictability (issue 18, item 3)
+# --------------------------------------------------------------------------------------------------
+def _label_table(n=6000, seed=10):
+    """y is one value of a three-valued text label; the label comes as drop-first dummies (lab_b, lab_c),
+    none of which gives y away alone (AUC 0.75 each), while together they are y."""
+    rng = np.random.default_rng(seed)
+    lab = rng.choice(["a", "b", "c"], n)
+    return pd.DataFrame({"g": rng.choice(["f", "m"], n), "x": rng.normal(size=n),
+                         "lab_b": (lab == "b").astype(int), "lab_c": (lab == "c").astype(int),
+                         "y": (lab == "a").astype(int)})
+
+
+def test_drop_first_dummies_of_the_label_are_a_joint_leak():
+    df = _label_table()
+    task = data.build_task(df, data.TaskSpec("g", "y", ("m",), ("1",)))
+    alone = proxies.feature_scores(task.X, task.y)
+    assert alone["lab_b"] == pytest.approx(0.75, abs=0.02) and alone["lab_c"] == pytest.approx(0.75, abs=0.02)
+    assert proxies.find_leaks(df, "g", "y", task.s, task.y) == []  # no column alone
+    leaks = proxies.task_leaks(df, task)
+    assert {(r["column"], r["of"]) for r in leaks} == {("lab_b", "y"), ("lab_c", "y")}
+    assert all(r["score"] >= 0.99 and sorted(r["with"]) == ["lab_b", "lab_c"] for r in leaks)
+    assert "together" in proxies.leak_text(leaks[0]) and "'lab_b'" in proxies.leak_text(leaks[0])
+    assert proxies.task_leaks(df, task, joint=False) == []
+
+
+def test_three_columns_that_together_give_s_away_are_named():
+    rng = np.random.default_rng(11)
+    n = 8000
+    a, b, c = rng.normal(size=(3, n))
+    df = pd.DataFrame({"a": a, "b": b, "c": c, "noise": rng.normal(size=n), "town": rng.choice(list("pqr"), n),
+                       "s": np.where(a + b + c > 0, "u", "v"), "y": rng.integers(0, 2, n)})
+    task = data.build_task(df, data.TaskSpec("s", "y", ("u",), ("1",)))
+    assert max(proxies.feature_scores(task.X, task.s).values()) < 0.85
+    leaks = proxies.task_leaks(df, task)
+    assert {r["column"] for r in leaks} == {"a", "b", "c"} and {r["of"] for r in leaks} == {"s"}
+    from fairdash import separability
+
+    assert separability.s_predictability(task) >= 0.99
+    assert separability.separability(task, "y") < 0.6  # y is noise
+
+
+@pytest.mark.parametrize("setup, spec, expected", [
+    # measured 0.9342 and 0.6544 (seed-0 training split, at most 10,000 rows stratified by s and y, 5 folds)
+    ("adult", data.TaskSpec("sex", "salary", ("Male",), (">50K",), drop=("fnlwgt",)), 0.93),
+    ("compas", data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",)), 0.65),
+])
+def test_s_predictability_on_the_samples(setup, spec, expected):
+    from fairdash import separability
+
+    task = data.build_task(data.load_sample(setup), spec)
+    got = separability.s_predictability(task)
+    assert got == pytest.approx(expected, abs=0.03)
+    assert separability.s_predictability(task) == got  # remembered: the same number again
+    seen = data.build_task(data.load_sample(setup), spec.__class__(**{**spec.__dict__, "s_as_feature": True}))
+    assert separability.s_predictability(seen) == got  # s itself is never one of the features it uses
+
+
+def test_s_predictability_with_more_groups_is_the_one_vs_rest_average():
+    from fairdash import separability
+
+    rng = np.random.default_rng(12)
+    n = 3000
+    g = rng.integers(0, 3, n)
+    df = pd.DataFrame({"g": np.array(["p", "q", "r"])[g], "x": g + rng.normal(0, 0.3, n), "noise": rng.normal(size=n),
+                       "y": rng.integers(0, 2, n)})
+    task = data.build_task(df, data.TaskSpec("g", "y", s_multi=True, y1_values=("1",)))
+    assert 0.9 < separability.s_predictability(task) < 1.0

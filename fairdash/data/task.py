@@ -202,7 +202,8 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
     n_drop_sy = int((~keep).sum())
     if n_drop_sy:
         warnings.append(f"{n_drop_sy} row(s) with a missing sensitive attribute or label were dropped.")
-    df = df.loc[keep]
+    if n_drop_sy:  # a copy of a big table only when rows go
+        df = df.loc[keep]
 
     # features
     if spec.features is not None:
@@ -229,7 +230,7 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
         n_drop_x = int((~ok).sum())
         if n_drop_x:
             warnings.append(f"{n_drop_x} row(s) with a missing feature value were dropped.")
-        df, X = df.loc[ok], X.loc[ok]
+            df, X = df.loc[ok], X.loc[ok]
     if len(df) == 0:
         raise FairDashError("No rows are left after dropping rows with missing values; try imputing instead.")
 

@@ -202,6 +202,15 @@ def section_readout(desc: dict, readout: dict | None, results: pd.DataFrame) -> 
                   else f"positive rate PR_t = {fmt(t, 3)} in every group")
     blocks.append(para(("Theorem 2 ceiling:", True), f" no classifier with the {rates_text} can be more than ",
                        (fmt(readout.get("ceiling_at_target"), 4), True), " accurate on the training split."))
+    if "s_predictability" in readout:
+        from ..rates import s_predictability_text
+
+        auc = readout["s_predictability"]
+        s_name = str(desc.get("s_column") or "s")
+        blocks.append(para(("What a model that does not see s can do: ", True),
+                           s_predictability_text(None if auc is None else float(auc), s_name, len(keys)),
+                           " (s_predictability: the cross-validated AUC of a logistic regression predicting s from the "
+                           "features on the training split.)"))
     if readout.get("strata"):
         blocks.append(para(("Conditional parity:", True), " the target holds within every stratum; weighted by the "
                            "strata's shares of the training rows the ceiling is ",
