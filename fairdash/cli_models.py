@@ -12,7 +12,6 @@ from .errors import FairDashError
 from .metrics import one_class_reason, result_notes
 from .results_file import from_file, to_file
 
-EO_PAPER_GRID = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 PRINTED_METRICS = ("accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1", "pr_ratio", "tpr_ratio")
 
 
@@ -35,12 +34,12 @@ def _rates_list(text: str | None):
 
 
 def _model_names(text: str, criterion: str) -> list[str]:
-    from .models.registry import PAPER_DP_MODELS, PAPER_EO_MODELS, model_info
+    from .models.registry import PAPER_MODELS, model_info
 
     if not text:
         raise FairDashError("Say which models to train with --models NAME,NAME (or --models all).")
     if text.strip() == "all":
-        return list(PAPER_DP_MODELS if criterion == "dp" else PAPER_EO_MODELS)
+        return list(PAPER_MODELS[criterion])
     names = [n.strip() for n in text.split(",") if n.strip()]
     for n in names:
         model_info(n)
@@ -213,7 +212,8 @@ def _cmd_sweep(args) -> int:
     models = _model_names(args.models or ("all" if setup else ""), criterion)
     grid = _rates_list(args.pr_t)
     if grid is None:
-        grid = list(EO_PAPER_GRID) if (setup is not None and criterion == "eo" and not spec.explicit) else [None]
+        paper_grid = criterion_info(criterion).paper_grid
+        grid = list(paper_grid) if (setup is not None and paper_grid and not spec.explicit) else [None]
     repeats = args.repeats if args.repeats is not None else (10 if setup else 1)
     if repeats < 1:
         raise FairDashError("--repeats must be at least 1.")

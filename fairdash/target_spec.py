@@ -36,6 +36,10 @@ class Criterion:
     rate: str  # the per-group rate it compares: "pr" or "tpr" (columns pr_0, pr_1, ...)
     rate_words: str
     balanced_eval: bool  # the paper evaluates parity on the balanced test set, opportunity on the test set
+    measured_words: str = ""  # what it asks and where it is measured, for the report's choices
+    ratio_plain: str = ""  # its ratio in plain words
+    supports_strata: bool = False  # a legitimate factor (conditional parity) applies
+    paper_grid: tuple = ()  # the target rates the paper sweeps for it (empty: the target as given)
 
     @property
     def ratio(self) -> str:
@@ -61,8 +65,15 @@ class Criterion:
 
 
 CRITERIA_INFO = {
-    "dp": Criterion("dp", "demographic parity", "pr", "positive rates", True),
-    "eo": Criterion("eo", "equality of opportunity", "tpr", "true positive rates", False),
+    "dp": Criterion("dp", "demographic parity", "pr", "positive rates", True,
+                    "demographic parity (equal positive rates), measured on the population and on the paper's balanced "
+                    "test set",
+                    "positive-rate ratio (how evenly the groups receive positive predictions; 1 is equal)",
+                    supports_strata=True),
+    "eo": Criterion("eo", "equality of opportunity", "tpr", "true positive rates", False,
+                    "equality of opportunity (equal true positive rates), evaluated on the ordinary test set",
+                    "true-positive-rate ratio (how evenly the groups' actual positives are recognised; 1 is equal)",
+                    paper_grid=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)),
 }
 CRITERIA = tuple(CRITERIA_INFO)
 CRITERION_NAMES = {k: c.words for k, c in CRITERIA_INFO.items()}

@@ -41,6 +41,21 @@ CRITERIA = {
     "eo": "Equality of opportunity: one target rate, judged by true positive rates",
     "eo-targets": "Equality of opportunity: explicit TPR / TNR targets",
 }
+MODE_NOTES = {  # what each of the Target page's modes means, where a sentence is needed
+    "eo": "Trained exactly as for demographic parity with one PR_t; judged by the groups' true positive rates on the "
+          "ordinary test set. When PR_t is at least both base rates, every positive keeps its label, which is why the "
+          "TPRs move together.",
+    "eo-targets": "Set the true positive and true negative rates the target labels should have in every group.",
+}
+
+
+def mode_criterion(mode: str):
+    """The :class:`~fairdash.target_spec.Criterion` of one of the Target page's modes (``CRITERIA``)."""
+    from .target_spec import criterion_info
+
+    return criterion_info(str(mode).split("-")[0])
+
+
 SPLIT_SEED = 0  # the readouts use the same seed-0 split as `python -m fairdash rates`
 # results tables: the model's name is read whole ("Kamiran & Calders · run 2"), never cut
 RESULTS_COLUMNS = {"model": st.column_config.TextColumn("model", width="large", pinned=True)}

@@ -42,7 +42,7 @@ def accuracy_and_target(accuracy_figure, results, criterion: str, *, population:
         st.plotly_chart(accuracy_figure, key="fig_accuracy_fairness", config=CHART)
         if not same_task:
             st.caption("The runs were trained on different tasks, so no single ceiling is drawn.")
-        elif population or criterion == "eo":
+        elif population or not criterion_info(criterion).balanced_eval:
             st.caption(f"Accuracy on {where}. The dashed curve is the highest accuracy a classifier can reach at each "
                        "ratio on these rows (Theorem 2, seed-0 split).")
         else:

@@ -13,6 +13,7 @@ import streamlit as st
 from fairdash import plots, ui, ui_compare
 from fairdash.experiments import evaluation_rates
 from fairdash.metrics import summarize
+from fairdash.target_spec import criterion_info
 
 ss = st.session_state
 CHART = ui_compare.CHART
@@ -58,7 +59,7 @@ for r in runs:
 results = pd.concat(frames, ignore_index=True)
 
 view = "population"
-if criterion == "dp":
+if criterion_info(criterion).balanced_eval:  # the paper's balanced test set exists for this criterion
     ui.remember("compare_view", "population")
     view = st.radio("Measured on", list(VIEWS), key="compare_view", horizontal=True, format_func=VIEWS.get)
     st.caption("The population is what the model will meet, so its rates are the ones to hold against PR_t. The "
@@ -90,7 +91,7 @@ rates = shares = None
 ref = {}
 if same_task:
     rates, shares = evaluation_rates(first.task, criterion, population=population)
-    if criterion == "dp" and not population:
+    if criterion_info(criterion).balanced_eval and not population:
         tr = ui.training_rates(first.task)
         ref = {"reference_rates": tr.base_rates, "reference_shares": tr.group_shares}
 f3 = plots.accuracy_fairness(shown, criterion, rates=rates, shares=shares, highlight_target=highlight,

@@ -36,17 +36,13 @@ names = task.group_names
 ui.restore("criterion", ss.get("fd_criterion", "dp"))
 st.radio("Fairness criterion", list(ui.CRITERIA), format_func=ui.CRITERIA.get, key="criterion",
          on_change=lambda: ss.update(fd_criterion=ss["criterion"]))
-criterion = ss["fd_criterion"] = ss["criterion"]
-if criterion == "eo":
-    st.caption("Trained exactly as for demographic parity with one PR_t; judged by the groups' true positive "
-               "rates on the ordinary test set. When PR_t is at least both base rates, every positive keeps its "
-               "label, which is why the TPRs move together.")
-elif criterion == "eo-targets":
-    st.caption("Set the true positive and true negative rates the target labels should have in every group.")
+mode = ss["fd_criterion"] = ss["criterion"]  # a criterion, or opportunity by explicit targets
+if mode in ui.MODE_NOTES:
+    st.caption(ui.MODE_NOTES[mode])
 
 c_left, c_right = st.columns(2)
 with c_left:
-    if criterion == "dp":
+    if ui.mode_criterion(mode).supports_strata:
         candidates = ["(none)"] + data.strata_candidates(ss["fd_table"], task)
         current = task.spec.strata_column or "(none)"
         ui.restore("strata_column", current if current in candidates else "(none)")
@@ -74,7 +70,7 @@ with c_right:
 
 task = ss["fd_task"]
 rates = ui.task_rates()
-conditional = criterion == "dp" and task.spec.strata_column is not None
+conditional = ui.mode_criterion(mode).supports_strata and task.spec.strata_column is not None
 ui_views.s_predictability_note(task)  # what a model that does not see s can do (once per task)
 
 
@@ -141,7 +137,7 @@ def live_target() -> None:
 
 
 def _live_target() -> None:
-    if criterion == "eo-targets":
+    if mode == "eo-targets":
         ui.restore("tpr_target", float(ss.get("fd_tpr_target", 1.0)))
         ui.restore("tnr_target", float(ss.get("fd_tnr_target", 0.8)))
         c1, c2 = st.columns(2)
@@ -159,11 +155,11 @@ def _live_target() -> None:
 
     if conditional:
         ui.restore("strata_rates", ss.get("fd_strata_mode", "own"))
-        mode = st.radio("Target in each stratum", list(ui.STRATA_MODES), key="strata_rates", horizontal=True,
+        strata_mode = st.radio("Target in each stratum", list(ui.STRATA_MODES), key="strata_rates", horizontal=True,
                         format_func=ui.STRATA_MODES.get,
                         on_change=lambda: ss.update(fd_strata_mode=ss["strata_rates"]))
-        ss["fd_strata_mode"] = mode
-        if mode == "own":
+        ss["fd_strata_mode"] = strata_mode
+        if strata_mode == "own":
             st.caption("Each stratum aims at the average of its own groups' base rates, so the PR_t slider does not "
                        "apply here; choose \"The slider's PR_t in every stratum\" to set one rate for all strata.")
             ui_views.target_readouts(_spec(), rates, names)

@@ -83,6 +83,7 @@ def check_agarwal_bound(value) -> float:
 
 PAPER_DP_MODELS = ("gp", "lr", "svm", "fair-gp", "fair-lr", "zafar-accuracy", "zafar-fairness", "kamiran", "agarwal")
 PAPER_EO_MODELS = ("fair-lr", "lr", "zafar-eqopp", "agarwal")
+PAPER_MODELS = {"dp": PAPER_DP_MODELS, "eo": PAPER_EO_MODELS}  # the paper's comparison for each criterion
 
 
 def model_info(name: str) -> ModelInfo:

@@ -148,9 +148,7 @@ def section_data(desc: dict) -> dict:
 def section_choices(readout: dict | None, criterion: str, results: pd.DataFrame, seeds) -> dict:
     from ..models.registry import MODELS
 
-    crit = ("demographic parity (equal positive rates), measured on the population and on the paper's balanced "
-            "test set" if criterion == "dp" else
-            "equality of opportunity (equal true positive rates), evaluated on the ordinary test set")
+    crit = criterion_info(criterion).measured_words
     models = list(dict.fromkeys(results["model"].astype(str))) if "model" in results.columns else []
     labels = [MODELS[m].label if m in MODELS else m for m in models]
     targets = sorted({float(t) for t in results.get("target_rate", pd.Series(dtype=float)).dropna()})
@@ -347,9 +345,7 @@ def plain_summary(summary: pd.DataFrame, criterion: str, readout: dict | None, d
     the model will meet first, with the group that misses its target most, then on the paper's
     evaluation rows, each named."""
     key = criterion_info(criterion).ratio
-    what = ("positive-rate ratio (how evenly the groups receive positive predictions; 1 is equal)"
-            if criterion == "dp" else
-            "true-positive-rate ratio (how evenly the groups' actual positives are recognised; 1 is equal)")
+    what = criterion_info(criterion).ratio_plain
     if summary.empty or f"{key}_mean" not in summary.columns:
         return ["There are no results to summarise."]
     s = summary.copy()
