@@ -27,7 +27,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
-from ..validation import check_s, check_X, check_Xy
+from ..validation import check_predict_X, check_s, check_Xy
 from .baselines import _one_blas_thread, _proba_from_p1
 from .state import check_state, make_state
 
@@ -144,9 +144,7 @@ class _ZafarBase(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X) -> np.ndarray:
         check_is_fitted(self, "w_")
-        X = check_X(X)
-        if X.shape[1] != len(self.w_) - 1:
-            raise FairDashError(f"The model was trained on {len(self.w_) - 1} features, not {X.shape[1]}.")
+        X = check_predict_X(X, len(self.w_) - 1)
         return X @ self.w_[1:] + self.w_[0]
 
     def predict_proba(self, X) -> np.ndarray:
