@@ -115,12 +115,16 @@ def check_delta(delta) -> float:
 # --------------------------------------------------------------------------------------------------
 # Transition probabilities
 # --------------------------------------------------------------------------------------------------
-def dp_transition_probabilities(base_rate, target_rate, delta: float = 1.0) -> np.ndarray:
+def dp_transition_probabilities(base_rate, target_rate, delta: float = 1.0, group_names=None) -> np.ndarray:
     """``P(ybar=1 | y, s)`` for demographic parity, shape ``(G, 2)`` indexed ``[s, y]``.
 
     If ``PR_t > PR_b^s``: ``P(ybar=1|y=1) = delta``, ``P(ybar=1|y=0) = (PR_t - delta PR_b) / (1 - PR_b)``;
     else ``P(ybar=1|y=0) = 1 - delta``, ``P(ybar=1|y=1) = (PR_t - (1-delta)(1-PR_b)) / PR_b``.
-    ``P(ybar=1|s) = PR_t`` holds exactly. A ``delta`` that leaves [0, 1] is rejected.
+    ``P(ybar=1|s) = PR_t`` holds exactly. A ``delta`` that leaves [0, 1] is rejected, and so is one that
+    makes a group's target labels no more likely positive for ``y = 1`` than for ``y = 0``
+    (``P(ybar=1|y=1) <= P(ybar=1|y=0)``: a model trained on it ranks people backwards, or learns nothing),
+    which happens exactly when ``delta <= PR_t`` for a group below the target or ``delta <= 1 - PR_t`` for
+    one above it; the equality-of-opportunity path refuses the same (``TPR_t + TNR_t <= 1``).
     """
     r = np.atleast_1d(np.asarray(base_rate, dtype=float))
     t = np.broadcast_to(np.asarray(target_rate, dtype=float), r.shape)
@@ -140,7 +144,21 @@ def dp_transition_probabilities(base_rate, target_rate, delta: float = 1.0) -> n
             f"A keep-rate delta of {delta:g} cannot reach this target rate: some transition "
             "probability would leave [0, 1]. Use a larger delta (1 always works)."
         )
-    return np.clip(out, 0.0, 1.0)
+    out = np.clip(out, 0.0, 1.0)
+    informative = (r > 0.0) & (r < 1.0)  # a group with one label value has no order to keep
+    backwards = np.flatnonzero(informative.ravel() & (out[..., 1] - out[..., 0] <= _EPS).ravel())
+    if backwards.size:
+        j = int(backwards[0])
+        name = group_names[j] if group_names is not None and j < len(group_names) else f"group {j}"
+        floor = float(t.ravel()[j] if up.ravel()[j] else 1.0 - t.ravel()[j])
+        p1, p0 = out.reshape(-1, 2)[j, 1], out.reshape(-1, 2)[j, 0]
+        raise FairDashError(
+            f"A keep-rate delta of {delta:g} at PR_t = {float(t.ravel()[j]):.3f} makes {name}'s target label "
+            f"positive no more often for observed positives than for negatives (P(ybar=1|y=1) = {p1:.3f}, "
+            f"P(ybar=1|y=0) = {p0:.3f}), so a model trained on it would rank people backwards: use a delta "
+            f"above {floor:.3f} (1 always works)."
+        )
+    return out
 
 
 def eo_transition_probabilities(tpr_target, tnr_target, n_groups: int = 2) -> np.ndarray:
@@ -361,7 +379,7 @@ def transition_table(
     t_rate = float(check_target_rate(target_rate))
     if not allow_degenerate:
         check_base_rates(rates, group_names)
-    p = dp_transition_probabilities(rates, t_rate, delta)
+    p = dp_transition_probabilities(rates, t_rate, delta, group_names)
     return TransitionTable(
         base_rates=rates,
         group_shares=shares,

@@ -17,10 +17,11 @@ delta_st = st.floats(0.01, 1.0, allow_nan=False)
 def test_target_rate_is_reached_exactly(pr_b, pr_t, delta):
     try:
         p = targets.dp_transition_probabilities(pr_b, pr_t, delta)
-    except FairDashError:  # this delta cannot reach the target: every probability would not be valid
-        up = pr_t > pr_b
+    except FairDashError:  # this delta cannot reach the target: some probability would not be valid,
+        up = pr_t > pr_b  # or the target labels would not follow the observed ones (issue 19, item 6)
         raw = (pr_t - delta * pr_b) / (1 - pr_b) if up else (pr_t - (1 - delta) * (1 - pr_b)) / pr_b
-        assert raw < -1e-12 or raw > 1 + 1e-12
+        p1, p0 = (delta, raw) if up else (raw, 1 - delta)
+        assert raw < -1e-12 or raw > 1 + 1e-12 or p1 - p0 <= 1e-12
         return
     assert np.all(p >= 0) and np.all(p <= 1)
     assert abs(targets.implied_target_rates(p, pr_b)[0] - pr_t) < 1e-12
@@ -173,3 +174,29 @@ def test_paper_fix_t_cases_are_not_swapped():
     assert targets.t_closed_form(0.1, 0.3) == pytest.approx(0.2 / 1.4)
     # PR_t below the base rate: t = (PR_b - PR_t) / (2 PR_t)
     assert targets.t_closed_form(0.5, 0.25) == pytest.approx(0.25 / 0.5)
+
+
+# issue 19, item 6: a keep-rate delta that turns the target labels against the observed ones is refused
+@given(rate, rate, delta_st)
+def test_every_accepted_parity_target_keeps_the_order_of_the_labels(pr_b, pr_t, delta):
+    try:
+        p = targets.dp_transition_probabilities(pr_b, pr_t, delta)
+    except FairDashError as e:
+        assert "\n" not in str(e) and "delta" in str(e)
+        return
+    assert p[0, 1] > p[0, 0]  # P(ybar=1|y=1) > P(ybar=1|y=0)
+
+
+def test_adult_parity_at_half_with_delta_0_3_is_refused_with_the_reason():
+    from fairdash.data.samples import paper_task
+    from fairdash.rates import rates_readout
+    from fairdash.target_spec import make_target_spec
+
+    task = paper_task("adult-sex")
+    spec = make_target_spec("dp", 0.5, delta=0.3)
+    with pytest.raises(FairDashError, match=r"rank people backwards: use a delta above 0\.500") as e:
+        rates_readout(task, spec)
+    assert "\n" not in str(e.value) and "P(ybar=1|y=1) = 0.300" in str(e.value)
+    # a delta above PR_t keeps the order and is accepted
+    out = rates_readout(task, make_target_spec("dp", 0.5, delta=0.6))
+    assert all(v["p_ybar1_given_y1"] > v["p_ybar1_given_y0"] for v in out["transition"].values())
