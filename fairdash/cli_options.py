@@ -109,6 +109,8 @@ def target_spec_from_args(args, setup=None, rate="given"):
 def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: bool = False) -> None:
     """The target options every command shares; ``many`` takes a list of rates (sweeps), ``training``
     adds the device and cache options."""
+    from .target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
+
     g = p.add_argument_group("target" + (" and training" if training else ""))
     if many:
         g.add_argument("--pr-t", help="comma-separated target rates, or min/avg/max (default: the avg preset)")
@@ -118,9 +120,10 @@ def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: b
     g.add_argument("--criterion", choices=["dp", "eo"],
                    help="dp: demographic parity (default); eo: equality of opportunity (default with a COMPAS --paper set-up)")
     g.add_argument("--delta", type=float, default=1.0, help="keep-rate delta in (0, 1] (default 1)")
-    g.add_argument("--tpr-target", type=float, help="explicit TPR target (with --criterion eo; a missing one of "
-                                                    "--tpr-target/--tnr-target is 1)")
-    g.add_argument("--tnr-target", type=float, help="explicit TNR target (with --criterion eo)")
+    g.add_argument("--tpr-target", type=float, help="explicit TPR target (with --criterion eo; default "
+                                                    f"{DEFAULT_TPR_TARGET:g} when --tnr-target is given)")
+    g.add_argument("--tnr-target", type=float, help="explicit TNR target (with --criterion eo; default "
+                                                    f"{DEFAULT_TNR_TARGET:g} when --tpr-target is given)")
     if training:
         g.add_argument("--device", default="auto", help="auto (GPU if present), cpu or cuda")
         g.add_argument("--no-cache", action="store_true", help="do not use the fit cache")

@@ -31,7 +31,7 @@ from . import ui_state
 from .ui_state import add_run, keep_widgets, remember, runs, save_session  # noqa: F401 (the pages' one facade)
 from .errors import FairDashError
 from .rates import TrainingRates, rates_readout, target_table, training_rates
-from .target_spec import TargetSpec, make_target_spec
+from .target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, make_target_spec
 
 DEFAULT_SAMPLE = "adult"
 CRITERIA = {
@@ -261,8 +261,8 @@ def ensure_state() -> None:
         ui_state.restore_session(CRITERIA)
     ss.setdefault("fd_criterion", "dp")
     ss.setdefault("fd_delta", 1.0)
-    ss.setdefault("fd_tpr_target", 1.0)
-    ss.setdefault("fd_tnr_target", 0.8)
+    ss.setdefault("fd_tpr_target", DEFAULT_TPR_TARGET)
+    ss.setdefault("fd_tnr_target", DEFAULT_TNR_TARGET)
     if ss.get("fd_task") is None:
         load_sample_task(DEFAULT_SAMPLE)
 
@@ -314,8 +314,8 @@ def target_spec() -> TargetSpec:
     ss = st.session_state
     crit = ss.get("fd_criterion", "dp")
     if crit == "eo-targets":
-        return make_target_spec("eo", tpr_target=float(ss.get("fd_tpr_target", 1.0)),
-                                tnr_target=float(ss.get("fd_tnr_target", 0.8)))
+        return make_target_spec("eo", tpr_target=float(ss.get("fd_tpr_target", DEFAULT_TPR_TARGET)),
+                                tnr_target=float(ss.get("fd_tnr_target", DEFAULT_TNR_TARGET)))
     task = ss.get("fd_task")
     strata = task.spec.strata_column if task is not None and crit == "dp" else None
     rate = ss.get("fd_pr_t")

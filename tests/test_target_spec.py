@@ -161,23 +161,47 @@ def test_rates_json_with_strata_has_a_per_stratum_readout(capsys, compas_race):
 # --------------------------------------------------------------------------------------------------
 # 3. A single explicit target
 # --------------------------------------------------------------------------------------------------
-def test_a_single_tpr_target_fills_tnr_with_one_everywhere(capsys, compas_race):
+def test_a_single_tpr_target_fills_tnr_with_the_one_default_everywhere(capsys, compas_race):
+    """A missing TNR_t is METHOD's default 0.8 (issue 19, item 10: it was 1 on the command line)."""
     code, out, err = run(["rates", *COMPAS_RACE, "--criterion", "eo", "--tpr-target", "0.9", "--json"], capsys)
     assert code == 0, err
     got = json.loads(out)
     assert got["criterion"] == "eo" and got["target_rate"] is None
     for k in ("0", "1"):
         assert got["transition"][k]["p_ybar1_given_y1"] == pytest.approx(0.9, abs=1e-12)
-        assert got["transition"][k]["p_ybar1_given_y0"] == 0.0
-    assert "TPR_t = 0.900, TNR_t = 1.000" in got["target_text"]
+        assert got["transition"][k]["p_ybar1_given_y0"] == pytest.approx(0.2, abs=1e-12)
+    assert "TPR_t = 0.900, TNR_t = 0.800" in got["target_text"]
     # the trained row: no PR_t recorded, the target in words
     spec = make_target_spec("eo", tpr_target=0.9)
     exp = run_experiment(compas_race, ["fair-lr"], target=spec, keep_models=True)
     row = exp.results.iloc[0]
     assert np.isnan(row["target_rate"])
-    assert "TPR_t = 0.900, TNR_t = 1.000" in row["target"]
+    assert "TPR_t = 0.900, TNR_t = 0.800" in row["target"]
     (model,) = exp.models.values()
-    np.testing.assert_allclose(model.transition_table.p_ybar1_given_y, [[0.0, 0.9], [0.0, 0.9]], atol=1e-12)
+    np.testing.assert_allclose(model.transition_table.p_ybar1_given_y, [[0.2, 0.9], [0.2, 0.9]], atol=1e-12)
+
+
+def test_the_missing_explicit_target_has_one_default_in_spec_cli_help_dashboard_and_method(capsys):
+    from fairdash.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
+
+    assert (DEFAULT_TPR_TARGET, DEFAULT_TNR_TARGET) == (1.0, 0.8)
+    assert "**Default: `TPR_t = 1`, `TNR_t = 0.8`**" in (Path(__file__).parents[1] / "docs" / "METHOD.md").read_text()
+    spec = make_target_spec("eo", tnr_target=0.7)
+    assert (spec.tpr_target, spec.tnr_target) == (1.0, 0.7)
+    spec = make_target_spec("eo", tpr_target=0.95)
+    assert (spec.tpr_target, spec.tnr_target) == (0.95, 0.8)
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["rates", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "default 1 when --tnr-target is given" in help_text
+    assert "default 0.8 when --tpr-target is given" in help_text
+    at = _new_app()
+    at.session_state["fd_criterion"] = "eo-targets"
+    at.switch_page("pages/target.py").run()
+    assert not at.exception
+    assert at.number_input(key="tnr_target").value == DEFAULT_TNR_TARGET
+    assert at.number_input(key="tpr_target").value == DEFAULT_TPR_TARGET
 
 
 @pytest.mark.parametrize("extra, match", [
