@@ -84,7 +84,7 @@ def _ceiling_at_target(spec: TargetSpec | None, target_rate, y, s, strata, G) ->
         if spec.conditional and strata is not None:
             return spec.conditional_tables(y, s, strata, n_groups=G).accuracy_ceiling
         if spec.explicit:
-            return targets.accuracy_ceiling(r, p, spec.table(r, p).target_rates)
+            return spec.table(r, p).accuracy_ceiling  # the exact accuracy at explicit targets
     except FairDashError:  # a group without positives among these rows: no target table here
         return float("nan")
     return targets.accuracy_ceiling(r, p, target_rate) if target_rate is not None else float("nan")

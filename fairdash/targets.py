@@ -261,6 +261,19 @@ def accuracy_ceiling(rates, shares, predicted_rates) -> float:
     return float(1.0 - np.sum(p * np.abs(rhat - r)))
 
 
+def accuracy_at_targets(rates, shares, tpr_target, tnr_target) -> float:
+    """The accuracy of any classifier that meets explicit targets exactly: in group ``s`` it is right on
+    a share ``TPR_t^s`` of the positives and ``TNR_t^s`` of the negatives, so its accuracy is
+    ``sum_s p_s (TPR_t^s r_s + TNR_t^s (1 - r_s))``, whatever else it does. Theorem 2 at the implied
+    positive rates only bounds it from above (it lets the positives predicted be the true ones), and with
+    both targets below 1 that bound is several points too high (issue 19, item 7)."""
+    r = np.asarray(rates, dtype=float)
+    p = np.asarray(shares, dtype=float)
+    tpr = np.broadcast_to(np.asarray(tpr_target, dtype=float), r.shape)
+    tnr = np.broadcast_to(np.asarray(tnr_target, dtype=float), r.shape)
+    return float(np.sum(p * (tpr * r + tnr * (1.0 - r))))
+
+
 def accuracy_ceiling_curve(rates, shares, grid=None) -> tuple[np.ndarray, np.ndarray]:
     """Theorem 2's ceiling under demographic parity for every ``PR_t`` of ``grid`` (default 0..1, 201 points)."""
     grid = np.linspace(0.0, 1.0, 201) if grid is None else np.asarray(grid, dtype=float)
@@ -323,7 +336,7 @@ class TransitionTable:
     p_ybar1_given_y: np.ndarray  # (G, 2) indexed [s, y]
     d: np.ndarray  # (G, 2) indexed [s, ybar]: P(y=1 | ybar, s)
     t: np.ndarray  # Theorem 1's t_s
-    accuracy_ceiling: float  # Theorem 2 at the target rates
+    accuracy_ceiling: float  # Theorem 2 at the target rates; explicit TPR/TNR targets: the accuracy at them
     criterion: str = "dp"
     delta: float = 1.0
     group_names: tuple = field(default=())
@@ -398,7 +411,8 @@ def eo_transition_table(rates, shares, tpr_target, tnr_target, group_names=None)
     """The table for explicit TPR/TNR targets (one pair for all groups, or one per group).
 
     ``P(ybar=1|s) = TPR_t PR_b + (1 - TNR_t)(1 - PR_b)``; ``d`` follows by Bayes with that denominator.
-    The ceiling is Theorem 2 at the positive rates a classifier matching ``ybar`` would have.
+    The ceiling is the exact accuracy of a classifier that meets the targets (:func:`accuracy_at_targets`),
+    not Theorem 2 at the implied positive rates, which overstates it.
     """
     rates = check_base_rates(rates, group_names)
     shares = np.asarray(shares, dtype=float)
@@ -411,7 +425,7 @@ def eo_transition_table(rates, shares, tpr_target, tnr_target, group_names=None)
         p_ybar1_given_y=p,
         d=bayes_d(p, rates),
         t=t_general(p),
-        accuracy_ceiling=accuracy_ceiling(rates, shares, implied),
+        accuracy_ceiling=accuracy_at_targets(rates, shares, p[:, 1], 1.0 - p[:, 0]),
         criterion="eo",
         delta=1.0,
         group_names=tuple(group_names or ()),

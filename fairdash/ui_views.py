@@ -112,8 +112,11 @@ def _readouts(out: dict, tb, marked: float | None, rates, names) -> None:
     with st.container(key="ceiling_readout"):
         cols = st.columns([2] + [1] * max(shown, 2))
         cols[0].metric(CEILING_LABEL, f"{tb.accuracy_ceiling:.4f}",
-                       help="No classifier with the target's positive rates can be more accurate than this on the "
-                            "training split (Theorem 2: 1 - sum_s P(s) |target rate_s - PR_b^s|).")
+                       help=("Every classifier that meets the TPR and TNR targets has exactly this accuracy on the "
+                             "training split: sum_s P(s) (TPR_t PR_b^s + TNR_t (1 - PR_b^s))."
+                             if (out.get("target") or {}).get("tpr_target") is not None else
+                             "No classifier with the target's positive rates can be more accurate than this on the "
+                             "training split (Theorem 2: 1 - sum_s P(s) |target rate_s - PR_b^s|)."))
         for j in range(shown):
             t = float(tb.t[j])
             cols[1 + j].metric(f"t_{j}", "∞" if t == float("inf") else f"{t:.4f}",
@@ -131,8 +134,8 @@ def _readouts(out: dict, tb, marked: float | None, rates, names) -> None:
                     key="ceiling_curve", config={"displayModeBar": False})
     if marked is None:
         st.caption("The curve is the ceiling when every group gets the same PR_t. Explicit TPR/TNR targets give each "
-                    "group its own rate (the table's target column), so they are not a point on the curve; their "
-                    f"ceiling is the number above ({tb.accuracy_ceiling:.4f}).")
+                    "group its own rate (the table's target column), so they are not a point on the curve; the "
+                    f"accuracy of a classifier meeting them is the number above ({tb.accuracy_ceiling:.4f}).")
 
 
 def _conditional_readouts(out: dict, names) -> None:

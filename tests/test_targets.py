@@ -200,3 +200,40 @@ def test_adult_parity_at_half_with_delta_0_3_is_refused_with_the_reason():
     # a delta above PR_t keeps the order and is accepted
     out = rates_readout(task, make_target_spec("dp", 0.5, delta=0.6))
     assert all(v["p_ybar1_given_y1"] > v["p_ybar1_given_y0"] for v in out["transition"].values())
+
+
+# issue 19, item 7: with explicit TPR/TNR targets the readout's ceiling is the exact accuracy at them
+@given(st.lists(st.tuples(st.integers(2, 40), st.integers(2, 40)), min_size=2, max_size=4),
+       st.floats(0.05, 1.0), st.floats(0.05, 1.0))
+def test_explicit_target_ceiling_is_the_accuracy_of_every_classifier_meeting_them(cells, tpr, tnr):
+    """Build a classifier that meets the targets (as closely as whole rows allow) on small random data:
+    its accuracy is the table's ceiling, computed from the rates it actually reaches."""
+    y = np.concatenate([np.r_[np.ones(p), np.zeros(n)] for p, n in cells]).astype(int)
+    s = np.concatenate([np.full(p + n, j) for j, (p, n) in enumerate(cells)])
+    pred = np.zeros_like(y)
+    reached_tpr, reached_tnr = [], []
+    for j, (p, n) in enumerate(cells):
+        k1, k0 = round(tpr * p), round((1 - tnr) * n)
+        pos, neg = np.flatnonzero((s == j) & (y == 1)), np.flatnonzero((s == j) & (y == 0))
+        pred[pos[:k1]], pred[neg[:k0]] = 1, 1
+        reached_tpr.append(k1 / p)
+        reached_tnr.append(1 - k0 / n)
+    r, shares = targets.base_rates(y, s), targets.group_shares(s)
+    exact = targets.accuracy_at_targets(r, shares, reached_tpr, reached_tnr)
+    assert abs(exact - (pred == y).mean()) < 1e-12
+    tb = targets.eo_transition_table(r, shares, reached_tpr, reached_tnr)
+    assert abs(tb.accuracy_ceiling - (pred == y).mean()) < 1e-12
+    assert tb.accuracy_ceiling <= targets.accuracy_ceiling(r, shares, tb.target_rates) + 1e-12
+
+
+@pytest.mark.parametrize("setup, tpr, tnr, exact", [("adult-sex", 0.9, 0.8, 0.8248), ("compas-race", 0.9, 0.7, 0.7911)])
+def test_the_readout_shows_the_accuracy_at_explicit_targets_not_theorem_2(setup, tpr, tnr, exact):
+    from fairdash.data.samples import paper_task
+    from fairdash.rates import rates_readout
+    from fairdash.target_spec import make_target_spec
+
+    out = rates_readout(paper_task(setup), make_target_spec("eo", tpr_target=tpr, tnr_target=tnr))
+    r = np.array([out["base_rates"][k] for k in ("0", "1")])
+    p = np.array([out["group_share"][k] for k in ("0", "1")])
+    assert out["accuracy_bound"] == pytest.approx(float(np.sum(p * (tpr * r + tnr * (1 - r)))), abs=1e-12)
+    assert out["accuracy_bound"] == pytest.approx(exact, abs=5e-5)
