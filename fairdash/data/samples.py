@@ -91,7 +91,9 @@ def paper_task(name: str) -> Task:
     """The paper's task for a set-up name (cached per process)."""
     if name not in _TASK_CACHE:
         setup = paper_setup(name)
-        _TASK_CACHE[name] = build_task(load_sample(setup.sample), setup.spec)
+        task = build_task(load_sample(setup.sample), setup.spec)
+        task.paper_setup = name
+        _TASK_CACHE[name] = task
     return _TASK_CACHE[name]
 
 
