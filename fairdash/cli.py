@@ -49,7 +49,7 @@ def _cmd_rates(args) -> int:
                      f"{(t if t is not None else float('inf')):>8.4f}{tr['p_ybar1_given_y1']:>15.4f}"
                      f"{tr['p_ybar1_given_y0']:>15.4f}{tr['p_y1_given_ybar0']:>15.4f}{tr['p_y1_given_ybar1']:>15.4f}")
     lines += ["", f"Theorem 2 accuracy ceiling at this target (training split): {out['accuracy_bound']:.4f}", ""]
-    lines += [describe_t(out["t"][k], f"s={k} ({name})", out["flips"][k]) for k, name in g.items()]
+    lines += [describe_t(out["t"][k], f"s={k} ({name})", out["flips"][k], out["labels_moved"][k]) for k, name in g.items()]
     if "strata" in out:
         lines += ["", f"Conditional parity on `{task.spec.strata_column}`: ceiling {out['strata_accuracy_bound']:.4f} "
                       "(Theorem 2 per stratum, weighted by the stratum's share of the training rows)",

@@ -214,7 +214,8 @@ def t_general(p_ybar1_given_y) -> np.ndarray:
 
 
 def flip_regions(p_ybar1_given_y) -> list[dict | None]:
-    """Where the target flips labels, per group (METHOD.md, third fix): with ``b_s = P(ybar=1|y=0,s)``,
+    """Where the target changes the Bayes decision, per group (METHOD.md, third fix; the labels themselves
+    move at random at every ``eta``: :attr:`TransitionTable.labels_moved`): with ``b_s = P(ybar=1|y=0,s)``,
     ``m_s = P(ybar=1|y=1,s) - b_s > 0`` and ``c_s = (1 - 2 b_s) / (2 m_s)``, the Bayes decision for
     ``ybar`` differs from the one for ``y`` exactly when ``eta(x, s)`` lies between ``c_s`` and 1/2:
 
@@ -345,6 +346,15 @@ class TransitionTable:
     def n_groups(self) -> int:
         return int(self.base_rates.shape[0])
 
+    @property
+    def labels_moved(self) -> np.ndarray:
+        """Shares of each group's labels the transition changes, ``(G, 2)``: ``[:, 0]`` from 0 to 1
+        (``P(ybar=1|y=0,s) (1 - PR_b^s)``), ``[:, 1]`` from 1 to 0 (``P(ybar=0|y=1,s) PR_b^s``). Each is
+        drawn at random from the whole class, whatever a person's chance of a positive label; for
+        ``delta = 1`` one of them is ``|PR_t - PR_b^s|`` and the other 0."""
+        p, r = self.p_ybar1_given_y, self.base_rates
+        return np.column_stack([p[:, 0] * (1.0 - r), (1.0 - p[:, 1]) * r])
+
     def to_dict(self) -> dict:
         """Plain-JSON form, groups keyed "0", "1", ... (the ``rates --json`` layout)."""
         g = range(self.n_groups)
@@ -366,6 +376,8 @@ class TransitionTable:
             },
             "accuracy_bound": float(self.accuracy_ceiling),
             "flips": {str(j): f for j, f in zip(g, flip_regions(self.p_ybar1_given_y))},
+            "labels_moved": {str(j): {"0_to_1": float(self.labels_moved[j, 0]), "1_to_0": float(self.labels_moved[j, 1])}
+                             for j in g},
         }
 
 

@@ -123,7 +123,8 @@ def _readouts(out: dict, tb, marked: float | None, rates, names) -> None:
                                help=f"Theorem 1's t_s for group {j} ({names[j]}).")
     for j in range(tb.n_groups):
         t = float(tb.t[j])
-        st.markdown("- " + describe_t(t if t != float("inf") else None, f"s={j} ({names[j]})", out["flips"][str(j)]))
+        st.markdown("- " + describe_t(t if t != float("inf") else None, f"s={j} ({names[j]})", out["flips"][str(j)],
+                                      out["labels_moved"][str(j)]))
     st.dataframe(_rates_table(tb, names), key="transition_table", hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
                                 for c in _rates_table(tb, names).columns if c != "group"})

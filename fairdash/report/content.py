@@ -192,8 +192,9 @@ def section_readout(desc: dict, readout: dict | None, results: pd.DataFrame) -> 
     blocks.append(table(["group", "share", "base rate", "t_s", "P(ȳ=1|y=1)", "P(ȳ=1|y=0)", "P(y=1|ȳ=0)", "P(y=1|ȳ=1)"],
                         rows, num_cols=range(1, 8)))
     flips = readout.get("flips") or {}
-    blocks.append(bullets(describe_t(readout["t"].get(k), f"s={k} ({_group_name(desc, readout, k)})", flips.get(k))
-                          for k in keys))
+    moved = readout.get("labels_moved") or {}
+    blocks.append(bullets(describe_t(readout["t"].get(k), f"s={k} ({_group_name(desc, readout, k)})", flips.get(k),
+                                     moved.get(k)) for k in keys))
     rates_text = ("the positive rates these TPR/TNR targets imply in each group" if explicit
                   else f"positive rate PR_t = {fmt(t, 3)} in every group")
     blocks.append(para(("Theorem 2 ceiling:", True), f" no classifier with the {rates_text} can be more than ",
