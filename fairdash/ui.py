@@ -144,6 +144,8 @@ def set_task(df: pd.DataFrame, table_id: str, table_name: str, spec: data.TaskSp
     same_target = (old is not None and ss.get("fd_table_id") == table_id and old.s_column == spec.s_column
                    and old.y_column == spec.y_column and old.s1_values == spec.s1_values
                    and old.y1_values == spec.y1_values)
+    if ss.get("fd_table_id") != table_id:
+        ss["fd_table_desc"] = ""  # a sample's description belongs to the sample (load_sample_task sets it)
     ss["fd_table"], ss["fd_table_id"], ss["fd_table_name"] = df, table_id, table_name
     ss["fd_spec"], ss["fd_task"], ss["fd_task_key"] = spec, task, key
     ss["fd_rates"], ss["fd_split0"] = (key, rates), (key, split)
