@@ -84,6 +84,16 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _drop_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's last flush at exit does not fail
+    again on the closed pipe (Python's advice for SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file descriptor (a test's captured output)
+        pass
+
+
 def main(argv=None) -> int:
     try:
         parser = build_parser()
@@ -91,13 +101,22 @@ def main(argv=None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return EXIT_USER_ERROR
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handlers, not at the interpreter's exit
+        return code
     except FairDashError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (``rates --json | head``): stop quietly
+        _drop_stdout()
+        return 141
+    except OSError as e:  # a file that cannot be read or written: one line naming it
+        where = f" {e.filename}" if e.filename else ""
+        print(f"error: could not read or write{where} ({e.strerror or type(e).__name__}).", file=sys.stderr)
+        return EXIT_USER_ERROR
     except MemoryError:
         print("error: out of memory; try a smaller table or fewer rows", file=sys.stderr)
         return EXIT_INTERNAL_ERROR
