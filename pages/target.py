@@ -12,7 +12,6 @@ import streamlit as st
 
 from fairdash import data, ui, ui_views
 from fairdash.errors import FairDashError
-from fairdash.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
 
 ss = st.session_state
 PR_T_MIN, PR_T_MAX = 0.001, 0.999  # the slider never reaches 0 or 1 (no target there: one class for everyone)
@@ -142,8 +141,8 @@ def live_target() -> None:
 
 def _live_target() -> None:
     if criterion == "eo-targets":
-        ui.restore("tpr_target", float(ss.get("fd_tpr_target", DEFAULT_TPR_TARGET)))
-        ui.restore("tnr_target", float(ss.get("fd_tnr_target", DEFAULT_TNR_TARGET)))
+        ui.restore("tpr_target", float(ss.get("fd_tpr_target", ui.DEFAULT_TPR_TARGET)))
+        ui.restore("tnr_target", float(ss.get("fd_tnr_target", ui.DEFAULT_TNR_TARGET)))
         c1, c2 = st.columns(2)
         c1.number_input("Target true positive rate TPR_t", 0.0, 1.0, step=0.01, key="tpr_target",
                         on_change=lambda: ss.update(fd_tpr_target=float(ss["tpr_target"])),
