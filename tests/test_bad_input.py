@@ -71,7 +71,7 @@ CASES = {
                                               r"'age' and 'Age'"),
     "zip_archive_named.csv": ("M", 2, r"is a zip archive \(1 file\(s\): 'people\.csv'\), not a table"),
     "very_long_column_name.csv": ("M", 2, r"very_long_column_name\.csv has duplicate column names: "
-                                          r"'x{60}… \(10,000 characters\)'\. Rename them\.$"),
+                                          r"'x{60}… \(10,000 characters\)'\. Rename them\."),
 }
 
 

@@ -313,9 +313,9 @@ def _numbers_from_objects(df: pd.DataFrame, notes: list) -> None:
             if objects.all():
                 df[c] = pd.to_numeric(col.map(lambda x: x if pd.isna(x) else float(x)), errors="coerce")
                 continue
-        text = v.astype(str).str.strip()
-        if not text.iloc[:1000].str.contains(r"\d").mean() >= 1 - PLACEHOLDER_SHARE:
+        if not head.astype(str).str.contains(r"\d").mean() >= 1 - PLACEHOLDER_SHARE:
             continue  # mostly words: a categorical column (a quick look before the full scan)
+        text = v.astype(str).str.strip()
         num = pd.to_numeric(text, errors="coerce")
         bad = text[num.isna()]
         if bad.empty or len(bad) > PLACEHOLDER_SHARE * len(text):
@@ -433,11 +433,8 @@ def _sheet_table(grid: pd.DataFrame):
     labels = [str(names[c]).strip() if pd.notna(names[c]) else f"Unnamed: {k}" for k, c in enumerate(keep)]
     if len(set(labels)) < len(labels):
         return None
+    # a column of numbers read cell by cell may stay 'object': read_table makes it numeric
     table = body[keep].set_axis(labels, axis=1).reset_index(drop=True).infer_objects()
-    for c in table.columns:  # a column of numbers read cell by cell stays 'object': make it numeric
-        col = table[c]
-        if col.dtype == object and col.dropna().map(lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)).all():
-            table[c] = pd.to_numeric(col)
     above = int((grid.index < header).sum())
     return table, int(header) + 1, above
 
