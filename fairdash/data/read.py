@@ -406,23 +406,21 @@ def _sheet_table(grid: pd.DataFrame):
     sheet's own row numbers as index), as ``(table, header row number, rows above it left out)``, or
     ``None`` for a sheet that holds no table (prose, a title, notes: no row names two or more columns).
 
-    The header is the first row that fills (nearly) as many columns as the body's usual row, preferring
-    one of distinct text names: a title row, notes or merged group headings above it fill fewer.
+    The header is the first row that fills as many columns as the body's usual row (a title row, notes
+    or merged group headings above it fill fewer), or the row just above it when that one is a row of
+    values and the row above names all but one column.
     Rows of a single value after the table's last full row (notes under it) are left out."""
     filled = grid.notna().sum(axis=1)
     wide = filled[filled >= 2]
     if wide.empty:
         return None
     width = int(wide.mode().max())
-    candidates = [i for i in grid.index if filled[i] >= max(2, width - 1)]
-    header = candidates[0]
-    for i in candidates:  # the first row of distinct text names, unless a row of values comes first
-        values = _row_values(grid.loc[i])
-        if not all(isinstance(v, str) for v in values):
-            break
-        if len({v.strip() for v in values}) == len(values) and all(v.strip() for v in values):
-            header = i
-            break
+    full = [i for i in grid.index if filled[i] >= max(2, width)]
+    header = full[0]
+    if not _names(grid.loc[header]):  # a row of values: the header may be the row above, naming one less
+        above = grid.index[grid.index < header]
+        if len(above) and filled[above[-1]] >= max(2, width - 1) and _names(grid.loc[above[-1]]):
+            header = above[-1]
     body = grid.loc[grid.index > header]
     full = body.index[body.notna().sum(axis=1) >= 2]
     if len(full) == 0:
@@ -439,8 +437,11 @@ def _sheet_table(grid: pd.DataFrame):
     return table, int(header) + 1, above
 
 
-def _row_values(row: pd.Series) -> list:
-    return [v for v in row.tolist() if not (v is None or (isinstance(v, float) and np.isnan(v)))]
+def _names(row: pd.Series) -> bool:
+    """Does a sheet row look like a header: every filled cell text, none blank, all different?"""
+    values = [v for v in row.tolist() if not (v is None or (isinstance(v, float) and np.isnan(v)))]
+    return (all(isinstance(v, str) and v.strip() for v in values)
+            and len({v.strip() for v in values}) == len(values))
 
 
 # --------------------------------------------------------------------------------------------------
