@@ -48,7 +48,9 @@ def _cmd_rates(args) -> int:
         lines.append(f"{('s=' + k + ': ' + name)[:33]:<34}{out['group_share'][k]:>8.4f}{out['base_rates'][k]:>11.4f}"
                      f"{(t if t is not None else float('inf')):>8.4f}{tr['p_ybar1_given_y1']:>15.4f}"
                      f"{tr['p_ybar1_given_y0']:>15.4f}{tr['p_y1_given_ybar0']:>15.4f}{tr['p_y1_given_ybar1']:>15.4f}")
-    lines += ["", f"Theorem 2 accuracy ceiling at this target (training split): {out['accuracy_bound']:.4f}", ""]
+    ceiling = ("Accuracy of every classifier that meets these TPR/TNR targets" if out["target"].get("tpr_target") is not None
+               else "Theorem 2 accuracy ceiling at this target")
+    lines += ["", f"{ceiling} (training split): {out['accuracy_bound']:.4f}", ""]
     lines += [describe_t(out["t"][k], f"s={k} ({name})", out["flips"][k], out["labels_moved"][k]) for k, name in g.items()]
     if "strata" in out:
         lines += ["", f"Conditional parity on `{task.spec.strata_column}`: ceiling {out['strata_accuracy_bound']:.4f} "

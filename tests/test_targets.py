@@ -237,3 +237,19 @@ def test_the_readout_shows_the_accuracy_at_explicit_targets_not_theorem_2(setup,
     p = np.array([out["group_share"][k] for k in ("0", "1")])
     assert out["accuracy_bound"] == pytest.approx(float(np.sum(p * (tpr * r + tnr * (1 - r)))), abs=1e-12)
     assert out["accuracy_bound"] == pytest.approx(exact, abs=5e-5)
+
+
+def test_the_cli_and_the_report_call_the_explicit_figure_what_it_is(capsys):
+    from fairdash.cli import main
+    from fairdash.data.samples import paper_task
+    from fairdash.rates import rates_readout
+    from fairdash.report.content import section_readout
+    from fairdash.target_spec import make_target_spec
+
+    assert main(["rates", "--paper", "compas-race", "--criterion", "eo", "--tpr-target", "0.9", "--tnr-target", "0.7"]) == 0
+    out = capsys.readouterr().out
+    assert "Accuracy of every classifier that meets these TPR/TNR targets (training split): 0.791" in out
+    assert "Theorem 2 accuracy ceiling" not in out
+    readout = rates_readout(paper_task("compas-race"), make_target_spec("eo", tpr_target=0.9, tnr_target=0.7))
+    words = str(section_readout({"group_names": ["a", "b"]}, readout, __import__("pandas").DataFrame()))
+    assert "Accuracy at these targets:" in words and "Theorem 2 ceiling:" not in words

@@ -224,10 +224,14 @@ def section_readout(desc: dict, readout: dict | None, results: pd.DataFrame) -> 
     moved = readout.get("labels_moved") or {}
     blocks.append(bullets(describe_t(readout["t"].get(k), f"s={k} ({_group_name(desc, readout, k)})", flips.get(k),
                                      moved.get(k)) for k in keys))
-    rates_text = ("the positive rates these TPR/TNR targets imply in each group" if explicit
-                  else f"positive rate PR_t = {fmt(t, 3)} in every group")
-    blocks.append(para(("Theorem 2 ceiling:", True), f" no classifier with the {rates_text} can be more than ",
-                       (fmt(readout.get("accuracy_bound"), 4), True), " accurate on the training split."))
+    if explicit:  # the exact accuracy at the targets (Theorem 2 at their implied rates would overstate it)
+        blocks.append(para(("Accuracy at these targets:", True), " every classifier that meets the TPR and TNR "
+                           "targets in every group is exactly ", (fmt(readout.get("accuracy_bound"), 4), True),
+                           " accurate on the training split (the sum over groups of P(s) (TPR_t PR_b + TNR_t (1 - PR_b)))."))
+    else:
+        blocks.append(para(("Theorem 2 ceiling:", True), f" no classifier with the positive rate PR_t = {fmt(t, 3)} in "
+                           "every group can be more than ", (fmt(readout.get("accuracy_bound"), 4), True),
+                           " accurate on the training split."))
     if readout.get("strata"):
         blocks.append(para(("Conditional parity:", True), " the target holds within every stratum; weighted by the "
                            "strata's shares of the training rows the ceiling is ",
