@@ -48,8 +48,10 @@ def _cmd_rates(args) -> int:
         lines.append(f"{('s=' + k + ': ' + name)[:33]:<34}{out['group_share'][k]:>8.4f}{out['base_rates'][k]:>11.4f}"
                      f"{(t if t is not None else float('inf')):>8.4f}{tr['p_ybar1_given_y1']:>15.4f}"
                      f"{tr['p_ybar1_given_y0']:>15.4f}{tr['p_y1_given_ybar0']:>15.4f}{tr['p_y1_given_ybar1']:>15.4f}")
-    lines += ["", f"Theorem 2 accuracy ceiling at this target (training split): {out['ceiling_at_target']:.4f}", ""]
-    lines += [describe_t(out["t"][k], f"s={k} ({name})", out["flips"][k]) for k, name in g.items()]
+    ceiling = ("Accuracy of every classifier that meets these TPR/TNR targets" if out["target"].get("tpr_target") is not None
+               else "Theorem 2 accuracy ceiling at this target")
+    lines += ["", f"{ceiling} (training split): {out['ceiling_at_target']:.4f}", ""]
+    lines += [describe_t(out["t"][k], f"s={k} ({name})", out["flips"][k], out["labels_moved"][k]) for k, name in g.items()]
     if "strata" in out:
         lines += ["", f"Conditional parity on `{task.spec.strata_column}`: ceiling {out['strata_ceiling_at_target']:.4f} "
                       "(Theorem 2 per stratum, weighted by the stratum's share of the training rows)",
@@ -85,6 +87,16 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _drop_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's last flush at exit does not fail
+    again on the closed pipe (Python's advice for SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file descriptor (a test's captured output)
+        pass
+
+
 def main(argv=None) -> int:
     try:
         parser = build_parser()
@@ -92,13 +104,22 @@ def main(argv=None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return EXIT_USER_ERROR
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handlers, not at the interpreter's exit
+        return code
     except FairDashError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (``rates --json | head``): stop quietly
+        _drop_stdout()
+        return 141
+    except OSError as e:  # a file that cannot be read or written: one line naming it
+        where = f" {e.filename}" if e.filename else ""
+        print(f"error: could not read or write{where} ({e.strerror or type(e).__name__}).", file=sys.stderr)
+        return EXIT_USER_ERROR
     except MemoryError:
         print("error: out of memory; try a smaller table or fewer rows", file=sys.stderr)
         return EXIT_INTERNAL_ERROR

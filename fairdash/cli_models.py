@@ -60,12 +60,37 @@ def _json_safe(obj):
 
 
 def _check_out(path: str, suffixes=None) -> Path:
+    """``--out`` as a path that can be written, checked before any work is done: a folder, a missing
+    folder or a place that cannot be written is refused in one line (a new file is created to find out,
+    and removed again)."""
     out = Path(path)
     if out.exists() and out.is_dir():
         raise FairDashError(f"--out {path} is a folder; give a file name.")
     if not out.parent.exists():
         raise FairDashError(f"The folder for --out ({out.parent}) does not exist.")
+    existed = out.exists()
+    try:
+        with open(out, "ab"):
+            pass
+        if not existed:
+            out.unlink()
+    except OSError as e:
+        raise FairDashError(f"--out {path} cannot be written ({e.strerror or type(e).__name__}); choose a file in a "
+                            "folder you can write to.") from None
     return out
+
+
+def _output_columns(columns) -> tuple[str, str]:
+    """The names of ``predict``'s two new columns: ``probability`` and ``prediction``, or, where the table
+    already has either (in any case, with any spaces), the first ``probability_k`` / ``prediction_k`` pair
+    it has neither of."""
+    taken = {str(c).strip().casefold() for c in columns}
+    k = 1
+    while True:
+        pair = ("probability", "prediction") if k == 1 else (f"probability_{k}", f"prediction_{k}")
+        if not taken & set(pair):
+            return pair
+        k += 1
 
 
 # --------------------------------------------------------------------------------------------------
@@ -181,18 +206,24 @@ def _cmd_predict(args) -> int:
     model = load_model(args.model)
     df = data.read_table_or_sample(args.data)
     out = _check_out(args.out)
-    cleaned, _ = data.clean_table(df)
+    cleaned, repairs = data.clean_table(df)
     proba = model.predict_proba(cleaned)[:, 1]
+    for note in [*df.attrs.get("read_notes", ()), *repairs, *model.scoring_notes(cleaned)]:
+        print(f"warning: {note}", file=sys.stderr)
+    prob_col, pred_col = _output_columns(df.columns)
+    if prob_col != "probability":
+        print(f"warning: the table already has a 'probability' or 'prediction' column; the scores are written to "
+              f"{prob_col!r} and {pred_col!r} instead, and the table's own columns are kept as they are.", file=sys.stderr)
     res = df.copy()
-    res["probability"] = proba
-    res["prediction"] = model.predict(cleaned)  # by the model's decision rule (the file records it)
+    res[prob_col] = proba
+    res[pred_col] = model.predict(cleaned)  # by the model's decision rule (the file records it)
     try:
         from .export import results_csv
 
         out.write_text(results_csv(res), encoding="utf-8")
     except ImportError:  # pragma: no cover
         res.to_csv(out, index=False)
-    print(f"Scored {len(res)} rows; {int(res['prediction'].sum())} predicted positive. Written to {out}.")
+    print(f"Scored {len(res)} rows; {int(res[pred_col].sum())} predicted positive. Written to {out}.")
     return 0
 
 

@@ -124,6 +124,8 @@ def model_options(args, models) -> dict:
 def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: bool = False) -> None:
     """The target options every command shares; ``many`` takes a list of rates (sweeps), ``training``
     adds the device and cache options."""
+    from .target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
+
     g = p.add_argument_group("target" + (" and training" if training else ""))
     if many:
         g.add_argument("--pr-t", help="comma-separated target rates, or min/avg/max (default: the avg preset)")
@@ -133,9 +135,10 @@ def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: b
     g.add_argument("--criterion", choices=["dp", "eo"],
                    help="dp: demographic parity (default); eo: equality of opportunity (default with a COMPAS --paper set-up)")
     g.add_argument("--delta", type=float, default=1.0, help="keep-rate delta in (0, 1] (default 1)")
-    g.add_argument("--tpr-target", type=float, help="explicit TPR target (with --criterion eo; a missing one of "
-                                                    "--tpr-target/--tnr-target is 1)")
-    g.add_argument("--tnr-target", type=float, help="explicit TNR target (with --criterion eo)")
+    g.add_argument("--tpr-target", type=float, help="explicit TPR target (with --criterion eo; default "
+                                                    f"{DEFAULT_TPR_TARGET:g} when --tnr-target is given)")
+    g.add_argument("--tnr-target", type=float, help="explicit TNR target (with --criterion eo; default "
+                                                    f"{DEFAULT_TNR_TARGET:g} when --tpr-target is given)")
     if training:
         from .decision import CHOOSABLE, RULES
 

@@ -30,6 +30,7 @@ import json
 import os
 import re
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -300,7 +301,7 @@ def _open_archive(raw: bytes, name: str) -> dict[str, bytes]:
         try:
             with z.open(i) as f:  # read no more than the header promises: a lying header cannot inflate us
                 data = f.read(limit + 1)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError, NotImplementedError) as e:
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, RuntimeError, NotImplementedError) as e:
             raise FairDashError(f"{name} is damaged or incomplete ({i.filename}: {e}); "
                                 "save or download the model again.") from None
         if len(data) != i.file_size:

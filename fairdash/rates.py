@@ -110,46 +110,55 @@ def rates_readout(task: Task, spec: TargetSpec | None = None, seed: int = 0, spl
     return out
 
 
-def describe_t(t, group: str, flip: dict | None = None) -> str:
-    """Theorem 1's ``t_s`` and the one-sided region it flips (METHOD.md, third fix), in words."""
+def _moved_words(moved: dict | None, direction: int) -> str:
+    """The label transition's own changes in words: the share of the group's labels it moves each way,
+    drawn at random from the whole class, at every chance of a positive label."""
+    if moved is None:
+        pool = "negatives" if direction == 0 else "positives"
+        return (f" The target labels themselves move from {direction} to {1 - direction} at random among the group's "
+                f"{pool}, at every chance of a positive label, not only in that band.")
+    up, down = float(moved["0_to_1"]), float(moved["1_to_0"])
+    parts = []
+    for share, a, b, pool in ((up, 0, 1, "negatives"), (down, 1, 0, "positives")):
+        if share > 1e-12:
+            parts.append(f"{share:.1%} of the group's labels move from {a} to {b} (at random among its {pool})")
+    if not parts:
+        return " No labels are changed."
+    return (" The target labels themselves change: " + " and ".join(parts)
+            + ", at every chance of a positive label, not only in that band.")
+
+
+def decisions_words(base_rate: float, target_rate: float) -> str:
+    """The least share of a group whose decisions differ from its labels under a model that meets the
+    target: ``|PR_t - PR_b|``, in words."""
+    return (f" A model that meets the target decides at least {abs(target_rate - base_rate):.1%} of the group "
+            f"differently from its labels (positive rate {base_rate:.3f} to {target_rate:.3f}).")
+
+
+def describe_t(t, group: str, flip: dict | None = None, moved: dict | None = None) -> str:
+    """Theorem 1's ``t_s`` in words: the one-sided band ``(c_s, 1/2)`` where the Bayes *decision* for the
+    target label differs from the one for the observed label (METHOD.md, third fix), and what the label
+    transition itself moves: ``moved`` (the readout's ``labels_moved`` of the group: shares of the group's
+    labels moved ``0_to_1`` and ``1_to_0``, for ``delta = 1`` one of them ``|PR_t - PR_b^s|``), spread over
+    every chance of a positive label, not only over the band."""
     if flip is None or t is None or not np.isfinite(t):
         return (f"For {group}, the target labels do not follow the observed labels, so no threshold "
                 "describes which labels change.")
     if flip["from"] is None or t == 0:
-        return f"For {group}, the target rate equals the base rate: no labels are changed."
+        moves = _moved_words(moved, 0) if moved is not None else " No labels are changed."
+        if moves == " No labels are changed.":
+            return f"For {group}, the target rate equals the base rate: no labels are changed."
+        return f"For {group}, the target rate equals the base rate: no decision changes." + moves
     lo, hi = flip["eta_low"], flip["eta_high"]
     if flip["from"] == 0:
-        who = ("everyone the data would call negative (chance of a positive label below 1/2) is" if lo <= 0.0
-               else f"people whose chance of a positive label is between {lo:.3f} and 1/2 are")
-        return (f"For {group} (t_s = {t:.3f}), {who} treated as positive: their labels move from 0 to 1. "
-                "Nobody else's label changes.")
-    who = ("everyone the data would call positive (chance of a positive label above 1/2) is" if hi >= 1.0
-           else f"people whose chance of a positive label is between 1/2 and {hi:.3f} are")
-    return (f"For {group} (t_s = {t:.3f}), {who} treated as negative: their labels move from 1 to 0. "
-            "Nobody else's label changes.")
-
-
-def describe_moves(group: str, moved: float, base_rate: float, target_rate: float, flip: dict | None = None,
-                   role: str = "") -> str:
-    """What a target does to one group, in shares of the group rather than ``t_s``: the labels that move
-    (:func:`fairdash.targets.moved_labels`) and which, and the decisions a model meeting the target must
-    change (at least ``|PR_t - PR_b|`` of the group). ``role``: "the disadvantaged group", say."""
-    who = f"For {group}" + (f", {role}" if role else "")
-    if flip is None:
-        return (f"{who}: {moved:.1%} of its labels move, but the target labels do not follow the observed ones, so "
-                "no threshold describes which.")
-    if flip["from"] is None or moved <= 1e-12:
-        return f"{who}: the target rate equals the base rate, so no labels and no decisions move."
-    lo, hi = flip["eta_low"], flip["eta_high"]
-    if flip["from"] == 0:
-        which = ("everyone the data would call negative" if lo <= 0.0
-                 else f"people whose chance of a positive label is between {lo:.3f} and 1/2")
-    else:
-        which = ("everyone the data would call positive" if hi >= 1.0
-                 else f"people whose chance of a positive label is between 1/2 and {hi:.3f}")
-    return (f"{who}: {moved:.1%} of its labels move from {flip['from']} to {flip['to']} ({which}). A model that "
-            f"meets the target decides at least {abs(target_rate - base_rate):.1%} of the group differently from its "
-            f"labels (positive rate {base_rate:.3f} to {target_rate:.3f}).")
+        who = ("everyone the data would call negative (chance of a positive label below 1/2)" if lo <= 0.0
+               else f"people whose chance of a positive label is between {lo:.3f} and 1/2")
+        return (f"For {group} (t_s = {t:.3f}), the decision changes for {who}: a model of the target label calls "
+                "them positive, a model of the observed label negative." + _moved_words(moved, 0))
+    who = ("everyone the data would call positive (chance of a positive label above 1/2)" if hi >= 1.0
+           else f"people whose chance of a positive label is between 1/2 and {hi:.3f}")
+    return (f"For {group} (t_s = {t:.3f}), the decision changes for {who}: a model of the target label calls "
+            "them negative, a model of the observed label positive." + _moved_words(moved, 1))
 
 
 # what a model that does not see s can do, by how well the features tell the groups apart

@@ -7,8 +7,9 @@ pages, the configuration JSON, the report and the model file:
 - ``criterion``: ``"dp"`` (demographic parity) or ``"eo"`` (equality of opportunity);
 - one target for every group, either ``target_rate`` (a number ``PR_t`` in (0, 1)) or ``preset``
   (``"min"``, ``"avg"``, ``"max"`` of the training split's group base rates; the paper's default is
-  ``"avg"``), or explicit ``tpr_target``/``tnr_target`` (equality of opportunity only; a missing one is
-  1, i.e. keep every label of that class);
+  ``"avg"``), or explicit ``tpr_target``/``tnr_target`` (equality of opportunity only; a missing one takes
+  the default of docs/METHOD.md, ``TPR_t = 1``, ``TNR_t = 0.8``: :data:`DEFAULT_TPR_TARGET`,
+  :data:`DEFAULT_TNR_TARGET`, which the command line and the dashboard use too);
 - ``delta``, the keep-rate of demographic parity;
 - ``strata_column``, the legitimate factor of conditional demographic parity. With strata a number
   ``PR_t`` is every stratum's target, a preset is taken of each stratum's own base rates, and
@@ -24,6 +25,11 @@ import numpy as np
 
 from . import targets as T
 from .errors import FairDashError
+
+# Explicit targets' defaults (docs/METHOD.md: keep every positive; TNR_t is the user's dial). The one
+# home of these numbers: the command line's help and the dashboard's inputs read them from here.
+DEFAULT_TPR_TARGET = 1.0
+DEFAULT_TNR_TARGET = 0.8
 
 @dataclass(frozen=True)
 class Criterion:
@@ -275,7 +281,7 @@ def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, 
 
     ``target_rate`` is a number in (0, 1), a preset name (``"min"``, ``"avg"``, ``"max"``) or ``None``
     (``preset``, default ``"avg"``). Explicit ``tpr_target``/``tnr_target`` need ``criterion="eo"``; a
-    missing one is 1 (keep every label of that class); they exclude ``PR_t``, ``delta != 1`` and strata.
+    missing one is :data:`DEFAULT_TPR_TARGET` / :data:`DEFAULT_TNR_TARGET`; they exclude ``PR_t``, ``delta != 1`` and strata.
     Strata (conditional parity) need ``criterion="dp"``. ``decision`` is the rule that turns scores
     into decisions (:mod:`fairdash.decision`); ``group-rates`` cannot be combined with strata. Every
     refusal is a :class:`FairDashError`.
@@ -321,8 +327,8 @@ def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, 
         if strata_column is not None:
             raise FairDashError("A legitimate factor (conditional parity) cannot be combined with explicit TPR/TNR "
                                 "targets.")
-        tpr = 1.0 if tpr_target is None else _one_target("true positive rate", tpr_target)
-        tnr = 1.0 if tnr_target is None else _one_target("true negative rate", tnr_target)
+        tpr = DEFAULT_TPR_TARGET if tpr_target is None else _one_target("true positive rate", tpr_target)
+        tnr = DEFAULT_TNR_TARGET if tnr_target is None else _one_target("true negative rate", tnr_target)
         if tpr + tnr <= 1.0:
             raise FairDashError(f"TPR_t + TNR_t must be more than 1 (got {tpr:g} + {tnr:g}): otherwise the target "
                                 "labels no longer follow the observed labels and there is nothing to learn.")

@@ -81,15 +81,6 @@ def disadvantaged_group(rates) -> int:
     return int(np.argmin(np.asarray(rates, dtype=float)))
 
 
-def moved_labels(p_ybar1_given_y, rates) -> np.ndarray:
-    """The share of each group whose target label differs from its observed label,
-    ``P(ybar != y | s) = (1 - PR_b) P(ybar=1 | y=0) + PR_b (1 - P(ybar=1 | y=1))``; with ``delta = 1`` under
-    demographic parity it is ``|PR_t - PR_b|``, the least any target can move."""
-    p = np.atleast_2d(np.asarray(p_ybar1_given_y, dtype=float))
-    r = np.asarray(rates, dtype=float)
-    return (1.0 - r) * p[:, 0] + r * (1.0 - p[:, 1])
-
-
 def check_target_rate(target_rate) -> np.ndarray:
     """A target rate must lie strictly between 0 and 1 (at 0 or 1 the model would predict one class)."""
     t = np.asarray(target_rate, dtype=float)
@@ -130,12 +121,16 @@ def check_delta(delta) -> float:
 # --------------------------------------------------------------------------------------------------
 # Transition probabilities
 # --------------------------------------------------------------------------------------------------
-def dp_transition_probabilities(base_rate, target_rate, delta: float = 1.0) -> np.ndarray:
+def dp_transition_probabilities(base_rate, target_rate, delta: float = 1.0, group_names=None) -> np.ndarray:
     """``P(ybar=1 | y, s)`` for demographic parity, shape ``(G, 2)`` indexed ``[s, y]``.
 
     If ``PR_t > PR_b^s``: ``P(ybar=1|y=1) = delta``, ``P(ybar=1|y=0) = (PR_t - delta PR_b) / (1 - PR_b)``;
     else ``P(ybar=1|y=0) = 1 - delta``, ``P(ybar=1|y=1) = (PR_t - (1-delta)(1-PR_b)) / PR_b``.
-    ``P(ybar=1|s) = PR_t`` holds exactly. A ``delta`` that leaves [0, 1] is rejected.
+    ``P(ybar=1|s) = PR_t`` holds exactly. A ``delta`` that leaves [0, 1] is rejected, and so is one that
+    makes a group's target labels no more likely positive for ``y = 1`` than for ``y = 0``
+    (``P(ybar=1|y=1) <= P(ybar=1|y=0)``: a model trained on it ranks people backwards, or learns nothing),
+    which happens exactly when ``delta <= PR_t`` for a group below the target or ``delta <= 1 - PR_t`` for
+    one above it; the equality-of-opportunity path refuses the same (``TPR_t + TNR_t <= 1``).
     """
     r = np.atleast_1d(np.asarray(base_rate, dtype=float))
     t = np.broadcast_to(np.asarray(target_rate, dtype=float), r.shape)
@@ -155,7 +150,21 @@ def dp_transition_probabilities(base_rate, target_rate, delta: float = 1.0) -> n
             f"A keep-rate delta of {delta:g} cannot reach this target rate: some transition "
             "probability would leave [0, 1]. Use a larger delta (1 always works)."
         )
-    return np.clip(out, 0.0, 1.0)
+    out = np.clip(out, 0.0, 1.0)
+    informative = (r > 0.0) & (r < 1.0)  # a group with one label value has no order to keep
+    backwards = np.flatnonzero(informative.ravel() & (out[..., 1] - out[..., 0] <= _EPS).ravel())
+    if backwards.size:
+        j = int(backwards[0])
+        name = group_names[j] if group_names is not None and j < len(group_names) else f"group {j}"
+        floor = float(t.ravel()[j] if up.ravel()[j] else 1.0 - t.ravel()[j])
+        p1, p0 = out.reshape(-1, 2)[j, 1], out.reshape(-1, 2)[j, 0]
+        raise FairDashError(
+            f"A keep-rate delta of {delta:g} at PR_t = {float(t.ravel()[j]):.3f} makes {name}'s target label "
+            f"positive no more often for observed positives than for negatives (P(ybar=1|y=1) = {p1:.3f}, "
+            f"P(ybar=1|y=0) = {p0:.3f}), so a model trained on it would rank people backwards: use a delta "
+            f"above {floor:.3f} (1 always works)."
+        )
+    return out
 
 
 def eo_transition_probabilities(tpr_target, tnr_target, n_groups: int = 2) -> np.ndarray:
@@ -211,7 +220,8 @@ def t_general(p_ybar1_given_y) -> np.ndarray:
 
 
 def flip_regions(p_ybar1_given_y) -> list[dict | None]:
-    """Where the target flips labels, per group (METHOD.md, third fix): with ``b_s = P(ybar=1|y=0,s)``,
+    """Where the target changes the Bayes decision, per group (METHOD.md, third fix; the labels themselves
+    move at random at every ``eta``: :attr:`TransitionTable.labels_moved`): with ``b_s = P(ybar=1|y=0,s)``,
     ``m_s = P(ybar=1|y=1,s) - b_s > 0`` and ``c_s = (1 - 2 b_s) / (2 m_s)``, the Bayes decision for
     ``ybar`` differs from the one for ``y`` exactly when ``eta(x, s)`` lies between ``c_s`` and 1/2:
 
@@ -256,6 +266,19 @@ def accuracy_ceiling(rates, shares, predicted_rates) -> float:
     p = np.asarray(shares, dtype=float)
     rhat = np.broadcast_to(np.asarray(predicted_rates, dtype=float), r.shape)
     return float(1.0 - np.sum(p * np.abs(rhat - r)))
+
+
+def accuracy_at_targets(rates, shares, tpr_target, tnr_target) -> float:
+    """The accuracy of any classifier that meets explicit targets exactly: in group ``s`` it is right on
+    a share ``TPR_t^s`` of the positives and ``TNR_t^s`` of the negatives, so its accuracy is
+    ``sum_s p_s (TPR_t^s r_s + TNR_t^s (1 - r_s))``, whatever else it does. Theorem 2 at the implied
+    positive rates only bounds it from above (it lets the positives predicted be the true ones), and with
+    both targets below 1 that bound is several points too high (issue 19, item 7)."""
+    r = np.asarray(rates, dtype=float)
+    p = np.asarray(shares, dtype=float)
+    tpr = np.broadcast_to(np.asarray(tpr_target, dtype=float), r.shape)
+    tnr = np.broadcast_to(np.asarray(tnr_target, dtype=float), r.shape)
+    return float(np.sum(p * (tpr * r + tnr * (1.0 - r))))
 
 
 def accuracy_ceiling_curve(rates, shares, grid=None) -> tuple[np.ndarray, np.ndarray]:
@@ -320,7 +343,7 @@ class TransitionTable:
     p_ybar1_given_y: np.ndarray  # (G, 2) indexed [s, y]
     d: np.ndarray  # (G, 2) indexed [s, ybar]: P(y=1 | ybar, s)
     t: np.ndarray  # Theorem 1's t_s
-    accuracy_ceiling: float  # Theorem 2 at the target rates
+    accuracy_ceiling: float  # Theorem 2 at the target rates; explicit TPR/TNR targets: the accuracy at them
     criterion: str = "dp"
     delta: float = 1.0
     group_names: tuple = field(default=())
@@ -328,6 +351,15 @@ class TransitionTable:
     @property
     def n_groups(self) -> int:
         return int(self.base_rates.shape[0])
+
+    @property
+    def labels_moved(self) -> np.ndarray:
+        """Shares of each group's labels the transition changes, ``(G, 2)``: ``[:, 0]`` from 0 to 1
+        (``P(ybar=1|y=0,s) (1 - PR_b^s)``), ``[:, 1]`` from 1 to 0 (``P(ybar=0|y=1,s) PR_b^s``). Each is
+        drawn at random from the whole class, whatever a person's chance of a positive label; for
+        ``delta = 1`` one of them is ``|PR_t - PR_b^s|`` and the other 0."""
+        p, r = self.p_ybar1_given_y, self.base_rates
+        return np.column_stack([p[:, 0] * (1.0 - r), (1.0 - p[:, 1]) * r])
 
     def to_dict(self) -> dict:
         """Plain-JSON form, groups keyed "0", "1", ... (the ``rates --json`` layout)."""
@@ -350,6 +382,8 @@ class TransitionTable:
             },
             "ceiling_at_target": float(self.accuracy_ceiling),
             "flips": {str(j): f for j, f in zip(g, flip_regions(self.p_ybar1_given_y))},
+            "labels_moved": {str(j): {"0_to_1": float(self.labels_moved[j, 0]), "1_to_0": float(self.labels_moved[j, 1])}
+                             for j in g},
         }
 
 
@@ -376,7 +410,7 @@ def transition_table(
     t_rate = float(check_target_rate(target_rate))
     if not allow_degenerate:
         check_base_rates(rates, group_names)
-    p = dp_transition_probabilities(rates, t_rate, delta)
+    p = dp_transition_probabilities(rates, t_rate, delta, group_names)
     return TransitionTable(
         base_rates=rates,
         group_shares=shares,
@@ -395,7 +429,8 @@ def eo_transition_table(rates, shares, tpr_target, tnr_target, group_names=None)
     """The table for explicit TPR/TNR targets (one pair for all groups, or one per group).
 
     ``P(ybar=1|s) = TPR_t PR_b + (1 - TNR_t)(1 - PR_b)``; ``d`` follows by Bayes with that denominator.
-    The ceiling is Theorem 2 at the positive rates a classifier matching ``ybar`` would have.
+    The ceiling is the exact accuracy of a classifier that meets the targets (:func:`accuracy_at_targets`),
+    not Theorem 2 at the implied positive rates, which overstates it.
     """
     rates = check_base_rates(rates, group_names)
     shares = np.asarray(shares, dtype=float)
@@ -408,7 +443,7 @@ def eo_transition_table(rates, shares, tpr_target, tnr_target, group_names=None)
         p_ybar1_given_y=p,
         d=bayes_d(p, rates),
         t=t_general(p),
-        accuracy_ceiling=accuracy_ceiling(rates, shares, implied),
+        accuracy_ceiling=accuracy_at_targets(rates, shares, p[:, 1], 1.0 - p[:, 0]),
         criterion="eo",
         delta=1.0,
         group_names=tuple(group_names or ()),

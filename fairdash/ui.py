@@ -33,7 +33,7 @@ from . import ui_state
 from .ui_state import add_run, keep_widgets, remember, runs, save_session  # noqa: F401 (the pages' one facade)
 from .errors import FairDashError
 from .rates import TrainingRates, rates_readout, target_table, training_rates
-from .target_spec import TargetSpec, make_target_spec
+from .target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, make_target_spec
 
 DEFAULT_SAMPLE = "adult"
 CRITERIA = {
@@ -245,7 +245,7 @@ def set_task(df: pd.DataFrame, table_id: str, table_name: str, spec: data.TaskSp
                    and old.y_column == spec.y_column and old.s1_values == spec.s1_values
                    and old.y1_values == spec.y1_values)
     if ss.get("fd_table_id") != table_id:
-        ss.pop("fd_table_desc", None)  # a sample's description is not an upload's (load_sample_task sets its own)
+        ss["fd_table_desc"] = ""  # a sample's description belongs to the sample (load_sample_task sets it)
     ss["fd_table"], ss["fd_table_id"], ss["fd_table_name"] = df, table_id, table_name
     ss["fd_spec"], ss["fd_task"], ss["fd_task_key"] = spec, task, key
     ss["fd_rates"], ss["fd_split0"] = (key, rates), (key, split)
@@ -371,8 +371,8 @@ def ensure_state() -> None:
     ss.setdefault("fd_criterion", "dp")
     ss.setdefault("fd_delta", 1.0)
     ss.setdefault("fd_decision", "threshold")
-    ss.setdefault("fd_tpr_target", 1.0)
-    ss.setdefault("fd_tnr_target", 0.8)
+    ss.setdefault("fd_tpr_target", DEFAULT_TPR_TARGET)
+    ss.setdefault("fd_tnr_target", DEFAULT_TNR_TARGET)
     if ss.get("fd_task") is None:
         load_sample_task(DEFAULT_SAMPLE)
 
@@ -424,8 +424,9 @@ def target_spec() -> TargetSpec:
     ss = st.session_state
     crit = ss.get("fd_criterion", "dp")
     if crit == "eo-targets":
-        return make_target_spec("eo", tpr_target=float(ss.get("fd_tpr_target", 1.0)),
-                                tnr_target=float(ss.get("fd_tnr_target", 0.8)), decision=ss.get("fd_decision"))
+        return make_target_spec("eo", tpr_target=float(ss.get("fd_tpr_target", DEFAULT_TPR_TARGET)),
+                                tnr_target=float(ss.get("fd_tnr_target", DEFAULT_TNR_TARGET)),
+                                decision=ss.get("fd_decision"))
     task = ss.get("fd_task")
     strata = task.spec.strata_column if task is not None and crit == "dp" else None
     rate = ss.get("fd_pr_t")

@@ -7,7 +7,7 @@ import streamlit as st
 
 from . import plots, targets, ui, ui_state
 from .errors import FairDashError
-from .rates import describe_moves
+from .rates import decisions_words, describe_t
 
 CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
 
@@ -126,7 +126,7 @@ def _rates_table(tb, names) -> pd.DataFrame:
         "share": tb.group_shares, "base rate PR_b": tb.base_rates, "target P(ybar=1)": tb.target_rates,
         "P(ybar=1 | y=1)": tb.p_ybar1_given_y[:, 1], "P(ybar=1 | y=0)": tb.p_ybar1_given_y[:, 0],
         "P(y=1 | ybar=1)": tb.d[:, 1], "P(y=1 | ybar=0)": tb.d[:, 0],
-        "labels that move": targets.moved_labels(tb.p_ybar1_given_y, tb.base_rates),
+        "labels that move": tb.labels_moved.sum(axis=1),
         "t_s": [float(t) for t in tb.t],
     })
 
@@ -135,14 +135,17 @@ def _readouts(out: dict, tb, marked: float | None, rates, names) -> None:
     """The readout ``out`` (``rates_readout``'s dict) with its table ``tb``; ``marked`` is the PR_t the
     ceiling curve marks (``None`` where the target is not one PR_t for every group)."""
     shown = tb.n_groups if tb.n_groups <= 4 else 0  # with many groups, the shares are read from the sentences
-    moved = targets.moved_labels(tb.p_ybar1_given_y, tb.base_rates)
+    moved = tb.labels_moved.sum(axis=1)
     singled, role = ui.group_role(names, tb.base_rates)
     with st.container(key="ceiling_readout"):
         cols = st.columns([2] + [1] * max(shown, 2))
         cols[0].metric(CEILING_LABEL, f"{tb.accuracy_ceiling:.4f}",
-                       help="No classifier with the target's positive rates can be more accurate than this on the "
-                            "training split (Theorem 2: 1 - sum_s P(s) |target rate_s - PR_b^s|).")
-        for j in range(shown):  # the share of each group whose labels move; t_s is in the table below
+                       help=("Every classifier that meets the TPR and TNR targets has exactly this accuracy on the "
+                             "training split: sum_s P(s) (TPR_t PR_b^s + TNR_t (1 - PR_b^s))."
+                             if (out.get("target") or {}).get("tpr_target") is not None else
+                             "No classifier with the target's positive rates can be more accurate than this on the "
+                             "training split (Theorem 2: 1 - sum_s P(s) |target rate_s - PR_b^s|)."))
+        for j in range(shown):
             t = float(tb.t[j])
             cols[1 + j].metric(f"s={j}: labels that move", f"{moved[j]:.1%}",
                                help=f"Group {j} ({ui.literal(names[j])}" + (f", {role}" if j == singled else "")
@@ -150,9 +153,11 @@ def _readouts(out: dict, tb, marked: float | None, rates, names) -> None:
                                     "label differs from the observed one. Theorem 1's t_s: "
                                     + ("∞" if t == float("inf") else f"{t:.4f}") + " (the table below).")
     for j in range(tb.n_groups):
-        st.markdown("- " + ui.literal(describe_moves(f"s={j} ({names[j]})", float(moved[j]), float(tb.base_rates[j]),
-                                                     float(tb.target_rates[j]), out["flips"][str(j)],
-                                                     role if j == singled else "")))
+        t = float(tb.t[j])
+        st.markdown("- " + ui.literal(describe_t(t if t != float("inf") else None, f"s={j} ({names[j]})"
+                                                 + (f", {role}" if j == singled and role else ""),
+                                                 out["flips"][str(j)], out["labels_moved"][str(j)])
+                                      + decisions_words(float(tb.base_rates[j]), float(tb.target_rates[j]))))
     st.dataframe(_rates_table(tb, names), key="transition_table", hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
                                 for c in _rates_table(tb, names).columns if c != "group"})
@@ -163,8 +168,8 @@ def _readouts(out: dict, tb, marked: float | None, rates, names) -> None:
                     key="ceiling_curve", config={"displayModeBar": False})
     if marked is None:
         st.caption("The curve is the ceiling when every group gets the same PR_t. Explicit TPR/TNR targets give each "
-                    "group its own rate (the table's target column), so they are not a point on the curve; their "
-                    f"ceiling is the number above ({tb.accuracy_ceiling:.4f}).")
+                    "group its own rate (the table's target column), so they are not a point on the curve; the "
+                    f"accuracy of a classifier meeting them is the number above ({tb.accuracy_ceiling:.4f}).")
 
 
 def _conditional_readouts(out: dict, names) -> None:

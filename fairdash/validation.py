@@ -17,6 +17,16 @@ def check_X(X) -> np.ndarray:
     return X
 
 
+def check_predict_X(X, n_features: int) -> np.ndarray:
+    """``predict``'s feature matrix: the checks of ``fit`` (2-D, every value finite) plus the number of
+    columns the model was trained on. Every model calls it before scoring, so a missing value is refused
+    at prediction as at training instead of being scored as some class."""
+    X = check_X(X)
+    if X.shape[1] != int(n_features):
+        raise FairDashError(f"The model was trained on {int(n_features)} feature columns, not {X.shape[1]}.")
+    return X
+
+
 def check_Xy(X, y) -> tuple[np.ndarray, np.ndarray]:
     X = check_X(X)
     y = np.asarray(y).ravel()

@@ -138,8 +138,8 @@ def live_target() -> None:
 
 def _live_target() -> None:
     if mode == "eo-targets":
-        ui.restore("tpr_target", float(ss.get("fd_tpr_target", 1.0)))
-        ui.restore("tnr_target", float(ss.get("fd_tnr_target", 0.8)))
+        ui.restore("tpr_target", float(ss.get("fd_tpr_target", ui.DEFAULT_TPR_TARGET)))
+        ui.restore("tnr_target", float(ss.get("fd_tnr_target", ui.DEFAULT_TNR_TARGET)))
         c1, c2 = st.columns(2)
         c1.number_input("Target true positive rate TPR_t", 0.0, 1.0, step=0.01, key="tpr_target",
                         on_change=lambda: ss.update(fd_tpr_target=float(ss["tpr_target"])),

@@ -60,6 +60,18 @@ CASES = {
     "damaged.xlsx": ("M", 2, r"zip/Excel file but is damaged"),
     "parquet_no_rows.parquet": ("M", 2, r"has a header but no rows"),
     "damaged.parquet": ("M", 2, r"starts like a Parquet file but could not be read"),
+    # issue 19, item 17: tables read as something they are not
+    "excel_title_row_and_merged_headings.xlsx": ("M", 0, r"Sheet 'Data': the table's header is row 4; the 2 row\(s\) "
+                                                         r"above it .* were left out"),
+    "excel_prose_cover_sheet.xlsx": ("M", 0, r"Only the sheet 'People' was read .*other sheets: 'About'"),
+    "parquet_decimal_column.parquet": ("M", 0, None),
+    "numbers_with_placeholders.csv": ("M", 0, r"Column 'hours' holds numbers with placeholder values for missing ones "
+                                              r"\('-' \(3 row\(s\)\), 'missing' \(1 row\(s\)\)\)"),
+    "names_differ_only_by_case.csv": ("M", 2, r"two columns whose names differ only by case or surrounding spaces: "
+                                              r"'age' and 'Age'"),
+    "zip_archive_named.csv": ("M", 2, r"is a zip archive \(1 file\(s\): 'people\.csv'\), not a table"),
+    "very_long_column_name.csv": ("M", 2, r"very_long_column_name\.csv has duplicate column names: "
+                                          r"'x{60}… \(10,000 characters\)'\. Rename them\."),
 }
 
 
@@ -239,3 +251,124 @@ def test_an_empty_parquet_file_never_aborts_the_process_at_exit():
         proc = cli(BAD / "parquet_no_rows.parquet", s1)
         check_cli(proc, code, pattern, "parquet_no_rows.parquet")
         assert "terminate called" not in proc.stderr
+
+
+# --------------------------------------------------------------------------------------------------
+# issue 19, item 17: what each table is read as
+# --------------------------------------------------------------------------------------------------
+def test_a_parquet_decimal_column_is_a_number():
+    df = data.read_table(BAD / "parquet_decimal_column.parquet")
+    assert pd.api.types.is_float_dtype(df["age"]) and df["age"].iloc[0] == pytest.approx(float(int(df["age"].iloc[0])) + 0.25)
+    task = library(BAD / "parquet_decimal_column.parquet", "M")
+    assert "age" in task.numeric_features and "age" not in task.categorical_features
+
+
+def test_placeholders_in_a_column_of_numbers_are_missing_values():
+    df = data.read_table(BAD / "numbers_with_placeholders.csv")
+    assert pd.api.types.is_float_dtype(df["hours"]) and int(df["hours"].isna().sum()) == 5
+    assert "hours" in library(BAD / "numbers_with_placeholders.csv", "M").numeric_features
+
+
+@pytest.mark.parametrize("values, numeric", [
+    (["1", "2", "A", "3"] * 5, False),  # a code with a letter on a quarter of the rows: categories
+    ([str(i) for i in range(40)] + ["-"] * 2, True),
+    ([str(i) for i in range(40)] + ["12-B"], False),  # a token with a digit is a value, not a placeholder
+    ([f"{i}.5" for i in range(60)] + ["?", "unknown", " none ", "N.A.", "—"], True),
+    ([str(i) for i in range(30)] + ["a", "b", "c", "d", "e", "f"], False),  # six different words: not placeholders
+    (["red", "green", "-"] * 10, False),
+])
+def test_the_placeholder_rule_is_general(values, numeric):
+    raw = ("x,y\n" + "\n".join(f"{v},{i % 2}" for i, v in enumerate(values)) + "\n").encode()
+    df = data.read_table(raw, name="t.csv")
+    assert pd.api.types.is_numeric_dtype(df["x"]) == numeric
+
+
+def test_a_workbook_header_under_a_title_row_and_merged_headings():
+    df = data.read_table(BAD / "excel_title_row_and_merged_headings.xlsx")
+    assert list(df.columns) == ["age", "hours", "sex", "label"] and len(df) == 40
+    assert pd.api.types.is_integer_dtype(df["age"]) and df.attrs["sheet"] == "Data"
+
+
+def test_a_workbook_whose_only_sheet_is_prose_is_refused_naming_the_sheet():
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Read me"
+    for i, line in enumerate(["Survey results", "Sent to every office in March.", "", "Thanks to all who answered."]):
+        ws.cell(row=i + 1, column=1, value=line or None)
+    buf = io.BytesIO()
+    wb.save(buf)
+    with pytest.raises(FairDashError, match=r"no sheet holding a table .*sheets with data: 'Read me'"):
+        data.read_table(buf.getvalue(), name="notes.xlsx")
+
+
+def test_names_alike_are_refused_in_every_format(tmp_path):
+    df = pd.DataFrame({"Income": [1, 2, 3], " income": [4, 5, 6], "y": [0, 1, 0]})
+    p = tmp_path / "t.parquet"
+    df.to_parquet(p)
+    with pytest.raises(FairDashError, match=r"'Income' and ' income'"):
+        data.read_table(p)
+
+
+def test_a_10000_character_name_is_shortened_in_every_refusal():
+    long = "n" * 10_000
+    df = pd.DataFrame({"a": [1, 2], "b": [0, 1]})
+    with pytest.raises(FairDashError) as e:
+        data.build_task(df, data.TaskSpec(long, "b", ("1",), ("1",)))
+    assert len(str(e.value)) < 400 and "(10,000 characters)" in str(e.value)
+
+
+def test_a_docx_or_a_zip_of_several_files_is_said_to_be_what_it_is():
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for k in range(5):
+            z.writestr(f"part{k}.csv", "a,b\n1,2\n")
+    with pytest.raises(FairDashError, match=r"is a zip archive \(5 file\(s\): 'part0\.csv', 'part1\.csv', 'part2\.csv' "
+                                            r"and 2 more\)"):
+        data.read_table(buf.getvalue(), name="data.csv")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("[Content_Types].xml", "<x/>")
+        z.writestr("word/document.xml", "<x/>")
+    with pytest.raises(FairDashError, match=r"is a Word document, not a table"):
+        data.read_table(buf.getvalue(), name="data.xlsx")
+
+
+BOMB_SCRIPT = r"""
+import sys, zlib
+from fairdash import data
+from fairdash.errors import FairDashError
+
+
+def peak_kb():  # this process's own high-water mark (ru_maxrss would carry the parent's over exec)
+    with open("/proc/self/status") as f:
+        return int(next(line for line in f if line.startswith("VmHWM:")).split()[1])
+
+
+c = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+zeros = bytes(1 << 20)
+parts = [c.compress(b"a,b\n")] + [c.compress(zeros) for _ in range(3700)] + [c.flush()]
+bomb = b"".join(parts)
+del parts
+before = peak_kb()
+try:
+    data.read_table(bomb, name="bomb.csv.gz")
+    print("read")
+except FairDashError as e:
+    print("refused", len(bomb), before, peak_kb(), str(e), sep="|")
+"""
+
+
+def test_a_3_6_mb_gzip_bomb_is_refused_within_512_mb_of_memory():
+    """A 3.6 MB gzip that expands to 3.7 GB, past the 800 MB cap: refused while decompressing in a
+    stream, with the peak resident memory of the whole process (Python, pandas, FairDash) under 512 MB.
+    Before the stream it took about 1.7 GB and said the file 'is 800.0 MB' (the cap, as its size)."""
+    proc = subprocess.run([sys.executable, "-c", BOMB_SCRIPT], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    verdict, size, _, peak_kb, message = proc.stdout.strip().split("|")
+    assert verdict == "refused" and 3.4e6 < int(size) < 3.8e6
+    assert int(peak_kb) < 512 * 1024, proc.stdout
+    assert "too large once decompressed: it expands to more than 800.0 MB (from 3.6 MB compressed)" in message

@@ -99,3 +99,69 @@ def test_train_warns_about_a_leak_of_s_unless_s_is_seen_on_purpose(tmp_path, cap
     code, _, err = run([*args, "--drop", "g_code", "--s-as-feature"], capsys)
     assert code == 0, err
     assert "gives s away" not in err  # the run sees s on purpose
+
+
+# --------------------------------------------------------------------------------------------------
+# issue 19, item 17: predict says what it filled in; --out and closed pipes in one line
+# --------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def compas_model(tmp_path_factory):
+    model = tmp_path_factory.mktemp("model") / "m.fairdash"
+    assert main(["train", *COMPAS, "--model", "lr", "--out", str(model)]) == 0
+    return model
+
+
+def test_predict_warns_about_unseen_categories_and_missing_values(compas_model, tmp_path, capsys):
+    raw = pd.read_csv(data.ASSETS / "compas.csv.gz").drop(columns=["race"]).head(100)
+    raw.loc[:6, "age-cat"] = "Over 90"  # never seen in training
+    raw.loc[10:12, "priors-count"] = None
+    raw.loc[20, "sex"] = None
+    path, scored = tmp_path / "raw.csv", tmp_path / "scored.csv"
+    raw.to_csv(path, index=False)
+    capsys.readouterr()
+    code, out, err = run(["predict", "--model", str(compas_model), "--data", str(path), "--out", str(scored)], capsys)
+    assert code == 0, err
+    lines = err.splitlines()
+    assert all(ln.startswith("warning: ") for ln in lines), lines
+    assert any("Column 'age-cat': 7 row(s) hold 1 value(s) never seen in training ('Over 90')" in ln for ln in lines)
+    assert any("Column 'priors-count': 3 row(s) have no value; they were scored with the median of training" in ln
+               for ln in lines)
+    assert any("Column 'sex': 1 row(s) have no value" in ln for ln in lines)
+    assert len(pd.read_csv(scored)) == 100
+
+
+def test_predict_keeps_a_tables_own_probability_and_prediction_columns(compas_model, tmp_path, capsys):
+    raw = pd.read_csv(data.ASSETS / "compas.csv.gz").drop(columns=["race"]).head(50)
+    raw["Probability"] = 0.123
+    raw["prediction_2"] = "theirs"
+    path, scored = tmp_path / "raw.csv", tmp_path / "scored.csv"
+    raw.to_csv(path, index=False)
+    capsys.readouterr()
+    code, out, err = run(["predict", "--model", str(compas_model), "--data", str(path), "--out", str(scored)], capsys)
+    assert code == 0, err
+    assert "written to 'probability_3' and 'prediction_3' instead" in err
+    res = pd.read_csv(scored)
+    assert (res["Probability"] == 0.123).all() and (res["prediction_2"] == "theirs").all()
+    assert ((res["probability_3"] > 0.5).astype(int) == res["prediction_3"]).all()
+    assert "probability" not in res.columns
+
+
+@pytest.mark.parametrize("out", ["/sys/fairdash_scores.csv", "/proc/fairdash_scores.csv"])
+def test_out_to_a_place_that_cannot_be_written_is_one_clear_line(compas_model, out):
+    proc = subprocess.run([sys.executable, "-m", "fairdash", "predict", "--model", str(compas_model), "--data", "compas",
+                           "--out", out], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    errors = [ln for ln in proc.stderr.splitlines() if not ln.startswith("warning: ")]
+    assert len(errors) == 1 and errors[0].startswith(f"error: --out {out} cannot be written ("), proc.stderr
+    assert "unexpected failure" not in proc.stderr
+
+
+def test_a_closed_pipe_ends_quietly():
+    """``rates --json | head``: the reader goes away before the JSON is written."""
+    p = subprocess.Popen([sys.executable, "-m", "fairdash", "rates", *COMPAS, "--json"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    p.stderr.close()
+    assert p.wait(timeout=300) == 141
+    assert "BrokenPipeError" not in err and "Broken pipe" not in err and "Exception ignored" not in err, err

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from fairdash import targets
-from fairdash.rates import describe_moves
+from fairdash.rates import decisions_words, describe_t
 from test_app import _always_run_the_frame, _cpu, _new_app, _ok, _sidebar  # noqa: F401 (autouse fixtures)
 
 rate = st.floats(0.01, 0.99)
@@ -16,24 +16,24 @@ rate = st.floats(0.01, 0.99)
 @settings(max_examples=200, deadline=None)
 def test_moved_labels_is_the_gap_to_the_target_at_delta_one(r0, r1, pr_t):
     r = np.array([r0, r1])
-    p = targets.dp_transition_probabilities(r, pr_t)
-    assert targets.moved_labels(p, r) == pytest.approx(np.abs(pr_t - r), abs=1e-9)
+    moved = targets.transition_table(r, np.array([0.5, 0.5]), pr_t).labels_moved.sum(axis=1)
+    assert moved == pytest.approx(np.abs(pr_t - r), abs=1e-9)
     assert targets.disadvantaged_group(r) == (0 if r0 <= r1 else 1)
 
 
 def test_smaller_delta_moves_more_labels():
     r = np.array([0.1, 0.4])
-    assert np.all(targets.moved_labels(targets.dp_transition_probabilities(r, 0.25, 0.8), r)
-                  > targets.moved_labels(targets.dp_transition_probabilities(r, 0.25), r))
+    shares = np.array([0.5, 0.5])
+    assert np.all(targets.transition_table(r, shares, 0.25, 0.8).labels_moved.sum(axis=1)
+                  > targets.transition_table(r, shares, 0.25).labels_moved.sum(axis=1))
 
 
-def test_describe_moves_says_shares_not_t():
+def test_the_readout_says_shares_of_labels_and_decisions():
     up = {"from": 0, "to": 1, "eta_low": 0.3, "eta_high": 0.5}
-    text = describe_moves("s=0 (a)", 0.1, 0.1, 0.2, up, "the disadvantaged group")
-    assert text.startswith("For s=0 (a), the disadvantaged group: 10.0% of its labels move from 0 to 1")
-    assert "at least 10.0% of the group" in text and "t_s" not in text
-    assert "no labels and no decisions move" in describe_moves("g", 0.0, 0.2, 0.2, {"from": None, "to": None,
-                                                                                   "eta_low": .5, "eta_high": .5})
+    text = describe_t(0.1, "s=0 (a), the disadvantaged group", up, {"0_to_1": 0.1, "1_to_0": 0.0})
+    text += decisions_words(0.1, 0.2)
+    assert text.startswith("For s=0 (a), the disadvantaged group (t_s = 0.100)")
+    assert "10.0% of the group's labels move from 0 to 1" in text and "at least 10.0% of the group" in text
 
 
 def test_the_analyst_names_the_protected_group_and_the_wording_follows():
@@ -49,6 +49,6 @@ def test_the_analyst_names_the_protected_group_and_the_wording_follows():
     helps = {m.label: m.help for m in at.metric}
     assert "the protected group" in helps["s=1: labels that move"], helps
     assert "disadvantaged" not in helps["s=0: labels that move"], helps
-    assert any(m.value.startswith("- For s=1 (Male), the protected group:") for m in at.markdown)
+    assert any(m.value.startswith("- For s=1 (Male), the protected group") for m in at.markdown)
     at.switch_page("pages/data.py").run()  # the choice is kept across pages
     assert at.selectbox(key="protected_group").value == "Male"

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import unescape
 from html.parser import HTMLParser
 
 import numpy as np
@@ -167,3 +168,64 @@ def test_minimal_inputs_still_build():
     html = build_report(res, task_description={}, readout=None, command=None)
     assert "0.810 ±\u00a00.014" in html and "No target-rate readout" in html
     assert np.isfinite(len(html))
+
+
+# --------------------------------------------------------------------------------------------------
+# issue 19, item 1: the report describes the run's own data; a sample's description only for the sample
+# --------------------------------------------------------------------------------------------------
+def _report_text(task, **kw) -> str:
+    desc = describe_task(task, **kw)
+    results = run_experiment(task, ["lr"], [None], seeds=[0], device="cpu").results
+    html = build_report(results, task_description=desc, readout=None)
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html.split("</head>", 1)[1])))
+
+
+ADULT_WORDS = "45,222 people from the 1994 US census"
+
+
+def test_an_upload_is_not_described_as_the_sample_it_replaced():
+    """A 1,000-row upload built while the session still held the Adult sample's description."""
+    df = data.load_sample("adult").sample(1000, random_state=0).reset_index(drop=True)
+    task = data.build_task(df, data.TaskSpec("sex", "salary", ("Male",), (">50K",)))
+    text = _report_text(task, dataset="my_upload.csv", description=data.SAMPLES["adult"].description)
+    assert ADULT_WORDS not in text
+    groups = task.group_table()
+    assert "This run's data: 1,000 rows; sensitive attribute s = sex, groups " in text
+    for _, g in groups.iterrows():
+        assert f"{g['group']} ({int(g['rows']):,} rows)" in text
+    assert "label y = salary (positive: >50K" in text
+
+
+@pytest.mark.parametrize("change", ["another label", "part of it"])
+def test_the_sample_with_another_label_or_a_part_of_it_drops_the_samples_words(change):
+    df = data.load_sample("compas")
+    if change == "part of it":
+        df = df.iloc[:3000]
+        spec = data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",))
+    else:
+        spec = data.TaskSpec("race", "sex", ("Caucasian",), ("Male",))
+    task = data.build_task(df, spec)
+    assert data.sample_of(task) is None
+    desc = describe_task(task, dataset="COMPAS", description=data.SAMPLES["compas"].description)
+    assert desc["description"] == ""
+
+
+def test_the_sample_itself_keeps_its_description():
+    task = data.paper_task("compas-race")
+    assert data.sample_of(task) is data.SAMPLES["compas"]
+    text = _report_text(task, dataset="COMPAS", description=data.SAMPLES["compas"].description)
+    assert "6,167 defendants" in text and "This run's data: 6,167 rows" in text
+    assert data.SAMPLES["adult"].n_rows == len(data.load_sample("adult"))
+    assert data.SAMPLES["compas"].n_rows == len(data.load_sample("compas"))
+
+
+def test_the_dashboard_forgets_the_samples_description_when_a_table_is_uploaded():
+    from test_app import _new_app, _upload
+
+    at = _new_app()
+    assert at.session_state["fd_table_desc"].startswith("45,222 people")
+    df = data.load_sample("compas").iloc[:800]
+    at = _upload(at, "mine.csv", df)
+    at.button(key="confirm_task").click().run()
+    assert at.session_state["fd_table_name"] == "mine.csv"
+    assert at.session_state["fd_table_desc"] == ""

@@ -161,23 +161,47 @@ def test_rates_json_with_strata_has_a_per_stratum_readout(capsys, compas_race):
 # --------------------------------------------------------------------------------------------------
 # 3. A single explicit target
 # --------------------------------------------------------------------------------------------------
-def test_a_single_tpr_target_fills_tnr_with_one_everywhere(capsys, compas_race):
+def test_a_single_tpr_target_fills_tnr_with_the_one_default_everywhere(capsys, compas_race):
+    """A missing TNR_t is METHOD's default 0.8 (issue 19, item 10: it was 1 on the command line)."""
     code, out, err = run(["rates", *COMPAS_RACE, "--criterion", "eo", "--tpr-target", "0.9", "--json"], capsys)
     assert code == 0, err
     got = json.loads(out)
     assert got["criterion"] == "eo" and got["target_rate"] is None
     for k in ("0", "1"):
         assert got["transition"][k]["p_ybar1_given_y1"] == pytest.approx(0.9, abs=1e-12)
-        assert got["transition"][k]["p_ybar1_given_y0"] == 0.0
-    assert "TPR_t = 0.900, TNR_t = 1.000" in got["target_text"]
+        assert got["transition"][k]["p_ybar1_given_y0"] == pytest.approx(0.2, abs=1e-12)
+    assert "TPR_t = 0.900, TNR_t = 0.800" in got["target_text"]
     # the trained row: no PR_t recorded, the target in words
     spec = make_target_spec("eo", tpr_target=0.9)
     exp = run_experiment(compas_race, ["fair-lr"], target=spec, keep_models=True)
     row = exp.results.iloc[0]
     assert np.isnan(row["target_rate"])
-    assert "TPR_t = 0.900, TNR_t = 1.000" in row["target"]
+    assert "TPR_t = 0.900, TNR_t = 0.800" in row["target"]
     (model,) = exp.models.values()
-    np.testing.assert_allclose(model.transition_table.p_ybar1_given_y, [[0.0, 0.9], [0.0, 0.9]], atol=1e-12)
+    np.testing.assert_allclose(model.transition_table.p_ybar1_given_y, [[0.2, 0.9], [0.2, 0.9]], atol=1e-12)
+
+
+def test_the_missing_explicit_target_has_one_default_in_spec_cli_help_dashboard_and_method(capsys):
+    from fairdash.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
+
+    assert (DEFAULT_TPR_TARGET, DEFAULT_TNR_TARGET) == (1.0, 0.8)
+    assert "**Default: `TPR_t = 1`, `TNR_t = 0.8`**" in (Path(__file__).parents[1] / "docs" / "METHOD.md").read_text()
+    spec = make_target_spec("eo", tnr_target=0.7)
+    assert (spec.tpr_target, spec.tnr_target) == (1.0, 0.7)
+    spec = make_target_spec("eo", tpr_target=0.95)
+    assert (spec.tpr_target, spec.tnr_target) == (0.95, 0.8)
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["rates", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "default 1 when --tnr-target is given" in help_text
+    assert "default 0.8 when --tpr-target is given" in help_text
+    at = _new_app()
+    at.session_state["fd_criterion"] = "eo-targets"
+    at.switch_page("pages/target.py").run()
+    assert not at.exception
+    assert at.number_input(key="tnr_target").value == DEFAULT_TNR_TARGET
+    assert at.number_input(key="tpr_target").value == DEFAULT_TPR_TARGET
 
 
 @pytest.mark.parametrize("extra, match", [
@@ -245,8 +269,8 @@ def test_flipped_mass_of_the_methods_example_is_one_sided():
     b, m = p[0, 0], p[0, 1] - p[0, 0]
     mass = float(((b + m * _ETA > 0.5) != (_ETA > 0.5)).mean())
     t = float(targets.t_general(p)[0])
-    assert mass == pytest.approx(0.076, abs=0.005)  # METHOD.md: "0.076 flipped"
-    assert abs(mass - 2 * t) > 0.05  # not the paper's two-sided |eta - 1/2| < t_s (about 0.149)
+    assert mass == pytest.approx(0.0736, abs=0.003)  # METHOD.md: t_s = 0.0736 of the group (decisions)
+    assert abs(mass - 2 * t) > 0.05  # not the paper's two-sided |eta - 1/2| < t_s (0.147)
     (flip,) = targets.flip_regions(p)
     assert flip["eta_high"] - flip["eta_low"] == pytest.approx(mass, abs=0.005)
 
@@ -564,3 +588,55 @@ def test_a_pr_t_with_explicit_targets_is_refused_even_as_the_default_preset_name
     also the default, which must not make it pass silently)."""
     with pytest.raises(FairDashError, match="does not apply"):
         make_target_spec("eo", rate, tpr_target=0.9)
+
+
+# --------------------------------------------------------------------------------------------------
+# issue 19, item 18: the band is where decisions change; the transition moves |PR_t - PR_b^s| of labels
+# --------------------------------------------------------------------------------------------------
+def test_methods_worked_example_is_0_0736_and_0_147():
+    p = targets.dp_transition_probabilities(0.33, 0.416)
+    t = float(targets.t_general(p)[0])
+    assert round(t, 4) == 0.0736 and round(2 * t, 3) == 0.147
+    method = (Path(__file__).parents[1] / "docs" / "METHOD.md").read_text()
+    assert "0.0736" in method and "0.147" in method
+    assert "0.076" not in method and "0.149" not in method
+
+
+@given(pr_b=st.floats(0.02, 0.98), pr_t=st.floats(0.02, 0.98))
+@settings(max_examples=60, deadline=None)
+def test_the_transition_moves_the_gap_between_target_and_base_rate_at_every_eta(pr_b, pr_t):
+    """Simulated: a group with eta ~ Beta, labels y ~ Bernoulli(eta), target labels drawn from the
+    transition. The share of labels that change is |PR_t - PR_b| (delta = 1), and changes happen outside
+    the decision band too."""
+    tb = targets.transition_table([pr_b, 0.5], [0.5, 0.5], pr_t)
+    moved = tb.labels_moved[0]
+    assert moved.sum() == pytest.approx(abs(pr_t - pr_b), abs=1e-12)
+    assert min(moved) == 0.0
+    rng = np.random.default_rng(0)
+    n = 200_000
+    a = 2.0
+    eta = rng.beta(a * pr_b / (1 - pr_b), a, size=n)  # mean pr_b
+    y = rng.random(n) < eta
+    p = tb.p_ybar1_given_y[0]
+    ybar = rng.random(n) < np.where(y, p[1], p[0])
+    changed = ybar != y
+    assert changed.mean() == pytest.approx(abs(pr_t - pr_b), abs=0.01)
+    flip = targets.flip_regions(tb.p_ybar1_given_y)[0]
+    outside = (eta < flip["eta_low"]) | (eta > flip["eta_high"])
+    if abs(pr_t - pr_b) > 0.05 and outside.mean() > 0.2:
+        assert changed[outside].mean() > 0.0  # "nobody else's label changes" was wrong
+
+
+def test_the_readout_words_say_what_moves_and_no_longer_that_nobody_else_changes(adult_sex, capsys):
+    out = rates_readout(adult_sex, make_target_spec(target_rate=0.2))
+    for k in ("0", "1"):
+        moved = out["labels_moved"][k]
+        assert moved["0_to_1"] + moved["1_to_0"] == pytest.approx(abs(0.2 - out["base_rates"][k]), abs=1e-12)
+        text = describe_t(out["t"][k], f"s={k}", out["flips"][k], moved)
+        assert "Nobody else" not in text and "decision changes" in text
+        assert f"{abs(0.2 - out['base_rates'][k]):.1%} of the group's labels move from" in text
+    code, printed, _ = run(["rates", "--paper", "adult-sex", "--pr-t", "0.2"], capsys)
+    assert code == 0 and "Nobody else" not in printed and "of the group's labels move from 0 to 1" in printed
+    for doc in ("docs/METHOD.md", "assets/how_it_works.md", "pages/target.py", "fairdash/rates.py"):
+        text = (Path(__file__).parents[1] / doc).read_text().lower()
+        assert "nobody else's label" not in text and "nobody on the\nother side of one half is relabelled" not in text

@@ -17,10 +17,11 @@ delta_st = st.floats(0.01, 1.0, allow_nan=False)
 def test_target_rate_is_reached_exactly(pr_b, pr_t, delta):
     try:
         p = targets.dp_transition_probabilities(pr_b, pr_t, delta)
-    except FairDashError:  # this delta cannot reach the target: every probability would not be valid
-        up = pr_t > pr_b
+    except FairDashError:  # this delta cannot reach the target: some probability would not be valid,
+        up = pr_t > pr_b  # or the target labels would not follow the observed ones (issue 19, item 6)
         raw = (pr_t - delta * pr_b) / (1 - pr_b) if up else (pr_t - (1 - delta) * (1 - pr_b)) / pr_b
-        assert raw < -1e-12 or raw > 1 + 1e-12
+        p1, p0 = (delta, raw) if up else (raw, 1 - delta)
+        assert raw < -1e-12 or raw > 1 + 1e-12 or p1 - p0 <= 1e-12
         return
     assert np.all(p >= 0) and np.all(p <= 1)
     assert abs(targets.implied_target_rates(p, pr_b)[0] - pr_t) < 1e-12
@@ -173,3 +174,82 @@ def test_paper_fix_t_cases_are_not_swapped():
     assert targets.t_closed_form(0.1, 0.3) == pytest.approx(0.2 / 1.4)
     # PR_t below the base rate: t = (PR_b - PR_t) / (2 PR_t)
     assert targets.t_closed_form(0.5, 0.25) == pytest.approx(0.25 / 0.5)
+
+
+# issue 19, item 6: a keep-rate delta that turns the target labels against the observed ones is refused
+@given(rate, rate, delta_st)
+def test_every_accepted_parity_target_keeps_the_order_of_the_labels(pr_b, pr_t, delta):
+    try:
+        p = targets.dp_transition_probabilities(pr_b, pr_t, delta)
+    except FairDashError as e:
+        assert "\n" not in str(e) and "delta" in str(e)
+        return
+    assert p[0, 1] > p[0, 0]  # P(ybar=1|y=1) > P(ybar=1|y=0)
+
+
+def test_adult_parity_at_half_with_delta_0_3_is_refused_with_the_reason():
+    from fairdash.data.samples import paper_task
+    from fairdash.rates import rates_readout
+    from fairdash.target_spec import make_target_spec
+
+    task = paper_task("adult-sex")
+    spec = make_target_spec("dp", 0.5, delta=0.3)
+    with pytest.raises(FairDashError, match=r"rank people backwards: use a delta above 0\.500") as e:
+        rates_readout(task, spec)
+    assert "\n" not in str(e.value) and "P(ybar=1|y=1) = 0.300" in str(e.value)
+    # a delta above PR_t keeps the order and is accepted
+    out = rates_readout(task, make_target_spec("dp", 0.5, delta=0.6))
+    assert all(v["p_ybar1_given_y1"] > v["p_ybar1_given_y0"] for v in out["transition"].values())
+
+
+# issue 19, item 7: with explicit TPR/TNR targets the readout's ceiling is the exact accuracy at them
+@given(st.lists(st.tuples(st.integers(2, 40), st.integers(2, 40)), min_size=2, max_size=4),
+       st.floats(0.05, 1.0), st.floats(0.05, 1.0))
+def test_explicit_target_ceiling_is_the_accuracy_of_every_classifier_meeting_them(cells, tpr, tnr):
+    """Build a classifier that meets the targets (as closely as whole rows allow) on small random data:
+    its accuracy is the table's ceiling, computed from the rates it actually reaches."""
+    y = np.concatenate([np.r_[np.ones(p), np.zeros(n)] for p, n in cells]).astype(int)
+    s = np.concatenate([np.full(p + n, j) for j, (p, n) in enumerate(cells)])
+    pred = np.zeros_like(y)
+    reached_tpr, reached_tnr = [], []
+    for j, (p, n) in enumerate(cells):
+        k1, k0 = round(tpr * p), round((1 - tnr) * n)
+        pos, neg = np.flatnonzero((s == j) & (y == 1)), np.flatnonzero((s == j) & (y == 0))
+        pred[pos[:k1]], pred[neg[:k0]] = 1, 1
+        reached_tpr.append(k1 / p)
+        reached_tnr.append(1 - k0 / n)
+    r, shares = targets.base_rates(y, s), targets.group_shares(s)
+    exact = targets.accuracy_at_targets(r, shares, reached_tpr, reached_tnr)
+    assert abs(exact - (pred == y).mean()) < 1e-12
+    tb = targets.eo_transition_table(r, shares, reached_tpr, reached_tnr)
+    assert abs(tb.accuracy_ceiling - (pred == y).mean()) < 1e-12
+    assert tb.accuracy_ceiling <= targets.accuracy_ceiling(r, shares, tb.target_rates) + 1e-12
+
+
+@pytest.mark.parametrize("setup, tpr, tnr, exact", [("adult-sex", 0.9, 0.8, 0.8248), ("compas-race", 0.9, 0.7, 0.7911)])
+def test_the_readout_shows_the_accuracy_at_explicit_targets_not_theorem_2(setup, tpr, tnr, exact):
+    from fairdash.data.samples import paper_task
+    from fairdash.rates import rates_readout
+    from fairdash.target_spec import make_target_spec
+
+    out = rates_readout(paper_task(setup), make_target_spec("eo", tpr_target=tpr, tnr_target=tnr))
+    r = np.array([out["base_rates"][k] for k in ("0", "1")])
+    p = np.array([out["group_share"][k] for k in ("0", "1")])
+    assert out["accuracy_bound"] == pytest.approx(float(np.sum(p * (tpr * r + tnr * (1 - r)))), abs=1e-12)
+    assert out["accuracy_bound"] == pytest.approx(exact, abs=5e-5)
+
+
+def test_the_cli_and_the_report_call_the_explicit_figure_what_it_is(capsys):
+    from fairdash.cli import main
+    from fairdash.data.samples import paper_task
+    from fairdash.rates import rates_readout
+    from fairdash.report.content import section_readout
+    from fairdash.target_spec import make_target_spec
+
+    assert main(["rates", "--paper", "compas-race", "--criterion", "eo", "--tpr-target", "0.9", "--tnr-target", "0.7"]) == 0
+    out = capsys.readouterr().out
+    assert "Accuracy of every classifier that meets these TPR/TNR targets (training split): 0.791" in out
+    assert "Theorem 2 accuracy ceiling" not in out
+    readout = rates_readout(paper_task("compas-race"), make_target_spec("eo", tpr_target=0.9, tnr_target=0.7))
+    words = str(section_readout({"group_names": ["a", "b"]}, readout, __import__("pandas").DataFrame()))
+    assert "Accuracy at these targets:" in words and "Theorem 2 ceiling:" not in words

@@ -9,7 +9,7 @@ from .profile import (HIGH_CARDINALITY, MAX_CATEGORIES, column_values, default_f
                       left_out_by_default, left_out_note, profile_columns)
 from .read import MAX_BYTES, clean_table, read_table
 from .samples import (ASSETS, PAPER_SETUPS, SAMPLES, PaperSetup, Sample, load_sample, paper_arrays, paper_setup,
-                      paper_task, read_table_or_sample)
+                      paper_task, read_table_or_sample, sample_of)
 from .split import SPLIT_MEMO_SIZE, Arrays, Split, balanced_subset, prepare_arrays, split_arrays, split_task
 from .task import Task, TaskSpec, build_task, strata_candidates
 
@@ -19,5 +19,5 @@ __all__ = [
     "balanced_subset", "build_task", "categorical_as_text", "clean_table", "column_values", "default_features",
     "is_threshold_column", "left_out_by_default",
     "left_out_note", "load_sample", "make_preprocessor", "paper_arrays", "paper_setup", "paper_task",
-    "prepare_arrays", "profile_columns", "read_table", "read_table_or_sample", "split_arrays", "split_task", "strata_candidates",
+    "prepare_arrays", "profile_columns", "read_table", "read_table_or_sample", "sample_of", "split_arrays", "split_task", "strata_candidates",
 ]

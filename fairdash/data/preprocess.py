@@ -205,6 +205,13 @@ class PlainPreprocessor:
         return out
 
 
+def known_categories(preprocessor) -> dict:
+    """Each categorical feature's categories seen in training, as text: ``{column: set}`` (from a fitted
+    ``ColumnTransformer`` of :func:`make_preprocessor` or a :class:`PlainPreprocessor`)."""
+    plain = preprocessor if isinstance(preprocessor, PlainPreprocessor) else PlainPreprocessor.from_sklearn(preprocessor)
+    return {c["column"]: set(c["frequent"]) | set(c["infrequent"] or ()) for c in plain.categorical}
+
+
 def _category_text(v) -> str:
     return v if isinstance(v, str) else str(v)
 
@@ -228,6 +235,33 @@ class ScoresRawTables:
             raise FairDashError(f"The table lacks column(s) the model was trained on: {', '.join(map(repr, missing))}.")
         X = categorical_as_text(df[list(self.feature_columns)], self.categorical_features)
         return np.asarray(self.preprocessor.transform(X), dtype=np.float64)
+
+    def scoring_notes(self, df: pd.DataFrame) -> list[str]:
+        """What scoring ``df`` fills in without a word from the model itself: feature values that are
+        missing (scored with the training median, or as the missing category), and categories never
+        seen in training (scored as the encoder's rare-categories column, or as no category), each with
+        its column and the number of rows."""
+        from ..errors import shorten
+
+        notes = []
+        feats = [c for c in self.feature_columns if c in df.columns]
+        for c in feats:
+            missing = int(df[c].isna().sum())
+            if missing:
+                how = "the median of training" if c not in self.categorical_features else "the missing-value category"
+                notes.append(f"Column {shorten(c)!r}: {missing:,} row(s) have no value; they were scored with {how}.")
+        known = known_categories(self.preprocessor)
+        cats = [c for c in self.categorical_features if c in df.columns and c in known]
+        X = categorical_as_text(df[cats], cats)
+        for c in cats:
+            values = X[c].dropna().astype(str)
+            unseen = values[~values.isin(known[c])]
+            if len(unseen):
+                counts = unseen.value_counts()
+                shown = ", ".join(repr(shorten(v, 40)) for v in counts.index[:3]) + (" ..." if len(counts) > 3 else "")
+                notes.append(f"Column {shorten(c)!r}: {len(unseen):,} row(s) hold {len(counts):,} value(s) never seen in "
+                             f"training ({shown}); the model scores them as it scores rare categories.")
+        return notes
 
     def predict_proba(self, df: pd.DataFrame) -> np.ndarray:
         if getattr(self.estimator, "needs_s_to_predict", False):

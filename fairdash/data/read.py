@@ -10,9 +10,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import FairDashError
+from ..errors import FairDashError, shorten
 
 MAX_BYTES = 200 * 1024 * 1024  # the largest table accepted (also Streamlit's upload cap)
+EXPANSION = 4  # a compressed table may expand to EXPANSION * MAX_BYTES
+_PIECE = 1 << 20  # decompression works in pieces of this many bytes
 
 
 def _read_bytes(source) -> tuple[bytes, str]:
@@ -188,27 +190,42 @@ def _parser_message(name: str, error: str, sep: str) -> str:
     return f"{name} could not be read as a table: {first[:200]}"
 
 
-def _gunzip(raw: bytes, name: str, limit: int) -> bytes:
-    """Decompress gzip (every member) without ever holding more than ``limit + 1`` bytes, so that a
-    small file that expands enormously (a "zip bomb") is refused instead of filling the memory."""
+def _gunzip_pieces(raw: bytes, name: str):
+    """The decompressed bytes of a gzip file (every member), in pieces of at most ``_PIECE`` bytes."""
     import zlib
 
-    out, rest = [], raw
-    size = 0
+    rest = raw
     try:
         while rest:
             d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-            chunk = d.decompress(rest, limit + 1 - size)
-            out.append(chunk)
-            size += len(chunk)
-            if size > limit:
-                break
+            buf = rest
+            while not d.eof:
+                piece = d.decompress(buf, _PIECE)
+                if piece:
+                    yield piece
+                buf = d.unconsumed_tail
+                if not piece and not buf:
+                    break
             if not d.eof:
                 raise FairDashError(f"{name} looks gzip-compressed but is damaged or incomplete (it ends too soon).")
             rest = d.unused_data.lstrip(b"\x00")
     except zlib.error:
         raise FairDashError(f"{name} looks gzip-compressed but is damaged.") from None
-    return b"".join(out)
+
+
+def _gunzip(raw: bytes, name: str, limit: int) -> bytes:
+    """Decompress gzip in a stream, refusing a file that expands past ``limit`` bytes. A first pass
+    counts the decompressed size piece by piece and keeps nothing, so a small file that expands
+    enormously (a "zip bomb") is refused at the cap with about one piece in memory; only a file within
+    the cap is decompressed again and kept."""
+    size = 0
+    for piece in _gunzip_pieces(raw, name):
+        size += len(piece)
+        if size > limit:
+            raise FairDashError(f"{name} is too large once decompressed: it expands to more than {_size(limit)} (from "
+                                f"{_size(len(raw))} compressed), and the largest table FairDash accepts is {_size(limit)} "
+                                "decompressed. Use a sample of its rows.")
+    return b"".join(_gunzip_pieces(raw, name))
 
 
 def read_table(source, name: str | None = None) -> pd.DataFrame:
@@ -224,10 +241,7 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
     if _blank(raw):
         raise FairDashError(f"{name} is empty.")
     if raw[:2] == b"\x1f\x8b":
-        raw = _gunzip(raw, name, 4 * MAX_BYTES)
-        if len(raw) > 4 * MAX_BYTES:
-            raise FairDashError(f"{name} is too large once decompressed ({_size(len(raw))}; the limit is "
-                                f"{_size(4 * MAX_BYTES)}). Use a sample of its rows.")
+        raw = _gunzip(raw, name, EXPANSION * MAX_BYTES)
         if _blank(raw):
             raise FairDashError(f"{name} is empty.")
     notes: list = []
@@ -241,7 +255,7 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
                 raise FairDashError(f"{name} starts like a Parquet file but could not be read: it is damaged or "
                                     "incomplete. Save or download it again.") from None
         elif raw[:4] == b"PK\x03\x04":
-            df = _read_excel(raw, name)
+            df = _read_zip(raw, name, notes)
         elif raw[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
             raise FairDashError(f"{name} is an old-style .xls workbook; save it as .xlsx or CSV.")
         else:
@@ -263,46 +277,171 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
     df.columns = [str(c) for c in df.columns]
     if df.columns.duplicated().any():
         raise FairDashError(f"{name} has duplicate column names; rename them.")
+    _refuse_names_alike(df.columns, name)
+    _numbers_from_objects(df, notes)
     if notes:
         df.attrs["read_notes"] = notes
     return df
 
 
-def _read_excel(raw: bytes, name: str) -> pd.DataFrame:
+MAX_PLACEHOLDERS = 5  # distinct non-numbers a column of numbers may hold as its "missing" marks
+PLACEHOLDER_SHARE = 0.1  # ... on at most this share of its values
+
+
+def _numbers_from_objects(df: pd.DataFrame, notes: list) -> None:
+    """Columns of numbers that a reader left as objects or text, made numeric in place:
+
+    - exact decimals (Parquet's decimal type arrives as Python ``Decimal`` objects) and numbers stored
+      cell by cell are numbers, not categories;
+    - a column of numbers with a few placeholders for missing values (``-``, ``n/a``, ``?``, `` - ``,
+      ``missing``: at most :data:`MAX_PLACEHOLDERS` distinct values without a digit, on at most
+      :data:`PLACEHOLDER_SHARE` of its values) is read as numbers with those values missing, with a note
+      naming the column and the placeholders."""
+    import decimal
+    import numbers
+
+    for c in df.columns:
+        col = df[c]
+        if not (col.dtype == object or pd.api.types.is_string_dtype(col)):
+            continue
+        v = col.dropna()
+        if v.empty:
+            continue
+        head = v.iloc[:1000]
+        if head.map(lambda x: isinstance(x, (decimal.Decimal, numbers.Real)) and not isinstance(x, (bool, np.bool_))).all():
+            objects = v.map(lambda x: isinstance(x, (decimal.Decimal, numbers.Real)) and not isinstance(x, (bool, np.bool_)))
+            if objects.all():
+                df[c] = pd.to_numeric(col.map(lambda x: x if pd.isna(x) else float(x)), errors="coerce")
+                continue
+        if not head.astype(str).str.contains(r"\d").mean() >= 1 - PLACEHOLDER_SHARE:
+            continue  # mostly words: a categorical column (a quick look before the full scan)
+        text = v.astype(str).str.strip()
+        num = pd.to_numeric(text, errors="coerce")
+        bad = text[num.isna()]
+        if bad.empty or len(bad) > PLACEHOLDER_SHARE * len(text):
+            continue
+        tokens = bad.value_counts()
+        if len(tokens) > MAX_PLACEHOLDERS or any(len(t) > 12 or any(ch.isdigit() for ch in t) for t in tokens.index):
+            continue
+        out = pd.Series(np.nan, index=col.index, dtype=float)
+        out[num.index] = num.to_numpy(dtype=float)
+        df[c] = out
+        shown = ", ".join(f"{t!r} ({k:,} row(s))" for t, k in tokens.items())
+        notes.append(f"Column {shorten(c)!r} holds numbers with placeholder values for missing ones ({shown}); "
+                     "read as numbers, with those values missing.")
+
+
+def _refuse_names_alike(columns, name: str) -> None:
+    """Two columns whose names differ only by case or surrounding spaces would be two features that look
+    like one: refused, naming both."""
+    seen: dict = {}
+    for c in columns:
+        key = str(c).strip().casefold()
+        if key in seen:
+            raise FairDashError(f"{name} has two columns whose names differ only by case or surrounding spaces: "
+                                f"{seen[key]!r} and {c!r}. Rename one of them, or leave one out of the file.")
+        seen[key] = c
+
+
+def _read_zip(raw: bytes, name: str, notes: list) -> pd.DataFrame:
+    """An Excel workbook, or else a zip archive, which is said as such, naming what it holds."""
+    try:
+        members = zipfile.ZipFile(io.BytesIO(raw)).infolist()
+    except zipfile.BadZipFile:
+        raise FairDashError(f"{name} looks like a zip/Excel file but is damaged.") from None
+    names = [m.filename for m in members]
+    if "xl/workbook.xml" in names:
+        limit = EXPANSION * MAX_BYTES
+        if sum(m.file_size for m in members) > limit:
+            raise FairDashError(f"{name} is too large once decompressed: it expands to more than {_size(limit)}, and the "
+                                f"largest table FairDash accepts is {_size(limit)} decompressed. Use a sample of its rows.")
+        return _read_excel(raw, name, notes)
+    kinds = {"word/document.xml": "a Word document", "ppt/presentation.xml": "a PowerPoint presentation"}
+    for member, kind in kinds.items():
+        if member in names:
+            raise FairDashError(f"{name} is {kind}, not a table. Save the table as CSV, Excel (.xlsx) or Parquet.")
+    if "content.xml" in names:
+        raise FairDashError(f"{name} is an OpenDocument file (.ods/.odt), not a table FairDash reads. Save it as "
+                            "Excel (.xlsx) or CSV.")
+    files = [n for n in names if not n.endswith("/")]
+    shown = ", ".join(repr(shorten(n, 40)) for n in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    raise FairDashError(f"{name} is a zip archive ({len(files)} file(s): {shown or 'none'}), not a table. Unzip it "
+                        "and give FairDash the table inside (CSV, Excel or Parquet; a .csv.gz file is read as it is).")
+
+
+def _read_excel(raw: bytes, name: str, notes: list) -> pd.DataFrame:
     try:
         zipfile.ZipFile(io.BytesIO(raw)).testzip()
     except zipfile.BadZipFile:
         raise FairDashError(f"{name} looks like a zip/Excel file but is damaged.") from None
-    sheets = pd.read_excel(io.BytesIO(raw), sheet_name=None)
-    nonempty = {k: _sheet_table(v) for k, v in sheets.items() if not v.dropna(how="all").empty}
+    sheets = pd.read_excel(io.BytesIO(raw), sheet_name=None, header=None)
+    nonempty, tables = [], {}
+    for sheet, grid in sheets.items():
+        grid = grid.dropna(how="all").dropna(axis=1, how="all")
+        if grid.empty:
+            continue
+        nonempty.append(sheet)
+        found = _sheet_table(grid)
+        if found is not None:
+            tables[sheet] = found
     if not nonempty:
         raise FairDashError(f"{name} has no sheet with data.")
-    tables = [k for k, v in nonempty.items() if v.shape[1] >= 2 and len(v) > 0]
     if not tables:
-        raise FairDashError(f"{name} has no sheet holding a table of at least two columns with a header row "
-                            f"(sheets with data: {', '.join(map(repr, nonempty))}).")
-    # the first sheet holding a table (a cover sheet with a title is passed over); the others are named
-    # in a warning by build_task
-    first = tables[0]
-    df = nonempty[first]
+        raise FairDashError(f"{name} has no sheet holding a table (a header row naming at least two columns, with "
+                            f"rows of values under it); sheets with data: {', '.join(repr(shorten(s, 40)) for s in nonempty)}.")
+    # the first sheet holding a table (a cover sheet of prose or a title is passed over); the others are
+    # named in a warning by build_task
+    first = next(iter(tables))
+    df, header_row, skipped = tables[first]
+    if skipped:
+        notes.append(f"Sheet {shorten(first, 40)!r}: the table's header is row {header_row}; the {skipped} row(s) "
+                     "above it (a title, notes or merged group headings) were left out.")
     df.attrs["sheet"] = first
     df.attrs["other_sheets"] = [k for k in nonempty if k != first]
     return df
 
 
-def _sheet_table(df: pd.DataFrame) -> pd.DataFrame:
-    """A sheet's table when blank rows or columns stand above or left of it (pandas then names every
-    column 'Unnamed: k' and reads the real header as a row): the first non-blank row becomes the header."""
-    unnamed = np.array([str(c).startswith("Unnamed:") for c in df.columns])
-    if len(df) == 0 or not unnamed.all():
-        return df
-    df = df.dropna(how="all").dropna(axis=1, how="all")
-    if len(df) == 0:
-        return df
-    header = [str(v).strip() if pd.notna(v) else f"Unnamed: {i}" for i, v in enumerate(df.iloc[0])]
-    if len(set(header)) < len(header):
-        return df
-    return df.iloc[1:].set_axis(header, axis=1).reset_index(drop=True).infer_objects()
+def _sheet_table(grid: pd.DataFrame):
+    """The table a sheet holds, read without a header (``grid``: blank rows and columns dropped, the
+    sheet's own row numbers as index), as ``(table, header row number, rows above it left out)``, or
+    ``None`` for a sheet that holds no table (prose, a title, notes: no row names two or more columns).
+
+    The header is the first row that fills as many columns as the body's usual row (a title row, notes
+    or merged group headings above it fill fewer), or the row just above it when that one is a row of
+    values and the row above names all but one column.
+    Rows of a single value after the table's last full row (notes under it) are left out."""
+    filled = grid.notna().sum(axis=1)
+    wide = filled[filled >= 2]
+    if wide.empty:
+        return None
+    width = int(wide.mode().max())
+    full = [i for i in grid.index if filled[i] >= max(2, width)]
+    header = full[0]
+    if not _names(grid.loc[header]):  # a row of values: the header may be the row above, naming one less
+        above = grid.index[grid.index < header]
+        if len(above) and filled[above[-1]] >= max(2, width - 1) and _names(grid.loc[above[-1]]):
+            header = above[-1]
+    body = grid.loc[grid.index > header]
+    full = body.index[body.notna().sum(axis=1) >= 2]
+    if len(full) == 0:
+        return None
+    body = body.loc[body.index <= full[-1]]
+    names = grid.loc[header]
+    keep = [c for c in grid.columns if pd.notna(names[c]) or body[c].notna().any()]
+    labels = [str(names[c]).strip() if pd.notna(names[c]) else f"Unnamed: {k}" for k, c in enumerate(keep)]
+    if len(set(labels)) < len(labels):
+        return None
+    # a column of numbers read cell by cell may stay 'object': read_table makes it numeric
+    table = body[keep].set_axis(labels, axis=1).reset_index(drop=True).infer_objects()
+    above = int((grid.index < header).sum())
+    return table, int(header) + 1, above
+
+
+def _names(row: pd.Series) -> bool:
+    """Does a sheet row look like a header: every filled cell text, none blank, all different?"""
+    values = [v for v in row.tolist() if not (v is None or (isinstance(v, float) and np.isnan(v)))]
+    return (all(isinstance(v, str) and v.strip() for v in values)
+            and len({v.strip() for v in values}) == len(values))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ class Sample:
     y1_values: tuple
     positive_meaning: str
     drop: tuple = ()
+    n_rows: int = 0  # rows of the bundled table (what its description counts)
 
 
 SAMPLES: dict[str, Sample] = {
@@ -35,7 +36,7 @@ SAMPLES: dict[str, Sample] = {
         "adult", "adult.csv.gz", "Adult (UCI Census Income)",
         "45,222 people from the 1994 US census; the label is whether income exceeds $50K a year.",
         "sex", ("Male",), "salary", (">50K",), "income above $50K a year (a favourable outcome)",
-        ("fnlwgt",),
+        ("fnlwgt",), 45222,
     ),
     "compas": Sample(
         "compas", "compas.csv.gz", "COMPAS (ProPublica two-year recidivism)",
@@ -43,7 +44,7 @@ SAMPLES: dict[str, Sample] = {
         "rearrested within two years.",
         "race", ("Caucasian",), "two-year-recid", ("1",),
         "rearrested within two years (NOT a favourable outcome for the person; it is what the paper "
-        "calls positive)",
+        "calls positive)", (), 6167,
     ),
 }
 
@@ -53,6 +54,29 @@ def load_sample(name: str) -> pd.DataFrame:
     if name not in SAMPLES:
         raise FairDashError(f"Unknown sample {name!r}. Bundled samples: {', '.join(SAMPLES)}.")
     return read_table(ASSETS / SAMPLES[name].file)
+
+
+def sample_of(task) -> Sample | None:
+    """The bundled sample a task was built from, judged by what the task holds, or ``None``: the sample's
+    row count read, its label column with its positive values, and every feature one of its columns. A
+    sample's description (its rows, what its label means) describes such a task and no other: not an
+    upload, not a part of the sample, not the sample with another label."""
+    spec = task.spec
+    for sample in SAMPLES.values():
+        if (int(task.n_rows_read or len(task.y)) == sample.n_rows and spec.y_column == sample.y_column
+                and set(map(str, spec.y1_values)) == set(sample.y1_values) and spec.y_threshold is None
+                and set(task.features) <= set(_sample_columns(sample.name))):
+            return sample
+    return None
+
+
+_COLUMNS: dict = {}
+
+
+def _sample_columns(name: str) -> tuple:
+    if name not in _COLUMNS:
+        _COLUMNS[name] = tuple(load_sample(name).columns)
+    return _COLUMNS[name]
 
 
 def read_table_or_sample(source: str) -> pd.DataFrame:
@@ -91,7 +115,9 @@ def paper_task(name: str) -> Task:
     """The paper's task for a set-up name (cached per process)."""
     if name not in _TASK_CACHE:
         setup = paper_setup(name)
-        _TASK_CACHE[name] = build_task(load_sample(setup.sample), setup.spec)
+        task = build_task(load_sample(setup.sample), setup.spec)
+        task.paper_setup = name
+        _TASK_CACHE[name] = task
     return _TASK_CACHE[name]
 
 

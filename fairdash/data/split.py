@@ -84,6 +84,7 @@ class Arrays:
     split: Split
     strata_train: np.ndarray | None = None
     strata_test: np.ndarray | None = None
+    paper_setup: str | None = None  # the paper's set-up the task is (models that solve as the paper did use it)
 
 
 def prepare_arrays(task: Task, split: Split) -> Arrays:
@@ -104,6 +105,7 @@ def prepare_arrays(task: Task, split: Split) -> Arrays:
         np.asarray(Xte, dtype=np.float64), task.y[split.test], task.s[split.test], bal,
         list(pre.get_feature_names_out()), pre, split,
         None if st is None else st[split.train], None if st is None else st[split.test],
+        getattr(task, "paper_setup", None),
     )
     # read-only: nothing downstream may change them, and the fit cache remembers their digests, so a
     # repeated request on the same arrays is answered without hashing the matrix again

@@ -72,6 +72,7 @@ class Task:
     n_dropped_missing_sy: int = 0
     n_dropped_missing_features: int = 0
     warnings: list = field(default_factory=list)
+    paper_setup: str | None = None  # the paper's set-up this task is (samples.paper_task), else None
 
     @property
     def n_groups(self) -> int:

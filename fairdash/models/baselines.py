@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
-from ..validation import check_s, check_X, check_Xy
+from ..validation import check_predict_X, check_s, check_Xy
 from .state import check_state, make_state
 
 __all__ = ["SVM", "KamiranReweighing", "AgarwalReduction"]
@@ -110,10 +110,7 @@ class SVM(_DecisionClassifier, ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X, chunk_rows: int = 2048) -> np.ndarray:
         check_is_fitted(self, "support_vectors_")
-        X = check_X(X)
-        if X.shape[1] != self.support_vectors_.shape[1]:
-            raise FairDashError(f"The model was trained on {self.support_vectors_.shape[1]} features, "
-                                f"not {X.shape[1]}.")
+        X = check_predict_X(X, self.support_vectors_.shape[1])
         sv = self.support_vectors_
         sv_sq = np.einsum("ij,ij->i", sv, sv)
         out = np.empty(len(X))
@@ -207,7 +204,7 @@ class KamiranReweighing(_DecisionClassifier, ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X) -> np.ndarray:
         check_is_fitted(self, "coef_")
-        X = check_X(X)
+        X = check_predict_X(X, len(self.coef_))
         return X @ self.coef_ + self.intercept_
 
     def get_state(self) -> dict:
@@ -361,9 +358,7 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
 
     def _positive_probs(self, X) -> np.ndarray:
         check_is_fitted(self, "coefs_")
-        X = check_X(X)
-        if X.shape[1] != self.coefs_.shape[1]:
-            raise FairDashError(f"The model was trained on {self.coefs_.shape[1]} features, not {X.shape[1]}.")
+        X = check_predict_X(X, self.coefs_.shape[1])
         preds = np.zeros((len(X), len(self.weights_)))
         for j in range(len(self.weights_)):
             if self.weights_[j] != 0:  # fairlearn leaves zero-weight predictors at 0

@@ -26,6 +26,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..errors import FairDashError
+from ..validation import check_predict_X
 from . import likelihood as L
 from .state import make_state
 
@@ -86,7 +87,7 @@ def auto_batch_size(n: int) -> int:
     return int(min(4096, max(256, n // 8)))
 
 
-class FairGP(L.FairModelBase, BaseEstimator, ClassifierMixin):
+class FairGP(ClassifierMixin, L.FairModelBase, BaseEstimator):
     """Fair sparse variational GP classifier (the paper's FairGP). ``fit(X, y, s)``; ``s`` is not needed
     to predict.
 
@@ -305,11 +306,7 @@ class FairGP(L.FairModelBase, BaseEstimator, ClassifierMixin):
         import torch
 
         self._check_fitted()
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise FairDashError(
-                f"Expected {self.n_features_in_} feature columns, got {X.shape[1] if X.ndim == 2 else X.ndim}."
-            )
+        X = check_predict_X(X, self.n_features_in_)
         if getattr(self, "_predictor", None) is None:
             self._build_predictor()
         mus, vs = [], []

@@ -22,6 +22,7 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..errors import FairDashError
+from ..validation import check_predict_X
 from . import likelihood as L
 from .state import make_state
 
@@ -31,7 +32,7 @@ CHUNK_ELEMENTS = 50_000_000
 
 
 
-class FairLR(L.FairModelBase, BaseEstimator, ClassifierMixin):
+class FairLR(ClassifierMixin, L.FairModelBase, BaseEstimator):
     """Fair logistic regression (the paper's FairLR). ``fit(X, y, s)``; ``s`` is not needed to predict.
 
     Parameters mirror the rest of FairDash: ``target_rate`` (a number in (0, 1), ``"min"``/``"avg"``/
@@ -230,11 +231,7 @@ class FairLR(L.FairModelBase, BaseEstimator, ClassifierMixin):
     def decision_function(self, X):
         """The logit ``w.x + b`` of ``q(x) = P(ybar=1 | x)``."""
         self._check_fitted()
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise FairDashError(
-                f"Expected {self.n_features_in_} feature columns, got {X.shape[1] if X.ndim == 2 else X.ndim}."
-            )
+        X = check_predict_X(X, self.n_features_in_)
         return X @ self.coef_[0] + self.intercept_[0]
 
     def predict_proba(self, X):

@@ -81,11 +81,20 @@ def _group_name(desc, readout, k) -> str:
 # --------------------------------------------------------------------------------------------------
 def describe_task(task, *, dataset: str | None = None, description: str | None = None,
                   positive_meaning: str | None = None, source: str | None = None) -> dict:
-    """The ``task_description`` that ``build_report`` takes, from a :class:`fairdash.data.Task`."""
+    """The ``task_description`` that ``build_report`` takes, from a :class:`fairdash.data.Task`.
+
+    It describes the task's own data. A bundled sample's ``description`` is kept only for a task built
+    from that sample (:func:`fairdash.data.sample_of`): an upload, a part of the sample or the sample with
+    another label never opens with the sample's words, whatever the caller passed (a session that held
+    the sample before an upload passed them)."""
+    from ..data import SAMPLES, sample_of
     from ..experiments import data_fingerprint
 
     spec = task.spec
     gt = task.group_table()
+    if description and description in {smp.description for smp in SAMPLES.values()}:
+        own = sample_of(task)
+        description = own.description if own is not None else ""
     return {
         "dataset": dataset or source or "uploaded table",
         "description": description or "",
@@ -116,8 +125,28 @@ def describe_task(task, *, dataset: str | None = None, description: str | None =
 # --------------------------------------------------------------------------------------------------
 # Sections 1 to 4
 # --------------------------------------------------------------------------------------------------
+def data_summary(desc: dict) -> str:
+    """The run's own data in one sentence: rows, ``s`` and its groups, ``y`` and what is positive."""
+    if "n_rows" not in desc:
+        return ""
+    groups = desc.get("groups") or []
+    parts = [f"{desc['n_rows']:,} rows"]
+    if desc.get("s_column") is not None:
+        named = [f"{g['group']} ({g['rows']:,} rows)" for g in groups]
+        parts.append(f"sensitive attribute s = {desc['s_column']}"
+                     + (", groups " + ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else ""))
+    if desc.get("y_column") is not None:
+        y1 = ", ".join(map(str, desc.get("y1_values") or [])) or (desc.get("label_names") or ["", ""])[-1]
+        pos = sum(g["positives"] for g in groups)
+        rate = f", {pos / desc['n_rows']:.1%} of rows" if groups and desc["n_rows"] else ""
+        parts.append(f"label y = {desc['y_column']} (positive: {y1}{rate})")
+    return "This run's data: " + "; ".join(parts) + "."
+
+
 def section_data(desc: dict) -> dict:
-    blocks = [para(desc["description"])] if desc.get("description") else []
+    summary = data_summary(desc)
+    blocks = [para(summary)] if summary else []
+    blocks += [para(desc["description"])] if desc.get("description") else []
     y1 = ", ".join(map(str, desc.get("y1_values") or [])) or (desc.get("label_names") or ["", ""])[-1]
     dropped = int(desc.get("n_dropped_missing_sy", 0) or 0) + int(desc.get("n_dropped_missing_features", 0) or 0)
     feats = desc.get("features") or []
@@ -194,12 +223,17 @@ def section_readout(desc: dict, readout: dict | None, results: pd.DataFrame) -> 
     blocks.append(table(["group", "share", "base rate", "t_s", "P(ȳ=1|y=1)", "P(ȳ=1|y=0)", "P(y=1|ȳ=0)", "P(y=1|ȳ=1)"],
                         rows, num_cols=range(1, 8)))
     flips = readout.get("flips") or {}
-    blocks.append(bullets(describe_t(readout["t"].get(k), f"s={k} ({_group_name(desc, readout, k)})", flips.get(k))
-                          for k in keys))
-    rates_text = ("the positive rates these TPR/TNR targets imply in each group" if explicit
-                  else f"positive rate PR_t = {fmt(t, 3)} in every group")
-    blocks.append(para(("Theorem 2 ceiling:", True), f" no classifier with the {rates_text} can be more than ",
-                       (fmt(readout.get("ceiling_at_target"), 4), True), " accurate on the training split."))
+    moved = readout.get("labels_moved") or {}
+    blocks.append(bullets(describe_t(readout["t"].get(k), f"s={k} ({_group_name(desc, readout, k)})", flips.get(k),
+                                     moved.get(k)) for k in keys))
+    if explicit:  # the exact accuracy at the targets (Theorem 2 at their implied rates would overstate it)
+        blocks.append(para(("Accuracy at these targets:", True), " every classifier that meets the TPR and TNR "
+                           "targets in every group is exactly ", (fmt(readout.get("ceiling_at_target"), 4), True),
+                           " accurate on the training split (the sum over groups of P(s) (TPR_t PR_b + TNR_t (1 - PR_b)))."))
+    else:
+        blocks.append(para(("Theorem 2 ceiling:", True), f" no classifier with the positive rate PR_t = {fmt(t, 3)} in "
+                           "every group can be more than ", (fmt(readout.get("ceiling_at_target"), 4), True),
+                           " accurate on the training split."))
     if "s_predictability" in readout:
         from ..rates import s_predictability_text
 

@@ -104,7 +104,78 @@ def main():
     df.head(0).to_parquet(buf)
     write("parquet_no_rows.parquet", buf.getvalue())
     write("damaged.parquet", b"PAR1" + bytes(rnd.randrange(256) for _ in range(200)))
+    issue19()
+
+
+def issue19():
+    """Tables read as something they are not (issue 19, item 17)."""
+    import zipfile
+
+    import openpyxl
+    import pandas as pd
+
+    good = rows()
+    df = pd.DataFrame(good, columns=H).astype({"age": int, "hours": int})
+    # a title row and merged group headings above the header, a note under the table
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Data"
+    ws["A1"] = "Staff survey 2024 (all sites)"
+    ws.merge_cells("A1:D1")
+    ws["A3"], ws["D3"] = "Person", "Outcome"
+    ws.merge_cells("A3:C3")
+    ws.append(list(H))
+    for r in df.itertuples(index=False):
+        ws.append(list(r))
+    ws.append([])
+    ws.append(["Source: HR export, 3 March 2024"])
+    buf = io.BytesIO()
+    wb.save(buf)
+    write("excel_title_row_and_merged_headings.xlsx", buf.getvalue())
+    # the first sheet is a cover page of prose (with one two-cell line), the table is on the second
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "About"
+    ws["A1"] = "About this workbook"
+    ws["A2"] = "This file holds the answers of the 2024 staff survey, one row per person, as exported by HR."
+    ws["A3"] = "Please do not share it outside the team; questions go to the survey office."
+    ws["A5"], ws["B5"] = "Contact:", "survey office"
+    ws2 = wb.create_sheet("People")
+    ws2.append(list(H))
+    for r in df.itertuples(index=False):
+        ws2.append(list(r))
+    buf = io.BytesIO()
+    wb.save(buf)
+    write("excel_prose_cover_sheet.xlsx", buf.getvalue())
+    # a Parquet decimal column: numbers, not categories
+    import decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"age": pa.array([decimal.Decimal(f"{a}.25") for a in df["age"]], pa.decimal128(6, 2)),
+                      "hours": df["hours"], "sex": df["sex"], "label": df["label"]})
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    write("parquet_decimal_column.parquet", buf.getvalue())
+    # a numeric column with a few placeholders for missing values
+    many = rows(80, seed=3)
+    marks = {5: "-", 17: "n/a", 29: " - ", 41: "-", 53: "missing"}
+    body = [(a, marks.get(i, h), s, y) for i, (a, h, s, y) in enumerate(many)]
+    write("numbers_with_placeholders.csv", csv_text(H, body))
+    # two columns whose names differ only by case and spaces
+    write("names_differ_only_by_case.csv", csv_text(("age", "Age ", "sex", "label"), [(a, h, s, y) for a, h, s, y in good]))
+    # a zip archive named .csv
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("people.csv", csv_text(H, good))
+    write("zip_archive_named.csv", buf.getvalue())
+    # a refusal that quotes a 10,000-character column name
+    long = "x" * 10_000
+    write("very_long_column_name.csv", csv_text((long, "sex", long, "label"), [(a, s, h, y) for a, h, s, y in good]))
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    issue19() if sys.argv[1:] == ["issue19"] else main()
