@@ -235,8 +235,8 @@ def test_the_readout_shows_the_accuracy_at_explicit_targets_not_theorem_2(setup,
     out = rates_readout(paper_task(setup), make_target_spec("eo", tpr_target=tpr, tnr_target=tnr))
     r = np.array([out["base_rates"][k] for k in ("0", "1")])
     p = np.array([out["group_share"][k] for k in ("0", "1")])
-    assert out["accuracy_bound"] == pytest.approx(float(np.sum(p * (tpr * r + tnr * (1 - r)))), abs=1e-12)
-    assert out["accuracy_bound"] == pytest.approx(exact, abs=5e-5)
+    assert out["ceiling_at_target"] == pytest.approx(float(np.sum(p * (tpr * r + tnr * (1 - r)))), abs=1e-12)
+    assert out["ceiling_at_target"] == pytest.approx(exact, abs=5e-5)
 
 
 def test_the_cli_and_the_report_call_the_explicit_figure_what_it_is(capsys):
