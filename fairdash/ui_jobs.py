@@ -24,10 +24,10 @@ from . import ui, ui_state
 
 REFRESH_S = 1.0  # how often the sidebar's progress box is redrawn while a job runs
 KEEP_S = 3600.0  # a finished job nobody collected (its browser tab was closed) is dropped after this
-# AppTest has no browser to poll the sidebar's fragment: under AppTest the Train button's script run
-# waits for its job (which still runs in its own thread) and collects it, as a user who stays on the
-# Train page sees it. Tests of the background behaviour itself set this to False.
-APPTEST_WAITS = True
+# True: the Train button's script run waits for its job (which still runs in its own thread) and
+# collects it at once. Only for AppTest tests, where no browser polls the sidebar's fragment
+# (tests/conftest.py sets it; the tests of the background behaviour itself leave it off).
+WAIT_IN_SCRIPT = False
 NOTE_KEY = "fd_job_note"  # (kind, text) of the last finished job: "done", "failed" or "cancelled"
 
 _log = logging.getLogger(__name__)
@@ -147,7 +147,7 @@ def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
     st.session_state.pop(NOTE_KEY, None)
     job = TrainingJob(lambda progress: train_run(task, spec, progress=progress, **train_kwargs), title)
     registry().start(_token(), job)
-    if APPTEST_WAITS and st.get_option("global.appTest"):
+    if WAIT_IN_SCRIPT:
         job.thread.join()
         collect()
     return job

@@ -5,7 +5,7 @@ and keeps the session; one training per session at a time. And a pending upload'
 switch until they are confirmed or discarded.
 
 AppTest has no browser polling the sidebar's fragment, so each test here turns off the Train button's
-wait (``ui_jobs.APPTEST_WAITS``) and drives the script runs itself: a run after the job has ended is the
+wait (``ui_jobs.WAIT_IN_SCRIPT``, which tests/conftest.py turns on) and drives the script runs itself: a run after the job has ended is the
 "next script run of the session" that collects it."""
 import threading
 
@@ -21,7 +21,7 @@ JOIN_S = 300  # generous: the machine may be busy; no assertion is about time
 
 @pytest.fixture(autouse=True)
 def _in_the_background(monkeypatch):
-    monkeypatch.setattr(ui_jobs, "APPTEST_WAITS", False)
+    monkeypatch.setattr(ui_jobs, "WAIT_IN_SCRIPT", False)
 
 
 @pytest.fixture

@@ -1,0 +1,124 @@
+"""Issue 20, item 1 in the browser: a training survives navigation. FairLR + LR + FairGP on the default
+Adult task, another page clicked 4 s after Train: that page shows the training's progress in the sidebar,
+and when it ends the run is in the history (Compare). A Cancel button stops a training from another page
+and says so. A pending upload's changed choices survive a page switch and are the ones confirmed."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from test_trust import (TRAIN_TIMEOUT, _adult_3k, _chips, _confirm, _csv, _no_exception, _open, _select, _set_models,
+                        _sidebar, _train, _upload)
+
+pytestmark = pytest.mark.e2e
+
+JOB = ".st-key-training_job"
+NOTE = ".st-key-training_note"
+
+
+def _progress_text(page) -> str:
+    return page.locator(f'{JOB} [data-testid="stProgress"]').first.inner_text()
+
+
+def _start_training(page, st_ui, models: list[str]) -> None:
+    st_ui.goto_page(page, "Train")
+    _set_models(page, st_ui, models)
+    button = page.locator(".st-key-train_button button")
+    assert button.is_enabled(), st_ui.main_text(page)[-1200:]
+    button.click()
+    page.locator(JOB).wait_for(timeout=60_000)
+
+
+@pytest.mark.timeout(900)
+def test_a_training_finishes_and_joins_the_history_while_the_analyst_is_elsewhere(page, app_url, st_ui, server_log):
+    _open(page, app_url, st_ui, "/train")
+    _start_training(page, st_ui, ["FairLR", "LR", "FairGP"])
+    expect(page.locator(".st-key-train_button button")).to_be_disabled()
+    page.wait_for_timeout(4000)
+    st_ui.goto_page(page, "Target")  # 4 s into the training
+    _no_exception(page, server_log)
+    job = page.locator(JOB)
+    expect(job).to_be_visible()
+    assert "Training 3 fit(s)" in job.inner_text(), job.inner_text()
+    expect(job.locator(".st-key-cancel_training button")).to_be_visible()
+    first = _progress_text(page)
+    st_ui.goto_page(page, "Compare")  # the progress is on every page, and it moves
+    expect(page.locator(JOB)).to_be_visible()
+    assert "Nothing trained yet" in st_ui.main_text(page)
+    page.wait_for_function(
+        "([sel, before]) => { const p = document.querySelector(sel); return !p || p.innerText !== before; }",
+        arg=[f'{JOB} [data-testid="stProgress"]', first], timeout=120_000)
+    # the end: the box goes, a toast says so, and the run is in the history on the page we are on
+    page.locator(JOB).wait_for(state="detached", timeout=TRAIN_TIMEOUT * 1000)
+    expect(page.locator('[data-testid="stToast"]').filter(has_text="run 1 is in the run history")).to_be_visible(
+        timeout=30_000)
+    st_ui.wait_idle(page, timeout=120)
+    _no_exception(page, server_log)
+    page.locator(".st-key-compare_runs [data-tag]").first.wait_for(timeout=60_000)
+    chosen = _chips(page, "compare_runs")
+    assert len(chosen) == 1 and chosen[0].startswith("Run 1:"), chosen
+    assert "Nothing trained yet" not in st_ui.main_text(page)
+    assert page.locator(NOTE).count() == 0
+    # the Train page: free again, with the finished training's line and its results
+    st_ui.goto_page(page, "Train")
+    expect(page.locator(".st-key-train_button button")).to_be_enabled()
+    status = page.locator('[data-testid="stExpander"]').filter(has_text=re.compile(r"Trained 3 fit\(s\)"))
+    expect(status.first).to_be_visible()
+    assert page.get_by_role("heading", name=re.compile("Results")).count() >= 1
+    _no_exception(page, server_log)
+
+
+@pytest.mark.timeout(600)
+def test_cancel_from_another_page_says_so_and_adds_nothing(page, app_url, st_ui, server_log):
+    _open(page, app_url, st_ui, "/train")
+    _start_training(page, st_ui, ["FairGP"])
+    st_ui.goto_page(page, "Data")
+    page.locator(f"{JOB} .st-key-cancel_training button").click()
+    note = page.locator(NOTE)
+    note.wait_for(timeout=TRAIN_TIMEOUT * 1000)
+    expect(note).to_contain_text("Training cancelled")
+    expect(note).to_contain_text("nothing was added to the run history")
+    assert page.locator(JOB).count() == 0
+    _no_exception(page, server_log)
+    st_ui.goto_page(page, "Compare")
+    assert "Nothing trained yet" in st_ui.main_text(page)
+    expect(page.locator(NOTE)).to_be_visible()  # the note stays on every page until dismissed
+    page.locator(f"{NOTE} .st-key-dismiss_training_note button").click()
+    page.locator(NOTE).wait_for(state="detached")
+    st_ui.goto_page(page, "Train")
+    expect(page.locator(".st-key-train_button button")).to_be_enabled()
+    # and a training after a cancel is an ordinary one
+    _set_models(page, st_ui, ["LR"])
+    _train(page, st_ui, server_log)
+
+
+@pytest.fixture(scope="module")
+def adult():
+    from fairdash import data
+
+    return data.load_sample("adult")
+
+
+@pytest.mark.timeout(300)
+def test_a_pending_uploads_changed_choices_survive_a_page_switch(page, app_url, st_ui, server_log, adult, tmp_path):
+    path = _csv(_adult_3k(adult), tmp_path, "adult3k_pending.csv")
+    _open(page, app_url, st_ui)
+    _upload(page, st_ui, path)
+    _select(page, st_ui, "y_column", "relationship")
+    meaning = page.locator(".st-key-positive_meaning input")
+    meaning.fill("is a husband")
+    meaning.press("Enter")
+    st_ui.wait_idle(page)
+    y_values = _chips(page, "y1_values")
+    st_ui.goto_page(page, "Target")
+    st_ui.goto_page(page, "Data")
+    _no_exception(page, server_log)
+    assert "relationship" in page.locator(".st-key-y_column").inner_text()
+    assert page.locator(".st-key-positive_meaning input").input_value() == "is a husband"
+    assert _chips(page, "y1_values") == y_values
+    assert "Adult" in _sidebar(page)  # still pending: the current task is unchanged
+    _confirm(page, st_ui, path.name)
+    side = _sidebar(page)
+    assert path.name in side and "relationship" in side, side
