@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 import fairdash.experiments as ex
 from fairdash import data, ui_jobs
-from test_app import _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
+from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
 
 JOIN_S = 300  # generous: the machine may be busy; no assertion is about time
 
@@ -203,3 +203,33 @@ def test_a_pending_upload_can_be_discarded(small_csv):
     assert at.session_state["fd_table_id"] == "sample:adult"
     at.switch_page("pages/train.py").run()
     assert not at.button(key="train_button").disabled
+
+
+def _reopen(at: AppTest) -> AppTest:
+    """The same URL in a new browser session (F5): the session comes back by its token."""
+    b = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for k, v in at.query_params.items():
+        b.query_params[k] = v[0] if isinstance(v, list) else v
+    return b.run()
+
+
+def test_a_reload_during_a_training_finds_it_and_gets_its_run(gate):
+    at = _start(_new_app(), ["lr"])
+    b = _reopen(at)
+    _ok(b)
+    assert _sidebar_progress(b) and b.button(key="cancel_training")
+    gate.set()
+    _finish(b)
+    b.run()
+    _ok(b)
+    assert [r.number for r in b.session_state["fd_runs"]] == [1]
+
+
+def test_pending_upload_choices_survive_a_reload(small_csv):
+    at = _upload(_new_app(), "adult_small.csv", small_csv)
+    at.text_input(key="positive_meaning").set_value("kept over a reload").run()
+    b = _reopen(at)
+    b.switch_page("pages/data.py").run()
+    _ok(b)
+    assert b.session_state.get("fd_pending") is not None
+    assert b.text_input(key="positive_meaning").value == "kept over a reload"
