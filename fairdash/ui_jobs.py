@@ -84,6 +84,7 @@ class TrainingJob:
             state = "failed"
         else:
             self.result, state = result, "done"
+        self._work = None  # the task and its table are not held by a finished job (nor by a fit's callback)
         self.finished = time.monotonic()
         self.state = state  # last: a reader that sees a finished state sees its result or error
 
@@ -144,6 +145,9 @@ def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
     state. The caller reruns the app, so every page shows the job."""
     from .experiments import train_run
 
+    running = current()
+    if running is not None:  # (a second click that reached the page before the button was disabled)
+        return running
     st.session_state.pop(NOTE_KEY, None)
     job = TrainingJob(lambda progress: train_run(task, spec, progress=progress, **train_kwargs), title)
     registry().start(_token(), job)
