@@ -22,7 +22,7 @@ import streamlit as st
 
 from . import ui, ui_state
 
-REFRESH_S = 1.0  # how often the sidebar's progress box is redrawn while a job runs
+REFRESH_S = 2.0  # how often the sidebar's progress box is redrawn while a job runs (a fragment-only rerun)
 KEEP_S = 3600.0  # a finished job nobody collected (its browser tab was closed) is dropped after this
 # True: the Train button's script run waits for its job (which still runs in its own thread) and
 # collects it at once. Only for AppTest tests, where no browser polls the sidebar's fragment
