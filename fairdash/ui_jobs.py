@@ -28,7 +28,8 @@ KEEP_S = 3600.0  # a finished job nobody collected (its browser tab was closed) 
 # collects it at once. Only for AppTest tests, where no browser polls the sidebar's fragment
 # (tests/conftest.py sets it; the tests of the background behaviour itself leave it off).
 WAIT_IN_SCRIPT = False
-NOTE_KEY = "fd_job_note"  # (kind, text) of the last finished job: "done", "failed" or "cancelled"
+NOTE_KEY = "fd_job_note"  # (kind, text) of a failed or cancelled job, in the sidebar until dismissed
+OUTCOME_KEY = "fd_job_outcome"  # (kind, text) of the job collected in this script run: "done", "failed", "cancelled"
 
 _log = logging.getLogger(__name__)
 
@@ -142,7 +143,7 @@ def current() -> TrainingJob | None:
 def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
     """Start ``experiments.train_run(task, spec, **train_kwargs)`` in the background for this session.
     Everything the worker needs is passed in here (the fit cache object included): it reads no session
-    state. The caller reruns the app, so every page shows the job."""
+    state. While it runs, the caller reruns the app so that every part of it shows the job."""
     from .experiments import train_run
 
     running = current()
@@ -159,29 +160,36 @@ def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
 
 def collect() -> None:
     """If this session's job has finished, take it: its run joins the history (a toast says so), or a
-    note says it failed (its message, never a traceback) or was cancelled (nothing added)."""
+    note says it failed (its message, never a traceback) or was cancelled (nothing added). Called at
+    the start of every script run of the session (app.py)."""
+    ss = st.session_state
+    ss.pop(OUTCOME_KEY, None)
     job = registry().take_finished(_token())
     if job is None:
         return
-    ss = st.session_state
     if job.state == "done":
         run, job.result = job.result, None
         ui_state.add_run(run)
         ss.pop("compare_target", None)
         cached = int(run.results["cached"].sum()) if "cached" in run.results else 0
-        text = (f"Trained {len(run.results)} fit(s) in {run.seconds:.1f} s"
-                + (f" ({cached} from the cache)" if cached else "") + f": run {run.number} is in the run history.")
-        ss[NOTE_KEY] = ("done", text)
-        st.toast(text, icon=":material/check_circle:", duration="long")
+        outcome = ("done", f"Trained {len(run.results)} fit(s) in {run.seconds:.1f} s"
+                   + (f" ({cached} from the cache)" if cached else "") + f": run {run.number} is in the run history.")
+        st.toast(outcome[1], icon=":material/check_circle:", duration="long")
     elif job.state == "failed":
-        ss[NOTE_KEY] = ("failed", f"Training failed: {job.error}")
+        outcome = ss[NOTE_KEY] = ("failed", f"Training failed: {job.error}")
     else:
-        ss[NOTE_KEY] = ("cancelled", f"Training cancelled after {job.elapsed():.0f} s: nothing was added to the "
-                                     "run history.")
+        outcome = ss[NOTE_KEY] = ("cancelled", f"Training cancelled after {job.elapsed():.0f} s: nothing was added "
+                                               "to the run history.")
+    ss[OUTCOME_KEY] = outcome
+
+
+def outcome() -> tuple[str, str] | None:
+    """``(kind, text)`` of the job collected in this script run (the Train page's status line), else ``None``."""
+    return st.session_state.get(OUTCOME_KEY)
 
 
 def note() -> tuple[str, str] | None:
-    """The last finished job's ``(kind, text)`` until the next training or until dismissed."""
+    """``(kind, text)`` of a failed or cancelled job, kept until the next training or until dismissed."""
     return st.session_state.get(NOTE_KEY)
 
 
@@ -213,7 +221,7 @@ def sidebar_job() -> None:
         st.fragment(_job_box, run_every=REFRESH_S)()
         return
     kept = note()
-    if kept is None or kept[0] == "done":  # a success has had its toast; the Train page keeps its line
+    if kept is None:
         return
     with st.container(key="training_note"):
         (st.error if kept[0] == "failed" else st.info)(kept[1], icon=":material/warning:" if kept[0] == "failed"

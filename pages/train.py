@@ -149,16 +149,17 @@ if st.button("Train", key="train_button", type="primary", disabled=why_not is no
     if last is not None and last.key == run_key(task, spec):
         st.success("These results are already here (same data and settings).")
     else:
-        ui_jobs.start_training(task, spec, title=f"Training {n_runs} fit(s) on {ui.device_text()}",
-                               data_name=str(ss.get("fd_table_name", "?")), leaks=[x["column"] for x in y_leaks],
-                               data_description=str(ss.get("fd_table_desc") or ""), only_serving=not include_other,
-                               cache=ui.fit_cache(), n_jobs=int(n_jobs))
-        st.rerun()  # every part of the app (the sidebar's progress box, this button) sees the job
-if job is not None:
+        job = ui_jobs.start_training(task, spec, title=f"Training {n_runs} fit(s) on {ui.device_text()}",
+                                     data_name=str(ss.get("fd_table_name", "?")), leaks=[x["column"] for x in y_leaks],
+                                     data_description=str(ss.get("fd_table_desc") or ""),
+                                     only_serving=not include_other, cache=ui.fit_cache(), n_jobs=int(n_jobs))
+        if ui_jobs.outcome() is None:  # (not already collected: tests may wait for the job in this run)
+            st.rerun()  # every part of the app (the sidebar's progress box, this button) sees the job
+if job is not None and job.running:
     st.status(f"{job.title}: you can use other pages meanwhile; the progress and a Cancel button are in the "
               "sidebar.", state="running")
-elif ui_jobs.note() is not None:
-    kind, text = ui_jobs.note()
+elif ui_jobs.outcome() is not None:  # the training that ended just now (in this script run)
+    kind, text = ui_jobs.outcome()
     with st.status("Training failed" if kind == "failed" else text, state="complete" if kind == "done" else "error"):
         if kind == "failed":  # (the sidebar shows it too, on every page, until dismissed)
             st.error(text, icon=":material/warning:")
