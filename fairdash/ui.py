@@ -102,17 +102,20 @@ def figure_text(names) -> list[str]:
 # --------------------------------------------------------------------------------------------------
 # Errors
 # --------------------------------------------------------------------------------------------------
+def error_text(exc: BaseException, prefix: str = "") -> str:
+    """The message a person can act on for ``exc`` (one line, never a traceback)."""
+    if isinstance(exc, FairDashError):
+        return prefix + str(exc)
+    if isinstance(exc, MemoryError):
+        return prefix + "Out of memory: try a smaller table or fewer repeats."
+    first = (str(exc).strip().splitlines() or [""])[0][:300]
+    return (f"{prefix}Something unexpected went wrong ({type(exc).__name__}: {first}). "
+            "Your data and choices are kept; please try again or change a setting.")
+
+
 def show_error(exc: BaseException, prefix: str = "") -> None:
-    """An error box with a message a person can act on; never a traceback."""
-    if isinstance(exc, FairDashError):  # the messages quote user text (column names, values): shown literally
-        st.error(literal(prefix + str(exc)), icon=":material/warning:")
-    elif isinstance(exc, MemoryError):
-        st.error(literal(prefix + "Out of memory: try a smaller table or fewer repeats."), icon=":material/warning:")
-    else:
-        first = (str(exc).strip().splitlines() or [""])[0][:300]
-        st.error(literal(f"{prefix}Something unexpected went wrong ({type(exc).__name__}: {first}). "
-                         "Your data and choices are kept; please try again or change a setting."),
-                 icon=":material/warning:")
+    """An error box with :func:`error_text`'s message; never a traceback."""
+    st.error(literal(error_text(exc, prefix)), icon=":material/warning:")  # messages quote user text
 
 
 @contextlib.contextmanager

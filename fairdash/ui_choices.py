@@ -10,6 +10,7 @@ from . import data, proxies, targets, ui
 
 WIDGETS = ("s_column", "y_column", "s1_values", "y1_values", "s_threshold", "y_threshold", "features", "missing",
            "positive_meaning", "s_mode", "s_with", "group_labels")
+KEPT = "fd_choices_kept"  # (table id, {widget key: value}): a pending upload's choices, kept across pages
 
 
 class Choices:
@@ -26,6 +27,30 @@ class Choices:
     def _sample_drop(self) -> tuple:
         tid = self.table_id
         return data.SAMPLES[tid.split(":", 1)[1]].drop if tid.startswith("sample:") else ()
+
+    def prepare(self) -> None:
+        """Before the widgets are drawn: keep their values (same table), or bring back a pending upload's
+        choices as the user left them (Streamlit forgets a widget's value when its page is left), or
+        :meth:`reset` them for a new working table."""
+        ss = st.session_state
+        if ss.get("fd_widgets_for") == self.table_id and "s_column" in ss:
+            return
+        kept = ss.get(KEPT)
+        if kept is not None and kept[0] == self.table_id and self.table_id != ss.get("fd_table_id"):
+            for k, v in kept[1].items():
+                ss[k] = v
+            ss["fd_widgets_for"] = self.table_id
+            return
+        self.reset()
+
+    def keep(self) -> None:
+        """After the widgets are drawn: keep a pending upload's choices until they are confirmed or
+        discarded (the current task's choices need no copy: they come back from its spec)."""
+        ss = st.session_state
+        if self.table_id == ss.get("fd_table_id"):
+            ss.pop(KEPT, None)
+        else:
+            ss[KEPT] = (self.table_id, {k: ss[k] for k in WIDGETS if k in ss})
 
     def reset(self) -> None:
         """A new working table: every choice widget takes the current spec (same table) or a guess,

@@ -9,7 +9,8 @@ import streamlit as st
 
 SAVED = ("fd_table", "fd_table_id", "fd_table_name", "fd_table_desc", "fd_spec", "fd_task", "fd_task_key", "fd_rates",
          "fd_split0", "fd_pr_t", "fd_criterion", "fd_delta", "fd_tpr_target", "fd_tnr_target", "fd_strata_mode",
-         "fd_decision", "fd_runs", "fd_run", "_fd_kept", "fd_pending", "fd_guess", "fd_protected")
+         "fd_decision", "fd_runs", "fd_run", "_fd_kept", "fd_pending", "fd_guess", "fd_protected",
+         "fd_choices_kept", "fd_widgets_for")
 
 
 @st.cache_resource(show_spinner=False)

@@ -28,6 +28,7 @@ source = st.radio("Where does the data come from?", SOURCES, key="data_source", 
 
 if source == SOURCES[0]:
     ss.pop("fd_pending", None)  # an upload that never became valid is dropped when going back to samples
+    ss.pop(ui_choices.KEPT, None)
     names = list(data.SAMPLES)
     ui.restore("sample_choice", current_id.split(":", 1)[1] if current_id.startswith("sample:") else names[0])
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
@@ -68,6 +69,9 @@ if pending is not None:
     pending_note = st.empty()
     pending_note.info(f"New table **{lit(table_name)}**: {len(df):,} rows, {df.shape[1]} columns. Choose the columns "
                       f"below; until the choices are valid the current task ({lit(ss.get('fd_table_name'))}) stays.")
+    st.button("Discard this upload", key="discard_upload", icon=":material/delete:",
+              on_click=lambda: ss.update(data_source=SOURCES[0]),  # the samples' branch drops it
+              help=f"Forget {lit(table_name)} and the choices made for it; the current task stays.")
 else:
     df, table_id, table_name = ss["fd_table"], ss["fd_table_id"], ss["fd_table_name"]
 
@@ -75,8 +79,7 @@ prof = ui.profile(df, table_id)
 columns = list(df.columns)
 
 choices = ui_choices.Choices(df, prof, table_id)
-if ss.get("fd_widgets_for") != table_id or "s_column" not in ss:
-    choices.reset()
+choices.prepare()
 
 with st.expander(f"Preview and column profile: {lit(table_name)} ({len(df):,} rows x {df.shape[1]} columns)",
                  expanded=False):
@@ -142,6 +145,7 @@ for column, why in left_out.items():  # id-like: one distinct value per row; con
     st.warning(lit(data.left_out_note(column, why) + " Add it if it should be a feature."), icon=":material/badge:")
 st.radio("Rows with a missing feature value", ["drop", "impute"], key="missing", horizontal=True,
          format_func=lambda m: {"drop": "Drop those rows", "impute": "Fill in (median / 'missing' category)"}[m])
+choices.keep()  # a pending upload's choices survive a page switch until confirmed or discarded
 
 # --------------------------------------------------------------------------------------------------
 # Apply: a valid choice becomes the current task; an upload's first choices only when confirmed; an

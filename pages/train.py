@@ -1,8 +1,9 @@
 """Train page: choose FairLR / FairGP and baselines (each labelled with the criterion it serves),
-repeats, the current target or a sweep over a grid of targets (the what-if mode), advanced settings;
-training runs in ``st.status`` with a progress bar fed by the experiment runner's callback. Each run is
-added to the session's run history (the Compare page shows any set of them); fitted models go into the
-process-wide fit cache, so a repeated request is instant. The page's settings are kept for the session."""
+repeats, the current target or a sweep over a grid of targets (the what-if mode), advanced settings.
+Training runs in the background (``ui_jobs``), so it goes on while the analyst uses other pages; the
+sidebar shows its progress and a Cancel button on every page. Each finished run is added to the
+session's run history (the Compare page shows any set of them); fitted models go into the fit cache, so
+a repeated request is instant. The page's settings are kept for the session."""
 from __future__ import annotations
 
 import os
@@ -10,10 +11,11 @@ import os
 import numpy as np
 import streamlit as st
 
-from fairdash import plots, ui, ui_views
+from fairdash import plots, ui, ui_jobs, ui_views
 from fairdash.decision import CHOOSABLE, RULES
 from fairdash.errors import FairDashError
 from fairdash.gaps import moved_away_summary
+from fairdash.target_spec import criterion_info
 from fairdash.metrics import result_notes
 from fairdash.models.registry import MODELS
 from fairdash.run_spec import RunSpec
@@ -91,7 +93,8 @@ with c2:
 if not sweepable:
     mode = "single"
 
-rules = [r for r in CHOOSABLE if not (r == "group-rates" and task.spec.strata_column and criterion == "dp")]
+strata = task.spec.strata_column and criterion_info(criterion).supports_strata
+rules = [r for r in CHOOSABLE if not (r == "group-rates" and strata)]
 ui.restore("decision", ss.get("fd_decision", "threshold") if ss.get("fd_decision") in rules else "threshold")
 st.radio("How scores become decisions", rules, key="decision", horizontal=True,
          format_func=lambda r: RULES[r].words, on_change=lambda: ss.update(fd_decision=ss["decision"]),
@@ -127,7 +130,9 @@ n_runs = int(repeats) * (n_fair * len(grid) + (len(chosen) - n_fair))
 st.caption(f"{n_runs} fit(s). Fits already made with the same data and settings come from the cache at once.")
 
 pending = ss.get("fd_pending")
-why_not = ("a new upload waits for you to confirm its columns on the Data page" if pending is not None
+job = ui_jobs.current()
+why_not = ("a training is running (its progress and a Cancel button are in the sidebar)" if job is not None
+           else "a new upload waits for you to confirm its columns on the Data page" if pending is not None
            else "choose at least one model" if not chosen else "the target is not valid" if target is None else None)
 if why_not:
     st.caption(f"Train is unavailable: {why_not}.")
@@ -142,26 +147,20 @@ if st.button("Train", key="train_button", type="primary", disabled=why_not is no
     if last is not None and last.key == run_key(task, spec):
         st.success("These results are already here (same data and settings).")
     else:
-        with st.status(f"Training {n_runs} fit(s) on {ui.device_text()}…", expanded=True) as status:
-            bar = st.progress(0.0, text="Starting")
-
-            def progress(fraction: float, message: str) -> None:
-                bar.progress(float(min(max(fraction, 0.0), 1.0)), text=message)
-
-            try:
-                run = train_run(task, spec, data_name=str(ss.get("fd_table_name", "?")), leaks=leak_columns,
-                                data_description=str(ss.get("fd_table_desc") or ""), only_serving=not include_other,
-                                cache=ui.fit_cache(), progress=progress, n_jobs=int(n_jobs))
-            except Exception as e:  # noqa: BLE001 - shown as a message; the session keeps its state
-                status.update(label="Training failed", state="error", expanded=True)
-                ui.show_error(e, "Training failed: ")
-            else:
-                ui.add_run(run)
-                ss.pop("compare_target", None)
-                cached = int(run.results["cached"].sum()) if "cached" in run.results else 0
-                status.update(label=f"Trained {len(run.results)} fit(s) in {run.seconds:.1f} s"
-                                    + (f" ({cached} from the cache)" if cached else ""),
-                              state="complete", expanded=False)
+        job = ui_jobs.start_training(task, spec, title=f"Training {n_runs} fit(s) on {ui.device_text()}",
+                                     data_name=str(ss.get("fd_table_name", "?")), leaks=leak_columns,
+                                     data_description=str(ss.get("fd_table_desc") or ""),
+                                     only_serving=not include_other, cache=ui.fit_cache(), n_jobs=int(n_jobs))
+        if ui_jobs.outcome() is None:  # (not already collected: tests may wait for the job in this run)
+            st.rerun()  # every part of the app (the sidebar's progress box, this button) sees the job
+if job is not None and job.running:
+    st.status(f"{job.title}: you can use other pages meanwhile; the progress and a Cancel button are in the "
+              "sidebar.", state="running")
+elif ui_jobs.outcome() is not None:  # the training that ended just now (in this script run)
+    kind, text = ui_jobs.outcome()
+    with st.status("Training failed" if kind == "failed" else text, state="complete" if kind == "done" else "error"):
+        if kind == "failed":  # (the sidebar shows it too, on every page, until dismissed)
+            st.error(ui.literal(text), icon=":material/warning:")
 
 run = ss.get("fd_run")
 if run is not None:
@@ -170,7 +169,7 @@ if run is not None:
     for m, why in run.skipped:
         st.info(ui.literal(f"Skipped {m}: {why}."))
     res = run.results
-    pop = run.spec.target.criterion == "dp"
+    pop = criterion_info(run.spec.target.criterion).balanced_eval  # a population beside the paper's rows
     st.subheader("Results (mean ± std over repeats)")
     st.caption(f"Measured on {plots.POPULATION if pop else 'the ordinary test set'}; the paper's balanced test set "
                "is on the Compare page." if pop else "Measured on the ordinary test set (equality of opportunity).")

@@ -1,0 +1,240 @@
+"""Issue 20, item 1: a training started on the Train page runs in the background (fairdash.ui_jobs), so it
+finishes and joins the run history whatever page the analyst goes to meanwhile; every page's sidebar shows
+its progress and a Cancel button; a cancelled training says so and adds nothing; a failed one says why
+and keeps the session; one training per session at a time. And a pending upload's choices survive a page
+switch until they are confirmed or discarded.
+
+AppTest has no browser polling the sidebar's fragment, so each test here turns off the Train button's
+wait (``ui_jobs.WAIT_IN_SCRIPT``, which tests/conftest.py turns on) and drives the script runs itself: a run after the job has ended is the
+"next script run of the session" that collects it."""
+import re
+import threading
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import fairdash.experiments as ex
+from fairdash import data, ui_jobs
+from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
+
+JOIN_S = 300  # generous: the machine may be busy; no assertion is about time
+
+
+@pytest.fixture(autouse=True)
+def _in_the_background(monkeypatch):
+    monkeypatch.setattr(ui_jobs, "WAIT_IN_SCRIPT", False)
+
+
+@pytest.fixture
+def gate(monkeypatch):
+    """``train_run`` reports some progress, then waits until the test opens the gate, then trains for
+    real: the test decides when the job ends, and the run is a real one."""
+    opened = threading.Event()
+    real = ex.train_run
+
+    def held(task, spec, *, progress, **kw):
+        progress(0.05, "Held by the test")
+        assert opened.wait(JOIN_S), "the test never opened the gate"
+        return real(task, spec, progress=progress, **kw)
+
+    monkeypatch.setattr(ex, "train_run", held)
+    return opened
+
+
+def _job(at: AppTest):
+    return ui_jobs.registry().get(at.session_state["fd_token"])
+
+
+def _finish(at: AppTest) -> None:
+    """Wait for the session's job to end (a job that ended at once may already be collected)."""
+    job = _job(at)
+    if job is None:
+        return
+    job.thread.join(JOIN_S)
+    assert not job.thread.is_alive(), "the training did not end"
+
+
+def _start(at: AppTest, models) -> AppTest:
+    at.switch_page("pages/train.py").run()
+    at.multiselect(key="train_models").set_value(list(models)).run()
+    at.button(key="train_button").click().run()
+    _ok(at)
+    return at
+
+
+def _sidebar_progress(at: AppTest) -> list:
+    return [p for p in at.sidebar.get("progress")]
+
+
+def _sidebar_text(at: AppTest, kind: str) -> str:
+    return " ".join(e.value for e in at.sidebar.get(kind))
+
+
+def test_a_training_goes_on_across_pages_and_joins_the_history(gate):
+    at = _start(_new_app(), ["fair-lr", "lr"])
+    job = _job(at)
+    assert job is not None and job.running
+    assert not at.session_state.get("fd_runs")
+    # the Train page: the button is off while the job runs, saying why; the sidebar shows the progress
+    assert at.button(key="train_button").disabled
+    assert any("a training is running" in c.value for c in at.caption)
+    assert _sidebar_progress(at) and at.button(key="cancel_training")
+    # another page, and another: the progress and Cancel button are there too
+    for page in ("pages/compare.py", "pages/target.py"):
+        at.switch_page(page).run()
+        _ok(at)
+        bars = _sidebar_progress(at)
+        assert bars and "Held by the test" in bars[0].proto.text, [b.proto.text for b in bars]
+        assert at.button(key="cancel_training")
+        assert job.running and not at.session_state.get("fd_runs")
+    gate.set()
+    _finish(at)
+    assert job.state == "done", job.error
+    at.run()  # the session's next script run, on the Target page, collects the run
+    _ok(at)
+    runs = at.session_state["fd_runs"]
+    assert [r.number for r in runs] == [1]
+    assert set(runs[0].results["model"]) == {"fair-lr", "lr"}
+    assert at.session_state["fd_run"] is runs[0]
+    assert any("run 1 is in the run history" in t.value for t in at.toast), [t.value for t in at.toast]
+    assert not _sidebar_progress(at) and _job(at) is None
+    at.switch_page("pages/compare.py").run()
+    _ok(at)
+    assert not any("Nothing trained yet" in i.value for i in at.info)
+    # the Train page is free again and keeps the finished training's line
+    at.switch_page("pages/train.py").run()
+    assert not at.button(key="train_button").disabled
+    assert any("Results" in h.value for h in at.subheader)
+
+
+def test_cancel_stops_the_runner_and_adds_nothing():
+    """A real FairGP fit on Adult, cancelled from another page: the runner stops at its next progress
+    call; the sidebar says it was cancelled; nothing joins the history; Train is free again."""
+    at = _start(_new_app(), ["fair-gp"])
+    at.switch_page("pages/data.py").run()
+    job = _job(at)
+    assert job is not None and job.running
+    at.button(key="cancel_training").click().run()
+    _ok(at)
+    _finish(at)
+    assert job.state == "cancelled"
+    at.run()
+    _ok(at)
+    assert not at.session_state.get("fd_runs")
+    assert "cancelled" in _sidebar_text(at, "info") and "nothing was added" in _sidebar_text(at, "info")
+    assert not _sidebar_progress(at)
+    at.button(key="dismiss_training_note").click().run()
+    assert "cancelled" not in _sidebar_text(at, "info")
+    at.switch_page("pages/train.py").run()
+    assert not at.button(key="train_button").disabled
+
+
+def test_a_failed_training_says_why_on_any_page_and_keeps_the_session(monkeypatch):
+    def boom(*a, **k):
+        raise ValueError("the solver found no direction\nTraceback (most recent call last): ...")
+
+    monkeypatch.setattr(ex, "run_experiment", boom)
+    at = _start(_new_app(), ["lr"])
+    _finish(at)
+    at.switch_page("pages/how_it_works.py").run()
+    _ok(at)
+    side = _sidebar_text(at, "error")
+    assert "Training failed" in side and "the solver found no direction" in side, side
+    assert "Traceback" not in side
+    assert at.session_state["fd_task"] is not None and not at.session_state.get("fd_runs")
+    at.switch_page("pages/train.py").run()
+    assert any("Training failed" in e.value for e in at.error)
+    assert not at.button(key="train_button").disabled
+
+
+def test_one_training_per_session_and_the_repeat_shortcut(gate):
+    at = _start(_new_app(), ["lr"])
+    job = _job(at)
+    assert at.button(key="train_button").disabled  # (AppTest, like a browser, cannot click it)
+    with pytest.raises(RuntimeError, match="already has a training running"):
+        ui_jobs.registry().start(at.session_state["fd_token"], ui_jobs.TrainingJob(lambda progress: None, "second"))
+    assert _job(at) is job
+    gate.set()
+    _finish(at)
+    at.run()  # (still on the Train page: its status line says how it ended, in this run only)
+    assert len(at.session_state["fd_runs"]) == 1
+    assert any(re.match(r"Trained 1 fit\(s\) in [\d.]+ s.*: run 1 is in the run history", s.label) and s.state == "complete"
+               for s in at.status), [s.label for s in at.status]
+    at.run()  # the next run no longer shows it (the results stay)
+    assert not at.status and any("Results" in h.value for h in at.subheader)
+    at.button(key="train_button").click().run()  # the same request again: answered at once, no job
+    assert any("already here" in s.value for s in at.success)
+    assert _job(at) is None and len(at.session_state["fd_runs"]) == 1
+
+
+# --------------------------------------------------------------------------------------------------
+# A pending upload's choices
+# --------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def small_csv() -> bytes:
+    return data.load_sample("adult").sample(1000, random_state=0).to_csv(index=False).encode()
+
+
+def test_pending_upload_choices_survive_a_page_switch_until_confirmed(small_csv):
+    at = _upload(_new_app(), "adult_small.csv", small_csv)
+    assert at.session_state["fd_table_id"] == "sample:adult"  # pending: nothing committed yet
+    at.multiselect(key="y1_values").set_value(["<=50K"]).run()
+    at.text_input(key="positive_meaning").set_value("income at most $50K").run()
+    at.multiselect(key="features").set_value(["age", "education", "hours-per-week"]).run()
+    _ok(at)
+    for page in ("pages/target.py", "pages/train.py"):
+        at.switch_page(page).run()
+        at.switch_page("pages/data.py").run()
+        _ok(at)
+        assert at.multiselect(key="y1_values").value == ["<=50K"]
+        assert at.text_input(key="positive_meaning").value == "income at most $50K"
+        assert at.multiselect(key="features").value == ["age", "education", "hours-per-week"]
+        assert at.session_state["fd_table_id"] == "sample:adult"
+    at.button(key="confirm_task").click().run()
+    _ok(at)
+    spec = at.session_state["fd_spec"]
+    assert at.session_state["fd_table_name"] == "adult_small.csv"
+    assert spec.y1_values == ("<=50K",) and spec.positive_meaning == "income at most $50K"
+    assert spec.features == ("age", "education", "hours-per-week")
+
+
+def test_a_pending_upload_can_be_discarded(small_csv):
+    at = _upload(_new_app(), "adult_small.csv", small_csv)
+    at.text_input(key="positive_meaning").set_value("something").run()
+    at.button(key="discard_upload").click().run()
+    _ok(at)
+    assert at.session_state.get("fd_pending") is None
+    assert at.radio(key="data_source").value == "Bundled sample"
+    assert at.session_state["fd_table_id"] == "sample:adult"
+    at.switch_page("pages/train.py").run()
+    assert not at.button(key="train_button").disabled
+
+
+def _reopen(at: AppTest) -> AppTest:
+    """The same URL in a new browser session (F5): the session comes back by its token."""
+    b = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for k, v in at.query_params.items():
+        b.query_params[k] = v[0] if isinstance(v, list) else v
+    return b.run()
+
+
+def test_a_reload_during_a_training_finds_it_and_gets_its_run(gate):
+    at = _start(_new_app(), ["lr"])
+    b = _reopen(at)
+    _ok(b)
+    assert _sidebar_progress(b) and b.button(key="cancel_training")
+    gate.set()
+    _finish(b)
+    b.run()
+    _ok(b)
+    assert [r.number for r in b.session_state["fd_runs"]] == [1]
+
+
+def test_pending_upload_choices_survive_a_reload(small_csv):
+    at = _upload(_new_app(), "adult_small.csv", small_csv)
+    at.text_input(key="positive_meaning").set_value("kept over a reload").run()
+    b = _reopen(at)
+    b.switch_page("pages/data.py").run()
+    _ok(b)
+    assert b.session_state.get("fd_pending") is not None
+    assert b.text_input(key="positive_meaning").value == "kept over a reload"
