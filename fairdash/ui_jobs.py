@@ -2,7 +2,7 @@
 thread, so going to another page (which ends the page's script run) does not stop it. A UI-helper
 module: it imports Streamlit.
 
-- :class:`TrainingJob`: one training (``experiments.train_run``) in a daemon thread, holding its progress,
+- :class:`TrainingJob`: one training (``runs.train_run``) in a daemon thread, holding its progress,
   its :class:`~fairdash.experiments.Run` or its error message, and a cancel flag that the progress
   callback checks, so the experiment runner stops at its next progress call.
 - :func:`registry`: the process-wide jobs, one per session token (one job per session at a time).
@@ -14,6 +14,7 @@ module: it imports Streamlit.
 """
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 import time
@@ -50,6 +51,7 @@ class TrainingJob:
         self.error = ""
         self.started = time.monotonic()
         self.finished = None
+        self.collected_by: set = set()  # the sessions (tokens) that have taken its outcome
         self._work = work
         self._cancel = threading.Event()
         self.thread = threading.Thread(target=self._run, name="fairdash-training", daemon=True)
@@ -104,6 +106,14 @@ class JobRegistry:
     def get(self, token) -> TrainingJob | None:
         return self._jobs.get(token) if token else None
 
+    def find(self, token, origin=None) -> tuple[str, TrainingJob] | tuple[None, None]:
+        """The job of the session ``token``, or of the session it was copied from (``origin``: a reload or a
+        link opened while that session trained), with the token it is kept under."""
+        for key in (token, origin):
+            if key and key in self._jobs:
+                return key, self._jobs[key]
+        return None, None
+
     def start(self, token: str, job: TrainingJob) -> TrainingJob:
         with self._lock:
             now = time.monotonic()
@@ -116,13 +126,18 @@ class JobRegistry:
             self._jobs[token] = job.start()
         return job
 
-    def take_finished(self, token) -> TrainingJob | None:
-        """The session's finished job, removed from the registry (only one script run gets it)."""
+    def take_finished(self, token, origin=None) -> TrainingJob | None:
+        """The session's finished job, once per session (only one script run of it gets it). A session
+        copied from the job's session gets it too; the job leaves the registry when its own session has
+        taken it (or, uncollected, after ``KEEP_S``)."""
         with self._lock:
-            job = self._jobs.get(token) if token else None
-            if job is None or job.running:
+            key, job = self.find(token, origin)
+            if job is None or job.running or token in job.collected_by:
                 return None
-            return self._jobs.pop(token)
+            job.collected_by.add(token)
+            if key == token:
+                self._jobs.pop(key)
+            return job
 
 
 @st.cache_resource(show_spinner=False)
@@ -135,16 +150,21 @@ def _token():
 
 
 def current() -> TrainingJob | None:
-    """This session's running job, or ``None``."""
-    job = registry().get(_token())
+    """This session's running job (or the running job of the session it was copied from), or ``None``."""
+    _, job = registry().find(_token(), st.session_state.get("fd_copied_from"))
     return job if job is not None and job.running else None
 
 
+def owns(job) -> bool:
+    """Whether ``job`` was started by this session (only it may cancel it)."""
+    return registry().get(_token()) is job
+
+
 def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
-    """Start ``experiments.train_run(task, spec, **train_kwargs)`` in the background for this session.
+    """Start ``runs.train_run(task, spec, **train_kwargs)`` in the background for this session.
     Everything the worker needs is passed in here (the fit cache object included): it reads no session
     state. While it runs, the caller reruns the app so that every part of it shows the job."""
-    from .experiments import train_run
+    from .runs import train_run
 
     running = current()
     if running is not None:  # (a second click that reached the page before the button was disabled)
@@ -164,11 +184,11 @@ def collect() -> None:
     the start of every script run of the session (app.py)."""
     ss = st.session_state
     ss.pop(OUTCOME_KEY, None)
-    job = registry().take_finished(_token())
+    job = registry().take_finished(_token(), ss.get("fd_copied_from"))
     if job is None:
         return
     if job.state == "done":
-        run, job.result = job.result, None
+        run = copy.copy(job.result)  # each session numbers its own copy of the run
         ui_state.add_run(run)
         ss.pop("compare_target", None)
         cached = int(run.results["cached"].sum()) if "cached" in run.results else 0
@@ -207,6 +227,9 @@ def _job_box() -> None:
         st.progress(job.fraction, text=job.message)
         if job.cancelling:
             st.caption(f"Cancelling: it stops at the next step ({job.elapsed():.0f} s).")
+        elif not owns(job):
+            st.caption(f"Running for {job.elapsed():.0f} s, started in the session this one was opened from; the "
+                       "run joins this history too when it ends.")
         else:
             st.caption(f"Running for {job.elapsed():.0f} s. Other pages can be used meanwhile; the run joins "
                        "the run history when it ends.")

@@ -13,7 +13,7 @@ import threading
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import fairdash.experiments as ex
+import fairdash.runs as ex
 from fairdash import data, ui_jobs
 from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
 
@@ -219,15 +219,23 @@ def _reopen(at: AppTest) -> AppTest:
 
 
 def test_a_reload_during_a_training_finds_it_and_gets_its_run(gate):
+    """A reload (or a link) opens a copy of the session (issue 20, item 3): the copy shows the training that
+    was running and gets its run too; only the session that started it can cancel it, and that session keeps
+    its own run."""
     at = _start(_new_app(), ["lr"])
     b = _reopen(at)
     _ok(b)
-    assert _sidebar_progress(b) and b.button(key="cancel_training")
+    assert _sidebar_progress(b)
+    assert "cancel_training" not in [w.key for w in b.button]  # someone else's training: not theirs to stop
     gate.set()
     _finish(b)
     b.run()
     _ok(b)
     assert [r.number for r in b.session_state["fd_runs"]] == [1]
+    at.run()
+    _ok(at)
+    assert [r.number for r in at.session_state["fd_runs"]] == [1]
+    assert at.session_state["fd_runs"][0] is not b.session_state["fd_runs"][0]  # each history holds its own
 
 
 def test_pending_upload_choices_survive_a_reload(small_csv):
