@@ -34,10 +34,11 @@ from ..errors import FairDashError
 from ..validation import check_X
 
 # The solver's rounds (``WeightedLR._solve``): the float32 round's tolerance (about what float32 sums
-# resolve on Adult-sized data) and iteration cap, then up to POLISH_ROUNDS float64 rounds of at most
-# POLISH_ROUND_ITERS iterations each (1-12 are used on Adult and COMPAS)
+# resolve on Adult-sized data) and iteration cap; the cap of the float64 round on the float32 Hessian;
+# then at most POLISH_ROUNDS rounds of at most POLISH_ROUND_ITERS iterations on the float64 Hessian
 FIRST_ROUND_TOL = 1e-5
 FIRST_ROUND_ITERS = 60
+SECOND_ROUND_ITERS = 10
 POLISH_ROUNDS = 4
 POLISH_ROUND_ITERS = 25
 
@@ -111,12 +112,18 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
         return self
 
     def _solve(self, X32, X64, w0, w1, aw):
-        """``(coef and intercept as one array, L-BFGS iterations, converged)``. First L-BFGS on the
-        float32 matrix (its matrix-vector products are 2-10x faster than float64's) from zero,
-        preconditioned by the Hessian there, to about what float32 sums can resolve; then rounds in
-        float64, each preconditioned by the Hessian where the last ended (so each begins with a Newton
-        step), until ``tol`` (float32 sums are too coarse where only the penalty curves the objective:
-        collinear one-hot columns, or large weights that make the penalty small beside the data)."""
+        """``(coef and intercept as one array, L-BFGS iterations, converged)``, in rounds of
+        ``fair_lr.lbfgs_logistic``, each preconditioned by the Hessian where the last ended (so each
+        begins with a Newton step):
+
+        1. from zero on the float32 matrix (its matrix-vector products are 2-10x faster than
+           float64's), to about what float32 sums resolve;
+        2. on the float64 matrix to ``tol``, the Hessian summed in float32 (enough where the penalty is
+           not tiny beside the data, e.g. weights averaging 1 as Kamiran's and fairlearn's: 1-2 steps);
+        3. if that round did not finish within its cap, rounds with the Hessian summed in float64 too
+           (weights in the thousands make the penalty per unit of weight so small that float32 sums
+           misjudge the directions only it curves: collinear one-hot columns).
+        """
         import torch
 
         from .fair_lr import lbfgs_logistic, logistic_hessian_root
@@ -124,12 +131,15 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
         budget = int(self.max_iter)
         coef = np.zeros(X32.shape[1] + 1)
         n_iter, converged = 0, False
-        for matrix, tol, cap in [(X32, max(float(self.tol), FIRST_ROUND_TOL), FIRST_ROUND_ITERS)] + \
-                [(X64, float(self.tol), POLISH_ROUND_ITERS)] * POLISH_ROUNDS:
-            if budget - n_iter <= 0:
-                break
-            P = logistic_hessian_root(X32, aw, torch.as_tensor(coef, dtype=w0.dtype, device=w0.device), self.C)
+        rounds = [(X32, X32, max(float(self.tol), FIRST_ROUND_TOL), FIRST_ROUND_ITERS),
+                  (X64, X32, float(self.tol), SECOND_ROUND_ITERS)]
+        rounds += [(X64, X64, float(self.tol), POLISH_ROUND_ITERS)] * POLISH_ROUNDS
+        for matrix, hessian_matrix, tol, cap in rounds:
             cap = min(cap, budget - n_iter)
+            if cap <= 0:
+                break
+            P = logistic_hessian_root(hessian_matrix, aw, torch.as_tensor(coef, dtype=w0.dtype, device=w0.device),
+                                      self.C)
             c, b, it, converged = lbfgs_logistic(matrix, w0, w1, C=self.C, tol=tol, max_iter=cap, row_weight=aw,
                                                  precondition=False if P is None else P, start=coef)
             coef = np.append(c, b)
@@ -151,4 +161,5 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X) -> np.ndarray:
-        return self.classes_[(self.decision_function(X) > 0).astype(np.int64)]
+        d = self.decision_function(X)
+        return self.classes_[(d > 0).astype(np.int64)]
