@@ -261,3 +261,21 @@ def test_cuda_gives_the_cpu_solution(adult):
     assert np.array_equal(gpu.coef_, gpu2.coef_)
     assert np.abs(_params(gpu) - _params(cpu)).max() <= 1e-4 * np.abs(_params(cpu)).max()
     assert np.mean(gpu.predict(a.X_test) == cpu.predict(a.X_test)) >= 0.999
+
+
+def test_identity_table_shortcut_gives_the_same_numbers(compas):
+    """``lbfgs_logistic(labels=y)`` (WeightedLR's path) and the general fair likelihood with the identity
+    table (FairLR's path, as LR uses it) are the same computation: identical coefficients."""
+    from fairdash.models import likelihood as L
+    from fairdash.models.fair_lr import lbfgs_logistic
+
+    a = compas
+    n = len(a.y_train)
+    X = torch.as_tensor(a.X_train, dtype=torch.float64)
+    w = torch.as_tensor(_weights("random", n))
+    w0, w1 = L.select_log_d(L.log_d_terms(np.tile([0.0, 1.0], (n, 1))), torch.as_tensor(a.y_train))
+    labels = torch.as_tensor(a.y_train, dtype=torch.float64)
+    general = lbfgs_logistic(X, w0, w1, C=1.0, tol=1e-6, max_iter=200, row_weight=w, precondition=True)
+    short = lbfgs_logistic(X, None, None, labels=labels, C=1.0, tol=1e-6, max_iter=200, row_weight=w,
+                           precondition=True)
+    assert np.array_equal(general[0], short[0]) and general[1:] == short[1:]

@@ -29,14 +29,32 @@ from .state import make_state
 CHUNK_ELEMENTS = 50_000_000
 
 
+def place_matrix(X, dtype, dev):
+    """``X`` as the torch tensor ``lbfgs_logistic`` reads: on ``dev``; on a GPU too small to hold it in
+    half its free memory, in pinned host memory instead (the solver moves row chunks over)."""
+    import torch
+
+    Xt = torch.as_tensor(X, dtype=dtype)
+    if dev.type == "cuda":
+        free = torch.cuda.mem_get_info(dev)[0]
+        if Xt.numel() * Xt.element_size() < 0.5 * free:
+            Xt = Xt.to(dev)
+        else:  # too large for the GPU at once: rows stay in (pinned) host memory, chunks move over
+            Xt = Xt.pin_memory()
+    return Xt
+
+
 def lbfgs_logistic(Xt, w0, w1, *, C, tol, max_iter, chunk_rows=None, report=None, row_weight=None,
-                   precondition=False, start=None):
+                   precondition=False, start=None, labels=None):
     """The one full-batch L-BFGS solver of FairDash's logistic regressions (FairLR, LR, WeightedLR).
 
     Minimises ``sum_i a_i * (-log P(y_i | x_i)) + ||w||^2 / (2 C)`` over ``(w, b)`` (the intercept
     ``b`` is not penalised), with ``P(y | x) = exp(w0) (1 - q) + exp(w1) q``, ``q = sigmoid(w.x + b)``:
     ``w0``, ``w1`` are the per-row log-terms of the transition table (``likelihood.select_log_d``;
     the identity table gives the ordinary logistic loss) and ``a = row_weight`` (``None``: all 1).
+    ``labels`` (the 0/1 labels as a float64 tensor, with ``w0 = w1 = None``) is the identity table's
+    shortcut: ``log P(y | x) = y z - softplus(z)`` and its gradient ``y - q`` without the log-sum-exp,
+    the same numbers (``exp`` of the table's ``log 0`` is exactly 0) for half the elementwise work.
     The objective is divided by ``sum(a)`` (``n`` without weights), so ``tol`` does not depend on the
     number of rows; the minimiser is the same.
 
@@ -62,12 +80,12 @@ def lbfgs_logistic(Xt, w0, w1, *, C, tol, max_iter, chunk_rows=None, report=None
 
     report = report or (lambda fraction, message="": None)
     n, p = Xt.shape
-    dev = w0.device
+    dev = (w0 if labels is None else labels).device
     max_iter = int(max_iter)
     inv_c = 1.0 / float(C)
     chunk = chunk_rows or max(1024, CHUNK_ELEMENTS // max(p, 1))
     chunks = [(i, min(i + chunk, n)) for i in range(0, n, chunk)]
-    dtype = w0.dtype  # float64: weights, losses, gradient sums; Xt may be float32 ("mixed")
+    dtype = torch.float64  # weights, losses, gradient sums; Xt may be float32 ("mixed")
     xdt = Xt.dtype
     aw = row_weight
     # per-row (per unit of weight) objective: tolerances do not depend on n
@@ -91,7 +109,8 @@ def lbfgs_logistic(Xt, w0, w1, *, C, tol, max_iter, chunk_rows=None, report=None
     evals = [0]
     last = {}  # the last point evaluated and its gradient: the end point, unless the line search backed off
 
-    k = w1 - w0  # log-odds of ybar=1 given y and s; r = P(ybar=1|y,x,s) = sigmoid(k + z)
+    # log-odds of ybar=1 given y and s; r = P(ybar=1|y,x,s) = sigmoid(k + z)
+    k = None if labels is not None else w1 - w0
 
     def closure():
         with torch.no_grad():
@@ -105,10 +124,14 @@ def lbfgs_logistic(Xt, w0, w1, *, C, tol, max_iter, chunk_rows=None, report=None
                 Xc = Xt[lo:hi].to(dev, non_blocking=True)
                 z = torch.mv(Xc, wx).to(dtype) + b
                 sp = torch.nn.functional.softplus(z)  # -log(1 - q)
-                # log P(y|x,s) = logaddexp(w0 + log(1-q), w1 + log q), log q = z - softplus(z)
-                ll = torch.logaddexp(w0[lo:hi] - sp, w1[lo:hi] - sp + z)
-                # dlogL/dz = r - q
-                g = torch.sigmoid(k[lo:hi] + z).sub_(torch.sigmoid(z))
+                if labels is None:
+                    # log P(y|x,s) = logaddexp(w0 + log(1-q), w1 + log q), log q = z - softplus(z)
+                    ll = torch.logaddexp(w0[lo:hi] - sp, w1[lo:hi] - sp + z)
+                    # dlogL/dz = r - q
+                    g = torch.sigmoid(k[lo:hi] + z).sub_(torch.sigmoid(z))
+                else:  # the identity table: r = y
+                    ll = z * labels[lo:hi] - sp
+                    g = labels[lo:hi] - torch.sigmoid(z)
                 if aw is not None:
                     ll = ll * aw[lo:hi]
                     g = g.mul_(aw[lo:hi])
@@ -250,13 +273,7 @@ class FairLR(L.FairModelBase, BaseEstimator, ClassifierMixin):
         yt = torch.as_tensor(y, device=dev)
         w0, w1 = L.select_log_d(log_d, yt)
         mixed = self.precision == "mixed" and self.optimizer == "lbfgs"
-        Xt = torch.as_tensor(X, dtype=torch.float32 if mixed else dtype)
-        if dev.type == "cuda":
-            free = torch.cuda.mem_get_info(dev)[0]
-            if Xt.numel() * Xt.element_size() < 0.5 * free:
-                Xt = Xt.to(dev)
-            else:  # too large for the GPU at once: rows stay in (pinned) host memory, chunks move over
-                Xt = Xt.pin_memory()
+        Xt = place_matrix(X, torch.float32 if mixed else dtype, dev)
         report(0.0, "fitting logistic regression")
         if self.optimizer == "lbfgs":
             coef, intercept, n_iter, converged = self._fit_lbfgs(Xt, w0, w1, report)
