@@ -11,11 +11,12 @@ scikit-learn's problem,
 coefficients within 1e-3 (relative) and the same predictions on Adult and COMPAS
 (``tests/test_weighted_lr.py``), in a fraction of its time (``benchmarks/results_reductions.md``).
 
-How: ``fair_lr.lbfgs_logistic`` (the solver FairLR uses) with the identity transition table, row
-weights, float64 and its preconditioner (the Cholesky factor of the Hessian at the start), which keeps
-L-BFGS quick where one-hot columns are collinear with the intercept; there only the penalty decides
-the solution, and an unpreconditioned solver stopped at scikit-learn's default ``tol`` is still far
-from it (28% in the largest coefficient on Adult). The fit is deterministic: no random numbers, torch
+How: ``fair_lr.lbfgs_logistic`` (the solver FairLR uses) with the identity transition table and
+row weights, in rounds (``WeightedLR._solve``): float32 rounds, then float64 to ``tol``, each
+preconditioned by the Cholesky factor of the Hessian where it starts. The preconditioner keeps L-BFGS
+quick where one-hot columns are collinear with the intercept; there only the penalty decides the
+solution, and an unpreconditioned solver stopped at scikit-learn's default ``tol`` is still far from
+it (28% in the largest coefficient on Adult), though it predicts the same. The fit is deterministic: no random numbers, torch
 on ``backend.fit_threads()`` CPU threads or on the device ``backend.resolve_device(device)`` names;
 nothing is seeded. Prediction is numpy in float64 on the CPU, the same expressions as scikit-learn's
 linear classifiers.
@@ -38,13 +39,14 @@ from ..validation import check_X
 # cap of the float64 round on the float32 Hessian; then at most POLISH_ROUNDS rounds of at most
 # POLISH_ROUND_ITERS iterations on the float64 Hessian
 START_ROUND_ITERS = 6
-# rows per chunk on the CPU (4096 x 101 float64 = 3.3 MB): about 15% faster than whole-matrix products
-CPU_CHUNK_ROWS = 4096
 FIRST_ROUND_TOL = 1e-5
 FIRST_ROUND_ITERS = 60
 SECOND_ROUND_ITERS = 10
 POLISH_ROUNDS = 4
 POLISH_ROUND_ITERS = 25
+# rows per chunk on the CPU (4096 x 101 float64 = 3.3 MB stays in the cache between the two
+# matrix-vector products): about 15% faster than whole-matrix products on Adult
+CPU_CHUNK_ROWS = 4096
 
 
 class WeightedLR(ClassifierMixin, BaseEstimator):
@@ -114,17 +116,17 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
 
     def _solve(self, X32, X64, labels, aw):
         """``(coef and intercept as one array, L-BFGS iterations, converged)``, in rounds of
-        ``fair_lr.lbfgs_logistic``, each preconditioned by the Hessian where the last ended (so each
-        begins with a Newton step):
+        ``fair_lr.lbfgs_logistic``, each preconditioned by the Cholesky factor of a Hessian:
 
         1. from zero on the float32 matrix (its matrix-vector products are 2-10x faster than
            float64's): a few iterations on the Hessian at zero, then, on the Hessian there, to about
-           what float32 sums resolve (24 iterations become 10 on Adult);
-        2. on the float64 matrix to ``tol``, the Hessian summed in float32 (enough where the penalty is
-           not tiny beside the data, e.g. weights averaging 1 as Kamiran's and fairlearn's: 1-2 steps);
-        3. if that round did not finish within its cap, rounds with the Hessian summed in float64 too
-           (weights in the thousands make the penalty per unit of weight so small that float32 sums
-           misjudge the directions only it curves: collinear one-hot columns).
+           what float32 sums resolve (24 iterations become 11 on Adult);
+        2. on the float64 matrix to ``tol``, still on that (float32-summed) Hessian: enough where the
+           penalty is not tiny beside the data, e.g. weights averaging 1 as Kamiran's and fairlearn's
+           (1-2 iterations; a fresh Hessian would cost more than it saves);
+        3. if that round did not finish within its cap, rounds on the Hessian where the last ended,
+           summed in float64 (weights in the thousands make the penalty per unit of weight so small
+           that float32 sums misjudge the directions only it curves: collinear one-hot columns).
         """
         import torch
 
@@ -135,10 +137,11 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
         n_iter, converged, float32_done = 0, False, False
         first_tol = max(float(self.tol), FIRST_ROUND_TOL)
         rounds = [(X32, X32, first_tol, START_ROUND_ITERS), (X32, X32, first_tol, FIRST_ROUND_ITERS),
-                  (X64, X32, float(self.tol), SECOND_ROUND_ITERS)]
+                  (X64, None, float(self.tol), SECOND_ROUND_ITERS)]
         rounds += [(X64, X64, float(self.tol), POLISH_ROUND_ITERS)] * POLISH_ROUNDS
         # on the CPU, row chunks that stay in the cache between the two matrix-vector products
         chunk = CPU_CHUNK_ROWS if labels.device.type == "cpu" else None
+        P = None
         for matrix, hessian_matrix, tol, cap in rounds:
             cap = min(cap, budget - n_iter)
             if cap <= 0:
@@ -146,7 +149,8 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
             if matrix is X32 and float32_done:
                 continue
             at = torch.as_tensor(coef, dtype=labels.dtype, device=labels.device)
-            P = logistic_hessian_root(hessian_matrix, aw, at, self.C, chunk)
+            if hessian_matrix is not None:  # else the last round's preconditioner again
+                P = logistic_hessian_root(hessian_matrix, aw, at, self.C, chunk)
             c, b, it, converged = lbfgs_logistic(matrix, None, None, labels=labels, C=self.C, tol=tol, max_iter=cap,
                                                  row_weight=aw, precondition=False if P is None else P, start=coef,
                                                  chunk_rows=chunk)
