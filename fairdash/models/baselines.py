@@ -19,7 +19,7 @@ from .state import check_state, make_state
 
 __all__ = ["SVM", "KamiranReweighing", "AgarwalReduction"]
 
-_LR_MAX_ITER = 1000  # lbfgs iterations for every inner logistic regression (100 may stop short on Adult)
+_LR_MAX_ITER = 1000  # L-BFGS iterations for every inner logistic regression (at most; Adult needs 25-100)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -44,10 +44,13 @@ def _proba_from_p1(p1: np.ndarray) -> np.ndarray:
     return np.column_stack([1.0 - p1, p1])
 
 
-def _make_lr(C: float, seed=None):
-    from sklearn.linear_model import LogisticRegression
+def _make_lr(C: float, seed=None, device="auto"):
+    """The inner learner of Kamiran & Calders and Agarwal et al.: ``WeightedLR`` (scikit-learn's
+    weighted logistic regression problem on FairDash's L-BFGS solver, on ``device``). Its fit is
+    deterministic, so ``seed`` changes nothing; it is accepted for the callers' sake."""
+    from .weighted_lr import WeightedLR
 
-    return LogisticRegression(C=C, max_iter=_LR_MAX_ITER, random_state=seed)
+    return WeightedLR(C=C, max_iter=_LR_MAX_ITER, device=device)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -172,27 +175,32 @@ class KamiranReweighing(_DecisionClassifier, ClassifierMixin, BaseEstimator):
 
     Formulation: each training row in cell ``(s, y)`` gets weight ``P(s) P(y) / P(s, y)`` =
     ``n_s * n_y / (N * n_sy)`` (weights sum to ``N``; in the weighted data ``s`` and ``y`` are
-    independent); then scikit-learn's ``LogisticRegression(C=C)`` (lbfgs, up to 1000 iterations) is
-    fitted on ``X`` with these ``sample_weight``. Any number of groups works.
+    independent); then a logistic regression (``C=C``, intercept not penalised) is fitted on ``X``
+    with these ``sample_weight``: ``WeightedLR``, which solves scikit-learn's
+    ``LogisticRegression(C=C).fit(X, y, sample_weight)`` problem on FairDash's L-BFGS solver (on
+    ``device``: ``"auto"``, ``"cpu"`` or ``"cuda"``, resolved by ``fairdash.backend``). Any number of
+    groups works.
 
     Needs from ``s``: the group code of every training row (``s`` is not a feature and is not used at
     prediction time). A group with a label missing (an empty cell) simply contributes no rows to it.
 
-    Defaults: ``C=1.0``. ``seed`` is stored for the interface (lbfgs is deterministic).
+    Defaults: ``C=1.0``, ``device="auto"``. ``seed`` is stored for the interface (the fit is
+    deterministic).
     Scores: ``decision_function = X @ coef_ + intercept_``, ``predict_proba`` its sigmoid, ``predict``
     is ``decision > 0``.
     """
 
 
-    def __init__(self, C: float = 1.0, seed: int | None = 0):
+    def __init__(self, C: float = 1.0, seed: int | None = 0, device="auto"):
         self.C = C
         self.seed = seed
+        self.device = device
 
     def fit(self, X, y, s=None, **fit_params):
         X, y = check_Xy(X, y)
         s = check_s(s, len(y), "Kamiran & Calders reweighing")
         w = kamiran_weights(y, s)
-        lr = _make_lr(self.C, self.seed)
+        lr = _make_lr(self.C, self.seed, self.device)
         with _one_blas_thread():
             lr.fit(X, y, sample_weight=w)
         self.sample_weight_ = w
@@ -249,11 +257,14 @@ class _CountingFits(ClassifierMixin, BaseEstimator):
 
 
 class AgarwalReduction(ClassifierMixin, BaseEstimator):
-    """Agarwal et al.'s reductions approach: fairlearn's ``ExponentiatedGradient`` around
-    ``LogisticRegression(C=C)``.
+    """Agarwal et al.'s reductions approach: fairlearn's ``ExponentiatedGradient`` around a weighted
+    logistic regression (``C=C``).
 
-    Formulation: ``ExponentiatedGradient(LogisticRegression(C=1), constraints=..., eps=0.1,
-    max_iter=50)`` fitted with ``sensitive_features=s``. The constraint is
+    Formulation: ``ExponentiatedGradient(WeightedLR(C=1), constraints=..., eps=0.1, max_iter=50)``
+    fitted with ``sensitive_features=s``. ``WeightedLR`` solves scikit-learn's
+    ``LogisticRegression(C=C).fit(X, y, sample_weight)`` problem (the paper's inner learner) on
+    FairDash's L-BFGS solver, on ``device`` (``"auto"``, ``"cpu"``, ``"cuda"``; ``fairdash.backend``
+    decides), in a fraction of its time. The constraint is
     ``DemographicParity(difference_bound=0.1)`` for ``criterion="dp"`` and
     ``TruePositiveRateParity(difference_bound=0.1)`` for ``criterion="eo"``; a fresh constraint object
     is made for every fit. In fairlearn >= 0.5 ``eps`` only caps the Lagrange multipliers (``B = 1/eps``);
@@ -269,7 +280,8 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
     the batch. Pass ``random_state`` to ``predict`` to override the seed.
 
     Needs from ``s``: the group code of every training row (fit time only). Any number of groups.
-    Defaults: ``difference_bound=0.1``, ``eps=0.1``, ``max_iter=50``, ``C=1.0``, ``seed=0``.
+    Defaults: ``difference_bound=0.1``, ``eps=0.1``, ``max_iter=50``, ``C=1.0``, ``seed=0``,
+    ``device="auto"``.
 
     ``progress`` (optional): a callable ``progress(fraction, message)`` (``fairdash.backend``), told of
     every best-response fit (one logistic regression) as it ends. fairlearn has no progress hook, so the
@@ -283,7 +295,7 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
 
 
     def __init__(self, criterion: str = "dp", difference_bound: float = 0.1, eps: float = 0.1,
-                 max_iter: int = 50, C: float = 1.0, seed: int | None = 0, progress=None):
+                 max_iter: int = 50, C: float = 1.0, seed: int | None = 0, progress=None, device="auto"):
         self.criterion = criterion
         self.difference_bound = difference_bound
         self.eps = eps
@@ -291,6 +303,7 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
         self.C = C
         self.seed = seed
         self.progress = progress
+        self.device = device
 
     def _constraint(self):
         from fairlearn.reductions import DemographicParity, TruePositiveRateParity
@@ -319,7 +332,7 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
                                  f"at most {self.max_iter} iterations)")
 
         report(0.0, "Agarwal et al.: starting the exponentiated gradient")
-        eg = ExponentiatedGradient(_CountingFits(_make_lr(self.C, self.seed), on_fit=one_more_fit),
+        eg = ExponentiatedGradient(_CountingFits(_make_lr(self.C, self.seed, self.device), on_fit=one_more_fit),
                                    constraints=self._constraint(), eps=self.eps, max_iter=self.max_iter)
         with warnings.catch_warnings(), _one_blas_thread():
             warnings.simplefilter("ignore", FutureWarning)

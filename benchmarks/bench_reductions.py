@@ -1,0 +1,200 @@
+"""Agarwal et al.'s reduction and Kamiran & Calders' reweighing: the old inner learner against the new.
+
+Old: scikit-learn's ``LogisticRegression(C=1, max_iter=1000)`` (lbfgs, tol 1e-4), as ``baselines._make_lr``
+built it before issue 22; the benchmark builds it itself and swaps it in for the run. New:
+``fairdash.models.weighted_lr.WeightedLR`` (FairDash's L-BFGS solver), what the models use now.
+
+Data: Adult, s = sex, seed 0 split, the dashboard's preprocessing (``paper_arrays("adult-sex")``: no
+``fnlwgt``, numeric columns scaled, categories one-hot). Scored on the population: the ordinary test set
+(accuracy; PR ratio = min over max of the two groups' positive rates).
+
+Old and new run interleaved in one process (old, new, old, new, ...), so a busy machine slows both
+alike; the load average is recorded before and after every fit. Agarwal is fitted at each bound in
+``--bounds`` (0.1 and 0.01 by default), Kamiran with its usual weights.
+
+Usage (from the repository root):
+    python benchmarks/bench_reductions.py                       # 1 repeat of each Agarwal fit, 3 of Kamiran
+    python benchmarks/bench_reductions.py --repeats 2 --kamiran-repeats 5 --out /tmp/reductions.md
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from fairdash.data import paper_arrays  # noqa: E402
+from fairdash.models import baselines  # noqa: E402
+from fairdash.models.baselines import AgarwalReduction, KamiranReweighing  # noqa: E402
+
+
+def _sklearn_lr(C: float, seed=None, device=None):
+    """The inner learner before issue 22 (``baselines._make_lr`` then)."""
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=C, max_iter=1000, random_state=seed)
+
+
+@contextlib.contextmanager
+def inner_learner(which: str):
+    """Run the models with the ``old`` (scikit-learn) or ``new`` (WeightedLR) inner learner."""
+    if which == "new":
+        yield
+        return
+    saved = baselines._make_lr
+    baselines._make_lr = _sklearn_lr
+    try:
+        yield
+    finally:
+        baselines._make_lr = saved
+
+
+def _load() -> str:
+    return "%.1f" % os.getloadavg()[0]
+
+
+def _machine() -> str:
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
+        model = next((ln.split(":", 1)[1].strip() for ln in out.splitlines() if ln.startswith("Model name")), "?")
+    except OSError:
+        model = platform.processor() or "?"
+    import fairlearn
+    import sklearn
+    import torch
+
+    return (f"{model}, {os.cpu_count()} cores; Python {platform.python_version()}, torch {torch.__version__}, "
+            f"scikit-learn {sklearn.__version__}, fairlearn {fairlearn.__version__}; "
+            f"FAIRDASH_THREADS={os.environ.get('FAIRDASH_THREADS', 'unset (1 torch thread)')}")
+
+
+def _population(pred, y, s) -> tuple[float, float, list]:
+    pr = np.array([pred[s == g].mean() for g in np.unique(s)])
+    return float(pr.min() / pr.max()), float(np.mean(pred == y)), pr.round(3).tolist()
+
+
+def fit_one(kind: str, which: str, a, bound=None) -> dict:
+    fits = [0]
+
+    def count(fraction, message=""):
+        if "best-response fit" in message:
+            fits[0] += 1
+
+    if kind == "agarwal":
+        model = AgarwalReduction(difference_bound=bound, seed=0, progress=count)
+    else:
+        model = KamiranReweighing(seed=0)
+    load_before = _load()
+    with inner_learner(which):
+        t0, c0 = time.perf_counter(), time.process_time()
+        model.fit(a.X_train, a.y_train, a.s_train)
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    pred = model.predict(a.X_test)
+    ratio, acc, pr = _population(pred, a.y_test, a.s_test)
+    row = {"model": kind, "bound": bound, "inner": which, "seconds": seconds, "cpu": cpu, "pr_ratio": ratio,
+           "accuracy": acc, "pr": pr, "load": f"{load_before} -> {_load()}", "pred": pred}
+    if kind == "agarwal":
+        row.update(fits=fits[0], iterations=model.last_iter_ + 1)
+    return row
+
+
+def warm_up(a) -> None:
+    """One small fit with each inner learner first, so that neither timed fit pays for imports (torch's
+    takes seconds) or first-call set-up."""
+    idx = np.arange(0, len(a.y_train), 20)
+    for which in ("old", "new"):
+        with inner_learner(which):
+            AgarwalReduction(max_iter=2).fit(a.X_train[idx], a.y_train[idx], a.s_train[idx])
+            KamiranReweighing().fit(a.X_train[idx], a.y_train[idx], a.s_train[idx])
+
+
+def run(bounds, repeats: int, kamiran_repeats: int) -> list[dict]:
+    a = paper_arrays("adult-sex", seed=0)
+    warm_up(a)
+    rows = []
+    for r in range(repeats):
+        for bound in bounds:
+            for which in ("old", "new") if r % 2 == 0 else ("new", "old"):
+                row = fit_one("agarwal", which, a, bound)
+                rows.append(row)
+                print(_line(row), flush=True)
+    for r in range(kamiran_repeats):
+        for which in ("old", "new") if r % 2 == 0 else ("new", "old"):
+            row = fit_one("kamiran", which, a)
+            rows.append(row)
+            print(_line(row), flush=True)
+    return rows
+
+
+def _line(row) -> str:
+    extra = f", {row['fits']} fits, {row['iterations']} iterations" if "fits" in row else ""
+    return (f"{row['model']} bound={row['bound']} {row['inner']}: {row['seconds']:.2f} s "
+            f"(CPU {row['cpu']:.2f} s), PR ratio "
+            f"{row['pr_ratio']:.3f} {row['pr']}, accuracy {row['accuracy']:.4f}{extra}, load {row['load']}")
+
+
+def summary(rows) -> str:
+    out = ["| model | bound | inner learner | fit time (s, each run) | median (s) | new / old | "
+           "CPU time (s, each run) | new / old CPU | PR ratio (population) | accuracy (population) | "
+           "best-response fits | load (1-min, before -> after) |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    keys = []
+    for r in rows:
+        k = (r["model"], r["bound"])
+        if k not in keys:
+            keys.append(k)
+    for model, bound in keys:
+        med, cpu = {}, {}
+        for which in ("old", "new"):
+            sel = [r for r in rows if (r["model"], r["bound"], r["inner"]) == (model, bound, which)]
+            med[which] = float(np.median([r["seconds"] for r in sel]))
+            cpu[which] = float(np.median([r["cpu"] for r in sel]))
+        for which in ("old", "new"):
+            sel = [r for r in rows if (r["model"], r["bound"], r["inner"]) == (model, bound, which)]
+            last = sel[-1]
+            label = "scikit-learn LogisticRegression" if which == "old" else "WeightedLR"
+            ratio = "" if which == "old" else f"**{med['new'] / med['old']:.3f}x**"
+            cpu_ratio = "" if which == "old" else f"{cpu['new'] / cpu['old']:.3f}x"
+            cpus = ", ".join(f"{r['cpu']:.2f}" for r in sel)
+            fits = ", ".join(str(r.get("fits", "")) for r in sel) if model == "agarwal" else "1 each"
+            times = ", ".join(f"{r['seconds']:.2f}" for r in sel)
+            out.append(
+                f"| {model} | {'' if bound is None else bound} | {label} | "
+                f"{times} | {med[which]:.2f} | {ratio} | {cpus} | {cpu_ratio} | "
+                f"{last['pr_ratio']:.3f} ({last['pr'][0]:.3f} / {last['pr'][1]:.3f}) | {last['accuracy']:.4f} | "
+                f"{fits} | {'; '.join(r['load'] for r in sel)} |")
+        old = [r for r in rows if (r["model"], r["bound"], r["inner"]) == (model, bound, "old")][-1]
+        new = [r for r in rows if (r["model"], r["bound"], r["inner"]) == (model, bound, "new")][-1]
+        out.append(f"| | | old and new predict alike on | {np.mean(old['pred'] == new['pred']):.4f} of the "
+                   f"test rows | | | | | | | | |")
+    return "\n".join(out)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bounds", type=float, nargs="+", default=[0.1, 0.01])
+    ap.add_argument("--repeats", type=int, default=1, help="Agarwal fits per bound and inner learner")
+    ap.add_argument("--kamiran-repeats", type=int, default=3)
+    ap.add_argument("--out", type=Path, help="also write the markdown summary here")
+    args = ap.parse_args(argv)
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    machine = _machine()
+    rows = run(args.bounds, args.repeats, args.kamiran_repeats)
+    text = (f"Run {started}; {machine}; load average (1/5/15 min) at the end "
+            f"{'%.1f/%.1f/%.1f' % os.getloadavg()}.\n\n{summary(rows)}\n")
+    print()
+    print(text)
+    if args.out:
+        args.out.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
