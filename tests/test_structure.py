@@ -78,3 +78,17 @@ def test_only_the_ui_modules_import_streamlit():
     found = [str(p.relative_to(ROOT)) for p in PKG.rglob("*.py") if not re.fullmatch(r"ui(_[a-z]+)?\.py", p.name)
              and re.search(r"^\s*(import streamlit|from streamlit)", p.read_text(), re.MULTILINE)]
     assert not found, found
+
+
+def test_no_criterion_string_branch_outside_the_criterion_module():
+    """Issue 21: what a criterion means lives in ``target_spec.Criterion``; pages, the CLI, the report and the
+    models ask it instead of comparing its name with 'dp' or 'eo'."""
+    branch = re.compile(r"criterion\w*\s*(==|!=)\s*[\"'](dp|eo)[\"']")
+    found = []
+    for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]:
+        if p == PKG / "target_spec.py":
+            continue
+        for i, line in enumerate(p.read_text().splitlines(), 1):
+            if branch.search(line.split("#", 1)[0]):
+                found.append(f"{p.relative_to(ROOT)}:{i}: {line.strip()}")
+    assert not found, found

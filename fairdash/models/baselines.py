@@ -308,11 +308,10 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
     def _constraint(self):
         from fairlearn.reductions import DemographicParity, TruePositiveRateParity
 
-        if self.criterion == "dp":
-            return DemographicParity(difference_bound=self.difference_bound)
-        if self.criterion == "eo":
-            return TruePositiveRateParity(difference_bound=self.difference_bound)
-        raise FairDashError(f"Agarwal et al. serves criterion 'dp' or 'eo', not {self.criterion!r}.")
+        constraint = {"dp": DemographicParity, "eo": TruePositiveRateParity}.get(self.criterion)
+        if constraint is None:
+            raise FairDashError(f"Agarwal et al. serves criterion 'dp' or 'eo', not {self.criterion!r}.")
+        return constraint(difference_bound=self.difference_bound)
 
     def _fit_expgrad(self, X, y, s):
         """The fitted fairlearn ``ExponentiatedGradient`` (inputs already checked)."""
