@@ -122,8 +122,10 @@ def test_gaps_are_signed_and_the_worst_is_named():
 # --------------------------------------------------------------------------------------------------
 def test_adult_threshold_keeps_todays_numbers_and_names_the_worst_group(adult_at_030):
     m = adult_at_030["threshold"].metrics
-    assert (round(m["pop_pr_0"], 3), round(m["pop_pr_1"], 3)) == (0.158, 0.259)
-    assert round(m["pop_worst_gap"], 3) == 0.142 and m["pop_worst_gap_group"] == "Female"
+    # the figures, to within 0.002: another device or BLAS fits FairLR a hair differently (on an H100,
+    # CUDA: 0.158 / 0.260, worst gap 0.142; that machine's CPU: 0.157 / 0.260, 0.143)
+    assert (m["pop_pr_0"], m["pop_pr_1"]) == pytest.approx((0.158, 0.259), abs=0.002)
+    assert m["pop_worst_gap"] == pytest.approx(0.142, abs=0.002) and m["pop_worst_gap_group"] == "Female"
     assert m["pop_gap_0"] < 0 and m["target_0"] == m["target_1"] == pytest.approx(0.30)
     assert np.isfinite(m["bal_worst_gap"]) and m["bal_worst_gap_group"] in ("Female", "Male")
 

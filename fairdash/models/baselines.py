@@ -204,6 +204,7 @@ class KamiranReweighing(_DecisionClassifier, ClassifierMixin, BaseEstimator):
         with _one_blas_thread():
             lr.fit(X, y, sample_weight=w)
         self.sample_weight_ = w
+        self.device_ = lr.device_  # where the weighted fit ran (what the results' device column says)
         self.coef_ = np.asarray(lr.coef_, dtype=np.float64).ravel()
         self.intercept_ = float(lr.intercept_[0])
         self.classes_ = np.array([0, 1])
@@ -364,6 +365,9 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
         self.best_gap_ = float(eg.best_gap_)
         self.n_oracle_calls_ = int(eg.n_oracle_calls_)
         self.last_iter_ = int(eg.last_iter_)
+        from ..backend import resolve_device
+
+        self.device_ = str(resolve_device(self.device))  # where its inner fits ran
         self.classes_ = np.array([0, 1])
         self.n_features_in_ = d
         return self
