@@ -355,8 +355,8 @@ def ensure_router() -> None:
     runs the page file alone (Streamlit treats a ``pages/`` folder as its old multipage layout until
     ``st.navigation`` has run once). Then the page declares the navigation itself and reruns: from then
     on every run goes through app.py, so the same URL opens inside the frame."""
-    if st.get_option("global.appTest") or st.session_state.get("_fd_in_frame"):
-        return  # AppTest resets that layout switch before every run; a rerun there would drop button clicks
+    if st.session_state.get("_fd_in_frame"):
+        return
     navigation(position="hidden")
     st.rerun()
 

@@ -7,7 +7,7 @@ module: it imports Streamlit.
   callback checks, so the experiment runner stops at its next progress call.
 - :func:`registry`: the process-wide jobs, one per session token (one job per session at a time).
 - :func:`collect`: called by app.py on every script run of the session (any page): a finished job's run
-  joins the run history with ``ui_state.add_run`` and a toast says so; a failed or cancelled job leaves
+  joins the run history with ``ui_state.add_run`` and a note in the sidebar says so; a failed or cancelled job leaves
   a note. Session state is written only here, from the session's own script thread, never by the worker.
 - :func:`sidebar_job`: the sidebar's box on every page: the job's progress and a Cancel button,
   refreshed by ``st.fragment(run_every=...)`` while the job runs; then the outcome's note.
@@ -179,9 +179,10 @@ def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
 
 
 def collect() -> None:
-    """If this session's job has finished, take it: its run joins the history (a toast says so), or a
-    note says it failed (its message, never a traceback) or was cancelled (nothing added). Called at
-    the start of every script run of the session (app.py)."""
+    """If this session's job has finished, take it: its run joins the history, or it failed (its message,
+    never a traceback) or was cancelled (nothing added); a note in the sidebar says which, on every page,
+    until dismissed (a note, not a toast: Streamlit's toasts are dialogs without an accessible name).
+    Called at the start of every script run of the session (app.py)."""
     ss = st.session_state
     ss.pop(OUTCOME_KEY, None)
     job = registry().take_finished(_token(), ss.get("fd_copied_from"))
@@ -192,9 +193,9 @@ def collect() -> None:
         ui_state.add_run(run)
         ss.pop("compare_target", None)
         cached = int(run.results["cached"].sum()) if "cached" in run.results else 0
-        outcome = ("done", f"Trained {len(run.results)} fit(s) in {run.seconds:.1f} s"
-                   + (f" ({cached} from the cache)" if cached else "") + f": run {run.number} is in the run history.")
-        st.toast(outcome[1], icon=":material/check_circle:", duration="long")
+        outcome = ss[NOTE_KEY] = ("done", f"Trained {len(run.results)} fit(s) in {run.seconds:.1f} s"
+                                  + (f" ({cached} from the cache)" if cached else "")
+                                  + f": run {run.number} is in the run history.")
     elif job.state == "failed":
         outcome = ss[NOTE_KEY] = ("failed", f"Training failed: {job.error}")
     else:
@@ -247,6 +248,7 @@ def sidebar_job() -> None:
     if kept is None:
         return
     with st.container(key="training_note"):
-        (st.error if kept[0] == "failed" else st.info)(kept[1], icon=":material/warning:" if kept[0] == "failed"
-                                                       else ":material/cancel:")
+        show, icon = {"failed": (st.error, ":material/warning:"), "done": (st.success, ":material/check_circle:")
+                      }.get(kept[0], (st.info, ":material/cancel:"))
+        show(ui.literal(kept[1]), icon=icon)
         st.button("Dismiss", key="dismiss_training_note", on_click=_dismiss)

@@ -95,7 +95,7 @@ def save_session() -> None:
     owner = ss.setdefault("_fd_live", _Live())
     kept = _sessions().save(token, {k: ss[k] for k in SAVED if k in ss}, owner=owner)
     if not kept and not ss.get("_fd_not_kept"):
-        st.toast(LINK_NOT_KEPT, icon=":material/warning:")
+        st.warning(LINK_NOT_KEPT, icon=":material/warning:")  # (not a toast: it has no accessible name)
     ss["_fd_not_kept"] = not kept
     want = {"session": token, "criterion": ss.get("fd_criterion", "dp")}
     if ss.get("fd_pr_t") is not None:

@@ -43,7 +43,7 @@ if source == SOURCES[0]:
         with ui.guard():
             ui.load_sample_task(name)
             ss.pop("fd_widgets_for", None)  # every choice below starts again from the sample's task
-            st.toast(f"Loaded {smp.title}.")
+            st.success(f"Loaded {smp.title}.")
 else:
     up = st.file_uploader("Upload a table (CSV, TSV, gzip-compressed CSV, Parquet or Excel; at most 200 MB)",
                           type=["csv", "tsv", "txt", "gz", "parquet", "pq", "xlsx", "xls"], key="upload_file",

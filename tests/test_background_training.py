@@ -96,7 +96,7 @@ def test_a_training_goes_on_across_pages_and_joins_the_history(gate):
     assert [r.number for r in runs] == [1]
     assert set(runs[0].results["model"]) == {"fair-lr", "lr"}
     assert at.session_state["fd_run"] is runs[0]
-    assert any("run 1 is in the run history" in t.value for t in at.toast), [t.value for t in at.toast]
+    assert any("run 1 is in the run history" in t.value for t in at.success), [t.value for t in at.success]
     assert not _sidebar_progress(at) and _job(at) is None
     at.switch_page("pages/compare.py").run()
     _ok(at)
@@ -228,7 +228,7 @@ def test_a_reload_during_a_training_finds_it_and_gets_its_run(gate):
     assert _sidebar_progress(b)
     assert "cancel_training" not in [w.key for w in b.button]  # someone else's training: not theirs to stop
     gate.set()
-    _finish(b)
+    _finish(at)  # the job is kept under the session that started it
     b.run()
     _ok(b)
     assert [r.number for r in b.session_state["fd_runs"]] == [1]

@@ -326,3 +326,39 @@ def test_the_report_says_what_a_model_blind_to_s_can_do(compas_race):
     html = build_report(res, task_description=describe_task(compas_race, dataset="COMPAS"), readout=readout)
     assert f"AUC {readout['s_predictability']:.2f}" in html and "moves both groups together" in html
     assert "FairLR moved Caucasian away from its target" in html
+
+
+def test_one_class_for_everyone_has_no_ratio_and_the_note_says_who_gets_what():
+    """Issue 19, item 4: one rule for models that give one class to everyone or to a whole group."""
+    from fairdash.metrics import group_metrics, one_class_note, result_notes, summarize
+
+    y = np.array([0, 1, 0, 1, 0, 1])
+    s = np.array([0, 0, 0, 1, 1, 1])
+    everyone = group_metrics(y, np.ones(6, int), s, 2)
+    assert np.isnan(everyone["pr_ratio"]) and np.isnan(everyone["tpr_ratio"])  # no decision: no ratio, not 1.0
+    assert one_class_note(np.ones(6, int), s, 2, ("f", "m")) == "predicts 1 for everyone"
+    group = group_metrics(y, np.array([0, 0, 0, 1, 0, 1]), s, 2)
+    assert group["pr_0"] == 0.0 and group["pr_ratio"] == 0.0  # a whole group without positives: measured, 0
+    note = one_class_note(np.array([0, 0, 0, 1, 0, 1]), s, 2, ("f", "m"))
+    assert note == "predicts 0 for everyone in f"
+    rows = pd.DataFrame({"model": ["lr", "lr"], "label": ["LR", "LR"], "target_rate": [np.nan, np.nan],
+                         "pr_ratio": [everyone["pr_ratio"], 0.8], "one_class": ["predicts 1 for everyone", ""],
+                         "pop_one_class": ["", ""]})
+    assert summarize(rows, metrics=["pr_ratio"])["pr_ratio_mean"].iloc[0] == pytest.approx(0.8)  # not (1 + 0.8) / 2
+    said = result_notes(rows)
+    assert any("predicts 1 for everyone" in n and "never counted as parity" in n for n in said), said
+
+
+def test_the_reports_trade_off_speaks_of_the_population_first_with_the_worst_group(compas_race):
+    """Issue 19, item 2: the plain-words trade-off names where it was measured, population first, with the
+    group that misses its target most."""
+    from fairdash.report import build_report
+    from fairdash.report.content import describe_task
+
+    res = run_experiment(compas_race, ["fair-lr", "lr"], target=make_target_spec("dp", 0.401)).results
+    html = build_report(res, task_description=describe_task(compas_race, dataset="COMPAS"))
+    pop = html.index("On the population the model will meet (the ordinary test set):")
+    bal = html.index("On the paper&#39;s balanced test set:") if "On the paper&#39;s balanced" in html else \
+        html.index("On the paper's balanced test set:")
+    assert pop < bal
+    assert "the group furthest from its target (Caucasian) misses it by 0.220" in html[pop:bal]

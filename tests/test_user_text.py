@@ -1,5 +1,5 @@
 """User text is text (issue 20, item 4): ``ui.literal`` turns any string into Markdown that Streamlit shows
-character for character. The browser test (tests/e2e/test_user_text.py) checks what reaches the DOM;
+character for character. The browser test (tests/e2e/test_user_text_browser.py) checks what reaches the DOM;
 here, the Markdown itself, parsed by the same rules (CommonMark escapes, GFM autolink literals)."""
 import re
 

@@ -98,13 +98,14 @@ class SVM(_DecisionClassifier, ClassifierMixin, BaseEstimator):
         from sklearn.svm import SVC
 
         X, y = check_Xy(X, y)
-        svc = SVC(C=self.C, kernel="rbf", gamma=self.gamma, cache_size=self.cache_size, tol=self.tol,
+        gamma = _gamma_value(self.gamma, X)  # scikit-learn's rule for "auto"/"scale", resolved here (public API)
+        svc = SVC(C=self.C, kernel="rbf", gamma=gamma, cache_size=self.cache_size, tol=self.tol,
                   max_iter=self.max_iter)
         svc.fit(X, y)
         self.support_vectors_ = np.ascontiguousarray(svc.support_vectors_, dtype=np.float64)
         self.dual_coef_ = np.asarray(svc.dual_coef_, dtype=np.float64).ravel()
         self.intercept_ = float(np.asarray(svc.intercept_).ravel()[0])
-        self.gamma_ = float(svc._gamma)
+        self.gamma_ = gamma
         self.n_support_ = np.asarray(svc.n_support_, dtype=np.int64)
         self.classes_ = np.array([0, 1])
         self.n_features_in_ = X.shape[1]
@@ -145,6 +146,17 @@ class SVM(_DecisionClassifier, ClassifierMixin, BaseEstimator):
         m.classes_ = np.array([0, 1])
         m.n_features_in_ = m.support_vectors_.shape[1]
         return m
+
+
+def _gamma_value(gamma, X) -> float:
+    """The RBF kernel's gamma as scikit-learn resolves it: ``"auto"`` is ``1 / n_features``, ``"scale"`` is
+    ``1 / (n_features * X.var())`` (1 where the variance is 0), a number is itself."""
+    if gamma == "auto":
+        return 1.0 / X.shape[1]
+    if gamma == "scale":
+        var = float(X.var())
+        return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+    return float(gamma)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ import re
 
 import pytest
 from playwright.sync_api import expect
-from test_trust import _no_exception, _open, _radio, _select, _set_models, _shot, _train, _wait_figures
+from test_trust import (_chips, _export_report, _no_exception, _open, _radio, _select, _set_models, _shot, _train,
+                        _wait_figures)
 
 RULE_WORDS = {  # the Train page's radio labels (fairdash.decision.RULES[...].words)
     "threshold": "score above 1/2 (the paper's rule)",
@@ -40,12 +41,19 @@ def test_each_rule_trains_shows_the_target_view_and_the_report_names_it(page, ap
             assert "decides with s" in main
 
     st_ui.goto_page(page, "Compare")
-    runs = page.locator(".st-key-compare_runs")
-    if runs.count():  # show every run of the session together
-        for label in ("Run 1", "Run 2"):
-            chips = runs.locator("[data-tag]:visible").all_inner_texts()
-            if not any(c.startswith(label) for c in chips):
-                _select(page, st_ui, "compare_runs", label, exact=False)
+    # runs you can tell apart (issue 20, item 5): three labels, each with its number, time, data, s and y,
+    # criterion, target and (where there is one) its rule; no two alike
+    page.locator(".st-key-compare_runs input[role=combobox]").click()
+    titles = sorted(set(page.get_by_role("option").all_inner_texts() + _chips(page, "compare_runs")))
+    page.keyboard.press("Escape")
+    st_ui.wait_idle(page)
+    assert len(titles) == 3 and all(re.match(r"Run [123] \(\d\d:\d\d UTC\): FairLR · Adult", t) for t in titles), titles
+    assert all("s = sex, y = salary · demographic parity, PR_t 0.300" in t for t in titles), titles
+    assert sum("overall-rate" in t for t in titles) == 1 and sum("group-rates (decides with s)" in t for t in titles) == 1
+    for label in ("Run 1 (", "Run 2 ("):  # show every run of the session together
+        chips = _chips(page, "compare_runs")
+        if not any(c.startswith(label) for c in chips):
+            _select(page, st_ui, "compare_runs", label, exact=False)
     _wait_figures(page, 3)
     _no_exception(page, server_log)
     target = page.locator(".st-key-fig_target")
@@ -60,14 +68,6 @@ def test_each_rule_trains_shows_the_target_view_and_the_report_names_it(page, ap
     page.locator(".st-key-export_run input").click()
     page.get_by_role("option").filter(has_text="group-rates").first.click()
     st_ui.wait_idle(page)
-    page.locator(".st-key-build_report_button button").click()
-    page.locator(".st-key-download_report button").wait_for(timeout=120_000)
-    st_ui.wait_idle(page)
-    _no_exception(page, server_log)
-    with page.expect_download(timeout=60_000) as info:
-        page.locator(".st-key-download_report button").click()
-    report = tmp_path / "report.html"
-    info.value.save_as(report)
-    html = report.read_text(encoding="utf-8")
+    html = _export_report(page, st_ui, server_log, tmp_path).read_text(encoding="utf-8")
     assert "group-rates" in html and "decides with s" in html
     assert "Decision rule" in html and "worst gap" in html

@@ -55,17 +55,16 @@ def test_a_training_finishes_and_joins_the_history_while_the_analyst_is_elsewher
     page.wait_for_function(
         "([sel, before]) => { const p = document.querySelector(sel); return !p || p.innerText !== before; }",
         arg=[f'{JOB} [data-testid="stProgress"]', first], timeout=120_000)
-    # the end: the box goes, a toast says so, and the run is in the history on the page we are on
+    # the end: the box goes, a note says so, and the run is in the history on the page we are on
     page.locator(JOB).wait_for(state="detached", timeout=TRAIN_TIMEOUT * 1000)
-    expect(page.locator('[data-testid="stToast"]').filter(has_text="run 1 is in the run history")).to_be_visible(
-        timeout=30_000)
+    expect(page.locator(NOTE).filter(has_text="run 1 is in the run history")).to_be_visible(timeout=30_000)
     st_ui.wait_idle(page, timeout=120)
     _no_exception(page, server_log)
     page.locator(".st-key-compare_runs [data-tag]").first.wait_for(timeout=60_000)
     chosen = _chips(page, "compare_runs")
     assert len(chosen) == 1 and re.match(r"Run 1\b", chosen[0]) and "FairLR, LR, FairGP" in chosen[0], chosen
     assert "Nothing trained yet" not in st_ui.main_text(page)
-    assert page.locator(NOTE).count() == 0
+    assert "Training failed" not in page.locator(NOTE).inner_text()
     # the Train page: free again, with the run's results
     st_ui.goto_page(page, "Train")
     expect(page.locator(".st-key-train_button button")).to_be_enabled()

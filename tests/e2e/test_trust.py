@@ -77,6 +77,7 @@ def _open(page, app_url, st_ui, path: str = ""):
 def _select(page, st_ui, key: str, option: str, exact: bool = True) -> None:
     """Choose ``option`` in the selectbox or multiselect with widget key ``key``."""
     box = page.locator(f".st-key-{key} input[role=combobox]")
+    box.scroll_into_view_if_needed()  # at the viewport's bottom edge a click can leave the list closed
     box.click()
     opt = page.get_by_role("option", name=option, exact=exact) if exact else \
         page.get_by_role("option").filter(has_text=option)
@@ -198,6 +199,19 @@ def _wait_figures(page, n: int = 3) -> None:
         arg=n, timeout=60_000)
 
 
+def _export_report(page, st_ui, server_log, folder: Path) -> Path:
+    """On the Export page: build the report of the chosen run and download it into ``folder``."""
+    page.locator(".st-key-build_report_button button").click()
+    page.locator(".st-key-download_report button").wait_for(timeout=120_000)
+    st_ui.wait_idle(page)
+    _no_exception(page, server_log)
+    with page.expect_download(timeout=60_000) as info:
+        page.locator(".st-key-download_report button").click()
+    report = folder / "report.html"
+    info.value.save_as(report)
+    return report
+
+
 def _sidebar(page) -> str:
     return page.locator(".st-key-sidebar_task").inner_text()
 
@@ -280,7 +294,7 @@ def test_explicit_targets_ceiling_matches_and_curve_has_no_pr_t(page, app_url, s
     text = _svg_text(page, "ceiling_curve")
     assert "PR_t =" not in text, text
     # the only ceiling number on the curve is none: the caption points to the metric's value instead
-    assert f"their ceiling is the number above ({want:.4f})" in st_ui.main_text(page)
+    assert f"accuracy of a classifier meeting them is the number above ({want:.4f})" in st_ui.main_text(page)
     _no_exception(page, server_log)
     _shot(page, st_ui, "target_eo_targets", at=".st-key-tpr_target")
 
@@ -596,14 +610,7 @@ def test_report_table_model_column_reads_on_one_line(browser, page, app_url, st_
     _set_models(page, st_ui, ["FairLR", "LR", "Kamiran & Calders"])
     _train(page, st_ui, server_log)
     st_ui.goto_page(page, "Export")
-    page.locator(".st-key-build_report_button button").click()
-    page.locator(".st-key-download_report button").wait_for(timeout=120_000)
-    st_ui.wait_idle(page)
-    _no_exception(page, server_log)
-    with page.expect_download(timeout=60_000) as info:
-        page.locator(".st-key-download_report button").click()
-    report = tmp_path / "report.html"
-    info.value.save_as(report)
+    report = _export_report(page, st_ui, server_log, tmp_path)
     html = report.read_text(encoding="utf-8")
     assert "COMPAS" in html and "Kamiran" in html
     assert "± 0.000" not in html  # one repeat: no spread shown
