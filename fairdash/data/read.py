@@ -315,6 +315,10 @@ def _numbers_from_objects(df: pd.DataFrame, notes: list) -> None:
                 continue
         if not head.astype(str).str.contains(r"\d").mean() >= 1 - PLACEHOLDER_SHARE:
             continue  # mostly words: a categorical column (a quick look before the full scan)
+        head_text = head.astype(str).str.strip()
+        head_bad = head_text[pd.to_numeric(head_text, errors="coerce").isna()]
+        if len(head_bad) > 2 * PLACEHOLDER_SHARE * len(head_text) or head_bad.nunique() > MAX_PLACEHOLDERS:
+            continue  # codes with digits ("x12"), not numbers: the full scan of every row is not needed
         text = v.astype(str).str.strip()
         num = pd.to_numeric(text, errors="coerce")
         bad = text[num.isna()]
