@@ -8,10 +8,10 @@ downloaded while the test runs: without ``node_modules/axe-core`` the test is sk
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
+from test_trust import _train_quick_fair_lr
 
 pytestmark = pytest.mark.e2e
 
@@ -63,21 +63,7 @@ def test_no_serious_accessibility_violation_on_any_page(page, app_url, st_ui, se
     st_ui.goto_page(page, "Train")
     _no_exception(page, server_log)
     found += _audit(page, "Train")
-    models = page.locator(".st-key-train_models")
-    for remove in models.locator('button[aria-label^="Remove "]:visible').all()[::-1]:
-        if not remove.get_attribute("aria-label").startswith("Remove FairLR"):
-            remove.click()
-            st_ui.wait_idle(page)
-    page.get_by_text("Advanced settings").click()
-    tol = page.locator(".st-key-opt_fair-lr_tol input")
-    if tol.count():
-        tol.fill("0.001")
-        tol.press("Enter")
-        st_ui.wait_idle(page)
-    page.locator(".st-key-train_button button").click()
-    page.get_by_role("heading", name=re.compile("Results")).wait_for(timeout=TRAIN_TIMEOUT * 1000)
-    st_ui.wait_idle(page, timeout=TRAIN_TIMEOUT)
-    _no_exception(page, server_log)
+    _train_quick_fair_lr(page, st_ui, server_log)
     found += _audit(page, "Train (with results)")
 
     st_ui.goto_page(page, "Compare")

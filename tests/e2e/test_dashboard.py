@@ -16,6 +16,7 @@ import re
 import numpy as np
 import pytest
 from playwright.sync_api import expect
+from test_trust import _train_quick_fair_lr
 
 pytestmark = pytest.mark.e2e
 
@@ -146,24 +147,10 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_task, tmp_pa
     st_ui.goto_page(page, "Train")
     _no_exception(page, server_log)
     assert "PR_t = 0.305 for every group" in st_ui.main_text(page)
-    models = page.locator(".st-key-train_models")
-    for remove in models.locator('button[aria-label^="Remove "]:visible').all()[::-1]:
-        if not remove.get_attribute("aria-label").startswith("Remove FairLR"):
-            remove.click()
-            st_ui.wait_idle(page)
-    chips = models.locator("[data-tag]:visible").all_inner_texts()
+    _train_quick_fair_lr(page, st_ui, server_log)
+    chips = page.locator(".st-key-train_models [data-tag]:visible").all_inner_texts()
     assert len(chips) == 1 and chips[0].startswith("FairLR"), chips
     assert page.locator(".st-key-repeats input").input_value() == "1"
-    page.get_by_text("Advanced settings").click()
-    tol = page.locator(".st-key-opt_fair-lr_tol input")
-    if tol.count():
-        tol.fill("0.001")
-        tol.press("Enter")
-        st_ui.wait_idle(page)
-    page.locator(".st-key-train_button button").click()
-    page.get_by_role("heading", name=re.compile("Results")).wait_for(timeout=TRAIN_TIMEOUT * 1000)
-    st_ui.wait_idle(page, timeout=TRAIN_TIMEOUT)
-    _no_exception(page, server_log)
     assert "Training failed" not in st_ui.main_text(page)
     assert page.locator('[data-testid="stDataFrame"]').first.is_visible()
     _scroll_to(page, page.get_by_role("heading", name=re.compile("Results")).first)

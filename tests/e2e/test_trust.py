@@ -182,6 +182,25 @@ def _train(page, st_ui, server_log) -> None:
     assert page.get_by_role("heading", name=re.compile("Results")).count() >= max(1, before)
 
 
+def _train_quick_fair_lr(page, st_ui, server_log) -> None:
+    """On the Train page: FairLR alone, with a loose tolerance so that it is quick, trained to its results."""
+    models = page.locator(".st-key-train_models")
+    for remove in models.locator('button[aria-label^="Remove "]:visible').all()[::-1]:
+        if not remove.get_attribute("aria-label").startswith("Remove FairLR"):
+            remove.click()
+            st_ui.wait_idle(page)
+    page.get_by_text("Advanced settings").click()
+    tol = page.locator(".st-key-opt_fair-lr_tol input")
+    if tol.count():
+        tol.fill("0.001")
+        tol.press("Enter")
+        st_ui.wait_idle(page)
+    page.locator(".st-key-train_button button").click()
+    page.get_by_role("heading", name=re.compile("Results")).wait_for(timeout=TRAIN_TIMEOUT * 1000)
+    st_ui.wait_idle(page, timeout=TRAIN_TIMEOUT)
+    _no_exception(page, server_log)
+
+
 def _legend(page, key: str) -> list[str]:
     return page.evaluate(
         "(k) => Array.from(document.querySelectorAll('.st-key-' + k + ' .legendtext')).map(e => e.textContent)", key)
