@@ -35,7 +35,7 @@ DEFAULT_TNR_TARGET = 0.8
 class Criterion:
     """What a fairness criterion means everywhere it is measured and shown: its fairness ratio and the
     per-group rate behind it, the rows the paper's protocol evaluates it on, and the ceiling of accuracy
-    over its ratio (Theorem 2). One object instead of ``if criterion == "dp"`` branches."""
+    over its ratio (Theorem 2). One object instead of branches on the criterion's name."""
 
     name: str  # "dp" | "eo"
     words: str
@@ -164,11 +164,11 @@ class TargetSpec:
             return T.eo_transition_table(rates, shares, self.tpr_target, self.tnr_target, group_names)
         rate = self.target_rate if self.target_rate is not None else T.presets(rates)[self.preset]
         table = T.transition_table(rates, shares, rate, self.delta, group_names)
-        return table if self.criterion == "dp" else replace(table, criterion=self.criterion)
+        return replace(table, criterion=self.criterion)
 
     def conditional_tables(self, y, s, strata_codes, strata_names=None, n_groups=None) -> T.ConditionalTables:
         """One table per stratum (conditional demographic parity)."""
-        if self.explicit or self.criterion != "dp":
+        if self.explicit or not criterion_info(self.criterion).supports_strata:
             raise FairDashError("Conditional parity (a legitimate factor) is a demographic-parity target; "
                                 "it cannot be combined with equality of opportunity.")
         rate = self.target_rate if self.target_rate is not None else self.preset
@@ -315,7 +315,7 @@ def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, 
         rates = tuple(sorted((int(k), float(T.check_target_rate(_number(v, "stratum target rate")))) for k, v in items))
 
     if tpr_target is not None or tnr_target is not None:
-        if criterion != "eo":
+        if criterion_info(criterion).rate != "tpr":  # explicit TPR/TNR targets: a criterion judged by TPRs
             raise FairDashError("Explicit TPR/TNR targets belong to equality of opportunity: choose criterion 'eo' "
                                 "(--criterion eo), or give a target positive rate instead.")
         if rate_given or rates:
@@ -335,7 +335,7 @@ def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, 
         return TargetSpec(criterion="eo", target_rate=None, preset=None, delta=1.0, tpr_target=tpr, tnr_target=tnr,
                           decision=decision)
 
-    if strata_column is not None and criterion != "dp":
+    if strata_column is not None and not criterion_info(criterion).supports_strata:
         raise FairDashError("A legitimate factor (conditional parity) is a demographic-parity target; it cannot be "
                             "combined with equality of opportunity.")
     if target_rate is not None:
