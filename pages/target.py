@@ -98,6 +98,9 @@ def _set_pr_t(value: float) -> None:
 # The slider's callback writes no widget state at all, so key presses that arrive while a rerun is in
 # flight are never overwritten by a value the rerun sends back.
 def _from_slider():
+    box = ss.get(_box_key())
+    if box is not None and round(float(box), 3) != ss.get("fd_pr_t"):
+        return  # the box was typed in during this same run: the typed value wins (_from_input sets it)
     ss["fd_pr_t"] = round(float(ss["pr_t_slider"]), 3)
     _renew_box()
 
