@@ -159,7 +159,7 @@ def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
 
     ``group_targets`` are the groups' targets for the criterion's rate (``criterion_rate`` ``"pr"``:
     positive rates; ``"tpr"``: true positive rates, counted among each group's positives); ``overall``
-    is the overall target positive rate (:func:`overall_target`), which ``overall-rate`` cuts at. A
+    is the overall target positive rate (``TargetSpec.rate_targets``), which ``overall-rate`` cuts at. A
     model that decides by its own rule (post-processing) keeps it."""
     rule = check_rule(rule)
     if getattr(estimator, "needs_s_to_predict", False):
@@ -179,8 +179,3 @@ def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
             raise FairDashError(f"Group {g} has no training rows{what} to choose its decision threshold on.")
         cuts.append(cut_for_rate(scores[rows], t))
     return FittedDecision(rule, tuple(cuts))
-
-
-def overall_target(group_rates, shares) -> float:
-    """The overall positive rate that the groups' target positive rates add up to."""
-    return float(np.dot(np.asarray(group_rates, dtype=float), np.asarray(shares, dtype=float)))

@@ -136,10 +136,6 @@ class TargetSpec:
         """``"explicit"`` (TPR/TNR), ``"rate"`` (one number) or ``"preset"``."""
         return "explicit" if self.explicit else ("rate" if self.target_rate is not None else "preset")
 
-    def with_decision(self, decision) -> "TargetSpec":
-        """The same request decided by another rule."""
-        return make_target_spec(**{**self.to_dict(), "decision": decision})
-
     def with_rate(self, rate) -> "TargetSpec":
         """The same request at another ``PR_t`` (a number or a preset name): one point of a sweep."""
         d = self.to_dict()
