@@ -14,6 +14,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 
@@ -141,6 +142,9 @@ def test_two_sessions_are_isolated_and_responsive(browser, app_url, st_ui, serve
         box = pb.locator(".st-key-pr_t_input input")
         box.fill("0.9")  # above both base rates: every 0.001 step moves the ceiling by 0.001
         box.press("Enter")
+        # The slider takes the typed value in the rerun the Enter starts; on a busy machine that rerun
+        # can begin after wait_idle's settle time, so wait for it to show before reading the ceiling.
+        expect(pb.locator('.st-key-pr_t_slider input[type="range"]')).to_have_attribute("value", "0.9")
         st_ui.wait_idle(pb)
         from fairdash.rates import rates_readout
 

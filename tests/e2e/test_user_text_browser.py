@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 
@@ -87,6 +88,8 @@ def test_names_that_look_like_markup_are_shown_as_text(page, app_url, st_ui, ser
     meaning = page.locator(".st-key-positive_meaning input")
     meaning.fill(MEANING)
     meaning.press("Enter")
+    # the rerun the Enter starts can begin after wait_idle's settle time on a busy machine: wait for it
+    expect(page.locator('[data-testid="stMain"]')).to_contain_text(f"Positive (y = 1) means: {MEANING}.")
     st_ui.wait_idle(page)
     _check(page, "Data (not confirmed)", server_log, f"New table {FILE}", f"Use {FILE} with these choices",
            f"Positive (y = 1) means: {MEANING}.", f"'{S_COL}': its name says", LEAK)
