@@ -14,7 +14,7 @@ if str(ROOT) not in sys.path:  # `streamlit run app.py` from anywhere finds the 
 
 import streamlit as st  # noqa: E402
 
-from fairdash import ui, ui_jobs, ui_views  # noqa: E402
+from fairdash.app import ui, jobs, views  # noqa: E402
 
 st.set_page_config(page_title="FairDash: tune fairness with a target rate", page_icon="⚖️", layout="wide",
                    initial_sidebar_state="expanded")
@@ -31,20 +31,20 @@ with st.sidebar:
     st.caption("Fairness by choosing the positive rate you want (Tuning Fairness by Balancing Target Labels).")
 
 job_slot = st.sidebar.container()  # a training's progress, on every page, above the task box
-ui_views.sidebar_frame()
+views.sidebar_frame()
 with ui.guard("Could not load the default data: "):
     ui.ensure_state()
 with ui.guard("Could not add the finished training: "):
-    ui_jobs.collect()  # a training that ended since the last run joins the history, whatever the page
+    jobs.collect()  # a training that ended since the last run joins the history, whatever the page
 with job_slot:
-    ui_jobs.sidebar_job()
+    jobs.sidebar_job()
 
 # The sidebar is filled before the page (a page that stops early keeps it) and again after it, so that
 # the page's changes (a new task, a new target) show at once.
-ui_views.sidebar_summary()
+views.sidebar_summary()
 try:
     page.run()
 finally:
-    ui_views.sidebar_summary()
+    views.sidebar_summary()
     ui.keep_widgets()
     ui.save_session()

@@ -26,7 +26,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fairdash.backend import FitCache, device_description, fit_threads, model_cache_key, resolve_device  # noqa: E402
+from fairdash.device import device_description, fit_threads, resolve_device
+from fairdash.fit_cache import FitCache, model_cache_key
 from fairdash.data import paper_arrays  # noqa: E402
 from fairdash.models.fair_gp import GP, FairGP  # noqa: E402
 from fairdash.models.fair_lr import LR, FairLR  # noqa: E402

@@ -150,7 +150,8 @@ def server_side(n: int) -> dict:
 
     import plotly.io as pio
 
-    from fairdash import data, plots, ui
+    from fairdash import data, plots
+    from fairdash.app import ui
     from fairdash.rates import target_table, training_rates
     from fairdash.target_spec import make_target_spec
 

@@ -13,7 +13,7 @@ fi
 export FAIRDASH_CACHE_DIR=/tmp/fairdash-cache
 { nvidia-smi -L; nproc; python3 -c "import sys, torch, gpytorch, sklearn, numpy, fairlearn; print(sys.version.split()[0], 'torch', torch.__version__, 'gpytorch', gpytorch.__version__, 'sklearn', sklearn.__version__, 'numpy', numpy.__version__, 'fairlearn', fairlearn.__version__, 'cuda', torch.cuda.is_available())"; } 2>&1 | tee "$OUT/machine.txt"
 timeout "${TESTS_LIMIT:-300}" python3 -m pytest -p no:cacheprovider -q -rs -x --timeout 280 \
-  tests/test_cuda.py tests/test_weighted_lr.py tests/test_decision.py tests/test_fair_models.py tests/test_backend.py \
+  tests/test_cuda.py tests/test_weighted_lr.py tests/test_decision.py tests/test_fair_models.py tests/test_device_and_cache.py \
   2>&1 | tee "$OUT/tests.log" | tail -n 30
 timeout "${BENCH_LIMIT:-150}" python3 - <<'PY' 2>&1 | tee "$OUT/timings.txt"
 import time

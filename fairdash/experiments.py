@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 
 from . import targets
-from .backend import (FitCache, as_progress, cache_key, device_description, scaled_progress, seed_everything,
-                      source_version, utc_now)
+from .device import device_description, seed_everything
+from .fit_cache import FitCache, cache_key, source_version
+from .progress import as_progress, scaled_progress, utc_now
 from .data import Arrays, Task, TaskSpec, split_arrays
 from .data.preprocess import ScoresRawTables
 from .errors import FairDashError
@@ -44,11 +45,6 @@ not parity) and ``one_class`` says in words where a model predicts one class for
 
 TOO_GOOD = 0.99  # a held-out accuracy at or above this is flagged: "too good: look for a leak"
 MAX_SWEEP_RUNS = 2000  # larger grids are refused with a message (see issue: limits)
-
-
-def data_fingerprint(task: Task) -> str:
-    """A short content hash of the task's rows (:attr:`fairdash.data.Task.fingerprint`)."""
-    return task.fingerprint
 
 
 @dataclass
@@ -280,7 +276,7 @@ def fit_model(task: Task, name: str, *, target: TargetSpec | None = None, target
     f = _fit_on_arrays(name, arrays, spec, seed=seed, device=device, options=options, cache=cache, progress=progress)
     metrics = scored(f, arrays, spec.criterion, cache, task.group_names)
     return TrainedModel(name, f.est, arrays.preprocessor, task.spec, task.features, task.categorical_features,
-                        task.group_names, task.label_names, spec.criterion, f.t, seed, metrics, data_fingerprint(task),
+                        task.group_names, task.label_names, spec.criterion, f.t, seed, metrics, task.fingerprint,
                         f.seconds, _device_label(f.est, device), f.target, f.fitted_at, f.decision)
 
 
@@ -296,7 +292,7 @@ def scored(fit: _Fit, arrays: Arrays, criterion: str, cache: FitCache | None = N
 
     if cache is None:
         return run()
-    from .models.state import to_jsonable
+    from .jsonable import to_jsonable
 
     state = fit.est.get_state()
     extra = [] if arrays.strata_test is None else [arrays.strata_test]
@@ -497,16 +493,5 @@ def _trained(task, name, f: _Fit, arrays, row, t, device, spec) -> TrainedModel:
                                                        "fit_seconds", "fitted_at", "device", "cached")}
     return TrainedModel(name, f.est, arrays.preprocessor, task.spec, task.features, task.categorical_features,
                         task.group_names, task.label_names, spec.criterion, t, row["seed"], metrics,
-                        data_fingerprint(task), row["fit_seconds"], _device_label(f.est, device),
+                        task.fingerprint, row["fit_seconds"], _device_label(f.est, device),
                         _target_of(name, spec), row["fitted_at"], f.decision)
-
-
-def evaluation_rates(task: Task, criterion: str, seed: int = 0, population: bool = False):
-    """Base rates and group shares of the rows a seed's metrics are measured on: the balanced test set
-    for demographic parity, the test set for opportunity, or (``population``) the ordinary test set.
-    The ceilings drawn beside measured accuracy are computed on these."""
-    from .data import split_task
-
-    split = split_task(task, seed=seed)
-    idx = split.balanced_test if criterion_info(criterion).balanced_eval and not population else split.test
-    return targets.base_rates(task.y[idx], task.s[idx], task.n_groups), targets.group_shares(task.s[idx], task.n_groups)

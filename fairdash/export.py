@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._version import software_versions
 from .data.preprocess import PlainPreprocessor, ScoresRawTables
 from .models.state import join_arrays, split_arrays
 from .errors import FairDashError
@@ -61,25 +62,9 @@ MAX_RATIO = 200  # uncompressed / compressed size above this (for members over 1
 # JSON helpers
 # --------------------------------------------------------------------------------------------------
 def _jsonable(value):
-    from .models.state import to_jsonable
+    from .jsonable import to_jsonable
 
     return to_jsonable(value)  # non-finite numbers as text, which the loader reads back
-
-
-def _versions() -> dict:
-    from importlib import metadata
-
-    import sys
-
-    from ._version import __version__
-
-    out = {"fairdash": __version__, "python": ".".join(map(str, sys.version_info[:3]))}
-    for pkg in ("numpy", "pandas", "scikit-learn", "scipy", "torch", "gpytorch", "fairlearn", "safetensors"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            pass
-    return out
 
 
 def _table_dict(table):
@@ -115,7 +100,7 @@ def model_bytes(trained) -> bytes:
 
     model_arrays, text_arrays = split_arrays(state["arrays"], prefix="model.")
     arrays: dict[str, np.ndarray] = {**pre_arrays, **model_arrays}
-    from .backend import utc_now
+    from .progress import utc_now
 
     created = utc_now()
     spec = trained.spec.to_dict() if hasattr(trained.spec, "to_dict") else dict(trained.spec)
@@ -152,7 +137,7 @@ def model_bytes(trained) -> bytes:
         "seed": int(trained.seed),
         "fit_seconds": float(trained.fit_seconds or 0.0),
         "trained_on": str(trained.device or "CPU"),
-        "versions": _versions(),
+        "versions": software_versions(),
         "created": created,
         "preprocessing": pre_meta,
     }

@@ -10,7 +10,7 @@ from . import targets
 from .data import Split, Task, split_task
 from .errors import FairDashError
 from .separability import JOINT_LEAK_AUC, s_predictability
-from .target_spec import TargetSpec, make_target_spec
+from .target_spec import TargetSpec, criterion_info, make_target_spec
 
 
 @dataclass(frozen=True)
@@ -184,3 +184,12 @@ def s_predictability_text(auc: float | None, s_name: str, n_groups: int = 2) -> 
     other = "the other's" if n_groups == 2 else "the others'"
     return (f"The features tell the groups apart only with AUC {auc:.2f}: a model that does not see {s_name} "
             f"moves {both} together (lowering one group's rate lowers {other}).")
+
+
+def evaluation_rates(task: Task, criterion: str, seed: int = 0, population: bool = False):
+    """Base rates and group shares of the rows a seed's metrics are measured on: the balanced test set
+    for demographic parity, the test set for opportunity, or (``population``) the ordinary test set.
+    The ceilings drawn beside measured accuracy are computed on these."""
+    split = split_task(task, seed=seed)
+    idx = split.balanced_test if criterion_info(criterion).balanced_eval and not population else split.test
+    return targets.base_rates(task.y[idx], task.s[idx], task.n_groups), targets.group_shares(task.s[idx], task.n_groups)

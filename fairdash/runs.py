@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .backend import utc_now
+from .progress import utc_now
 from .data import Task
-from .experiments import data_fingerprint, run_experiment
+from .experiments import run_experiment
 from .models.registry import MODELS, model_info
 from .run_spec import RunSpec
 from .target_spec import criterion_info
@@ -84,7 +84,7 @@ def run_key(task: Task, spec: RunSpec) -> str:
     """Same data and same request, same key (a repeated Train press is recognised before training)."""
     import json
 
-    text = json.dumps(spec.to_dict(), sort_keys=True, default=str) + data_fingerprint(task)
+    text = json.dumps(spec.to_dict(), sort_keys=True, default=str) + task.fingerprint
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -2,7 +2,7 @@
 group (diagonal = parity, crosses = targets), true positive rates per group, accuracy against fairness
 with the accuracy ceiling, the target view (each group's rate against its target, the gap written
 beside it), any group a fair model moved away from its target, and the results table (with the worst
-gap and its group) with a CSV download (their blocks: fairdash.ui_compare). Every figure says what it
+gap and its group) with a CSV download (their blocks: fairdash.app.compare). Every figure says what it
 was measured on: the population (the ordinary test set, as the model will meet it; the default) or the
 paper's balanced test set, one click away. A slider over the swept targets rings the selected point."""
 from __future__ import annotations
@@ -10,13 +10,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from fairdash import plots, ui, ui_compare
-from fairdash.experiments import evaluation_rates
+from fairdash import plots
+from fairdash.app import ui, compare
+from fairdash.rates import evaluation_rates
 from fairdash.metrics import summarize
 from fairdash.target_spec import criterion_info
 
 ss = st.session_state
-CHART = ui_compare.CHART
+CHART = compare.CHART
 VIEWS = {"population": "The population (ordinary test set)", "balanced": "The paper's balanced test set"}
 
 st.title("Compare")
@@ -84,7 +85,7 @@ elif swept:
     highlight = swept[0]
 
 if highlight is not None:
-    ui_compare.selected_target(shown, results, criterion, highlight, population=population, where=where)
+    compare.selected_target(shown, results, criterion, highlight, population=population, where=where)
 
 same_task = all(r.task is first.task for r in runs)
 rates = shares = None
@@ -103,7 +104,7 @@ with left:
 with right:
     st.plotly_chart(plots.tpr_scatter(shown, highlight_target=highlight, group_names=names,
                                       title="True positive rates per group" + on), key="fig_tpr", config=CHART)
-ui_compare.accuracy_and_target(f3, results, criterion, population=population, names=names, highlight=highlight,
+compare.accuracy_and_target(f3, results, criterion, population=population, names=names, highlight=highlight,
                               on=on, where=where, same_task=same_task)
-ui_compare.moved_away(runs)
-ui_compare.results_table(results, summary, criterion, population=population, where=where)
+compare.moved_away(runs)
+compare.results_table(results, summary, criterion, population=population, where=where)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from fairdash import data, ui, ui_choices
+from fairdash import data
+from fairdash.app import ui, task_choices
 from fairdash.errors import FairDashError
 
 ss, lit = st.session_state, ui.literal  # user text (names, values, meanings) is shown literally, never as markup
@@ -28,7 +29,7 @@ source = st.radio("Where does the data come from?", SOURCES, key="data_source", 
 
 if source == SOURCES[0]:
     ss.pop("fd_pending", None)  # an upload that never became valid is dropped when going back to samples
-    ss.pop(ui_choices.KEPT, None)
+    ss.pop(task_choices.KEPT, None)
     names = list(data.SAMPLES)
     ui.restore("sample_choice", current_id.split(":", 1)[1] if current_id.startswith("sample:") else names[0])
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
@@ -78,7 +79,7 @@ else:
 prof = ui.profile(df, table_id)
 columns = list(df.columns)
 
-choices = ui_choices.Choices(df, prof, table_id)
+choices = task_choices.Choices(df, prof, table_id)
 choices.prepare()
 
 with st.expander(f"Preview and column profile: {lit(table_name)} ({len(df):,} rows x {df.shape[1]} columns)",

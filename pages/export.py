@@ -8,9 +8,8 @@ import json
 import numpy as np
 import streamlit as st
 
-from fairdash import export, report, ui
-from fairdash.experiments import evaluation_rates
-from fairdash.rates import rates_readout
+from fairdash import export, report
+from fairdash.app import ui
 from fairdash.results_file import to_file
 
 ss = st.session_state
@@ -78,20 +77,7 @@ else:
 st.subheader("Report")
 if st.button("Build the HTML report", key="build_report_button"):
     try:
-        task = run.task
-        desc = report.describe_task(task, dataset=run.data_name, description=run.data_description,
-                                    positive_meaning=task.spec.positive_meaning)
-        spec = run.spec.target
-        tried = sorted(float(x) for x in results["target_rate"].dropna().unique())
-        if tried and spec.target_rate is None and not spec.explicit and not spec.conditional:
-            spec = spec.with_rate(tried[len(tried) // 2])
-        elif tried and spec.target_rate is not None and not any(np.isclose(spec.target_rate, tried)):
-            spec = spec.with_rate(tried[len(tried) // 2])
-        readout = rates_readout(task, spec, seed=0)
-        html = report.build_report(results, task_description=desc, readout=readout, criterion=spec.criterion,
-                                   seeds=list(run.spec.seeds), config=run.spec.to_dict(),
-                                   eval_rates=evaluation_rates(task, spec.criterion),
-                                   population_rates=evaluation_rates(task, spec.criterion, population=True))
+        html = report.report_for_run(run)
         ss["fd_report_html"] = (run.key, number, html)
     except Exception as e:  # noqa: BLE001
         ui.show_error(e, "The report could not be built: ")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from fairdash import ui
+from fairdash.app import ui
 
 ui.ensure_router()
 st.title("How it works")

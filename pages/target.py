@@ -10,7 +10,8 @@ import time
 
 import streamlit as st
 
-from fairdash import data, ui, ui_views
+from fairdash import data
+from fairdash.app import ui, views
 from fairdash.errors import FairDashError
 
 ss = st.session_state
@@ -71,7 +72,7 @@ with c_right:
 task = ss["fd_task"]
 rates = ui.task_rates()
 conditional = ui.mode_criterion(mode).supports_strata and task.spec.strata_column is not None
-ui_views.s_predictability_note(task)  # what a model that does not see s can do (once per task)
+views.s_predictability_note(task)  # what a model that does not see s can do (once per task)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -134,7 +135,7 @@ def live_target() -> None:
         # FairDash's own server-side work for this readout (widgets, table, figure), for benchmarks/
         ms = (time.perf_counter() - t0) * 1000.0
         ss["fd_readout_ms"] = ms
-        ui_views.sidebar_target()
+        views.sidebar_target()
         with st.container(key="readout_timing"):
             st.caption(f"Readouts computed in {ms:.1f} ms on the server.")
 
@@ -153,7 +154,7 @@ def _live_target() -> None:
                         on_change=lambda: ss.update(fd_tnr_target=float(ss["tnr_target"])))
         ss["fd_tpr_target"], ss["fd_tnr_target"] = float(ss["tpr_target"]), float(ss["tnr_target"])
         st.caption("TPR_t + TNR_t must be more than 1: otherwise the target labels no longer follow the observed ones.")
-        ui_views.target_readouts(_spec(), rates, names)
+        views.target_readouts(_spec(), rates, names)
         return
 
     if conditional:
@@ -165,7 +166,7 @@ def _live_target() -> None:
         if strata_mode == "own":
             st.caption("Each stratum aims at the average of its own groups' base rates, so the PR_t slider does not "
                        "apply here; choose \"The slider's PR_t in every stratum\" to set one rate for all strata.")
-            ui_views.target_readouts(_spec(), rates, names)
+            views.target_readouts(_spec(), rates, names)
             return
 
     pr_t = min(max(float(ss.get("fd_pr_t", presets["avg"])), PR_T_MIN), PR_T_MAX)
@@ -189,7 +190,7 @@ def _live_target() -> None:
     b[2].button("Max preset", key="preset_max", on_click=_set_pr_t, args=(presets["max"],),
                 help=f"The higher base rate: {presets['max']:.3f}", width="stretch")
     b[3].caption(f"min {presets['min']:.3f} · avg {presets['avg']:.3f} · max {presets['max']:.3f}")
-    ui_views.target_readouts(_spec(), rates, names)
+    views.target_readouts(_spec(), rates, names)
 
 
 live_target()

@@ -1,6 +1,6 @@
 """Train page: choose FairLR / FairGP and baselines (each labelled with the criterion it serves),
 repeats, the current target or a sweep over a grid of targets (the what-if mode), advanced settings.
-Training runs in the background (``ui_jobs``), so it goes on while the analyst uses other pages; the
+Training runs in the background (``fairdash.app.jobs``), so it goes on while the analyst uses other pages; the
 sidebar shows its progress and a Cancel button on every page. Each finished run is added to the
 session's run history (the Compare page shows any set of them); fitted models go into the fit cache, so
 a repeated request is instant. The page's settings are kept for the session."""
@@ -11,7 +11,8 @@ import os
 import numpy as np
 import streamlit as st
 
-from fairdash import plots, ui, ui_jobs, ui_views
+from fairdash import plots
+from fairdash.app import ui, jobs, views
 from fairdash.decision import CHOOSABLE, RULES
 from fairdash.errors import FairDashError
 from fairdash.gaps import moved_away_summary
@@ -122,21 +123,21 @@ with st.expander("Advanced settings"):
     n_jobs = st.number_input("Parallel jobs", 1, max(1, os.cpu_count() or 1), step=1, key="parallel_jobs",
                              help="Independent fits (model x target x repeat) run in parallel worker processes.")
     st.caption(f"Keep-rate delta: {target.delta if target is not None else 1.0:.2f} (set on the Target page).")
-    ui_views.s_as_feature_option(task)
-    model_opts = ui_views.model_option_inputs(chosen)
+    views.s_as_feature_option(task)
+    model_opts = views.model_option_inputs(chosen)
 
 n_fair = sum(MODELS[m].uses_target_rate or ss["decision"] != "threshold" for m in chosen)
 n_runs = int(repeats) * (n_fair * len(grid) + (len(chosen) - n_fair))
 st.caption(f"{n_runs} fit(s). Fits already made with the same data and settings come from the cache at once.")
 
 pending = ss.get("fd_pending")
-job = ui_jobs.current()
+job = jobs.current()
 why_not = ("a training is running (its progress and a Cancel button are in the sidebar)" if job is not None
            else "a new upload waits for you to confirm its columns on the Data page" if pending is not None
            else "choose at least one model" if not chosen else "the target is not valid" if target is None else None)
 if why_not:
     st.caption(f"Train is unavailable: {why_not}.")
-leak_columns = ui_views.leak_warnings(task)  # leaks of y, and of s unless the run sees s on purpose
+leak_columns = views.leak_warnings(task)  # leaks of y, and of s unless the run sees s on purpose
 if st.button("Train", key="train_button", type="primary", disabled=why_not is not None):
     from fairdash.runs import run_key, train_run
 
@@ -147,17 +148,17 @@ if st.button("Train", key="train_button", type="primary", disabled=why_not is no
     if last is not None and last.key == run_key(task, spec):
         st.success("These results are already here (same data and settings).")
     else:
-        job = ui_jobs.start_training(task, spec, title=f"Training {n_runs} fit(s) on {ui.device_text()}",
+        job = jobs.start_training(task, spec, title=f"Training {n_runs} fit(s) on {ui.device_text()}",
                                      data_name=str(ss.get("fd_table_name", "?")), leaks=leak_columns,
                                      data_description=str(ss.get("fd_table_desc") or ""),
                                      only_serving=not include_other, cache=ui.fit_cache(), n_jobs=int(n_jobs))
-        if ui_jobs.outcome() is None:  # (not already collected: tests may wait for the job in this run)
+        if jobs.outcome() is None:  # (not already collected: tests may wait for the job in this run)
             st.rerun()  # every part of the app (the sidebar's progress box, this button) sees the job
 if job is not None and job.running:
     st.status(f"{job.title}: you can use other pages meanwhile; the progress and a Cancel button are in the "
               "sidebar.", state="running")
-elif ui_jobs.outcome() is not None:  # the training that ended just now (in this script run)
-    kind, text = ui_jobs.outcome()
+elif jobs.outcome() is not None:  # the training that ended just now (in this script run)
+    kind, text = jobs.outcome()
     with st.status("Training failed" if kind == "failed" else text, state="complete" if kind == "done" else "error"):
         if kind == "failed":  # (the sidebar shows it too, on every page, until dismissed)
             st.error(ui.literal(text), icon=":material/warning:")

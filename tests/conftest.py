@@ -18,7 +18,7 @@ def _training_waits_in_apptest(monkeypatch):
     button's script run waits for its job and adds the run at once (tests/test_background_training.py
     turns this off to test the background itself)."""
     try:
-        from fairdash import ui_jobs
+        from fairdash.app import jobs
     except ImportError:  # a machine without Streamlit (the GPU checks run the library's tests only)
         return
-    monkeypatch.setattr(ui_jobs, "WAIT_IN_SCRIPT", True)
+    monkeypatch.setattr(jobs, "WAIT_IN_SCRIPT", True)

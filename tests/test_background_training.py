@@ -1,11 +1,11 @@
-"""Issue 20, item 1: a training started on the Train page runs in the background (fairdash.ui_jobs), so it
+"""Issue 20, item 1: a training started on the Train page runs in the background (fairdash.app.jobs), so it
 finishes and joins the run history whatever page the analyst goes to meanwhile; every page's sidebar shows
 its progress and a Cancel button; a cancelled training says so and adds nothing; a failed one says why
 and keeps the session; one training per session at a time. And a pending upload's choices survive a page
 switch until they are confirmed or discarded.
 
 AppTest has no browser polling the sidebar's fragment, so each test here turns off the Train button's
-wait (``ui_jobs.WAIT_IN_SCRIPT``, which tests/conftest.py turns on) and drives the script runs itself: a run after the job has ended is the
+wait (``jobs.WAIT_IN_SCRIPT``, which tests/conftest.py turns on) and drives the script runs itself: a run after the job has ended is the
 "next script run of the session" that collects it."""
 import re
 import threading
@@ -14,7 +14,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import fairdash.runs as ex
-from fairdash import data, ui_jobs
+from fairdash import data
+from fairdash.app import jobs
 from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
 
 JOIN_S = 300  # generous: the machine may be busy; no assertion is about time
@@ -22,7 +23,7 @@ JOIN_S = 300  # generous: the machine may be busy; no assertion is about time
 
 @pytest.fixture(autouse=True)
 def _in_the_background(monkeypatch):
-    monkeypatch.setattr(ui_jobs, "WAIT_IN_SCRIPT", False)
+    monkeypatch.setattr(jobs, "WAIT_IN_SCRIPT", False)
 
 
 @pytest.fixture
@@ -42,7 +43,7 @@ def gate(monkeypatch):
 
 
 def _job(at: AppTest):
-    return ui_jobs.registry().get(at.session_state["fd_token"])
+    return jobs.registry().get(at.session_state["fd_token"])
 
 
 def _finish(at: AppTest) -> None:
@@ -152,7 +153,7 @@ def test_one_training_per_session_and_the_repeat_shortcut(gate):
     job = _job(at)
     assert at.button(key="train_button").disabled  # (AppTest, like a browser, cannot click it)
     with pytest.raises(RuntimeError, match="already has a training running"):
-        ui_jobs.registry().start(at.session_state["fd_token"], ui_jobs.TrainingJob(lambda progress: None, "second"))
+        jobs.registry().start(at.session_state["fd_token"], jobs.TrainingJob(lambda progress: None, "second"))
     assert _job(at) is job
     gate.set()
     _finish(at)

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from fairdash import data
-from fairdash.backend import FitCache
+from fairdash.fit_cache import FitCache
 from fairdash.experiments import RESULT_COLUMNS, fit_model, run_experiment
 
 
@@ -63,17 +63,19 @@ def test_code_version_is_per_model_so_a_change_retrains_only_that_model(tmp_path
     """Issue 4: after editing one model's module, only that model's cache keys change."""
     import shutil
 
-    from fairdash import backend
+    import hashlib
+
+    from fairdash import fit_cache
     from fairdash.models.registry import MODELS
 
     pkg = tmp_path / "fairdash"
-    shutil.copytree(backend.Path(backend.__file__).parent, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(fit_cache.Path(fit_cache.__file__).parent, pkg, ignore=shutil.ignore_patterns("__pycache__"))
     root = pkg.resolve()
 
     def version(module):
         seen = set()
-        backend._module_sources(root / "models" / module, root, seen)
-        return {str(p.relative_to(root)) for p in seen}, backend.hashlib.sha256(
+        fit_cache._module_sources(root / "models" / module, root, seen)
+        return {str(p.relative_to(root)) for p in seen}, hashlib.sha256(
             b"".join(p.read_bytes() for p in sorted(seen))).hexdigest()
 
     before = {m: version(m) for m in ("fair_lr.py", "fair_gp.py", "baselines.py", "zafar.py")}
@@ -85,7 +87,7 @@ def test_code_version_is_per_model_so_a_change_retrains_only_that_model(tmp_path
     for m in ("fair_lr.py", "baselines.py", "zafar.py"):
         assert after[m][1] == before[m][1]
     # and the keys the cache uses differ between model families
-    versions = {n: backend.code_version(info.load_class()) for n, info in MODELS.items()}
+    versions = {n: fit_cache.code_version(info.load_class()) for n, info in MODELS.items()}
     assert versions["fair-lr"] == versions["lr"] and versions["fair-lr"] != versions["fair-gp"]
 
 

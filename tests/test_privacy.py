@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from fairdash import data
-from fairdash.backend import default_cache_dir
+from fairdash.fit_cache import default_cache_dir
 from test_app import _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
 
 
@@ -58,7 +58,7 @@ def test_an_upload_trains_without_writing_to_disk_and_forget_deletes_it(private_
     assert again is not run and bool(again.results["cached"].all()) and _files() == before
 
     # "Forget this session": table, runs, cached fits and the saved state, at once
-    from fairdash.ui_state import FORGOTTEN, _sessions
+    from fairdash.app.session import FORGOTTEN, _sessions
 
     token = at.session_state["fd_token"]
     assert _sessions().load(token) is not None

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from fairdash.session_store import ENTRY_BYTES, SessionStore
-from fairdash.ui_state import LINK_COPIED, LINK_UNKNOWN
+from fairdash.app.session_store import ENTRY_BYTES, SessionStore
+from fairdash.app.session import LINK_COPIED, LINK_UNKNOWN
 from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok  # noqa: F401 (autouse fixtures)
 
 

@@ -1,7 +1,7 @@
 """Issue 14: the house rules a maintainer relies on, checked on the source: no module of fairdash over
 600 lines, no import cycle between fairdash's modules (imports inside functions count), no private API
-of Streamlit or gpytorch, the library never imports Streamlit outside its UI-helper modules (ui, ui_*), and the pages
-stay thin (850 lines in all)."""
+of Streamlit or gpytorch, the library never imports Streamlit outside its glue package ``fairdash.app``, the layers never import upwards,
+and the pages stay thin (850 lines in all)."""
 import ast
 import re
 from pathlib import Path
@@ -74,10 +74,45 @@ def test_no_private_api_of_streamlit_or_gpytorch():
     assert not found, found
 
 
-def test_only_the_ui_modules_import_streamlit():
-    found = [str(p.relative_to(ROOT)) for p in PKG.rglob("*.py") if not re.fullmatch(r"ui(_[a-z]+)?\.py", p.name)
+def test_only_the_app_package_imports_streamlit():
+    found = [str(p.relative_to(ROOT)) for p in PKG.rglob("*.py") if "app" not in p.relative_to(PKG).parts[:1]
              and re.search(r"^\s*(import streamlit|from streamlit)", p.read_text(), re.MULTILINE)]
     assert not found, found
+
+
+# Issue 21: the layout shows the architecture and no arrow runs back up. Leaves import nothing of FairDash
+# but its error type; the library never imports its two front ends (the Streamlit glue in ``app``, the
+# command line in ``cli``), nor they each other; the models never reach up to what trains, caches,
+# exports or reports them; the report is fed runs and never trains.
+LEAVES = {"fairdash.errors", "fairdash._version", "fairdash.jsonable", "fairdash.device", "fairdash.progress"}
+UPWARD = {
+    "fairdash.models": ("fairdash.experiments", "fairdash.runs", "fairdash.fit_cache", "fairdash.export",
+                        "fairdash.report", "fairdash.plots", "fairdash.app", "fairdash.cli"),
+    "fairdash.report": ("fairdash.experiments", "fairdash.runs", "fairdash.fit_cache", "fairdash.app",
+                        "fairdash.cli"),
+    "fairdash.app": ("fairdash.cli",),
+    "fairdash.cli": ("fairdash.app",),
+}
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_layers_have_no_arrow_back_up():
+    graph = _graph()
+    bad = []
+    for m, deps in graph.items():
+        if m in LEAVES:
+            bad += [f"{m} (a leaf) imports {d}" for d in deps if d != "fairdash.errors"]
+        front_end = _within(m, "fairdash.app") or _within(m, "fairdash.cli") or m == "fairdash.__main__"
+        if not front_end:
+            bad += [f"{m} imports the front end {d}" for d in deps
+                    if _within(d, "fairdash.app") or _within(d, "fairdash.cli")]
+        for pkg, above in UPWARD.items():
+            if _within(m, pkg):
+                bad += [f"{m} imports {d}, above it" for d in deps if any(_within(d, a) for a in above)]
+    assert not bad, bad
 
 
 def test_no_criterion_string_branch_outside_the_criterion_module():

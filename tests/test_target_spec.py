@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from fairdash import data, metrics, targets
-from fairdash.backend import FitCache
+from fairdash.fit_cache import FitCache
 from fairdash.cli import main
 from fairdash.errors import FairDashError
 from fairdash.experiments import fit_model, run_experiment

@@ -5,7 +5,7 @@ import re
 
 from hypothesis import given, settings, strategies as st
 
-from fairdash.ui import literal
+from fairdash.app.ui import literal
 
 WJ = "\u2060"
 # GFM's autolink literals, as the renderer applies them to text *after* resolving escapes

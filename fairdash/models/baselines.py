@@ -190,7 +190,7 @@ class KamiranReweighing(_DecisionClassifier, ClassifierMixin, BaseEstimator):
     independent); then a logistic regression (``C=C``, intercept not penalised) is fitted on ``X``
     with these ``sample_weight``: ``WeightedLR``, which solves scikit-learn's
     ``LogisticRegression(C=C).fit(X, y, sample_weight)`` problem on FairDash's L-BFGS solver (on
-    ``device``: ``"auto"``, ``"cpu"`` or ``"cuda"``, resolved by ``fairdash.backend``). Any number of
+    ``device``: ``"auto"``, ``"cpu"`` or ``"cuda"``, resolved by ``fairdash.device``). Any number of
     groups works.
 
     Needs from ``s``: the group code of every training row (``s`` is not a feature and is not used at
@@ -276,7 +276,7 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
     Formulation: ``ExponentiatedGradient(WeightedLR(C=1), constraints=..., eps=0.1, max_iter=50)``
     fitted with ``sensitive_features=s``. ``WeightedLR`` solves scikit-learn's
     ``LogisticRegression(C=C).fit(X, y, sample_weight)`` problem (the paper's inner learner) on
-    FairDash's L-BFGS solver, on ``device`` (``"auto"``, ``"cpu"``, ``"cuda"``; ``fairdash.backend``
+    FairDash's L-BFGS solver, on ``device`` (``"auto"``, ``"cpu"``, ``"cuda"``; ``fairdash.device``
     decides), in a fraction of its time. The constraint is
     ``DemographicParity(difference_bound=0.1)`` for ``criterion="dp"`` and
     ``TruePositiveRateParity(difference_bound=0.1)`` for ``criterion="eo"``; a fresh constraint object
@@ -296,7 +296,7 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
     Defaults: ``difference_bound=0.1``, ``eps=0.1``, ``max_iter=50``, ``C=1.0``, ``seed=0``,
     ``device="auto"``.
 
-    ``progress`` (optional): a callable ``progress(fraction, message)`` (``fairdash.backend``), told of
+    ``progress`` (optional): a callable ``progress(fraction, message)`` (``fairdash.progress``), told of
     every best-response fit (one logistic regression) as it ends. fairlearn has no progress hook, so the
     fits are counted through a thin estimator around the logistic regression (``_CountingFits``; public
     API only). Each iteration of the exponentiated gradient makes one fit, plus one to four for its
@@ -332,7 +332,7 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
 
         from fairlearn.reductions import ExponentiatedGradient
 
-        from ..backend import as_progress
+        from ..progress import as_progress
 
         report = as_progress(self.progress)
         fits = [0]
@@ -377,7 +377,7 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
         self.best_gap_ = float(eg.best_gap_)
         self.n_oracle_calls_ = int(eg.n_oracle_calls_)
         self.last_iter_ = int(eg.last_iter_)
-        from ..backend import resolve_device
+        from ..device import resolve_device
 
         self.device_ = str(resolve_device(self.device))  # where its inner fits ran
         self.classes_ = np.array([0, 1])

@@ -152,7 +152,8 @@ class FairGP(ClassifierMixin, L.FairModelBase, BaseEstimator):
     def _fit(self, X, y, s, strata):
         import torch
 
-        from ..backend import as_progress, resolve_device, seed_everything
+        from ..device import resolve_device, seed_everything
+        from ..progress import as_progress
 
         t0 = time.perf_counter()
         report = as_progress(self.progress)
@@ -204,7 +205,7 @@ class FairGP(ClassifierMixin, L.FairModelBase, BaseEstimator):
         import gpytorch
         import torch
 
-        from ..backend import torch_generator
+        from ..device import torch_generator
 
         n = Xt.shape[0]
         bs = int(min(self.batch_size or auto_batch_size(n), n))

@@ -254,7 +254,8 @@ class FairLR(ClassifierMixin, L.FairModelBase, BaseEstimator):
     def _fit(self, X, y, s, strata):
         import torch
 
-        from ..backend import as_progress, resolve_device, seed_everything
+        from ..device import resolve_device, seed_everything
+        from ..progress import as_progress
 
         t0 = time.perf_counter()
         report = as_progress(self.progress)
@@ -301,7 +302,7 @@ class FairLR(ClassifierMixin, L.FairModelBase, BaseEstimator):
     def _fit_radam(self, Xt, w0, w1, report):
         import torch
 
-        from ..backend import torch_generator
+        from ..device import torch_generator
 
         n, p = Xt.shape
         dev = w0.device

@@ -191,7 +191,7 @@ def resolve_target(
 # attributes that describe it, and those attributes' safe state
 # --------------------------------------------------------------------------------------------------
 class FairModelBase:
-    """What FairLR and FairGP share as estimators: ``fit`` runs the model's ``_fit`` on the backend's
+    """What FairLR and FairGP share as estimators: ``fit`` runs the model's ``_fit`` on the device module.s
     torch thread budget, and a clear error before the model is fitted (``_fitted_attr`` names the
     attribute that exists only after ``fit``)."""
 
@@ -200,8 +200,8 @@ class FairModelBase:
     def fit(self, X, y, s=None, strata=None):
         """Fit on features ``X``, labels ``y`` in {0, 1} and group codes ``s`` (fit time only).
 
-        On the CPU torch runs on ``backend.fit_threads()`` threads (1 unless ``FAIRDASH_THREADS``)."""
-        from ..backend import torch_threads
+        On the CPU torch runs on ``device.fit_threads()`` threads (1 unless ``FAIRDASH_THREADS``)."""
+        from ..device import torch_threads
 
         with torch_threads():
             return self._fit(X, y, s, strata)
@@ -218,7 +218,7 @@ def begin_fair_fit(est, X, y, s=None, strata=None):
     ``base_rates_``, ``group_shares_``, ``n_groups_``, ``target_rate_``, ``classes_``,
     ``n_features_in_``). Returns ``(X, y, s, strata, d_rows)``."""
     from ..targets import identity_table
-    from .state import int_keyed
+    from ..jsonable import int_keyed
 
     X, y, s, strata = check_fit_inputs(X, y, s, strata)
     table, d_rows, info = resolve_target(
@@ -267,7 +267,8 @@ def fair_target_state(est) -> tuple[dict, dict]:
 def fair_model_from_state(cls, state: dict):
     """A model of ``cls`` built from its stored parameters, with the shared fitted attributes restored.
     Returns ``(model, arrays, fitted)`` so that the caller restores what is its own."""
-    from .state import check_state, int_keyed, table_from_state
+    from ..jsonable import int_keyed
+    from .state import check_state, table_from_state
 
     arrays, meta = check_state(state, cls)
     params = dict(meta["params"])

@@ -17,7 +17,7 @@ preconditioned by the Cholesky factor of the Hessian where it starts. The precon
 quick where one-hot columns are collinear with the intercept; there only the penalty decides the
 solution, and an unpreconditioned solver stopped at scikit-learn's default ``tol`` is still far from
 it (28% in the largest coefficient on Adult), though it predicts the same. The fit is deterministic: no random numbers, torch
-on ``backend.fit_threads()`` CPU threads or on the device ``backend.resolve_device(device)`` names;
+on ``device.fit_threads()`` CPU threads or on the device ``device.resolve_device(device)`` names;
 nothing is seeded. Prediction is numpy in float64 on the CPU, the same expressions as scikit-learn's
 linear classifiers.
 """
@@ -56,7 +56,7 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
     ``tol`` (L-BFGS stops when the largest entry of the preconditioned gradient of the objective per
     unit of weight is below it; 1e-7 puts the coefficients within about 1e-4 of the exact optimum on
     Adult), ``max_iter`` (L-BFGS iterations), ``device`` (``"auto"``, ``"cpu"``, ``"cuda"``: where
-    the solver runs, decided by ``fairdash.backend.resolve_device``).
+    the solver runs, decided by ``fairdash.device.resolve_device``).
 
     ``fit(X, y, sample_weight=None)``: ``y`` holds exactly two label values (sorted into
     ``classes_``; the second is the positive class), ``sample_weight`` non-negative finite numbers
@@ -73,7 +73,7 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         import torch
 
-        from ..backend import resolve_device, torch_threads
+        from ..device import resolve_device, torch_threads
         from .fair_lr import place_matrix
 
         t0 = time.perf_counter()

@@ -10,6 +10,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from .._version import software_versions
 from ..errors import FairDashError
 from ..metrics import summarize
 from ..target_spec import criterion_info
@@ -27,19 +28,6 @@ def _template():
     env = jinja2.Environment(loader=jinja2.PackageLoader("fairdash.report", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=False)
     return env.get_template("report.html.j2"), env.loader.get_source(env, "report.css")[0]
-
-
-def _versions() -> dict:
-    from importlib import metadata
-
-    from ..export import _versions as v
-
-    out = v()
-    try:
-        out["plotly"] = metadata.version("plotly")
-    except metadata.PackageNotFoundError:  # pragma: no cover
-        pass
-    return out
 
 
 def _readable_time(iso: str) -> str:
@@ -78,8 +66,7 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     results["target_rate"] = pd.to_numeric(results["target_rate"], errors="coerce")
     criterion = criterion or (str(results["criterion"].dropna().iloc[0]) if "criterion" in results.columns
                               and results["criterion"].notna().any() else "dp")
-    if criterion not in ("dp", "eo"):
-        raise FairDashError("The criterion must be 'dp' or 'eo'.")
+    criterion = criterion_info(criterion).name  # an unknown name is a clear FairDashError
     seeds = list(seeds) if seeds is not None else (sorted(map(int, results["seed"].dropna().unique()))
                                                     if "seed" in results.columns else [])
     group_names = desc.get("group_names") or ([readout["groups"][k] for k in sorted(readout["groups"], key=int)]
@@ -87,7 +74,7 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     summary = content.with_worst_groups(summarize(results, by=("model", "label", "target_rate")), results,
                                         ("model", "label", "target_rate"))
     if created is None:
-        from ..backend import utc_now
+        from ..progress import utc_now
 
         created = utc_now()
     title = title or f"FairDash report: {desc.get('dataset') or 'results'}"
@@ -103,15 +90,52 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
                   content.section_results(summary, criterion, group_names, results)],
         figures=figures, summary=content.plain_summary(summary, criterion, readout, desc),
         repro=content.repro_blocks(command, seeds, data_fingerprint or desc.get("data_fingerprint"),
-                                   versions or _versions(), results, config, created),
+                                   versions or software_versions(("plotly",)), results, config, created),
     ) + "\n"
 
 
 def eval_rates_for(task, criterion: str, seed: int = 0):
-    """Base rates and group shares of the evaluation rows (see :func:`fairdash.experiments.evaluation_rates`)."""
-    from ..experiments import evaluation_rates
+    """Base rates and group shares of the evaluation rows (see :func:`fairdash.rates.evaluation_rates`)."""
+    from ..rates import evaluation_rates
 
     return evaluation_rates(task, criterion, seed)
+
+
+def readout_target(spec, results: pd.DataFrame, task, seed: int = 0):
+    """The target the report's readout shows for ``results`` trained at ``spec``: the spec itself where
+    it names no single ``PR_t`` (explicit TPR/TNR targets, each stratum's own preset) or where no target
+    rate was recorded; else the swept ``PR_t`` nearest to the spec's own (its preset resolved on the
+    training split of ``seed``), so the readout is always one of the targets the results were trained at."""
+    from ..rates import training_rates
+
+    tried = sorted({float(t) for t in pd.to_numeric(results.get("target_rate", pd.Series(dtype=float)),
+                                                    errors="coerce").dropna()})
+    if not tried or spec.explicit or (spec.conditional and spec.target_rate is None):
+        return spec
+    want = spec.rate_for(training_rates(task, seed=seed).base_rates)
+    return spec.with_rate(min(tried, key=lambda t: abs(t - want)))
+
+
+def _report_for_task(results: pd.DataFrame, run_spec, task, desc: dict) -> str:
+    from ..rates import evaluation_rates, rates_readout
+
+    seeds = list(run_spec.seeds)
+    seed0 = seeds[0] if seeds else 0
+    criterion = run_spec.target.criterion
+    readout = rates_readout(task, readout_target(run_spec.target, results, task, seed0), seed=seed0)
+    return build_report(results, task_description=desc, readout=readout, command=run_spec.command,
+                        criterion=criterion, seeds=seeds, config=run_spec.to_dict(),
+                        eval_rates=eval_rates_for(task, criterion, seed0),
+                        population_rates=evaluation_rates(task, criterion, seed0, population=True))
+
+
+def report_for_run(run) -> str:
+    """The report of one training run: anything with ``spec`` (a :class:`fairdash.run_spec.RunSpec`),
+    ``task``, ``results``, ``data_name`` and ``data_description``, such as :class:`fairdash.runs.Run`
+    (the dashboard's Export page). The report reads the run; it never trains."""
+    desc = content.describe_task(run.task, dataset=run.data_name, description=run.data_description,
+                                 positive_meaning=run.task.spec.positive_meaning)
+    return _report_for_task(run.results, run.spec, run.task, desc)
 
 
 def build_report_from_sweep(results: pd.DataFrame, config) -> str:
@@ -123,14 +147,9 @@ def build_report_from_sweep(results: pd.DataFrame, config) -> str:
     (moved, deleted) the report is still built from the results alone, with a note saying so. A
     malformed configuration is a :class:`FairDashError`."""
     from .. import data
-    from ..experiments import evaluation_rates
-    from ..rates import rates_readout
     from ..run_spec import RunSpec
 
     run = RunSpec.from_dict(config)
-    config = run.to_dict()
-    criterion = run.target.criterion
-    seeds = list(run.seeds)
     results = results.copy()
     if "target_rate" in results.columns:
         results["target_rate"] = pd.to_numeric(results["target_rate"], errors="coerce")
@@ -140,22 +159,11 @@ def build_report_from_sweep(results: pd.DataFrame, config) -> str:
         desc = {"dataset": str(run.data or run.paper or "unknown"), "group_names": list(run.group_names),
                 "warnings": [f"The data could not be read again ({e}); the readouts below are missing."]}
         return build_report(results, task_description=desc, readout=None, command=run.command,
-                            criterion=criterion, seeds=seeds, config=config)
+                            criterion=run.target.criterion, seeds=list(run.seeds), config=run.to_dict())
     source = data.paper_setup(run.paper).sample if run.paper else str(run.data)
     sample = data.SAMPLES.get(source)
     desc = content.describe_task(task, dataset=sample.title if sample else source,
-                         description=sample.description if sample else "",
-                         positive_meaning=run.task.positive_meaning or (sample.positive_meaning if sample else None),
-                         source=source)
-    seed0 = seeds[0] if seeds else 0
-    spec = run.target
-    targets_tried = sorted({float(t) for t in results.get("target_rate", pd.Series(dtype=float)).dropna()})
-    if targets_tried and not spec.explicit and not (spec.conditional and spec.target_rate is None):
-        from .. import rates as _rates
-
-        avg = spec.rate_for(_rates.training_rates(task, seed=seed0).base_rates)
-        spec = spec.with_rate(min(targets_tried, key=lambda t: abs(t - avg)))
-    readout = rates_readout(task, spec, seed=seed0)
-    return build_report(results, task_description=desc, readout=readout, command=run.command, criterion=criterion,
-                        seeds=seeds, config=config, eval_rates=eval_rates_for(task, criterion, seed0),
-                        population_rates=evaluation_rates(task, criterion, seed0, population=True))
+                                 description=sample.description if sample else "",
+                                 positive_meaning=run.task.positive_meaning or (sample.positive_meaning if sample else None),
+                                 source=source)
+    return _report_for_task(results, run, task, desc)

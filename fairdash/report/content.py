@@ -88,7 +88,6 @@ def describe_task(task, *, dataset: str | None = None, description: str | None =
     another label never opens with the sample's words, whatever the caller passed (a session that held
     the sample before an upload passed them)."""
     from ..data import SAMPLES, sample_of
-    from ..experiments import data_fingerprint
 
     spec = task.spec
     gt = task.group_table()
@@ -118,7 +117,7 @@ def describe_task(task, *, dataset: str | None = None, description: str | None =
         "strata_column": spec.strata_column,
         "spec": spec.to_dict(),
         "warnings": list(task.warnings),
-        "data_fingerprint": data_fingerprint(task),
+        "data_fingerprint": task.fingerprint,
     }
 
 

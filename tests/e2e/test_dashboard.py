@@ -27,7 +27,8 @@ TRAIN_TIMEOUT = 300.0  # FairLR on Adult takes 10-60 s on 2 busy cores; generous
 @pytest.fixture(scope="module")
 def adult_task():
     """The task the app builds on first open (same spec code path as the app's default)."""
-    from fairdash import data, ui
+    from fairdash import data
+    from fairdash.app import ui
 
     df = data.load_sample("adult")
     return df, data.build_task(df, ui.sample_spec("adult", df))

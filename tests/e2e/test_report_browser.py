@@ -34,7 +34,7 @@ def reports(tmp_path_factory):
     from fairdash import data
     from fairdash.experiments import run_experiment
     from fairdash.rates import rates_readout
-    from fairdash.experiments import evaluation_rates
+    from fairdash.rates import evaluation_rates
     from fairdash.report import build_report, describe_task, eval_rates_for
 
     setup = data.paper_setup("compas-race")

@@ -44,7 +44,8 @@ def adult():
 
 @pytest.fixture(scope="module")
 def adult_task(adult):
-    from fairdash import data, ui
+    from fairdash import data
+    from fairdash.app import ui
 
     return data.build_task(adult, ui.sample_spec("adult", adult))
 
@@ -245,7 +246,8 @@ def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log
     value ``rates_readout`` gives for that conditional target."""
     from dataclasses import replace
 
-    from fairdash import data, ui
+    from fairdash import data
+    from fairdash.app import ui
     from fairdash.rates import rates_readout
     from fairdash.target_spec import make_target_spec
 

@@ -8,10 +8,11 @@ Compare and Export.
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pandas as pd
 import pytest
-from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 
@@ -61,6 +62,16 @@ def _visible(page) -> str:
     return page.locator("body").inner_text().replace(WORD_JOINER, "")
 
 
+def _wait_shown(page, text: str, timeout_s: float = 60.0) -> None:
+    """Wait until ``text`` is on the page (word joiners aside): the rerun a typed value starts can begin
+    after ``wait_idle``'s settle time on a busy machine."""
+    deadline = time.monotonic() + timeout_s
+    while text not in _visible(page):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{text!r} not shown within {timeout_s:.0f} s")
+        page.wait_for_timeout(100)
+
+
 def _check(page, where: str, server_log, *shown: str) -> None:
     bad = page.evaluate(MARKUP_FROM_DATA)
     assert not bad, f"{where}: markup made from the data: {bad}"
@@ -89,7 +100,7 @@ def test_names_that_look_like_markup_are_shown_as_text(page, app_url, st_ui, ser
     meaning.fill(MEANING)
     meaning.press("Enter")
     # the rerun the Enter starts can begin after wait_idle's settle time on a busy machine: wait for it
-    expect(page.locator('[data-testid="stMain"]')).to_contain_text(f"Positive (y = 1) means: {MEANING}.")
+    _wait_shown(page, f"Positive (y = 1) means: {MEANING}.")
     st_ui.wait_idle(page)
     _check(page, "Data (not confirmed)", server_log, f"New table {FILE}", f"Use {FILE} with these choices",
            f"Positive (y = 1) means: {MEANING}.", f"'{S_COL}': its name says", LEAK)

@@ -13,7 +13,7 @@ Session state (per browser session; nothing here is shared between sessions):
 - ``fd_run``: the last training run (results table, fitted models, configuration).
 
 Shared between sessions (keyed by content only, so no session can see another's choices): the
-bundled samples, parsed uploads (by their bytes) and the :class:`~fairdash.backend.FitCache`.
+bundled samples, parsed uploads (by their bytes) and the :class:`~fairdash.fit_cache.FitCache`.
 """
 from __future__ import annotations
 
@@ -28,12 +28,12 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from . import data, targets
-from . import ui_state
-from .ui_state import add_run, keep_widgets, remember, runs, save_session  # noqa: F401 (the pages' one facade)
-from .errors import FairDashError
-from .rates import TrainingRates, rates_readout, target_table, training_rates
-from .target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, make_target_spec
+from .. import data, targets
+from . import session
+from .session import add_run, keep_widgets, remember, runs, save_session  # noqa: F401 (the pages' one facade)
+from ..errors import FairDashError
+from ..rates import TrainingRates, rates_readout, target_table, training_rates
+from ..target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, make_target_spec
 
 DEFAULT_SAMPLE = "adult"
 CRITERIA = {
@@ -51,7 +51,7 @@ MODE_NOTES = {  # what each of the Target page's modes means, where a sentence i
 
 def mode_criterion(mode: str):
     """The :class:`~fairdash.target_spec.Criterion` of one of the Target page's modes (``CRITERIA``)."""
-    from .target_spec import criterion_info
+    from ..target_spec import criterion_info
 
     return criterion_info(str(mode).split("-")[0])
 
@@ -135,7 +135,7 @@ def guard(prefix: str = ""):
 @st.cache_resource(show_spinner=False)
 def _samples_fit_cache():
     """The fit cache on disk (``FAIRDASH_CACHE_DIR``), shared by every session: bundled samples only."""
-    from .backend import FitCache
+    from ..fit_cache import FitCache
 
     return FitCache()
 
@@ -149,7 +149,7 @@ def fit_cache():
     if str(ss.get("fd_table_id", "")).startswith("sample:"):
         return _samples_fit_cache()
     if ss.get("_fd_fit_cache") is None:
-        from .backend import FitCache
+        from ..fit_cache import FitCache
 
         ss["_fd_fit_cache"] = FitCache(directory=False, memory_items=32)
     return ss["_fd_fit_cache"]
@@ -162,18 +162,18 @@ def forget_session() -> None:
     cache = ss.get("_fd_fit_cache")
     if cache is not None:
         cache.clear()
-    ui_state.forget_saved(ss.get("fd_token"))
+    session.forget_saved(ss.get("fd_token"))
     for f in (_parsed_upload, _profile, _leaks_and_proxies, _column_groups):
         f.clear()  # content-keyed caches of tables and what was derived from them (uploads among them)
     for key in list(ss.keys()):
         del ss[key]
-    ss["fd_token"] = ui_state.new_token()
-    ss["fd_link_note"] = ui_state.FORGOTTEN
+    ss["fd_token"] = session.new_token()
+    ss["fd_link_note"] = session.FORGOTTEN
 
 
 @st.cache_resource(show_spinner=False)
 def _device_text() -> str:
-    from .backend import device_description
+    from ..device import device_description
 
     try:
         return device_description()
@@ -183,7 +183,7 @@ def _device_text() -> str:
 
 def device_text() -> str:
     """The training device in words; on a first page, without importing torch where that can be avoided."""
-    from .backend import device_hint
+    from ..device import device_hint
 
     return device_hint() or _device_text()
 
@@ -274,7 +274,7 @@ def candidate_task(df: pd.DataFrame, table_id: str, spec: data.TaskSpec) -> data
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _leaks_and_proxies(task_key: str, _df: pd.DataFrame, _task: data.Task) -> tuple[list, pd.DataFrame]:
-    from .proxies import task_leaks_and_proxies
+    from ..proxies import task_leaks_and_proxies
 
     leaks, proxy = task_leaks_and_proxies(_df, _task)
     return leaks, pd.DataFrame(proxy, columns=["column", "score"])
@@ -288,7 +288,7 @@ def leaks_and_proxies(df: pd.DataFrame, table_id: str, task: data.Task) -> tuple
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _column_groups(table_id: str, _df: pd.DataFrame, columns: tuple) -> dict:
-    from .proxies import column_groups
+    from ..proxies import column_groups
 
     return column_groups(_df[list(columns)])
 
@@ -313,7 +313,7 @@ def _sample_task(name: str) -> tuple[pd.DataFrame, data.TaskSpec, data.Task]:
     df = data.load_sample(name)
     spec = sample_spec(name, df)
     task = data.build_task(df, spec)
-    ui_state.share(df, task)  # the session store does not charge sessions for what they all share
+    session.share(df, task)  # the session store does not charge sessions for what they all share
     return df, spec, task
 
 
@@ -367,10 +367,10 @@ def ensure_state() -> None:
     ensure_router()
     ss = st.session_state
     if "fd_token" not in ss:
-        ui_state.restore_session(CRITERIA)
-    note = ui_state.link_note()
+        session.restore_session(CRITERIA)
+    note = session.link_note()
     if note:
-        (st.warning if note == ui_state.LINK_UNKNOWN else st.info)(note, icon=":material/link:")
+        (st.warning if note == session.LINK_UNKNOWN else st.info)(note, icon=":material/link:")
     ss.setdefault("fd_criterion", "dp")
     ss.setdefault("fd_delta", 1.0)
     ss.setdefault("fd_decision", "threshold")
@@ -481,7 +481,7 @@ def data_source() -> str:
 def model_options(name: str) -> dict:
     """Numeric constructor settings of a model class that a user may change (name -> default); the
     target, seed, device and progress are set by FairDash itself. Empty if the model is not available."""
-    from .models.registry import model_info
+    from ..models.registry import model_info
 
     try:
         cls = model_info(name).load_class()
@@ -501,7 +501,7 @@ def model_options(name: str) -> dict:
 
 
 def model_available(name: str) -> tuple[bool, str]:
-    from .models.registry import model_info
+    from ..models.registry import model_info
 
     try:
         model_info(name).load_class()
@@ -513,7 +513,7 @@ def model_available(name: str) -> tuple[bool, str]:
 def csv_bytes(df: pd.DataFrame) -> bytes:
     """CSV for download; formula-like cells are neutralised when fairdash.export provides it."""
     try:
-        from .export import results_csv
+        from ..export import results_csv
 
         return results_csv(df).encode("utf-8")
     except ImportError:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from . import plots, targets, ui, ui_state
-from .errors import FairDashError
-from .rates import decisions_words, describe_t
+from .. import plots, targets
+from . import ui, session
+from ..errors import FairDashError
+from ..rates import decisions_words, describe_t
 
 CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
 
@@ -45,7 +46,7 @@ def sidebar_target() -> None:
     slots = st.session_state.get("_fd_sidebar")
     if slots is not None:
         slots["target"].markdown(_target_line())
-    ui_state.save_session()
+    session.save_session()
 
 
 def sidebar_summary() -> None:
@@ -107,8 +108,8 @@ def target_readouts(spec, rates, names) -> None:
 def s_predictability_note(task) -> None:
     """How well the features tell the groups apart (``rates_readout``'s ``s_predictability``), in one
     sentence, shown as plain text. Computed once per task and split (remembered), not per slider move."""
-    from .rates import s_predictability_text
-    from .separability import s_predictability
+    from ..rates import s_predictability_text
+    from ..separability import s_predictability
 
     auc = s_predictability(task, ui.split0())
     name = task.spec.s_column + (f" × {task.spec.s_with}" if task.spec.s_with else "")
@@ -201,7 +202,7 @@ def _conditional_readouts(out: dict, names) -> None:
 def model_option_inputs(models) -> dict:
     """A number box for every numeric setting of each chosen model (kept for the session); returns only
     the settings changed from their defaults, ``{model: {parameter: value}}``."""
-    from .models.registry import MODELS, PARAMETER_NAMES
+    from ..models.registry import MODELS, PARAMETER_NAMES
 
     changed_all: dict = {}
     for m in models:
@@ -213,7 +214,7 @@ def model_option_inputs(models) -> dict:
         values = {}
         for i, (p, default) in enumerate(params.items()):
             key = f"opt_{m}_{p}"
-            ui_state.remember(key, default)
+            session.remember(key, default)
             label = f"{PARAMETER_NAMES[p]} ({p})" if p in PARAMETER_NAMES else p
             v = cols[i % len(cols)].number_input(label, value=None, step=1 if isinstance(default, int) else None,
                                                  format=None if isinstance(default, int) else "%g", key=key)

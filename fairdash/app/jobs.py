@@ -7,7 +7,7 @@ module: it imports Streamlit.
   callback checks, so the experiment runner stops at its next progress call.
 - :func:`registry`: the process-wide jobs, one per session token (one job per session at a time).
 - :func:`collect`: called by app.py on every script run of the session (any page): a finished job's run
-  joins the run history with ``ui_state.add_run`` and a note in the sidebar says so; a failed or cancelled job leaves
+  joins the run history with ``session.add_run`` and a note in the sidebar says so; a failed or cancelled job leaves
   a note. Session state is written only here, from the session's own script thread, never by the worker.
 - :func:`sidebar_job`: the sidebar's box on every page: the job's progress and a Cancel button,
   refreshed by ``st.fragment(run_every=...)`` while the job runs; then the outcome's note.
@@ -21,7 +21,7 @@ import time
 
 import streamlit as st
 
-from . import ui, ui_state
+from . import ui, session
 
 REFRESH_S = 2.0  # how often the sidebar's progress box is redrawn while a job runs (a fragment-only rerun)
 KEEP_S = 3600.0  # a finished job nobody collected (its browser tab was closed) is dropped after this
@@ -164,7 +164,7 @@ def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
     """Start ``runs.train_run(task, spec, **train_kwargs)`` in the background for this session.
     Everything the worker needs is passed in here (the fit cache object included): it reads no session
     state. While it runs, the caller reruns the app so that every part of it shows the job."""
-    from .runs import train_run
+    from ..runs import train_run
 
     running = current()
     if running is not None:  # (a second click that reached the page before the button was disabled)
@@ -190,7 +190,7 @@ def collect() -> None:
         return
     if job.state == "done":
         run = copy.copy(job.result)  # each session numbers its own copy of the run
-        ui_state.add_run(run)
+        session.add_run(run)
         ss.pop("compare_target", None)
         cached = int(run.results["cached"].sum()) if "cached" in run.results else 0
         outcome = ss[NOTE_KEY] = ("done", f"Trained {len(run.results)} fit(s) in {run.seconds:.1f} s"

@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from . import plots, ui
-from .gaps import moved_away_summary
-from .metrics import result_notes
-from .results_file import to_file
-from .target_spec import criterion_info
+from .. import plots
+from . import ui
+from ..gaps import moved_away_summary
+from ..metrics import result_notes
+from ..results_file import to_file
+from ..target_spec import criterion_info
 
 CHART = {"displayModeBar": False}
 

@@ -1,190 +1,28 @@
-"""The one place that decides the torch device, seeds everything, reports progress and caches fits.
+"""Fitted models kept so that the same request twice trains once.
 
-- ``resolve_device(device="auto")``: CUDA when available, else CPU; ``FAIRDASH_DEVICE`` overrides
-  ``"auto"`` (e.g. ``FAIRDASH_DEVICE=cpu`` in tests).
-- ``seed_everything(seed)``: Python's ``random``, numpy and torch (CPU and CUDA).
-- Progress: a callable ``progress(fraction: float, message: str)``; ``no_progress`` does nothing.
-- ``FitCache``: fitted models keyed by data content, configuration and code version
-  (``cache_key``), kept as safe state (``.safetensors`` + ``.json``, no pickle) on disk with an
-  in-memory LRU in front, so the same request twice trains once.
+``FitCache``: fitted models keyed by data content, configuration and code version (``cache_key``),
+kept as safe state (``.safetensors`` + ``.json``, no pickle) on disk with an in-memory LRU in front.
+It sits above the models (it stores and rebuilds them through ``fairdash.models.state``).
 """
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import json
 import os
-import random
 import threading
 import time
-import warnings
 from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Callable
 
 import numpy as np
 
+from .device import resolve_device
 from .errors import FairDashError
+from .progress import utc_now
 
-# Prepared matrices are read-only (fairdash.data.prepare_arrays); the models read them through torch
-# tensors and never write to them, so torch's warning about non-writable arrays says nothing here.
-warnings.filterwarnings("ignore", message="The given NumPy array is not writable", category=UserWarning)
-
-DEVICE_ENV = "FAIRDASH_DEVICE"
 CACHE_ENV = "FAIRDASH_CACHE_DIR"
-THREADS_ENV = "FAIRDASH_THREADS"
-
-
-# --------------------------------------------------------------------------------------------------
-# Device
-# --------------------------------------------------------------------------------------------------
-def resolve_device(device="auto"):
-    """The torch device to use. ``"auto"`` (or ``None``) means the ``FAIRDASH_DEVICE`` environment
-    variable if set, else CUDA when available, else the CPU. ``"cpu"``, ``"cuda"``, ``"cuda:1"`` and
-    ``torch.device`` objects are accepted; asking for CUDA without a GPU is a ``FairDashError``."""
-    import torch
-
-    if isinstance(device, torch.device):
-        name = str(device)
-    else:
-        name = "auto" if device is None else str(device).strip().lower()
-    if name == "auto":
-        name = os.environ.get(DEVICE_ENV, "auto").strip().lower() or "auto"
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name == "gpu":
-        name = "cuda"
-    if name == "cpu":
-        return torch.device("cpu")
-    if name.startswith("cuda"):
-        if not torch.cuda.is_available():
-            raise FairDashError(
-                "A CUDA GPU was requested, but none is available on this machine. Use device 'cpu' or 'auto'."
-            )
-        dev = torch.device(name)
-        if dev.index is not None and dev.index >= torch.cuda.device_count():
-            raise FairDashError(
-                f"GPU {dev.index} was requested, but this machine has {torch.cuda.device_count()} GPU(s)."
-            )
-        return dev
-    raise FairDashError(f"Unknown device {device!r}: use 'auto', 'cpu' or 'cuda'.")
-
-
-def device_description(device="auto") -> str:
-    """``"CPU"`` or the GPU's name, for the UI and the results table."""
-    import torch
-
-    dev = resolve_device(device)
-    if dev.type == "cuda":
-        return torch.cuda.get_device_name(dev)
-    return "CPU"
-
-
-def utc_now() -> str:
-    """The current time in UTC, ISO 8601 to the second (fit times, file and report creation)."""
-    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
-
-
-def device_hint() -> str | None:
-    """:func:`device_description` if torch is already loaded; else ``"CPU"`` where no GPU can be
-    present (``FAIRDASH_DEVICE=cpu``, or no NVIDIA device node), and ``None`` where only loading torch
-    can tell. Lets a first page show the device without paying for torch's import (about 2 s)."""
-    import sys
-
-    if "torch" in sys.modules:
-        return device_description()
-    if os.environ.get(DEVICE_ENV, "auto").strip().lower() == "cpu" or not Path("/dev/nvidia0").exists():
-        return "CPU"
-    return None
-
-
-def seed_everything(seed: int | None) -> None:
-    """Seed Python's ``random``, numpy's global generator and torch (CPU and all GPUs)."""
-    if seed is None:
-        return
-    import torch
-
-    seed = int(seed)
-    random.seed(seed)
-    np.random.seed(seed % (2**32))
-    torch.manual_seed(seed)
-    if torch.cuda.is_available():
-        torch.cuda.manual_seed_all(seed)
-
-
-def fit_threads() -> int:
-    """Torch CPU threads for one fit: ``FAIRDASH_THREADS`` if set, else 1.
-
-    One thread is the default because fits usually run side by side (a sweep's joblib workers, the
-    dashboard beside other work), and on a busy machine torch's multi-threaded kernels slow down
-    four- to six-fold (measured on 2 cores: FairLR on Adult 4.8 s with 1 thread, 28 s with 2, under
-    load). Set ``FAIRDASH_THREADS`` to use more on an idle machine.
-    """
-    env = os.environ.get(THREADS_ENV, "").strip()
-    if env:
-        try:
-            return max(1, int(env))
-        except ValueError:
-            raise FairDashError(f"{THREADS_ENV} must be a whole number of threads, not {env!r}.") from None
-    return 1
-
-
-class torch_threads:
-    """Context manager: run torch on ``n`` CPU threads (default ``fit_threads()``), then restore."""
-
-    def __init__(self, n: int | None = None):
-        self.n = n
-
-    def __enter__(self):
-        import torch
-
-        self._old = torch.get_num_threads()
-        torch.set_num_threads(self.n or fit_threads())
-        return self
-
-    def __exit__(self, *exc):
-        import torch
-
-        torch.set_num_threads(self._old)
-        return False
-
-
-def torch_generator(seed: int | None, device=None):
-    """A private ``torch.Generator`` for shuffling minibatches (CPU generator; indices are moved)."""
-    import torch
-
-    g = torch.Generator()
-    g.manual_seed(0 if seed is None else int(seed))
-    return g
-
-
-# --------------------------------------------------------------------------------------------------
-# Progress
-# --------------------------------------------------------------------------------------------------
-class Progress(Protocol):
-    def __call__(self, fraction: float, message: str) -> None: ...
-
-
-def no_progress(fraction: float, message: str) -> None:
-    """The default progress callback: does nothing."""
-
-
-def as_progress(progress: Callable | None) -> Callable[[float, str], None]:
-    """``progress`` itself, or ``no_progress`` for ``None``. Fractions are clipped to [0, 1]."""
-    if progress is None:
-        return no_progress
-
-    def report(fraction: float, message: str = "") -> None:
-        progress(float(min(max(fraction, 0.0), 1.0)), str(message))
-
-    return report
-
-
-def scaled_progress(progress: Callable | None, start: float, stop: float) -> Callable[[float, str], None]:
-    """A callback mapping [0, 1] onto [start, stop] of ``progress`` (for a step of a longer job)."""
-    report = as_progress(progress)
-    return lambda fraction, message="": report(start + (stop - start) * float(fraction), message)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -261,9 +99,9 @@ def source_version(*modules: str) -> str:
 
 
 def _canonical(obj):
-    """Config values as JSON-able data for a cache key (``state.to_jsonable``; other objects by ``repr``;
+    """Config values as JSON-able data for a cache key (``jsonable.to_jsonable``; other objects by ``repr``;
     the key's JSON sorts the dict keys and writes floats exactly)."""
-    from .models.state import to_jsonable
+    from .jsonable import to_jsonable
 
     return to_jsonable(obj, other=repr)
 
@@ -376,7 +214,7 @@ class FitCache:
         if self.directory is None:
             return None
         if not all(c in "0123456789abcdef" for c in key) or not key:
-            raise FairDashError("Cache keys must be hexadecimal digests (use fairdash.backend.cache_key).")
+            raise FairDashError("Cache keys must be hexadecimal digests (use fairdash.fit_cache.cache_key).")
         return self.directory / key[:2] / key
 
     # -- memory -----------------------------------------------------------------------------------
@@ -498,16 +336,3 @@ class FitCache:
 
     def __len__(self) -> int:
         return len(self._memory)
-
-
-class Timer:
-    """``with Timer() as t: ...; t.seconds``."""
-
-    def __enter__(self):
-        self._t0 = time.perf_counter()
-        self.seconds = 0.0
-        return self
-
-    def __exit__(self, *exc):
-        self.seconds = time.perf_counter() - self._t0
-        return False

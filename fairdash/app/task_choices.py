@@ -6,7 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from . import data, proxies, targets, ui
+from .. import data, proxies, targets
+from . import ui
 
 WIDGETS = ("s_column", "y_column", "s1_values", "y1_values", "s_threshold", "y_threshold", "features", "missing",
            "positive_meaning", "s_mode", "s_with", "group_labels")

@@ -11,9 +11,9 @@ import json
 import os
 import sys
 
-from . import cli_models
-from .cli_options import _Parser, load_task_and_table, target_arguments, target_spec_from_args, task_arguments
-from .errors import FairDashError
+from . import model_commands
+from .options import _Parser, load_task_and_table, target_arguments, target_spec_from_args, task_arguments
+from ..errors import FairDashError
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
@@ -23,8 +23,8 @@ EXIT_INTERNAL_ERROR = 1
 # rates
 # --------------------------------------------------------------------------------------------------
 def _cmd_rates(args) -> int:
-    from .proxies import leak_text, task_leaks_and_proxies
-    from .rates import describe_t, rates_readout, s_predictability_text
+    from ..proxies import leak_text, task_leaks_and_proxies
+    from ..rates import describe_t, rates_readout, s_predictability_text
 
     task, setup, table = load_task_and_table(args)
     out = rates_readout(task, target_spec_from_args(args, setup), seed=args.seed)
@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", action="store_true", help="print one JSON object")
     r.set_defaults(func=_cmd_rates)
 
-    cli_models.add_commands(sub)
+    model_commands.add_commands(sub)
     return p
 
 

@@ -1,13 +1,13 @@
 """What every command of the command line shares: its argument declarations (data and task, target),
 and what they build, the task (with the table it came from) and the target specification. Used by
-``cli`` (``rates``, the parser, ``main``) and ``cli_models`` (``train``, ``predict``, ``sweep``,
+``main`` (``rates``, the parser, ``main``) and ``model_commands`` (``train``, ``predict``, ``sweep``,
 ``report``), which import it and not each other."""
 from __future__ import annotations
 
 import argparse
 import sys
 
-from .errors import FairDashError
+from ..errors import FairDashError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,7 +52,7 @@ def load_task(args):
 def load_task_and_table(args):
     """:func:`load_task` and the table it was built from (for the proxy and leak checks), the table read
     once."""
-    from . import data
+    from .. import data
 
     if args.paper:
         setup = data.paper_setup(args.paper)
@@ -97,7 +97,7 @@ def target_spec_from_args(args, setup=None, rate="given"):
     """The :class:`~fairdash.target_spec.TargetSpec` the target options ask for (built by the one
     function that validates targets). ``rate`` replaces ``--pr-t`` (a sweep passes ``None``: its grid
     is applied point by point)."""
-    from .target_spec import make_target_spec
+    from ..target_spec import make_target_spec
 
     criterion = args.criterion or (setup.criterion if setup is not None else "dp")
     pr_t = args.pr_t if rate == "given" else rate
@@ -109,7 +109,7 @@ def target_spec_from_args(args, setup=None, rate="given"):
 def model_options(args, models) -> dict:
     """Per-model settings from the command line: ``--agarwal-bound`` (Agarwal et al.'s allowed
     difference; the paper's 0.1 when left out)."""
-    from .models.registry import check_agarwal_bound
+    from ..models.registry import check_agarwal_bound
 
     bound = getattr(args, "agarwal_bound", None)
     if bound is None:
@@ -124,7 +124,7 @@ def model_options(args, models) -> dict:
 def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: bool = False) -> None:
     """The target options every command shares; ``many`` takes a list of rates (sweeps), ``training``
     adds the device and cache options."""
-    from .target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
+    from ..target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
 
     g = p.add_argument_group("target" + (" and training" if training else ""))
     if many:
@@ -140,7 +140,7 @@ def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: b
     g.add_argument("--tnr-target", type=float, help="explicit TNR target (with --criterion eo; default "
                                                     f"{DEFAULT_TNR_TARGET:g} when --tpr-target is given)")
     if training:
-        from .decision import CHOOSABLE, RULES
+        from ..decision import CHOOSABLE, RULES
 
         g.add_argument("--decision", choices=CHOOSABLE, default="threshold",
                        help="how scores become decisions: " + "; ".join(f"{r}: {RULES[r].explanation}" for r in CHOOSABLE)

@@ -68,7 +68,7 @@ def restore_session(criteria) -> None:
     new_token, state = forked
     ss.update(state)
     ss["fd_token"] = new_token
-    ss["fd_copied_from"] = token  # a training still running there belongs to this copy too (ui_jobs)
+    ss["fd_copied_from"] = token  # a training still running there belongs to this copy too (jobs)
     ss["fd_restored"] = True
     ss["fd_link_note"] = LINK_COPIED
     try:  # the URL's target wins over the saved one (a link edited or shared at another PR_t)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import FairDashError
-from .metrics import one_class_reason, result_notes
-from .results_file import from_file, to_file
+from ..errors import FairDashError
+from ..metrics import one_class_reason, result_notes
+from ..results_file import from_file, to_file
 
 PRINTED_METRICS = ("accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1", "pr_ratio", "tpr_ratio")
 
@@ -34,7 +34,7 @@ def _rates_list(text: str | None):
 
 
 def _model_names(text: str, criterion: str) -> list[str]:
-    from .models.registry import PAPER_MODELS, model_info
+    from ..models.registry import PAPER_MODELS, model_info
 
     if not text:
         raise FairDashError("Say which models to train with --models NAME,NAME (or --models all).")
@@ -47,14 +47,14 @@ def _model_names(text: str, criterion: str) -> list[str]:
 
 
 def _cache(args):
-    from .backend import FitCache
+    from ..fit_cache import FitCache
 
     return None if args.no_cache else FitCache()
 
 
 def _json_safe(obj):
     """JSON for other programs: non-finite numbers are ``null``."""
-    from .models.state import to_jsonable
+    from ..jsonable import to_jsonable
 
     return to_jsonable(obj, nonfinite="null", other=str)
 
@@ -96,7 +96,7 @@ def _output_columns(columns) -> tuple[str, str]:
 # --------------------------------------------------------------------------------------------------
 def _warn_leaks(task, table) -> None:
     """Before training: a warning for each leak of y, and of s unless the run sees s on purpose."""
-    from .proxies import leak_text, task_leaks
+    from ..proxies import leak_text, task_leaks
 
     why = {"y": "the model will learn it instead of the task. Leave it out with --drop.",
            "s": "a model meant not to see s would use s through it. Leave it out with --drop (or let the "
@@ -107,10 +107,10 @@ def _warn_leaks(task, table) -> None:
 
 
 def _cmd_train(args) -> int:
-    from .cli_options import load_task_and_table, model_options, target_spec_from_args
-    from .experiments import run_experiment
-    from .gaps import REFERENCE_MODEL, moved_away_summary
-    from .models.registry import model_info
+    from .options import load_task_and_table, model_options, target_spec_from_args
+    from ..experiments import run_experiment
+    from ..gaps import REFERENCE_MODEL, moved_away_summary
+    from ..models.registry import model_info
 
     task, setup, table = load_task_and_table(args)
     _warn_leaks(task, table)
@@ -127,7 +127,7 @@ def _cmd_train(args) -> int:
     moved = moved_away_summary(exp.results,
                                task.group_names)
     try:
-        from .export import save_model
+        from ..export import save_model
     except ImportError as e:  # pragma: no cover
         raise FairDashError(f"Saving models is not available: {e}") from None
     save_model(trained, out)
@@ -170,7 +170,7 @@ def _cmd_train(args) -> int:
 
 def gap_lines(m: dict, group_names, criterion: str) -> list[str]:
     """Each group's signed gap to its target on the population and the worst one, in words."""
-    from .target_spec import criterion_info
+    from ..target_spec import criterion_info
 
     rate = criterion_info(criterion).rate.upper()
     groups = [int(k.rsplit("_", 1)[1]) for k in m if k.startswith("target_") and k[7:].isdigit()]
@@ -200,8 +200,8 @@ def _stderr_progress():
 # --------------------------------------------------------------------------------------------------
 def _cmd_predict(args) -> int:
 
-    from . import data
-    from .export import load_model
+    from .. import data
+    from ..export import load_model
 
     model = load_model(args.model)
     df = data.read_table_or_sample(args.data)
@@ -218,7 +218,7 @@ def _cmd_predict(args) -> int:
     res[prob_col] = proba
     res[pred_col] = model.predict(cleaned)  # by the model's decision rule (the file records it)
     try:
-        from .export import results_csv
+        from ..export import results_csv
 
         out.write_text(results_csv(res), encoding="utf-8")
     except ImportError:  # pragma: no cover
@@ -229,12 +229,12 @@ def _cmd_predict(args) -> int:
 
 # --------------------------------------------------------------------------------------------------
 def _cmd_sweep(args) -> int:
-    from .cli_options import load_task_and_table, model_options, target_spec_from_args
-    from .experiments import run_experiment
-    from .gaps import moved_away_summary
-    from .run_spec import RunSpec
-    from .target_spec import criterion_info
-    from .metrics import format_mean_std, summarize
+    from .options import load_task_and_table, model_options, target_spec_from_args
+    from ..experiments import run_experiment
+    from ..gaps import moved_away_summary
+    from ..run_spec import RunSpec
+    from ..target_spec import criterion_info
+    from ..metrics import format_mean_std, summarize
 
     task, setup, table = load_task_and_table(args)
     _warn_leaks(task, table)
@@ -256,7 +256,7 @@ def _cmd_sweep(args) -> int:
     for name, reason in exp.skipped:
         print(f"note: skipped {name}: {reason}", file=sys.stderr)
     try:
-        from .export import results_csv
+        from ..export import results_csv
 
         out.write_text(results_csv(to_file(exp.results)), encoding="utf-8")
     except ImportError:  # pragma: no cover
@@ -301,7 +301,7 @@ def _cmd_sweep(args) -> int:
 def _cmd_report(args) -> int:
     import pandas as pd
 
-    from .report import build_report_from_sweep
+    from ..report import build_report_from_sweep
 
     results = Path(args.results)
     if not results.exists():
@@ -322,7 +322,7 @@ def _cmd_report(args) -> int:
 
 
 def add_commands(sub) -> None:
-    from .cli_options import target_arguments, task_arguments
+    from .options import target_arguments, task_arguments
 
     t = sub.add_parser("train", help="train one model on the training split and save it")
     task_arguments(t)

@@ -1,0 +1,5 @@
+"""The command line, ``python -m fairdash`` (``main``): ``main`` parses and dispatches, ``options`` holds
+the arguments every command shares, ``model_commands`` the commands that train, predict and report."""
+from .main import main
+
+__all__ = ["main"]

@@ -1,0 +1,139 @@
+"""The one place that decides where torch computes: the device, the CPU thread budget of a fit and
+the private random generators a fit draws from.
+
+- ``resolve_device(device="auto")``: CUDA when available, else CPU; ``FAIRDASH_DEVICE`` overrides
+  ``"auto"`` (e.g. ``FAIRDASH_DEVICE=cpu`` in tests).
+- ``fit_threads()`` / ``torch_threads``: torch's CPU threads while a model fits (``FAIRDASH_THREADS``).
+- ``seed_everything(seed)``: Python's ``random``, numpy and torch (CPU and CUDA).
+"""
+from __future__ import annotations
+
+import os
+import random
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from .errors import FairDashError
+
+# Prepared matrices are read-only (fairdash.data.prepare_arrays); the models read them through torch
+# tensors and never write to them, so torch's warning about non-writable arrays says nothing here.
+warnings.filterwarnings("ignore", message="The given NumPy array is not writable", category=UserWarning)
+DEVICE_ENV = "FAIRDASH_DEVICE"
+THREADS_ENV = "FAIRDASH_THREADS"
+
+
+def resolve_device(device="auto"):
+    """The torch device to use. ``"auto"`` (or ``None``) means the ``FAIRDASH_DEVICE`` environment
+    variable if set, else CUDA when available, else the CPU. ``"cpu"``, ``"cuda"``, ``"cuda:1"`` and
+    ``torch.device`` objects are accepted; asking for CUDA without a GPU is a ``FairDashError``."""
+    import torch
+
+    if isinstance(device, torch.device):
+        name = str(device)
+    else:
+        name = "auto" if device is None else str(device).strip().lower()
+    if name == "auto":
+        name = os.environ.get(DEVICE_ENV, "auto").strip().lower() or "auto"
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "gpu":
+        name = "cuda"
+    if name == "cpu":
+        return torch.device("cpu")
+    if name.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise FairDashError(
+                "A CUDA GPU was requested, but none is available on this machine. Use device 'cpu' or 'auto'."
+            )
+        dev = torch.device(name)
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise FairDashError(
+                f"GPU {dev.index} was requested, but this machine has {torch.cuda.device_count()} GPU(s)."
+            )
+        return dev
+    raise FairDashError(f"Unknown device {device!r}: use 'auto', 'cpu' or 'cuda'.")
+
+
+def device_description(device="auto") -> str:
+    """``"CPU"`` or the GPU's name, for the UI and the results table."""
+    import torch
+
+    dev = resolve_device(device)
+    if dev.type == "cuda":
+        return torch.cuda.get_device_name(dev)
+    return "CPU"
+
+
+def device_hint() -> str | None:
+    """:func:`device_description` if torch is already loaded; else ``"CPU"`` where no GPU can be
+    present (``FAIRDASH_DEVICE=cpu``, or no NVIDIA device node), and ``None`` where only loading torch
+    can tell. Lets a first page show the device without paying for torch's import (about 2 s)."""
+    import sys
+
+    if "torch" in sys.modules:
+        return device_description()
+    if os.environ.get(DEVICE_ENV, "auto").strip().lower() == "cpu" or not Path("/dev/nvidia0").exists():
+        return "CPU"
+    return None
+
+
+def seed_everything(seed: int | None) -> None:
+    """Seed Python's ``random``, numpy's global generator and torch (CPU and all GPUs)."""
+    if seed is None:
+        return
+    import torch
+
+    seed = int(seed)
+    random.seed(seed)
+    np.random.seed(seed % (2**32))
+    torch.manual_seed(seed)
+    if torch.cuda.is_available():
+        torch.cuda.manual_seed_all(seed)
+
+
+def fit_threads() -> int:
+    """Torch CPU threads for one fit: ``FAIRDASH_THREADS`` if set, else 1.
+
+    One thread is the default because fits usually run side by side (a sweep's joblib workers, the
+    dashboard beside other work), and on a busy machine torch's multi-threaded kernels slow down
+    four- to six-fold (measured on 2 cores: FairLR on Adult 4.8 s with 1 thread, 28 s with 2, under
+    load). Set ``FAIRDASH_THREADS`` to use more on an idle machine.
+    """
+    env = os.environ.get(THREADS_ENV, "").strip()
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError:
+            raise FairDashError(f"{THREADS_ENV} must be a whole number of threads, not {env!r}.") from None
+    return 1
+
+
+class torch_threads:
+    """Context manager: run torch on ``n`` CPU threads (default ``fit_threads()``), then restore."""
+
+    def __init__(self, n: int | None = None):
+        self.n = n
+
+    def __enter__(self):
+        import torch
+
+        self._old = torch.get_num_threads()
+        torch.set_num_threads(self.n or fit_threads())
+        return self
+
+    def __exit__(self, *exc):
+        import torch
+
+        torch.set_num_threads(self._old)
+        return False
+
+
+def torch_generator(seed: int | None, device=None):
+    """A private ``torch.Generator`` for shuffling minibatches (CPU generator; indices are moved)."""
+    import torch
+
+    g = torch.Generator()
+    g.manual_seed(0 if seed is None else int(seed))
+    return g
