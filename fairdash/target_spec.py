@@ -136,11 +136,24 @@ class TargetSpec:
         """``"explicit"`` (TPR/TNR), ``"rate"`` (one number) or ``"preset"``."""
         return "explicit" if self.explicit else ("rate" if self.target_rate is not None else "preset")
 
+    def edited(self, **changes) -> "TargetSpec":
+        """This request with some settings changed (``make_target_spec``'s arguments), validated again by
+        :func:`make_target_spec`: the one way a target is edited (the dashboard's controls, a sweep's
+        points). An invalid result is a :class:`FairDashError`."""
+        unknown = sorted(set(changes) - set(self.__dataclass_fields__))
+        if unknown:
+            raise TypeError(f"unknown target setting(s): {', '.join(unknown)}")
+        if changes.get("target_rate") is not None and "preset" not in changes:
+            changes["preset"] = None  # a number replaces the preset
+        if changes.get("tpr_target") is not None or changes.get("tnr_target") is not None:
+            changes = {"target_rate": None, "preset": None, "delta": 1.0, "strata_column": None,
+                       "stratum_target_rates": None, **changes}
+        settings = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        return make_target_spec(**{**settings, **changes})
+
     def with_rate(self, rate) -> "TargetSpec":
         """The same request at another ``PR_t`` (a number or a preset name): one point of a sweep."""
-        d = self.to_dict()
-        d["target_rate"], d["preset"] = rate, None
-        return make_target_spec(**d)
+        return self.edited(target_rate=rate, preset=None)
 
     def rate_for(self, base_rates) -> float | None:
         """The single ``PR_t`` this spec trains every group on, given the training split's base rates;

@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from fairdash import plots
-from fairdash.app import ui, compare
+from fairdash.app import compare, target_state, ui
 from fairdash.rates import evaluation_rates
 from fairdash.metrics import summarize
 from fairdash.target_spec import criterion_info
@@ -76,7 +76,8 @@ swept = sorted(float(t) for t in results["target_rate"].dropna().unique())
 highlight = None
 if len(swept) > 1:
     if ss.get("compare_target") not in swept:
-        ss["compare_target"] = min(swept, key=lambda t: abs(t - float(ss.get("fd_pr_t", swept[0]))))
+        ss["compare_target"] = min(swept, key=lambda t: abs(t - float(target_state.current_or_default().target_rate
+                                                                         or swept[0])))
     highlight = st.select_slider("Highlight target PR_t (what-if)", options=swept, key="compare_target",
                                  format_func=lambda t: f"{t:.3f}",
                                  help="Scrub through the trained targets; the ringed points in every figure "

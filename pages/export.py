@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 
 from fairdash import export, report
-from fairdash.app import ui
+from fairdash.app import target_state, ui
 from fairdash.results_file import to_file
 
 ss = st.session_state
@@ -48,7 +48,7 @@ def _describe(k) -> str:
 if not keys:
     st.info("This run kept no fitted models.")
 else:
-    pr_t = ss.get("fd_pr_t")
+    pr_t = target_state.current_or_default().target_rate
     default = min(range(len(keys)), key=lambda i: (not models[keys[i]].name.startswith("fair"),
                                                    abs(float(keys[i][1]) - float(pr_t or 0))
                                                    if keys[i][1] is not None and not np.isnan(keys[i][1]) else 9,

@@ -11,11 +11,12 @@ import time
 import streamlit as st
 
 from fairdash import data
-from fairdash.app import ui, views
+from fairdash.app import target_state, ui, views
 from fairdash.errors import FairDashError
+from fairdash.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
 
 ss = st.session_state
-PR_T_MIN, PR_T_MAX = 0.001, 0.999  # the slider never reaches 0 or 1 (no target there: one class for everyone)
+PR_T_MIN, PR_T_MAX = target_state.PR_T_MIN, target_state.PR_T_MAX
 
 st.title("Target")
 st.caption("Instead of a fairness threshold, choose the positive rate you want every group to have. "
@@ -34,10 +35,10 @@ names = task.group_names
 # --------------------------------------------------------------------------------------------------
 # Criterion, legitimate factor, delta (a change here reruns the page)
 # --------------------------------------------------------------------------------------------------
-ui.restore("criterion", ss.get("fd_criterion", "dp"))
-st.radio("Fairness criterion", list(ui.CRITERIA), format_func=ui.CRITERIA.get, key="criterion",
-         on_change=lambda: ss.update(fd_criterion=ss["criterion"]))
-mode = ss["fd_criterion"] = ss["criterion"]  # a criterion, or opportunity by explicit targets
+ui.restore("criterion", target_state.mode_of(target_state.current_or_default()))
+st.radio("Fairness criterion", list(target_state.MODES), format_func=target_state.MODES.get, key="criterion",
+         on_change=lambda: target_state.set_mode(ss["criterion"]))
+mode = ss["criterion"]  # a criterion, or opportunity by explicit targets
 if mode in ui.MODE_NOTES:
     st.caption(ui.MODE_NOTES[mode])
 
@@ -60,14 +61,14 @@ with c_left:
                 ui.set_strata(None)
                 st.rerun()
 with c_right:
-    with st.expander("Advanced: keep-rate delta"):
-        ui.restore("delta", float(ss.get("fd_delta", 1.0)))
-        st.number_input("Keep-rate delta", min_value=0.01, max_value=1.0, step=0.01, key="delta",
-                        on_change=lambda: ss.update(fd_delta=float(ss["delta"])),
-                        help="1 (the paper's choice) keeps every label the target does not need to change. "
-                             "Smaller values also flip some labels the other way; too small a value cannot "
-                             "reach the target and is refused.")
-        ss["fd_delta"] = float(ss["delta"])
+    if mode != "eo-targets":  # explicit TPR/TNR targets set every transition probability: no delta
+        with st.expander("Advanced: keep-rate delta"):
+            ui.remember(target_state.DELTA_WIDGET, float(target_state.current_or_default().delta))
+            st.number_input("Keep-rate delta", min_value=0.01, max_value=1.0, step=0.01, key=target_state.DELTA_WIDGET,
+                            on_change=lambda: target_state.edit(delta=float(ss[target_state.DELTA_WIDGET])),
+                            help="1 (the paper's choice) keeps every label the target does not need to change. "
+                                 "Smaller values also flip some labels the other way; too small a value cannot "
+                                 "reach the target and is refused.")
 
 task = ss["fd_task"]
 rates = ui.task_rates()
@@ -83,7 +84,7 @@ def _box_key() -> str:
 
 
 def _renew_box() -> None:
-    """The number box is drawn afresh (a new widget showing fd_pr_t) instead of having its state
+    """The number box is drawn afresh (a new widget showing the target's PR_t) instead of having its state
     written: a written widget state is stale in the browser's next request, and Streamlit would take
     that stale value for a user edit."""
     ss["fd_pr_t_box_v"] = ss.get("fd_pr_t_box_v", 0) + 1
@@ -91,8 +92,8 @@ def _renew_box() -> None:
 
 def _set_pr_t(value: float) -> None:
     """A preset: PR_t, the slider and the number box take the value."""
-    v = round(float(value), 3)
-    ss["fd_pr_t"] = ss["pr_t_slider"] = v
+    target_state.set_rate(value)
+    ss["pr_t_slider"] = target_state.clip_rate(value)
     _renew_box()
 
 
@@ -100,9 +101,9 @@ def _set_pr_t(value: float) -> None:
 # flight are never overwritten by a value the rerun sends back.
 def _from_slider():
     box = ss.get(_box_key())
-    if box is not None and round(float(box), 3) != ss.get("fd_pr_t"):
+    if box is not None and round(float(box), 3) != _pr_t():
         return  # the box was typed in during this same run: the typed value wins (_from_input sets it)
-    ss["fd_pr_t"] = round(float(ss["pr_t_slider"]), 3)
+    target_state.set_rate(ss["pr_t_slider"])
     _renew_box()
 
 
@@ -112,9 +113,16 @@ def _from_input(key: str):
     if key != _box_key():
         return
     v = ss.get(key)
-    if v is None or round(float(v), 3) == ss.get("fd_pr_t"):
+    if v is None or round(float(v), 3) == _pr_t():
         return
-    ss["fd_pr_t"] = ss["pr_t_slider"] = round(float(v), 3)
+    target_state.set_rate(v)
+    ss["pr_t_slider"] = target_state.clip_rate(v)
+
+
+def _pr_t() -> float | None:
+    """The target's PR_t (``None`` where it has none)."""
+    rate = target_state.current_or_default().target_rate
+    return None if rate is None else round(float(rate), 3)
 
 
 def _spec():
@@ -140,37 +148,41 @@ def live_target() -> None:
             st.caption(f"Readouts computed in {ms:.1f} ms on the server.")
 
 
+def _explicit() -> None:
+    target_state.set_explicit(ss[target_state.TPR_WIDGET], ss[target_state.TNR_WIDGET])
+
+
 def _live_target() -> None:
     if mode == "eo-targets":
-        ui.restore("tpr_target", float(ss.get("fd_tpr_target", ui.DEFAULT_TPR_TARGET)))
-        ui.restore("tnr_target", float(ss.get("fd_tnr_target", ui.DEFAULT_TNR_TARGET)))
+        ui.remember(target_state.TPR_WIDGET, float(target_state.current_or_default().tpr_target or DEFAULT_TPR_TARGET))
+        ui.remember(target_state.TNR_WIDGET, float(target_state.current_or_default().tnr_target or DEFAULT_TNR_TARGET))
         c1, c2 = st.columns(2)
-        c1.number_input("Target true positive rate TPR_t", 0.0, 1.0, step=0.01, key="tpr_target",
-                        on_change=lambda: ss.update(fd_tpr_target=float(ss["tpr_target"])),
+        c1.number_input("Target true positive rate TPR_t", 0.0, 1.0, step=0.01, key=target_state.TPR_WIDGET,
+                        on_change=_explicit,
                         help="The share of each group's true positives kept positive in the target labels. "
                              "1 (the default) keeps every positive, so both groups' TPRs move together; "
                              "lower TNR_t to add positives (see benchmarks/README.md, COMPAS).")
-        c2.number_input("Target true negative rate TNR_t", 0.0, 1.0, step=0.01, key="tnr_target",
-                        on_change=lambda: ss.update(fd_tnr_target=float(ss["tnr_target"])))
-        ss["fd_tpr_target"], ss["fd_tnr_target"] = float(ss["tpr_target"]), float(ss["tnr_target"])
+        c2.number_input("Target true negative rate TNR_t", 0.0, 1.0, step=0.01, key=target_state.TNR_WIDGET,
+                        on_change=_explicit)
         st.caption("TPR_t + TNR_t must be more than 1: otherwise the target labels no longer follow the observed ones.")
         views.target_readouts(_spec(), rates, names)
         return
 
     if conditional:
-        ui.restore("strata_rates", ss.get("fd_strata_mode", "own"))
-        strata_mode = st.radio("Target in each stratum", list(ui.STRATA_MODES), key="strata_rates", horizontal=True,
-                        format_func=ui.STRATA_MODES.get,
-                        on_change=lambda: ss.update(fd_strata_mode=ss["strata_rates"]))
-        ss["fd_strata_mode"] = strata_mode
+        ui.restore("strata_rates", target_state.strata_mode_of(target_state.current_or_default()))
+        strata_mode = st.radio("Target in each stratum", list(target_state.STRATA_MODES), key="strata_rates",
+                               horizontal=True, format_func=target_state.STRATA_MODES.get,
+                               on_change=lambda: target_state.set_strata_mode(ss["strata_rates"]))
         if strata_mode == "own":
             st.caption("Each stratum aims at the average of its own groups' base rates, so the PR_t slider does not "
                        "apply here; choose \"The slider's PR_t in every stratum\" to set one rate for all strata.")
             views.target_readouts(_spec(), rates, names)
             return
 
-    pr_t = min(max(float(ss.get("fd_pr_t", presets["avg"])), PR_T_MIN), PR_T_MAX)
-    ss["fd_pr_t"] = pr_t
+    pr_t = _pr_t()
+    if pr_t is None or pr_t != target_state.clip_rate(pr_t):  # none yet, or an old state at 0 or 1
+        pr_t = target_state.clip_rate(presets["avg"] if pr_t is None else pr_t)
+        target_state.set_rate(pr_t)
     ui.restore("pr_t_slider", pr_t)
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     c1.slider("Target positive rate PR_t", PR_T_MIN, PR_T_MAX, step=0.001, format="%.3f", key="pr_t_slider",

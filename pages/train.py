@@ -12,7 +12,7 @@ import numpy as np
 import streamlit as st
 
 from fairdash import plots
-from fairdash.app import ui, jobs, views
+from fairdash.app import jobs, target_state, ui, views
 from fairdash.decision import CHOOSABLE, RULES
 from fairdash.errors import FairDashError
 from fairdash.gaps import moved_away_summary
@@ -28,13 +28,12 @@ st.title("Train")
 ui.ensure_state()
 task = ui.current_task()
 rates = ui.task_rates()
-crit_mode = ss.get("fd_criterion", "dp")
 try:
     target = ui.target_spec()
     target_error = None
 except FairDashError as e:
     target, target_error = None, str(e)
-criterion = target.criterion if target is not None else ("eo" if crit_mode.startswith("eo") else "dp")
+criterion = (target or target_state.current_or_default()).criterion
 
 st.markdown(f"**Device:** {ui.device_text()} · **Target:** "
             + (ui.literal(target.describe(target.rate_for(rates.base_rates))) if target is not None else "not valid"))
@@ -96,12 +95,15 @@ if not sweepable:
 
 strata = task.spec.strata_column and criterion_info(criterion).supports_strata
 rules = [r for r in CHOOSABLE if not (r == "group-rates" and strata)]
-ui.restore("decision", ss.get("fd_decision", "threshold") if ss.get("fd_decision") in rules else "threshold")
+decision = target_state.current_or_default().decision
+ui.restore("decision", decision if decision in rules else "threshold")
 st.radio("How scores become decisions", rules, key="decision", horizontal=True,
-         format_func=lambda r: RULES[r].words, on_change=lambda: ss.update(fd_decision=ss["decision"]),
+         format_func=lambda r: RULES[r].words, on_change=lambda: target_state.edit(decision=ss["decision"]),
          help="The target sets the rate of the target labels; a model that does not see s, cut at 1/2, can land far "
               "from it. " + " ".join(f"{r}: {RULES[r].explanation}" for r in CHOOSABLE))
-ss["fd_decision"] = ss["decision"]
+if ss["decision"] != decision and target is not None:  # the widget kept another rule than the target's
+    target_state.edit(decision=ss["decision"])
+    target = ui.target_spec()
 st.caption(RULES[ss["decision"]].explanation + ("" if len(rules) == len(CHOOSABLE) else
            " (One cut per group is not offered with a legitimate factor: it would need one per stratum and group.)"))
 

@@ -10,6 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from fairdash import cli, data
+from fairdash.target_spec import TargetSpec
+import app_state
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -111,9 +113,8 @@ def app():
 # --------------------------------------------------------------------------------------------------
 def test_first_open_loads_adult_with_sex_and_salary(app):
     _ok(app)
-    ss = app.session_state
-    spec = ss["fd_spec"]
-    assert ss["fd_table_id"] == "sample:adult"
+    spec = app_state.get(app, "spec")
+    assert app_state.get(app, "table_id") == "sample:adult"
     assert (spec.s_column, spec.s1_values, spec.y_column, spec.y1_values) == ("sex", ("Male",), "salary", (">50K",))
     assert "fnlwgt" not in spec.features  # the paper's set-up drops it
     assert app.selectbox(key="s_column").value == "sex"
@@ -136,7 +137,7 @@ def test_data_page_shows_group_table_and_plain_positive_meaning(app):
     _ok(app)
     assert any("Positive (y = 1) means" in m.value for m in app.markdown)
     table = _frame(app, "base rate")
-    assert list(table["rows"]) == [int((app.session_state["fd_task"].s == j).sum()) for j in (0, 1)]
+    assert list(table["rows"]) == [int((app_state.get(app, "task").s == j).sum()) for j in (0, 1)]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -145,7 +146,7 @@ def test_data_page_shows_group_table_and_plain_positive_meaning(app):
 def test_default_target_is_the_avg_preset_and_matches_the_cli(app, capsys):
     app.switch_page("pages/target.py").run()
     _ok(app)
-    pr_t = app.session_state["fd_pr_t"]
+    pr_t = app_state.pr_t(app)
     out = _cli_rates(capsys, pr_t)
     assert pr_t == pytest.approx(round(out["presets"]["avg"], 3))
     assert _metric(app, CEILING) == f"{out['ceiling_at_target']:.4f}"
@@ -169,7 +170,7 @@ def test_slider_changes_readouts_to_what_fairdash_computes(app, capsys, pr_t):
         assert next(v for k, v in moved.items() if k.startswith(f"s={j}")) == f"{share:.1%}"
         assert table["t_s"].iloc[int(j)] == pytest.approx(out["t"][j], rel=1e-9)
     assert _pr_t_box(app).value == pytest.approx(pr_t)
-    assert app.session_state["fd_pr_t"] == pytest.approx(pr_t)
+    assert app_state.pr_t(app) == pytest.approx(pr_t)
     assert f"PR_t:** {pr_t:.3f}" in _sidebar(app)  # the sidebar follows the slider
     # the transition table shows the same probabilities
     tab = _frame(app, "P(ybar=1 | y=1)")
@@ -186,7 +187,7 @@ def test_target_page_says_what_a_model_that_does_not_see_s_can_do(app):
 
     app.switch_page("pages/target.py").run()
     _ok(app)
-    task = app.session_state["fd_task"]
+    task = app_state.get(app, "task")
     auc = s_predictability(task, data.split_task(task, seed=0))
     assert auc == pytest.approx(0.93, abs=0.03)
     want = (f"The features tell the groups apart with AUC {auc:.2f}: a model that does not see sex can still treat "
@@ -206,24 +207,24 @@ def test_number_box_and_presets_drive_the_same_state(app, capsys):
     app.button(key="preset_max").click().run()
     _ok(app)
     pmax = round(_cli_rates(capsys, 0.5)["presets"]["max"], 3)
-    assert app.session_state["fd_pr_t"] == pytest.approx(pmax)
+    assert app_state.pr_t(app) == pytest.approx(pmax)
     assert app.slider(key="pr_t_slider").value == pytest.approx(pmax)
     assert _metric(app, CEILING) == f"{_cli_rates(capsys, pmax)['ceiling_at_target']:.4f}"
     app.button(key="preset_min").click().run()
-    assert app.session_state["fd_pr_t"] == pytest.approx(round(_cli_rates(capsys, 0.5)["presets"]["min"], 3))
+    assert app_state.pr_t(app) == pytest.approx(round(_cli_rates(capsys, 0.5)["presets"]["min"], 3))
 
 
 @pytest.mark.parametrize("bad", [0.0, 1.0])
 def test_target_of_zero_or_one_is_unreachable_with_the_reason_shown(app, bad):
     """Issue 11, bug 6: the slider and the number box stop short of 0 and 1, and the page says why; a
     PR_t of 0 or 1 left in the session (an old state) is pulled back inside, never a failed training."""
-    app.session_state["fd_pr_t"] = bad
+    app_state.put(app, "target", TargetSpec(target_rate=bad, preset=None))  # built without make_target_spec's checks
     app.switch_page("pages/target.py").run()
     _ok(app)
     slider = app.slider(key="pr_t_slider")
     assert (slider.min, slider.max) == (0.001, 0.999)
     assert (_pr_t_box(app).min, _pr_t_box(app).max) == (0.001, 0.999)
-    assert 0.001 <= app.session_state["fd_pr_t"] <= 0.999
+    assert 0.001 <= app_state.pr_t(app) <= 0.999
     assert any("strictly between 0 and 1" in c.value for c in app.caption)
     assert not _errors(app)
     app.switch_page("pages/train.py").run()
@@ -232,9 +233,10 @@ def test_target_of_zero_or_one_is_unreachable_with_the_reason_shown(app, bad):
 
 def test_an_invalid_target_disables_train_with_the_reason():
     app = _new_app()
-    app.session_state["fd_criterion"] = "eo-targets"
-    app.session_state["fd_tpr_target"], app.session_state["fd_tnr_target"] = 0.3, 0.5
     app.switch_page("pages/target.py").run()
+    app.radio(key="criterion").set_value("eo-targets").run()
+    app.number_input(key="tpr_target").set_value(0.3).run()
+    app.number_input(key="tnr_target").set_value(0.5).run()
     _ok(app)
     assert any("must be more than 1" in e for e in _errors(app))
     app.switch_page("pages/train.py").run()
@@ -268,9 +270,9 @@ def test_other_criteria_and_conditional_parity_render(capsys):
     at.selectbox(key="strata_column").set_value("education").run()
     _ok(at)
     assert not _errors(at)
-    assert at.session_state["fd_spec"].strata_column == "education"
+    assert app_state.get(at, "spec").strata_column == "education"
     _metric(at, CEILING)
-    assert len(_frame(at, "stratum")) == 2 * len(at.session_state["fd_task"].strata_names)
+    assert len(_frame(at, "stratum")) == 2 * len(app_state.get(at, "task").strata_names)
 
 
 def test_delta_too_small_shows_an_error():
@@ -287,11 +289,11 @@ def test_delta_too_small_shows_an_error():
 # --------------------------------------------------------------------------------------------------
 def test_label_with_a_single_value_shows_an_error_and_keeps_the_task():
     at = _new_app()
-    key_before = at.session_state["fd_task_key"]
+    key_before = app_state.get(at, "task_key")
     at.multiselect(key="y1_values").set_value(["<=50K", ">50K"]).run()
     _ok(at)
     assert any("only one value" in e for e in _errors(at))
-    assert at.session_state["fd_task_key"] == key_before
+    assert app_state.get(at, "task_key") == key_before
     at.multiselect(key="y1_values").set_value([]).run()
     _ok(at)
     assert any("Choose which values" in e for e in _errors(at))
@@ -301,7 +303,7 @@ def test_label_with_a_single_value_shows_an_error_and_keeps_the_task():
     at.selectbox(key="y_column").set_value("sex").run()
     _ok(at)
     assert _errors(at)
-    assert at.session_state["fd_spec"].y_column == "salary"
+    assert app_state.get(at, "spec").y_column == "salary"
 
 
 def test_numeric_sensitive_attribute_splits_by_a_threshold():
@@ -310,18 +312,18 @@ def test_numeric_sensitive_attribute_splits_by_a_threshold():
     _ok(at)
     assert not _errors(at)
     assert at.number_input(key="s_threshold").value == pytest.approx(37.0)  # the median age
-    spec = at.session_state["fd_spec"]
+    spec = app_state.get(at, "spec")
     assert (spec.s_column, spec.s_threshold, spec.s1_values) == ("age", 37.0, ())
     assert "sex" in spec.features and "age" not in spec.features
     at.number_input(key="s_threshold").set_value(50.0).run()
-    assert at.session_state["fd_task"].group_names == ("age <= 50", "age > 50")
+    assert app_state.get(at, "task").group_names == ("age <= 50", "age > 50")
     at.radio(key="missing").set_value("impute").run()
     _ok(at)
-    assert at.session_state["fd_spec"].missing == "impute"
+    assert app_state.get(at, "spec").missing == "impute"
     # one click back to the sample's standard task
     at.button(key="load_sample_button").click().run()
     _ok(at)
-    assert at.session_state["fd_spec"].s_column == "sex"
+    assert app_state.get(at, "spec").s_column == "sex"
     assert at.selectbox(key="s_column").value == "sex"
     at.run()
     assert at.button(key="load_sample_button").disabled
@@ -333,7 +335,7 @@ def test_a_failed_upload_keeps_the_previous_task():
     at.file_uploader(key="upload_file").set_value(("junk.csv", bytes(range(256)) * 20, "text/csv")).run()
     _ok(at)
     assert any("previous data set" in e for e in _errors(at))
-    assert at.session_state["fd_table_id"] == "sample:adult"
+    assert app_state.get(at, "table_id") == "sample:adult"
 
 
 def test_an_upload_too_small_to_split_is_refused_with_a_message():
@@ -347,7 +349,7 @@ def test_an_upload_too_small_to_split_is_refused_with_a_message():
     at.multiselect(key="y1_values").set_value(["1"]).run()
     _ok(at)
     assert any("fewer than 2 rows" in e for e in _errors(at))
-    assert at.session_state["fd_table_id"] == "sample:adult"  # nothing half-committed
+    assert app_state.get(at, "table_id") == "sample:adult"  # nothing half-committed
     at.switch_page("pages/target.py").run()
     _ok(at)
     _metric(at, CEILING)
@@ -358,7 +360,7 @@ def test_switching_to_compas_says_what_positive_means():
     at.selectbox(key="sample_choice").set_value("compas").run()
     at.button(key="load_sample_button").click().run()
     _ok(at)
-    assert at.session_state["fd_table_id"] == "sample:compas"
+    assert app_state.get(at, "table_id") == "sample:compas"
     assert any("NOT a favourable outcome" in m.value for m in at.markdown)
     assert "COMPAS" in _sidebar(at)
     at.switch_page("pages/target.py").run()
@@ -371,8 +373,8 @@ def test_sessions_do_not_share_state(tmp_path):
     a.selectbox(key="sample_choice").set_value("compas").run()
     a.button(key="load_sample_button").click().run()
     b = _new_app()
-    assert a.session_state["fd_table_id"] == "sample:compas"
-    assert b.session_state["fd_table_id"] == "sample:adult"
+    assert app_state.get(a, "table_id") == "sample:compas"
+    assert app_state.get(b, "table_id") == "sample:adult"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -389,13 +391,13 @@ def test_train_fair_lr_on_a_small_upload_then_compare_and_export(small_csv):
     # the guessed roles are suggestions: nothing is committed, and Train waits, until the user confirms
     assert (at.session_state["s_column"], at.session_state["y_column"]) == ("sex", "salary")
     assert any("Suggested from the column names" in i.value for i in at.info)
-    assert at.session_state["fd_table_id"] == "sample:adult"
+    assert app_state.get(at, "table_id") == "sample:adult"
     at.switch_page("pages/train.py").run()
     assert at.button(key="train_button").disabled
     at.switch_page("pages/data.py").run()
     at.button(key="confirm_task").click().run()
     _ok(at)
-    assert at.session_state["fd_table_name"] == "adult_small.csv"
+    assert app_state.get(at, "table_name") == "adult_small.csv"
     assert any("now the current data set" in s.value for s in at.success)
     at.switch_page("pages/train.py").run()
     _ok(at)
@@ -406,7 +408,7 @@ def test_train_fair_lr_on_a_small_upload_then_compare_and_export(small_csv):
     at.button(key="train_button").click().run(timeout=400)
     _ok(at)
     assert not _errors(at)
-    run = at.session_state["fd_run"]
+    run = app_state.get(at, "run")
     res = run.results
     assert set(res["model"]) == {"fair-lr", "lr"}
     assert res["target_rate"].notna().sum() == 3
@@ -452,7 +454,7 @@ def test_training_errors_are_messages_and_keep_the_session(monkeypatch, small_cs
     at.button(key="train_button").click().run()
     _ok(at)
     assert any("The optimiser gave up." in e for e in _errors(at))
-    assert at.session_state["fd_task"] is not None
+    assert app_state.get(at, "task") is not None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -463,12 +465,12 @@ def _hand_made_run(at, results, target_rate):
     from fairdash.run_spec import RunSpec
     from fairdash.target_spec import make_target_spec
 
-    task = at.session_state["fd_task"]
+    task = app_state.get(at, "task")
     spec = RunSpec(data="adult", task=task.spec, target=make_target_spec("dp", target_rate), models=("fair-lr", "lr"),
                    target_rates=(target_rate,), seeds=tuple(sorted(set(results["seed"]))), group_names=task.group_names)
     run = Run(spec, task, "Adult", results, number=1)
-    at.session_state["fd_runs"] = [run]
-    at.session_state["fd_run"] = run
+    app_state.put(at, "runs", [run])
+    app_state.put(at, "run", run)
     at.switch_page("pages/compare.py").run()
     _ok(at)
 

@@ -17,6 +17,7 @@ import fairdash.runs as ex
 from fairdash import data
 from fairdash.app import jobs
 from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
+import app_state
 
 JOIN_S = 300  # generous: the machine may be busy; no assertion is about time
 
@@ -43,7 +44,7 @@ def gate(monkeypatch):
 
 
 def _job(at: AppTest):
-    return jobs.registry().get(at.session_state["fd_token"])
+    return jobs.registry().get(app_state.get(at, "token"))
 
 
 def _finish(at: AppTest) -> None:
@@ -75,7 +76,7 @@ def test_a_training_goes_on_across_pages_and_joins_the_history(gate):
     at = _start(_new_app(), ["fair-lr", "lr"])
     job = _job(at)
     assert job is not None and job.running
-    assert not at.session_state.get("fd_runs")
+    assert not app_state.get(at, "runs")
     # the Train page: the button is off while the job runs, saying why; the sidebar shows the progress
     assert at.button(key="train_button").disabled
     assert any("a training is running" in c.value for c in at.caption)
@@ -87,16 +88,16 @@ def test_a_training_goes_on_across_pages_and_joins_the_history(gate):
         bars = _sidebar_progress(at)
         assert bars and "Held by the test" in bars[0].proto.text, [b.proto.text for b in bars]
         assert at.button(key="cancel_training")
-        assert job.running and not at.session_state.get("fd_runs")
+        assert job.running and not app_state.get(at, "runs")
     gate.set()
     _finish(at)
     assert job.state == "done", job.error
     at.run()  # the session's next script run, on the Target page, collects the run
     _ok(at)
-    runs = at.session_state["fd_runs"]
+    runs = app_state.get(at, "runs")
     assert [r.number for r in runs] == [1]
     assert set(runs[0].results["model"]) == {"fair-lr", "lr"}
-    assert at.session_state["fd_run"] is runs[0]
+    assert app_state.get(at, "run") is runs[0]
     assert any("run 1 is in the run history" in t.value for t in at.success), [t.value for t in at.success]
     assert not _sidebar_progress(at) and _job(at) is None
     at.switch_page("pages/compare.py").run()
@@ -121,7 +122,7 @@ def test_cancel_stops_the_runner_and_adds_nothing():
     assert job.state == "cancelled"
     at.run()
     _ok(at)
-    assert not at.session_state.get("fd_runs")
+    assert not app_state.get(at, "runs")
     assert "cancelled" in _sidebar_text(at, "info") and "nothing was added" in _sidebar_text(at, "info")
     assert not _sidebar_progress(at)
     at.button(key="dismiss_training_note").click().run()
@@ -142,7 +143,7 @@ def test_a_failed_training_says_why_on_any_page_and_keeps_the_session(monkeypatc
     side = _sidebar_text(at, "error")
     assert "Training failed" in side and "the solver found no direction" in side, side
     assert "Traceback" not in side
-    assert at.session_state["fd_task"] is not None and not at.session_state.get("fd_runs")
+    assert app_state.get(at, "task") is not None and not app_state.get(at, "runs")
     at.switch_page("pages/train.py").run()
     assert any("Training failed" in e.value for e in at.error)
     assert not at.button(key="train_button").disabled
@@ -153,19 +154,19 @@ def test_one_training_per_session_and_the_repeat_shortcut(gate):
     job = _job(at)
     assert at.button(key="train_button").disabled  # (AppTest, like a browser, cannot click it)
     with pytest.raises(RuntimeError, match="already has a training running"):
-        jobs.registry().start(at.session_state["fd_token"], jobs.TrainingJob(lambda progress: None, "second"))
+        jobs.registry().start(app_state.get(at, "token"), jobs.TrainingJob(lambda progress: None, "second"))
     assert _job(at) is job
     gate.set()
     _finish(at)
     at.run()  # (still on the Train page: its status line says how it ended, in this run only)
-    assert len(at.session_state["fd_runs"]) == 1
+    assert len(app_state.get(at, "runs")) == 1
     assert any(re.match(r"Trained 1 fit\(s\) in [\d.]+ s.*: run 1 is in the run history", s.label) and s.state == "complete"
                for s in at.status), [s.label for s in at.status]
     at.run()  # the next run no longer shows it (the results stay)
     assert not at.status and any("Results" in h.value for h in at.subheader)
     at.button(key="train_button").click().run()  # the same request again: answered at once, no job
     assert any("already here" in s.value for s in at.success)
-    assert _job(at) is None and len(at.session_state["fd_runs"]) == 1
+    assert _job(at) is None and len(app_state.get(at, "runs")) == 1
 
 
 # --------------------------------------------------------------------------------------------------
@@ -178,7 +179,7 @@ def small_csv() -> bytes:
 
 def test_pending_upload_choices_survive_a_page_switch_until_confirmed(small_csv):
     at = _upload(_new_app(), "adult_small.csv", small_csv)
-    assert at.session_state["fd_table_id"] == "sample:adult"  # pending: nothing committed yet
+    assert app_state.get(at, "table_id") == "sample:adult"  # pending: nothing committed yet
     at.multiselect(key="y1_values").set_value(["<=50K"]).run()
     at.text_input(key="positive_meaning").set_value("income at most $50K").run()
     at.multiselect(key="features").set_value(["age", "education", "hours-per-week"]).run()
@@ -190,11 +191,11 @@ def test_pending_upload_choices_survive_a_page_switch_until_confirmed(small_csv)
         assert at.multiselect(key="y1_values").value == ["<=50K"]
         assert at.text_input(key="positive_meaning").value == "income at most $50K"
         assert at.multiselect(key="features").value == ["age", "education", "hours-per-week"]
-        assert at.session_state["fd_table_id"] == "sample:adult"
+        assert app_state.get(at, "table_id") == "sample:adult"
     at.button(key="confirm_task").click().run()
     _ok(at)
-    spec = at.session_state["fd_spec"]
-    assert at.session_state["fd_table_name"] == "adult_small.csv"
+    spec = app_state.get(at, "spec")
+    assert app_state.get(at, "table_name") == "adult_small.csv"
     assert spec.y1_values == ("<=50K",) and spec.positive_meaning == "income at most $50K"
     assert spec.features == ("age", "education", "hours-per-week")
 
@@ -204,9 +205,9 @@ def test_a_pending_upload_can_be_discarded(small_csv):
     at.text_input(key="positive_meaning").set_value("something").run()
     at.button(key="discard_upload").click().run()
     _ok(at)
-    assert at.session_state.get("fd_pending") is None
+    assert app_state.get(at, "pending") is None
     assert at.radio(key="data_source").value == "Bundled sample"
-    assert at.session_state["fd_table_id"] == "sample:adult"
+    assert app_state.get(at, "table_id") == "sample:adult"
     at.switch_page("pages/train.py").run()
     assert not at.button(key="train_button").disabled
 
@@ -232,11 +233,11 @@ def test_a_reload_during_a_training_finds_it_and_gets_its_run(gate):
     _finish(at)  # the job is kept under the session that started it
     b.run()
     _ok(b)
-    assert [r.number for r in b.session_state["fd_runs"]] == [1]
+    assert [r.number for r in app_state.get(b, "runs")] == [1]
     at.run()
     _ok(at)
-    assert [r.number for r in at.session_state["fd_runs"]] == [1]
-    assert at.session_state["fd_runs"][0] is not b.session_state["fd_runs"][0]  # each history holds its own
+    assert [r.number for r in app_state.get(at, "runs")] == [1]
+    assert app_state.get(at, "runs")[0] is not app_state.get(b, "runs")[0]  # each history holds its own
 
 
 def test_pending_upload_choices_survive_a_reload(small_csv):
@@ -245,5 +246,5 @@ def test_pending_upload_choices_survive_a_reload(small_csv):
     b = _reopen(at)
     b.switch_page("pages/data.py").run()
     _ok(b)
-    assert b.session_state.get("fd_pending") is not None
+    assert app_state.get(b, "pending") is not None
     assert b.text_input(key="positive_meaning").value == "kept over a reload"

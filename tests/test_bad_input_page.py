@@ -11,6 +11,7 @@ import pytest
 
 from test_app import _always_run_the_frame, _cpu, _errors, _new_app, _ok  # noqa: F401 (autouse fixtures)
 from test_bad_input import BAD, CASES
+import app_state
 
 ADULT = "sample:adult"
 
@@ -37,7 +38,7 @@ def test_corpus_file_through_the_data_page(name):
     s1, code, pattern = CASES[name]
     at = _upload(name)
     if code == 2 and _matches(pattern, _errors(at)):  # refused as soon as it is read
-        assert at.session_state["fd_table_id"] == ADULT
+        assert app_state.get(at, "table_id") == ADULT
         return
     # the table was read: make the same choices as the command line (s = sex, group 1 = s1; y = label, yes)
     at.selectbox(key="s_column").set_value("sex").run()
@@ -51,14 +52,14 @@ def test_corpus_file_through_the_data_page(name):
     if code == 2:
         assert _matches(pattern, _errors(at)), _errors(at)
         assert any("is unchanged" in e for e in _errors(at))
-        spec = at.session_state["fd_spec"]  # the previous valid task is kept, not the refused choice
+        spec = app_state.get(at, "spec")  # the previous valid task is kept, not the refused choice
         assert (spec.s_column, spec.s1_values, spec.y_column, spec.y1_values) != ("sex", (s1,), "label", ("yes",))
     else:
         assert not _errors(at), _errors(at)
-        assert at.session_state["fd_table_id"] == ADULT  # an upload is used only once confirmed
+        assert app_state.get(at, "table_id") == ADULT  # an upload is used only once confirmed
         at.button(key="confirm_task").click().run()
         _ok(at)
-        assert at.session_state["fd_table_id"] != ADULT
+        assert app_state.get(at, "table_id") != ADULT
         if pattern:
             assert _matches(pattern, [w.value for w in at.warning]), [w.value for w in at.warning]
         at.switch_page("pages/target.py").run()  # and the readouts work on it

@@ -8,6 +8,7 @@ import pytest
 
 from fairdash import data
 from test_app import _always_run_the_frame, _cpu, _errors, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
+import app_state
 
 
 def _figure_titles(at) -> list[str]:
@@ -43,7 +44,7 @@ def test_a_leak_is_listed_and_one_click_drops_it():
     assert not any("gives **y** away" in m.value for m in at.markdown)
     at.button(key="confirm_task").click().run()
     _ok(at)
-    assert "approved_copy" not in at.session_state["fd_task"].features
+    assert "approved_copy" not in app_state.get(at, "task").features
 
 
 def test_a_one_hot_sibling_is_never_guessed_as_the_label():
@@ -55,7 +56,7 @@ def test_a_one_hot_sibling_is_never_guessed_as_the_label():
                        "MARRIAGE_3": (m == 3).astype(int), "default payment next month": rng.integers(0, 2, n)})
     at = _upload(_new_app(), "credit.csv", df)
     assert at.session_state["y_column"] == "default payment next month"
-    assert at.session_state["fd_table_id"] == "sample:adult"  # not committed before the user confirms
+    assert app_state.get(at, "table_id") == "sample:adult"  # not committed before the user confirms
 
 
 def _train(at, models=("fair-lr", "lr")):
@@ -74,10 +75,10 @@ def test_three_groups_and_an_intersection_train_and_plot(adult_small):
     _ok(at)
     at.button(key="confirm_task").click().run()
     _ok(at)
-    task = at.session_state["fd_task"]
+    task = app_state.get(at, "task")
     assert task.n_groups == 5 and "race" not in task.features
     _train(at)
-    res = at.session_state["fd_run"].results
+    res = app_state.get(at, "run").results
     assert {f"pop_pr_{j}" for j in range(5)} <= set(res.columns)
     at.switch_page("pages/compare.py").run()
     _ok(at)
@@ -92,17 +93,17 @@ def test_three_groups_and_an_intersection_train_and_plot(adult_small):
     at.radio(key="s_mode").set_value("cross").run()
     at.selectbox(key="s_with").set_value("sex").run()
     _ok(at)
-    task = at.session_state["fd_task"]
+    task = app_state.get(at, "task")
     assert task.n_groups == 10 and "White × Male" in task.group_names
     assert "sex" not in task.features and "race" not in task.features
     at.switch_page("pages/target.py").run()
     _ok(at)
     assert any("White × Male" in m.value for m in at.markdown)
     _train(at, ("fair-lr",))
-    assert {f"pr_{j}" for j in range(10)} <= set(at.session_state["fd_run"].results.columns)
+    assert {f"pr_{j}" for j in range(10)} <= set(app_state.get(at, "run").results.columns)
     at.switch_page("pages/compare.py").run()
     _ok(at)
-    assert len(_figure_titles(at)) == 3 + _target_views(at.session_state["fd_run"].results)
+    assert len(_figure_titles(at)) == 3 + _target_views(app_state.get(at, "run").results)
 
 
 def test_population_and_balanced_views_on_compare_and_in_the_report(adult_small):
@@ -121,7 +122,7 @@ def test_population_and_balanced_views_on_compare_and_in_the_report(adult_small)
     assert not _errors(at), _errors(at)
     import html as html_lib
 
-    text = html_lib.unescape(at.session_state["fd_report_html"][2])
+    text = html_lib.unescape(app_state.get(at, "report_html")[2])
     assert "on the population (the ordinary test set" in text and "on the paper's balanced test set" in text
 
 
@@ -132,7 +133,7 @@ def test_two_runs_show_together_and_the_history_clears(adult_small):
     at.switch_page("pages/target.py").run()
     at.slider(key="pr_t_slider").set_value(0.3).run()
     _train(at, ("fair-lr",))
-    assert [r.number for r in at.session_state["fd_runs"]] == [1, 2]
+    assert [r.number for r in app_state.get(at, "runs")] == [1, 2]
     at.switch_page("pages/compare.py").run()
     at.multiselect(key="compare_runs").set_value([1, 2]).run()
     _ok(at)
@@ -140,7 +141,7 @@ def test_two_runs_show_together_and_the_history_clears(adult_small):
     assert {"LR · run 1", "FairLR · run 2"} <= set(table["model"])
     at.button(key="clear_runs").click().run()
     _ok(at)
-    assert at.session_state["fd_runs"] == []
+    assert app_state.get(at, "runs") == []
     assert any("Nothing trained yet" in i.value for i in at.info)
 
 
@@ -159,7 +160,7 @@ def test_train_page_warns_about_a_leak_of_s_unless_s_is_seen_on_purpose():
     assert any("`gender_code` give(s) the sensitive attribute s away" in w.value for w in at.warning)
     at.checkbox(key="s_as_feature").check().run()  # the run sees s on purpose: no warning about s
     _ok(at)
-    assert at.session_state["fd_task"].spec.s_as_feature
+    assert app_state.get(at, "task").spec.s_as_feature
     assert not any("sensitive attribute s away" in w.value for w in at.warning)
 
 

@@ -11,6 +11,7 @@ import pytest
 from fairdash import data
 from fairdash.fit_cache import default_cache_dir
 from test_app import _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
+import app_state
 
 
 def _files() -> dict:
@@ -35,20 +36,20 @@ def _train(at, models, repeats=1):
     at.number_input(key="repeats").set_value(repeats).run()
     at.button(key="train_button").click().run(timeout=400)
     _ok(at)
-    return at.session_state["fd_run"]
+    return app_state.get(at, "run")
 
 
 def test_an_upload_trains_without_writing_to_disk_and_forget_deletes_it(private_csv):
     at = _upload(_new_app(), "private.csv", private_csv)
     at.button(key="confirm_task").click().run()
     _ok(at)
-    assert at.session_state["fd_table_id"].startswith("upload:")
+    assert app_state.get(at, "table_id").startswith("upload:")
     before = _files()
     run = _train(at, ["svm", "lr"], repeats=2)
     assert not bool(run.results["cached"].any()) and len(run.results) == 4
     assert run.data_name == "private.csv" and run.data_description == ""  # not the Adult sample's description
     assert _files() == before, "training from an upload wrote to the fit cache's folder"
-    cache = at.session_state["_fd_fit_cache"]  # the session's own cache, in memory
+    cache = app_state.get(at, "fit_cache")  # the session's own cache, in memory
     assert cache.directory is None and len(cache) == 4
     svm = next(m for m in run.models.values() if m.name == "svm")
     assert len(svm.estimator.support_vectors_) > 0  # rows of the upload: in memory, never on disk
@@ -60,14 +61,14 @@ def test_an_upload_trains_without_writing_to_disk_and_forget_deletes_it(private_
     # "Forget this session": table, runs, cached fits and the saved state, at once
     from fairdash.app.session import FORGOTTEN, _sessions
 
-    token = at.session_state["fd_token"]
+    token = app_state.get(at, "token")
     assert _sessions().load(token) is not None
     at.button(key="forget_session").click().run()
     _ok(at)
     assert len(cache) == 0 and _sessions().load(token) is None
-    assert at.session_state["fd_token"] != token and at.session_state["fd_table_id"] == "sample:adult"
-    assert "fd_runs" not in at.session_state or not at.session_state["fd_runs"]  # no run history left
-    assert "_fd_fit_cache" not in at.session_state
+    assert app_state.get(at, "token") != token and app_state.get(at, "table_id") == "sample:adult"
+    assert not app_state.get(at, "runs")  # no run history left
+    assert app_state.get(at, "fit_cache") is None
     assert any(i.value == FORGOTTEN for i in at.info)
     assert at.query_params["session"] != [token] and at.query_params["session"] != token
 

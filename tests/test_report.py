@@ -14,6 +14,7 @@ from fairdash import FairDashError, data
 from fairdash.experiments import run_experiment
 from fairdash.rates import rates_readout
 from fairdash.report import build_report, build_report_from_sweep, describe_task, eval_rates_for, figure_html
+import app_state
 
 EVIL_COLUMN = "<script>alert(1)</script>"
 EVIL_GROUP = "</script><script>alert(2)</script>"
@@ -223,9 +224,9 @@ def test_the_dashboard_forgets_the_samples_description_when_a_table_is_uploaded(
     from test_app import _new_app, _upload
 
     at = _new_app()
-    assert at.session_state["fd_table_desc"].startswith("45,222 people")
+    assert app_state.get(at, "table_desc").startswith("45,222 people")
     df = data.load_sample("compas").iloc[:800]
     at = _upload(at, "mine.csv", df)
     at.button(key="confirm_task").click().run()
-    assert at.session_state["fd_table_name"] == "mine.csv"
-    assert at.session_state["fd_table_desc"] == ""
+    assert app_state.get(at, "table_name") == "mine.csv"
+    assert app_state.get(at, "table_desc") == ""

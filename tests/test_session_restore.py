@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from fairdash.app.session_store import ENTRY_BYTES, SessionStore
 from fairdash.app.session import LINK_COPIED, LINK_UNKNOWN
 from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok  # noqa: F401 (autouse fixtures)
+import app_state
 
 
 def _open(query: dict) -> AppTest:
@@ -29,7 +30,7 @@ def test_the_url_carries_the_session_and_the_target():
     at = _new_app()
     url = _url(at)
     assert SessionStore.valid(url["session"])
-    assert url["criterion"] == "dp" and float(url["pr_t"]) == pytest.approx(at.session_state["fd_pr_t"])
+    assert url["criterion"] == "dp" and float(url["pr_t"]) == pytest.approx(app_state.pr_t(at))
 
 
 def test_a_reload_returns_to_the_same_task_target_and_runs():
@@ -42,22 +43,22 @@ def test_a_reload_returns_to_the_same_task_target_and_runs():
     a.multiselect(key="train_models").set_value(["lr"]).run()
     a.button(key="train_button").click().run(timeout=300)
     _ok(a)
-    assert len(a.session_state["fd_runs"]) == 1
+    assert len(app_state.get(a, "runs")) == 1
     url = _url(a)
     assert url["pr_t"] == "0.444"
 
     b = _open(url)  # F5, or the link opened in a new tab
     _ok(b)
-    assert b.session_state["fd_table_id"] == "sample:compas"
-    assert b.session_state["fd_pr_t"] == pytest.approx(0.444)
-    assert [r.number for r in b.session_state["fd_runs"]] == [1]
+    assert app_state.get(b, "table_id") == "sample:compas"
+    assert app_state.pr_t(b) == pytest.approx(0.444)
+    assert [r.number for r in app_state.get(b, "runs")] == [1]
     b.switch_page("pages/compare.py").run()
     _ok(b)
     assert not any("Nothing trained yet" in i.value for i in b.info)
 
     c = _new_app()  # another session, without the link
-    assert c.session_state["fd_table_id"] == "sample:adult"
-    assert not c.session_state.get("fd_runs")
+    assert app_state.get(c, "table_id") == "sample:adult"
+    assert not app_state.get(c, "runs")
     assert _url(c)["session"] != url["session"]
 
 
@@ -65,7 +66,7 @@ def test_an_unknown_or_malformed_token_starts_a_fresh_session():
     for token in ("x" * 22, "../../etc/passwd"):
         at = _open({"session": token, "pr_t": "0.9"})
         _ok(at)
-        assert at.session_state["fd_table_id"] == "sample:adult"
+        assert app_state.get(at, "table_id") == "sample:adult"
         assert _url(at)["session"] != token and SessionStore.valid(_url(at)["session"])
         assert [w.value for w in at.warning] == [LINK_UNKNOWN]  # says so, in one line
     at = _open({"session": ""})
@@ -84,7 +85,7 @@ def test_opening_a_link_gives_a_copy_and_never_changes_the_owners_session():
 
     b = _open(_url(a))  # the link, opened by someone else
     _ok(b)
-    assert _url(b)["session"] != owner and b.session_state["fd_pr_t"] == pytest.approx(0.333)
+    assert _url(b)["session"] != owner and app_state.pr_t(b) == pytest.approx(0.333)
     assert [i.value for i in b.info if i.value == LINK_COPIED]
     b.switch_page("pages/target.py").run()
     b.slider(key="pr_t_slider").set_value(0.6).run()
@@ -92,12 +93,12 @@ def test_opening_a_link_gives_a_copy_and_never_changes_the_owners_session():
     b.multiselect(key="train_models").set_value(["lr"]).run()
     b.button(key="train_button").click().run(timeout=300)
     _ok(b)
-    assert [r.number for r in b.session_state["fd_runs"]] == [1, 2]
+    assert [r.number for r in app_state.get(b, "runs")] == [1, 2]
 
-    assert [r.number for r in a.session_state["fd_runs"]] == [1]  # the owner's live session
+    assert [r.number for r in app_state.get(a, "runs")] == [1]  # the owner's live session
     c = _open({"session": owner})  # and what the owner's link holds
-    assert c.session_state["fd_pr_t"] == pytest.approx(0.333)
-    assert [r.number for r in c.session_state["fd_runs"]] == [1]
+    assert app_state.pr_t(c) == pytest.approx(0.333)
+    assert [r.number for r in app_state.get(c, "runs")] == [1]
 
 
 class _Owner:
@@ -138,8 +139,8 @@ def test_a_fork_copies_the_containers():
     store = SessionStore()
     token = store.new_token()
     runs = ["run 1"]
-    store.save(token, {"fd_runs": runs, "fd_pr_t": 0.3})
+    store.save(token, {"runs": runs, "pr_t": 0.3})
     new, state = store.fork(token)
-    assert new != token and store.valid(new) and state == {"fd_runs": ["run 1"], "fd_pr_t": 0.3}
-    state["fd_runs"].append("run 2")
-    assert store.load(token)["fd_runs"] == ["run 1"] and store.fork("x" * 22) is None
+    assert new != token and store.valid(new) and state == {"runs": ["run 1"], "pr_t": 0.3}
+    state["runs"].append("run 2")
+    assert store.load(token)["runs"] == ["run 1"] and store.fork("x" * 22) is None

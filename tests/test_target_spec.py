@@ -22,6 +22,7 @@ from fairdash.rates import describe_t, rates_readout
 from fairdash.run_spec import RunSpec
 from fairdash.target_spec import TargetSpec, make_target_spec
 
+import app_state
 from test_app import (CEILING, _always_run_the_frame, _cpu, _errors, _frame, _metric, _new_app,  # noqa: F401
                       _ok, _upload, small_csv)  # the app as tests/test_app.py runs it (autouse fixtures included)
 
@@ -101,7 +102,7 @@ def test_dashboard_strata_own_mode_hides_the_slider_and_slider_mode_moves_the_ce
     at.switch_page("pages/target.py").run()
     at.selectbox(key="strata_column").set_value("education").run()
     _ok(at)
-    assert at.session_state["fd_spec"].strata_column == "education"
+    assert app_state.get(at, "spec").strata_column == "education"
     # "own": each stratum's own average; no PR_t slider, and a sentence saying why
     assert at.radio(key="strata_rates").value == "own"
     assert not _has_widget(at, "slider", "pr_t_slider")
@@ -121,7 +122,7 @@ def test_dashboard_strata_own_mode_hides_the_slider_and_slider_mode_moves_the_ce
     assert np.allclose(_frame(at, "stratum")["target P(ybar=1)"], 0.513)
     assert low != high
     # the number shown is the readout's share-weighted ceiling at that PR_t
-    task = at.session_state["fd_task"]
+    task = app_state.get(at, "task")
     want = rates_readout(task, make_target_spec(target_rate=0.513, strata_column="education"))
     assert high == f"{want['strata_ceiling_at_target']:.4f}"
     assert not _errors(at) and own
@@ -197,9 +198,10 @@ def test_the_missing_explicit_target_has_one_default_in_spec_cli_help_dashboard_
     assert "default 1 when --tnr-target is given" in help_text
     assert "default 0.8 when --tpr-target is given" in help_text
     at = _new_app()
-    at.session_state["fd_criterion"] = "eo-targets"
     at.switch_page("pages/target.py").run()
+    at.radio(key="criterion").set_value("eo-targets").run()
     assert not at.exception
+    assert (app_state.target(at).tpr_target, app_state.target(at).tnr_target) == (DEFAULT_TPR_TARGET, DEFAULT_TNR_TARGET)
     assert at.number_input(key="tnr_target").value == DEFAULT_TNR_TARGET
     assert at.number_input(key="tpr_target").value == DEFAULT_TPR_TARGET
 
@@ -309,9 +311,9 @@ def test_explicit_targets_ceiling_is_the_readouts_and_the_curve_marks_no_pr_t():
     at.radio(key="criterion").set_value("eo-targets").run()
     _ok(at)
     assert not _errors(at)
-    task = at.session_state["fd_task"]
-    spec = make_target_spec("eo", tpr_target=at.session_state["fd_tpr_target"],
-                            tnr_target=at.session_state["fd_tnr_target"])
+    task = app_state.get(at, "task")
+    spec = app_state.target(at)
+    assert spec == make_target_spec("eo", tpr_target=1.0, tnr_target=0.8)
     assert (spec.tpr_target, spec.tnr_target) == (1.0, 0.8)  # the documented default
     assert _metric(at, CEILING) == f"{rates_readout(task, spec)['ceiling_at_target']:.4f}"
     names = [str(tr.get("name", "")) for tr in _plotly_traces(at)]
@@ -406,26 +408,26 @@ def test_a_run_keeps_its_data_and_task_after_other_data_is_loaded(small_csv):
     if _has_widget(at, "button", "confirm_task"):  # an upload's guessed choices are confirmed by a click
         at.button(key="confirm_task").click().run()
         _ok(at)
-    assert at.session_state["fd_table_name"] == "adult_small.csv"
-    assert (at.session_state["fd_spec"].s_column, at.session_state["fd_spec"].y_column) == ("sex", "salary")
+    assert app_state.get(at, "table_name") == "adult_small.csv"
+    assert (app_state.get(at, "spec").s_column, app_state.get(at, "spec").y_column) == ("sex", "salary")
     at.switch_page("pages/train.py").run()
     at.multiselect(key="train_models").set_value(["fair-lr"]).run()
     at.button(key="train_button").click().run(timeout=400)
     _ok(at)
     assert not _errors(at)
-    trained_task = at.session_state["fd_task"]
+    trained_task = app_state.get(at, "task")
     # now load another data set
     at.switch_page("pages/data.py").run()
     at.radio(key="data_source").set_value(at.radio(key="data_source").options[0]).run()
     at.selectbox(key="sample_choice").set_value("compas").run()
     at.button(key="load_sample_button").click().run()
     _ok(at)
-    assert at.session_state["fd_table_id"] == "sample:compas"
+    assert app_state.get(at, "table_id") == "sample:compas"
     at.switch_page("pages/export.py").run()
     _ok(at)
     assert not _errors(at)
     assert any("adult_small.csv" in c.value for c in at.caption)
-    run_ = at.session_state["fd_run"]
+    run_ = app_state.get(at, "run")
     assert run_.task is trained_task
     cfg = run_.spec.to_dict()
     assert cfg["data"] == "adult_small.csv"

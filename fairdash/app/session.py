@@ -8,8 +8,7 @@ import os
 import streamlit as st
 
 SAVED = ("fd_table", "fd_table_id", "fd_table_name", "fd_table_desc", "fd_spec", "fd_task", "fd_task_key", "fd_rates",
-         "fd_split0", "fd_pr_t", "fd_criterion", "fd_delta", "fd_tpr_target", "fd_tnr_target", "fd_strata_mode",
-         "fd_decision", "fd_runs", "fd_run", "_fd_kept", "fd_pending", "fd_guess", "fd_protected",
+         "fd_split0", "fd_target", "fd_target_error", "fd_runs", "fd_run", "_fd_kept", "fd_pending", "fd_guess", "fd_protected",
          "fd_choices_kept", "fd_widgets_for")
 
 
@@ -51,11 +50,12 @@ def share(*objects) -> None:
     _sessions().share(*objects)
 
 
-def restore_session(criteria) -> None:
+def restore_session() -> bool:
     """A new browser session (first open, a reload, a shared link): a copy, under a new token, of the state
-    saved under the URL's ``session`` token if there is one, then the target the URL names. The link's own
+    saved under the URL's ``session`` token if there is one. The link's own
     session is never written by the opener; an unknown or expired token says so (``link_note``) and is
-    replaced in the URL by the new session's token at the end of the run."""
+    replaced in the URL by the new session's token at the end of the run. Returns whether a saved session
+    was copied (then the caller applies the target the URL names over the saved one)."""
     ss = st.session_state
     qp = st.query_params
     token = qp.get("session")
@@ -64,21 +64,14 @@ def restore_session(criteria) -> None:
         ss["fd_token"] = _sessions().new_token()
         if token:
             ss["fd_link_note"] = LINK_UNKNOWN
-        return
+        return False
     new_token, state = forked
     ss.update(state)
     ss["fd_token"] = new_token
     ss["fd_copied_from"] = token  # a training still running there belongs to this copy too (jobs)
     ss["fd_restored"] = True
     ss["fd_link_note"] = LINK_COPIED
-    try:  # the URL's target wins over the saved one (a link edited or shared at another PR_t)
-        pr_t = float(qp.get("pr_t", ""))
-        if 0.0 < pr_t < 1.0:
-            ss["fd_pr_t"] = round(pr_t, 3)
-    except ValueError:
-        pass
-    if qp.get("criterion") in criteria:
-        ss["fd_criterion"] = qp["criterion"]
+    return True
 
 
 def link_note() -> str | None:
@@ -86,8 +79,9 @@ def link_note() -> str | None:
     return st.session_state.pop("fd_link_note", None)
 
 
-def save_session() -> None:
-    """Keep this session's state under its token and put the token and the target in the URL."""
+def save_session(link: dict) -> None:
+    """Keep this session's state under its token and put the token and ``link`` (the target's query
+    parameters) in the URL."""
     ss = st.session_state
     token = ss.get("fd_token")
     if not token:
@@ -97,9 +91,7 @@ def save_session() -> None:
     if not kept and not ss.get("_fd_not_kept"):
         st.warning(LINK_NOT_KEPT, icon=":material/warning:")  # (not a toast: it has no accessible name)
     ss["_fd_not_kept"] = not kept
-    want = {"session": token, "criterion": ss.get("fd_criterion", "dp")}
-    if ss.get("fd_pr_t") is not None:
-        want["pr_t"] = f"{float(ss['fd_pr_t']):.3f}"
+    want = {"session": token, **link}
     if any(st.query_params.get(k) != v for k, v in want.items()):
         st.query_params.update(want)
 
@@ -113,6 +105,19 @@ def remember(key: str, default) -> None:
     if key not in ss:
         ss[key] = kept.get(key, default)
     kept.setdefault(key, ss[key])
+
+
+def kept_value(key: str, default):
+    """A remembered widget's value: its state if drawn in this run, else the value it last had."""
+    ss = st.session_state
+    if key in ss:
+        return ss[key]
+    return (ss.get("_fd_kept") or {}).get(key, default)
+
+
+def remember_value(key: str, value) -> None:
+    """Set the value a remembered widget comes back with (its own state, if any, is left to the caller)."""
+    st.session_state.setdefault("_fd_kept", {})[key] = value
 
 
 def keep_widgets() -> None:

@@ -9,7 +9,7 @@ Session state (per browser session; nothing here is shared between sessions):
 - ``fd_spec`` / ``fd_task`` / ``fd_task_key``: the current valid :class:`~fairdash.data.Task`.
 - ``fd_rates`` (keyed by ``fd_task_key``): training-split rates of the seed-0 split, the same split the
   command line's ``rates`` uses.
-- ``fd_pr_t``, ``fd_criterion``, ``fd_delta``, ``fd_tpr_target``, ``fd_tnr_target``: the target.
+- ``fd_target``: the target, one :class:`~fairdash.target_spec.TargetSpec` (:mod:`fairdash.app.target_state`).
 - ``fd_run``: the last training run (results table, fitted models, configuration).
 
 Shared between sessions (keyed by content only, so no session can see another's choices): the
@@ -30,30 +30,16 @@ import streamlit as st
 
 from .. import data, targets
 from . import session
-from .session import add_run, keep_widgets, remember, runs, save_session  # noqa: F401 (the pages' one facade)
+from . import target_state
+from .session import add_run, keep_widgets, remember, runs  # noqa: F401 (the pages' one facade)
 from ..errors import FairDashError
 from ..rates import TrainingRates, rates_readout, target_table, training_rates
-from ..target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, make_target_spec
+from ..target_spec import TargetSpec
 
 DEFAULT_SAMPLE = "adult"
-CRITERIA = {
-    "dp": "Demographic parity (equal positive rates)",
-    "eo": "Equality of opportunity: one target rate, judged by true positive rates",
-    "eo-targets": "Equality of opportunity: explicit TPR / TNR targets",
-}
-MODE_NOTES = {  # what each of the Target page's modes means, where a sentence is needed
-    "eo": "Trained exactly as for demographic parity with one PR_t; judged by the groups' true positive rates on the "
-          "ordinary test set. When PR_t is at least both base rates, every positive keeps its label, which is why the "
-          "TPRs move together.",
-    "eo-targets": "Set the true positive and true negative rates the target labels should have in every group.",
-}
-
-
-def mode_criterion(mode: str):
-    """The :class:`~fairdash.target_spec.Criterion` of one of the Target page's modes (``CRITERIA``)."""
-    from ..target_spec import criterion_info
-
-    return criterion_info(str(mode).split("-")[0])
+# the Target page's modes and their words live with the session's target (target_state)
+CRITERIA, MODE_NOTES, STRATA_MODES = target_state.MODES, target_state.MODE_NOTES, target_state.STRATA_MODES
+mode_criterion = target_state.mode_criterion
 
 
 SPLIT_SEED = 0  # the readouts use the same seed-0 split as `python -m fairdash rates`
@@ -253,8 +239,7 @@ def set_task(df: pd.DataFrame, table_id: str, table_name: str, spec: data.TaskSp
     ss["fd_spec"], ss["fd_task"], ss["fd_task_key"] = spec, task, key
     ss["fd_rates"], ss["fd_split0"] = (key, rates), (key, split)
     if not same_target:
-        ss["fd_pr_t"] = round(float(rates.presets["avg"]), 3)
-        ss.pop("pr_t_slider", None)
+        target_state.new_task(rates.presets["avg"])
         ss["fd_pr_t_box_v"] = ss.get("fd_pr_t_box_v", 0) + 1  # the number box shows the new PR_t
     return task
 
@@ -366,16 +351,12 @@ def ensure_state() -> None:
     sample with s = sex and y = salary, so every page is useful at once."""
     ensure_router()
     ss = st.session_state
-    if "fd_token" not in ss:
-        session.restore_session(CRITERIA)
+    if "fd_token" not in ss and session.restore_session():
+        # the URL's target wins over the saved one (a link edited or shared at another PR_t)
+        target_state.from_link(st.query_params.get("criterion"), st.query_params.get("pr_t"))
     note = session.link_note()
     if note:
         (st.warning if note == session.LINK_UNKNOWN else st.info)(note, icon=":material/link:")
-    ss.setdefault("fd_criterion", "dp")
-    ss.setdefault("fd_delta", 1.0)
-    ss.setdefault("fd_decision", "threshold")
-    ss.setdefault("fd_tpr_target", DEFAULT_TPR_TARGET)
-    ss.setdefault("fd_tnr_target", DEFAULT_TNR_TARGET)
     if ss.get("fd_task") is None:
         load_sample_task(DEFAULT_SAMPLE)
 
@@ -418,28 +399,15 @@ def set_strata(column: str | None) -> None:
 # --------------------------------------------------------------------------------------------------
 # The target
 # --------------------------------------------------------------------------------------------------
-STRATA_MODES = {"own": "Each stratum's own average (default)", "slider": "The slider's PR_t in every stratum"}
-
-
 def target_spec() -> TargetSpec:
-    """The session's target as a :class:`~fairdash.target_spec.TargetSpec`, built by the one function
-    that validates targets (raises :class:`FairDashError` for an invalid one, e.g. PR_t of 0 or 1)."""
-    ss = st.session_state
-    crit = ss.get("fd_criterion", "dp")
-    if crit == "eo-targets":
-        return make_target_spec("eo", tpr_target=float(ss.get("fd_tpr_target", DEFAULT_TPR_TARGET)),
-                                tnr_target=float(ss.get("fd_tnr_target", DEFAULT_TNR_TARGET)),
-                                decision=ss.get("fd_decision"))
-    task = ss.get("fd_task")
-    strata = task.spec.strata_column if task is not None and crit == "dp" else None
-    rate = ss.get("fd_pr_t")
-    if strata and ss.get("fd_strata_mode", "own") == "own":
-        rate = "avg"  # each stratum's own average: the slider's PR_t is not used
-    decision = ss.get("fd_decision", "threshold")
-    if strata and decision == "group-rates":  # a legitimate factor came after the rule: the paper's rule
-        decision = ss["fd_decision"] = "threshold"
-    return make_target_spec("eo" if crit == "eo" else "dp", rate, float(ss.get("fd_delta", 1.0)),
-                            strata_column=strata, decision=decision)
+    """The session's target (:func:`fairdash.app.target_state.current`): raises the
+    :class:`FairDashError` of an invalid one (e.g. TPR_t + TNR_t not above 1)."""
+    return target_state.current()
+
+
+def save_session() -> None:
+    """Keep the session under its token, with its token and its target in the URL."""
+    session.save_session(target_state.link_params())
 
 
 def group_role(names, base_rates) -> tuple[int, str]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from .. import plots, targets
-from . import ui, session
+from .. import plots
+from . import session, target_state, ui
 from ..errors import FairDashError
 from ..rates import decisions_words, describe_t
 
@@ -46,7 +46,7 @@ def sidebar_target() -> None:
     slots = st.session_state.get("_fd_sidebar")
     if slots is not None:
         slots["target"].markdown(_target_line())
-    session.save_session()
+    ui.save_session()
 
 
 def sidebar_summary() -> None:
@@ -75,9 +75,7 @@ def sidebar_summary() -> None:
     ]
     slots["task"].markdown("\n".join(f"- **{k}:** {v}" for k, v in rows))
     slots["target"].markdown(_target_line())
-    crit = ss.get("fd_criterion", "dp")
-    rest = [("Criterion", {"dp": "demographic parity", "eo": "equality of opportunity (by PR_t)",
-                           "eo-targets": "equality of opportunity (TPR/TNR)"}[crit])]
+    rest = [("Criterion", target_state.MODE_SHORT[target_state.mode_of(target_state.current_or_default())])]
     if spec.strata_column:
         rest.append(("Legitimate factor", ui.literal(spec.strata_column, code=True)))
     rest.append(("Rows", f"{len(task.y):,}"))

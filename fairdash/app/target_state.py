@@ -1,0 +1,186 @@
+"""The session's target: one :class:`~fairdash.target_spec.TargetSpec` in session state.
+
+The Target page's controls (criterion, PR_t slider, number box, presets, keep-rate delta, TPR/TNR
+targets, the strata mode) and the Train page's decision rule each edit that one object through
+:func:`edit` (validated again by ``make_target_spec``); everything downstream (readouts, training,
+the run's configuration, the report, the model file, the link) reads it with :func:`current`. An
+edit that makes the target invalid keeps the last valid one and stores the reason, which
+:func:`current` raises until a valid edit clears it, so no page shows readouts of a target the
+analyst did not ask for.
+
+The Target page has three modes (``MODES``): demographic parity and equality of opportunity with
+one PR_t, or opportunity with explicit TPR/TNR targets. A mode's dials the target no longer holds
+(the PR_t while explicit targets are set, say) come back from the widgets' kept values
+(:func:`fairdash.app.session.remember`) when the analyst switches back.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from ..errors import FairDashError
+from ..target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, criterion_info, make_target_spec
+from . import session
+
+KEY = "fd_target"  # the TargetSpec
+ERROR = "fd_target_error"  # the reason the last edit was refused (then ``current`` raises it)
+
+MODES = {
+    "dp": "Demographic parity (equal positive rates)",
+    "eo": "Equality of opportunity: one target rate, judged by true positive rates",
+    "eo-targets": "Equality of opportunity: explicit TPR / TNR targets",
+}
+MODE_SHORT = {"dp": "demographic parity", "eo": "equality of opportunity (by PR_t)",
+              "eo-targets": "equality of opportunity (TPR/TNR)"}
+MODE_NOTES = {  # what each mode means, where a sentence is needed
+    "eo": "Trained exactly as for demographic parity with one PR_t; judged by the groups' true positive rates on the "
+          "ordinary test set. When PR_t is at least both base rates, every positive keeps its label, which is why the "
+          "TPRs move together.",
+    "eo-targets": "Set the true positive and true negative rates the target labels should have in every group.",
+}
+STRATA_MODES = {"own": "Each stratum's own average (default)", "slider": "The slider's PR_t in every stratum"}
+PR_T_MIN, PR_T_MAX = 0.001, 0.999  # the slider never reaches 0 or 1 (no target there: one class for everyone)
+
+# the widgets whose last values a mode switch brings back (kept by session.remember)
+RATE_WIDGET, TPR_WIDGET, TNR_WIDGET, DELTA_WIDGET = "pr_t_slider", "tpr_target", "tnr_target", "delta"
+
+
+def mode_of(spec: TargetSpec) -> str:
+    """The Target page's mode of ``spec`` (a key of ``MODES``)."""
+    return "eo-targets" if spec.explicit else spec.criterion
+
+
+def mode_criterion(mode: str):
+    """The :class:`~fairdash.target_spec.Criterion` of a mode."""
+    return criterion_info(str(mode).split("-")[0])
+
+
+def strata_mode_of(spec: TargetSpec) -> str:
+    """``"own"`` (each stratum's own preset) or ``"slider"`` (one PR_t in every stratum)."""
+    return "own" if spec.target_rate is None else "slider"
+
+
+def clip_rate(value: float) -> float:
+    """A PR_t on the slider's scale: three decimals, strictly inside (0, 1)."""
+    return min(max(round(float(value), 3), PR_T_MIN), PR_T_MAX)
+
+
+# --------------------------------------------------------------------------------------------------
+def current() -> TargetSpec:
+    """The session's target, consistent with the current task (its legitimate factor applies where the
+    criterion allows one). Raises the :class:`FairDashError` of a refused edit until a valid one."""
+    ss = st.session_state
+    if ss.get(ERROR):
+        raise FairDashError(ss[ERROR])
+    spec = ss.get(KEY)
+    if spec is None:
+        spec = ss[KEY] = _default()
+    task = ss.get("fd_task")
+    strata = task.spec.strata_column if task is not None else None
+    if spec.explicit or not criterion_info(spec.criterion).supports_strata:
+        strata = None
+    if (spec.strata_column or None) != (strata or None):
+        changes = {"strata_column": strata}
+        if strata and spec.decision == "group-rates":  # a factor came after the rule: the paper's rule
+            changes["decision"] = "threshold"
+        if strata and not spec.conditional:  # a new factor: each stratum's own average, the default
+            changes.update(target_rate=None, preset="avg")
+        if not strata and spec.target_rate is None and not spec.explicit:  # back to one PR_t
+            changes.update(target_rate=_kept_rate(), preset=None)
+        spec = ss[KEY] = spec.edited(**changes)
+    return spec
+
+
+def edit(**changes) -> bool:
+    """Edit the session's target (``make_target_spec``'s arguments); ``False`` (and the reason kept for
+    :func:`current`) if the edited target is invalid."""
+    ss = st.session_state
+    base = ss.get(KEY) or _default()
+    try:
+        ss[KEY] = base.edited(**changes)
+    except FairDashError as e:
+        ss[ERROR] = str(e)
+        return False
+    ss.pop(ERROR, None)
+    return True
+
+
+def set_mode(mode: str) -> bool:
+    """Switch between ``MODES``, bringing back that mode's last dials."""
+    if mode == "eo-targets":
+        return edit(criterion="eo", tpr_target=float(session.kept_value(TPR_WIDGET, DEFAULT_TPR_TARGET)),
+                    tnr_target=float(session.kept_value(TNR_WIDGET, DEFAULT_TNR_TARGET)))
+    delta = float(session.kept_value(DELTA_WIDGET, 1.0)) if mode_criterion(mode).supports_strata else 1.0
+    return edit(criterion=mode_criterion(mode).name, tpr_target=None, tnr_target=None, target_rate=_kept_rate(),
+                preset=None, delta=delta)
+
+
+def set_rate(value) -> bool:
+    """A new PR_t (slider, number box, preset, link): three decimals inside (0, 1)."""
+    return edit(target_rate=clip_rate(value))
+
+
+def set_explicit(tpr_target, tnr_target) -> bool:
+    """Explicit TPR/TNR targets (equality of opportunity)."""
+    return edit(criterion="eo", tpr_target=float(tpr_target), tnr_target=float(tnr_target))
+
+
+def set_strata_mode(mode: str) -> bool:
+    """With a legitimate factor: each stratum's own average (``"own"``) or the slider's PR_t in every
+    stratum (``"slider"``)."""
+    if mode == "slider":
+        return edit(target_rate=_kept_rate())
+    return edit(target_rate=None, preset="avg")
+
+
+def new_task(avg_preset: float) -> None:
+    """A new task (other data, s or y): PR_t starts at its avg preset (the paper's default)."""
+    ss = st.session_state
+    rate = clip_rate(avg_preset)
+    ss.pop(RATE_WIDGET, None)
+    session.remember_value(RATE_WIDGET, rate)  # also for a later switch back from explicit targets
+    spec = ss.get(KEY) or _default()
+    if not spec.explicit and (spec.target_rate is not None or not spec.conditional):
+        edit(target_rate=rate)
+
+
+def from_link(criterion: str | None, pr_t: str | None) -> None:
+    """The target a link names (``criterion``, ``pr_t`` query parameters) over the saved one."""
+    if criterion in MODES and criterion != mode_of(current_or_default()):
+        set_mode(criterion)
+    try:
+        rate = float(pr_t or "")
+    except ValueError:
+        return
+    if 0.0 < rate < 1.0 and not current_or_default().explicit:
+        session.remember_value(RATE_WIDGET, clip_rate(rate))
+        set_rate(rate)
+
+
+def link_params() -> dict:
+    """The target's part of the page's URL."""
+    spec = current_or_default()
+    out = {"criterion": mode_of(spec)}
+    if spec.target_rate is not None:
+        out["pr_t"] = f"{spec.target_rate:.3f}"
+    return out
+
+
+def current_or_default() -> TargetSpec:
+    return st.session_state.get(KEY) or _default()
+
+
+def _kept_rate() -> float:
+    ss = st.session_state
+    spec = ss.get(KEY)
+    if spec is not None and spec.target_rate is not None:
+        return float(spec.target_rate)
+    return clip_rate(session.kept_value(RATE_WIDGET, _avg_preset()))
+
+
+def _avg_preset() -> float:
+    rates = st.session_state.get("fd_rates")
+    return clip_rate(rates[1].presets["avg"]) if rates is not None else 0.5
+
+
+def _default() -> TargetSpec:
+    return make_target_spec("dp", _avg_preset())
