@@ -83,6 +83,12 @@ def rates_readout(task: Task, spec: TargetSpec | None = None, seed: int = 0, spl
     if spec.conditional and spec.strata_column != task.spec.strata_column:
         raise FairDashError(f"The target is conditional on {spec.strata_column!r}, but the task's legitimate "
                             f"factor is {task.spec.strata_column!r}.")
+    return readout_and_table(task, spec, seed, split)[0]
+
+
+def readout_and_table(task: Task, spec: TargetSpec, seed: int = 0, split: Split | None = None):
+    """:func:`rates_readout`'s dict for a :class:`TargetSpec` and the transition table it was read from,
+    computed once (the Target page draws both on every slider move)."""
     split = split or split_task(task, seed=seed)
     rates = training_rates(task, split)
     table = target_table(rates, spec)
@@ -107,7 +113,7 @@ def rates_readout(task: Task, spec: TargetSpec | None = None, seed: int = 0, spl
         if out["target_rate"] is None:
             out["target_rate"] = float(np.mean(table.target_rates))  # the reference table's (whole split) PR_t
         out.update(_strata_readout(task, split, spec))
-    return out
+    return out, table
 
 
 def _moved_words(moved: dict | None, direction: int) -> str:

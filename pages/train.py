@@ -22,7 +22,6 @@ from fairdash.models.registry import MODELS
 from fairdash.run_spec import RunSpec
 
 ss = st.session_state
-CRIT_TEXT = {"dp": "demographic parity", "eo": "equality of opportunity"}
 
 st.title("Train")
 ui.ensure_state()
@@ -46,7 +45,7 @@ if target_error:
 def _serves(info) -> str:
     if not info.criteria:
         return "plain model (reference for every criterion)"
-    return "serves " + " and ".join(CRIT_TEXT[c] for c in info.criteria)
+    return "serves " + " and ".join(criterion_info(c).words for c in info.criteria)
 
 
 available, unavailable = [], []
@@ -63,12 +62,12 @@ ui.remember("train_models", [m for m in ("fair-lr", "lr") if m in offered])
 ss["train_models"] = [m for m in ss["train_models"] if m in offered]
 st.multiselect("Models to train", offered, key="train_models",
                format_func=lambda m: f"{MODELS[m].label}: {_serves(MODELS[m])}"
-               + ("" if MODELS[m].serves(criterion) else f" (NOT {CRIT_TEXT[criterion]})"),
+               + ("" if MODELS[m].serves(criterion) else f" (NOT {criterion_info(criterion).words})"),
                help="FairLR and FairGP are the paper's method; the others are the paper's baselines.")
 chosen = list(ss["train_models"])
 notes = []
 if hidden:
-    notes.append(f"Not offered for {CRIT_TEXT[criterion]}: {', '.join(hidden)} (made for another criterion).")
+    notes.append(f"Not offered for {criterion_info(criterion).words}: {', '.join(hidden)} (made for another criterion).")
 if unavailable:
     notes.append(f"Not available yet: {', '.join(unavailable)}.")
 if notes:
@@ -113,8 +112,8 @@ if mode == "sweep":
     ui.remember("sweep_from", round(float(rates.presets["min"]), 3))
     ui.remember("sweep_to", round(float(rates.presets["max"]), 3))
     ui.remember("sweep_points", 5)
-    lo = s1.number_input("Sweep from PR_t", 0.001, 0.999, step=0.01, format="%.3f", key="sweep_from")
-    hi = s2.number_input("Sweep to PR_t", 0.001, 0.999, step=0.01, format="%.3f", key="sweep_to")
+    lo = s1.number_input("Sweep from PR_t", target_state.PR_T_MIN, target_state.PR_T_MAX, step=0.01, format="%.3f", key="sweep_from")
+    hi = s2.number_input("Sweep to PR_t", target_state.PR_T_MIN, target_state.PR_T_MAX, step=0.01, format="%.3f", key="sweep_to")
     n = s3.number_input("Number of targets", 2, 25, step=1, key="sweep_points")
     grid = sorted({round(float(t), 3) for t in np.linspace(min(lo, hi), max(lo, hi), int(n))})
     st.caption("Targets: " + ", ".join(f"{t:.3f}" for t in grid)

@@ -29,8 +29,8 @@ MODES = {
     "eo": "Equality of opportunity: one target rate, judged by true positive rates",
     "eo-targets": "Equality of opportunity: explicit TPR / TNR targets",
 }
-MODE_SHORT = {"dp": "demographic parity", "eo": "equality of opportunity (by PR_t)",
-              "eo-targets": "equality of opportunity (TPR/TNR)"}
+MODE_SHORT = {"dp": criterion_info("dp").words, "eo": criterion_info("eo").words + " (by PR_t)",
+              "eo-targets": criterion_info("eo").words + " (TPR/TNR)"}
 MODE_NOTES = {  # what each mode means, where a sentence is needed
     "eo": "Trained exactly as for demographic parity with one PR_t; judged by the groups' true positive rates on the "
           "ordinary test set. When PR_t is at least both base rates, every positive keeps its label, which is why the "

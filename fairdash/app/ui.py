@@ -33,7 +33,8 @@ from . import session
 from . import target_state
 from .session import add_run, keep_widgets, remember, runs  # noqa: F401 (the pages' one facade)
 from ..errors import FairDashError
-from ..rates import TrainingRates, rates_readout, target_table, training_rates
+from ..rates import TrainingRates, rates_readout, training_rates
+from ..rates import readout_and_table as readout_and_table_of
 from ..target_spec import TargetSpec
 
 DEFAULT_SAMPLE = "adult"
@@ -419,14 +420,14 @@ def group_role(names, base_rates) -> tuple[int, str]:
     return targets.disadvantaged_group(base_rates), "the disadvantaged group"
 
 
-def current_table(spec: TargetSpec | None = None) -> targets.TransitionTable:
-    """The transition table of the session's target on the training split."""
-    return target_table(task_rates(), spec or target_spec())
-
-
 def readout(spec: TargetSpec | None = None) -> dict:
     """``rates_readout`` for the current task and target: exactly what ``python -m fairdash rates`` prints."""
     return rates_readout(st.session_state["fd_task"], spec or target_spec(), seed=SPLIT_SEED, split=split0())
+
+
+def readout_and_table(spec: TargetSpec | None = None):
+    """:func:`readout` and the transition table behind it, computed once."""
+    return readout_and_table_of(st.session_state["fd_task"], spec or target_spec(), seed=SPLIT_SEED, split=split0())
 
 
 # --------------------------------------------------------------------------------------------------

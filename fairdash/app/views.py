@@ -91,8 +91,7 @@ def target_readouts(spec, rates, names) -> None:
     the ceiling, ``t_s`` with the flipped region in words, the transition table and the ceiling curve, or
     with a legitimate factor the per-stratum table."""
     try:
-        out = ui.readout(spec)
-        tb = ui.current_table(spec)
+        out, tb = ui.readout_and_table(spec)
     except FairDashError as e:
         st.error(ui.literal(e), icon=":material/warning:")
         return

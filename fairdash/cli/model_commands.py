@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FairDashError
+from ..targets import PRESETS
 from ..metrics import one_class_reason, result_notes
 from ..results_file import from_file, to_file
 
@@ -23,7 +24,7 @@ def _rates_list(text: str | None):
     for x in (x.strip() for x in text.split(",")):
         if not x:
             continue
-        if x.lower() in ("min", "avg", "max"):
+        if x.lower() in PRESETS:
             out.append(x.lower())
             continue
         try:
