@@ -122,6 +122,8 @@ def test_a_pending_uploads_changed_choices_survive_a_page_switch(page, app_url, 
     meaning = page.locator(".st-key-positive_meaning input")
     meaning.fill("is a husband")
     meaning.press("Enter")
+    # the server has the meaning once the page repeats it (the rerun can start after wait_idle's settle)
+    expect(page.locator('[data-testid="stMain"]')).to_contain_text("Positive (y = 1) means: is a husband.", timeout=60_000)
     st_ui.wait_idle(page)
     y_values = _chips(page, "y1_values")
     st_ui.goto_page(page, "Target")

@@ -504,6 +504,8 @@ def test_train_settings_survive_a_page_change(page, app_url, st_ui, server_log):
     rep = page.locator(".st-key-repeats input")
     rep.fill("2")
     rep.press("Enter")
+    # the server has the value once the page counts the fits with it (the rerun can start after wait_idle's settle)
+    expect(page.locator('[data-testid="stMain"]')).to_contain_text(re.compile(r"\b[46] fit\(s\)"), timeout=60_000)
     st_ui.wait_idle(page)
     st_ui.goto_page(page, "Target")
     st_ui.goto_page(page, "Train")
