@@ -4,7 +4,6 @@ in the fitted model."""
 import warnings
 
 import numpy as np
-import pytest
 
 from fairdash.models.baselines import AgarwalReduction, _make_lr, _one_blas_thread
 
