@@ -46,7 +46,9 @@ def _training_waits_in_apptest(monkeypatch):
 #   adult_app_task              the task the dashboard builds when it opens on Adult (the app's
 #                               ``sample_spec``: the sample's default features, its positive meaning); not
 #                               the paper's set-up. Module-scoped; y and s read-only.
-# A test that needs something else (a subsample, another s or label) builds it from these, in the test.
+# A test that needs something else (another s or label) builds it in the test; a module that shares a
+# subsample names it for what it is (test_export's compas_600, test_population_and_groups_page's
+# adult_table_12k).
 # --------------------------------------------------------------------------------------------------
 @functools.cache
 def _sample_table(name: str):
