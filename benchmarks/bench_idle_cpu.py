@@ -25,10 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import Recording
+from benchmarks.common import CHROMIUM, Recording
 from benchmarks.readme_server import ROOT, free_port, healthy
 
-CHROMIUM = "/usr/bin/chromium"
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -44,7 +43,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--window", type=int, default=5)
     args = ap.parse_args(argv)
-    with Recording("bench_idle_cpu", vars(args), extra_software=("streamlit", "playwright")) as rec:
+    with Recording("bench_idle_cpu", vars(args), browser=True, extra_software=("streamlit", "playwright")) as rec:
         print(rec.machine_line(), flush=True)
         return measure(args, rec)
 

@@ -33,6 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
+CHROMIUM = "/usr/bin/chromium"  # Debian's, as the browser tests use it
 
 
 # --------------------------------------------------------------------------------------------------
@@ -134,6 +135,14 @@ def machine(torch_device: str = "auto") -> dict:
     return info
 
 
+def chromium_version(path: str = CHROMIUM) -> str | None:
+    """``chromium --version`` (the browser benchmarks' browser), or ``None`` where there is none."""
+    try:
+        return subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
 def machine_line(info: dict | None = None, load: list | None = None) -> str:
     """The machine as one line for a markdown result (and the load average at the start)."""
     m = info or machine()
@@ -142,7 +151,8 @@ def machine_line(info: dict | None = None, load: list | None = None) -> str:
              f"{m['memory_gib']:g} GiB" if m.get("memory_gib") else None,
              f"GPU {m['gpu']}" if m.get("gpu") else "no GPU",
              f"torch device {m['torch_device']}, {m['torch_fit_threads']} torch thread(s) per fit"
-             if m.get("torch_device") else None]
+             if m.get("torch_device") else None,
+             f"{m['browser']} headless" if m.get("browser") else None]
     load = load if load is not None else load_average()
     if load:
         parts.append("load average " + " / ".join(f"{x:.2f}" for x in load) + " (1/5/15 min) at the start")
@@ -190,7 +200,7 @@ class Recording:
     writes the record (also when the benchmark fails: ``status`` then says how)."""
 
     def __init__(self, name: str, options: dict | None = None, *, torch_device: str = "auto",
-                 extra_software: tuple = ()):
+                 extra_software: tuple = (), browser: bool = False):
         self.name = name
         self.options = dict(options or {})
         self.results: dict = {}
@@ -199,6 +209,7 @@ class Recording:
         self.path = results_dir() / f"{name}.json"
         self._torch_device = torch_device
         self._extra = tuple(extra_software)
+        self._browser = browser
 
     def __enter__(self) -> "Recording":
         self.started = utc_now()
@@ -206,6 +217,8 @@ class Recording:
         self.commit = commit()
         self.software = software(self._extra)
         self.machine = machine(self._torch_device)
+        if self._browser:
+            self.machine["browser"] = chromium_version()
         self._t0 = time.perf_counter()
         return self
 
