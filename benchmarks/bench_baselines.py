@@ -1,10 +1,10 @@
 """Time one fit of each of the paper's baselines on a full training split and score it.
 
 Usage (from the repository root):
-    python benchmarks/bench_baselines.py                         # adult-sex, seed 0, all baselines
-    python benchmarks/bench_baselines.py --setups adult-sex adult-race --out benchmarks/results_baselines.md
-    python benchmarks/bench_baselines.py --skip svm              # the RBF SVM alone takes minutes
-    python benchmarks/bench_baselines.py --svm-cache-study 12000 # SVM fit time vs libsvm cache size
+    python -m benchmarks.bench_baselines                         # adult-sex, seed 0, all baselines
+    python -m benchmarks.bench_baselines --setups adult-sex adult-race --out benchmarks/results_baselines.md
+    python -m benchmarks.bench_baselines --skip svm              # the RBF SVM alone takes minutes
+    python -m benchmarks.bench_baselines --svm-cache-study 12000 # SVM fit time vs libsvm cache size
 
 Demographic-parity set-ups (adult-*) are scored on the balanced test set (accuracy, PR ratio min/max,
 PR_s0/PR_s1); equality-of-opportunity set-ups (compas-*) on the ordinary test set (accuracy, TPR
@@ -15,17 +15,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from fairdash.data import paper_arrays  # noqa: E402
-from fairdash.models.registry import make_model  # noqa: E402
+from benchmarks.common import Recording
+from fairdash.data import paper_arrays
+from fairdash.models.registry import make_model
 
 DP_MODELS = ("lr-ref", "svm", "kamiran", "agarwal", "zafar-fairness", "zafar-accuracy")
 EO_MODELS = ("lr-ref", "agarwal", "zafar-eqopp")
@@ -120,28 +117,6 @@ def svm_cache_study(n: int, caches=(200, 2000), seed: int = 0) -> list[dict]:
     return out
 
 
-def machine() -> str:
-    import scipy
-    import sklearn
-
-    try:
-        import fairlearn
-
-        fl = fairlearn.__version__
-    except Exception:  # pragma: no cover
-        fl = "n/a"
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, numpy {np.__version__}, "
-            f"scipy {scipy.__version__}, scikit-learn {sklearn.__version__}, fairlearn {fl}")
-
-
 def to_markdown(rows, cache_rows) -> str:
     lines = ["| set-up | model | fit (s) | accuracy | PR ratio (min/max) | PR_s0/PR_s1 | TPR ratio | "
              "load 1/5/15 min | notes |", "|---|---|---|---|---|---|---|---|---|"]
@@ -163,16 +138,19 @@ def main(argv=None) -> int:
                     help="also time SVC on N Adult rows with cache_size 200 and 2000 MB")
     ap.add_argument("--out", type=Path, default=None, help="write a markdown table here")
     args = ap.parse_args(argv)
-    print(machine(), flush=True)
-    rows = []
-    for setup in args.setups:
-        models = DP_MODELS if setup.startswith("adult") else EO_MODELS
-        rows += run_setup(setup, [m for m in models if m not in args.skip], seed=args.seed)
-    cache_rows = svm_cache_study(args.svm_cache_study, seed=args.seed) if args.svm_cache_study else []
-    md = to_markdown(rows, cache_rows)
-    print(md)
-    if args.out:
-        args.out.write_text(f"Machine: {machine()}\n\n{md}")
+    with Recording("bench_baselines", vars(args)) as rec:
+        print(rec.machine_line(), flush=True)
+        rows = []
+        for setup in args.setups:
+            models = DP_MODELS if setup.startswith("adult") else EO_MODELS
+            rows += run_setup(setup, [m for m in models if m not in args.skip], seed=args.seed)
+        cache_rows = svm_cache_study(args.svm_cache_study, seed=args.seed) if args.svm_cache_study else []
+        md = to_markdown(rows, cache_rows)
+        print(md)
+        rec.results, rec.markdown = {"fits": rows, "svm_cache": cache_rows}, md
+        if args.out:
+            args.out.write_text(f"Machine: {rec.machine_line()}\n\n{md}")
+            rec.outputs.append(args.out)
     return 0
 
 

@@ -12,13 +12,14 @@ that give y away together) and proxies of s. Then times, on the server side (no 
 * ``scores``: the proxy and leak scores alone (``task_leaks`` + ``task_proxies``);
 * ``rates --json``: the command line in a fresh process, wall clock (imports included).
 
-Run by hand::
+Run by hand, from the repository root::
 
-    PYTHONPATH=. python benchmarks/bench_data_page.py            # both shapes, timings
-    PYTHONPATH=. python benchmarks/bench_data_page.py --profile  # also the top of cProfile per step
-    PYTHONPATH=. python benchmarks/bench_data_page.py --shapes 12000x148
-    # before/after in one run: an export of the older code (git archive <commit> fairdash | tar -x -C /tmp/old)
-    for p in /tmp/old .; do PYTHONPATH=$p python benchmarks/bench_data_page.py; done
+    python -m benchmarks.bench_data_page            # both shapes, timings
+    python -m benchmarks.bench_data_page --profile  # also the top of cProfile per step
+    python -m benchmarks.bench_data_page --shapes 12000x148
+    # before/after: an export of the older code (git archive <commit> fairdash | tar -x -C /tmp/old), run
+    # from its folder so that its fairdash is the one imported (the benchmarks come from this checkout)
+    (cd /tmp/old && PYTHONPATH=$OLDPWD python -m benchmarks.bench_data_page); python -m benchmarks.bench_data_page
 
 Results: ``benchmarks/results_data_page.md``.
 """
@@ -37,6 +38,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from benchmarks.common import Recording
 from fairdash import data, proxies
 from fairdash.rates import training_rates
 
@@ -149,47 +151,54 @@ def cli_rates(path: str, state: dict) -> float:
     return time.perf_counter() - t
 
 
-def show(title: str, t: dict) -> None:
+def show(title: str, t: dict) -> dict:
     cpu = {k: CPU[k] for k in t}
     print(f"  {title}: {sum(t.values()):.2f} s wall, {sum(cpu.values()):.2f} s CPU  (CPU: "
           + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items()) + ")")
+    return {"wall_s": t, "cpu_s": cpu}
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shapes", default="12000x148,171000x143")
     ap.add_argument("--profile", action="store_true", help="print cProfile's top functions per shape")
     ap.add_argument("--no-cli", action="store_true", help="skip the command-line timing")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     import sklearn.linear_model  # noqa: F401 - a running server has it imported; the CLI timing includes imports
     import sklearn.model_selection  # noqa: F401
 
-    print(f"fairdash from {os.path.dirname(data.__file__)}; load average at start: {os.getloadavg()}")
-    for shape in args.shapes.split(","):
-        n, k = map(int, shape.split("x"))
-        df = synthetic_table(n, k)
-        buf = io.BytesIO()
-        df.to_csv(buf, index=False)
-        raw = buf.getvalue()
-        print(f"{n:,} x {k} ({len(raw) / 1e6:.1f} MB CSV)")
-        prof = cProfile.Profile() if args.profile else None
-        t, state = upload_steps(raw, "table.csv", prof)
-        show("upload to guesses", t)
-        print(f"    guessed s = {state['guess'].s_column}, y = {state['guess'].y_column}; leaks: "
-              + ", ".join(f"{x['column']} ({x['of']})" for x in state["leaks"]))
-        show("drop every leak", drop_every_leak(state, prof))
-        if not args.no_cli:
-            with tempfile.TemporaryDirectory() as tmp:
-                path = os.path.join(tmp, "table.csv")
-                with open(path, "wb") as f:
-                    f.write(raw)
-                wall = cli_rates(path, state)
-                print(f"  rates --json (fresh process): {wall:.2f} s wall, {CPU['cli']:.2f} s CPU")
-        if prof is not None:
-            s = io.StringIO()
-            pstats.Stats(prof, stream=s).sort_stats("cumulative").print_stats(25)
-            print(s.getvalue())
-        print(f"  load average now: {os.getloadavg()}")
+    with Recording("bench_data_page", vars(args)) as rec:
+        print(f"fairdash from {os.path.dirname(data.__file__)}; {rec.machine_line()}")
+        rec.results["fairdash_from"] = os.path.dirname(data.__file__)
+        for shape in args.shapes.split(","):
+            n, k = map(int, shape.split("x"))
+            df = synthetic_table(n, k)
+            buf = io.BytesIO()
+            df.to_csv(buf, index=False)
+            raw = buf.getvalue()
+            print(f"{n:,} x {k} ({len(raw) / 1e6:.1f} MB CSV)")
+            got = rec.results[shape] = {"csv_mb": round(len(raw) / 1e6, 2)}
+            prof = cProfile.Profile() if args.profile else None
+            t, state = upload_steps(raw, "table.csv", prof)
+            got["upload to guesses"] = show("upload to guesses", t)
+            print(f"    guessed s = {state['guess'].s_column}, y = {state['guess'].y_column}; leaks: "
+                  + ", ".join(f"{x['column']} ({x['of']})" for x in state["leaks"]))
+            got["leaks"] = [x["column"] for x in state["leaks"]]
+            got["drop every leak"] = show("drop every leak", drop_every_leak(state, prof))
+            if not args.no_cli:
+                with tempfile.TemporaryDirectory() as tmp:
+                    path = os.path.join(tmp, "table.csv")
+                    with open(path, "wb") as f:
+                        f.write(raw)
+                    wall = cli_rates(path, state)
+                    print(f"  rates --json (fresh process): {wall:.2f} s wall, {CPU['cli']:.2f} s CPU")
+                    got["rates --json"] = {"wall_s": wall, "cpu_s": CPU["cli"]}
+            if prof is not None:
+                s = io.StringIO()
+                pstats.Stats(prof, stream=s).sort_stats("cumulative").print_stats(25)
+                print(s.getvalue())
+            got["load_after"] = os.getloadavg()
+            print(f"  load average now: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """How long the Data page takes to open, against a bare Streamlit app (issue 13). Run by hand, not in CI:
 
-    .venv/bin/python benchmarks/bench_first_render.py                 # 3 rounds, 3 warm sessions each
-    .venv/bin/python benchmarks/bench_first_render.py --rounds 5 --imports
+    .venv/bin/python -m benchmarks.bench_first_render                 # 3 rounds, 3 warm sessions each
+    .venv/bin/python -m benchmarks.bench_first_render --rounds 5 --imports
 
 Each round starts two fresh servers the way the README does (``<venv>/bin/streamlit run <script>`` from
 the repository root, no flags; the port comes from ``STREAMLIT_SERVER_PORT``): FairDash (``app.py``) and
@@ -28,8 +28,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from readme_server import ROOT, Server, first_render  # noqa: E402 (benchmarks/ is on the path when a script runs)
-CHROMIUM = "/usr/bin/chromium"
+from benchmarks.common import CHROMIUM, Recording
+from benchmarks.readme_server import ROOT, Server, first_render
+
 HEAVY = ("torch", "gpytorch", "linear_operator", "sklearn", "scipy", "fairlearn", "plotly", "pyarrow", "joblib",
          "openpyxl", "safetensors")
 
@@ -65,12 +66,18 @@ def imports_report() -> str:
     return "\n".join(out)
 
 
-def main() -> int:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warm", type=int, default=3)
     ap.add_argument("--imports", action="store_true")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    with Recording("bench_first_render", vars(args), browser=True, extra_software=("streamlit", "playwright")) as rec:
+        print(rec.machine_line(), flush=True)
+        return measure(args, rec)
+
+
+def measure(args, rec) -> int:
     from playwright.sync_api import sync_playwright
 
     work = Path(tempfile.mkdtemp(prefix="fairdash-first-render-"))
@@ -102,20 +109,22 @@ def main() -> int:
         idle = statistics.median(i for _, i in rows)
         return f"{vis:.2f} s ({idle:.2f} s)"
 
-    print(f"rounds {args.rounds}, warm sessions per round {args.warm}; load average at start "
-          f"{' / '.join(f'{x:.1f}' for x in load[0])}, at end {' / '.join(f'{x:.1f}' for x in load[1])}\n")
-    print("| session | FairDash Data page | floor app | ratio (visible) | n per app |")
-    print("|---|---:|---:|---:|---:|")
+    lines = [f"rounds {args.rounds}, warm sessions per round {args.warm}; load average at start "
+             f"{' / '.join(f'{x:.1f}' for x in load[0])}, at end {' / '.join(f'{x:.1f}' for x in load[1])}\n",
+             "| session | FairDash Data page | floor app | ratio (visible) | n per app |", "|---|---:|---:|---:|---:|"]
     for kind in ("cold", "warm"):
         fd, fl = res[("fd", kind)], res[("floor", kind)]
         ratio = statistics.median(v for v, _ in fd) / statistics.median(v for v, _ in fl)
-        print(f"| {kind} | {cell(fd)} | {cell(fl)} | **{ratio:.2f}x** | {len(fd)} |")
-    print("\nevery FairDash session (visible / idle, s):",
-          {k: [f"{v:.2f}/{i:.2f}" for v, i in res[("fd", k)]] for k in ("cold", "warm")})
-    print("every floor session (visible / idle, s):",
-          {k: [f"{v:.2f}/{i:.2f}" for v, i in res[("floor", k)]] for k in ("cold", "warm")})
+        lines.append(f"| {kind} | {cell(fd)} | {cell(fl)} | **{ratio:.2f}x** | {len(fd)} |")
+    lines.append("\nevery FairDash session (visible / idle, s): "
+                 + str({k: [f"{v:.2f}/{i:.2f}" for v, i in res[("fd", k)]] for k in ("cold", "warm")}))
+    lines.append("every floor session (visible / idle, s): "
+                 + str({k: [f"{v:.2f}/{i:.2f}" for v, i in res[("floor", k)]] for k in ("cold", "warm")}))
     if args.imports:
-        print("\n" + imports_report())
+        lines.append("\n" + imports_report())
+    rec.markdown = "\n".join(lines)
+    rec.results = {f"{app} {kind}": [{"visible_s": v, "idle_s": i} for v, i in rows] for (app, kind), rows in res.items()}
+    print(rec.markdown)
     return 0
 
 

@@ -1,7 +1,7 @@
 """Does the served dashboard stay idle? (issue 13). Run by hand, not in CI:
 
-    .venv/bin/python benchmarks/bench_idle_cpu.py                # 60 s, prints a Markdown table
-    .venv/bin/python benchmarks/bench_idle_cpu.py --seconds 120
+    .venv/bin/python -m benchmarks.bench_idle_cpu                # 60 s, prints a Markdown table
+    .venv/bin/python -m benchmarks.bench_idle_cpu --seconds 120
 
 It starts the server exactly as the README does, ``.venv/bin/streamlit run app.py`` from the repository
 root (the ``streamlit`` script next to this interpreter, no command-line flags; only the port is chosen
@@ -25,8 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from readme_server import ROOT, free_port, healthy  # noqa: E402 (benchmarks/ is on the path when a script runs)
-CHROMIUM = "/usr/bin/chromium"
+from benchmarks.common import CHROMIUM, Recording
+from benchmarks.readme_server import ROOT, free_port, healthy
+
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -37,11 +38,17 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICK  # fields 14 and 15 of proc(5), after pid and comm
 
 
-def main() -> int:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--window", type=int, default=5)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    with Recording("bench_idle_cpu", vars(args), browser=True, extra_software=("streamlit", "playwright")) as rec:
+        print(rec.machine_line(), flush=True)
+        return measure(args, rec)
+
+
+def measure(args, rec) -> int:
 
     streamlit = Path(sys.executable).parent / "streamlit"
     port = free_port()
@@ -79,15 +86,18 @@ def main() -> int:
             browser.close()
         text = log_path.read_text(errors="replace")
         overflow = text.count("Inotify queue overflowed")
-        print(f"server: {streamlit.relative_to(ROOT) if streamlit.is_relative_to(ROOT) else streamlit} run app.py "
-              f"(cwd {ROOT}), one Chromium session connected")
-        print(f"load average at end: {' / '.join(f'{x:.1f}' for x in os.getloadavg())}\n")
-        print("| t (s) | CPU in the window (% of one core) | log size (bytes) |")
-        print("|---:|---:|---:|")
-        for t, pct, size in rows:
-            print(f"| {t:.0f} | {pct:.1f} | {size} |")
-        print(f"\n**over {t1 - t0:.0f} s: {100 * (c1 - c0) / (t1 - t0):.1f}% of one core; log {s0} -> {s1} bytes "
-              f"(+{s1 - s0}); 'Inotify queue overflowed' lines in the whole log: {overflow}**")
+        lines = [f"server: {streamlit.relative_to(ROOT) if streamlit.is_relative_to(ROOT) else streamlit} run app.py "
+                 f"(cwd {ROOT}), one Chromium session connected",
+                 f"load average at end: {' / '.join(f'{x:.1f}' for x in os.getloadavg())}\n",
+                 "| t (s) | CPU in the window (% of one core) | log size (bytes) |", "|---:|---:|---:|"]
+        lines += [f"| {t:.0f} | {pct:.1f} | {size} |" for t, pct, size in rows]
+        lines.append(f"\n**over {t1 - t0:.0f} s: {100 * (c1 - c0) / (t1 - t0):.1f}% of one core; log {s0} -> {s1} "
+                     f"bytes (+{s1 - s0}); 'Inotify queue overflowed' lines in the whole log: {overflow}**")
+        print("\n".join(lines))
+        rec.markdown = "\n".join(lines)
+        rec.results = {"windows": [{"t_s": t, "cpu_pct_one_core": pct, "log_bytes": size} for t, pct, size in rows],
+                       "cpu_pct_one_core": 100 * (c1 - c0) / (t1 - t0), "seconds": t1 - t0,
+                       "log_bytes_before": s0, "log_bytes_after": s1, "inotify_overflow_lines": overflow}
         return 0
     finally:
         if proc.poll() is None:

@@ -1,7 +1,7 @@
 """Speed and accuracy of FairLR / LR / FairGP / GP against scikit-learn, plus the fit cache.
 
-    python benchmarks/bench_models.py [--repeats 5] [--gp-seeds 3] [--setups adult-sex,adult-race]
-                                      [--skip-gp] [--device auto|cpu|cuda] [--out benchmarks/results_models.md]
+    python -m benchmarks.bench_models [--repeats 5] [--gp-seeds 3] [--setups adult-sex,adult-race]
+                                     [--skip-gp] [--device auto|cpu|cuda] [--out benchmarks/results_models.md]
 
 What it measures (all in one run, so ratios compare like with like):
 1. Fit time on the Adult training matrix (adult-sex, seed 0): scikit-learn ``LogisticRegression()``
@@ -14,23 +14,18 @@ Records the machine (CPU count, load average, device) with the figures. No asser
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import statistics
-import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from fairdash.device import device_description, fit_threads, resolve_device
+from benchmarks.common import Recording, timed
+from fairdash.device import device_description, resolve_device
 from fairdash.fit_cache import FitCache, model_cache_key
-from fairdash.data import paper_arrays  # noqa: E402
-from fairdash.models.fair_gp import GP, FairGP  # noqa: E402
-from fairdash.models.fair_lr import LR, FairLR  # noqa: E402
+from fairdash.data import paper_arrays
+from fairdash.models.fair_gp import GP, FairGP
+from fairdash.models.fair_lr import LR, FairLR
 
 
 def balanced(model, a):
@@ -41,24 +36,7 @@ def balanced(model, a):
     return float((p == a.y_test[b]).mean()), float(min(rates) / max(rates))
 
 
-def timed(fn):
-    t = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t, out
-
-
-def machine() -> str:
-    import torch
-
-    load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",)
-    return (
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}, "
-        f"device {device_description()}, torch fit threads {fit_threads()}, "
-        f"load average at start {', '.join(f'{x:.1f}' for x in load)}"
-    )
-
-
-def bench_lr(repeats: int, lines: list, device="auto"):
+def bench_lr(repeats: int, lines: list, device="auto", results=None):
     from sklearn.linear_model import LogisticRegression
 
     a = paper_arrays("adult-sex", seed=0)
@@ -97,10 +75,12 @@ def bench_lr(repeats: int, lines: list, device="auto"):
     per_repeat1 = [f / s for f, s in zip(times["FairLR"], times["sklearn 1 thread"])]
     lines += ["", f"FairLR / sklearn per repeat: {', '.join(f'{r:.2f}' for r in per_repeat)}",
               f"FairLR / sklearn (1 thread) per repeat: {', '.join(f'{r:.2f}' for r in per_repeat1)}", ""]
+    if results is not None:
+        results["lr"] = {"shape": X.shape, "fit_s": times, "median_fit_s": med, "iterations": iters}
     return a, mf
 
 
-def bench_cache(a, lines: list, device="auto"):
+def bench_cache(a, lines: list, device="auto", results=None):
     X, y, s = a.X_train, a.y_train, a.s_train
     with tempfile.TemporaryDirectory() as d:
         cache = FitCache(d)
@@ -168,9 +148,13 @@ def bench_cache(a, lines: list, device="auto"):
         f"Disk hit predicts identically to the fitted model: {same}.",
         "",
     ]
+    if results is not None:
+        results["cache"] = {"miss_s": t_miss, "key_s": t_key, "memory_hit_s": mem, "disk_hit_s": disk,
+                            "key_and_disk_hit_s": full, "read_only_key_and_disk_hit_s": frozen,
+                            "fit_model_cached_s": whole, "disk_hit_predicts_identically": same}
 
 
-def bench_gp(setups, seeds: int, lines: list, device="auto"):
+def bench_gp(setups, seeds: int, lines: list, device="auto", results=None):
     paper = {"adult-sex": {"GP": (0.54, 0.900), "FairGP": (0.87, 0.902)},
              "adult-race": {"GP": (0.80, 0.888), "FairGP": (0.86, 0.888)}}
     lines += [
@@ -188,6 +172,10 @@ def bench_gp(setups, seeds: int, lines: list, device="auto"):
                 t, m = timed(lambda: cls(seed=seed, device=device).fit(a.X_train, a.y_train, a.s_train))
                 acc, ratio = balanced(m, a)
                 res[cls.__name__].append((t, acc, ratio))
+                if results is not None:
+                    results.setdefault("gp", []).append({"setup": setup, "model": cls.__name__, "seed": seed, "fit_s": t,
+                                                         "epochs": m.n_epochs_, "stopped_by": m.stop_reason_,
+                                                         "accuracy": acc, "pr_ratio": ratio})
                 lines.append(f"| {setup} | {cls.__name__} | {seed} | {t:.1f} | {m.n_epochs_} | {m.stop_reason_} | {acc:.4f} | {ratio:.3f} |")
                 print(lines[-1], flush=True)
         for name, rows in res.items():
@@ -212,23 +200,25 @@ def main(argv=None):
     ap.add_argument("--out", default=None, help="write the markdown here (default: print only)")
     args = ap.parse_args(argv)
 
-    lines = [f"Machine: {machine()}; models fit on: {device_description(args.device)}", ""]
-    if resolve_device(args.device).type == "cuda":  # CUDA context and kernels start outside the timings
-        rng = np.random.default_rng(0)
-        Xw, yw, sw = rng.normal(size=(200, 5)), rng.integers(0, 2, 200), rng.integers(0, 2, 200)
-        FairLR(device=args.device).fit(Xw, yw, sw)
-        FairGP(device=args.device, max_epochs=1, num_inducing=20).fit(Xw, yw, sw)
-    if args.skip_lr:
-        a = paper_arrays("adult-sex", seed=0)
-    else:
-        a, _ = bench_lr(args.repeats, lines, args.device)
-    bench_cache(a, lines, args.device)
-    if not args.skip_gp:
-        bench_gp([s for s in args.setups.split(",") if s], args.gp_seeds, lines, args.device)
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+    with Recording("bench_models", vars(args), torch_device=args.device) as rec:
+        lines = [f"Machine: {rec.machine_line()}; models fit on: {device_description(args.device)}", ""]
+        if resolve_device(args.device).type == "cuda":  # CUDA context and kernels start outside the timings
+            rng = np.random.default_rng(0)
+            Xw, yw, sw = rng.normal(size=(200, 5)), rng.integers(0, 2, 200), rng.integers(0, 2, 200)
+            FairLR(device=args.device).fit(Xw, yw, sw)
+            FairGP(device=args.device, max_epochs=1, num_inducing=20).fit(Xw, yw, sw)
+        if args.skip_lr:
+            a = paper_arrays("adult-sex", seed=0)
+        else:
+            a, _ = bench_lr(args.repeats, lines, args.device, rec.results)
+        bench_cache(a, lines, args.device, rec.results)
+        if not args.skip_gp:
+            bench_gp([s for s in args.setups.split(",") if s], args.gp_seeds, lines, args.device, rec.results)
+        text = rec.markdown = "\n".join(lines)
+        print(text)
+        if args.out:
+            Path(args.out).write_text(text + "\n")
+            rec.outputs.append(args.out)
 
 
 if __name__ == "__main__":

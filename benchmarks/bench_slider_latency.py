@@ -1,8 +1,8 @@
 """How fast the Target page's readouts follow the PR_t slider, in a real browser, beside the floor that
 Streamlit itself sets (issue 5). Run by hand, not in CI:
 
-    python benchmarks/bench_slider_latency.py            # writes benchmarks/results_ui.md
-    python benchmarks/bench_slider_latency.py --moves 60 --out /tmp/results.md
+    python -m benchmarks.bench_slider_latency            # writes benchmarks/results_ui.md
+    python -m benchmarks.bench_slider_latency --moves 60 --out /tmp/results.md
 
 In ONE run it starts two live servers, ``streamlit run app.py`` (FairDash, the Adult sample loaded by
 default) and ``streamlit run benchmarks/minimal_slider_app.py`` (one slider + one st.metric of a trivial
@@ -30,20 +30,17 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
-import platform
 import re
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-from readme_server import IDLE, ROOT, VIEWPORT, Server, first_render  # noqa: E402 (benchmarks/ is on the path when a script runs)
-sys.path.insert(0, str(ROOT))
-CHROMIUM = "/usr/bin/chromium"
+from benchmarks.common import CHROMIUM, Recording
+from benchmarks.readme_server import IDLE, ROOT, VIEWPORT, Server, first_render
+
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--no-first-run", "--disable-sync", "--disable-quic"]
 METRIC = '.st-key-ceiling_readout [data-testid="stMetricValue"]'
@@ -192,38 +189,30 @@ def stats(xs) -> tuple[float, float, int]:
     return float(np.median(xs)), float(np.percentile(xs, 90)), int(xs.size)
 
 
-def machine() -> str:
-    cpu = "?"
-    try:
-        cpu = next(ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    try:
-        chromium = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True, timeout=20).stdout.strip()
-    except Exception:  # noqa: BLE001
-        chromium = "?"
-    import streamlit
-
-    return (f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, Python "
-            f"{platform.python_version()}, Streamlit {streamlit.__version__}, {chromium}, headless, no GPU")
-
-
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--moves", type=int, default=40, help="slider moves per app (after 3 warm-up moves)")
     ap.add_argument("--loads", type=int, default=5, help="warm Data page loads")
     ap.add_argument("--pause", type=int, default=100, help="ms to wait after an idle app before the next move")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results_ui.md"))
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     global PAUSE_MS
     PAUSE_MS = args.pause
 
+    with Recording("bench_slider_latency", vars(args), browser=True,
+                   extra_software=("streamlit", "plotly", "playwright")) as rec:
+        res = rec.results
+        measure(args, res)
+        load_after = os.getloadavg()
+        rec.markdown = write(args.out, res, rec.load_before, load_after, args, rec.machine_line())
+        rec.outputs.append(args.out)
+
+
+def measure(args, res: dict) -> None:
     from playwright.sync_api import sync_playwright
 
-    load_before = os.getloadavg()
     work = Path(tempfile.mkdtemp(prefix="fairdash-bench-"))
     fd, floor = Server("app.py", work), Server("benchmarks/minimal_slider_app.py", work)
-    res: dict = {}
     try:
         fd.wait()
         floor.wait()
@@ -260,11 +249,9 @@ def main() -> None:
         fd.stop()
         floor.stop()
     res.update(server_side(args.moves))
-    load_after = os.getloadavg()
-    write(args.out, res, load_before, load_after, args)
 
 
-def write(path: str, res: dict, load_before, load_after, args) -> None:
+def write(path: str, res: dict, load_before, load_after, args, machine: str) -> str:
     f_med, f_p90, f_n = stats(res["lat_fairdash"])
     m_med, m_p90, m_n = stats(res["lat_floor"])
     ratio = f_med / m_med
@@ -292,11 +279,11 @@ def write(path: str, res: dict, load_before, load_after, args) -> None:
     now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     text = f"""# Dashboard latency (browser) -- results
 
-Measured by `python benchmarks/bench_slider_latency.py --moves {args.moves} --loads {args.loads} --pause {args.pause}` on {now}.
+Measured by `python -m benchmarks.bench_slider_latency --moves {args.moves} --loads {args.loads} --pause {args.pause}` on {now}.
 Both servers ran at the same time on the same machine and the slider moves alternated between them, so
 the two columns saw the same load.
 
-**Machine:** {machine()}.
+**Machine:** {machine}.
 Load average (1/5/15 min) at start {load_before[0]:.1f} / {load_before[1]:.1f} / {load_before[2]:.1f}, at end
 {load_after[0]:.1f} / {load_after[1]:.1f} / {load_after[2]:.1f}: the machine was shared with other work, so the absolute
 numbers are pessimistic; the ratio to the floor is the number to read.
@@ -345,6 +332,7 @@ grids, multiselects with every Adult column).
 """
     Path(path).write_text(text)
     print(text)
+    return text
 
 
 if __name__ == "__main__":

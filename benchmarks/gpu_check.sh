@@ -13,7 +13,7 @@ if [ -d .whl ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
     && export PYTHONPATH=/tmp/site
 fi
-export FAIRDASH_CACHE_DIR=/tmp/fairdash-cache
+export FAIRDASH_CACHE_DIR=/tmp/fairdash-cache FAIRDASH_BENCH_RESULTS="$OUT"  # bench_models's JSON record lands beside its markdown
 { nvidia-smi -L; nproc; python3 -c "import sys, torch, gpytorch, sklearn, numpy; print(sys.version.split()[0], 'torch', torch.__version__, 'gpytorch', gpytorch.__version__, 'sklearn', sklearn.__version__, 'numpy', numpy.__version__, 'cuda', torch.cuda.is_available())"; } 2>&1 | tee "$OUT/machine.txt"
 step() { local name=$1 limit=$2; shift 2; echo "== $name (limit ${limit}s)"; local t0=$SECONDS
   timeout "$limit" "$@" > "$OUT/$name.log" 2>&1; local rc=$?; tail -n 25 "$OUT/$name.log"
@@ -25,8 +25,8 @@ step tests "${TESTS_LIMIT:-180}" python3 -m pytest -p no:cacheprovider -q -rs --
 for setup in adult-sex adult-race; do
   step "sweep_$setup" "${SWEEP_LIMIT:-100}" python3 -m fairdash sweep --paper "$setup" --models fair-lr,lr,fair-gp,gp --repeats 10 --device cuda --no-cache --out "$OUT/sweep-$setup-cuda.csv"
 done
-step bench_cuda "${BENCH_LIMIT:-130}" python3 benchmarks/bench_models.py --device cuda --repeats 5 --gp-seeds 2 --out "$OUT/results_models_cuda.md"
-step bench_cpu "${CPU_LIMIT:-70}" python3 benchmarks/bench_models.py --device cpu --repeats 5 --gp-seeds 1 --setups adult-sex --out "$OUT/results_models_cpu.md"
+step bench_cuda "${BENCH_LIMIT:-130}" python3 -m benchmarks.bench_models --device cuda --repeats 5 --gp-seeds 2 --out "$OUT/results_models_cuda.md"
+step bench_cpu "${CPU_LIMIT:-70}" python3 -m benchmarks.bench_models --device cpu --repeats 5 --gp-seeds 1 --setups adult-sex --out "$OUT/results_models_cpu.md"
 cat "$OUT/summary.txt"
 # everything in one archive (the GPU tool brings back at most 8 files); the markdown stays beside it
 tar czf /tmp/gpu-check.tgz -C "$OUT" . && find "$OUT" -type f ! -name '*.md' ! -name summary.txt -delete && mv /tmp/gpu-check.tgz "$OUT/"

@@ -1,7 +1,7 @@
 """Turn sweep results into the paper's tables, side by side with the paper's figures.
 
     python -m fairdash sweep --paper adult-sex --models all --out runs/adult-sex.csv   # (and adult-race)
-    python benchmarks/paper_tables.py runs/adult-sex.csv runs/adult-race.csv [runs/compas-race.csv ...]
+    python -m benchmarks.paper_tables runs/adult-sex.csv runs/adult-race.csv [runs/compas-race.csv ...]
 
 Prints Markdown: Table 1 (Adult, demographic parity, balanced test set; PR ratio min/max and accuracy,
 mean ± std over repeats) beside the paper's numbers with a flag where we differ by more than two of our
@@ -15,8 +15,8 @@ import sys
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
-from fairdash.metrics import format_mean_std, summarize  # noqa: E402
+from benchmarks.common import Recording
+from fairdash.metrics import format_mean_std, summarize
 
 PAPER_TABLE1 = {  # model: (race PR ratio, sd, race accuracy, sd, sex PR ratio, sd, sex accuracy, sd)
     "gp": (0.80, 0.07, 0.888, 0.007, 0.54, 0.05, 0.900, 0.006),
@@ -78,6 +78,12 @@ def eo_series(df: pd.DataFrame) -> str:
 
 
 def main(paths) -> None:
+    with Recording("paper_tables", {"inputs": [str(p) for p in paths]}) as rec:
+        rec.markdown = tables(paths)
+        print(rec.markdown)
+
+
+def tables(paths) -> str:
     frames, eo = {}, {}
     for p in paths:
         df = pd.read_csv(p)
@@ -87,14 +93,13 @@ def main(paths) -> None:
         else:
             attr = "race" if "race" in name else "sex"
             frames[attr] = pd.concat([frames[attr], df]) if attr in frames else df
+    out = []
     if frames:
-        print("## Table 1 (Adult, demographic parity, balanced test set)\n")
-        print(table1(frames))
-        print("\n### Fit time per model\n")
-        print(fit_time_split(frames))
+        out += ["## Table 1 (Adult, demographic parity, balanced test set)\n", table1(frames),
+                "\n### Fit time per model\n", fit_time_split(frames)]
     for name, df in eo.items():
-        print(f"\n## Equality of opportunity: {name}\n")
-        print(eo_series(df))
+        out += [f"\n## Equality of opportunity: {name}\n", eo_series(df)]
+    return "\n".join(out)
 
 
 if __name__ == "__main__":

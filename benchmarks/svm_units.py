@@ -1,7 +1,7 @@
 """The paper's RBF SVM on the features EthicML gave it (raw-unit numeric columns) against FairDash's
 standardised ones (issue 15, the SVM race row).
 
-    python benchmarks/svm_units.py --setup adult-race --seeds 0 --out benchmarks/svm_units.csv
+    python -m benchmarks.svm_units --setup adult-race --seeds 0 --out benchmarks/svm_units.csv
 
 EthicML's SVM was ``SVC(C=1, kernel="rbf", gamma="auto")`` fitted on EthicML's Adult features: age,
 capital gain/loss, education-num and hours per week in their own units, one-hot columns as 0/1.
@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
-from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -24,7 +22,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import pandas as pd  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.common import Recording  # noqa: E402
 from fairdash.data import paper_arrays  # noqa: E402
 from fairdash.models.zafar import raw_units  # noqa: E402
 
@@ -53,13 +51,16 @@ def main(argv=None):
     ap.add_argument("--units", default="raw")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
-    rows = []
-    for seed in [int(t) for t in args.seeds.split(",")]:
-        for units in args.units.split(","):
-            r = run_one(args.setup, seed, units)
-            rows.append(r)
-            print(r, flush=True)
-            pd.DataFrame(rows).to_csv(args.out, index=False)
+    with Recording("svm_units", vars(args)) as rec:
+        print(rec.machine_line(), flush=True)
+        rows = rec.results["fits"] = []
+        rec.outputs.append(args.out)
+        for seed in [int(t) for t in args.seeds.split(",")]:
+            for units in args.units.split(","):
+                r = run_one(args.setup, seed, units)
+                rows.append(r)
+                print(r, flush=True)
+                pd.DataFrame(rows).to_csv(args.out, index=False)
 
 
 if __name__ == "__main__":

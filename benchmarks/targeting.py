@@ -1,7 +1,7 @@
 """Does targeting work? FairLR's achieved positive rates against the target PR_t, and the explicit
 TPR/TNR-target mode on COMPAS.
 
-    python benchmarks/targeting.py [--repeats 10] [--out benchmarks]
+    python -m benchmarks.targeting [--repeats 10] [--out benchmarks] [--only adult|compas]
 
 1. Adult (s = sex), FairLR at PR_t = 0.10, 0.15, ..., 0.50: each group's positive rate on the ordinary
    test set (where the groups keep their base rates, as in training), mean over repeats; the mean gap
@@ -14,18 +14,17 @@ Prints Markdown for benchmarks/README.md.
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from fairdash import data  # noqa: E402
-from fairdash.experiments import run_experiment  # noqa: E402
-from fairdash.metrics import format_mean_std, group_metrics, summarize  # noqa: E402
-from fairdash.models.registry import make_model  # noqa: E402
+from benchmarks.common import Recording
+from fairdash import data
+from fairdash.experiments import run_experiment
+from fairdash.metrics import format_mean_std, group_metrics, summarize
+from fairdash.models.registry import make_model
 
 GRID = (0.10, 0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45, 0.50)
 
@@ -123,19 +122,23 @@ def compas_eo(repeats: int) -> str:
     return "\n".join(out)
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=10)
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parent))
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parent), help="folder for the figure")
     ap.add_argument("--only", choices=["adult", "compas"])
-    a = ap.parse_args()
-    if a.only != "compas":
-        print("## FairLR targeting on Adult (sex)\n")
-        print(adult_targeting(a.repeats, Path(a.out)))
-    if a.only == "adult":
-        return
-    print("\n## COMPAS (race), equality of opportunity\n")
-    print(compas_eo(a.repeats))
+    a = ap.parse_args(argv)
+    with Recording("targeting", vars(a)) as rec:
+        print(rec.machine_line() + "\n")
+        parts = []
+        if a.only != "compas":
+            parts += ["## FairLR targeting on Adult (sex)\n", adult_targeting(a.repeats, Path(a.out))]
+            print("\n".join(parts[-2:]))
+            rec.outputs.append(Path(a.out) / "targeting_adult_sex.png")
+        if a.only != "adult":
+            parts += ["\n## COMPAS (race), equality of opportunity\n", compas_eo(a.repeats)]
+            print("\n".join(parts[-2:]))
+        rec.markdown = "\n".join(parts)
 
 
 if __name__ == "__main__":

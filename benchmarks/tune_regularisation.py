@@ -5,7 +5,8 @@ each fold, we picked the hyper-parameter which achieved the best fairness among 
 accuracy scores. We then averaged over the 10 hyper-parameter values chosen in this way and then used
 this average for all runs."
 
-    python benchmarks/tune_regularisation.py [--setups adult-race,adult-sex] [--out benchmarks/results_tuning.md]
+    python -m benchmarks.tune_regularisation [--setups adult-race,adult-sex] [--folds 10] [--seeds 10]
+                                             [--out benchmarks/results_tuning.md]
 
 Folds are the protocol's 80/20 splits with seeds 100..109 (apart from the evaluation seeds 0..9), scored
 on each split's balanced test set at PR_t avg. The chosen C (arithmetic mean, as the paper says) is then
@@ -14,16 +15,14 @@ run on the evaluation seeds 0..9 beside the default C = 1. No assertions.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from fairdash.data import paper_arrays  # noqa: E402
-from fairdash.experiments import evaluate  # noqa: E402
-from fairdash.models.fair_lr import FairLR  # noqa: E402
+from benchmarks.common import Recording
+from fairdash.data import paper_arrays
+from fairdash.experiments import evaluate
+from fairdash.models.fair_lr import FairLR
 
 GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 
@@ -37,14 +36,28 @@ def score(C, a):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--setups", default="adult-race,adult-sex")
+    ap.add_argument("--folds", type=int, default=10, help="tuning folds: split seeds 100, 101, ... (the paper: 10)")
+    ap.add_argument("--seeds", type=int, default=10, help="evaluation seeds 0, 1, ... (the protocol: 10)")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
+    with Recording("tune_regularisation", vars(args)) as rec:
+        print(rec.machine_line(), flush=True)
+        text = tune(args, rec)
+        rec.markdown = text
+        print(text)
+        if args.out:
+            Path(args.out).write_text(text + "\n")
+            rec.outputs.append(args.out)
+
+
+def tune(args, rec) -> str:
+    folds = range(100, 100 + args.folds)
     lines = ["# FairLR's regularisation chosen as the paper did", "",
-             f"C grid: {', '.join(f'{c:g}' for c in GRID)}. Folds: split seeds 100..109. "
+             f"C grid: {', '.join(f'{c:g}' for c in GRID)}. Folds: split seeds {folds[0]}..{folds[-1]}. "
              "Per fold: the fairest of the 5 most accurate C.", ""]
     for setup in [s for s in args.setups.split(",") if s]:
         chosen = []
-        for fold in range(100, 110):
+        for fold in folds:
             a = paper_arrays(setup, seed=fold)
             res = {C: score(C, a) for C in GRID}
             top5 = sorted(GRID, key=lambda C: -res[C][0])[:5]
@@ -54,17 +67,17 @@ def main(argv=None):
         c_avg = float(np.mean(chosen))
         rows = {}
         for C in (1.0, c_avg):
-            rows[C] = np.array([score(C, paper_arrays(setup, seed=seed)) for seed in range(10)])
+            rows[C] = np.array([score(C, paper_arrays(setup, seed=seed)) for seed in range(args.seeds)])
+        rec.results[setup] = {"chosen_per_fold": chosen, "C_average": c_avg,
+                              "by_C": {f"{C:g}": {"accuracy_mean": r[:, 0].mean(), "pr_ratio_mean": r[:, 1].mean()}
+                                       for C, r in rows.items()}}
         lines += [f"## {setup}", "", f"Chosen per fold: {', '.join(f'{c:g}' for c in chosen)}; average **C = {c_avg:.3g}**.", "",
-                  "| C | PR ratio (seeds 0..9) | accuracy |", "|---|---|---|"]
+                  f"| C | PR ratio (seeds 0..{args.seeds - 1}) | accuracy |", "|---|---|---|"]
         for C, r in rows.items():
             lines.append(f"| {C:.3g} | {r[:, 1].mean():.3f} ± {r[:, 1].std(ddof=1):.3f} | {r[:, 0].mean():.3f} ± {r[:, 0].std(ddof=1):.3f} |")
         lines.append("")
         print("\n".join(lines[-6:]), flush=True)
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

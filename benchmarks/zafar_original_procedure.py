@@ -1,9 +1,9 @@
 """Zafar et al.'s accuracy-constrained procedure re-implemented step by step, on three codings of the
 numeric columns (issue 15; the evidence behind benchmarks/README.md's ZafarAccuracy table).
 
-    python benchmarks/zafar_original_procedure.py adult-sex 0 std      # FairDash's standardised columns
-    python benchmarks/zafar_original_procedure.py adult-sex 0 minmax   # numeric columns scaled to [0, 1]
-    python benchmarks/zafar_original_procedure.py adult-sex 0 raw      # raw units, as EthicML passed them
+    python -m benchmarks.zafar_original_procedure adult-sex 0 std      # FairDash's standardised columns
+    python -m benchmarks.zafar_original_procedure adult-sex 0 minmax   # numeric columns scaled to [0, 1]
+    python -m benchmarks.zafar_original_procedure adult-sex 0 raw      # raw units, as EthicML passed them
 
 Steps, as `train_model(apply_accuracy_constraint=1, sep_constraint=0, gamma=0.5)` does them: labels
 in {-1, 1}, an intercept column, the summed logistic loss; stage 1 SLSQP from a uniform random start
@@ -13,10 +13,10 @@ of w* and of the result. Slow (minutes: every gradient is ~100 loss evaluations)
 """
 import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-import sys, time, numpy as np
-from scipy.optimize import minimize
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
-from fairdash.data import paper_task, split_arrays
+import sys, time, numpy as np  # noqa: E401, E402 (after the thread setting)
+from scipy.optimize import minimize  # noqa: E402
+from benchmarks.common import Recording  # noqa: E402
+from fairdash.data import paper_task, split_arrays  # noqa: E402
 
 def loss_sum(w, X, y):
     return float(np.logaddexp(0.0, -y * (X @ w)).sum())
@@ -48,8 +48,15 @@ def evaluate(w, X, y, s, idx):
     pr = [p[ss == g].mean() for g in (0, 1)]
     return dict(acc=(p == yy).mean(), pr0=pr[0], pr1=pr[1], ratio=min(pr) / max(pr))
 
-if __name__ == "__main__":
-    setup, seed, scaling = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def main(argv=None):
+    setup, seed, scaling = (sys.argv[1:] if argv is None else argv)[:3]
+    seed = int(seed)
+    with Recording("zafar_original_procedure", {"setup": setup, "seed": seed, "scaling": scaling}) as rec:
+        print(rec.machine_line(), flush=True)
+        run(setup, seed, scaling, rec)
+
+
+def run(setup, seed, scaling, rec):
     a = split_arrays(paper_task(setup), seed)
     Xtr, Xte = np.array(a.X_train), np.array(a.X_test)
     sc = a.preprocessor.named_transformers_["num"].named_steps["scale"]
@@ -64,7 +71,15 @@ if __name__ == "__main__":
         for X in (Xtr, Xte):
             X[:, :k] = (X[:, :k] - lo) / (hi - lo)
     w0, w, info = faithful(Xtr, a.y_train.astype(float), a.s_train.astype(float))
+    rec.results = {"info": info,
+                   "w_star_balanced": evaluate(w0, Xte, a.y_test, a.s_test, a.balanced_test),
+                   "za_balanced": evaluate(w, Xte, a.y_test, a.s_test, a.balanced_test),
+                   "za_all": evaluate(w, Xte, a.y_test, a.s_test, np.arange(len(a.y_test)))}
     print(setup, seed, scaling, info)
-    print(" w*  bal:", evaluate(w0, Xte, a.y_test, a.s_test, a.balanced_test))
-    print(" ZA  bal:", evaluate(w, Xte, a.y_test, a.s_test, a.balanced_test))
-    print(" ZA  all:", evaluate(w, Xte, a.y_test, a.s_test, np.arange(len(a.y_test))))
+    print(" w*  bal:", rec.results["w_star_balanced"])
+    print(" ZA  bal:", rec.results["za_balanced"])
+    print(" ZA  all:", rec.results["za_all"])
+
+
+if __name__ == "__main__":
+    main()

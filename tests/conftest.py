@@ -1,4 +1,5 @@
 """Shared test set-up: no network, a private fit cache, small real data."""
+import functools
 import os
 
 import pytest
@@ -22,3 +23,90 @@ def _training_waits_in_apptest(monkeypatch):
     except ImportError:  # a machine without Streamlit (the GPU checks run the library's tests only)
         return
     monkeypatch.setattr(jobs, "WAIT_IN_SCRIPT", True)
+
+
+# --------------------------------------------------------------------------------------------------
+# The bundled samples, one meaning per name (a test module defines no fixture of its own for them)
+#
+#   adult_table, compas_table   the bundled sample as ``data.load_sample`` reads it (Adult: 45,222 rows x
+#                               15 columns; COMPAS: 6,167 rows): a fresh copy for every test, so a test may
+#                               change its copy (a DataFrame cannot be made read-only).
+#   adult_task, compas_task     the paper's set-up as ``data.paper_task`` builds it: "adult-sex" (s = sex,
+#                               Male is group 1; y = salary, >50K positive; fnlwgt dropped) and "compas-race"
+#                               (s = race, Caucasian is group 1; y = two-year-recid, 1 positive). The one
+#                               task object the library caches for the process: its y and s are read-only
+#                               and nothing may change its X.
+#   adult_arrays, compas_arrays ``data.paper_arrays(setup, seed=0)``: that task split 80/20 with seed 0,
+#                               stratified by the (s, y) cell (``data.split_task``), the preprocessor
+#                               (``data.make_preprocessor``: numeric columns median-imputed and standardised,
+#                               categorical ones one-hot encoded) fitted on the training rows only and applied
+#                               to both splits; ``balanced_test`` indexes the test arrays. Adult: 36,177 x 101
+#                               training, 9,045 test (5,878 balanced); COMPAS: 4,934 x 62 and 1,233 (840).
+#                               Every array is read-only (``prepare_arrays`` makes them so).
+#   adult_app_task              the task the dashboard builds when it opens on Adult (the app's
+#                               ``sample_spec``: the sample's default features, its positive meaning); not
+#                               the paper's set-up. Module-scoped; y and s read-only.
+# A test that needs something else (another s or label) builds it in the test; a module that shares a
+# subsample names it for what it is (test_export's compas_600, test_population_and_groups_page's
+# adult_table_12k).
+# --------------------------------------------------------------------------------------------------
+@functools.cache
+def _sample_table(name: str):
+    """The sample read once per session; never handed to a test (tests get copies)."""
+    from fairdash import data
+
+    return data.load_sample(name)
+
+
+def _read_only(task):
+    for a in (task.y, task.s, task.strata):
+        if a is not None:
+            a.setflags(write=False)
+    return task
+
+
+@pytest.fixture
+def adult_table():
+    return _sample_table("adult").copy()
+
+
+@pytest.fixture
+def compas_table():
+    return _sample_table("compas").copy()
+
+
+@pytest.fixture(scope="session")
+def adult_task():
+    from fairdash import data
+
+    return _read_only(data.paper_task("adult-sex"))
+
+
+@pytest.fixture(scope="session")
+def compas_task():
+    from fairdash import data
+
+    return _read_only(data.paper_task("compas-race"))
+
+
+@pytest.fixture(scope="session")
+def adult_arrays():
+    from fairdash import data
+
+    return data.paper_arrays("adult-sex", seed=0)
+
+
+@pytest.fixture(scope="session")
+def compas_arrays():
+    from fairdash import data
+
+    return data.paper_arrays("compas-race", seed=0)
+
+
+@pytest.fixture(scope="module")
+def adult_app_task():
+    from fairdash import data
+    from fairdash.app.ui import sample_spec
+
+    table = _sample_table("adult")
+    return _read_only(data.build_task(table, sample_spec("adult", table)))

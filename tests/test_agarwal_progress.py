@@ -4,16 +4,8 @@ in the fitted model."""
 import warnings
 
 import numpy as np
-import pytest
 
-from fairdash import data
 from fairdash.models.baselines import AgarwalReduction, _make_lr, _one_blas_thread
-
-
-@pytest.fixture(scope="module")
-def compas_arrays():
-    task = data.build_task(data.load_sample("compas"), data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",)))
-    return data.prepare_arrays(task, data.split_task(task))
 
 
 def test_agarwal_reports_each_fit_and_fits_what_fairlearn_fits(compas_arrays):

@@ -20,13 +20,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@pytest.fixture(scope="module")
-def adult():
-    from fairdash.data import paper_arrays
-
-    return paper_arrays("adult-sex", seed=0)
-
-
 def _cli(*args, env=None):
     return subprocess.run([sys.executable, "-m", "fairdash", *args], capture_output=True, text=True,
                           env={**os.environ, **(env or {})}, timeout=600)
@@ -68,8 +61,8 @@ def test_experiment_on_the_gpu_in_parallel_records_the_device():
     assert fair > plain + 0.2
 
 
-def test_same_seed_same_predictions_on_the_gpu(adult):
-    a = adult
+def test_same_seed_same_predictions_on_the_gpu(adult_arrays):
+    a = adult_arrays
     rng = np.random.default_rng(0)
     idx = rng.choice(a.X_train.shape[0], 4000, replace=False)
     X, y, s = a.X_train[idx], a.y_train[idx], a.s_train[idx]
@@ -83,11 +76,11 @@ def test_same_seed_same_predictions_on_the_gpu(adult):
     np.testing.assert_array_equal(l1.predict(a.X_test), l2.predict(a.X_test))
 
 
-def test_gpu_and_cpu_fits_agree(adult):
+def test_gpu_and_cpu_fits_agree(adult_arrays):
     """Float rounding differs between the devices, so L-BFGS stops at slightly different points; at a
     tight tolerance both reach the same optimum in every direction that changes a prediction (the
     one-hot columns' shared offset with the intercept changes none, so coefficients are not compared)."""
-    a = adult
+    a = adult_arrays
     gpu = FairLR(device="cuda", tol=1e-6).fit(a.X_train, a.y_train, a.s_train)
     cpu = FairLR(device="cpu", tol=1e-6).fit(a.X_train, a.y_train, a.s_train)
     assert np.abs(gpu.decision_function(a.X_test) - cpu.decision_function(a.X_test)).max() < 0.1

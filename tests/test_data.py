@@ -11,39 +11,28 @@ from fairdash.errors import FairDashError
 from fairdash.rates import rates_readout, training_rates
 
 
-@pytest.fixture(scope="module")
-def adult():
-    return data.load_sample("adult")
-
-
-def adult_task(adult, s="sex", s1=("Male",)):
-    return data.build_task(adult, data.TaskSpec(s, "salary", s1, (">50K",), drop=("fnlwgt",)))
-
-
-def test_samples_load_by_name(adult):
-    assert adult.shape == (45222, 15)
-    compas = data.load_sample("compas")
-    assert len(compas) == 6167 and "two-year-recid" in compas
+def test_samples_load_by_name(adult_table, compas_table):
+    assert adult_table.shape == (45222, 15)
+    assert len(compas_table) == 6167 and "two-year-recid" in compas_table
     with pytest.raises(FairDashError, match="Unknown sample"):
         data.load_sample("iris")
 
 
 @pytest.mark.parametrize("s, s1, expected", [("sex", ("Male",), (0.1136, 0.3125)), ("race", ("White",), (0.1584, 0.2624))])
-def test_adult_base_rates_match_the_check_figures(adult, s, s1, expected):
-    task = adult_task(adult, s, s1)
+def test_adult_base_rates_match_the_check_figures(adult_table, s, s1, expected):
+    task = data.build_task(adult_table, data.TaskSpec(s, "salary", s1, (">50K",), drop=("fnlwgt",)))
     rates = training_rates(task, seed=0)
     assert np.allclose(rates.base_rates, expected, atol=0.003)
     assert "fnlwgt" not in task.features and s not in task.features and "salary" not in task.features
 
 
-def test_compas_base_rates(adult):
-    task = data.paper_task("compas-race")
-    r = training_rates(task).base_rates
+def test_compas_base_rates(compas_task):
+    r = training_rates(compas_task).base_rates
     assert np.allclose(r, (0.4886, 0.3914), atol=0.005)
 
 
-def test_split_is_stratified_and_balanced_test_set_is_balanced(adult):
-    task = adult_task(adult)
+def test_split_is_stratified_and_balanced_test_set_is_balanced(adult_task):
+    task = adult_task
     split = data.split_task(task, seed=3)
     assert len(split.train) + len(split.test) == len(task.y)
     assert not set(split.train) & set(split.test)
@@ -62,8 +51,8 @@ def test_split_is_stratified_and_balanced_test_set_is_balanced(adult):
     assert np.array_equal(again.balanced_test, b)
 
 
-def test_preprocessing_is_fitted_on_training_rows_only(adult):
-    task = adult_task(adult)
+def test_preprocessing_is_fitted_on_training_rows_only(adult_task):
+    task = adult_task
     arrays = data.prepare_arrays(task, data.split_task(task, seed=0))
     num = [i for i, n in enumerate(arrays.feature_names) if n.startswith("num__")]
     assert np.allclose(arrays.X_train[:, num].mean(0), 0, atol=1e-9)
@@ -163,9 +152,9 @@ def test_malformed_files_give_clear_errors(raw, match):
     (dict(s_column="sex", y_column="salary", s1_values=("Male", "Female"), y1_values=(">50K",)), "only one group"),
     (dict(s_column="sex", y_column="salary", s1_values=("Male",), y1_values=(">50K", "<=50K")), "only one value"),
 ])
-def test_bad_choices_give_clear_errors(adult, spec, match):
+def test_bad_choices_give_clear_errors(adult_table, spec, match):
     with pytest.raises(FairDashError, match=match):
-        data.build_task(adult, data.TaskSpec(**spec))
+        data.build_task(adult_table, data.TaskSpec(**spec))
 
 
 def test_group_with_no_positives_is_a_clear_error():
@@ -180,8 +169,8 @@ def test_empty_label_column_is_a_clear_error():
         data.build_task(df, data.TaskSpec("g", "y", ("b",), ("1",)))
 
 
-def test_readout_keys_and_values(adult):
-    task = adult_task(adult)
+def test_readout_keys_and_values(adult_task):
+    task = adult_task
     out = rates_readout(task, target_rate=0.3)
     for key in ("base_rates", "group_share", "target_rate", "presets", "t", "transition", "ceiling_at_target",
                 "n_train", "n_test", "n_test_balanced"):

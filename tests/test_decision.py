@@ -25,20 +25,9 @@ COMPAS_RACE = ["--data", "compas", "--s", "race", "--s1", "Caucasian", "--y", "t
 
 
 @pytest.fixture(scope="module")
-def adult_sex():
-    return data.build_task(data.load_sample("adult"),
-                           data.TaskSpec("sex", "salary", ("Male",), (">50K",), drop=("fnlwgt",)))
-
-
-@pytest.fixture(scope="module")
-def compas_race():
-    return data.build_task(data.load_sample("compas"), data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",)))
-
-
-@pytest.fixture(scope="module")
-def adult_at_030(adult_sex):
+def adult_at_030(adult_task):
     """FairLR on Adult sex at PR_t 0.30, seed 0, with each rule."""
-    return {rule: fit_model(adult_sex, "fair-lr", target=make_target_spec("dp", 0.30, decision=rule), seed=0)
+    return {rule: fit_model(adult_task, "fair-lr", target=make_target_spec("dp", 0.30, decision=rule), seed=0)
             for rule in ("threshold", "overall-rate", "group-rates")}
 
 
@@ -136,16 +125,16 @@ def test_adult_group_rates_puts_both_groups_within_003_of_the_target(adult_at_03
     assert m["pop_worst_gap"] <= 0.03
 
 
-def test_adult_overall_rate_hits_the_overall_rate_within_002(adult_sex, adult_at_030):
+def test_adult_overall_rate_hits_the_overall_rate_within_002(adult_task, adult_at_030):
     from fairdash.data import split_arrays
 
     tm = adult_at_030["overall-rate"]
-    arrays = split_arrays(adult_sex, 0)
+    arrays = split_arrays(adult_task, 0)
     pred = tm.decision.decide(tm.estimator, arrays.X_test)  # needs no s
     assert abs(pred.mean() - 0.30) <= 0.02
 
 
-def test_a_saved_group_rates_model_decides_the_same_and_needs_s(adult_sex, adult_at_030, tmp_path):
+def test_a_saved_group_rates_model_decides_the_same_and_needs_s(adult_task, adult_at_030, tmp_path):
     tm = adult_at_030["group-rates"]
     table = data.load_sample("adult").head(400)
     loaded = load_model(save_model(tm, tmp_path / "m.fairdash"))
@@ -159,14 +148,14 @@ def test_a_saved_group_rates_model_decides_the_same_and_needs_s(adult_sex, adult
 # --------------------------------------------------------------------------------------------------
 # COMPAS, s = race, PR_t = 0.401
 # --------------------------------------------------------------------------------------------------
-def test_compas_fair_lr_moves_caucasians_away_and_group_rates_lands_on_target(compas_race):
-    exp = run_experiment(compas_race, ["fair-lr", "lr"], target=make_target_spec("dp", 0.401))
+def test_compas_fair_lr_moves_caucasians_away_and_group_rates_lands_on_target(compas_task):
+    exp = run_experiment(compas_task, ["fair-lr", "lr"], target=make_target_spec("dp", 0.401))
     fair = exp.results[exp.results["model"] == "fair-lr"].iloc[0]
     assert fair["pop_moved_1"] == "away"  # group 1 is Caucasian
-    said = moved_away_summary(exp.results, compas_race.group_names)
+    said = moved_away_summary(exp.results, compas_task.group_names)
     assert any("FairLR moved Caucasian away from its target" in s and "0.181" in s and "0.238" in s and "0.401" in s
                for s in said), said
-    exp = run_experiment(compas_race, ["fair-lr"], target=make_target_spec("dp", 0.401, decision="group-rates"))
+    exp = run_experiment(compas_task, ["fair-lr"], target=make_target_spec("dp", 0.401, decision="group-rates"))
     row = exp.results.iloc[0]
     assert abs(row["pop_pr_0"] - 0.401) <= 0.04 and abs(row["pop_pr_1"] - 0.401) <= 0.04
     assert row["decides_with_s"] and "decides with s" in row["label"]
@@ -199,8 +188,8 @@ def test_cli_predict_without_s_on_a_model_that_decides_with_s_exits_2(capsys, tm
     assert code == 2 and len(errors) == 1 and "decides with s" in errors[0] and "'race'" in errors[0]
 
 
-def test_the_rule_is_part_of_the_run_configuration(compas_race):
-    spec = RunSpec(data="compas", task=compas_race.spec, target=make_target_spec("dp", 0.4, decision="overall-rate"),
+def test_the_rule_is_part_of_the_run_configuration(compas_task):
+    spec = RunSpec(data="compas", task=compas_task.spec, target=make_target_spec("dp", 0.4, decision="overall-rate"),
                    models=("fair-lr",), options={"agarwal": {"difference_bound": 0.01}})
     back = RunSpec.from_dict(json.loads(json.dumps(spec.to_dict())))
     assert back.target.decision == "overall-rate" and back.options == {"agarwal": {"difference_bound": 0.01}}
@@ -216,23 +205,23 @@ def test_agarwal_bound_is_checked(capsys, tmp_path):
     assert code == 2 and "(0, 1]" in err
 
 
-def test_fit_model_refuses_a_target_given_twice(compas_race):
+def test_fit_model_refuses_a_target_given_twice(compas_task):
     with pytest.raises(FairDashError, match="not both.*target_rate=0.3"):
-        fit_model(compas_race, "fair-lr", target=make_target_spec("dp", 0.4), target_rate=0.3)
+        fit_model(compas_task, "fair-lr", target=make_target_spec("dp", 0.4), target_rate=0.3)
 
 
 # --------------------------------------------------------------------------------------------------
 # The threshold optimizer (post-processing, decides with s)
 # --------------------------------------------------------------------------------------------------
-def test_threshold_optimizer_reaches_parity_on_adult_and_matches_fairlearn(adult_sex, tmp_path):
+def test_threshold_optimizer_reaches_parity_on_adult_and_matches_fairlearn(adult_task, tmp_path):
     from fairlearn.postprocessing import ThresholdOptimizer
     from sklearn.linear_model import LogisticRegression
 
     from fairdash.data import split_arrays
 
-    tm = fit_model(adult_sex, "threshold-optimizer", target=make_target_spec("dp", 0.3), seed=0)
+    tm = fit_model(adult_task, "threshold-optimizer", target=make_target_spec("dp", 0.3), seed=0)
     assert tm.metrics["pop_pr_ratio"] >= 0.9
-    arrays = split_arrays(adult_sex, 0)
+    arrays = split_arrays(adult_task, 0)
     lr = LogisticRegression(C=1.0, max_iter=1000).fit(arrays.X_train, arrays.y_train)
     ref = ThresholdOptimizer(estimator=lr, constraints="demographic_parity", prefit=True,
                              predict_method="predict_proba").fit(arrays.X_train, arrays.y_train,
@@ -251,7 +240,7 @@ def test_threshold_optimizer_reaches_parity_on_adult_and_matches_fairlearn(adult
 # --------------------------------------------------------------------------------------------------
 # Issue 19: conditional ceilings at the trained targets, a defined gap, and "too good" models
 # --------------------------------------------------------------------------------------------------
-def test_conditional_own_average_ceiling_uses_the_trained_targets(compas_race):
+def test_conditional_own_average_ceiling_uses_the_trained_targets(compas_task):
     from fairdash.data import split_arrays
     from fairdash.targets import accuracy_ceiling
 
@@ -288,12 +277,12 @@ def test_a_model_that_is_too_good_is_flagged(tmp_path, capsys):
     assert any("too good" in n and "leak" in n for n in result_notes(res))
 
 
-def test_the_results_file_says_where_each_column_was_measured_and_older_files_still_read(compas_race, tmp_path):
+def test_the_results_file_says_where_each_column_was_measured_and_older_files_still_read(compas_task, tmp_path):
     from fairdash.export import results_csv
     from fairdash.results_file import RESULTS_FORMAT, from_file, to_file
 
-    dp = run_experiment(compas_race, ["fair-lr", "lr"], target=make_target_spec("dp", 0.401)).results
-    eo = run_experiment(compas_race, ["lr"], target=make_target_spec("eo", 0.5)).results
+    dp = run_experiment(compas_task, ["fair-lr", "lr"], target=make_target_spec("dp", 0.401)).results
+    eo = run_experiment(compas_task, ["lr"], target=make_target_spec("eo", 0.5)).results
     for res in (dp, eo):
         path = tmp_path / "r.csv"
         path.write_text(results_csv(to_file(res)), encoding="utf-8")
@@ -315,15 +304,15 @@ def test_the_results_file_says_where_each_column_was_measured_and_older_files_st
         from_file(pd.read_csv(path).assign(results_format=9))
 
 
-def test_the_report_says_what_a_model_blind_to_s_can_do(compas_race):
+def test_the_report_says_what_a_model_blind_to_s_can_do(compas_task):
     from fairdash.rates import rates_readout
     from fairdash.report import build_report
     from fairdash.report.content import describe_task
 
     spec = make_target_spec("dp", 0.401)
-    res = run_experiment(compas_race, ["fair-lr", "lr"], target=spec).results
-    readout = rates_readout(compas_race, spec)
-    html = build_report(res, task_description=describe_task(compas_race, dataset="COMPAS"), readout=readout)
+    res = run_experiment(compas_task, ["fair-lr", "lr"], target=spec).results
+    readout = rates_readout(compas_task, spec)
+    html = build_report(res, task_description=describe_task(compas_task, dataset="COMPAS"), readout=readout)
     assert f"AUC {readout['s_predictability']:.2f}" in html and "moves both groups together" in html
     assert "FairLR moved Caucasian away from its target" in html
 
@@ -349,14 +338,14 @@ def test_one_class_for_everyone_has_no_ratio_and_the_note_says_who_gets_what():
     assert any("predicts 1 for everyone" in n and "never counted as parity" in n for n in said), said
 
 
-def test_the_reports_trade_off_speaks_of_the_population_first_with_the_worst_group(compas_race):
+def test_the_reports_trade_off_speaks_of_the_population_first_with_the_worst_group(compas_task):
     """Issue 19, item 2: the plain-words trade-off names where it was measured, population first, with the
     group that misses its target most."""
     from fairdash.report import build_report
     from fairdash.report.content import describe_task
 
-    res = run_experiment(compas_race, ["fair-lr", "lr"], target=make_target_spec("dp", 0.401)).results
-    html = build_report(res, task_description=describe_task(compas_race, dataset="COMPAS"))
+    res = run_experiment(compas_task, ["fair-lr", "lr"], target=make_target_spec("dp", 0.401)).results
+    html = build_report(res, task_description=describe_task(compas_task, dataset="COMPAS"))
     pop = html.index("On the population the model will meet (the ordinary test set):")
     bal = html.index("On the paper&#39;s balanced test set:") if "On the paper&#39;s balanced" in html else \
         html.index("On the paper's balanced test set:")

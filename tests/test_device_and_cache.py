@@ -2,7 +2,6 @@
 (fairdash/fit_cache.py)."""
 import json
 import random
-import time
 
 import numpy as np
 import pytest
@@ -94,14 +93,13 @@ def test_fit_cache_trains_once_and_reloads_from_disk(tmp_path):
     files = sorted(p.suffix for p in tmp_path.glob("*/*"))
     assert files == [".json", ".safetensors"]  # the one safe format, as in the model file
     json.loads(next(tmp_path.glob("*/*.json")).read_text())
-    # a fresh cache (new process) answers from disk with the same predictions
+    # a fresh cache (new process) answers from disk with the same predictions, without fitting: the fit
+    # function is not called again and the model is the one read back (how fast: benchmarks/bench_models.py)
     fresh = C.FitCache(tmp_path)
-    t0 = time.perf_counter()
     m3, hit3 = fresh.get_or_fit(key, FairLR, fit)
-    elapsed = time.perf_counter() - t0
-    assert hit3 and len(calls) == 1
+    assert hit3 and len(calls) == 1 and (fresh.hits, fresh.misses) == (1, 0)
+    assert m3 is not m1 and isinstance(m3, FairLR)
     np.testing.assert_array_equal(m3.predict_proba(X), m1.predict_proba(X))
-    assert elapsed < 1.0  # the benchmark records the real figure (< 50 ms); CI machines vary
 
 
 def test_fit_cache_fit_helper_and_key_changes(tmp_path):

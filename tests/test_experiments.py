@@ -3,18 +3,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairdash import data
 from fairdash.fit_cache import FitCache
 from fairdash.experiments import RESULT_COLUMNS, fit_model, run_experiment
 
 
-@pytest.fixture(scope="module")
-def compas():
-    return data.paper_task("compas-race")
-
-
-def test_tidy_table_has_one_row_per_model_target_seed(compas, tmp_path):
-    exp = run_experiment(compas, ["fair-lr", "lr"], [0.3, 0.5], [0, 1], criterion="dp", cache=FitCache(tmp_path))
+def test_tidy_table_has_one_row_per_model_target_seed(compas_task, tmp_path):
+    exp = run_experiment(compas_task, ["fair-lr", "lr"], [0.3, 0.5], [0, 1], criterion="dp", cache=FitCache(tmp_path))
     res = exp.results
     assert len(res) == 2 * 2 + 2  # fair-lr at two targets, lr once, per seed
     for col in ("model", "target_rate", "seed", "accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1",
@@ -26,35 +20,35 @@ def test_tidy_table_has_one_row_per_model_target_seed(compas, tmp_path):
     assert (res["accuracy"] <= res["ceiling_at_measured"] + 1e-12).all()  # Theorem 2 holds on the same data
 
 
-def test_rerun_is_answered_by_the_cache(compas, tmp_path):
+def test_rerun_is_answered_by_the_cache(compas_task, tmp_path):
     cache = FitCache(tmp_path)
-    first = run_experiment(compas, ["fair-lr"], [0.4], [0], cache=cache).results
-    again = run_experiment(compas, ["fair-lr"], [0.4], [0], cache=FitCache(tmp_path)).results  # from disk
+    first = run_experiment(compas_task, ["fair-lr"], [0.4], [0], cache=cache).results
+    again = run_experiment(compas_task, ["fair-lr"], [0.4], [0], cache=FitCache(tmp_path)).results  # from disk
     assert not first["cached"].any() and again["cached"].all()
     cols = [c for c in RESULT_COLUMNS if c not in ("fit_seconds", "fitted_at", "cached", "device")]
     pd.testing.assert_frame_equal(first[cols], again[cols])
 
 
-def test_parallel_run_gives_the_same_table(compas):
-    serial = run_experiment(compas, ["fair-lr", "lr"], [0.4], [0, 1], n_jobs=1).results
-    parallel = run_experiment(compas, ["fair-lr", "lr"], [0.4], [0, 1], n_jobs=2).results
+def test_parallel_run_gives_the_same_table(compas_task):
+    serial = run_experiment(compas_task, ["fair-lr", "lr"], [0.4], [0, 1], n_jobs=1).results
+    parallel = run_experiment(compas_task, ["fair-lr", "lr"], [0.4], [0, 1], n_jobs=2).results
     cols = [c for c in RESULT_COLUMNS if c not in ("fit_seconds", "fitted_at", "cached", "device")]
     pd.testing.assert_frame_equal(serial[cols], parallel[cols], check_exact=False, atol=1e-9)
 
 
-def test_models_that_do_not_serve_the_criterion_are_skipped_with_a_reason(compas):
-    exp = run_experiment(compas, ["fair-lr", "kamiran"], [0.4], [0], criterion="eo")
+def test_models_that_do_not_serve_the_criterion_are_skipped_with_a_reason(compas_task):
+    exp = run_experiment(compas_task, ["fair-lr", "kamiran"], [0.4], [0], criterion="eo")
     assert set(exp.results["model"]) == {"fair-lr"}
     assert exp.skipped and "kamiran" == exp.skipped[0][0] and "dp" in exp.skipped[0][1]
     assert (exp.results["eval_set"] == "test").all()
 
 
-def test_fit_model_predicts_raw_tables(compas):
-    trained = fit_model(compas, "fair-lr", target_rate=0.45, seed=0)
-    raw = data.load_sample("compas").drop(columns=["race"])  # s is not needed to predict
+def test_fit_model_predicts_raw_tables(compas_task, compas_table):
+    trained = fit_model(compas_task, "fair-lr", target_rate=0.45, seed=0)
+    raw = compas_table.drop(columns=["race"])  # s is not needed to predict
     proba = trained.predict_proba(raw)
     assert proba.shape == (len(raw), 2) and np.allclose(proba.sum(1), 1)
-    assert trained.metrics["accuracy"] > max(compas.y.mean(), 1 - compas.y.mean())
+    assert trained.metrics["accuracy"] > max(compas_task.y.mean(), 1 - compas_task.y.mean())
     assert trained.transition_table is not None
     assert trained.transition_table.target_rates[0] == pytest.approx(0.45)
 
@@ -91,9 +85,9 @@ def test_code_version_is_per_model_so_a_change_retrains_only_that_model(tmp_path
     assert versions["fair-lr"] == versions["lr"] and versions["fair-lr"] != versions["fair-gp"]
 
 
-def test_progress_moves_within_each_fit_and_ends_at_one(compas):
+def test_progress_moves_within_each_fit_and_ends_at_one(compas_task):
     seen = []
-    run_experiment(compas, ["fair-lr"], [0.4], [0], progress=lambda f, m="": seen.append((f, m)))
+    run_experiment(compas_task, ["fair-lr"], [0.4], [0], progress=lambda f, m="": seen.append((f, m)))
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     inner = [m for f, m in seen if 0 < f < 1]
@@ -101,22 +95,22 @@ def test_progress_moves_within_each_fit_and_ends_at_one(compas):
     assert len(seen) > 3  # the model reports inside its fit, not only once per fit
 
 
-def test_a_repeated_request_skips_the_fit_and_the_scoring(compas, tmp_path, monkeypatch):
+def test_a_repeated_request_skips_the_fit_and_the_scoring(compas_task, tmp_path, monkeypatch):
     import fairdash.experiments as E
 
-    first = fit_model(compas, "fair-lr", target_rate=0.45, cache=FitCache(tmp_path))
+    first = fit_model(compas_task, "fair-lr", target_rate=0.45, cache=FitCache(tmp_path))
     calls = []
     real = E.evaluate
     monkeypatch.setattr(E, "evaluate", lambda *a, **k: calls.append(1) or real(*a, **k))
-    again = fit_model(compas, "fair-lr", target_rate=0.45, cache=FitCache(tmp_path))  # fresh cache object: disk
+    again = fit_model(compas_task, "fair-lr", target_rate=0.45, cache=FitCache(tmp_path))  # fresh cache object: disk
     assert calls == []
     assert again.metrics.keys() == first.metrics.keys()
     for k, v in first.metrics.items():
         assert again.metrics[k] == pytest.approx(v, nan_ok=True), k
     # another model (another target) is scored; so is the same model on another split
-    fit_model(compas, "fair-lr", target_rate=0.5, cache=FitCache(tmp_path))
-    fit_model(compas, "fair-lr", target_rate=0.45, seed=1, cache=FitCache(tmp_path))
+    fit_model(compas_task, "fair-lr", target_rate=0.5, cache=FitCache(tmp_path))
+    fit_model(compas_task, "fair-lr", target_rate=0.45, seed=1, cache=FitCache(tmp_path))
     assert len(calls) == 2
     # without a cache every request scores
-    fit_model(compas, "lr", cache=None)
+    fit_model(compas_task, "lr", cache=None)
     assert len(calls) == 3

@@ -36,7 +36,9 @@ FAST_OPTIONS = {"agarwal": {"max_iter": 2}, "fair-gp": {"num_inducing": 16, "max
 
 
 @pytest.fixture(scope="module")
-def compas():
+def compas_600():
+    """600 rows of the COMPAS sample (random_state 0) and the compas-race spec's task on them: small, so
+    that every model's round trip stays quick (the shared compas_task is the whole sample)."""
     df = data.load_sample("compas").sample(600, random_state=0).reset_index(drop=True)
     setup = data.PAPER_SETUPS["compas-race"]
     return df, data.build_task(df, setup.spec)
@@ -63,10 +65,10 @@ def _importable(name: str) -> str | None:
 
 
 @pytest.fixture(scope="module")
-def exported(compas, tmp_path_factory):
+def exported(compas_600, tmp_path_factory):
     """Every importable model trained, saved, and reloaded in ONE fresh process (CPU only, pickle and
     torch.load disabled there). Returns ``{name: (expected, got | error)}``."""
-    df, task = compas
+    df, task = compas_600
     folder = tmp_path_factory.mktemp("exported")
     X0 = _score_frame(df)
     X0.to_parquet(folder / "score.parquet")
@@ -180,8 +182,8 @@ def test_plain_preprocessor_reproduces_the_column_transformer():
 # What the file holds
 # --------------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def fair_lr(compas):
-    _, task = compas
+def fair_lr(compas_600):
+    _, task = compas_600
     return fit_model(task, "fair-lr", target_rate=0.45, criterion="dp", seed=3, device="cpu")
 
 
@@ -190,7 +192,7 @@ def fair_lr_bytes(fair_lr):
     return model_bytes(fair_lr)
 
 
-def test_metadata_and_top_level_load_model(fair_lr, fair_lr_bytes, tmp_path, compas):
+def test_metadata_and_top_level_load_model(fair_lr, fair_lr_bytes, tmp_path, compas_600):
     path = save_model(fair_lr, tmp_path / "model")  # suffix added
     assert path.name == "model.fairdash" and path.read_bytes()[:4] == b"PK\x03\x04"
     m = fairdash.load_model(path)
@@ -209,7 +211,7 @@ def test_metadata_and_top_level_load_model(fair_lr, fair_lr_bytes, tmp_path, com
         assert pkg in meta["versions"]
     assert meta["created"].endswith("+00:00")
     # s is not needed to predict; a missing feature column is a clear error
-    df, _ = compas
+    df, _ = compas_600
     X = df.drop(columns=["race"]).head(20)
     np.testing.assert_array_equal(m.predict(X), fair_lr.predict(X))
     with pytest.raises(FairDashError, match="lacks column"):
@@ -419,7 +421,7 @@ def test_results_csv_neutralises_formulas_but_keeps_numbers():
         assert not first.startswith(("=", "+", "@")), line
 
 
-def test_a_model_trained_on_a_gpu_loads_and_predicts_on_the_cpu(fair_lr, compas):
+def test_a_model_trained_on_a_gpu_loads_and_predicts_on_the_cpu(fair_lr, compas_600):
     """Simulated: the estimator says it trained on ``cuda:0`` (this machine has no GPU). The file keeps
     only float64 numpy arrays, so the loaded model predicts on the CPU, identically."""
     import copy
@@ -430,7 +432,7 @@ def test_a_model_trained_on_a_gpu_loads_and_predicts_on_the_cpu(fair_lr, compas)
     gpu.device = "NVIDIA H100 80GB HBM3"
     m = load_model(model_bytes(gpu))
     assert m.metadata["trained_on"] == "NVIDIA H100 80GB HBM3" and m.device == "CPU"
-    df, _ = compas
+    df, _ = compas_600
     X = df.drop(columns=["race"]).head(100)
     np.testing.assert_array_equal(m.predict_proba(X), fair_lr.predict_proba(X))
 

@@ -25,7 +25,7 @@ def _target_views(results) -> int:
 
 
 @pytest.fixture(scope="module")
-def adult_small() -> pd.DataFrame:
+def adult_table_12k() -> pd.DataFrame:
     return data.load_sample("adult").sample(12000, random_state=1).reset_index(drop=True)
 
 
@@ -68,8 +68,8 @@ def _train(at, models=("fair-lr", "lr")):
     assert not _errors(at), _errors(at)
 
 
-def test_three_groups_and_an_intersection_train_and_plot(adult_small):
-    at = _upload(_new_app(), "adult3000.csv", adult_small)
+def test_three_groups_and_an_intersection_train_and_plot(adult_table_12k):
+    at = _upload(_new_app(), "adult3000.csv", adult_table_12k)
     at.selectbox(key="s_column").set_value("race").run()
     at.radio(key="s_mode").set_value("each").run()
     _ok(at)
@@ -106,8 +106,8 @@ def test_three_groups_and_an_intersection_train_and_plot(adult_small):
     assert len(_figure_titles(at)) == 3 + _target_views(app_state.get(at, "run").results)
 
 
-def test_population_and_balanced_views_on_compare_and_in_the_report(adult_small):
-    at = _upload(_new_app(), "adult3000.csv", adult_small)
+def test_population_and_balanced_views_on_compare_and_in_the_report(adult_table_12k):
+    at = _upload(_new_app(), "adult3000.csv", adult_table_12k)
     at.button(key="confirm_task").click().run()
     _train(at)
     at.switch_page("pages/compare.py").run()
@@ -126,8 +126,8 @@ def test_population_and_balanced_views_on_compare_and_in_the_report(adult_small)
     assert "on the population (the ordinary test set" in text and "on the paper's balanced test set" in text
 
 
-def test_two_runs_show_together_and_the_history_clears(adult_small):
-    at = _upload(_new_app(), "adult3000.csv", adult_small)
+def test_two_runs_show_together_and_the_history_clears(adult_table_12k):
+    at = _upload(_new_app(), "adult3000.csv", adult_table_12k)
     at.button(key="confirm_task").click().run()
     _train(at, ("lr",))
     at.switch_page("pages/target.py").run()

@@ -34,11 +34,6 @@ def made():
     return made_table()
 
 
-@pytest.fixture(scope="module")
-def adult():
-    return data.load_sample("adult")
-
-
 def test_adult_check_figure_relationship_first():
     task = data.paper_task("adult-sex")
     top = proxies.proxy_scores(task.X, task.s)
@@ -197,11 +192,11 @@ def test_one_group_is_refused():
 # --------------------------------------------------------------------------------------------------
 # guess_roles
 # --------------------------------------------------------------------------------------------------
-def test_guess_roles_on_the_samples(adult):
-    g = proxies.guess_roles(adult)
+def test_guess_roles_on_the_samples(adult_table, compas_table):
+    g = proxies.guess_roles(adult_table)
     assert (g.s_column, g.s1_values, g.y_column, g.y1_values) == ("sex", ("Male",), "salary", (">50K",))
     assert "salary" in g.y_reason and "sex" in g.s_reason
-    g = proxies.guess_roles(data.load_sample("compas"), data.profile_columns(data.load_sample("compas")))
+    g = proxies.guess_roles(compas_table, data.profile_columns(compas_table))
     assert (g.s_column, g.y_column, g.y1_values) == ("sex", "two-year-recid", ("1",))
     with pytest.raises(Exception):
         g.s_column = "race"  # frozen

@@ -62,21 +62,9 @@ def _plotly_traces(at: AppTest, key_part: str = "ceiling_curve") -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def compas_race():
-    return data.build_task(data.load_sample("compas"),
-                           data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",)))
-
-
-@pytest.fixture(scope="module")
 def compas_race_by_sex():
     return data.build_task(data.load_sample("compas"),
                            data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",), strata_column="sex"))
-
-
-@pytest.fixture(scope="module")
-def adult_sex():
-    return data.build_task(data.load_sample("adult"),
-                           data.TaskSpec("sex", "salary", ("Male",), (">50K",), drop=("fnlwgt",)))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -131,7 +119,7 @@ def test_dashboard_strata_own_mode_hides_the_slider_and_slider_mode_moves_the_ce
 # --------------------------------------------------------------------------------------------------
 # 2. rates shows strata
 # --------------------------------------------------------------------------------------------------
-def test_rates_json_with_strata_has_a_per_stratum_readout(capsys, compas_race):
+def test_rates_json_with_strata_has_a_per_stratum_readout(capsys, compas_task):
     code, out, err = run(["rates", *COMPAS_RACE, "--strata", "sex", "--json"], capsys)
     assert code == 0, err
     got = json.loads(out)
@@ -145,7 +133,7 @@ def test_rates_json_with_strata_has_a_per_stratum_readout(capsys, compas_race):
         assert tr["0"] == pytest.approx(tr["1"])
         assert tr["0"] == pytest.approx(np.mean(list(st_["base_rates"].values())))
     # the stratum base rates are those of the training split's (stratum, group) cells
-    plain = rates_readout(compas_race)
+    plain = rates_readout(compas_task)
     n = {k: sum(st_["rows"][k] for st_ in got["strata"].values()) for k in ("0", "1")}
     assert sum(n.values()) == got["n_train"]
     for k in ("0", "1"):
@@ -162,7 +150,7 @@ def test_rates_json_with_strata_has_a_per_stratum_readout(capsys, compas_race):
 # --------------------------------------------------------------------------------------------------
 # 3. A single explicit target
 # --------------------------------------------------------------------------------------------------
-def test_a_single_tpr_target_fills_tnr_with_the_one_default_everywhere(capsys, compas_race):
+def test_a_single_tpr_target_fills_tnr_with_the_one_default_everywhere(capsys, compas_task):
     """A missing TNR_t is METHOD's default 0.8 (issue 19, item 10: it was 1 on the command line)."""
     code, out, err = run(["rates", *COMPAS_RACE, "--criterion", "eo", "--tpr-target", "0.9", "--json"], capsys)
     assert code == 0, err
@@ -174,7 +162,7 @@ def test_a_single_tpr_target_fills_tnr_with_the_one_default_everywhere(capsys, c
     assert "TPR_t = 0.900, TNR_t = 0.800" in got["target_text"]
     # the trained row: no PR_t recorded, the target in words
     spec = make_target_spec("eo", tpr_target=0.9)
-    exp = run_experiment(compas_race, ["fair-lr"], target=spec, keep_models=True)
+    exp = run_experiment(compas_task, ["fair-lr"], target=spec, keep_models=True)
     row = exp.results.iloc[0]
     assert np.isnan(row["target_rate"])
     assert "TPR_t = 0.900, TNR_t = 0.800" in row["target"]
@@ -222,8 +210,8 @@ def test_explicit_targets_refused_with_one_line(extra, match, capsys):
 # --------------------------------------------------------------------------------------------------
 # 4. Theorem 1's flipped region is one-sided
 # --------------------------------------------------------------------------------------------------
-def test_flips_on_adult_sex_at_0213(capsys, adult_sex):
-    got = rates_readout(adult_sex, make_target_spec(target_rate=0.213))["flips"]
+def test_flips_on_adult_sex_at_0213(capsys, adult_task):
+    got = rates_readout(adult_task, make_target_spec(target_rate=0.213))["flips"]
     assert (got["0"]["from"], got["0"]["to"]) == (0, 1)
     assert got["0"]["eta_low"] == pytest.approx(0.437, abs=1e-3) and got["0"]["eta_high"] == 0.5
     assert (got["1"]["from"], got["1"]["to"]) == (1, 0)
@@ -277,8 +265,8 @@ def test_flipped_mass_of_the_methods_example_is_one_sided():
     assert flip["eta_high"] - flip["eta_low"] == pytest.approx(mass, abs=0.005)
 
 
-def test_min_preset_sentence_says_what_it_means(adult_sex):
-    out = rates_readout(adult_sex, make_target_spec(target_rate="min"))
+def test_min_preset_sentence_says_what_it_means(adult_task):
+    out = rates_readout(adult_task, make_target_spec(target_rate="min"))
     texts = {k: describe_t(out["t"][k], f"s={k}", out["flips"][k]) for k in ("0", "1")}
     assert out["flips"]["1"]["eta_high"] == 1.0
     assert "everyone the data would call positive" in texts["1"]
@@ -327,8 +315,8 @@ def test_explicit_targets_ceiling_is_the_readouts_and_the_curve_marks_no_pr_t():
 
 @pytest.mark.parametrize("spec", [make_target_spec("eo", tpr_target=1.0, tnr_target=0.8),
                                   make_target_spec("dp", 0.45)], ids=["eo-targets", "dp"])
-def test_measured_accuracy_respects_the_ceiling_on_the_same_rows(spec, compas_race):
-    res = run_experiment(compas_race, ["fair-lr", "lr"], seeds=(0, 1), target=spec).results
+def test_measured_accuracy_respects_the_ceiling_on_the_same_rows(spec, compas_task):
+    res = run_experiment(compas_task, ["fair-lr", "lr"], seeds=(0, 1), target=spec).results
     assert len(res) == 4
     assert np.all(res["accuracy"] <= res["ceiling_at_measured"] + 1e-9)
     assert np.all(res["pop_accuracy"] <= res["pop_ceiling_at_measured"] + 1e-9)
@@ -336,10 +324,10 @@ def test_measured_accuracy_respects_the_ceiling_on_the_same_rows(spec, compas_ra
     from fairdash.data import split_task
 
     for _, row in res.iterrows():
-        split = split_task(compas_race, seed=int(row["seed"]))
+        split = split_task(compas_task, seed=int(row["seed"]))
         idx = split.balanced_test if spec.criterion == "dp" else split.test
-        r = targets.base_rates(compas_race.y[idx], compas_race.s[idx], 2)
-        p = targets.group_shares(compas_race.s[idx], 2)
+        r = targets.base_rates(compas_task.y[idx], compas_task.s[idx], 2)
+        p = targets.group_shares(compas_task.s[idx], 2)
         want = targets.accuracy_ceiling(r, p, [row["pr_0"], row["pr_1"]])
         assert row["ceiling_at_measured"] == pytest.approx(want, abs=1e-12)
         assert row["n_eval"] == len(idx)
@@ -455,20 +443,20 @@ def test_a_configuration_without_a_task_is_a_message(config):
         build_report_from_sweep(results, config)
 
 
-def test_model_file_and_cache_keep_the_original_fit(tmp_path, compas_race):
+def test_model_file_and_cache_keep_the_original_fit(tmp_path, compas_task):
     from fairdash.export import load_model, model_bytes
 
     cache = FitCache(tmp_path / "cache")
     spec = make_target_spec("dp", 0.4)
-    first = fit_model(compas_race, "fair-lr", target=spec, cache=cache)
+    first = fit_model(compas_task, "fair-lr", target=spec, cache=cache)
     assert first.fitted_at and first.fit_seconds > 0
     loaded = load_model(model_bytes(first))
     assert loaded.fitted_at == first.fitted_at
-    again = fit_model(compas_race, "fair-lr", target=spec, cache=FitCache(tmp_path / "cache"))
+    again = fit_model(compas_task, "fair-lr", target=spec, cache=FitCache(tmp_path / "cache"))
     assert again.fit_seconds == first.fit_seconds and again.fitted_at == first.fitted_at
     assert load_model(model_bytes(again)).fitted_at == first.fitted_at
     # the results rows say it came from the cache, with the original time
-    res = run_experiment(compas_race, ["fair-lr"], target=spec, cache=FitCache(tmp_path / "cache")).results
+    res = run_experiment(compas_task, ["fair-lr"], target=spec, cache=FitCache(tmp_path / "cache")).results
     assert bool(res["cached"].iloc[0])
     assert res["fit_seconds"].iloc[0] == first.fit_seconds and res["fitted_at"].iloc[0] == first.fitted_at
 
@@ -629,8 +617,8 @@ def test_the_transition_moves_the_gap_between_target_and_base_rate_at_every_eta(
         assert changed[outside].mean() > 0.0  # "nobody else's label changes" was wrong
 
 
-def test_the_readout_words_say_what_moves_and_no_longer_that_nobody_else_changes(adult_sex, capsys):
-    out = rates_readout(adult_sex, make_target_spec(target_rate=0.2))
+def test_the_readout_words_say_what_moves_and_no_longer_that_nobody_else_changes(adult_task, capsys):
+    out = rates_readout(adult_task, make_target_spec(target_rate=0.2))
     for k in ("0", "1"):
         moved = out["labels_moved"][k]
         assert moved["0_to_1"] + moved["1_to_0"] == pytest.approx(abs(0.2 - out["base_rates"][k]), abs=1e-12)

@@ -24,16 +24,6 @@ CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
 TRAIN_TIMEOUT = 300.0  # FairLR on Adult takes 10-60 s on 2 busy cores; generous on purpose
 
 
-@pytest.fixture(scope="module")
-def adult_task():
-    """The task the app builds on first open (same spec code path as the app's default)."""
-    from fairdash import data
-    from fairdash.app import ui
-
-    df = data.load_sample("adult")
-    return df, data.build_task(df, ui.sample_spec("adult", df))
-
-
 def _number(text: str) -> float:
     m = re.search(r"[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?", text.replace(",", ""))
     assert m, f"no number in {text!r}"
@@ -89,8 +79,8 @@ def _no_exception(page, server_log):
 
 
 @pytest.mark.timeout(600)
-def test_upload_to_download(page, app_url, st_ui, server_log, adult_task, tmp_path):
-    df, task = adult_task
+def test_upload_to_download(page, app_url, st_ui, server_log, adult_table, adult_app_task, tmp_path):
+    df, task = adult_table, adult_app_task
 
     # ---- Data: the Adult sample with s = sex and y = salary on first open --------------------------
     page.goto(app_url)
@@ -214,13 +204,13 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_task, tmp_pa
 
 
 @pytest.mark.timeout(300)
-def test_fast_slider_presses_all_count(page, app_url, st_ui, server_log, adult_task):
+def test_fast_slider_presses_all_count(page, app_url, st_ui, server_log, adult_app_task):
     """Key presses on the slider that arrive while the previous rerun is still in flight are not lost:
     ten ArrowRight presses 150 ms apart, then ten 60 ms apart (a user holding the key), move PR_t by
     exactly 0.010 each time, and the readout then shows the ceiling at the slider's value. (Before
     5e5b7d6 the slider's callback wrote widget state and the rerun's stale value made the slider jump
     back, losing presses.)"""
-    df, task = adult_task
+    task = adult_app_task
     page.goto(app_url + "/target")
     page.locator(".st-key-ceiling_readout").wait_for(timeout=90_000)
     st_ui.wait_idle(page)

@@ -101,16 +101,9 @@ def test_cancel_from_another_page_says_so_and_adds_nothing(page, app_url, st_ui,
     _train(page, st_ui, server_log)
 
 
-@pytest.fixture(scope="module")
-def adult():
-    from fairdash import data
-
-    return data.load_sample("adult")
-
-
 @pytest.mark.timeout(300)
-def test_a_pending_uploads_changed_choices_survive_a_page_switch(page, app_url, st_ui, server_log, adult, tmp_path):
-    path = _csv(_adult_3k(adult), tmp_path, "adult3k_pending.csv")
+def test_a_pending_uploads_changed_choices_survive_a_page_switch(page, app_url, st_ui, server_log, adult_table, tmp_path):
+    path = _csv(_adult_3k(adult_table), tmp_path, "adult3k_pending.csv")
     _open(page, app_url, st_ui)
     _upload(page, st_ui, path)
     box = page.locator(".st-key-y_column input[role=combobox]")

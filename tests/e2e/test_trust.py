@@ -35,23 +35,8 @@ COMPAS_TITLE = "COMPAS (ProPublica two-year recidivism)"
 # --------------------------------------------------------------------------------------------------
 # Tables
 # --------------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def adult():
-    from fairdash import data
-
-    return data.load_sample("adult")
-
-
-@pytest.fixture(scope="module")
-def adult_task(adult):
-    from fairdash import data
-    from fairdash.app import ui
-
-    return data.build_task(adult, ui.sample_spec("adult", adult))
-
-
-def _adult_3k(adult) -> pd.DataFrame:
-    return adult.sample(3000, random_state=1).reset_index(drop=True)
+def _adult_3k(table) -> pd.DataFrame:
+    return table.sample(3000, random_state=1).reset_index(drop=True)
 
 
 def _csv(df: pd.DataFrame, tmp_path: Path, name: str) -> Path:
@@ -240,7 +225,7 @@ def _sidebar(page) -> str:
 # Issue 11
 # ==================================================================================================
 @pytest.mark.timeout(300)
-def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log, adult):
+def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log, adult_table):
     """Bug 1: in "each stratum's own average" mode there is no PR_t slider (one sentence says why); in
     "the slider's PR_t in every stratum" mode the slider is there and moving it moves the ceiling, to the
     value ``rates_readout`` gives for that conditional target."""
@@ -251,7 +236,7 @@ def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log
     from fairdash.rates import rates_readout
     from fairdash.target_spec import make_target_spec
 
-    task = data.build_task(adult, replace(ui.sample_spec("adult", adult), strata_column="race"))
+    task = data.build_task(adult_table, replace(ui.sample_spec("adult", adult_table), strata_column="race"))
     _open(page, app_url, st_ui, "/target")
     _select(page, st_ui, "strata_column", "race")
     _no_exception(page, server_log)
@@ -293,7 +278,7 @@ def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log
 
 
 @pytest.mark.timeout(300)
-def test_explicit_targets_ceiling_matches_and_curve_has_no_pr_t(page, app_url, st_ui, server_log, adult_task):
+def test_explicit_targets_ceiling_matches_and_curve_has_no_pr_t(page, app_url, st_ui, server_log, adult_app_task):
     """Bug 5: with explicit TPR/TNR targets the ceiling shown is the one of those targets (1.0 / 0.8 by
     default), and the curve beside it marks no PR_t point that would contradict it."""
     from fairdash.rates import rates_readout
@@ -305,7 +290,7 @@ def test_explicit_targets_ceiling_matches_and_curve_has_no_pr_t(page, app_url, s
     assert page.locator(".st-key-tpr_target input").input_value() == "1.00"
     assert page.locator(".st-key-tnr_target input").input_value() == "0.80"
     assert page.locator(".st-key-pr_t_slider").count() == 0
-    want = rates_readout(adult_task, make_target_spec("eo", tpr_target=1.0, tnr_target=0.8))["ceiling_at_target"]
+    want = rates_readout(adult_app_task, make_target_spec("eo", tpr_target=1.0, tnr_target=0.8))["ceiling_at_target"]
     shown = _wait_ceiling(page, st_ui, want, "explicit TPR 1.0 / TNR 0.8")
     assert f"{shown:.4f}" == f"{want:.4f}"
     page.wait_for_function(
@@ -321,7 +306,7 @@ def test_explicit_targets_ceiling_matches_and_curve_has_no_pr_t(page, app_url, s
 
 
 @pytest.mark.timeout(300)
-def test_pr_t_slider_stops_short_of_0_and_1(page, app_url, st_ui, server_log, adult_task):
+def test_pr_t_slider_stops_short_of_0_and_1(page, app_url, st_ui, server_log, adult_app_task):
     """Bug 6: Home / End on the slider reach 0.001 and 0.999, never 0 or 1; the reason is on the page;
     the number box refuses 1.5; Train stays enabled at either end."""
     from fairdash.rates import rates_readout
@@ -339,7 +324,7 @@ def test_pr_t_slider_stops_short_of_0_and_1(page, app_url, st_ui, server_log, ad
         st_ui.wait_idle(page, settle=0.05)
         assert thumb.get_attribute("value") == want
         assert f"PR_t: {want}" in _sidebar(page), _sidebar(page)
-        _wait_ceiling(page, st_ui, rates_readout(adult_task, float(want))["ceiling_at_target"], f"PR_t {want}")
+        _wait_ceiling(page, st_ui, rates_readout(adult_app_task, float(want))["ceiling_at_target"], f"PR_t {want}")
         _no_exception(page, server_log)
         assert page.locator('[data-testid="stAlert"]').filter(has_text="not valid").count() == 0
     caption = page.get_by_text("PR_t lies strictly between 0 and 1 (0.001 to 0.999 here)")
@@ -361,10 +346,10 @@ def test_pr_t_slider_stops_short_of_0_and_1(page, app_url, st_ui, server_log, ad
 
 
 @pytest.mark.timeout(600)
-def test_a_run_keeps_the_data_it_was_trained_on(page, app_url, st_ui, server_log, adult, tmp_path):
+def test_a_run_keeps_the_data_it_was_trained_on(page, app_url, st_ui, server_log, adult_table, tmp_path):
     """Bug 7: train on an upload, load the COMPAS sample, open Export: the run is still named after the
     upload, and its configuration's ``data`` and ``task`` are the upload's."""
-    path = _csv(_adult_3k(adult), tmp_path, "adult_upload_3k.csv")
+    path = _csv(_adult_3k(adult_table), tmp_path, "adult_upload_3k.csv")
     _open(page, app_url, st_ui)
     _upload(page, st_ui, path)
     assert page.locator(".st-key-s_column input").input_value() == "sex"
@@ -403,11 +388,11 @@ def test_a_run_keeps_the_data_it_was_trained_on(page, app_url, st_ui, server_log
 # Issue 12
 # ==================================================================================================
 @pytest.mark.timeout(600)
-def test_upload_is_confirmed_and_a_leak_dropped_in_one_click(page, app_url, st_ui, server_log, adult, tmp_path):
+def test_upload_is_confirmed_and_a_leak_dropped_in_one_click(page, app_url, st_ui, server_log, adult_table, tmp_path):
     """An upload is not trainable until its columns are confirmed (Train disabled, the reason said); a column
     that copies the label with 1% noise is listed as a leak of y, Train warns about it, and one "Drop it"
     click takes it out of the features."""
-    df = _adult_3k(adult)
+    df = _adult_3k(adult_table)
     rng = np.random.default_rng(0)
     y = (df["salary"] == ">50K").astype(int).to_numpy()
     df.insert(3, "review_flag", np.where(rng.random(len(df)) < 0.01, 1 - y, y))
@@ -451,10 +436,10 @@ def test_upload_is_confirmed_and_a_leak_dropped_in_one_click(page, app_url, st_u
 
 
 @pytest.mark.timeout(600)
-def test_three_groups_train_and_plot_per_group(page, app_url, st_ui, server_log, adult, tmp_path):
+def test_three_groups_train_and_plot_per_group(page, app_url, st_ui, server_log, adult_table, tmp_path):
     """Adult's ``race`` as three groups ("Every value its own group"): the task trains and Compare shows a
     per-group figure with every group named, on the population and, one click away, the balanced test set."""
-    df = _adult_3k(adult)
+    df = _adult_3k(adult_table)
     df["race"] = df["race"].where(df["race"].isin(["White", "Black"]), "Other")
     path = _csv(df, tmp_path, "adult_race3.csv")
     _open(page, app_url, st_ui)

