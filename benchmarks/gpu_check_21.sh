@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The CUDA checks of issue 21's round (one TargetSpec through the models, scikit-learn's contract, the layout
+# split: device, progress, fit_cache), run by hand on a GPU machine with the device tool: the library's
+# CUDA-sensitive tests with the device left on "auto" (so: CUDA), then FairLR, FairGP, Agarwal (bound 0.01)
+# and Kamiran on Adult sex, timed on CUDA and on that machine's CPU. No dashboard: the GPU image has no Streamlit.
+set -u
+export PYTHONUNBUFFERED=1
+OUT=${OUT:-/tmp/gpu-check}; mkdir -p "$OUT"
+if [ -d .whl ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    && export PYTHONPATH=/tmp/site:$PWD
+fi
+export FAIRDASH_CACHE_DIR=/tmp/fairdash-cache
+{ nvidia-smi -L; nproc; python3 -c "import sys, torch, gpytorch, sklearn, numpy, fairlearn; print(sys.version.split()[0], 'torch', torch.__version__, 'gpytorch', gpytorch.__version__, 'sklearn', sklearn.__version__, 'numpy', numpy.__version__, 'fairlearn', fairlearn.__version__, 'cuda', torch.cuda.is_available())"; } 2>&1 | tee "$OUT/machine.txt"
+TESTS=(tests/test_cuda.py tests/test_weighted_lr.py tests/test_fair_models.py tests/test_device_and_cache.py tests/test_decision.py)
+for t in tests/test_estimator_checks.py tests/test_model_target.py; do [ -f "$t" ] && TESTS+=("$t"); done
+timeout "${TESTS_LIMIT:-150}" python3 -m pytest -p no:cacheprovider -q -rs --timeout 140 "${TESTS[@]}" 2>&1 \
+  | tee "$OUT/tests.log" | tail -n 25
+timeout "${BENCH_LIMIT:-70}" python3 - <<'PY' 2>&1 | tee "$OUT/timings.txt"
+import time
+from fairdash import data
+from fairdash.experiments import fit_model
+from fairdash.target_spec import make_target_spec
+task = data.paper_task("adult-sex")
+for device in ("cuda", "cpu"):
+    for name, opts in (("fair-lr", None), ("fair-gp", {"num_inducing": 100, "max_epochs": 3}), ("agarwal", {"difference_bound": 0.01}), ("kamiran", None)):
+        t0 = time.perf_counter()
+        try:
+            m = fit_model(task, name, target=make_target_spec("dp", 0.30), seed=0, device=device, options=opts)
+        except Exception as e:  # a wrong option name for this model: say so and go on
+            print(f"{device} {name}: {type(e).__name__}: {e}")
+            continue
+        print(f"{device} {name}: {time.perf_counter() - t0:.2f} s (fit {m.fit_seconds:.2f} s on {m.device}); population "
+              f"PR {m.metrics['pop_pr_0']:.3f} / {m.metrics['pop_pr_1']:.3f}, ratio {m.metrics['pop_pr_ratio']:.3f}, "
+              f"accuracy {m.metrics['pop_accuracy']:.3f}")
+PY
