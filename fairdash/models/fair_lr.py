@@ -46,7 +46,7 @@ def place_matrix(X, dtype, dev):
 
 
 def lbfgs_logistic(Xt, w0, w1, *, C, tol, max_iter, chunk_rows=None, report=None, row_weight=None,
-                   precondition=False, start=None, labels=None, null_basis=None, transposed=None):
+                   precondition=False, start=None, labels=None, transposed=None):
     """The one full-batch L-BFGS solver of FairDash's logistic regressions (FairLR, LR, WeightedLR).
 
     Minimises ``sum_i a_i * (-log P(y_i | x_i)) + ||w||^2 / (2 C)`` over ``(w, b)`` (the intercept
@@ -74,12 +74,6 @@ def lbfgs_logistic(Xt, w0, w1, *, C, tol, max_iter, chunk_rows=None, report=None
     Newton's. A tensor is used as ``P`` as it is; ``False`` (or ``None`` from a failed factorisation)
     solves in ``(w, b)`` itself. ``tol`` then bounds the gradient in ``u``, a Newton-decrement-like
     measure (the distance to the optimum in the Hessian's norm).
-
-    ``null_basis``: ``None``, or a float64 ``(p + 1, k)`` tensor with orthonormal columns spanning
-    directions ``v`` of ``(w, b)`` with ``[X 1] v = 0`` exactly (one-hot columns that sum to the
-    intercept's): the loss does not change along them, so the data part of the gradient has no
-    component there; it is projected off them, so that the rounding of float32 sums cannot push the
-    solution along directions that only the (tiny) penalty curves.
 
     ``transposed``: with ``Xt`` a sparse CSR tensor (on the device), the CSR tensor of ``X^T``: the two
     products are then sparse matrix-vector products over the whole matrix (no row chunks); on
@@ -150,13 +144,7 @@ def lbfgs_logistic(Xt, w0, w1, *, C, tol, max_iter, chunk_rows=None, report=None
                 loss = loss - ll.sum()
                 gw = gw - torch.mv(Xc.T if transposed is None else transposed, g.to(xdt)).to(dtype)
                 gb = gb - g.sum()
-            if null_basis is None:
-                grad = torch.cat([gw, gb.reshape(1)]) * scale
-            else:  # the data part of the gradient without its (rounding-only) null-space component
-                gd = torch.cat([gw - inv_c * w, gb.reshape(1)])
-                gd = gd - null_basis @ (null_basis.T @ gd)
-                gd[:p] += inv_c * w
-                grad = gd * scale
+            grad = torch.cat([gw, gb.reshape(1)]) * scale
             theta.grad = grad if P is None else P.T @ grad
             last["at"], last["grad"] = theta.detach().clone(), theta.grad
             evals[0] += 1
