@@ -284,17 +284,19 @@ def test_identity_table_shortcut_gives_the_same_numbers(compas):
 # --------------------------------------------------------------------------------------------------
 # The sparse design and the memory shared by a reduction's fits
 # --------------------------------------------------------------------------------------------------
-def test_one_hot_data_take_the_sparse_design_and_agree_with_the_dense_one(adult, monkeypatch):
-    """Adult (12% non-zeros) is solved on CSR copies of X in float64; the dense float32-then-float64
-    path gives the same solution."""
+@pytest.mark.parametrize("kind", ["random", "skewed"])
+def test_one_hot_data_take_the_sparse_design_and_agree_with_the_dense_one(adult, kind):
+    """Shared by a memory's fits, Adult (12% non-zeros) is solved on CSR copies of X in float64; one
+    fit alone takes the dense float32-then-float64 path; both give the same solution."""
     from fairdash.models import weighted_lr as W
 
     a = adult
-    assert W._Design(a.X_train, torch.device("cpu")).sparse
-    w = _weights("skewed", len(a.y_train))
-    sparse = WeightedLR(device="cpu").fit(a.X_train, a.y_train, sample_weight=w)
-    monkeypatch.setattr(W, "SPARSE_DENSITY", 0.0)
-    assert not W._Design(a.X_train, torch.device("cpu")).sparse
+    cpu = torch.device("cpu")
+    assert W._Design(a.X_train, cpu, shared=True).sparse and not W._Design(a.X_train, cpu).sparse
+    w = _weights(kind, len(a.y_train))
+    memory = W.FitMemory()
+    sparse = WeightedLR(device="cpu").fit(a.X_train, a.y_train, sample_weight=w, memory=memory)
+    assert memory.design(a.X_train, cpu).sparse
     dense = WeightedLR(device="cpu").fit(a.X_train, a.y_train, sample_weight=w)
     assert sparse.converged_ and dense.converged_
     assert np.abs(_params(sparse) - _params(dense)).max() <= 2e-4 * np.abs(_params(dense)).max()

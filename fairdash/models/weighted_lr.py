@@ -18,11 +18,13 @@ the penalty decides the solution, and an unpreconditioned solver stopped at scik
 ``tol`` is still far from it (28% in the largest coefficient on Adult), though it predicts the same.
 Two ways to evaluate the objective, chosen by the matrix (``_Design``):
 
-- sparse (at most ``SPARSE_DENSITY`` of the entries non-zero, e.g. one-hot data: Adult 12%): the
-  whole solve in float64 on CSR copies of ``X`` and ``X^T``, Hessians included; a float64
-  evaluation then costs less than a dense float32 one;
-- dense: float32 rounds (matrix-vector products 2-10x faster than float64's), then a float64 round
-  to ``tol`` (float32 sums cannot resolve the directions only the tiny penalty curves).
+- sparse (a matrix shared by the fits of a ``FitMemory``, on the CPU, with at most
+  ``SPARSE_DENSITY`` of its entries non-zero, e.g. one-hot data: Adult 12%): the whole solve in
+  float64 on CSR copies of ``X`` and ``X^T``, Hessians included; a float64 evaluation then costs
+  less than a dense float32 one (making the copies costs more than one fit saves);
+- dense (other matrices, and always on CUDA, whose sparse products are not deterministic): float32
+  rounds (matrix-vector products 2-10x faster than float64's), then a float64 round to ``tol``
+  (float32 sums cannot resolve the directions only the tiny penalty curves).
 
 ``fit(..., memory=FitMemory())`` shares work between the many fits of one reduction on the same
 matrix (fairlearn's ``ExponentiatedGradient`` fits one per best response): the prepared matrix, and
@@ -72,35 +74,32 @@ class _Design:
     and either ``sparse`` CSR float64 tensors of ``X`` and ``X^T`` (with ``rows``, the row of every
     stored entry, for the Hessian) or ``X32`` and ``X64``, dense tensors (``fair_lr.place_matrix``)."""
 
-    def __init__(self, X: np.ndarray, dev):
+    def __init__(self, X: np.ndarray, dev, shared: bool = False):
         import torch
 
         from .fair_lr import place_matrix
 
         self.X, self.dev = X, dev
-        nnz = int(np.count_nonzero(X))
-        self.sparse = nnz <= SPARSE_DENSITY * X.size and (dev.type != "cuda" or _fits_on_gpu(16 * nnz, dev))
+        # sparse only for a matrix shared by many fits (a FitMemory's): for one fit, making the CSR
+        # copies (about 40 ms on Adult) costs more than they save; and on the CPU only: CUDA's sparse
+        # products sum in no fixed order (two fits would differ in the last digits), and its dense
+        # float32 products are fast anyway
+        self.sparse = shared and dev.type == "cpu" and np.count_nonzero(X) <= SPARSE_DENSITY * X.size
         if self.sparse:
-            Xt = torch.as_tensor(X, dtype=torch.float64)
             with warnings.catch_warnings():  # torch: "Sparse CSR tensor support is in beta state"
                 warnings.filterwarnings("ignore", message="Sparse CSR tensor support", category=UserWarning)
-                csr = Xt.to_sparse_csr()
-                csc = csr.to_sparse_csc()  # its arrays are those of the CSR form of X^T
-                self.X64 = csr.to(dev)
+                # X is only read (a read-only array is fine)
+                warnings.filterwarnings("ignore", message="The given NumPy array is not writable", category=UserWarning)
+                self.X64 = torch.as_tensor(X, dtype=torch.float64).to_sparse_csr()
+                csc = self.X64.to_sparse_csc()  # its arrays are those of the CSR form of X^T
                 self.XT64 = torch.sparse_csr_tensor(csc.ccol_indices(), csc.row_indices(), csc.values(),
-                                                    X.shape[::-1], check_invariants=False).to(dev)
+                                                    X.shape[::-1], check_invariants=False)
             counts = self.X64.crow_indices().diff()
             self.rows = torch.repeat_interleave(torch.arange(X.shape[0], device=dev), counts)
             self.X32 = None
         else:
             self.X32, self.X64 = place_matrix(X, torch.float32, dev), place_matrix(X, torch.float64, dev)
             self.XT64 = self.rows = None
-
-
-def _fits_on_gpu(nbytes: int, dev) -> bool:
-    import torch
-
-    return 2 * nbytes < 0.5 * torch.cuda.mem_get_info(dev)[0]
 
 
 def _sparse_hessian_root(design: _Design, aw, coef, C):
@@ -159,7 +158,7 @@ class FitMemory:
         after ``check_X``); a different array replaces it and forgets the solutions."""
         d = self._design
         if d is None or X is not self._given or d.dev != dev or np.shape(X) != d.X.shape:
-            self._given, self._design = X, _Design(check_X(X), dev)
+            self._given, self._design = X, _Design(check_X(X), dev, shared=True)
             self.starts, self.solved = {}, {}
         return self._design
 
@@ -230,7 +229,8 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
         if self.C is None or not float(self.C) > 0:
             raise FairDashError("The regularisation constant C must be a positive number.")
         dev = resolve_device(self.device)
-        design = None if memory is None else memory.design(X, dev)
+        with torch_threads():
+            design = None if memory is None else memory.design(X, dev)
         X = check_X(X) if design is None else design.X
         y = np.asarray(y).ravel()
         if len(y) != len(X):
