@@ -51,9 +51,9 @@ from ..validation import check_X
 
 # The solver's rounds (``WeightedLR._solve``): the iterations on the Hessian at zero; the float32
 # rounds' tolerance (about what float32 sums resolve on Adult-sized data) and the second one's cap; the
-# cap of the float64 round on the float32 Hessian (the sparse path's main round on its first
-# Hessian); then at most POLISH_ROUNDS rounds of at most POLISH_ROUND_ITERS iterations on the float64
-# Hessian where the last round ended
+# cap of the float64 round on the float32 Hessian; the cap of the sparse design's float64 round; then
+# at most POLISH_ROUNDS rounds of at most POLISH_ROUND_ITERS iterations on the float64 Hessian where
+# the last round ended
 START_ROUND_ITERS = 6
 FIRST_ROUND_TOL = 1e-5
 FIRST_ROUND_ITERS = 60
@@ -206,9 +206,10 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
     Adult), ``max_iter`` (L-BFGS iterations), ``device`` (``"auto"``, ``"cpu"``, ``"cuda"``: where
     the solver runs, decided by ``fairdash.backend.resolve_device``).
 
-    ``fit(X, y, sample_weight=None)``: ``y`` holds exactly two label values (sorted into
-    ``classes_``; the second is the positive class), ``sample_weight`` non-negative finite numbers
-    with a positive sum (``None``: all 1). Fitted: ``coef_`` ``(1, d)``, ``intercept_`` ``(1,)``,
+    ``fit(X, y, sample_weight=None, *, memory=None)``: ``y`` holds exactly two label values (sorted
+    into ``classes_``; the second is the positive class), ``sample_weight`` non-negative finite
+    numbers with a positive sum (``None``: all 1); ``memory`` a :class:`FitMemory` shared by the
+    fits of one reduction on the same ``X`` (see the module's notes), or ``None``. Fitted: ``coef_`` ``(1, d)``, ``intercept_`` ``(1,)``,
     ``n_iter_`` ``(1,)``, ``classes_``, ``n_features_in_``, ``converged_``, ``fit_seconds_``.
     """
 
@@ -259,8 +260,8 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
                 label_key = _digest(y01, params)
                 key = _digest(y01, params, np.zeros(0) if weight is None else weight)
                 if key in memory.solved:  # the very same problem again
-                    coef, n_iter, converged = memory.solved[key]
-                    n_iter = 0
+                    coef, _, converged = memory.solved[key]
+                    coef, n_iter = coef.copy(), 0
                 else:
                     start, P = memory.starts.get(label_key, (None, None))
                     coef, n_iter, converged, P = self._solve(design, labels, aw, start, P)
