@@ -286,7 +286,9 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
     fitted with ``sensitive_features=s``. ``WeightedLR`` solves scikit-learn's
     ``LogisticRegression(C=C).fit(X, y, sample_weight)`` problem (the paper's inner learner) on
     FairDash's L-BFGS solver, on ``device`` (``"auto"``, ``"cpu"``, ``"cuda"``; ``fairdash.backend``
-    decides), in a fraction of its time. The constraint is
+    decides), in a fraction of its time; the best responses of one fit share a
+    ``weighted_lr.FitMemory`` (made per fit: the prepared matrix, warm starts from the last solution
+    with the same labels), each still solved to the same tolerance. The constraint is
     ``DemographicParity(difference_bound=0.1)`` for ``criterion="dp"`` and
     ``TruePositiveRateParity(difference_bound=0.1)`` for ``criterion="eo"``; a fresh constraint object
     is made for every fit. In fairlearn >= 0.5 ``eps`` only caps the Lagrange multipliers (``B = 1/eps``);
