@@ -12,9 +12,17 @@ Old and new run interleaved in one process (old, new, old, new, ...), so a busy 
 alike; the load average is recorded before and after every fit. Agarwal is fitted at each bound in
 ``--bounds`` (0.1 and 0.01 by default), Kamiran with its usual weights.
 
+``--table1``: Table 1's Kamiran and Agarwal rows instead (``fairdash.experiments.run_experiment`` as
+``fairdash sweep --paper adult-sex|adult-race`` runs them: demographic parity, the paper's bound 0.1,
+seeds 0..repeats-1, scored on the balanced test set, no fit cache), with the inner learner(s) named by
+``--inner``; one CSV per set-up and inner learner in ``--csv-dir`` and a before/after table.
+
 Usage (from the repository root):
     python benchmarks/bench_reductions.py                       # 1 repeat of each Agarwal fit, 3 of Kamiran
     python benchmarks/bench_reductions.py --repeats 2 --kamiran-repeats 5 --out /tmp/reductions.md
+    python benchmarks/bench_reductions.py --table1 --repeats 10 --inner old --csv-dir /tmp/t1
+    python benchmarks/bench_reductions.py --table1 --repeats 10 --inner new --csv-dir /tmp/t1
+    python benchmarks/bench_reductions.py --table1-summary --csv-dir /tmp/t1   # the before/after table
 """
 from __future__ import annotations
 
@@ -40,7 +48,15 @@ def _sklearn_lr(C: float, seed=None, device=None):
     """The inner learner before issue 22 (``baselines._make_lr`` then)."""
     from sklearn.linear_model import LogisticRegression
 
-    return LogisticRegression(C=C, max_iter=1000, random_state=seed)
+    class SklearnLR(LogisticRegression):
+        """scikit-learn's, plus the ``device_`` the models now read from their inner learner."""
+
+        def fit(self, X, y, sample_weight=None):
+            super().fit(X, y, sample_weight=sample_weight)
+            self.device_ = "scikit-learn (host CPU)"
+            return self
+
+    return SklearnLR(C=C, max_iter=1000, random_state=seed)
 
 
 @contextlib.contextmanager
@@ -178,13 +194,79 @@ def summary(rows) -> str:
     return "\n".join(out)
 
 
+TABLE1_SETUPS = ("adult-sex", "adult-race")
+TABLE1_MODELS = ("kamiran", "agarwal")
+
+
+def table1(repeats: int, inner: str, csv_dir: Path, setups=TABLE1_SETUPS) -> None:
+    """Table 1's Kamiran and Agarwal rows on one inner learner, one CSV per set-up (as the sweep writes)."""
+    from fairdash.data import paper_task
+    from fairdash.experiments import run_experiment
+
+    csv_dir.mkdir(parents=True, exist_ok=True)
+    for setup in setups:
+        load_before, t0 = _load(), time.perf_counter()
+        with inner_learner(inner):
+            exp = run_experiment(paper_task(setup), list(TABLE1_MODELS), seeds=range(repeats), criterion="dp")
+        df = exp.results.assign(inner=inner, load=f"{load_before} -> {_load()}")
+        out = csv_dir / f"{setup}-{inner}.csv"
+        df.to_csv(out, index=False)
+        print(f"{setup} {inner}: {time.perf_counter() - t0:.0f} s, load {load_before} -> {_load()}, {out}",
+              flush=True)
+
+
+def table1_summary(csv_dir: Path) -> str:
+    """Before (old inner learner) and after (new), mean ± std over repeats, from ``table1``'s CSVs."""
+    import pandas as pd
+
+    from fairdash.metrics import format_mean_std, summarize
+
+    out = ["| model | attribute | inner learner | PR ratio | accuracy | repeats | mean fit (s) | load (1-min) |",
+           "|---|---|---|---|---|---|---|---|"]
+    diffs = []
+    for setup in TABLE1_SETUPS:
+        means = {}
+        for inner in ("old", "new"):
+            path = csv_dir / f"{setup}-{inner}.csv"
+            if not path.exists():
+                continue
+            df = pd.read_csv(path)
+            s = summarize(df, by=("model",), metrics=["pr_ratio", "accuracy", "fit_seconds"]).set_index("model")
+            for m in TABLE1_MODELS:
+                if m not in s.index:
+                    continue
+                r = s.loc[m]
+                means[(m, inner)] = (r.pr_ratio_mean, r.accuracy_mean)
+                label = "scikit-learn LogisticRegression" if inner == "old" else "WeightedLR"
+                out.append(f"| {m} | {setup.split('-')[1]} | {label} | {format_mean_std(r.pr_ratio_mean, r.pr_ratio_std)} | "
+                           f"{format_mean_std(r.accuracy_mean, r.accuracy_std)} | {int(r.repeats)} | "
+                           f"{r.fit_seconds_mean:.2f} | {df['load'].iloc[0]} |")
+        for m in TABLE1_MODELS:
+            if (m, "old") in means and (m, "new") in means:
+                (p0, a0), (p1, a1) = means[(m, "old")], means[(m, "new")]
+                diffs.append(f"- {m}, {setup}: PR ratio {p1 - p0:+.4f}, accuracy {a1 - a0:+.4f} (new minus old)")
+    return "\n".join(out + [""] + diffs)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bounds", type=float, nargs="+", default=[0.1, 0.01])
     ap.add_argument("--repeats", type=int, default=1, help="Agarwal fits per bound and inner learner")
     ap.add_argument("--kamiran-repeats", type=int, default=3)
     ap.add_argument("--out", type=Path, help="also write the markdown summary here")
+    ap.add_argument("--table1", action="store_true", help="Table 1's Kamiran and Agarwal rows (--repeats seeds)")
+    ap.add_argument("--table1-summary", action="store_true", help="the before/after table from --csv-dir")
+    ap.add_argument("--inner", choices=["old", "new", "both"], default="both")
+    ap.add_argument("--csv-dir", type=Path, default=Path("table1_reductions"))
     args = ap.parse_args(argv)
+    if args.table1:
+        print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {_machine()}", flush=True)
+        warm_up(paper_arrays("adult-sex", seed=0))
+        for inner in ("old", "new") if args.inner == "both" else (args.inner,):
+            table1(args.repeats, inner, args.csv_dir)
+    if args.table1 or args.table1_summary:
+        print(table1_summary(args.csv_dir))
+        return
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     machine = _machine()
     rows = run(args.bounds, args.repeats, args.kamiran_repeats)

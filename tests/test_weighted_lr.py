@@ -279,3 +279,96 @@ def test_identity_table_shortcut_gives_the_same_numbers(compas):
     short = lbfgs_logistic(X, None, None, labels=labels, C=1.0, tol=1e-6, max_iter=200, row_weight=w,
                            precondition=True)
     assert np.array_equal(general[0], short[0]) and general[1:] == short[1:]
+
+
+# --------------------------------------------------------------------------------------------------
+# The sparse design and the memory shared by a reduction's fits
+# --------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["random", "skewed"])
+def test_one_hot_data_take_the_sparse_design_and_agree_with_the_dense_one(adult, kind):
+    """Shared by a memory's fits, Adult (12% non-zeros) is solved on CSR copies of X in float64; one
+    fit alone takes the dense float32-then-float64 path; both give the same solution."""
+    from fairdash.models import weighted_lr as W
+
+    a = adult
+    cpu = torch.device("cpu")
+    assert W._Design(a.X_train, cpu, shared=True).sparse and not W._Design(a.X_train, cpu).sparse
+    w = _weights(kind, len(a.y_train))
+    memory = W.FitMemory()
+    sparse = WeightedLR(device="cpu").fit(a.X_train, a.y_train, sample_weight=w, memory=memory)
+    assert memory.design(a.X_train, cpu).sparse
+    dense = WeightedLR(device="cpu").fit(a.X_train, a.y_train, sample_weight=w)
+    assert sparse.converged_ and dense.converged_
+    assert np.abs(_params(sparse) - _params(dense)).max() <= 2e-4 * np.abs(_params(dense)).max()
+    assert np.mean(sparse.predict(a.X_test) == dense.predict(a.X_test)) >= 0.999
+
+
+def test_sparse_products_are_the_dense_float64_solver(compas):
+    """``lbfgs_logistic`` on a CSR matrix with its transpose does the dense float64 computation (only
+    the order of the sums differs)."""
+    from fairdash.models.fair_lr import lbfgs_logistic, logistic_hessian_root
+
+    a = compas
+    X = torch.as_tensor(a.X_train, dtype=torch.float64)
+    labels = torch.as_tensor(a.y_train, dtype=torch.float64)
+    w = torch.as_tensor(_weights("random", len(a.y_train)))
+    P = logistic_hessian_root(X, w, torch.zeros(X.shape[1] + 1, dtype=torch.float64), 1.0)
+    kw = dict(labels=labels, C=1.0, tol=1e-8, max_iter=100, row_weight=w, precondition=P)
+    dense = lbfgs_logistic(X, None, None, **kw)
+    sparse = lbfgs_logistic(X.to_sparse_csr(), None, None, transposed=X.T.contiguous().to_sparse_csr(), **kw)
+    np.testing.assert_allclose(sparse[0], dense[0], rtol=0, atol=1e-9 * np.abs(dense[0]).max())
+    assert abs(sparse[1] - dense[1]) <= 1e-9 * np.abs(dense[0]).max()
+
+
+def test_fits_sharing_a_memory_give_each_problem_its_own_solution(adult):
+    """As an Agarwal reduction uses it: labels switching between two patterns, weights changing from
+    fit to fit. Each fit from the memory's warm start ends at the solution a fresh fit finds, within
+    the 1e-3 of scikit-learn's; the very same problem again gets the stored solution; another array
+    replaces the prepared matrix."""
+    from fairdash.models.weighted_lr import FitMemory
+
+    a = adult
+    rng = np.random.default_rng(3)
+    cells = a.y_train * 2 + a.s_train
+    flipped = np.where(cells == 2, 0, a.y_train)  # one cell's labels flipped, as a large multiplier does
+    problems = []
+    for k in range(5):
+        cell_weight = rng.uniform(0.2, 2.0, 4)
+        problems.append((a.y_train if k != 2 else flipped, cell_weight[cells]))
+    problems.append(problems[1])  # the very same problem again
+    memory = FitMemory()
+    for k, (y, w) in enumerate(problems):
+        shared = WeightedLR().fit(a.X_train, y, sample_weight=w, memory=memory)
+        fresh = WeightedLR().fit(a.X_train, y, sample_weight=w)
+        assert shared.converged_
+        assert np.abs(_params(shared) - _params(fresh)).max() <= 1e-3 * np.abs(_params(fresh)).max(), k
+        assert np.mean(shared.predict(a.X_test) == fresh.predict(a.X_test)) >= 0.999
+        if k == 1:
+            first = shared
+    assert shared.n_iter_[0] == 0 and np.array_equal(shared.coef_, first.coef_)
+    assert memory.holds(a.X_train) and not memory.holds(a.X_train.copy())
+    np.testing.assert_array_equal(memory.scores(shared) > 0, shared.decision_function(a.X_train) > 0)
+    other = a.X_train.copy()
+    WeightedLR().fit(other, a.y_train, memory=memory)
+    assert memory.holds(other) and not memory.holds(a.X_train)
+
+
+def test_a_memory_is_shared_by_clones_and_made_per_agarwal_fit(compas):
+    import copy
+
+    from fairdash.models.baselines import _CountingFits
+    from fairdash.models.weighted_lr import FitMemory
+
+    memory = FitMemory()
+    assert copy.deepcopy(memory) is memory
+    wrapped = _CountingFits(WeightedLR(C=2.0), memory=memory)
+    assert clone(wrapped).memory is memory and clone(wrapped).estimator.C == 2.0
+    a = compas
+    m = AgarwalReduction(device="cpu", max_iter=4)
+    memories = []
+    for _ in range(2):
+        eg = m._fit_expgrad(a.X_train, a.y_train, a.s_train)
+        fitted = [h for h in eg.predictors_ if isinstance(h, _CountingFits)]
+        assert fitted and len({id(h.memory) for h in fitted}) == 1 and fitted[0].memory is not None
+        memories.append(fitted[0].memory)
+    assert memories[0] is not memories[1]  # one per fit, nothing global

@@ -250,22 +250,31 @@ class _CountingFits(ClassifierMixin, BaseEstimator):
     """``estimator`` (cloned, then fitted) that calls ``on_fit()`` after each fit: how Agarwal et al.'s
     progress is counted. fairlearn's ``ExponentiatedGradient`` clones the estimator it is given and fits
     one best response per iteration; it has no progress hook of its own. Predicts exactly as the fitted
-    estimator does (``fitted_``)."""
+    estimator does (``fitted_``).
 
-    def __init__(self, estimator=None, on_fit=None):
+    ``memory``: a ``weighted_lr.FitMemory`` handed to every fit of a ``WeightedLR`` (its ``fit``'s
+    ``memory``), so that the best responses of one reduction share the prepared matrix and start
+    from each other's solutions; it also spares ``predict`` the checks of a matrix it has already
+    checked. ``None`` for any other estimator."""
+
+    def __init__(self, estimator=None, on_fit=None, memory=None):
         self.estimator = estimator
         self.on_fit = on_fit
+        self.memory = memory
 
     def fit(self, X, y, sample_weight=None):
         from sklearn.base import clone
 
-        self.fitted_ = clone(self.estimator).fit(X, y, sample_weight=sample_weight)
+        extra = {} if self.memory is None else {"memory": self.memory}
+        self.fitted_ = clone(self.estimator).fit(X, y, sample_weight=sample_weight, **extra)
         self.classes_ = self.fitted_.classes_
         if self.on_fit is not None:
             self.on_fit()
         return self
 
     def predict(self, X):
+        if self.memory is not None and self.memory.holds(X):  # fairlearn's many predictions on the training X
+            return self.fitted_._labels(self.memory.scores(self.fitted_))
         return self.fitted_.predict(X)
 
 
@@ -277,7 +286,9 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
     fitted with ``sensitive_features=s``. ``WeightedLR`` solves scikit-learn's
     ``LogisticRegression(C=C).fit(X, y, sample_weight)`` problem (the paper's inner learner) on
     FairDash's L-BFGS solver, on ``device`` (``"auto"``, ``"cpu"``, ``"cuda"``; ``fairdash.device``
-    decides), in a fraction of its time. The constraint is
+    decides), in a fraction of its time; the best responses of one fit share a
+    ``weighted_lr.FitMemory`` (made per fit: the prepared matrix, warm starts from the last solution
+    with the same labels), each still solved to the same tolerance. The constraint is
     ``DemographicParity(difference_bound=0.1)`` for ``criterion="dp"`` and
     ``TruePositiveRateParity(difference_bound=0.1)`` for ``criterion="eo"``; a fresh constraint object
     is made for every fit. In fairlearn >= 0.5 ``eps`` only caps the Lagrange multipliers (``B = 1/eps``);
@@ -333,6 +344,7 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
         from fairlearn.reductions import ExponentiatedGradient
 
         from ..progress import as_progress
+        from .weighted_lr import FitMemory, WeightedLR
 
         report = as_progress(self.progress)
         fits = [0]
@@ -344,7 +356,11 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
                                  f"at most {self.max_iter} iterations)")
 
         report(0.0, "Agarwal et al.: starting the exponentiated gradient")
-        eg = ExponentiatedGradient(_CountingFits(_make_lr(self.C, self.seed, self.device), on_fit=one_more_fit),
+        inner = _make_lr(self.C, self.seed, self.device)
+        # the best responses of this fit share the prepared matrix and their solutions (WeightedLR's
+        # FitMemory; made here, dropped with the fit)
+        memory = FitMemory() if isinstance(inner, WeightedLR) else None
+        eg = ExponentiatedGradient(_CountingFits(inner, on_fit=one_more_fit, memory=memory),
                                    constraints=self._constraint(), eps=self.eps, max_iter=self.max_iter)
         with warnings.catch_warnings(), _one_blas_thread():
             warnings.simplefilter("ignore", FutureWarning)

@@ -46,7 +46,7 @@ def place_matrix(X, dtype, dev):
 
 
 def lbfgs_logistic(Xt, w0, w1, *, C, tol, max_iter, chunk_rows=None, report=None, row_weight=None,
-                   precondition=False, start=None, labels=None):
+                   precondition=False, start=None, labels=None, transposed=None):
     """The one full-batch L-BFGS solver of FairDash's logistic regressions (FairLR, LR, WeightedLR).
 
     Minimises ``sum_i a_i * (-log P(y_i | x_i)) + ||w||^2 / (2 C)`` over ``(w, b)`` (the intercept
@@ -75,6 +75,11 @@ def lbfgs_logistic(Xt, w0, w1, *, C, tol, max_iter, chunk_rows=None, report=None
     solves in ``(w, b)`` itself. ``tol`` then bounds the gradient in ``u``, a Newton-decrement-like
     measure (the distance to the optimum in the Hessian's norm).
 
+    ``transposed``: with ``Xt`` a sparse CSR tensor (on the device), the CSR tensor of ``X^T``: the two
+    products are then sparse matrix-vector products over the whole matrix (no row chunks); on
+    one-hot data (Adult: 12% non-zeros) a float64 evaluation costs less than a dense float32 one.
+    ``precondition`` must then be ``False`` or a tensor.
+
     Returns ``(coef (p,), intercept, n_iter, converged)`` as numpy / Python numbers.
     """
     import torch
@@ -85,7 +90,7 @@ def lbfgs_logistic(Xt, w0, w1, *, C, tol, max_iter, chunk_rows=None, report=None
     max_iter = int(max_iter)
     inv_c = 1.0 / float(C)
     chunk = chunk_rows or max(1024, CHUNK_ELEMENTS // max(p, 1))
-    chunks = [(i, min(i + chunk, n)) for i in range(0, n, chunk)]
+    chunks = [(i, min(i + chunk, n)) for i in range(0, n, chunk)] if transposed is None else [(0, n)]
     dtype = torch.float64  # weights, losses, gradient sums; Xt may be float32 ("mixed")
     xdt = Xt.dtype
     aw = row_weight
@@ -122,7 +127,7 @@ def lbfgs_logistic(Xt, w0, w1, *, C, tol, max_iter, chunk_rows=None, report=None
             gb = torch.zeros((), dtype=dtype, device=dev)
             wx = w.to(xdt)
             for lo, hi in chunks:
-                Xc = Xt[lo:hi].to(dev, non_blocking=True)
+                Xc = Xt[lo:hi].to(dev, non_blocking=True) if transposed is None else Xt
                 z = torch.mv(Xc, wx).to(dtype) + b
                 sp = torch.nn.functional.softplus(z)  # -log(1 - q)
                 if labels is None:
@@ -137,7 +142,7 @@ def lbfgs_logistic(Xt, w0, w1, *, C, tol, max_iter, chunk_rows=None, report=None
                     ll = ll * aw[lo:hi]
                     g = g.mul_(aw[lo:hi])
                 loss = loss - ll.sum()
-                gw = gw - torch.mv(Xc.T, g.to(xdt)).to(dtype)
+                gw = gw - torch.mv(Xc.T if transposed is None else transposed, g.to(xdt)).to(dtype)
                 gb = gb - g.sum()
             grad = torch.cat([gw, gb.reshape(1)]) * scale
             theta.grad = grad if P is None else P.T @ grad
