@@ -29,19 +29,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import platform
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from fairdash.data import paper_arrays  # noqa: E402
-from fairdash.models import baselines  # noqa: E402
-from fairdash.models.baselines import AgarwalReduction, KamiranReweighing  # noqa: E402
+from benchmarks.common import Recording
+from fairdash.data import paper_arrays
+from fairdash.models import baselines
+from fairdash.models.baselines import AgarwalReduction, KamiranReweighing
 
 
 def _sklearn_lr(C: float, seed=None, device=None):
@@ -75,21 +71,6 @@ def inner_learner(which: str):
 
 def _load() -> str:
     return "%.1f" % os.getloadavg()[0]
-
-
-def _machine() -> str:
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-        model = next((ln.split(":", 1)[1].strip() for ln in out.splitlines() if ln.startswith("Model name")), "?")
-    except OSError:
-        model = platform.processor() or "?"
-    import fairlearn
-    import sklearn
-    import torch
-
-    return (f"{model}, {os.cpu_count()} cores; Python {platform.python_version()}, torch {torch.__version__}, "
-            f"scikit-learn {sklearn.__version__}, fairlearn {fairlearn.__version__}; "
-            f"FAIRDASH_THREADS={os.environ.get('FAIRDASH_THREADS', 'unset (1 torch thread)')}")
 
 
 def _population(pred, y, s) -> tuple[float, float, list]:
@@ -257,26 +238,32 @@ def main(argv=None):
     ap.add_argument("--table1", action="store_true", help="Table 1's Kamiran and Agarwal rows (--repeats seeds)")
     ap.add_argument("--table1-summary", action="store_true", help="the before/after table from --csv-dir")
     ap.add_argument("--inner", choices=["old", "new", "both"], default="both")
-    ap.add_argument("--csv-dir", type=Path, default=Path("table1_reductions"))
+    ap.add_argument("--csv-dir", type=Path, default=Path(__file__).parent / "table1_reductions")
     args = ap.parse_args(argv)
-    if args.table1:
-        print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {_machine()}", flush=True)
-        warm_up(paper_arrays("adult-sex", seed=0))
-        for inner in ("old", "new") if args.inner == "both" else (args.inner,):
-            table1(args.repeats, inner, args.csv_dir)
-    if args.table1 or args.table1_summary:
-        print(table1_summary(args.csv_dir))
-        return
-    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    machine = _machine()
-    rows = run(args.bounds, args.repeats, args.kamiran_repeats)
-    text = (f"Run {started}; {machine}; load average (1/5/15 min) at the end "
-            f"{'%.1f/%.1f/%.1f' % os.getloadavg()}.\n\n{summary(rows)}\n")
-    print()
-    print(text)
-    if args.out:
-        args.out.write_text(text)
+    with Recording("bench_reductions", vars(args)) as rec:
+        threads = os.environ.get("FAIRDASH_THREADS", "unset (1 torch thread)")
+        machine = f"{rec.machine_line()}; FAIRDASH_THREADS={threads}"
+        if args.table1:
+            print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {machine}", flush=True)
+            warm_up(paper_arrays("adult-sex", seed=0))
+            for inner in ("old", "new") if args.inner == "both" else (args.inner,):
+                table1(args.repeats, inner, args.csv_dir)
+        if args.table1 or args.table1_summary:
+            rec.markdown = table1_summary(args.csv_dir)
+            print(rec.markdown)
+            return 0
+        started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        rows = run(args.bounds, args.repeats, args.kamiran_repeats)
+        text = (f"Run {started}; {machine}; load average (1/5/15 min) at the end "
+                f"{'%.1f/%.1f/%.1f' % os.getloadavg()}.\n\n{summary(rows)}\n")
+        print()
+        print(text)
+        rec.results, rec.markdown = {"rows": rows}, text
+        if args.out:
+            args.out.write_text(text)
+            rec.outputs.append(args.out)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -50,7 +50,7 @@ BENCHMARKS = (
               "15-30 min", "results_baselines.md", ("--skip", "svm", "agarwal", "zafar-fairness", "zafar-accuracy",
                                                     "zafar-eqopp", "--setups", "compas-race")),
     Benchmark("reductions", "bench_reductions", "Agarwal and Kamiran on the old and the new inner learner",
-              "10-20 min", "results_reductions.md", ("--bounds", "0.1", "--kamiran-repeats", "1"), records=False),
+              "10-20 min", "results_reductions.md", ("--bounds", "0.1", "--kamiran-repeats", "1")),
     Benchmark("data-page", "bench_data_page", "the Data page and rates --json on wide tables (12k x 148, 171k x 143)",
               "5-10 min", "results_data_page.md", ("--shapes", "2000x40", "--no-cli")),
     Benchmark("scale", "bench_scale", "rates, FairLR and FairGP time and memory at 10^4 to 10^6 rows",
@@ -83,6 +83,10 @@ BENCHMARKS = (
               "10 min", "results_gpu.md", needs=("gpu",), records=False),
     Benchmark("gpu-check-18", "gpu_check_18.sh", "the decision rules and the weighted solver on CUDA",
               "10 min", "gpu_h100/README.md", needs=("gpu",), records=False),
+    Benchmark("gpu-check-22", "gpu_check_22.sh", "the weighted solver's memory and designs (Agarwal, Kamiran) on CUDA",
+              "5 min", "gpu_h100/issue22_round2/", needs=("gpu",), records=False),
+    Benchmark("gpu-check-21", "gpu_check_21.sh", "issue 21's round on CUDA: the estimators' tests, FairLR/FairGP/"
+              "Agarwal/Kamiran timings", "5 min", "gpu_h100/README.md", needs=("gpu",), records=False),
 )
 BY_NAME = {b.name: b for b in BENCHMARKS}
 

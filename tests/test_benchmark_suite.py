@@ -13,8 +13,6 @@ from benchmarks.run import BENCHMARKS, main as run_main
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"
 HELPERS = {"__init__.py", "__main__.py", "common.py", "run.py", "readme_server.py", "minimal_slider_app.py"}
-# not yet on the shared helpers: bench_reductions.py was being changed elsewhere when the suite was made
-NOT_YET = {"bench_reductions.py"}
 
 
 def test_the_runner_knows_every_benchmark_and_every_entry_exists():
@@ -27,8 +25,6 @@ def test_the_runner_knows_every_benchmark_and_every_entry_exists():
 
 @pytest.mark.parametrize("path", sorted(p.name for p in BENCH.glob("*.py")), ids=str)
 def test_no_benchmark_edits_sys_path_or_keeps_its_own_machine_description(path):
-    if path in NOT_YET:
-        pytest.skip(f"{path} is converted when the change that owns it lands")
     text = (BENCH / path).read_text()
     assert not re.search(r"sys\.path\.(insert|append)", text)
     assert path == "common.py" or not re.search(r"^def machine\(", text, flags=re.M)
