@@ -2,7 +2,8 @@
 
 - ``resolve_device(device="auto")``: CUDA when available, else CPU; ``FAIRDASH_DEVICE`` overrides
   ``"auto"`` (e.g. ``FAIRDASH_DEVICE=cpu`` in tests).
-- ``seed_everything(seed)``: Python's ``random``, numpy and torch (CPU and CUDA).
+- ``seed_everything(seed)``: Python's ``random``, numpy and torch (CPU and CUDA), for scripts; the models
+  never call it (each fit seeds its own generators).
 - Progress: a callable ``progress(fraction: float, message: str)``; ``no_progress`` does nothing.
 - ``FitCache``: fitted models keyed by data content, configuration and code version
   (``cache_key``), kept as safe state (``.safetensors`` + ``.json``, no pickle) on disk with an
@@ -17,7 +18,6 @@ import os
 import random
 import threading
 import time
-import warnings
 from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
@@ -26,10 +26,6 @@ from typing import Callable, Protocol
 import numpy as np
 
 from .errors import FairDashError
-
-# Prepared matrices are read-only (fairdash.data.prepare_arrays); the models read them through torch
-# tensors and never write to them, so torch's warning about non-writable arrays says nothing here.
-warnings.filterwarnings("ignore", message="The given NumPy array is not writable", category=UserWarning)
 
 DEVICE_ENV = "FAIRDASH_DEVICE"
 CACHE_ENV = "FAIRDASH_CACHE_DIR"

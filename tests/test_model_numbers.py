@@ -13,6 +13,7 @@ from fairdash.data import paper_arrays
 from fairdash.models.fair_gp import GP, FairGP
 from fairdash.models.fair_lr import LR, FairLR
 from fairdash.models.state import load_state, model_from_state
+from fairdash.target_spec import make_target_spec
 
 DATA = Path(__file__).parent / "data"
 GOLDEN = np.load(DATA / "golden_predictions.npz")
@@ -28,13 +29,13 @@ def build(name: str, criterion: str):
     if name == "gp":
         return GP(device="cpu", **GP_FAST)
     if name == "fair-lr":
-        return FairLR(device="cpu", criterion=criterion)
+        return FairLR(make_target_spec(criterion), device="cpu")
     if name == "fair-lr-0.3":
-        return FairLR(device="cpu", criterion=criterion, target_rate=0.3)
+        return FairLR(make_target_spec(criterion, 0.3), device="cpu")
     if name == "fair-lr-tpr":
-        return FairLR(device="cpu", criterion="eo", tpr_target=0.9, tnr_target=0.8)
+        return FairLR(make_target_spec("eo", tpr_target=0.9, tnr_target=0.8), device="cpu")
     if name == "fair-gp":
-        return FairGP(device="cpu", criterion=criterion, **GP_FAST)
+        return FairGP(make_target_spec(criterion), device="cpu", **GP_FAST)
     raise KeyError(name)
 
 

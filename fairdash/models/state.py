@@ -26,7 +26,10 @@ import numpy as np
 from ..errors import FairDashError
 from ..targets import ConditionalTables, TransitionTable
 
-STATE_FORMAT = 1
+# 2: a fair model's target is one parameter, ``target`` (the TargetSpec's ``to_dict()``); format 1 stored
+# its loose ``criterion``, ``target_rate``, ``tpr_target``, ``tnr_target``, ``delta``, ``stratum_target_rates``
+# (read back by ``likelihood.target_params_from_state``)
+STATE_FORMAT = 2
 
 
 # --------------------------------------------------------------------------------------------------
@@ -44,8 +47,12 @@ def to_jsonable(value: Any, *, nonfinite: str = "text", other=None) -> Any:
     def again(v):
         return to_jsonable(v, nonfinite=nonfinite, other=other)
 
+    from ..target_spec import TargetSpec
+
     if value is None or isinstance(value, (bool, str)):
         return value
+    if isinstance(value, TargetSpec):
+        return again(value.to_dict())
     if isinstance(value, (np.bool_,)):
         return bool(value)
     if isinstance(value, (int, np.integer)):
