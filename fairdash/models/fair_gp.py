@@ -416,7 +416,7 @@ class _SVGPFit(L.FairModelBase):
         return state
 
 
-class FairGP(ClassifierMixin, L.FairTargetMixin, _SVGPFit, BaseEstimator):
+class FairGP(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _SVGPFit, BaseEstimator):
     """Fair sparse variational GP classifier (the paper's FairGP): trained on the target-label likelihood.
     ``fit(X, y, s)``; ``s`` is not needed to predict.
 
@@ -463,7 +463,7 @@ class FairGP(ClassifierMixin, L.FairTargetMixin, _SVGPFit, BaseEstimator):
 FairGP.__doc__ = FairGP.__doc__ % (_GP_PARAMETERS, _GP_ATTRIBUTES)
 
 
-class GP(ClassifierMixin, _SVGPFit, BaseEstimator):
+class GP(I.BinaryClassifierMixin, ClassifierMixin, _SVGPFit, BaseEstimator):
     """Plain sparse variational GP classifier: FairGP's fit with the identity table ``d[s] = (0, 1)`` (no
     target). ``s`` is accepted at fit (it stratifies the inducing-point sample) and not needed.
 

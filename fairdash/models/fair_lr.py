@@ -386,7 +386,7 @@ class _LogisticFit(L.FairModelBase):
         return model
 
 
-class FairLR(ClassifierMixin, L.FairTargetMixin, _LogisticFit, BaseEstimator):
+class FairLR(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _LogisticFit, BaseEstimator):
     """Fair logistic regression (the paper's FairLR): logistic regression trained on the target-label
     likelihood. ``fit(X, y, s)``; ``s`` is not needed to predict.
 
@@ -431,7 +431,7 @@ class FairLR(ClassifierMixin, L.FairTargetMixin, _LogisticFit, BaseEstimator):
 FairLR.__doc__ = FairLR.__doc__ % (_LOGISTIC_PARAMETERS, _LOGISTIC_ATTRIBUTES)
 
 
-class LR(ClassifierMixin, _LogisticFit, BaseEstimator):
+class LR(I.BinaryClassifierMixin, ClassifierMixin, _LogisticFit, BaseEstimator):
     """Plain logistic regression: FairLR's fit with the identity table ``d[s] = (0, 1)`` (no target), the
     problem of ``sklearn.linear_model.LogisticRegression(C=C)``. ``s`` is accepted at fit and not used.
 

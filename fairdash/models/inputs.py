@@ -12,12 +12,32 @@ import numpy as np
 from ..errors import FairDashError
 
 
+class BinaryClassifierMixin:
+    """Tells scikit-learn (its tags) that the classifier takes two classes only. Listed before
+    ``ClassifierMixin`` (which sets fresh classifier tags): ``class M(BinaryClassifierMixin, ClassifierMixin,
+    BaseEstimator)``."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+class InputTypeError(FairDashError, TypeError):
+    """A value of the wrong type in the input (e.g. a dict in the feature matrix): a FairDashError for the
+    dashboard and command line, and the ``TypeError`` scikit-learn's conventions expect."""
+
+
 def _plain(error: Exception) -> FairDashError:
     text = str(error)
+    if isinstance(error, TypeError):
+        return InputTypeError(text.splitlines()[0] if text else "The input holds a value of the wrong type.")
+    if "Reshape your data" in text:
+        return FairDashError(text.splitlines()[0] + " " + text.splitlines()[-1].strip())
     if "NaN" in text or "infinity" in text:
         return FairDashError("The feature matrix holds missing or infinite values; preprocess it first.")
     if "Complex data not supported" in text:
-        return FairDashError("The feature matrix holds complex numbers; FairDash models need real numbers.")
+        return FairDashError("Complex data not supported: the feature matrix must hold real numbers.")
     return FairDashError(text.splitlines()[0] if text else type(error).__name__)
 
 
@@ -38,7 +58,7 @@ def fit_inputs(est, X, y):
 
     _numeric_X(X)
     if y is None:
-        raise FairDashError(f"{type(est).__name__} needs the labels y to fit (y is None).")
+        raise FairDashError(f"{type(est).__name__} requires y to be passed, but the target y is None.")
     try:
         X, y = validate_data(est, X, y, dtype=np.float64, y_numeric=False)
         check_classification_targets(y)
@@ -48,8 +68,8 @@ def fit_inputs(est, X, y):
     if len(classes) < 2:
         raise FairDashError("The training labels hold one class only; a classifier needs two (e.g. 0 and 1).")
     if len(classes) > 2 or type_of_target(y) != "binary":
-        raise FairDashError(f"{type(est).__name__} is a binary classifier: the labels y must take exactly two "
-                            f"values, not {len(classes)}.")
+        raise FairDashError(f"Only binary classification is supported. {type(est).__name__} needs labels y with "
+                            f"exactly two values, not {len(classes)}.")
     est.classes_ = classes
     return X, y01.astype(np.int64).reshape(-1)
 

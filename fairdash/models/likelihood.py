@@ -242,8 +242,13 @@ def begin_fair_fit(est, X, y, s=None, strata=None):
     from .inputs import fit_inputs
 
     X, y01 = fit_inputs(est, X, y)
-    X, y01, s, strata = check_fit_inputs(X, y01, s, strata)
     target = est.target_spec()
+    if target is not None and s is None:
+        from ..errors import FairDashError
+
+        raise FairDashError(f"{type(est).__name__} needs the sensitive attribute s at fit: fit(X, y, s) with every "
+                            "training row's group code (0, 1, ...).")
+    X, y01, s, strata = check_fit_inputs(X, y01, s, strata)
     table, d_rows, info = resolve_target(y01, s, strata, target=target, identity=target is None)
     est.transition_table_ = table
     est.d_ = None if strata is not None else (

@@ -106,7 +106,31 @@ class _DeviceConstraint:
         return "a device name ('auto', 'cpu', 'cuda')"
 
 
+class _BooleanConstraint:
+    def accepts(self, value) -> bool:
+        import numpy as np
+
+        return isinstance(value, (bool, np.bool_))
+
+    def words(self) -> str:
+        return "True or False"
+
+
+class _ArrayConstraint:
+    """A list, tuple or numpy array (of numbers; their count and values are checked where they are used)."""
+
+    def accepts(self, value) -> bool:
+        import numpy as np
+
+        return isinstance(value, (list, tuple, np.ndarray))
+
+    def words(self) -> str:
+        return "a list of numbers"
+
+
 NONE = _NoneConstraint()
+BOOLEAN = _BooleanConstraint()
+ARRAY = _ArrayConstraint()
 CALLABLE = _CallableConstraint()
 DEVICE = _DeviceConstraint()
 SEED = Interval(numbers.Integral, 0, None)

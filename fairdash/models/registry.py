@@ -1,6 +1,6 @@
 """One registry of model names: what each is, which criterion it serves, and how to build it.
 
-Every model is a scikit-learn style classifier with ``fit(X, y, s=None, **fit_params)``,
+Every model is a scikit-learn style classifier with ``fit(X, y, s=None)`` (FairLR and FairGP: also ``strata``),
 ``predict(X)`` and ``predict_proba(X)`` on the preprocessed feature matrix ``X`` (a float numpy
 array), two-valued labels ``y`` (``classes_`` as given; FairDash passes 0/1) and integer group codes ``s``
 (0 = protected group). ``s`` is used at fit time only.
