@@ -120,3 +120,19 @@ FairLR().fit(X, y, s).predict(X)
 FairGP(num_inducing=8, max_epochs=1, max_seconds=None).fit(X, y, s).predict(X)
 """
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_fair_gp_file_holds_the_predictors_full_state_dict(tmp_path):
+    from fairdash.models.fair_gp import PREDICTOR_PREFIX
+    from fairdash.models.state import STATE_FORMAT, load_state, model_from_state, save_state
+
+    X, y, s = synthetic()
+    m = FairGP(make_target_spec("eo", 0.4), num_inducing=8, max_epochs=2, max_seconds=None).fit(X, y, s)
+    state = m.get_state()
+    assert state["meta"]["format"] == STATE_FORMAT
+    keys = {k[len(PREDICTOR_PREFIX):] for k in state["arrays"] if k.startswith(PREDICTOR_PREFIX)}
+    assert keys == set(m._predictor.state_dict())  # every buffer and parameter, restored by load_state_dict
+    save_state(tmp_path / "gp", state)
+    back = model_from_state(load_state(tmp_path / "gp"))
+    assert back.target == make_target_spec("eo", 0.4)
+    np.testing.assert_array_equal(back.predict_proba(X), m.predict_proba(X))
