@@ -148,3 +148,19 @@ def test_any_two_labels_work(name):
     for labels, p, proba in fits[1:]:
         np.testing.assert_array_equal(proba, proba01)  # the same model, whatever the labels are called
         np.testing.assert_array_equal(p, labels[p01])
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_numpydoc_sections_name_every_parameter(name):
+    """The public estimators' docstrings have numpydoc ``Parameters`` (each constructor parameter) and
+    ``Attributes`` sections."""
+    import re
+
+    cls = MODELS[name].load_class()
+    doc = cls.__doc__
+    assert re.search(r"\n\s*Parameters\n\s*-{10}\n", doc) and re.search(r"\n\s*Attributes\n\s*-{10}\n", doc), name
+    params = doc.split("Parameters")[1].split("Attributes")[0]
+    documented = set(re.findall(r"^\s{4}(\w+(?:, \w+)*) :", params, re.MULTILINE))
+    names = {n for entry in documented for n in entry.split(", ")}
+    assert set(cls().get_params()) <= names, set(cls().get_params()) - names
+    assert "classes_ :" in doc and "n_features_in_ :" in doc

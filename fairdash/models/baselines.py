@@ -88,6 +88,40 @@ class SVM(_DecisionClassifier, I.BinaryClassifierMixin, ClassifierMixin, BaseEst
     rounding). ``predict`` is ``decision > 0``. ``predict_proba`` squashes the decision value through
     a logistic sigmoid, ``P(y=1|x) = 1 / (1 + exp(-decision))``: monotone, 0.5 at the boundary, but not
     calibrated (``SVC(probability=True)`` would refit five times with Platt scaling, too slow here).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        libsvm's penalty of margin violations.
+    gamma : {"auto", "scale"} or float, default="auto"
+        The RBF kernel's gamma (``"auto"``: ``1 / n_features``, as the paper ran it).
+    cache_size : float, default=2000.0
+        MB of kernel cache.
+    tol : float, default=1e-3
+        libsvm's stopping tolerance.
+    max_iter : int, default=-1
+        Solver iterations; -1: no limit.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels seen at fit, sorted; the second is the positive label.
+    n_features_in_ : int
+        Number of feature columns seen at fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a data frame ``X`` at fit (only then).
+    support_vectors_ : ndarray of shape (n_SV, n_features_in_)
+        The support vectors.
+    dual_coef_ : ndarray of shape (n_SV,)
+        Their dual coefficients (signed by class).
+    intercept_ : float
+        The decision function's constant.
+    gamma_ : float
+        The gamma used.
+    n_support_ : ndarray of shape (2,)
+        Support vectors per class.
+    n_iter_ : int
+        libsvm's iterations.
     """
 
 
@@ -213,6 +247,32 @@ class KamiranReweighing(_DecisionClassifier, I.BinaryClassifierMixin, Classifier
     deterministic).
     Scores: ``decision_function = X @ coef_ + intercept_``, ``predict_proba`` its sigmoid, ``predict``
     is ``decision > 0``.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Inverse L2 strength of the weighted logistic regression.
+    seed : int or None, default=0
+        Kept for the common interface; the fit is deterministic.
+    device : str, default="auto"
+        Where the weighted fit runs (``fairdash.backend.resolve_device``).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels seen at fit, sorted; the second is the positive label.
+    n_features_in_ : int
+        Number of feature columns seen at fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a data frame ``X`` at fit (only then).
+    coef_ : ndarray of shape (n_features_in_,)
+        The weights of the decision function.
+    intercept_ : float
+        Its constant.
+    sample_weight_ : ndarray of shape (n_samples,)
+        The reweighing's row weights.
+    device_ : str
+        Where the weighted fit ran.
     """
 
 
@@ -322,6 +382,49 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     ``max_iter`` iterations; so the number of fits is not known in advance, and the fraction reported
     is an estimate, ``k / (k + 30)`` after ``k`` fits (Adult and COMPAS take about 25-40), then 1.0 at
     the end.
+
+    Parameters
+    ----------
+    criterion : {"dp", "eo"}, default="dp"
+        The constraint: demographic parity or true-positive-rate parity (``make_model`` takes it from the
+        run's TargetSpec).
+    difference_bound : float, default=0.1
+        The allowed violation, in (0, 1].
+    eps : float, default=0.1
+        fairlearn's ``eps`` (caps the Lagrange multipliers at ``1 / eps``).
+    max_iter : int, default=50
+        Most exponentiated-gradient iterations.
+    C : float, default=1.0
+        Inverse L2 strength of each best response's logistic regression.
+    seed : int or None, default=0
+        The seed of ``predict``'s draws.
+    progress : callable or None, default=None
+        ``progress(fraction, message)``, told of every best-response fit.
+    device : str, default="auto"
+        Where the best responses are fitted.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels seen at fit, sorted; the second is the positive label.
+    n_features_in_ : int
+        Number of feature columns seen at fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a data frame ``X`` at fit (only then).
+    coefs_, intercepts_ : ndarray
+        Each best-response classifier's weights and constant (a constant classifier: zeros and +-1).
+    weights_ : ndarray of shape (n_predictors,)
+        The mixture's weights.
+    best_gap_ : float
+        fairlearn's best duality gap.
+    n_oracle_calls_ : int
+        Best-response fits.
+    last_iter_ : int
+        fairlearn's last iteration index; ``n_iter_`` is ``last_iter_ + 1``.
+    n_iter_ : int
+        Exponentiated-gradient iterations run.
+    device_ : str
+        Where the fits ran.
     """
 
 

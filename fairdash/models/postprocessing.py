@@ -33,7 +33,34 @@ _RULE_COLUMNS = ("p0", "op0", "t0", "p1", "op1", "t1", "p_ignore", "constant")  
 class ThresholdOptimizerModel(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """Logistic regression (``C``) post-processed by fairlearn's ``ThresholdOptimizer`` with the
     criterion's constraint; ``grid_size`` is fairlearn's threshold grid. Needs ``s`` at fit and at
-    prediction (``needs_s_to_predict``): it decides with s."""
+    prediction (``needs_s_to_predict``): it decides with s.
+
+    Parameters
+    ----------
+    criterion : {"dp", "eo"}, default="dp"
+        The constraint (``make_model`` takes it from the run's TargetSpec).
+    C : float, default=1.0
+        Inverse L2 strength of the logistic regression.
+    grid_size : int, default=1000
+        fairlearn's threshold grid.
+    seed : int or None, default=0
+        The seed of ``predict``'s draws.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels seen at fit, sorted; the second is the positive label.
+    n_features_in_ : int
+        Number of feature columns seen at fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a data frame ``X`` at fit (only then).
+    coef_ : ndarray of shape (n_features_in_,)
+        The logistic regression's weights.
+    intercept_ : float
+        Its constant.
+    rules_ : ndarray of shape (n_groups, 8)
+        Each group's randomised threshold rule (``p0, op0, t0, p1, op1, t1, p_ignore, constant``).
+    """
 
     needs_s_to_predict = True
 

@@ -199,8 +199,25 @@ class ZafarFairness(_ZafarBase):
 
     Needs from ``s``: the group code of every training row (fit time only). Two groups as in the paper;
     with more, each group's indicator gets its own pair of constraints.
-    Defaults: ``c=0.001``, ``max_iter=1000`` (SLSQP iterations). Diagnostics after fit:
-    ``covariance_`` (``a . w``), ``loss_`` and ``unconstrained_loss_`` (summed ``L``).
+    Diagnostics after fit: ``covariance_`` (``a . w``), ``loss_`` and ``unconstrained_loss_`` (summed ``L``).
+
+    Parameters
+    ----------
+    c : float, default=0.001
+        The bound on the covariance between ``s`` and the decision value.
+    max_iter : int, default=1000
+        SLSQP iterations.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels seen at fit, sorted; the second is the positive label.
+    n_features_in_ : int
+        Number of feature columns seen at fit.
+    w_ : ndarray of shape (n_features_in_ + 1,)
+        The weights on ``[1, x]``; ``coef_`` and ``intercept_`` split them.
+    covariance_, loss_, unconstrained_loss_, n_iter_ : float, int
+        Diagnostics (see above); ``n_iter_``: SLSQP iterations run.
     """
 
     _label = "ZafarFairness"
@@ -265,15 +282,36 @@ class ZafarAccuracy(_ZafarBase):
 
     Needs from ``s``: the group code of every training row (fit time only). Two groups as in the paper;
     with more, the objective is the sum of ``|a_g . w|`` over the group indicators.
-    Defaults: ``gamma=0.5``, ``max_iter=100000``. Diagnostics: ``covariance_``, ``loss_``,
-    ``unconstrained_loss_``, ``loss_ratio_`` (``L(w) / L(w*)``, at most ``1 + gamma``), ``n_iter_``,
-    ``coordinates_`` (``"raw units"`` with ``feature_scale``/``feature_offset``, else ``"as given"``).
+    Diagnostics: ``covariance_``, ``loss_``, ``unconstrained_loss_``, ``loss_ratio_`` (``L(w) / L(w*)``, at most
+    ``1 + gamma``), ``n_iter_``, ``coordinates_`` (``"raw units"`` with ``feature_scale``/``feature_offset``, else ``"as given"``).
 
     Where FairDash uses which: the raw units only in the paper's Adult set-ups (``--paper adult-sex``,
     ``adult-race``; the registry's ``raw_units``), where they reproduce the paper's Table 1; everywhere
     else the standardised columns. In raw units the path can end at a model that predicts positive for
     nearly everyone (COMPAS race under parity: accuracy 0.458 on the population against the majority
     class's 0.545); on standardised columns it beats the majority class on every bundled task.
+
+    Parameters
+    ----------
+    gamma : float, default=0.5
+        The allowed relative increase of the loss over the unconstrained optimum.
+    max_iter : int, default=100000
+        SLSQP iterations.
+    feature_scale, feature_offset : list of float or None, default=None
+        The coordinates the problem is solved in (one number per feature; ``None``: the standardised columns).
+    numerical_gradients : bool, default=False
+        Finite-difference gradients, as Zafar's code (slower).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels seen at fit, sorted; the second is the positive label.
+    n_features_in_ : int
+        Number of feature columns seen at fit.
+    w_ : ndarray of shape (n_features_in_ + 1,)
+        The weights on ``[1, x]``; ``coef_`` and ``intercept_`` split them.
+    covariance_, loss_, unconstrained_loss_, loss_ratio_, n_iter_ : float, int
+        Diagnostics (see above); ``n_iter_``: SLSQP iterations run.
     """
 
     _label = "ZafarAccuracy"
@@ -425,9 +463,39 @@ class ZafarEqOpp(_ZafarBase):
     changes by at most ``eps`` and the largest slack is at most ``max_slack`` (dccp's defaults).
 
     Needs from ``s``: exactly two groups, coded 0 and 1, among the training positives (fit time only).
-    Defaults: ``c=0.0``, ``tau0=5.0``, ``mu=1.2``, ``tau_max=1e10``, ``max_rounds=50``, ``eps=1e-5``,
-    ``max_slack=1e-3``, ``max_iter=200`` (SLSQP iterations per round). Diagnostics: ``fnr_covariance_``,
-    ``n_rounds_``, ``n_iter_`` (SLSQP iterations over all rounds), ``tau_``, ``max_slack_``, ``converged_``.
+    Diagnostics: ``fnr_covariance_``, ``n_rounds_``, ``n_iter_`` (SLSQP iterations over all rounds), ``tau_``, ``max_slack_``, ``converged_``.
+
+    Parameters
+    ----------
+    c : float, default=0.0
+        The bound on the false-negative covariance.
+    tau0, mu, tau_max : float, default=5.0, 1.2, 1e10
+        The convex-concave procedure's penalty: start, growth per round, cap.
+    max_rounds : int, default=50
+        Most rounds.
+    eps : float, default=1e-5
+        Stop when a round changes the cost by at most this (and the slack is small).
+    max_slack : float, default=1e-3
+        The largest slack accepted at convergence.
+    max_iter : int, default=200
+        SLSQP iterations per round.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels seen at fit, sorted; the second is the positive label.
+    n_features_in_ : int
+        Number of feature columns seen at fit.
+    w_ : ndarray of shape (n_features_in_ + 1,)
+        The weights on ``[1, x]``; ``coef_`` and ``intercept_`` split them.
+    fnr_covariance_, loss_, unconstrained_loss_, tau_, max_slack_ : float
+        Diagnostics (see above).
+    n_rounds_ : int
+        Rounds run.
+    n_iter_ : int
+        SLSQP iterations over all rounds.
+    converged_ : bool
+        Whether the procedure converged.
     """
 
     _label = "ZafarEqOpp"
