@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fairdash.data import paper_arrays  # noqa: E402
 from fairdash.models.registry import make_model  # noqa: E402
+from fairdash.target_spec import make_target_spec  # noqa: E402
 
 DP_MODELS = ("lr-ref", "svm", "kamiran", "agarwal", "zafar-fairness", "zafar-accuracy")
 EO_MODELS = ("lr-ref", "agarwal", "zafar-eqopp")
@@ -44,7 +45,7 @@ def _lr():
 def _build(name: str, criterion: str):
     if name == "lr-ref":
         return _lr()
-    return make_model(name, criterion=criterion, seed=0)
+    return make_model(name, make_target_spec(criterion), seed=0)
 
 
 def _scores(pred, y, s) -> dict:
