@@ -76,6 +76,10 @@ def test_make_model_gives_each_model_what_its_info_declares():
         assert "seed" not in params or m.seed == 3
     with pytest.raises(FairDashError, match="no setting 'C_typo'"):
         make_model("lr", C_typo=1)
+    with pytest.raises(FairDashError, match="must be a TargetSpec"):
+        make_model("agarwal", {"criterion": "eo"})
+    with pytest.raises(FairDashError, match="give the target once"):
+        make_model("agarwal", spec, criterion="dp")
 
 
 def test_a_fit_leaves_the_global_random_state_alone():

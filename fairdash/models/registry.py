@@ -127,7 +127,12 @@ def make_model(name: str, target=None, *, seed=None, device=None, **options):
     the model's default) go to the models that declare them (``shared``); every other keyword is one of
     the model's own settings, passed as it is (an unknown one is a :class:`FairDashError`).
     """
+    from ..target_spec import TargetSpec
+
     info = model_info(name)
+    if target is not None and not isinstance(target, TargetSpec):
+        raise FairDashError(f"make_model's target must be a TargetSpec (fairdash.target_spec.make_target_spec), "
+                            f"not a {type(target).__name__}.")
     cls = info.load_class()
     own = dict(options)
     if target is not None and info.target_param in own:
