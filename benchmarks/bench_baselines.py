@@ -23,6 +23,7 @@ import numpy as np
 from benchmarks.common import Recording
 from fairdash.data import paper_arrays
 from fairdash.models.registry import make_model
+from fairdash.target_spec import make_target_spec
 
 DP_MODELS = ("lr-ref", "svm", "kamiran", "agarwal", "zafar-fairness", "zafar-accuracy")
 EO_MODELS = ("lr-ref", "agarwal", "zafar-eqopp")
@@ -41,7 +42,7 @@ def _lr():
 def _build(name: str, criterion: str):
     if name == "lr-ref":
         return _lr()
-    return make_model(name, criterion=criterion, seed=0)
+    return make_model(name, make_target_spec(criterion), seed=0)
 
 
 def _scores(pred, y, s) -> dict:

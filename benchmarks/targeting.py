@@ -25,6 +25,7 @@ from fairdash import data
 from fairdash.experiments import run_experiment
 from fairdash.metrics import format_mean_std, group_metrics, summarize
 from fairdash.models.registry import make_model
+from fairdash.target_spec import make_target_spec
 
 GRID = (0.10, 0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45, 0.50)
 
@@ -93,14 +94,14 @@ def compas_eo(repeats: int) -> str:
         m = group_metrics(arrays.y_train[held], lr.predict(arrays.X_train[held]), arrays.s_train[held])
         low = int(np.argmin([m["tpr_0"], m["tpr_1"]]))
         tpr_t, tnr_t = m[f"tpr_{low}"], m[f"tnr_{low}"]
-        est = make_model("fair-lr", criterion="eo", tpr_target=tpr_t, tnr_target=tnr_t, seed=seed)
+        est = make_model("fair-lr", make_target_spec("eo", tpr_target=tpr_t, tnr_target=tnr_t), seed=seed)
         est.fit(arrays.X_train, arrays.y_train, arrays.s_train)
         g = group_metrics(arrays.y_test, est.predict(arrays.X_test), arrays.s_test)
         rows.append({"model": "fair-lr (TPR/TNR targets)", "target_rate": np.nan, "seed": seed, **g,
                      "tpr_target": tpr_t, "tnr_target": tnr_t})
         # keep every positive (TPR_t = 1) and let TNR_t < 1 add positives: the setting that moves TPRs together
         for tnr in (0.8, 0.7, 0.6):
-            est = make_model("fair-lr", criterion="eo", tpr_target=1.0, tnr_target=tnr, seed=seed)
+            est = make_model("fair-lr", make_target_spec("eo", tpr_target=1.0, tnr_target=tnr), seed=seed)
             est.fit(arrays.X_train, arrays.y_train, arrays.s_train)
             g = group_metrics(arrays.y_test, est.predict(arrays.X_test), arrays.s_test)
             rows.append({"model": f"fair-lr (TPR_t 1.0, TNR_t {tnr})", "target_rate": np.nan, "seed": seed, **g,

@@ -4,22 +4,19 @@ the private random generators a fit draws from.
 - ``resolve_device(device="auto")``: CUDA when available, else CPU; ``FAIRDASH_DEVICE`` overrides
   ``"auto"`` (e.g. ``FAIRDASH_DEVICE=cpu`` in tests).
 - ``fit_threads()`` / ``torch_threads``: torch's CPU threads while a model fits (``FAIRDASH_THREADS``).
-- ``seed_everything(seed)``: Python's ``random``, numpy and torch (CPU and CUDA).
+- ``seed_everything(seed)``: Python's ``random``, numpy and torch (CPU and CUDA), for scripts; the models
+  never call it (each fit seeds its own generators).
 """
 from __future__ import annotations
 
 import os
 import random
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 from .errors import FairDashError
 
-# Prepared matrices are read-only (fairdash.data.prepare_arrays); the models read them through torch
-# tensors and never write to them, so torch's warning about non-writable arrays says nothing here.
-warnings.filterwarnings("ignore", message="The given NumPy array is not writable", category=UserWarning)
 DEVICE_ENV = "FAIRDASH_DEVICE"
 THREADS_ENV = "FAIRDASH_THREADS"
 

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from . import targets
-from .device import device_description, seed_everything
+from .device import device_description
 from .fit_cache import FitCache, cache_key, source_version
 from .progress import as_progress, scaled_progress, utc_now
 from .data import Arrays, Task, TaskSpec, split_arrays
@@ -196,7 +196,7 @@ class _Fit:
 def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cache, progress) -> _Fit:
     info = model_info(name)
     target = _target_of(name, spec)
-    params = target.estimator_params() if target is not None else {"criterion": spec.criterion}
+    params = {}
     # in the paper's set-ups the numeric columns' own units, as the paper ran it; elsewhere the standardised
     # columns, where it beats the majority class (in raw units it did not on COMPAS race: issue 19, item 5)
     if arrays.paper_setup in info.raw_units:
@@ -204,10 +204,9 @@ def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cac
 
         scale, offset = raw_units(arrays.preprocessor, arrays.X_train.shape[1])
         params.update(feature_scale=scale.tolist(), feature_offset=offset.tolist())
-    est = make_model(name, seed=seed, device=device, **params, **(options or {}))
+    est = make_model(name, spec, seed=seed, device=device, **params, **(options or {}))  # each model seeds its own fit
     if progress is not None and "progress" in est.get_params():
         est.set_params(progress=progress)
-    seed_everything(seed)
     strata = arrays.strata_train if target is not None and target.conditional else None
     if target is not None and target.conditional and strata is None:
         raise FairDashError(f"The target is conditional on {target.strata_column!r}, but the task has no legitimate "

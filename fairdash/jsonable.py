@@ -2,6 +2,7 @@
 JSON output and cache keys. A leaf: it imports nothing from FairDash but its error type."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ def to_jsonable(value: Any, *, nonfinite: str = "text", other=None) -> Any:
     """The one conversion to plain JSON values (model states, cached results, the command line's JSON,
     cache keys): numpy scalars and arrays, tuples, dicts with non-string keys.
 
+    A dataclass with a ``to_dict`` method (a :class:`~fairdash.target_spec.TargetSpec`) is stored as that dict.
     Callables (e.g. a progress callback) become ``None``: they are not part of a model's state.
     Non-finite floats become the strings ``"nan"``, ``"inf"``, ``"-inf"`` (``nonfinite="text"``, which
     round-trips) or ``null`` (``nonfinite="null"``, for output read by other programs). A value of any
@@ -23,6 +25,8 @@ def to_jsonable(value: Any, *, nonfinite: str = "text", other=None) -> Any:
 
     if value is None or isinstance(value, (bool, str)):
         return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type) and callable(getattr(value, "to_dict", None)):
+        return again(value.to_dict())  # a value with its own plain form, e.g. a TargetSpec
     if isinstance(value, (np.bool_,)):
         return bool(value)
     if isinstance(value, (int, np.integer)):

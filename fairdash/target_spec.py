@@ -257,13 +257,6 @@ class TargetSpec:
             text += f"; decided by {self.decision}" + (" (decides with s)" if self.decision_rule.needs_s else "")
         return text
 
-    def estimator_params(self) -> dict:
-        """The constructor parameters FairLR/FairGP take for this target."""
-        return {"criterion": self.criterion,
-                "target_rate": self.target_rate if self.target_rate is not None else self.preset,
-                "delta": self.delta, "tpr_target": self.tpr_target, "tnr_target": self.tnr_target,
-                "stratum_target_rates": self.stratum_rates_dict()}
-
 
 # --------------------------------------------------------------------------------------------------
 def _number(value, what: str) -> float:

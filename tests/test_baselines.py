@@ -16,6 +16,7 @@ from fairdash.errors import FairDashError
 from fairdash.models.baselines import SVM, AgarwalReduction, KamiranReweighing, kamiran_weights
 from fairdash.models.registry import MODELS, make_model
 from fairdash.models.state import load_state, model_from_state, save_state
+from fairdash.target_spec import make_target_spec
 from fairdash.models.zafar import (
     ZafarAccuracy,
     ZafarEqOpp,
@@ -126,14 +127,14 @@ def test_registry_builds_each_baseline_and_is_the_one_source_of_criteria(name):
     info = MODELS[name]
     assert info.load_class() is MINE[name]
     assert not hasattr(MINE[name], "criteria")  # what a model serves is said once, in the registry
-    m = make_model(name, target_rate=0.3, criterion="dp", seed=7, device="cpu")
+    m = make_model(name, make_target_spec("dp", 0.3), seed=7, device="cpu")
     assert isinstance(m, MINE[name])
     clone(m)  # constructor only stores parameters
     assert not [k for k in vars(m) if k.endswith("_") and not k.startswith("_")]
 
 
 def test_make_model_passes_criterion_and_seed_to_agarwal():
-    m = make_model("agarwal", criterion="eo", seed=3, target_rate=0.4)
+    m = make_model("agarwal", make_target_spec("eo", 0.4), seed=3)
     assert (m.criterion, m.seed, m.difference_bound, m.eps, m.max_iter) == ("eo", 3, 0.1, 0.1, 50)
 
 

@@ -8,6 +8,7 @@ from fairdash.errors import FairDashError
 from fairdash.models.fair_gp import GP, FairGP, stratified_rows
 from fairdash.models.fair_lr import LR, FairLR
 from fairdash.models.state import load_state, model_from_state, save_state
+from fairdash.target_spec import make_target_spec
 
 CUDA = pytest.mark.skipif(
     not torch.cuda.is_available(), reason="no CUDA GPU on this machine; the CUDA path is exercised where one is"
@@ -112,7 +113,7 @@ def test_identity_table_gives_the_plain_lr(adult):
     a = adult
     X, y, s = a.X_train[:5000], a.y_train[:5000], a.s_train[:5000]
     plain = LR().fit(X, y, s)
-    ident = FairLR(criterion="eo", tpr_target=1.0, tnr_target=1.0).fit(X, y, s)
+    ident = FairLR(make_target_spec("eo", tpr_target=1.0, tnr_target=1.0)).fit(X, y, s)
     np.testing.assert_array_equal(ident.d_, [[0.0, 1.0], [0.0, 1.0]])
     np.testing.assert_array_equal(plain.coef_, ident.coef_)
     np.testing.assert_array_equal(plain.predict_proba(a.X_test), ident.predict_proba(a.X_test))
@@ -133,14 +134,14 @@ def test_eo_without_explicit_targets_is_dp_mode(adult):
     a = adult
     X, y, s = a.X_train[:5000], a.y_train[:5000], a.s_train[:5000]
     dp = FairLR(target_rate=0.3).fit(X, y, s)
-    eo = FairLR(criterion="eo", target_rate=0.3).fit(X, y, s)
+    eo = FairLR(make_target_spec("eo", 0.3)).fit(X, y, s)
     np.testing.assert_array_equal(dp.coef_, eo.coef_)
 
 
 def test_eo_targets_move_tpr():
     X, y, s = synthetic(4000)
-    lo = FairLR(criterion="eo", tpr_target=0.6, tnr_target=1.0).fit(X, y, s)
-    hi = FairLR(criterion="eo", tpr_target=1.0, tnr_target=0.6).fit(X, y, s)
+    lo = FairLR(make_target_spec("eo", tpr_target=0.6, tnr_target=1.0)).fit(X, y, s)
+    hi = FairLR(make_target_spec("eo", tpr_target=1.0, tnr_target=0.6)).fit(X, y, s)
     assert hi.predict(X).mean() > lo.predict(X).mean()
     np.testing.assert_allclose(lo.transition_table_.p_ybar1_given_y[:, 1], 0.6)
 
@@ -164,7 +165,7 @@ def test_more_than_two_groups_and_strata():
 
     assert ratio(p) > ratio(plain)
     strata = (X[:, 2] > 0).astype(int)
-    c = FairLR(stratum_target_rates={0: 0.3, 1: 0.5}).fit(X, y, s, strata=strata)
+    c = FairLR(make_target_spec(stratum_target_rates={0: 0.3, 1: 0.5})).fit(X, y, s, strata=strata)
     assert c.d_ is None and len(c.transition_table_.tables) == 2
     assert c.transition_table_.tables[1].target_rates[0] == pytest.approx(0.5)
     back = FairLR.from_state(c.get_state())
@@ -250,7 +251,7 @@ def test_identity_table_gives_the_plain_gp(adult_small, adult):
     X, y, s = adult_small
     kw = dict(GP_FAST, max_epochs=1)
     plain = GP(**kw).fit(X[:1500], y[:1500], s[:1500])
-    ident = FairGP(criterion="eo", tpr_target=1.0, tnr_target=1.0, **kw).fit(X[:1500], y[:1500], s[:1500])
+    ident = FairGP(make_target_spec("eo", tpr_target=1.0, tnr_target=1.0), **kw).fit(X[:1500], y[:1500], s[:1500])
     np.testing.assert_allclose(plain.predict_proba(adult.X_test[:300]), ident.predict_proba(adult.X_test[:300]), atol=1e-6)
 
 

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from fairdash import targets as T
 from fairdash.errors import FairDashError
 from fairdash.models import likelihood as L
+from fairdash.target_spec import make_target_spec
 
 
 def _bernoulli(logit, y):
@@ -91,18 +92,18 @@ def test_resolve_target_modes():
     np.testing.assert_allclose(d_rows, table.d[s])
     _, d_id, _ = L.resolve_target(y, s, identity=True)
     np.testing.assert_array_equal(d_id, np.tile([0.0, 1.0], (2000, 1)))
-    eo, _, _ = L.resolve_target(y, s, criterion="eo", tpr_target=0.8, tnr_target=0.9)
+    eo, _, _ = L.resolve_target(y, s, target=make_target_spec("eo", tpr_target=0.8, tnr_target=0.9))
     np.testing.assert_allclose(eo.p_ybar1_given_y[:, 1], 0.8)
-    mode1, _, _ = L.resolve_target(y, s, criterion="eo", target_rate=0.25)
-    dp, _, _ = L.resolve_target(y, s, criterion="dp", target_rate=0.25)
+    mode1, _, _ = L.resolve_target(y, s, target=make_target_spec("eo", 0.25))
+    dp, _, _ = L.resolve_target(y, s, target=make_target_spec("dp", 0.25))
     np.testing.assert_allclose(mode1.d, dp.d)
     strata = rng.integers(0, 3, 2000)
     cond, d_c, _ = L.resolve_target(y, s, strata)
     np.testing.assert_allclose(d_c, cond.row_d(s, strata))
     with pytest.raises(FairDashError):
-        L.resolve_target(y, s, target_rate=1.0)
+        L.resolve_target(y, s, target=make_target_spec(target_rate=1.0))
     with pytest.raises(FairDashError):
-        L.resolve_target(y, s, criterion="xx")
+        L.resolve_target(y, s, target=make_target_spec("xx"))
     with pytest.raises(FairDashError):
         L.resolve_target(y, np.zeros_like(s))
 

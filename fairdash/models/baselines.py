@@ -13,8 +13,13 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+import numbers
+
 from ..errors import FairDashError
-from ..validation import check_predict_X, check_s, check_Xy
+from ..validation import check_s
+from . import inputs as I
+from . import params as P
+from .params import check_params
 from .state import check_state, make_state
 
 __all__ = ["SVM", "KamiranReweighing", "AgarwalReduction"]
@@ -63,10 +68,10 @@ class _DecisionClassifier:
         return _proba_from_p1(expit(self.decision_function(X)))
 
     def predict(self, X) -> np.ndarray:
-        return (self.decision_function(X) > 0).astype(np.int64)
+        return I.labels(self, self.decision_function(X) > 0)
 
 
-class SVM(_DecisionClassifier, ClassifierMixin, BaseEstimator):
+class SVM(_DecisionClassifier, I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """RBF support vector machine, as the paper ran it: ``SVC(C=1, kernel="rbf", gamma="auto")``.
 
     Formulation: libsvm's C-SVC with kernel ``exp(-gamma ||x - x'||^2)``; ``gamma="auto"`` means
@@ -83,8 +88,50 @@ class SVM(_DecisionClassifier, ClassifierMixin, BaseEstimator):
     rounding). ``predict`` is ``decision > 0``. ``predict_proba`` squashes the decision value through
     a logistic sigmoid, ``P(y=1|x) = 1 / (1 + exp(-decision))``: monotone, 0.5 at the boundary, but not
     calibrated (``SVC(probability=True)`` would refit five times with Platt scaling, too slow here).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        libsvm's penalty of margin violations.
+    gamma : {"auto", "scale"} or float, default="auto"
+        The RBF kernel's gamma (``"auto"``: ``1 / n_features``, as the paper ran it).
+    cache_size : float, default=2000.0
+        MB of kernel cache.
+    tol : float, default=1e-3
+        libsvm's stopping tolerance.
+    max_iter : int, default=-1
+        Solver iterations; -1: no limit.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels seen at fit, sorted; the second is the positive label.
+    n_features_in_ : int
+        Number of feature columns seen at fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a data frame ``X`` at fit (only then).
+    support_vectors_ : ndarray of shape (n_SV, n_features_in_)
+        The support vectors.
+    dual_coef_ : ndarray of shape (n_SV,)
+        Their dual coefficients (signed by class).
+    intercept_ : float
+        The decision function's constant.
+    gamma_ : float
+        The gamma used.
+    n_support_ : ndarray of shape (2,)
+        Support vectors per class.
+    n_iter_ : int
+        libsvm's iterations.
     """
 
+
+    _parameter_constraints = {
+        "C": [P.Interval(numbers.Real, 0, None, "neither")],
+        "gamma": [P.Options(("auto", "scale")), P.Interval(numbers.Real, 0, None, "neither")],
+        "cache_size": [P.Interval(numbers.Real, 0, None, "neither")],
+        "tol": [P.Interval(numbers.Real, 0, None, "neither")],
+        "max_iter": [P.Interval(numbers.Integral, -1, None)],
+    }
 
     def __init__(self, C: float = 1.0, gamma="auto", cache_size: float = 2000.0, tol: float = 1e-3,
                  max_iter: int = -1):
@@ -94,10 +141,11 @@ class SVM(_DecisionClassifier, ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
 
-    def fit(self, X, y, s=None, **fit_params):
+    def fit(self, X, y, s=None):
         from sklearn.svm import SVC
 
-        X, y = check_Xy(X, y)
+        check_params(self)
+        X, y = I.fit_inputs(self, X, y)
         gamma = _gamma_value(self.gamma, X)  # scikit-learn's rule for "auto"/"scale", resolved here (public API)
         svc = SVC(C=self.C, kernel="rbf", gamma=gamma, cache_size=self.cache_size, tol=self.tol,
                   max_iter=self.max_iter)
@@ -107,14 +155,12 @@ class SVM(_DecisionClassifier, ClassifierMixin, BaseEstimator):
         self.intercept_ = float(np.asarray(svc.intercept_).ravel()[0])
         self.gamma_ = gamma
         self.n_support_ = np.asarray(svc.n_support_, dtype=np.int64)
-        self.classes_ = np.array([0, 1])
-        self.n_features_in_ = X.shape[1]
         self.n_iter_ = int(np.asarray(svc.n_iter_).ravel()[0])
         return self
 
     def decision_function(self, X, chunk_rows: int = 2048) -> np.ndarray:
         check_is_fitted(self, "support_vectors_")
-        X = check_predict_X(X, self.support_vectors_.shape[1])
+        X = I.predict_X(self, X)
         sv = self.support_vectors_
         sv_sq = np.einsum("ij,ij->i", sv, sv)
         out = np.empty(len(X))
@@ -130,7 +176,8 @@ class SVM(_DecisionClassifier, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "support_vectors_")
         arrays = {"support_vectors": self.support_vectors_, "dual_coef": self.dual_coef_,
                   "n_support": self.n_support_}
-        meta = {"intercept": self.intercept_, "gamma_value": self.gamma_, "n_iter": self.n_iter_}
+        meta = {"intercept": self.intercept_, "gamma_value": self.gamma_, "n_iter": self.n_iter_,
+                "classes": self.classes_.tolist()}
         return make_state(self, arrays, meta)
 
     @classmethod
@@ -143,7 +190,7 @@ class SVM(_DecisionClassifier, ClassifierMixin, BaseEstimator):
         m.intercept_ = float(meta["intercept"])
         m.gamma_ = float(meta["gamma_value"])
         m.n_iter_ = int(meta.get("n_iter", 0))
-        m.classes_ = np.array([0, 1])
+        m.classes_ = np.asarray(meta.get("classes", [0, 1]))
         m.n_features_in_ = m.support_vectors_.shape[1]
         return m
 
@@ -182,7 +229,7 @@ def kamiran_weights(y, s) -> np.ndarray:
     return w_cell[s, y]
 
 
-class KamiranReweighing(_DecisionClassifier, ClassifierMixin, BaseEstimator):
+class KamiranReweighing(_DecisionClassifier, I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """Kamiran & Calders reweighing, then logistic regression (demographic parity).
 
     Formulation: each training row in cell ``(s, y)`` gets weight ``P(s) P(y) / P(s, y)`` =
@@ -200,16 +247,49 @@ class KamiranReweighing(_DecisionClassifier, ClassifierMixin, BaseEstimator):
     deterministic).
     Scores: ``decision_function = X @ coef_ + intercept_``, ``predict_proba`` its sigmoid, ``predict``
     is ``decision > 0``.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Inverse L2 strength of the weighted logistic regression.
+    seed : int or None, default=0
+        Kept for the common interface; the fit is deterministic.
+    device : str, default="auto"
+        Where the weighted fit runs (``fairdash.device.resolve_device``).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels seen at fit, sorted; the second is the positive label.
+    n_features_in_ : int
+        Number of feature columns seen at fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a data frame ``X`` at fit (only then).
+    coef_ : ndarray of shape (n_features_in_,)
+        The weights of the decision function.
+    intercept_ : float
+        Its constant.
+    sample_weight_ : ndarray of shape (n_samples,)
+        The reweighing's row weights.
+    device_ : str
+        Where the weighted fit ran.
     """
 
+
+    _parameter_constraints = {
+        "C": [P.Interval(numbers.Real, 0, None, "neither")],
+        "seed": [P.SEED, P.NONE],
+        "device": [P.DEVICE, P.NONE],
+    }
 
     def __init__(self, C: float = 1.0, seed: int | None = 0, device="auto"):
         self.C = C
         self.seed = seed
         self.device = device
 
-    def fit(self, X, y, s=None, **fit_params):
-        X, y = check_Xy(X, y)
+    def fit(self, X, y, s=None):
+        check_params(self)
+        X, y = I.fit_inputs(self, X, y)
         s = check_s(s, len(y), "Kamiran & Calders reweighing")
         w = kamiran_weights(y, s)
         lr = _make_lr(self.C, self.seed, self.device)
@@ -219,18 +299,16 @@ class KamiranReweighing(_DecisionClassifier, ClassifierMixin, BaseEstimator):
         self.device_ = lr.device_  # where the weighted fit ran (what the results' device column says)
         self.coef_ = np.asarray(lr.coef_, dtype=np.float64).ravel()
         self.intercept_ = float(lr.intercept_[0])
-        self.classes_ = np.array([0, 1])
-        self.n_features_in_ = X.shape[1]
         return self
 
     def decision_function(self, X) -> np.ndarray:
         check_is_fitted(self, "coef_")
-        X = check_predict_X(X, len(self.coef_))
+        X = I.predict_X(self, X)
         return X @ self.coef_ + self.intercept_
 
     def get_state(self) -> dict:
         check_is_fitted(self, "coef_")
-        return make_state(self, {"coef": self.coef_}, {"intercept": self.intercept_})
+        return make_state(self, {"coef": self.coef_}, {"intercept": self.intercept_, "classes": self.classes_.tolist()})
 
     @classmethod
     def from_state(cls, state: dict) -> "KamiranReweighing":
@@ -238,7 +316,7 @@ class KamiranReweighing(_DecisionClassifier, ClassifierMixin, BaseEstimator):
         m = cls(**meta["params"])
         m.coef_ = np.asarray(arrays["coef"], dtype=np.float64).ravel()
         m.intercept_ = float(meta["intercept"])
-        m.classes_ = np.array([0, 1])
+        m.classes_ = np.asarray(meta.get("classes", [0, 1]))
         m.n_features_in_ = len(m.coef_)
         return m
 
@@ -278,7 +356,7 @@ class _CountingFits(ClassifierMixin, BaseEstimator):
         return self.fitted_.predict(X)
 
 
-class AgarwalReduction(ClassifierMixin, BaseEstimator):
+class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """Agarwal et al.'s reductions approach: fairlearn's ``ExponentiatedGradient`` around a weighted
     logistic regression (``C=C``).
 
@@ -315,8 +393,62 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
     ``max_iter`` iterations; so the number of fits is not known in advance, and the fraction reported
     is an estimate, ``k / (k + 30)`` after ``k`` fits (Adult and COMPAS take about 25-40), then 1.0 at
     the end.
+
+    Parameters
+    ----------
+    criterion : {"dp", "eo"}, default="dp"
+        The constraint: demographic parity or true-positive-rate parity (``make_model`` takes it from the
+        run's TargetSpec).
+    difference_bound : float, default=0.1
+        The allowed violation, in (0, 1].
+    eps : float, default=0.1
+        fairlearn's ``eps`` (caps the Lagrange multipliers at ``1 / eps``).
+    max_iter : int, default=50
+        Most exponentiated-gradient iterations.
+    C : float, default=1.0
+        Inverse L2 strength of each best response's logistic regression.
+    seed : int or None, default=0
+        The seed of ``predict``'s draws.
+    progress : callable or None, default=None
+        ``progress(fraction, message)``, told of every best-response fit.
+    device : str, default="auto"
+        Where the best responses are fitted.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels seen at fit, sorted; the second is the positive label.
+    n_features_in_ : int
+        Number of feature columns seen at fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a data frame ``X`` at fit (only then).
+    coefs_, intercepts_ : ndarray
+        Each best-response classifier's weights and constant (a constant classifier: zeros and +-1).
+    weights_ : ndarray of shape (n_predictors,)
+        The mixture's weights.
+    best_gap_ : float
+        fairlearn's best duality gap.
+    n_oracle_calls_ : int
+        Best-response fits.
+    last_iter_ : int
+        fairlearn's last iteration index; ``n_iter_`` is ``last_iter_ + 1``.
+    n_iter_ : int
+        Exponentiated-gradient iterations run.
+    device_ : str
+        Where the fits ran.
     """
 
+
+    _parameter_constraints = {
+        "criterion": [P.Options(("dp", "eo"))],
+        "difference_bound": [P.Interval(numbers.Real, 0, 1, "right")],
+        "eps": [P.Interval(numbers.Real, 0, None, "neither")],
+        "max_iter": [P.Interval(numbers.Integral, 1, None)],
+        "C": [P.Interval(numbers.Real, 0, None, "neither")],
+        "seed": [P.SEED, P.NONE],
+        "progress": [P.CALLABLE, P.NONE],
+        "device": [P.DEVICE, P.NONE],
+    }
 
     def __init__(self, criterion: str = "dp", difference_bound: float = 0.1, eps: float = 0.1,
                  max_iter: int = 50, C: float = 1.0, seed: int | None = 0, progress=None, device="auto"):
@@ -368,10 +500,10 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
         report(1.0, f"Agarwal et al.: done after {int(eg.last_iter_) + 1} iteration(s), {fits[0]} fit(s)")
         return eg
 
-    def fit(self, X, y, s=None, **fit_params):
-        X, y = check_Xy(X, y)
+    def fit(self, X, y, s=None):
+        check_params(self)
+        X, y = I.fit_inputs(self, X, y)
         s = check_s(s, len(y), "Agarwal et al.")
-        self._constraint()  # reject an unknown criterion before the expensive part
         eg = self._fit_expgrad(X, y, s)
         coefs, intercepts, weights = [], [], []
         d = X.shape[1]
@@ -393,16 +525,15 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
         self.best_gap_ = float(eg.best_gap_)
         self.n_oracle_calls_ = int(eg.n_oracle_calls_)
         self.last_iter_ = int(eg.last_iter_)
+        self.n_iter_ = self.last_iter_ + 1  # exponentiated-gradient iterations run (scikit-learn's name)
         from ..device import resolve_device
 
         self.device_ = str(resolve_device(self.device))  # where its inner fits ran
-        self.classes_ = np.array([0, 1])
-        self.n_features_in_ = d
         return self
 
     def _positive_probs(self, X) -> np.ndarray:
         check_is_fitted(self, "coefs_")
-        X = check_predict_X(X, self.coefs_.shape[1])
+        X = I.predict_X(self, X)
         preds = np.zeros((len(X), len(self.weights_)))
         for j in range(len(self.weights_)):
             if self.weights_[j] != 0:  # fairlearn leaves zero-weight predictors at 0
@@ -419,13 +550,13 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
         from sklearn.utils import check_random_state
 
         p1 = self._positive_probs(X)
-        return (p1 >= check_random_state(self.seed).rand(len(p1))).astype(np.int64)
+        return I.labels(self, p1 >= check_random_state(self.seed).rand(len(p1)))
 
     def get_state(self) -> dict:
         check_is_fitted(self, "coefs_")
         arrays = {"coefs": self.coefs_, "intercepts": self.intercepts_, "weights": self.weights_}
         meta = {"best_gap": self.best_gap_, "n_oracle_calls": self.n_oracle_calls_,
-                "last_iter": self.last_iter_}
+                "last_iter": self.last_iter_, "classes": self.classes_.tolist()}
         return make_state(self, arrays, meta)
 
     @classmethod
@@ -438,6 +569,7 @@ class AgarwalReduction(ClassifierMixin, BaseEstimator):
         m.best_gap_ = float(meta.get("best_gap", float("nan")))
         m.n_oracle_calls_ = int(meta.get("n_oracle_calls", 0))
         m.last_iter_ = int(meta.get("last_iter", 0))
-        m.classes_ = np.array([0, 1])
+        m.n_iter_ = m.last_iter_ + 1
+        m.classes_ = np.asarray(meta.get("classes", [0, 1]))
         m.n_features_in_ = m.coefs_.shape[1]
         return m

@@ -19,18 +19,21 @@ model restored by ``from_state`` predict identically.
 from __future__ import annotations
 
 import math
+import numbers
 import time
 import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..errors import FairDashError
-from ..validation import check_predict_X
+from ..target_spec import TargetSpec
+from . import inputs as I
 from . import likelihood as L
+from . import params as P
 from .state import make_state
 
 MAX_INDUCING = 2000
+PREDICTOR_PREFIX = "predictor."  # the predictor's state_dict in a model file
 JITTER = 1e-4  # the variational strategy's jitter, the same in float32 training and the float64 predictor
 
 
@@ -87,64 +90,83 @@ def auto_batch_size(n: int) -> int:
     return int(min(4096, max(256, n // 8)))
 
 
-class FairGP(ClassifierMixin, L.FairModelBase, BaseEstimator):
-    """Fair sparse variational GP classifier (the paper's FairGP). ``fit(X, y, s)``; ``s`` is not needed
-    to predict.
+_GP_CONSTRAINTS = {
+    "num_inducing": [P.Interval(numbers.Integral, 1, None)],
+    "batch_size": [P.Interval(numbers.Integral, 1, None), P.NONE],
+    "max_epochs": [P.Interval(numbers.Integral, 1, None)],
+    "lr": [P.Interval(numbers.Real, 0, None, "neither")],
+    "max_seconds": [P.Interval(numbers.Real, 0, None, "neither"), P.NONE],
+    "tol": [P.Interval(numbers.Real, 0, None)],
+    "patience": [P.Interval(numbers.Integral, 1, None)],
+    "variational_optimizer": [P.Options(("ngd", "adam"))],
+    "ngd_lr": [P.Interval(numbers.Real, 0, None, "neither")],
+    "seed": [P.SEED, P.NONE],
+    "device": [P.DEVICE, P.NONE],
+    "progress": [P.CALLABLE, P.NONE],
+}
 
-    Fairness parameters as ``FairLR`` (``target_rate``, ``criterion``, ``tpr_target``, ``tnr_target``,
-    ``delta``, ``stratum_target_rates``). GP parameters: ``num_inducing`` (capped at the number of
-    rows and at 2000), ``batch_size`` (``None``: ``auto_batch_size(n)``), ``max_epochs``, ``lr`` (Adam), ``max_seconds`` (time cap for
-    training; ``None``: none), ``tol`` (stop when an epoch improves the ELBO per row by less than
-    this, ``patience`` times in a row), ``seed``, ``device``, ``progress``.
+_GP_PARAMETERS = """num_inducing : int, default=200
+        Inducing points (capped at the number of rows and at 2000), initialised by a sample of training
+        rows stratified by ``(s, y)``.
+    batch_size : int or None, default=None
+        Minibatch rows (``None``: ``auto_batch_size(n)``).
+    max_epochs : int, default=100
+        Most epochs.
+    lr : float, default=0.02
+        Adam's learning rate (the hyperparameters; all parameters with ``variational_optimizer="adam"``).
+    max_seconds : float or None, default=55.0
+        Time cap for training (``None``: none). When it ends training the result depends on the machine's
+        speed: pass ``None`` for strict repeats.
+    tol : float, default=5e-4
+        Stop when an epoch improves the ELBO per row by less than this, ``patience`` times in a row.
+    patience : int, default=2
+        See ``tol``.
+    variational_optimizer : {"ngd", "adam"}, default="ngd"
+        Natural gradient descent on q(u) (with Adam on the hyperparameters), or Adam on everything.
+    ngd_lr : float, default=0.1
+        The natural-gradient step.
+    seed : int or None, default=0
+        Seeds the fit's own generators (the inducing-point sample, minibatch order and q(u)'s starting
+        noise); the global random state is left as it was.
+    device : str, default="auto"
+        Where torch trains (``fairdash.device.resolve_device``); prediction is always on the CPU in float64.
+    progress : callable or None, default=None
+        ``progress(fraction, message)``, told of every epoch."""
 
-    ``stop_reason_`` says why training stopped: ``"plateau"`` (ELBO converged), ``"max_epochs"`` or
-    ``"time"`` (``max_seconds`` reached; then the result depends on the machine's speed, so the same
-    seed can give different models on a busy machine; pass ``max_seconds=None`` for strict repeats).
-    """
+_GP_ATTRIBUTES = """classes_ : ndarray of shape (2,)
+        The two labels seen at fit, sorted; the second is the positive label.
+    n_features_in_ : int
+        Number of feature columns seen at fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a data frame ``X`` at fit (only then).
+    inducing_points_ : ndarray of shape (num_inducing, n_features_in_)
+        The learned inducing points.
+    variational_mean_, variational_chol_ : ndarray
+        q(u) over the whitened inducing values: its mean and the Cholesky factor of its covariance.
+    mean_constant_, outputscale_ : float
+        The constant prior mean and the kernel's output scale.
+    lengthscale_ : ndarray of shape (n_features_in_,)
+        The RBF kernel's length scale per feature.
+    predictor_state_ : dict of str to ndarray
+        The float64 CPU predictor's full ``state_dict()`` (what the model file stores and prediction loads).
+    elbo_history_ : ndarray of shape (n_epochs_,)
+        The ELBO per row after each epoch.
+    n_epochs_ : int
+        Epochs run.
+    stop_reason_ : str
+        ``"plateau"`` (ELBO converged), ``"max_epochs"`` or ``"time"`` (``max_seconds`` reached).
+    transition_table_, d_, base_rates_, group_shares_, n_groups_, target_rate_ :
+        The target trained on, as FairLR's (the plain GP: identity table, ``target_rate_`` None).
+    device_ : str
+        Where the fit ran.
+    fit_seconds_ : float
+        Wall time of the fit."""
 
-    _identity = False
+
+class _SVGPFit(L.FairModelBase):
+    """Fit, prediction and safe state shared by FairGP and GP (the plain model has no target)."""
 
     _fitted_attr = "inducing_points_"
-
-    def __init__(
-        self,
-        target_rate=None,
-        criterion="dp",
-        tpr_target=None,
-        tnr_target=None,
-        delta=1.0,
-        stratum_target_rates=None,
-        num_inducing=200,
-        batch_size=None,
-        max_epochs=100,
-        lr=0.02,
-        max_seconds=55.0,
-        tol=5e-4,
-        patience=2,
-        variational_optimizer="ngd",
-        ngd_lr=0.1,
-        seed=0,
-        device="auto",
-        progress=None,
-    ):
-        self.target_rate = target_rate
-        self.criterion = criterion
-        self.tpr_target = tpr_target
-        self.tnr_target = tnr_target
-        self.delta = delta
-        self.stratum_target_rates = stratum_target_rates
-        self.num_inducing = num_inducing
-        self.batch_size = batch_size
-        self.max_epochs = max_epochs
-        self.lr = lr
-        self.max_seconds = max_seconds
-        self.tol = tol
-        self.patience = patience
-        self.variational_optimizer = variational_optimizer
-        self.ngd_lr = ngd_lr
-        self.seed = seed
-        self.device = device
-        self.progress = progress
 
     # ---------------------------------------------------------------------------------------------
     # Fitting
@@ -152,7 +174,7 @@ class FairGP(ClassifierMixin, L.FairModelBase, BaseEstimator):
     def _fit(self, X, y, s, strata):
         import torch
 
-        from ..device import resolve_device, seed_everything
+        from ..device import resolve_device
         from ..progress import as_progress
 
         t0 = time.perf_counter()
@@ -161,15 +183,10 @@ class FairGP(ClassifierMixin, L.FairModelBase, BaseEstimator):
 
         dev = resolve_device(self.device)
         self.device_ = str(dev)
-        seed_everything(self.seed)
         rng = np.random.default_rng(self.seed)
 
         n = X.shape[0]
         m = int(self.num_inducing)
-        if self.variational_optimizer not in ("ngd", "adam"):
-            raise FairDashError("variational_optimizer must be 'ngd' (natural gradient) or 'adam'.")
-        if m < 1:
-            raise FairDashError("The number of inducing points must be at least 1.")
         cap = min(n, MAX_INDUCING)
         if m > cap:
             warnings.warn(f"num_inducing={m} capped at {cap}.", RuntimeWarning, stacklevel=2)
@@ -183,7 +200,7 @@ class FairGP(ClassifierMixin, L.FairModelBase, BaseEstimator):
         ls0 = max(med, 1e-2)
 
         dtype = torch.float32
-        Xt = torch.as_tensor(X, dtype=dtype, device=dev)
+        Xt = torch.tensor(X, dtype=dtype, device=dev)  # a copy (X may be read-only, which torch cannot share)
         log_d = L.log_d_terms(d_rows, dtype=dtype, device=dev)
         yt = torch.as_tensor(y, device=dev)
         w0, w1 = L.select_log_d(log_d, yt)
@@ -196,6 +213,7 @@ class FairGP(ClassifierMixin, L.FairModelBase, BaseEstimator):
         self.elbo_history_ = np.asarray(history, dtype=np.float64)
         self.n_epochs_ = len(history)
         self._store_params(model)
+        self.predictor_state_ = self._predictor_state()
         self._build_predictor()
         self.fit_seconds_ = time.perf_counter() - t0
         report(1.0, "done")
@@ -212,6 +230,7 @@ class FairGP(ClassifierMixin, L.FairModelBase, BaseEstimator):
         model.train()
         likelihood.train()
         mll = gpytorch.mlls.VariationalELBO(likelihood, model, num_data=n)
+        self._initialise_q_u(model, Xt)
         if self.variational_optimizer == "ngd":
             var_params = list(model.variational_parameters())
             ids = {id(p) for p in var_params}
@@ -257,6 +276,22 @@ class FairGP(ClassifierMixin, L.FairModelBase, BaseEstimator):
             model.load_state_dict(best_state)
         return history
 
+    def _initialise_q_u(self, model, Xt):
+        """gpytorch initialises q(u) from the prior on the model's first call, with a little noise drawn from
+        torch's global generator (it takes no generator of its own). That call is made here, on the global
+        generator seeded with ``seed`` inside ``torch.random.fork_rng``, which puts the caller's random state
+        back afterwards: the fit is reproducible and leaves no trace in the global state."""
+        import torch
+
+        dev = Xt.device
+        with torch.random.fork_rng(devices=[dev] if dev.type == "cuda" else []), torch.no_grad():
+            if self.seed is not None:
+                torch.default_generator.manual_seed(int(self.seed))
+                if dev.type == "cuda":
+                    with torch.cuda.device(dev):
+                        torch.cuda.manual_seed(int(self.seed))
+            model(Xt[:1])
+
     def _store_params(self, model):
         vs = model.variational_strategy
         dist = model.q_u_[0]
@@ -281,23 +316,32 @@ class FairGP(ClassifierMixin, L.FairModelBase, BaseEstimator):
     # ---------------------------------------------------------------------------------------------
     # Prediction: CPU, float64, from the stored parameters
     # ---------------------------------------------------------------------------------------------
-    def _build_predictor(self):
+    def _predictor_state(self) -> dict:
+        """The float64 CPU predictor's full ``state_dict()`` (as numpy arrays) from the fitted values: a
+        predictor is built, called once (gpytorch then marks q(u) as initialised: q(u) is not drawn from
+        the prior again when the state is loaded) and given the fitted values through its parameters."""
         import torch
 
         z = torch.as_tensor(self.inducing_points_, dtype=torch.float64)
         model = _svgp_class()(z).double()
+        with torch.random.fork_rng(devices=[]), torch.no_grad():  # that call's noise: the caller's state untouched
+            model(z[:1])
         dist = model.q_u_[0]
         with torch.no_grad():
             dist.variational_mean.copy_(torch.as_tensor(self.variational_mean_))
             dist.chol_variational_covar.copy_(torch.as_tensor(self.variational_chol_))
-            # q(u) is given, not to be initialised from the prior: set the strategy's flag through the
-            # public state_dict (the key is the buffer's name as gpytorch stores it)
-            state = model.state_dict()
-            flags = [k for k in state if k.endswith("variational_params_initialized")]
-            model.load_state_dict({**state, **{k: torch.ones_like(state[k]) for k in flags}})
             model.mean_module.constant.fill_(self.mean_constant_)
             model.covar_module.base_kernel.lengthscale = torch.as_tensor(self.lengthscale_).reshape(1, -1)
             model.covar_module.outputscale = torch.tensor(self.outputscale_, dtype=torch.float64)
+        return {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
+
+    def _build_predictor(self):
+        """The predictor: a float64 SVGP on the CPU with ``predictor_state_`` loaded (``load_state_dict``)."""
+        import torch
+
+        z = torch.as_tensor(self.inducing_points_, dtype=torch.float64)
+        model = _svgp_class()(z).double()
+        model.load_state_dict({k: torch.as_tensor(v) for k, v in self.predictor_state_.items()})
         model.eval()
         self._predictor = model
 
@@ -307,13 +351,13 @@ class FairGP(ClassifierMixin, L.FairModelBase, BaseEstimator):
         import torch
 
         self._check_fitted()
-        X = check_predict_X(X, self.n_features_in_)
+        X = I.predict_X(self, X)
         if getattr(self, "_predictor", None) is None:
             self._build_predictor()
         mus, vs = [], []
         with torch.no_grad(), gpytorch.settings.fast_pred_var(False):
             for i in range(0, X.shape[0], batch):
-                f = self._predictor(torch.as_tensor(X[i:i + batch]))
+                f = self._predictor(torch.tensor(X[i:i + batch]))
                 mus.append(f.mean.numpy())
                 vs.append(f.variance.clamp_min(0.0).numpy())
         if not mus:
@@ -333,8 +377,8 @@ class FairGP(ClassifierMixin, L.FairModelBase, BaseEstimator):
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X):
-        """``P(ybar=1 | x) > 0.5`` as 0/1."""
-        return (self.decision_function(X) > 0.0).astype(np.int64)
+        """``P(ybar=1 | x) > 0.5``: the positive label ``classes_[1]``, else ``classes_[0]``."""
+        return I.labels(self, self.decision_function(X) > 0.0)
 
     # ---------------------------------------------------------------------------------------------
     # Safe state
@@ -346,6 +390,7 @@ class FairGP(ClassifierMixin, L.FairModelBase, BaseEstimator):
         self._check_fitted()
         arrays, meta = L.fair_target_state(self)
         arrays.update({name.rstrip("_"): getattr(self, name) for name in self._ARRAYS})
+        arrays.update({PREDICTOR_PREFIX + k: v for k, v in self.predictor_state_.items()})
         meta["fitted"].update({"mean_constant": self.mean_constant_, "outputscale": self.outputscale_,
                                "n_epochs": int(self.n_epochs_), "stop_reason": self.stop_reason_})
         return make_state(self, arrays, meta)
@@ -360,6 +405,9 @@ class FairGP(ClassifierMixin, L.FairModelBase, BaseEstimator):
         model.outputscale_ = float(f["outputscale"])
         model.n_epochs_ = int(f["n_epochs"])
         model.stop_reason_ = f.get("stop_reason", "unknown")
+        stored = {k[len(PREDICTOR_PREFIX):]: np.asarray(v) for k, v in arrays.items() if k.startswith(PREDICTOR_PREFIX)}
+        # a model file of format 1 holds the fitted values only: its predictor state is made from them
+        model.predictor_state_ = stored or model._predictor_state()
         model._build_predictor()
         return model
 
@@ -369,7 +417,82 @@ class FairGP(ClassifierMixin, L.FairModelBase, BaseEstimator):
         return state
 
 
-class GP(FairGP):
-    """Plain sparse variational GP classifier: FairGP with the identity table ``d[s] = (0, 1)``."""
+class FairGP(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _SVGPFit, BaseEstimator):
+    """Fair sparse variational GP classifier (the paper's FairGP): trained on the target-label likelihood.
+    ``fit(X, y, s)``; ``s`` is not needed to predict.
 
-    _identity = True
+    Parameters
+    ----------
+    target : TargetSpec or None, default=None
+        What to train for (:func:`fairdash.target_spec.make_target_spec`); ``None``: the paper's default,
+        demographic parity at the ``avg`` preset. A frozen value, so ``clone`` keeps it.
+    target_rate : float, {"min", "avg", "max"} or None, default=None
+        Shorthand for ``target=make_target_spec(target_rate=...)``; given with ``target``, it must say the
+        same as ``target``.
+    %s
+
+    Attributes
+    ----------
+    %s
+    """
+
+    _parameter_constraints = {
+        "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.target_spec.make_target_spec)"), P.NONE],
+        "target_rate": [P.Interval(numbers.Real, 0, 1, "neither"), P.Options(("min", "avg", "max")), P.NONE],
+        **_GP_CONSTRAINTS,
+    }
+
+    def __init__(self, target=None, target_rate=None, num_inducing=200, batch_size=None, max_epochs=100, lr=0.02,
+                 max_seconds=55.0, tol=5e-4, patience=2, variational_optimizer="ngd", ngd_lr=0.1, seed=0,
+                 device="auto", progress=None):
+        self.target = target
+        self.target_rate = target_rate
+        self.num_inducing = num_inducing
+        self.batch_size = batch_size
+        self.max_epochs = max_epochs
+        self.lr = lr
+        self.max_seconds = max_seconds
+        self.tol = tol
+        self.patience = patience
+        self.variational_optimizer = variational_optimizer
+        self.ngd_lr = ngd_lr
+        self.seed = seed
+        self.device = device
+        self.progress = progress
+
+
+FairGP.__doc__ = FairGP.__doc__ % (_GP_PARAMETERS, _GP_ATTRIBUTES)
+
+
+class GP(I.BinaryClassifierMixin, ClassifierMixin, _SVGPFit, BaseEstimator):
+    """Plain sparse variational GP classifier: FairGP's fit with the identity table ``d[s] = (0, 1)`` (no
+    target). ``s`` is accepted at fit (it stratifies the inducing-point sample) and not needed.
+
+    Parameters
+    ----------
+    %s
+
+    Attributes
+    ----------
+    %s
+    """
+
+    _parameter_constraints = dict(_GP_CONSTRAINTS)
+
+    def __init__(self, num_inducing=200, batch_size=None, max_epochs=100, lr=0.02, max_seconds=55.0, tol=5e-4,
+                 patience=2, variational_optimizer="ngd", ngd_lr=0.1, seed=0, device="auto", progress=None):
+        self.num_inducing = num_inducing
+        self.batch_size = batch_size
+        self.max_epochs = max_epochs
+        self.lr = lr
+        self.max_seconds = max_seconds
+        self.tol = tol
+        self.patience = patience
+        self.variational_optimizer = variational_optimizer
+        self.ngd_lr = ngd_lr
+        self.seed = seed
+        self.device = device
+        self.progress = progress
+
+
+GP.__doc__ = GP.__doc__ % (_GP_PARAMETERS, _GP_ATTRIBUTES)

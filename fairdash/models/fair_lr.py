@@ -14,6 +14,7 @@ set-up: RAdam, learning rate 1e-3, minibatches of 64, decoupled weight decay.
 """
 from __future__ import annotations
 
+import numbers
 import time
 import warnings
 
@@ -21,9 +22,10 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..errors import FairDashError
-from ..validation import check_predict_X
+from ..target_spec import TargetSpec
+from . import inputs as I
 from . import likelihood as L
+from . import params as P
 from .state import make_state
 
 # Above this many matrix elements per chunk, the full-batch gradient is accumulated over row chunks.
@@ -35,7 +37,7 @@ def place_matrix(X, dtype, dev):
     half its free memory, in pinned host memory instead (the solver moves row chunks over)."""
     import torch
 
-    Xt = torch.as_tensor(X, dtype=dtype)
+    Xt = torch.tensor(X, dtype=dtype)  # a copy: X may be read-only, which torch cannot share (and warns about)
     if dev.type == "cuda":
         free = torch.cuda.mem_get_info(dev)[0]
         if Xt.numel() * Xt.element_size() < 0.5 * free:
@@ -199,59 +201,79 @@ def logistic_hessian_root(Xt, row_weight, coef, C, chunk_rows=None):
     return torch.linalg.solve_triangular(L.T, eye, upper=True)  # L^-T
 
 
-class FairLR(ClassifierMixin, L.FairModelBase, BaseEstimator):
-    """Fair logistic regression (the paper's FairLR). ``fit(X, y, s)``; ``s`` is not needed to predict.
+_OPTIMIZERS = ("lbfgs", "radam")
+_PRECISIONS = ("mixed", "double")
 
-    Parameters mirror the rest of FairDash: ``target_rate`` (a number in (0, 1), ``"min"``/``"avg"``/
-    ``"max"``, or ``None`` for the paper's ``PR_t^avg``), ``criterion`` (``"dp"`` or ``"eo"``),
-    ``tpr_target``/``tnr_target`` (``"eo"`` with explicit targets; scalar or one per group),
-    ``delta`` (keep-rate), ``stratum_target_rates`` (conditional parity, with ``strata`` at fit),
-    ``C`` (inverse L2 strength, as scikit-learn), ``max_iter`` (L-BFGS iterations, or epochs for RAdam;
-    ``None``: 1000 / 100), ``tol`` (L-BFGS: largest gradient entry of the per-row objective, scikit-learn's default 1e-4),
-    ``optimizer``, ``batch_size`` (RAdam minibatch, default 64; L-BFGS chunk rows), ``precision``
-    (L-BFGS: ``"mixed"`` keeps the matrix in float32 for the two matrix-vector products, 2-3x faster,
-    with weights, losses and gradient sums in float64; ``"double"`` is float64 throughout), ``seed``,
-    ``device``, ``progress``
-    (``callable(fraction, message)``).
-    """
+_LOGISTIC_CONSTRAINTS = {
+    "C": [P.Interval(numbers.Real, 0, None, "neither")],
+    "max_iter": [P.Interval(numbers.Integral, 1, None), P.NONE],
+    "tol": [P.Interval(numbers.Real, 0, None, "neither")],
+    "optimizer": [P.Options(_OPTIMIZERS)],
+    "batch_size": [P.Interval(numbers.Integral, 1, None), P.NONE],
+    "weight_decay": [P.Interval(numbers.Real, 0, None)],
+    "precision": [P.Options(_PRECISIONS)],
+    "seed": [P.SEED, P.NONE],
+    "device": [P.DEVICE, P.NONE],
+    "progress": [P.CALLABLE, P.NONE],
+}
 
-    _identity = False
+_LOGISTIC_PARAMETERS = """C : float, default=1.0
+        Inverse L2 strength, as scikit-learn's (the intercept is not penalised).
+    max_iter : int or None, default=None
+        L-BFGS iterations, or RAdam epochs; ``None``: 1000 / 100.
+    tol : float, default=1e-4
+        L-BFGS: the largest gradient entry of the per-row objective it stops at (scikit-learn's default).
+    optimizer : {"lbfgs", "radam"}, default="lbfgs"
+        Full-batch L-BFGS, or the paper's set-up (RAdam, learning rate 1e-3, minibatches).
+    batch_size : int or None, default=None
+        RAdam's minibatch rows (``None``: 64); L-BFGS: rows per chunk of the full-batch gradient.
+    weight_decay : float, default=0.1
+        RAdam's decoupled weight decay.
+    precision : {"mixed", "double"}, default="mixed"
+        L-BFGS: ``"mixed"`` keeps the matrix in float32 for the two matrix-vector products (2-3x faster),
+        with weights, losses and gradient sums in float64; ``"double"`` is float64 throughout.
+    seed : int or None, default=0
+        Seeds the fit's own generator (RAdam's minibatch order); the global random state is not touched.
+    device : str, default="auto"
+        Where torch trains (``fairdash.device.resolve_device``); prediction is always on the CPU.
+    progress : callable or None, default=None
+        ``progress(fraction, message)``, told how the fit advances."""
 
-    def __init__(
-        self,
-        target_rate=None,
-        criterion="dp",
-        tpr_target=None,
-        tnr_target=None,
-        delta=1.0,
-        stratum_target_rates=None,
-        C=1.0,
-        max_iter=None,
-        tol=1e-4,
-        optimizer="lbfgs",
-        batch_size=None,
-        weight_decay=0.1,
-        precision="mixed",
-        seed=0,
-        device="auto",
-        progress=None,
-    ):
-        self.target_rate = target_rate
-        self.criterion = criterion
-        self.tpr_target = tpr_target
-        self.tnr_target = tnr_target
-        self.delta = delta
-        self.stratum_target_rates = stratum_target_rates
-        self.C = C
-        self.max_iter = max_iter
-        self.tol = tol
-        self.optimizer = optimizer
-        self.batch_size = batch_size
-        self.weight_decay = weight_decay
-        self.precision = precision
-        self.seed = seed
-        self.device = device
-        self.progress = progress
+_LOGISTIC_ATTRIBUTES = """coef_ : ndarray of shape (1, n_features)
+        The weights ``w`` of the logit ``w.x + b`` of ``q(x) = P(ybar=1 | x)``.
+    intercept_ : ndarray of shape (1,)
+        The intercept ``b``.
+    classes_ : ndarray of shape (2,)
+        The two labels seen at fit, sorted; the second is the positive label.
+    n_features_in_ : int
+        Number of feature columns seen at fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a data frame ``X`` at fit (only then).
+    n_iter_ : ndarray of shape (1,)
+        Iterations (L-BFGS) or epochs (RAdam) run.
+    converged_ : bool
+        Whether L-BFGS reached ``tol``.
+    transition_table_ : TransitionTable, ConditionalTables or None
+        The table trained on (``None`` for the plain model).
+    d_ : ndarray of shape (n_groups, 2) or None
+        ``d[s][ybar] = P(y=1 | ybar, s)`` (``None`` with strata).
+    base_rates_ : ndarray of shape (n_groups,)
+        Each group's positive rate in the training labels.
+    group_shares_ : ndarray of shape (n_groups,)
+        Each group's share of the training rows.
+    n_groups_ : int
+        Number of groups of ``s``.
+    target_rate_ : float or None
+        The ``PR_t`` trained on, where one number (``None`` for explicit TPR/TNR targets, per-stratum presets
+        and the plain model).
+    device_ : str
+        Where the fit ran.
+    fit_seconds_ : float
+        Wall time of the fit."""
+
+
+class _LogisticFit(L.FairModelBase):
+    """Fit, prediction and safe state shared by FairLR and LR (the plain model has no target)."""
 
     # ---------------------------------------------------------------------------------------------
     # Fitting
@@ -259,22 +281,15 @@ class FairLR(ClassifierMixin, L.FairModelBase, BaseEstimator):
     def _fit(self, X, y, s, strata):
         import torch
 
-        from ..device import resolve_device, seed_everything
+        from ..device import resolve_device
         from ..progress import as_progress
 
         t0 = time.perf_counter()
         report = as_progress(self.progress)
-        if self.C is None or not float(self.C) > 0:
-            raise FairDashError("The regularisation constant C must be a positive number.")
-        if self.precision not in ("mixed", "double"):
-            raise FairDashError(f"Unknown precision {self.precision!r}: use 'mixed' or 'double'.")
-        if self.optimizer not in ("lbfgs", "radam"):
-            raise FairDashError(f"Unknown optimizer {self.optimizer!r}: use 'lbfgs' or 'radam'.")
         X, y, s, strata, d_rows = L.begin_fair_fit(self, X, y, s, strata)
 
         dev = resolve_device(self.device)
         self.device_ = str(dev)
-        seed_everything(self.seed)
         dtype = torch.float64
         log_d = L.log_d_terms(d_rows, dtype=dtype, device=dev)
         yt = torch.as_tensor(y, device=dev)
@@ -313,12 +328,12 @@ class FairLR(ClassifierMixin, L.FairModelBase, BaseEstimator):
         dev = w0.device
         epochs = 100 if self.max_iter is None else int(self.max_iter)
         bs = int(self.batch_size or 64)
-        lin = torch.nn.Linear(p, 1, dtype=Xt.dtype, device=dev)
-        torch.nn.init.zeros_(lin.weight)
-        torch.nn.init.zeros_(lin.bias)
+        # zero start, as torch.nn.Linear zeroed after its (global-generator) random initialisation was
+        weight = torch.zeros(1, p, dtype=Xt.dtype, device=dev, requires_grad=True)
+        bias = torch.zeros(1, dtype=Xt.dtype, device=dev, requires_grad=True)
         opt = torch.optim.RAdam(
-            [{"params": [lin.weight], "weight_decay": float(self.weight_decay)},
-             {"params": [lin.bias], "weight_decay": 0.0}],
+            [{"params": [weight], "weight_decay": float(self.weight_decay)},
+             {"params": [bias], "weight_decay": 0.0}],
             lr=1e-3, decoupled_weight_decay=True,
         )
         gen = torch_generator(self.seed)
@@ -326,7 +341,7 @@ class FairLR(ClassifierMixin, L.FairModelBase, BaseEstimator):
             order = torch.randperm(n, generator=gen)
             for i in range(0, n, bs):
                 idx = order[i:i + bs]
-                z = lin(Xt[idx.to(Xt.device)].to(dev, non_blocking=True)).squeeze(-1)
+                z = torch.nn.functional.linear(Xt[idx.to(Xt.device)].to(dev, non_blocking=True), weight, bias).squeeze(-1)
                 idx = idx.to(dev)
                 ll = L.fair_log_likelihood(*L.logistic_log_q(z), w0[idx], w1[idx])
                 loss = -ll.mean()
@@ -334,8 +349,8 @@ class FairLR(ClassifierMixin, L.FairModelBase, BaseEstimator):
                 loss.backward()
                 opt.step()
             report((epoch + 1) / epochs, f"epoch {epoch + 1} of {epochs}")
-        coef = lin.weight.detach().cpu().numpy().ravel().astype(np.float64)
-        return coef, float(lin.bias.detach().cpu().item()), epochs, True
+        coef = weight.detach().cpu().numpy().ravel().astype(np.float64)
+        return coef, float(bias.detach().cpu().item()), epochs, True
 
     # ---------------------------------------------------------------------------------------------
     # Prediction (numpy, float64, on the CPU: identical wherever the model was trained)
@@ -343,7 +358,7 @@ class FairLR(ClassifierMixin, L.FairModelBase, BaseEstimator):
     def decision_function(self, X):
         """The logit ``w.x + b`` of ``q(x) = P(ybar=1 | x)``."""
         self._check_fitted()
-        X = check_predict_X(X, self.n_features_in_)
+        X = I.predict_X(self, X)
         return X @ self.coef_[0] + self.intercept_[0]
 
     def predict_proba(self, X):
@@ -352,8 +367,8 @@ class FairLR(ClassifierMixin, L.FairModelBase, BaseEstimator):
         return np.column_stack([1.0 - q, q])
 
     def predict(self, X):
-        """``q(x) > 0.5`` as 0/1."""
-        return (self.decision_function(X) > 0.0).astype(np.int64)
+        """``q(x) > 0.5``: the positive label ``classes_[1]``, else ``classes_[0]``."""
+        return I.labels(self, self.decision_function(X) > 0.0)
 
     # ---------------------------------------------------------------------------------------------
     # Safe state
@@ -377,7 +392,78 @@ class FairLR(ClassifierMixin, L.FairModelBase, BaseEstimator):
         return model
 
 
-class LR(FairLR):
-    """Plain logistic regression: FairLR with the identity table ``d[s] = (0, 1)`` (no target)."""
+class FairLR(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _LogisticFit, BaseEstimator):
+    """Fair logistic regression (the paper's FairLR): logistic regression trained on the target-label
+    likelihood. ``fit(X, y, s)``; ``s`` is not needed to predict.
 
-    _identity = True
+    Parameters
+    ----------
+    target : TargetSpec or None, default=None
+        What to train for (:func:`fairdash.target_spec.make_target_spec`: criterion, ``PR_t`` or preset,
+        keep-rate ``delta``, explicit TPR/TNR targets, per-stratum rates). ``None``: the paper's default,
+        demographic parity at the ``avg`` preset. A frozen value, so ``clone`` keeps it.
+    target_rate : float, {"min", "avg", "max"} or None, default=None
+        Shorthand for ``target=make_target_spec(target_rate=...)`` (demographic parity at that ``PR_t``).
+        Given with ``target``, it must say the same as ``target``; else a ``FairDashError``.
+    %s
+
+    Attributes
+    ----------
+    %s
+    """
+
+    _parameter_constraints = {
+        "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.target_spec.make_target_spec)"), P.NONE],
+        "target_rate": [P.Interval(numbers.Real, 0, 1, "neither"), P.Options(("min", "avg", "max")), P.NONE],
+        **_LOGISTIC_CONSTRAINTS,
+    }
+
+    def __init__(self, target=None, target_rate=None, C=1.0, max_iter=None, tol=1e-4, optimizer="lbfgs",
+                 batch_size=None, weight_decay=0.1, precision="mixed", seed=0, device="auto", progress=None):
+        self.target = target
+        self.target_rate = target_rate
+        self.C = C
+        self.max_iter = max_iter
+        self.tol = tol
+        self.optimizer = optimizer
+        self.batch_size = batch_size
+        self.weight_decay = weight_decay
+        self.precision = precision
+        self.seed = seed
+        self.device = device
+        self.progress = progress
+
+
+FairLR.__doc__ = FairLR.__doc__ % (_LOGISTIC_PARAMETERS, _LOGISTIC_ATTRIBUTES)
+
+
+class LR(I.BinaryClassifierMixin, ClassifierMixin, _LogisticFit, BaseEstimator):
+    """Plain logistic regression: FairLR's fit with the identity table ``d[s] = (0, 1)`` (no target), the
+    problem of ``sklearn.linear_model.LogisticRegression(C=C)``. ``s`` is accepted at fit and not used.
+
+    Parameters
+    ----------
+    %s
+
+    Attributes
+    ----------
+    %s
+    """
+
+    _parameter_constraints = dict(_LOGISTIC_CONSTRAINTS)
+
+    def __init__(self, C=1.0, max_iter=None, tol=1e-4, optimizer="lbfgs", batch_size=None, weight_decay=0.1,
+                 precision="mixed", seed=0, device="auto", progress=None):
+        self.C = C
+        self.max_iter = max_iter
+        self.tol = tol
+        self.optimizer = optimizer
+        self.batch_size = batch_size
+        self.weight_decay = weight_decay
+        self.precision = precision
+        self.seed = seed
+        self.device = device
+        self.progress = progress
+
+
+LR.__doc__ = LR.__doc__ % (_LOGISTIC_PARAMETERS, _LOGISTIC_ATTRIBUTES)

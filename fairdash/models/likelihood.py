@@ -135,23 +135,12 @@ def check_fit_inputs(X, y, s=None, strata=None):
     return check(X, y, s, strata)
 
 
-def resolve_target(
-    y,
-    s,
-    strata=None,
-    *,
-    identity: bool = False,
-    target_rate=None,
-    criterion: str = "dp",
-    tpr_target=None,
-    tnr_target=None,
-    delta: float = 1.0,
-    stratum_target_rates=None,
-):
+def resolve_target(y, s, strata=None, *, target=None, identity: bool = False):
     """The transition table a fair model trains on and each row's ``d`` (shape ``(n, 2)``).
 
-    The target parameters are validated by :func:`fairdash.target_spec.make_target_spec` (the one place
-    that resolves them). ``identity``: the plain model, ``d[s] = (0, 1)`` (``table`` is ``None``).
+    ``target`` is the :class:`~fairdash.target_spec.TargetSpec` (validated where it was built, by
+    :func:`~fairdash.target_spec.make_target_spec`); ``None`` is the paper's default, demographic parity
+    at the ``avg`` preset. ``identity``: the plain model, ``d[s] = (0, 1)`` (``table`` is ``None``).
     With ``strata``: conditional demographic parity, one table per stratum.
 
     Returns ``(table, d_rows, info)`` with ``info`` holding ``base_rates``, ``group_shares``,
@@ -167,8 +156,7 @@ def resolve_target(
     info = {"base_rates": rates, "group_shares": shares, "n_groups": n_groups, "target_rate": None, "spec": None}
     if identity:
         return None, T.row_d(T.identity_table(n_groups), s), info
-    spec = make_target_spec(criterion, target_rate, delta, tpr_target, tnr_target,
-                            stratum_target_rates=stratum_target_rates)
+    spec = make_target_spec() if target is None else target
     info["spec"] = spec
     if n_groups < 2 and strata is None:
         raise FairDashError(
@@ -191,20 +179,28 @@ def resolve_target(
 # attributes that describe it, and those attributes' safe state
 # --------------------------------------------------------------------------------------------------
 class FairModelBase:
-    """What FairLR and FairGP share as estimators: ``fit`` runs the model's ``_fit`` on the device module.s
-    torch thread budget, and a clear error before the model is fitted (``_fitted_attr`` names the
-    attribute that exists only after ``fit``)."""
+    """What FairLR, FairGP and their plain twins LR and GP share as estimators: ``fit`` checks the
+    parameters (``_parameter_constraints``), then runs the model's ``_fit`` on the device module's torch thread
+    budget; a clear error before the model is fitted (``_fitted_attr`` names the attribute that exists
+    only after ``fit``). A plain model has no target (:meth:`target_spec` is ``None``)."""
 
     _fitted_attr = "coef_"
 
     def fit(self, X, y, s=None, strata=None):
-        """Fit on features ``X``, labels ``y`` in {0, 1} and group codes ``s`` (fit time only).
+        """Fit on features ``X``, two-valued labels ``y`` (the second of the sorted labels is the
+        positive one) and group codes ``s`` (fit time only; a fair model needs them).
 
         On the CPU torch runs on ``device.fit_threads()`` threads (1 unless ``FAIRDASH_THREADS``)."""
         from ..device import torch_threads
+        from .params import check_params
 
+        check_params(self)
         with torch_threads():
             return self._fit(X, y, s, strata)
+
+    def target_spec(self):
+        """The :class:`~fairdash.target_spec.TargetSpec` the model trains for; ``None``: a plain model."""
+        return None
 
     def _check_fitted(self):
         from sklearn.utils.validation import check_is_fitted
@@ -212,25 +208,48 @@ class FairModelBase:
         check_is_fitted(self, self._fitted_attr)  # NotFittedError, as every estimator here
 
 
-def begin_fair_fit(est, X, y, s=None, strata=None):
-    """Check a fair model's inputs, resolve its target from its parameters on the training data and
-    record the fitted attributes FairLR and FairGP share (``transition_table_``, ``d_``,
-    ``base_rates_``, ``group_shares_``, ``n_groups_``, ``target_rate_``, ``classes_``,
-    ``n_features_in_``). Returns ``(X, y, s, strata, d_rows)``."""
-    from ..targets import identity_table
-    from ..jsonable import int_keyed
+class FairTargetMixin:
+    """The target parameters of FairLR and FairGP: ``target`` (a :class:`~fairdash.target_spec.TargetSpec`;
+    ``None`` is the paper's default, demographic parity at the ``avg`` preset) and its shorthand
+    ``target_rate`` (a number in (0, 1) or a preset name ``"min"``/``"avg"``/``"max"``: the same as
+    ``target=make_target_spec(target_rate=...)``; given with ``target``, it must say the same)."""
 
-    X, y, s, strata = check_fit_inputs(X, y, s, strata)
-    table, d_rows, info = resolve_target(
-        y, s, strata,
-        identity=est._identity,
-        target_rate=est.target_rate,
-        criterion=est.criterion,
-        tpr_target=est.tpr_target,
-        tnr_target=est.tnr_target,
-        delta=est.delta,
-        stratum_target_rates=int_keyed(est.stratum_target_rates),
-    )
+    def target_spec(self):
+        return spec_from_params(self.target, self.target_rate, type(self).__name__)
+
+
+def spec_from_params(target, target_rate, model: str = "The model"):
+    """The :class:`~fairdash.target_spec.TargetSpec` of a fair model's ``target`` and ``target_rate``."""
+    from ..errors import FairDashError
+    from ..target_spec import make_target_spec
+
+    if target_rate is None:
+        return make_target_spec() if target is None else target
+    if target is None:
+        return make_target_spec(target_rate=target_rate)
+    if target.with_rate(target_rate) != target:
+        raise FairDashError(f"{model}: target_rate={target_rate!r} disagrees with the target ({target.describe()}); "
+                            "give the rate in the target only.")
+    return target
+
+
+def begin_fair_fit(est, X, y, s=None, strata=None):
+    """Check a fair model's inputs (any two labels, encoded as 0/1 with ``classes_`` as given), resolve its
+    target on the training data and record the fitted attributes FairLR and FairGP (and LR, GP) share
+    (``transition_table_``, ``d_``, ``base_rates_``, ``group_shares_``, ``n_groups_``, ``target_rate_``,
+    ``classes_``, ``n_features_in_``). Returns ``(X, y01, s, strata, d_rows)``."""
+    from ..targets import identity_table
+    from .inputs import fit_inputs
+
+    X, y01 = fit_inputs(est, X, y)
+    target = est.target_spec()
+    if target is not None and s is None:
+        from ..errors import FairDashError
+
+        raise FairDashError(f"{type(est).__name__} needs the sensitive attribute s at fit: fit(X, y, s) with every "
+                            "training row's group code (0, 1, ...).")
+    X, y01, s, strata = check_fit_inputs(X, y01, s, strata)
+    table, d_rows, info = resolve_target(y01, s, strata, target=target, identity=target is None)
     est.transition_table_ = table
     est.d_ = None if strata is not None else (
         np.asarray(table.d) if table is not None else identity_table(info["n_groups"])
@@ -239,9 +258,7 @@ def begin_fair_fit(est, X, y, s=None, strata=None):
     est.group_shares_ = np.asarray(info["group_shares"])
     est.n_groups_ = int(info["n_groups"])
     est.target_rate_ = info["target_rate"]
-    est.classes_ = np.array([0, 1])
-    est.n_features_in_ = X.shape[1]
-    return X, y, s, strata, d_rows
+    return X, y01, s, strata, d_rows
 
 
 def fair_target_state(est) -> tuple[dict, dict]:
@@ -256,6 +273,7 @@ def fair_target_state(est) -> tuple[dict, dict]:
     arrays.update(t_arrays)
     fitted = {
         "n_features_in": int(est.n_features_in_),
+        "classes": est.classes_.tolist(),
         "n_groups": int(est.n_groups_),
         "target_rate": est.target_rate_,
         "device": est.device_,
@@ -267,24 +285,49 @@ def fair_target_state(est) -> tuple[dict, dict]:
 def fair_model_from_state(cls, state: dict):
     """A model of ``cls`` built from its stored parameters, with the shared fitted attributes restored.
     Returns ``(model, arrays, fitted)`` so that the caller restores what is its own."""
-    from ..jsonable import int_keyed
     from .state import check_state, table_from_state
 
     arrays, meta = check_state(state, cls)
-    params = dict(meta["params"])
-    if params.get("stratum_target_rates") is not None:
-        params["stratum_target_rates"] = int_keyed(params["stratum_target_rates"])
-    accepted = cls._get_param_names()
-    model = cls(**{k: v for k, v in params.items() if k in accepted})
+    params = target_params_from_state(meta["params"], cls)
+    model = cls(**params)
     f = meta["fitted"]
     model.base_rates_ = np.asarray(arrays["base_rates"], dtype=np.float64)
     model.group_shares_ = np.asarray(arrays["group_shares"], dtype=np.float64)
     model.d_ = np.asarray(arrays["d"]) if "d" in arrays else None
     model.transition_table_ = table_from_state(arrays, meta["table"], "table")
-    model.classes_ = np.array([0, 1])
+    model.classes_ = np.asarray(f.get("classes", [0, 1]))
     model.n_features_in_ = int(f["n_features_in"])
     model.n_groups_ = int(f["n_groups"])
     model.target_rate_ = f["target_rate"]
     model.device_ = f["device"]
     model.fit_seconds_ = float(f["fit_seconds"])
     return model, arrays, f
+
+
+# the target parameters of a model file's format 1 (before the TargetSpec was one parameter)
+_FORMAT1_TARGET = ("criterion", "tpr_target", "tnr_target", "delta", "stratum_target_rates")
+
+
+def target_params_from_state(stored: dict, cls) -> dict:
+    """The constructor parameters of ``cls`` from a model file's stored parameters: ``target`` back to a
+    :class:`~fairdash.target_spec.TargetSpec`; a file of format 1 (loose ``criterion``, ``target_rate``,
+    ``tpr_target``, ``tnr_target``, ``delta``, ``stratum_target_rates``) into the same spec those
+    parameters made; a plain model (LR, GP) drops them (they did nothing for it)."""
+    from ..target_spec import TargetSpec, make_target_spec
+    from ..jsonable import int_keyed
+
+    params = dict(stored)
+    fair = issubclass(cls, FairTargetMixin)
+    if any(k in params for k in _FORMAT1_TARGET):
+        old = {k: params.pop(k, None) for k in _FORMAT1_TARGET}
+        if fair:
+            rate = params.pop("target_rate", None)
+            params["target"] = make_target_spec(old["criterion"], rate, 1.0 if old["delta"] is None else old["delta"],
+                                                old["tpr_target"], old["tnr_target"],
+                                                stratum_target_rates=int_keyed(old["stratum_target_rates"]))
+            params["target_rate"] = None
+        else:
+            params.pop("target_rate", None)
+    elif fair and params.get("target") is not None:
+        params["target"] = TargetSpec.from_dict(params["target"])
+    return params

@@ -10,13 +10,18 @@ exactly as ``ThresholdOptimizer.predict(X, sensitive_features=s, random_state=se
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
-from ..validation import check_s, check_X, check_Xy
+from ..validation import check_s
+from . import inputs as I
+from . import params as P
+from .params import check_params
 from .state import check_state, make_state
 
 __all__ = ["ThresholdOptimizerModel"]
@@ -25,12 +30,46 @@ _CONSTRAINTS = {"dp": "demographic_parity", "eo": "true_positive_rate_parity"}
 _RULE_COLUMNS = ("p0", "op0", "t0", "p1", "op1", "t1", "p_ignore", "constant")  # op: +1 for '>', -1 for '<'
 
 
-class ThresholdOptimizerModel(ClassifierMixin, BaseEstimator):
+class ThresholdOptimizerModel(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """Logistic regression (``C``) post-processed by fairlearn's ``ThresholdOptimizer`` with the
     criterion's constraint; ``grid_size`` is fairlearn's threshold grid. Needs ``s`` at fit and at
-    prediction (``needs_s_to_predict``): it decides with s."""
+    prediction (``needs_s_to_predict``): it decides with s.
+
+    Parameters
+    ----------
+    criterion : {"dp", "eo"}, default="dp"
+        The constraint (``make_model`` takes it from the run's TargetSpec).
+    C : float, default=1.0
+        Inverse L2 strength of the logistic regression.
+    grid_size : int, default=1000
+        fairlearn's threshold grid.
+    seed : int or None, default=0
+        The seed of ``predict``'s draws.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels seen at fit, sorted; the second is the positive label.
+    n_features_in_ : int
+        Number of feature columns seen at fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a data frame ``X`` at fit (only then).
+    coef_ : ndarray of shape (n_features_in_,)
+        The logistic regression's weights.
+    intercept_ : float
+        Its constant.
+    rules_ : ndarray of shape (n_groups, 8)
+        Each group's randomised threshold rule (``p0, op0, t0, p1, op1, t1, p_ignore, constant``).
+    """
 
     needs_s_to_predict = True
+
+    _parameter_constraints = {
+        "criterion": [P.Options(tuple(_CONSTRAINTS))],
+        "C": [P.Interval(numbers.Real, 0, None, "neither")],
+        "grid_size": [P.Interval(numbers.Integral, 2, None)],
+        "seed": [P.SEED, P.NONE],
+    }
 
     def __init__(self, criterion: str = "dp", C: float = 1.0, grid_size: int = 1000, seed: int | None = 0):
         self.criterion = criterion
@@ -38,16 +77,15 @@ class ThresholdOptimizerModel(ClassifierMixin, BaseEstimator):
         self.grid_size = grid_size
         self.seed = seed
 
-    def fit(self, X, y, s=None, **fit_params):
+    def fit(self, X, y, s=None):
         import warnings
 
         from fairlearn.postprocessing import ThresholdOptimizer
         from sklearn.linear_model import LogisticRegression
 
-        X, y = check_Xy(X, y)
+        check_params(self)
+        X, y = I.fit_inputs(self, X, y)
         s = check_s(s, len(y), "The threshold optimizer")
-        if self.criterion not in _CONSTRAINTS:
-            raise FairDashError(f"The threshold optimizer serves criterion 'dp' or 'eo', not {self.criterion!r}.")
         lr = LogisticRegression(C=self.C, max_iter=1000).fit(X, y)
         opt = ThresholdOptimizer(estimator=lr, constraints=_CONSTRAINTS[self.criterion], objective="accuracy_score",
                                  grid_size=self.grid_size, prefit=True, predict_method="predict_proba")
@@ -67,16 +105,12 @@ class ThresholdOptimizerModel(ClassifierMixin, BaseEstimator):
         self.coef_ = np.asarray(lr.coef_, dtype=np.float64).ravel()
         self.intercept_ = float(lr.intercept_[0])
         self.rules_ = rules
-        self.classes_ = np.array([0, 1])
-        self.n_features_in_ = X.shape[1]
         return self
 
     def base_proba(self, X) -> np.ndarray:
         """The logistic regression's probability of a positive, before the per-group rule."""
         check_is_fitted(self, "coef_")
-        X = check_X(X)
-        if X.shape[1] != len(self.coef_):
-            raise FairDashError(f"The model was trained on {len(self.coef_)} features, not {X.shape[1]}.")
+        X = I.predict_X(self, X)
         return expit(X @ self.coef_ + self.intercept_)
 
     def _positive_probs(self, X, s) -> np.ndarray:
@@ -103,11 +137,11 @@ class ThresholdOptimizerModel(ClassifierMixin, BaseEstimator):
         from sklearn.utils import check_random_state
 
         p1 = self._positive_probs(X, s)
-        return (p1 >= check_random_state(self.seed).rand(len(p1))).astype(np.int64)
+        return I.labels(self, p1 >= check_random_state(self.seed).rand(len(p1)))
 
     def get_state(self) -> dict:
         check_is_fitted(self, "coef_")
-        return make_state(self, {"coef": self.coef_, "rules": self.rules_}, {"intercept": self.intercept_})
+        return make_state(self, {"coef": self.coef_, "rules": self.rules_}, {"intercept": self.intercept_, "classes": self.classes_.tolist()})
 
     @classmethod
     def from_state(cls, state: dict) -> "ThresholdOptimizerModel":
@@ -116,7 +150,7 @@ class ThresholdOptimizerModel(ClassifierMixin, BaseEstimator):
         m.coef_ = np.asarray(arrays["coef"], dtype=np.float64).ravel()
         m.rules_ = np.asarray(arrays["rules"], dtype=np.float64).reshape(-1, len(_RULE_COLUMNS))
         m.intercept_ = float(meta["intercept"])
-        m.classes_ = np.array([0, 1])
+        m.classes_ = np.asarray(meta.get("classes", [0, 1]))
         m.n_features_in_ = len(m.coef_)
         return m
 

@@ -1,10 +1,15 @@
 """One registry of model names: what each is, which criterion it serves, and how to build it.
 
-Every model is a scikit-learn style classifier with ``fit(X, y, s=None, **fit_params)``,
+Every model is a scikit-learn style classifier with ``fit(X, y, s=None)`` (FairLR and FairGP: also ``strata``),
 ``predict(X)`` and ``predict_proba(X)`` on the preprocessed feature matrix ``X`` (a float numpy
-array), binary ``y`` in {0, 1} and integer group codes ``s`` (0 = protected group). ``s`` is used at
-fit time only. Builders take keyword arguments ``target_rate``, ``criterion``, ``seed``, ``device``
-and ignore what they do not use.
+array), two-valued labels ``y`` (``classes_`` as given; FairDash passes 0/1) and integer group codes ``s``
+(0 = protected group). ``s`` is used at fit time only.
+
+:func:`make_model` builds one by name from the run's :class:`~fairdash.target_spec.TargetSpec` and the
+model's own settings. What a model takes from the target is declared here, in its :class:`ModelInfo`
+(``target_param``): the fair models the whole spec (``target=``), the criterion-dependent baselines its
+criterion (``criterion=``), the others nothing. ``seed`` and ``device`` go to the models that declare them
+(``shared``).
 """
 from __future__ import annotations
 
@@ -25,6 +30,17 @@ class ModelInfo:
     # the paper's set-ups (--paper) in which it solves in the numeric columns' own units, as the paper's runs
     # did (see zafar.py); everywhere else it solves on the standardised columns every model trains on
     raw_units: tuple = ()
+    # what the model takes from the run's TargetSpec: "target" (the spec itself, FairLR/FairGP), "criterion"
+    # (the spec's criterion name, for a baseline whose constraint depends on it) or None (nothing)
+    target_param: str | None = None
+    # the settings every run gives, which this model's constructor takes (make_model passes them)
+    shared: tuple = ()
+
+    def target_options(self, target) -> dict:
+        """The constructor keywords this model takes from ``target`` (a TargetSpec, or None: none)."""
+        if target is None or self.target_param is None:
+            return {}
+        return {self.target_param: target if self.target_param == "target" else target.criterion}
 
     def load_class(self):
         module, cls = self.target.split(":")
@@ -39,20 +55,26 @@ MODELS: dict[str, ModelInfo] = {
     m.name: m
     for m in [
         ModelInfo("fair-lr", "FairLR", "fair_lr:FairLR", ("dp", "eo"), True,
-                  "Logistic regression trained on the target-label likelihood (the paper's method)."),
+                  "Logistic regression trained on the target-label likelihood (the paper's method).",
+                  target_param="target", shared=("seed", "device")),
         ModelInfo("fair-gp", "FairGP", "fair_gp:FairGP", ("dp", "eo"), True,
-                  "Sparse variational Gaussian process trained on the target-label likelihood."),
-        ModelInfo("lr", "LR", "fair_lr:LR", (), False, "Plain logistic regression (C = 1)."),
-        ModelInfo("gp", "GP", "fair_gp:GP", (), False, "Plain sparse variational GP classifier."),
+                  "Sparse variational Gaussian process trained on the target-label likelihood.",
+                  target_param="target", shared=("seed", "device")),
+        ModelInfo("lr", "LR", "fair_lr:LR", (), False, "Plain logistic regression (C = 1).",
+                  shared=("seed", "device")),
+        ModelInfo("gp", "GP", "fair_gp:GP", (), False, "Plain sparse variational GP classifier.",
+                  shared=("seed", "device")),
         ModelInfo("svm", "SVM", "baselines:SVM", (), False, "RBF support vector machine (C = 1, gamma = 1/n_features)."),
         ModelInfo("kamiran", "Kamiran & Calders", "baselines:KamiranReweighing", ("dp",), False,
-                  "Logistic regression on rows reweighed so that s and y look independent."),
+                  "Logistic regression on rows reweighed so that s and y look independent.",
+                  shared=("seed", "device")),
         ModelInfo("agarwal", "Agarwal et al.", "baselines:AgarwalReduction", ("dp", "eo"), False,
-                  "fairlearn's exponentiated-gradient reduction around logistic regression."),
+                  "fairlearn's exponentiated-gradient reduction around logistic regression.",
+                  target_param="criterion", shared=("seed", "device")),
         ModelInfo("threshold-optimizer", "Threshold optimizer (post-processing, decides with s)",
                   "postprocessing:ThresholdOptimizerModel", ("dp", "eo"), False,
                   "fairlearn's ThresholdOptimizer on logistic regression: one randomised threshold per group, so it "
-                  "decides with s."),
+                  "decides with s.", target_param="criterion", shared=("seed",)),
         ModelInfo("zafar-fairness", "ZafarFairness", "zafar:ZafarFairness", ("dp",), False,
                   "Logistic loss minimised under a bound on the covariance of s and the decision value."),
         ModelInfo("zafar-accuracy", "ZafarAccuracy", "zafar:ZafarAccuracy", ("dp",), False,
@@ -97,11 +119,31 @@ def model_info(name: str) -> ModelInfo:
         raise FairDashError(f"Unknown model {name!r}. Known models: {', '.join(MODELS)}.") from None
 
 
-def make_model(name: str, **options):
-    """Build an unfitted model by name; ``options`` such as ``target_rate``, ``criterion``, ``seed`` and
-    ``device`` are passed where the class's constructor takes them."""
-    import inspect
+def make_model(name: str, target=None, *, seed=None, device=None, **options):
+    """Build an unfitted model by name.
 
-    cls = model_info(name).load_class()
-    accepted = inspect.signature(cls.__init__).parameters
-    return cls(**{k: v for k, v in options.items() if k in accepted and v is not None})
+    ``target``: the run's :class:`~fairdash.target_spec.TargetSpec` (``None``: each model's default); the
+    model takes what its :class:`ModelInfo` declares (``target_param``). ``seed`` and ``device`` (``None``:
+    the model's default) go to the models that declare them (``shared``); every other keyword is one of
+    the model's own settings, passed as it is (an unknown one is a :class:`FairDashError`).
+    """
+    from ..target_spec import TargetSpec
+
+    info = model_info(name)
+    if target is not None and not isinstance(target, TargetSpec):
+        raise FairDashError(f"make_model's target must be a TargetSpec (fairdash.target_spec.make_target_spec), "
+                            f"not a {type(target).__name__}.")
+    cls = info.load_class()
+    own = dict(options)
+    if target is not None and info.target_param in own:
+        raise FairDashError(f"{info.label}: give the target once (make_model's target), not also as "
+                            f"{info.target_param}=.")
+    own.update(info.target_options(target))
+    for key, value in (("seed", seed), ("device", device)):
+        if value is not None and key in info.shared:
+            own[key] = value
+    known = set(cls().get_params(deep=False))
+    unknown = sorted(set(own) - known)
+    if unknown:
+        raise FairDashError(f"{info.label} has no setting {unknown[0]!r} (its settings: {', '.join(sorted(known))}).")
+    return cls(**own)

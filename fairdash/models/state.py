@@ -26,7 +26,10 @@ from ..errors import FairDashError
 from ..jsonable import to_jsonable
 from ..targets import ConditionalTables, TransitionTable
 
-STATE_FORMAT = 1
+# 2: a fair model's target is one parameter, ``target`` (the TargetSpec's ``to_dict()``); format 1 stored
+# its loose ``criterion``, ``target_rate``, ``tpr_target``, ``tnr_target``, ``delta``, ``stratum_target_rates``
+# (read back by ``likelihood.target_params_from_state``)
+STATE_FORMAT = 2
 
 
 def params_meta(estimator) -> dict:

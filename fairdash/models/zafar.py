@@ -18,6 +18,7 @@ and vectorised numpy over the rows, so a fit on Adult's 36k x 100 training matri
 """
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -27,7 +28,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
-from ..validation import check_predict_X, check_s, check_Xy
+from ..validation import check_s
+from . import inputs as I
+from . import params as P
+from .params import check_params
 from .baselines import _one_blas_thread, _proba_from_p1
 from .state import check_state, make_state
 
@@ -111,13 +115,13 @@ def _unconstrained(loss: _MeanLogLoss, d: int) -> np.ndarray:
     return res.x
 
 
-class _ZafarBase(ClassifierMixin, BaseEstimator):
+class _ZafarBase(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """Prediction, scores and state shared by the Zafar models (weights ``w_`` on ``[1, x]``)."""
 
     _label = "Zafar et al."
 
     def _prepare(self, X, y, s):
-        X, y = check_Xy(X, y)
+        X, y = I.fit_inputs(self, X, y)
         s = check_s(s, len(y), self._label)
         Xa = _design(X)
         ys = 2.0 * y - 1.0
@@ -134,31 +138,30 @@ class _ZafarBase(ClassifierMixin, BaseEstimator):
         self.w_ = np.asarray(w, dtype=np.float64).ravel()
         self.coef_ = self.w_[1:].copy()
         self.intercept_ = float(self.w_[0])
-        self.classes_ = np.array([0, 1])
-        self.n_features_in_ = X.shape[1]
 
-    def fit(self, X, y, s=None, **fit_params):
-        """Fit on ``X`` (preprocessed features), ``y`` in {0, 1} and group codes ``s``."""
+    def fit(self, X, y, s=None):
+        """Fit on ``X`` (preprocessed features), two-valued labels ``y`` and group codes ``s``."""
+        check_params(self)
         with _one_blas_thread():
             return self._fit(X, y, s)
 
     def decision_function(self, X) -> np.ndarray:
         check_is_fitted(self, "w_")
-        X = check_predict_X(X, len(self.w_) - 1)
+        X = I.predict_X(self, X)
         return X @ self.w_[1:] + self.w_[0]
 
     def predict_proba(self, X) -> np.ndarray:
         return _proba_from_p1(expit(self.decision_function(X)))
 
     def predict(self, X) -> np.ndarray:
-        return (self.decision_function(X) >= 0).astype(np.int64)
+        return I.labels(self, self.decision_function(X) >= 0)
 
     _diagnostics: tuple = ()
 
     def get_state(self) -> dict:
         check_is_fitted(self, "w_")
         meta = {k: getattr(self, k) for k in self._diagnostics if hasattr(self, k)}
-        return make_state(self, {"w": self.w_}, {"diagnostics": meta})
+        return make_state(self, {"w": self.w_}, {"diagnostics": meta, "classes": self.classes_.tolist()})
 
     @classmethod
     def from_state(cls, state: dict):
@@ -168,7 +171,7 @@ class _ZafarBase(ClassifierMixin, BaseEstimator):
         m.w_ = w
         m.coef_ = w[1:].copy()
         m.intercept_ = float(w[0])
-        m.classes_ = np.array([0, 1])
+        m.classes_ = np.asarray(meta.get("classes", [0, 1]))
         m.n_features_in_ = len(w) - 1
         for k, v in (meta.get("diagnostics") or {}).items():
             setattr(m, k, v)
@@ -196,20 +199,40 @@ class ZafarFairness(_ZafarBase):
 
     Needs from ``s``: the group code of every training row (fit time only). Two groups as in the paper;
     with more, each group's indicator gets its own pair of constraints.
-    Defaults: ``c=0.001``, ``max_iter=1000`` (SLSQP iterations). Diagnostics after fit:
-    ``covariance_`` (``a . w``), ``loss_`` and ``unconstrained_loss_`` (summed ``L``).
+    Diagnostics after fit: ``covariance_`` (``a . w``), ``loss_`` and ``unconstrained_loss_`` (summed ``L``).
+
+    Parameters
+    ----------
+    c : float, default=0.001
+        The bound on the covariance between ``s`` and the decision value.
+    max_iter : int, default=1000
+        SLSQP iterations.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels seen at fit, sorted; the second is the positive label.
+    n_features_in_ : int
+        Number of feature columns seen at fit.
+    w_ : ndarray of shape (n_features_in_ + 1,)
+        The weights on ``[1, x]``; ``coef_`` and ``intercept_`` split them.
+    covariance_, loss_, unconstrained_loss_, n_iter_ : float, int
+        Diagnostics (see above); ``n_iter_``: SLSQP iterations run.
     """
 
     _label = "ZafarFairness"
     _diagnostics = ("covariance_", "loss_", "unconstrained_loss_", "n_iter_")
+
+    _parameter_constraints = {
+        "c": [P.Interval(numbers.Real, 0, None)],
+        "max_iter": [P.Interval(numbers.Integral, 1, None)],
+    }
 
     def __init__(self, c: float = 0.001, max_iter: int = 1000):
         self.c = c
         self.max_iter = max_iter
 
     def _fit(self, X, y, s):
-        if not self.c >= 0:
-            raise FairDashError("ZafarFairness needs a covariance bound c >= 0.")
         X, y, s, Xa, ys = self._prepare(X, y, s)
         loss, d, w_star = self._start(Xa, ys)
         A = covariance_vectors(X, s)
@@ -259,19 +282,48 @@ class ZafarAccuracy(_ZafarBase):
 
     Needs from ``s``: the group code of every training row (fit time only). Two groups as in the paper;
     with more, the objective is the sum of ``|a_g . w|`` over the group indicators.
-    Defaults: ``gamma=0.5``, ``max_iter=100000``. Diagnostics: ``covariance_``, ``loss_``,
-    ``unconstrained_loss_``, ``loss_ratio_`` (``L(w) / L(w*)``, at most ``1 + gamma``), ``n_iter_``,
-    ``coordinates_`` (``"raw units"`` with ``feature_scale``/``feature_offset``, else ``"as given"``).
+    Diagnostics: ``covariance_``, ``loss_``, ``unconstrained_loss_``, ``loss_ratio_`` (``L(w) / L(w*)``, at most
+    ``1 + gamma``), ``n_iter_``, ``coordinates_`` (``"raw units"`` with ``feature_scale``/``feature_offset``, else ``"as given"``).
 
     Where FairDash uses which: the raw units only in the paper's Adult set-ups (``--paper adult-sex``,
     ``adult-race``; the registry's ``raw_units``), where they reproduce the paper's Table 1; everywhere
     else the standardised columns. In raw units the path can end at a model that predicts positive for
     nearly everyone (COMPAS race under parity: accuracy 0.458 on the population against the majority
     class's 0.545); on standardised columns it beats the majority class on every bundled task.
+
+    Parameters
+    ----------
+    gamma : float, default=0.5
+        The allowed relative increase of the loss over the unconstrained optimum.
+    max_iter : int, default=100000
+        SLSQP iterations.
+    feature_scale, feature_offset : list of float or None, default=None
+        The coordinates the problem is solved in (one number per feature; ``None``: the standardised columns).
+    numerical_gradients : bool, default=False
+        Finite-difference gradients, as Zafar's code (slower).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels seen at fit, sorted; the second is the positive label.
+    n_features_in_ : int
+        Number of feature columns seen at fit.
+    w_ : ndarray of shape (n_features_in_ + 1,)
+        The weights on ``[1, x]``; ``coef_`` and ``intercept_`` split them.
+    covariance_, loss_, unconstrained_loss_, loss_ratio_, n_iter_ : float, int
+        Diagnostics (see above); ``n_iter_``: SLSQP iterations run.
     """
 
     _label = "ZafarAccuracy"
     _diagnostics = ("covariance_", "loss_", "unconstrained_loss_", "loss_ratio_", "n_iter_", "coordinates_")
+
+    _parameter_constraints = {
+        "gamma": [P.Interval(numbers.Real, 0, None)],
+        "max_iter": [P.Interval(numbers.Integral, 1, None)],
+        "feature_scale": [P.ARRAY, P.NONE],
+        "feature_offset": [P.ARRAY, P.NONE],
+        "numerical_gradients": [P.BOOLEAN],
+    }
 
     def __init__(self, gamma: float = 0.5, max_iter: int = 100000, feature_scale=None, feature_offset=None,
                  numerical_gradients: bool = False):
@@ -292,8 +344,6 @@ class ZafarAccuracy(_ZafarBase):
         return scale, offset
 
     def _fit(self, X, y, s):
-        if not self.gamma >= 0:
-            raise FairDashError("ZafarAccuracy needs gamma >= 0 (the allowed relative loss increase).")
         X, y, s, Xa, ys = self._prepare(X, y, s)
         scale, offset = self._coordinates(X.shape[1])
         loss, d, w_star = self._start(Xa, ys)
@@ -413,14 +463,55 @@ class ZafarEqOpp(_ZafarBase):
     changes by at most ``eps`` and the largest slack is at most ``max_slack`` (dccp's defaults).
 
     Needs from ``s``: exactly two groups, coded 0 and 1, among the training positives (fit time only).
-    Defaults: ``c=0.0``, ``tau0=5.0``, ``mu=1.2``, ``tau_max=1e10``, ``max_rounds=50``, ``eps=1e-5``,
-    ``max_slack=1e-3``, ``max_iter=200`` (SLSQP iterations per round). Diagnostics: ``fnr_covariance_``,
-    ``n_rounds_``, ``tau_``, ``max_slack_``, ``converged_``.
+    Diagnostics: ``fnr_covariance_``, ``n_rounds_``, ``n_iter_`` (SLSQP iterations over all rounds), ``tau_``, ``max_slack_``, ``converged_``.
+
+    Parameters
+    ----------
+    c : float, default=0.0
+        The bound on the false-negative covariance.
+    tau0, mu, tau_max : float, default=5.0, 1.2, 1e10
+        The convex-concave procedure's penalty: start, growth per round, cap.
+    max_rounds : int, default=50
+        Most rounds.
+    eps : float, default=1e-5
+        Stop when a round changes the cost by at most this (and the slack is small).
+    max_slack : float, default=1e-3
+        The largest slack accepted at convergence.
+    max_iter : int, default=200
+        SLSQP iterations per round.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels seen at fit, sorted; the second is the positive label.
+    n_features_in_ : int
+        Number of feature columns seen at fit.
+    w_ : ndarray of shape (n_features_in_ + 1,)
+        The weights on ``[1, x]``; ``coef_`` and ``intercept_`` split them.
+    fnr_covariance_, loss_, unconstrained_loss_, tau_, max_slack_ : float
+        Diagnostics (see above).
+    n_rounds_ : int
+        Rounds run.
+    n_iter_ : int
+        SLSQP iterations over all rounds.
+    converged_ : bool
+        Whether the procedure converged.
     """
 
     _label = "ZafarEqOpp"
-    _diagnostics = ("fnr_covariance_", "loss_", "unconstrained_loss_", "n_rounds_", "tau_", "max_slack_",
+    _diagnostics = ("fnr_covariance_", "loss_", "unconstrained_loss_", "n_rounds_", "n_iter_", "tau_", "max_slack_",
                     "converged_")
+
+    _parameter_constraints = {
+        "c": [P.Interval(numbers.Real, 0, None)],
+        "tau0": [P.Interval(numbers.Real, 0, None, "neither")],
+        "mu": [P.Interval(numbers.Real, 1, None)],
+        "tau_max": [P.Interval(numbers.Real, 0, None, "neither")],
+        "max_rounds": [P.Interval(numbers.Integral, 1, None)],
+        "eps": [P.Interval(numbers.Real, 0, None)],
+        "max_slack": [P.Interval(numbers.Real, 0, None)],
+        "max_iter": [P.Interval(numbers.Integral, 1, None)],
+    }
 
     def __init__(self, c: float = 0.0, tau0: float = 5.0, mu: float = 1.2, tau_max: float = 1e10,
                  max_rounds: int = 50, eps: float = 1e-5, max_slack: float = 1e-3, max_iter: int = 200):
@@ -434,10 +525,6 @@ class ZafarEqOpp(_ZafarBase):
         self.max_iter = max_iter
 
     def _fit(self, X, y, s):
-        if not self.c >= 0:
-            raise FairDashError("ZafarEqOpp needs a covariance bound c >= 0.")
-        if not (self.tau0 > 0 and self.mu >= 1):
-            raise FairDashError("ZafarEqOpp needs tau0 > 0 and mu >= 1.")
         X, y, s, Xa, ys = self._prepare(X, y, s)
         pos = y == 1
         if set(np.unique(s[pos]).tolist()) != {0, 1} or s.max() > 1:
@@ -452,7 +539,7 @@ class ZafarEqOpp(_ZafarBase):
         cost_prev = np.inf
         converged = False
         slack = np.zeros(2)
-        n_rounds = 0
+        n_rounds = n_iter = 0
         for n_rounds in range(1, int(self.max_rounds) + 1):
             f0, g0 = _group_sum(w, rows[0], k[0])
             f1, g1 = _group_sum(w, rows[1], k[1])
@@ -487,6 +574,7 @@ class ZafarEqOpp(_ZafarBase):
                            bounds=[(None, None)] * d + [(0.0, None)] * 2,
                            options={"maxiter": self.max_iter, "ftol": 1e-12})
             v = res.x
+            n_iter += int(res.nit)
             w = v[:d]
             slack = np.maximum(v[d:], 0.0)
             cost = loss.value(w) + tau * slack.sum()
@@ -503,6 +591,7 @@ class ZafarEqOpp(_ZafarBase):
         self.loss_ = loss.value(w) * len(y)
         self.unconstrained_loss_ = loss.value(w_star) * len(y)
         self.n_rounds_ = int(n_rounds)
+        self.n_iter_ = n_iter  # SLSQP iterations over all rounds
         self.tau_ = float(tau)
         self.max_slack_ = float(slack.max())
         self.converged_ = bool(converged)
