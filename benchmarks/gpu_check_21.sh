@@ -12,8 +12,7 @@ if [ -d .whl ]; then
 fi
 export FAIRDASH_CACHE_DIR=/tmp/fairdash-cache
 { nvidia-smi -L; nproc; python3 -c "import sys, torch, gpytorch, sklearn, numpy, fairlearn; print(sys.version.split()[0], 'torch', torch.__version__, 'gpytorch', gpytorch.__version__, 'sklearn', sklearn.__version__, 'numpy', numpy.__version__, 'fairlearn', fairlearn.__version__, 'cuda', torch.cuda.is_available())"; } 2>&1 | tee "$OUT/machine.txt"
-TESTS=(tests/test_cuda.py tests/test_weighted_lr.py tests/test_fair_models.py tests/test_device_and_cache.py tests/test_decision.py)
-for t in tests/test_estimator_checks.py tests/test_model_target.py; do [ -f "$t" ] && TESTS+=("$t"); done
+TESTS=(tests/test_cuda.py tests/test_weighted_lr.py tests/test_fair_models.py tests/test_device_and_cache.py tests/test_model_target.py)
 timeout "${TESTS_LIMIT:-150}" python3 -m pytest -p no:cacheprovider -q -rs --timeout 140 "${TESTS[@]}" 2>&1 \
   | tee "$OUT/tests.log" | tail -n 25
 timeout "${BENCH_LIMIT:-70}" python3 - <<'PY' 2>&1 | tee "$OUT/timings.txt"

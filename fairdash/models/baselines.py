@@ -352,7 +352,7 @@ class _CountingFits(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         if self.memory is not None and self.memory.holds(X):  # fairlearn's many predictions on the training X
-            return self.fitted_._labels(self.memory.scores(self.fitted_))
+            return self.fitted_.labels_of_decision(self.memory.scores(self.fitted_))
         return self.fitted_.predict(X)
 
 

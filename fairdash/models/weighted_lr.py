@@ -90,6 +90,9 @@ class _Design:
                 warnings.filterwarnings("ignore", message="Sparse CSR tensor support", category=UserWarning)
                 # X is only read (a read-only array is fine)
                 warnings.filterwarnings("ignore", message="The given NumPy array is not writable", category=UserWarning)
+                # torch 2.11 still says so with check_invariants=False given (our CSR arrays come from torch itself)
+                warnings.filterwarnings("ignore", message="Sparse invariant checks are implicitly disabled",
+                                        category=UserWarning)
                 self.X64 = torch.as_tensor(X, dtype=torch.float64).to_sparse_csr()
                 csc = self.X64.to_sparse_csc()  # its arrays are those of the CSR form of X^T
                 self.XT64 = torch.sparse_csr_tensor(csc.ccol_indices(), csc.row_indices(), csc.values(),
@@ -177,7 +180,7 @@ class FitMemory:
 
         d = self._design
         if not d.sparse:
-            return model._scores(d.X)
+            return model.decision_of_prepared(d.X)
         with torch_threads():
             coef = torch.as_tensor(model.coef_.ravel(), dtype=torch.float64, device=d.dev)
             z = torch.mv(d.X64, coef) + float(model.intercept_[0])
@@ -252,7 +255,7 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
                 design = _Design(X, dev)
             dtype = torch.float64
             labels = torch.as_tensor(y01, dtype=dtype, device=dev)  # the identity table's shortcut
-            aw = None if weight is None else torch.as_tensor(weight, dtype=dtype, device=dev)
+            aw = None if weight is None else torch.tensor(np.asarray(weight, dtype=np.float64), dtype=dtype, device=dev)
             if memory is None:
                 coef, n_iter, converged, _ = self._solve(design, labels, aw)
             else:
@@ -351,10 +354,10 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
     def decision_function(self, X) -> np.ndarray:
         """``X @ coef_.T + intercept_`` (the logit of the second class), as scikit-learn computes it."""
         check_is_fitted(self, "coef_")
-        return self._scores(check_X(X))
+        return self.decision_of_prepared(check_X(X))
 
-    def _scores(self, X: np.ndarray) -> np.ndarray:
-        """``decision_function`` of an ``X`` already checked (``check_X``)."""
+    def decision_of_prepared(self, X: np.ndarray) -> np.ndarray:
+        """``decision_function`` of an ``X`` already checked (``check_X``), e.g. a :class:`FitMemory`'s."""
         if X.shape[1] != self.n_features_in_:
             raise FairDashError(f"The model was trained on {self.n_features_in_} features, not {X.shape[1]}.")
         return (X @ self.coef_.T + self.intercept_).ravel()
@@ -364,7 +367,8 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X) -> np.ndarray:
-        return self._labels(self.decision_function(X))
+        return self.labels_of_decision(self.decision_function(X))
 
-    def _labels(self, d: np.ndarray) -> np.ndarray:
+    def labels_of_decision(self, d: np.ndarray) -> np.ndarray:
+        """The labels (``classes_``) of decision values ``d``: the second class where ``d > 0``."""
         return self.classes_[(d > 0).astype(np.int64)]
