@@ -29,6 +29,7 @@ import io
 import json
 import os
 import re
+import struct
 import zipfile
 import zlib
 from pathlib import Path
@@ -249,7 +250,8 @@ def _open_archive(raw: bytes, name: str) -> dict[str, bytes]:
     try:
         z = zipfile.ZipFile(io.BytesIO(raw))
         infos = z.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError):
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError, RuntimeError, struct.error):
+        # (NotImplementedError, a RuntimeError: a damaged header claiming a zip version or method Python lacks)
         raise FairDashError(f"{name} is damaged or incomplete (the archive cannot be read); "
                             "save or download the model again.") from None
     names = [i.filename for i in infos]
@@ -286,7 +288,7 @@ def _open_archive(raw: bytes, name: str) -> dict[str, bytes]:
         try:
             with z.open(i) as f:  # read no more than the header promises: a lying header cannot inflate us
                 data = f.read(limit + 1)
-        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, RuntimeError, NotImplementedError) as e:
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, RuntimeError, struct.error) as e:
             raise FairDashError(f"{name} is damaged or incomplete ({i.filename}: {e}); "
                                 "save or download the model again.") from None
         if len(data) != i.file_size:
