@@ -3,15 +3,7 @@
 # split: device, progress, fit_cache), run by hand on a GPU machine with the device tool: the library's
 # CUDA-sensitive tests with the device left on "auto" (so: CUDA), then FairLR, FairGP, Agarwal (bound 0.01)
 # and Kamiran on Adult sex, timed on CUDA and on that machine's CPU. No dashboard: the GPU image has no Streamlit.
-set -u
-export PYTHONUNBUFFERED=1
-OUT=${OUT:-/tmp/gpu-check}; mkdir -p "$OUT"
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-    && export PYTHONPATH=/tmp/site:$PWD
-fi
-export FAIRDASH_CACHE_DIR=/tmp/fairdash-cache
-{ nvidia-smi -L; nproc; python3 -c "import sys, torch, gpytorch, sklearn, numpy, fairlearn; print(sys.version.split()[0], 'torch', torch.__version__, 'gpytorch', gpytorch.__version__, 'sklearn', sklearn.__version__, 'numpy', numpy.__version__, 'fairlearn', fairlearn.__version__, 'cuda', torch.cuda.is_available())"; } 2>&1 | tee "$OUT/machine.txt"
+. "$(dirname "$0")/gpu_env.sh"  # $OUT, the wheels, the fit cache, machine.txt
 TESTS=(tests/test_cuda.py tests/test_weighted_lr.py tests/test_fair_models.py tests/test_device_and_cache.py tests/test_model_target.py)
 timeout "${TESTS_LIMIT:-150}" python3 -m pytest -p no:cacheprovider -q -rs --timeout 140 "${TESTS[@]}" 2>&1 \
   | tee "$OUT/tests.log" | tail -n 25

@@ -194,11 +194,19 @@ def logistic_hessian_root(Xt, row_weight, coef, C, chunk_rows=None):
     H[p, :p] = H[:p, p]
     H[:p, :p] += torch.eye(p, dtype=dtype, device=dev) / float(C)
     H /= float(n) if aw is None else float(aw.sum().item())
+    return preconditioner_of(H)
+
+
+def preconditioner_of(H):
+    """``L^-T`` of the Cholesky factor ``H = L L^T`` of a Hessian (L-BFGS's preconditioner), or ``None``
+    where ``H`` is not positive definite."""
+    import torch
+
     L, info = torch.linalg.cholesky_ex(H)
     if int(info.item()) != 0:
         return None
-    eye = torch.eye(p + 1, dtype=dtype, device=dev)
-    return torch.linalg.solve_triangular(L.T, eye, upper=True)  # L^-T
+    eye = torch.eye(H.shape[0], dtype=H.dtype, device=H.device)
+    return torch.linalg.solve_triangular(L.T, eye, upper=True)
 
 
 _OPTIMIZERS = ("lbfgs", "radam")

@@ -111,6 +111,8 @@ def _sparse_hessian_root(design: _Design, aw, coef, C):
     ``coef``; ``None`` if not numerically positive definite."""
     import torch
 
+    from .fair_lr import preconditioner_of
+
     Xs, XTs = design.X64, design.XT64
     n, p = Xs.shape
     dtype, dev = coef.dtype, coef.device
@@ -126,11 +128,7 @@ def _sparse_hessian_root(design: _Design, aw, coef, C):
     H[p, :p] = H[:p, p]
     H[p, p] = h.sum()
     H /= float(n) if aw is None else float(aw.sum().item())
-    L, info = torch.linalg.cholesky_ex(H)
-    if int(info.item()) != 0:
-        return None
-    eye = torch.eye(p + 1, dtype=dtype, device=dev)
-    return torch.linalg.solve_triangular(L.T, eye, upper=True)  # L^-T
+    return preconditioner_of(H)
 
 
 class FitMemory:
