@@ -66,9 +66,7 @@ def test_each_rule_trains_shows_the_target_view_and_the_report_names_it(page, ap
     _shot(page, st_ui, "compare_target_view", ".st-key-fig_target")
 
     st_ui.goto_page(page, "Export")
-    page.locator(".st-key-export_run input").click()
-    page.get_by_role("option").filter(has_text="group-rates").first.click()
-    st_ui.wait_idle(page)
+    _select(page, st_ui, "export_run", "group-rates", exact=False)
     html = _export_report(page, st_ui, server_log, tmp_path).read_text(encoding="utf-8")
     assert "group-rates" in html and "decides with s" in html
     assert "Decision rule" in html and "worst gap" in html

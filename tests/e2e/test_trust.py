@@ -63,10 +63,19 @@ def _open(page, app_url, st_ui, path: str = ""):
 def _select(page, st_ui, key: str, option: str, exact: bool = True) -> None:
     """Choose ``option`` in the selectbox or multiselect with widget key ``key``."""
     box = page.locator(f".st-key-{key} input[role=combobox]")
-    box.scroll_into_view_if_needed()  # at the viewport's bottom edge a click can leave the list closed
-    box.click()
     opt = page.get_by_role("option", name=option, exact=exact) if exact else \
         page.get_by_role("option").filter(has_text=option)
+    for attempt in range(3):  # a rerun arriving just after the click can close the list again
+        box.scroll_into_view_if_needed()  # at the viewport's bottom edge a click can leave the list closed
+        box.click()
+        try:
+            opt.first.wait_for(timeout=15_000)
+            break
+        except Exception:  # noqa: BLE001 - the list is not open: close what is open and click again
+            if attempt == 2:
+                raise
+            page.keyboard.press("Escape")
+            st_ui.wait_idle(page)
     opt.first.click()
     page.keyboard.press("Escape")  # a multiselect stays open after a choice
     st_ui.wait_idle(page)
