@@ -39,12 +39,12 @@ ui.restore("criterion", target_state.mode_of(target_state.current_or_default()))
 st.radio("Fairness criterion", list(target_state.MODES), format_func=target_state.MODES.get, key="criterion",
          on_change=lambda: target_state.set_mode(ss["criterion"]))
 mode = ss["criterion"]  # a criterion, or opportunity by explicit targets
-if mode in ui.MODE_NOTES:
-    st.caption(ui.MODE_NOTES[mode])
+if mode in target_state.MODE_NOTES:
+    st.caption(target_state.MODE_NOTES[mode])
 
 c_left, c_right = st.columns(2)
 with c_left:
-    if ui.mode_criterion(mode).supports_strata:
+    if target_state.mode_criterion(mode).supports_strata:
         candidates = ["(none)"] + data.strata_candidates(ss["fd_table"], task)
         current = task.spec.strata_column or "(none)"
         ui.restore("strata_column", current if current in candidates else "(none)")
@@ -72,7 +72,7 @@ with c_right:
 
 task = ss["fd_task"]
 rates = ui.task_rates()
-conditional = ui.mode_criterion(mode).supports_strata and task.spec.strata_column is not None
+conditional = target_state.mode_criterion(mode).supports_strata and task.spec.strata_column is not None
 views.s_predictability_note(task)  # what a model that does not see s can do (once per task)
 
 

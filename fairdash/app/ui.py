@@ -38,9 +38,6 @@ from ..rates import readout_and_table as readout_and_table_of
 from ..target_spec import TargetSpec
 
 DEFAULT_SAMPLE = "adult"
-# the Target page's modes and their words live with the session's target (target_state)
-CRITERIA, MODE_NOTES, STRATA_MODES = target_state.MODES, target_state.MODE_NOTES, target_state.STRATA_MODES
-mode_criterion = target_state.mode_criterion
 
 
 SPLIT_SEED = 0  # the readouts use the same seed-0 split as `python -m fairdash rates`
