@@ -14,7 +14,7 @@ if str(ROOT) not in sys.path:  # `streamlit run app.py` from anywhere finds the 
 
 import streamlit as st  # noqa: E402
 
-from fairdash.app import ui, jobs, views  # noqa: E402
+from fairdash.app import ui, jobs, session, views  # noqa: E402
 
 st.set_page_config(page_title="FairDash: tune fairness with a target rate", page_icon="⚖️", layout="wide",
                    initial_sidebar_state="expanded")
@@ -48,3 +48,5 @@ finally:
     views.sidebar_summary()
     ui.keep_widgets()
     ui.save_session()
+    with st.sidebar:
+        session.keep_browser_id()  # a first visit: the browser keeps its id, so a reload is known as its own

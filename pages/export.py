@@ -66,7 +66,7 @@ else:
         fname = f"{trained.name}{'' if trained.target_rate is None else f'_prt{trained.target_rate:.3f}'}" \
                 f"_seed{trained.seed}.fairdash"
         st.download_button("Download the trained model", blob, fname, "application/octet-stream",
-                           key="download_model", type="primary")
+                           key="download_model", type="primary", on_click=ui.log_export, args=("model", len(blob)))
         st.caption(f"Fitted at {trained.fitted_at} (UTC) in {trained.fit_seconds:.2f} s. A `.fairdash` file: load it "
                    "with `fairdash.load_model(path)` or `fairdash predict`; it needs the feature columns, not the "
                    "sensitive attribute.")
@@ -84,7 +84,7 @@ if st.button("Build the HTML report", key="build_report_button"):
 rep = ss.get("fd_report_html")
 if rep is not None and rep[:2] == (run.key, number):
     st.download_button("Download the report (HTML)", rep[2].encode("utf-8"), "fairdash_report.html",
-                       "text/html", key="download_report")
+                       "text/html", key="download_report", on_click=ui.log_export, args=("report", len(rep[2])))
     st.caption("One self-contained page that opens offline and prints to A4.")
 
 # --------------------------------------------------------------------------------------------------
@@ -96,6 +96,7 @@ st.caption("The configuration is the same format the command line's `sweep` writ
            "`fairdash_results.csv.json`.")
 c1, c2 = st.columns(2)
 c1.download_button("Download results (CSV)", ui.csv_bytes(to_file(results)), "fairdash_results.csv", "text/csv",
-                   key="download_results_export")
+                   key="download_results_export", on_click=ui.log_export, args=("results", 0))
 c2.download_button("Download configuration (JSON)", json.dumps(run.spec.to_dict(), indent=2).encode("utf-8"),
-                   "fairdash_results.csv.json", "application/json", key="download_config")
+                   "fairdash_results.csv.json", "application/json", key="download_config",
+                   on_click=ui.log_export, args=("config", 0))

@@ -149,11 +149,13 @@ if st.button("Train", key="train_button", type="primary", disabled=why_not is no
     if last is not None and last.key == run_key(task, spec):
         st.success("These results are already here (same data and settings).")
     else:
-        job = jobs.start_training(task, spec, title=f"Training {n_runs} fit(s) on {ui.device_text()}",
-                                     data_name=str(ss.get("fd_table_name", "?")), leaks=leak_columns,
-                                     data_description=str(ss.get("fd_table_desc") or ""),
-                                     only_serving=not include_other, cache=ui.fit_cache(), n_jobs=int(n_jobs))
-        if jobs.outcome() is None:  # (not already collected: tests may wait for the job in this run)
+        job = None
+        with ui.guard("Training was not started: "):  # (the server's memory guard)
+            job = jobs.start_training(task, spec, title=f"Training {n_runs} fit(s) on {ui.device_text()}",
+                                         data_name=str(ss.get("fd_table_name", "?")), leaks=leak_columns,
+                                         data_description=str(ss.get("fd_table_desc") or ""),
+                                         only_serving=not include_other, cache=ui.fit_cache(), n_jobs=int(n_jobs))
+        if job is not None and jobs.outcome() is None:  # (not already collected: tests may wait for the job)
             st.rerun()  # every part of the app (the sidebar's progress box, this button) sees the job
 if job is not None and job.running:
     st.status(f"{job.title}: you can use other pages meanwhile; the progress and a Cancel button are in the "

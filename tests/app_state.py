@@ -7,7 +7,7 @@ from fairdash.app import target_state
 KEYS = {
     "task": "fd_task", "spec": "fd_spec", "task_key": "fd_task_key", "table_id": "fd_table_id",
     "table_name": "fd_table_name", "table_desc": "fd_table_desc", "runs": "fd_runs", "run": "fd_run",
-    "token": "fd_token", "pending": "fd_pending", "report_html": "fd_report_html", "fit_cache": "_fd_fit_cache",
+    "token": "fd_token", "pending": "fd_pending", "report_html": "fd_report_html", "fit_cache": "fd_fit_cache",
     "target": target_state.KEY,
 }
 

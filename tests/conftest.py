@@ -25,6 +25,27 @@ def _training_waits_in_apptest(monkeypatch):
     monkeypatch.setattr(jobs, "WAIT_IN_SCRIPT", True)
 
 
+class OneBrowser:
+    """The cookie an AppTest 'browser' sends (AppTest has none): every AppTest of a test is then the same
+    browser, so a new AppTest with a session's URL is a reload of it; set ``name`` to play another browser."""
+
+    def __init__(self):
+        self.name = "browser-A"
+
+    def cookie(self) -> str:
+        return f"{self.name}-{'x' * 30}"
+
+
+@pytest.fixture
+def one_browser(monkeypatch):
+    """See :class:`OneBrowser`; patched into ``fairdash.app.session.browser_cookie``, the one reader of it."""
+    from fairdash.app import session
+
+    browser = OneBrowser()
+    monkeypatch.setattr(session, "browser_cookie", browser.cookie)
+    return browser
+
+
 # --------------------------------------------------------------------------------------------------
 # The bundled samples, one meaning per name (a test module defines no fixture of its own for them)
 #

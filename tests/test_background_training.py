@@ -23,7 +23,8 @@ JOIN_S = 300  # generous: the machine may be busy; no assertion is about time
 
 
 @pytest.fixture(autouse=True)
-def _in_the_background(monkeypatch):
+def _in_the_background(monkeypatch, one_browser):
+    """Trainings in the background; every AppTest here is the same browser (a reload is a reload)."""
     monkeypatch.setattr(jobs, "WAIT_IN_SCRIPT", False)
 
 
@@ -221,23 +222,22 @@ def _reopen(at: AppTest) -> AppTest:
 
 
 def test_a_reload_during_a_training_finds_it_and_gets_its_run(gate):
-    """A reload (or a link) opens a copy of the session (issue 20, item 3): the copy shows the training that
-    was running and gets its run too; only the session that started it can cancel it, and that session keeps
-    its own run."""
+    """A reload (or a second tab) returns to the same session (issue 25, item 1): it shows the training that
+    is running, with its Cancel button, and the run joins the one history that both tabs show."""
     at = _start(_new_app(), ["lr"])
     b = _reopen(at)
     _ok(b)
+    assert app_state.get(b, "token") == app_state.get(at, "token")
     assert _sidebar_progress(b)
-    assert "cancel_training" not in [w.key for w in b.button]  # someone else's training: not theirs to stop
+    assert "cancel_training" in [w.key for w in b.button]  # the session's own training: its tabs may stop it
     gate.set()
-    _finish(at)  # the job is kept under the session that started it
+    _finish(at)
     b.run()
     _ok(b)
     assert [r.number for r in app_state.get(b, "runs")] == [1]
     at.run()
     _ok(at)
-    assert [r.number for r in app_state.get(at, "runs")] == [1]
-    assert app_state.get(at, "runs")[0] is not app_state.get(b, "runs")[0]  # each history holds its own
+    assert [r.number for r in app_state.get(at, "runs")] == [1]  # one session: one history, one run 1
 
 
 def test_pending_upload_choices_survive_a_reload(small_csv):

@@ -1,18 +1,33 @@
-"""Issue 13: a reload or a shared link returns to the same task, target and run history; a session
-without the link sees none of it. Issue 20: opening a link gives the opener a copy under a new token,
-so the owner's session is never changed by someone else; an unknown link says so. The store itself:
-unguessable tokens only, bounded by memory and age, never forgetting a live session or pushing out a
-kept one for a newcomer."""
+"""Issue 25: the address is the owner's, a share is a snapshot, Forget means forgotten.
+
+A reload (or a second tab) in the same browser returns to the same session under the same token; the
+same address opened in another browser gets nothing of it (a one-line refusal that says to ask for a
+snapshot link); a snapshot link gives the opener their own session, seeded from the snapshot and never
+connected to the owner's later work; Forget deletes the session and its snapshots, and every address
+says so. The store: unguessable tokens only, one entry per session whatever the number of reloads,
+bounded by memory and age, never forgetting a live session or pushing out a kept one for a newcomer.
+
+AppTest has no browser and so no cookie: ``browser`` (below) plays the browser's cookie, patched into
+``fairdash.app.session.browser_cookie`` (the one place that reads it; ``one_browser`` in conftest)."""
 import gc
 
 import numpy as np
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from fairdash.app import session
 from fairdash.app.session_store import ENTRY_BYTES, SessionStore
-from fairdash.app.session import LINK_COPIED, LINK_UNKNOWN
-from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok  # noqa: F401 (autouse fixtures)
+from fairdash.app.session import (FORGOTTEN, LINK_DELETED, LINK_FOREIGN, LINK_NOT_KEPT, LINK_RESTARTED, LINK_UNKNOWN,
+                                  SNAPSHOT_OPENED)
+from fairdash.app.views import SNAPSHOT_KEY
+from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
 import app_state
+
+
+@pytest.fixture
+def browser(one_browser):
+    return one_browser
 
 
 def _open(query: dict) -> AppTest:
@@ -26,6 +41,31 @@ def _url(at: AppTest) -> dict:
     return {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
 
 
+LINK_NOTES = {FORGOTTEN, LINK_DELETED, LINK_FOREIGN, LINK_NOT_KEPT, LINK_RESTARTED, LINK_UNKNOWN, SNAPSHOT_OPENED}
+
+
+def _notes(at) -> list[str]:
+    """The session's notes on the page (what an address opened), not the data's."""
+    return [n.value for n in (*at.warning, *at.info) if n.value in LINK_NOTES]
+
+
+def _train_lr(at, pr_t=None):
+    if pr_t is not None:
+        at.switch_page("pages/target.py").run()
+        at.slider(key="pr_t_slider").set_value(pr_t).run()
+    at.switch_page("pages/train.py").run()
+    at.multiselect(key="train_models").set_value(["lr"]).run()
+    at.button(key="train_button").click().run(timeout=300)
+    _ok(at)
+
+
+def _snapshot(at) -> str:
+    at.button(key="make_snapshot").click().run()
+    _ok(at)
+    link = at.session_state[SNAPSHOT_KEY]
+    return link.split("snapshot=", 1)[1]
+
+
 def test_the_url_carries_the_session_and_the_target():
     at = _new_app()
     url = _url(at)
@@ -33,74 +73,154 @@ def test_the_url_carries_the_session_and_the_target():
     assert url["criterion"] == "dp" and float(url["pr_t"]) == pytest.approx(app_state.pr_t(at))
 
 
-def test_a_reload_returns_to_the_same_task_target_and_runs():
+def test_a_reload_returns_to_the_same_session_under_the_same_token(browser):
     a = _new_app()
     a.selectbox(key="sample_choice").set_value("compas").run()
     a.button(key="load_sample_button").click().run()
-    a.switch_page("pages/target.py").run()
-    a.slider(key="pr_t_slider").set_value(0.444).run()
-    a.switch_page("pages/train.py").run()
-    a.multiselect(key="train_models").set_value(["lr"]).run()
-    a.button(key="train_button").click().run(timeout=300)
-    _ok(a)
+    _train_lr(a, pr_t=0.444)
     assert len(app_state.get(a, "runs")) == 1
     url = _url(a)
     assert url["pr_t"] == "0.444"
 
-    b = _open(url)  # F5, or the link opened in a new tab
+    b = _open(url)  # F5, or the address opened in a second tab of the same browser
     _ok(b)
+    assert _url(b)["session"] == url["session"] and not _notes(b)  # the same session, not a copy
     assert app_state.get(b, "table_id") == "sample:compas"
     assert app_state.pr_t(b) == pytest.approx(0.444)
     assert [r.number for r in app_state.get(b, "runs")] == [1]
-    b.switch_page("pages/compare.py").run()
-    _ok(b)
-    assert not any("Nothing trained yet" in i.value for i in b.info)
+    _train_lr(b, pr_t=0.5)  # a run trained in the second tab is the session's: a third reload sees both
+    c = _open(url)
+    assert [r.number for r in app_state.get(c, "runs")] == [1, 2]
+    a.run()  # and the first tab follows at its next rerun
+    assert [r.number for r in app_state.get(a, "runs")] == [1, 2]
 
-    c = _new_app()  # another session, without the link
-    assert app_state.get(c, "table_id") == "sample:adult"
-    assert not app_state.get(c, "runs")
-    assert _url(c)["session"] != url["session"]
+    d = _new_app()  # a new session, without the address
+    assert app_state.get(d, "table_id") == "sample:adult" and not app_state.get(d, "runs")
+    assert _url(d)["session"] != url["session"]
 
 
-def test_an_unknown_or_malformed_token_starts_a_fresh_session():
-    for token in ("x" * 22, "../../etc/passwd"):
+def test_the_owners_address_in_another_browser_gives_nothing_and_says_to_ask_for_a_snapshot(browser):
+    owner = _new_app()
+    owner.selectbox(key="sample_choice").set_value("compas").run()
+    owner.button(key="load_sample_button").click().run()
+    _train_lr(owner, pr_t=0.333)
+    url = _url(owner)
+
+    browser.name = "browser-B"  # someone else, with the owner's address
+    other = _open(url)
+    _ok(other)
+    assert _notes(other) == [LINK_FOREIGN]
+    assert _url(other)["session"] != url["session"]
+    assert app_state.get(other, "table_id") == "sample:adult" and not app_state.get(other, "runs")
+
+    browser.name = "browser-A"  # the owner goes on: a new run; the other browser still sees none of it
+    _train_lr(owner, pr_t=0.5)
+    assert [r.number for r in app_state.get(owner, "runs")] == [1, 2]
+    other.run()
+    assert not app_state.get(other, "runs")
+    browser.name = "browser-B"
+    again = _open(url)
+    assert _notes(again) == [LINK_FOREIGN] and not app_state.get(again, "runs")
+
+
+def test_a_snapshot_is_a_frozen_copy_never_connected_to_its_owner(browser):
+    owner = _new_app()
+    _train_lr(owner, pr_t=0.333)
+    snap = _snapshot(owner)
+    assert SessionStore.valid(snap) and snap != _url(owner)["session"]
+
+    browser.name = "browser-B"
+    copy = _open({"snapshot": snap})
+    _ok(copy)
+    assert _notes(copy) == [SNAPSHOT_OPENED]
+    assert "snapshot" not in _url(copy) and _url(copy)["session"] != _url(owner)["session"]
+    assert app_state.pr_t(copy) == pytest.approx(0.333) and [r.number for r in app_state.get(copy, "runs")] == [1]
+    _train_lr(copy, pr_t=0.6)  # the opener's work stays theirs
+    assert [r.number for r in app_state.get(copy, "runs")] == [1, 2]
+
+    browser.name = "browser-A"
+    _train_lr(owner, pr_t=0.4)  # the owner's later work never reaches the copy, nor the snapshot
+    owner.run()
+    assert [r.number for r in app_state.get(owner, "runs")] == [1, 2]
+    assert app_state.get(owner, "runs")[1].spec.target.target_rate == pytest.approx(0.4)
+    browser.name = "browser-B"
+    copy.run()
+    assert app_state.get(copy, "runs")[1].spec.target.target_rate == pytest.approx(0.6)
+    browser.name = "browser-C"
+    late = _open({"snapshot": snap})  # opened later: the session as it was when the link was made
+    assert [r.number for r in app_state.get(late, "runs")] == [1] and app_state.pr_t(late) == pytest.approx(0.333)
+
+
+def test_forget_deletes_the_session_and_its_snapshots_and_every_address_says_so(browser):
+    owner = _new_app()
+    _train_lr(owner, pr_t=0.333)
+    url, snap = _url(owner), _snapshot(owner)
+    second_tab = _open(url)
+    assert [r.number for r in app_state.get(second_tab, "runs")] == [1]
+    browser.name = "browser-B"
+    theirs = _open({"snapshot": snap})  # a copy opened before Forget: theirs, and it stays
+    browser.name = "browser-A"
+
+    owner.button(key="forget_session").click().run()
+    _ok(owner)
+    assert FORGOTTEN in _notes(owner) and not app_state.get(owner, "runs")
+    assert _url(owner)["session"] != url["session"]
+    second_tab.run()  # the session's other tab: deleted too, and says so
+    assert LINK_DELETED in _notes(second_tab) and not app_state.get(second_tab, "runs")
+    for query in (url, {"session": url["session"]}, {"snapshot": snap}):
+        at = _open(query)
+        assert _notes(at) == [LINK_DELETED], query
+        assert not app_state.get(at, "runs") and app_state.get(at, "table_id") == "sample:adult"
+    browser.name = "browser-B"
+    theirs.run()
+    assert [r.number for r in app_state.get(theirs, "runs")] == [1]
+
+
+def test_an_unknown_malformed_or_old_token_starts_a_fresh_session(browser):
+    store = session._sessions()
+    for token, note in ((store.boot + "y" * 22, LINK_UNKNOWN), ("x" * 22, LINK_RESTARTED),
+                        ("Zq9" + "x" * 23, LINK_RESTARTED), ("../../etc/passwd", LINK_UNKNOWN)):
         at = _open({"session": token, "pr_t": "0.9"})
         _ok(at)
         assert app_state.get(at, "table_id") == "sample:adult"
         assert _url(at)["session"] != token and SessionStore.valid(_url(at)["session"])
-        assert [w.value for w in at.warning] == [LINK_UNKNOWN]  # says so, in one line
+        assert _notes(at) == [note], token  # says so, in one line
     at = _open({"session": ""})
-    assert _url(at)["session"] and not at.warning
+    assert _url(at)["session"] and not _notes(at)
 
 
-def test_opening_a_link_gives_a_copy_and_never_changes_the_owners_session():
-    a = _new_app()
-    a.switch_page("pages/target.py").run()
-    a.slider(key="pr_t_slider").set_value(0.333).run()
-    a.switch_page("pages/train.py").run()
-    a.multiselect(key="train_models").set_value(["lr"]).run()
-    a.button(key="train_button").click().run(timeout=300)
-    _ok(a)
-    owner = _url(a)["session"]
+def test_a_5_mb_upload_survives_four_reloads_with_50_mb_for_sessions(browser, monkeypatch):
+    monkeypatch.setenv("FAIRDASH_SESSIONS_MB", "50")
+    session._sessions.clear()  # (a fresh store with that budget)
+    try:
+        rng = np.random.default_rng(3)
+        n = 60_000
+        df = pd.DataFrame({"group": rng.choice(["a", "b"], n), "label": rng.choice(["yes", "no"], n),
+                           **{f"x{i}": rng.normal(size=n).round(6) for i in range(8)}})
+        raw = df.to_csv(index=False).encode()
+        assert 4.5e6 < len(raw) < 6e6
+        at = _upload(_new_app(), "people.csv", raw)
+        at.selectbox(key="s_column").set_value("group").run()
+        at.selectbox(key="y_column").set_value("label").run()
+        at.button(key="confirm_task").click().run()
+        _ok(at)
+        table_id = app_state.get(at, "table_id")
+        assert table_id.startswith("upload:")
+        url = _url(at)
+        for i in range(4):
+            at = _open(url)
+            _ok(at)
+            assert app_state.get(at, "table_id") == table_id, f"reload {i + 1}"
+            assert LINK_NOT_KEPT not in _notes(at)
+        store = session._sessions()
+        assert len(store) == 1 and store.nbytes < 50 * 2**20  # one entry, charged once
+    finally:
+        session._sessions.clear()
 
-    b = _open(_url(a))  # the link, opened by someone else
-    _ok(b)
-    assert _url(b)["session"] != owner and app_state.pr_t(b) == pytest.approx(0.333)
-    assert [i.value for i in b.info if i.value == LINK_COPIED]
-    b.switch_page("pages/target.py").run()
-    b.slider(key="pr_t_slider").set_value(0.6).run()
-    b.switch_page("pages/train.py").run()
-    b.multiselect(key="train_models").set_value(["lr"]).run()
-    b.button(key="train_button").click().run(timeout=300)
-    _ok(b)
-    assert [r.number for r in app_state.get(b, "runs")] == [1, 2]
 
-    assert [r.number for r in app_state.get(a, "runs")] == [1]  # the owner's live session
-    c = _open({"session": owner})  # and what the owner's link holds
-    assert app_state.pr_t(c) == pytest.approx(0.333)
-    assert [r.number for r in app_state.get(c, "runs")] == [1]
-
-
+# --------------------------------------------------------------------------------------------------
+# The store itself
+# --------------------------------------------------------------------------------------------------
 class _Owner:
     pass
 
@@ -109,11 +229,13 @@ def test_the_store_is_bounded_by_memory_and_answers_only_exact_tokens():
     store = SessionStore(max_bytes=ENTRY_BYTES * 3 + 3 * 100_000 + 50_000)
     tokens = [store.new_token() for _ in range(6)]
     assert len(set(tokens)) == 6 and all(store.valid(t) for t in tokens)
-    kept = [store.save(t, {"table": np.zeros(12_500), "i": i}) for i, t in enumerate(tokens)]  # 100 kB each
+    kept = [store.save(t, {"table": np.zeros(12_500), "i": i}, browser="b1" * 12) for i, t in enumerate(tokens)]
     # the first three fit; the newcomers are not kept, and push nobody out
     assert kept == [True, True, True, False, False, False] and len(store) == 3
-    assert [store.load(t)["i"] for t in tokens[:3]] == [0, 1, 2] and store.load(tokens[5]) is None
-    assert store.load(tokens[2][:-1] + ("A" if tokens[2][-1] != "A" else "B")) is None
+    assert [store.open(t, "b1" * 12).state["i"] for t in tokens[:3]] == [0, 1, 2]
+    assert store.open(tokens[5], "b1" * 12).kind == "unknown"
+    near = tokens[2][:-1] + ("A" if tokens[2][-1] != "A" else "B")
+    assert store.open(near, "b1" * 12).kind == "unknown"
     with pytest.raises(ValueError):
         store.save("short", {})
     # shared objects (the bundled samples) are charged to nobody
@@ -122,25 +244,66 @@ def test_the_store_is_bounded_by_memory_and_answers_only_exact_tokens():
     assert store.save(tokens[3], {"table": shared, "i": 3})
 
 
+def test_a_session_is_one_entry_whatever_the_number_of_saves():
+    store = SessionStore(max_bytes=ENTRY_BYTES + 150_000)
+    token = store.new_token()
+    table = np.zeros(12_500)  # 100 kB
+    for i in range(10):  # ten reloads, each saving the same session
+        assert store.save(token, {"table": table, "i": i}, owner=_Owner(), browser="me" * 12)
+    assert len(store) == 1 and store.nbytes == ENTRY_BYTES + 100_000 and store.version(token) == 9
+    # a save that no longer fits keeps the last state that did
+    assert not store.save(token, {"table": np.zeros(50_000), "i": 10}, browser="me" * 12)
+    assert store.open(token, "me" * 12).state["i"] == 9
+
+
+def test_only_the_owners_browser_opens_or_saves_a_session():
+    store = SessionStore()
+    token = store.new_token()
+    assert store.save(token, {"i": 1}, browser="owner-browser-id")
+    assert store.open(token, "owner-browser-id").kind == "own"
+    assert store.open(token, "someone-else-id").kind == "foreign" and store.open(token, "someone-else-id").state is None
+    assert store.open(token, None).kind == "foreign"
+    assert not store.save(token, {"i": 2}, browser="someone-else-id")  # cannot write either
+    assert store.open(token, "owner-browser-id").state == {"i": 1}
+
+
+def test_snapshots_copy_the_containers_and_are_deleted_with_their_session():
+    store = SessionStore()
+    token = store.new_token()
+    runs = ["run 1"]
+    store.save(token, {"runs": runs, "pr_t": 0.3, "cache": object()}, browser="owner-id")
+    snap = store.snapshot(token, ("runs", "pr_t"))
+    opened = store.open_snapshot(snap)
+    assert opened.kind == "own" and opened.state == {"runs": ["run 1"], "pr_t": 0.3}  # no cache
+    opened.state["runs"].append("run 2")
+    runs.append("owner's run 2")
+    assert store.open_snapshot(snap).state["runs"] == ["run 1"]  # frozen, both ways
+    assert store.open(snap, "owner-id").kind == "unknown"  # a snapshot id is no session address
+    assert store.open_snapshot(token).kind == "unknown"  # nor the reverse
+    gone = store.forget(token)
+    assert set(gone) == {token, snap}
+    assert store.open(token, "owner-id").kind == "deleted" and store.open_snapshot(snap).kind == "deleted"
+    assert not store.save(token, {"i": 1}, browser="owner-id")  # a stale tab cannot bring it back
+    assert len(store) == 0
+
+
+def test_a_token_of_an_earlier_server_process_says_the_server_restarted():
+    before, after = SessionStore(), SessionStore()
+    token = before.new_token()
+    before.save(token, {"i": 1}, browser="b" * 24)
+    assert after.open(token, "b" * 24).kind == "restarted" or after.boot == before.boot
+    assert after.open("x" * 22, "b" * 24).kind == "restarted"  # the format before boot ids
+    assert after.open(after.boot + "q" * 22, "b" * 24).kind == "unknown"
+
+
 def test_the_store_forgets_by_age_but_never_a_live_session():
     store = SessionStore(max_age_s=0.0)
     t_gone, t_live = store.new_token(), store.new_token()
     owner = _Owner()
-    store.save(t_gone, {"i": 0})
-    store.save(t_live, {"i": 1}, owner=owner)
-    assert store.load(t_gone) is None
-    assert store.load(t_live) == {"i": 1} and store.live(t_live)
+    store.save(t_gone, {"i": 0}, browser="b" * 24)
+    store.save(t_live, {"i": 1}, owner=owner, browser="b" * 24)
+    assert store.open(t_gone, "b" * 24).kind == "unknown"
+    assert store.open(t_live, "b" * 24).state == {"i": 1} and store.live(t_live)
     del owner
     gc.collect()
-    assert store.load(t_live) is None  # its browser session ended: now it ages out
-
-
-def test_a_fork_copies_the_containers():
-    store = SessionStore()
-    token = store.new_token()
-    runs = ["run 1"]
-    store.save(token, {"runs": runs, "pr_t": 0.3})
-    new, state = store.fork(token)
-    assert new != token and store.valid(new) and state == {"runs": ["run 1"], "pr_t": 0.3}
-    state["runs"].append("run 2")
-    assert store.load(token)["runs"] == ["run 1"] and store.fork("x" * 22) is None
+    assert store.open(t_live, "b" * 24).kind == "unknown"  # its browser sessions ended: now it ages out

@@ -1,16 +1,21 @@
-"""Training that survives navigation: a training started on the Train page runs in a background
-thread, so going to another page (which ends the page's script run) does not stop it. A UI-helper
-module: it imports Streamlit.
+"""Training that survives navigation, on a server a team shares: a training started on the Train page
+runs in a background thread, so going to another page (which ends the page's script run) does not stop it.
+A UI-helper module: it imports Streamlit.
 
 - :class:`TrainingJob`: one training (``runs.train_run``) in a daemon thread, holding its progress,
   its :class:`~fairdash.experiments.Run` or its error message, and a cancel flag that the progress
   callback checks, so the experiment runner stops at its next progress call.
-- :func:`registry`: the process-wide jobs, one per session token (one job per session at a time).
+- :class:`JobRegistry` (:func:`registry`): the process-wide jobs, one per session token (one job per
+  session at a time; every tab of the session sees it and may cancel it). At most
+  ``FAIRDASH_MAX_TRAININGS`` run at once (:mod:`fairdash.app.limits`); the others wait in a queue, first
+  come first served, their place shown in their sidebar. A job whose session has no open tab for
+  ``FAIRDASH_CLOSED_TAB_GRACE_S`` (no tab has drawn the sidebar's progress box, which redraws every
+  ``REFRESH_S`` seconds) is cancelled, queued or running. Forget cancels the session's job at once.
 - :func:`collect`: called by app.py on every script run of the session (any page): a finished job's run
   joins the run history with ``session.add_run`` and a note in the sidebar says so; a failed or cancelled job leaves
   a note. Session state is written only here, from the session's own script thread, never by the worker.
-- :func:`sidebar_job`: the sidebar's box on every page: the job's progress and a Cancel button,
-  refreshed by ``st.fragment(run_every=...)`` while the job runs; then the outcome's note.
+- :func:`sidebar_job`: the sidebar's box on every page: the job's place in the queue or its progress,
+  and a Cancel button, refreshed by ``st.fragment(run_every=...)`` while the job runs; then the outcome's note.
 """
 from __future__ import annotations
 
@@ -22,6 +27,8 @@ import time
 import streamlit as st
 
 from . import ui, session
+from .limits import ServerLimits, check_memory
+from ..events import log_event
 
 REFRESH_S = 2.0  # how often the sidebar's progress box is redrawn while a job runs (a fragment-only rerun)
 KEEP_S = 3600.0  # a finished job nobody collected (its browser tab was closed) is dropped after this
@@ -36,22 +43,28 @@ _log = logging.getLogger(__name__)
 
 
 class TrainingCancelled(Exception):
-    """Raised inside the worker by the progress callback once Cancel was clicked."""
+    """Raised inside the worker by the progress callback once Cancel was clicked (or the tab closed)."""
 
 
 class TrainingJob:
     """One training in a daemon thread. ``work(progress)`` returns the :class:`Run`; the thread only
     writes this object's attributes, never Streamlit's session state."""
 
-    def __init__(self, work, title: str):
+    def __init__(self, work, title: str, *, session: str | None = None, grace_s: float = 300.0):
         self.title = title
-        self.fraction, self.message = 0.0, "Starting"
-        self.state = "running"  # -> "done", "failed" or "cancelled"
+        self.fraction, self.message = 0.0, "Waiting for its turn"
+        self.state = "running"  # -> "done", "failed" or "cancelled" (running includes waiting in the queue)
+        self.queued = True  # waiting for a free place (FAIRDASH_MAX_TRAININGS)
+        self.why_cancelled = ""  # "" (Cancel or Forget) or "closed_tab"
         self.result = None
         self.error = ""
-        self.started = time.monotonic()
+        self.session = session  # the session token it belongs to (for the event log, hashed there)
+        self.grace_s = float(grace_s)
+        self.started = self.last_seen = time.monotonic()
+        self.began = None  # when it left the queue
         self.finished = None
         self.collected_by: set = set()  # the sessions (tokens) that have taken its outcome
+        self.registry: JobRegistry | None = None
         self._work = work
         self._cancel = threading.Event()
         self.thread = threading.Thread(target=self._run, name="fairdash-training", daemon=True)
@@ -68,16 +81,37 @@ class TrainingJob:
         """Ask the job to stop: the runner stops at its next progress call (a model's next epoch)."""
         self._cancel.set()
 
+    def seen(self) -> None:
+        """A tab of its session is open (called whenever one draws the job)."""
+        self.last_seen = time.monotonic()
+
     def elapsed(self) -> float:
         return (self.finished or time.monotonic()) - self.started
 
-    def _progress(self, fraction: float, message: str) -> None:
+    def queue_wait(self) -> float:
+        return ((self.began or self.finished or time.monotonic()) - self.started)
+
+    def check(self) -> None:
+        """Raise :class:`TrainingCancelled` when the job was cancelled, or when no tab of its session has been
+        open for ``grace_s`` seconds (then it cancels itself)."""
+        if not self._cancel.is_set() and time.monotonic() - self.last_seen > self.grace_s:
+            self.why_cancelled = "closed_tab"
+            self._cancel.set()
         if self._cancel.is_set():
             raise TrainingCancelled
+
+    def _progress(self, fraction: float, message: str) -> None:
+        self.check()
         self.fraction, self.message = float(min(max(fraction, 0.0), 1.0)), str(message)
 
     def _run(self) -> None:
+        holds_place = False
         try:
+            if self.registry is not None:
+                self.registry.wait_turn(self)
+                holds_place = True
+            self.queued, self.began, self.message = False, time.monotonic(), "Starting"
+            log_event("training_start", session=self.session, queue_seconds=round(self.queue_wait(), 3))
             result = self._work(self._progress)
         except TrainingCancelled:
             state = "cancelled"
@@ -87,9 +121,16 @@ class TrainingJob:
             state = "failed"
         else:
             self.result, state = result, "done"
+        finally:
+            if holds_place:
+                self.registry.release(self)
         self._work = None  # the task and its table are not held by a finished job (nor by a fit's callback)
         self.finished = time.monotonic()
         self.state = state  # last: a reader that sees a finished state sees its result or error
+        ran = self.finished - (self.began or self.finished)
+        log_event({"done": "training_end", "failed": "training_failed"}.get(state, "training_cancel"),
+                  session=self.session, seconds=round(ran, 3), queue_seconds=round(self.queue_wait(), 3),
+                  reason=self.why_cancelled or None)
 
     def start(self) -> TrainingJob:
         self.thread.start()
@@ -97,22 +138,19 @@ class TrainingJob:
 
 
 class JobRegistry:
-    """The running and not yet collected jobs, one per session token."""
+    """The running, queued and not yet collected jobs, one per session token; at most ``max_running`` of
+    them run at once, the rest wait first come, first served."""
 
-    def __init__(self):
+    def __init__(self, max_running: int = 1):
+        self.max_running = int(max_running)
         self._jobs: dict[str, TrainingJob] = {}
         self._lock = threading.Lock()
+        self._turns = threading.Condition()
+        self._queue: list[TrainingJob] = []
+        self._running: set = set()
 
     def get(self, token) -> TrainingJob | None:
         return self._jobs.get(token) if token else None
-
-    def find(self, token, origin=None) -> tuple[str, TrainingJob] | tuple[None, None]:
-        """The job of the session ``token``, or of the session it was copied from (``origin``: a reload or a
-        link opened while that session trained), with the token it is kept under."""
-        for key in (token, origin):
-            if key and key in self._jobs:
-                return key, self._jobs[key]
-        return None, None
 
     def start(self, token: str, job: TrainingJob) -> TrainingJob:
         with self._lock:
@@ -123,26 +161,70 @@ class JobRegistry:
             old = self._jobs.get(token)
             if old is not None and old.running:
                 raise RuntimeError("this session already has a training running")
+            job.registry = self
             self._jobs[token] = job.start()
         return job
 
-    def take_finished(self, token, origin=None) -> TrainingJob | None:
-        """The session's finished job, once per session (only one script run of it gets it). A session
-        copied from the job's session gets it too; the job leaves the registry when its own session has
-        taken it (or, uncollected, after ``KEEP_S``)."""
+    # ---- the queue ----------------------------------------------------------------------------------
+    def wait_turn(self, job: TrainingJob) -> None:
+        """Block the job's thread until it is first in the queue and a place is free (raises
+        :class:`TrainingCancelled` if it is cancelled, or its tab closed, while it waits)."""
+        with self._turns:
+            self._queue.append(job)
+            try:
+                while not (self._queue[0] is job and len(self._running) < self.max_running):
+                    job.check()
+                    self._turns.wait(0.25)
+            except TrainingCancelled:
+                self._queue.remove(job)
+                self._turns.notify_all()
+                raise
+            self._queue.pop(0)
+            self._running.add(job)
+            self._turns.notify_all()
+
+    def release(self, job: TrainingJob) -> None:
+        with self._turns:
+            self._running.discard(job)
+            self._turns.notify_all()
+
+    def place(self, job: TrainingJob) -> tuple[int, int] | None:
+        """``(place, waiting)``: the job's place in the queue (1 = next) and how many wait; ``None`` if it
+        is not waiting."""
+        with self._turns:
+            return (self._queue.index(job) + 1, len(self._queue)) if job in self._queue else None
+
+    @property
+    def running_count(self) -> int:
+        with self._turns:
+            return len(self._running)
+
+    # ---- ending -------------------------------------------------------------------------------------
+    def forget(self, token) -> bool:
+        """The session is forgotten: cancel its job and drop it, so that nobody collects its outcome.
+        Returns whether a training was stopped."""
         with self._lock:
-            key, job = self.find(token, origin)
+            job = self._jobs.pop(token, None) if token else None
+        if job is None:
+            return False
+        job.cancel()
+        return job.running
+
+    def take_finished(self, token) -> TrainingJob | None:
+        """The session's finished job, once (only one script run of the session, in any of its tabs,
+        gets it); it leaves the registry then (or, uncollected, after ``KEEP_S``)."""
+        with self._lock:
+            job = self._jobs.get(token) if token else None
             if job is None or job.running or token in job.collected_by:
                 return None
             job.collected_by.add(token)
-            if key == token:
-                self._jobs.pop(key)
+            self._jobs.pop(token)
             return job
 
 
 @st.cache_resource(show_spinner=False)
 def registry() -> JobRegistry:
-    return JobRegistry()
+    return JobRegistry(max_running=ServerLimits.from_env().max_trainings)
 
 
 def _token():
@@ -150,27 +232,38 @@ def _token():
 
 
 def current() -> TrainingJob | None:
-    """This session's running job (or the running job of the session it was copied from), or ``None``."""
-    _, job = registry().find(_token(), st.session_state.get("fd_copied_from"))
-    return job if job is not None and job.running else None
+    """This session's running (or queued) job, or ``None``; drawing it tells the job a tab is open."""
+    job = registry().get(_token())
+    if job is None or not job.running:
+        return None
+    job.seen()
+    return job
 
 
-def owns(job) -> bool:
-    """Whether ``job`` was started by this session (only it may cancel it)."""
-    return registry().get(_token()) is job
+def forget(token) -> bool:
+    """Forget: cancel the session ``token``'s training and drop it (nobody collects it)."""
+    return registry().forget(token)
 
 
 def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
-    """Start ``runs.train_run(task, spec, **train_kwargs)`` in the background for this session.
-    Everything the worker needs is passed in here (the fit cache object included): it reads no session
-    state. While it runs, the caller reruns the app so that every part of it shows the job."""
+    """Start ``runs.train_run(task, spec, **train_kwargs)`` in the background for this session (it waits
+    in the server's queue while ``FAIRDASH_MAX_TRAININGS`` others run). Refused with a
+    :class:`~fairdash.errors.FairDashError` while the server is short of memory. Everything the worker needs
+    is passed in here (the fit cache object included): it reads no session state. While it runs, the
+    caller reruns the app so that every part of it shows the job."""
     from ..runs import train_run
 
     running = current()
     if running is not None:  # (a second click that reached the page before the button was disabled)
         return running
+    try:
+        check_memory("trainings")
+    except Exception:
+        log_event("refusal", session=_token(), reason="memory_guard")
+        raise
     st.session_state.pop(NOTE_KEY, None)
-    job = TrainingJob(lambda progress: train_run(task, spec, progress=progress, **train_kwargs), title)
+    job = TrainingJob(lambda progress: train_run(task, spec, progress=progress, **train_kwargs), title,
+                      session=_token(), grace_s=ServerLimits.from_env().closed_tab_grace_s)
     registry().start(_token(), job)
     if WAIT_IN_SCRIPT:
         job.thread.join()
@@ -185,7 +278,7 @@ def collect() -> None:
     Called at the start of every script run of the session (app.py)."""
     ss = st.session_state
     ss.pop(OUTCOME_KEY, None)
-    job = registry().take_finished(_token(), ss.get("fd_copied_from"))
+    job = registry().take_finished(_token())
     if job is None:
         return
     if job.state == "done":
@@ -198,6 +291,10 @@ def collect() -> None:
                                   + f": run {run.number} is in the run history.")
     elif job.state == "failed":
         outcome = ss[NOTE_KEY] = ("failed", f"Training failed: {job.error}")
+    elif job.why_cancelled == "closed_tab":
+        outcome = ss[NOTE_KEY] = ("cancelled", f"Training cancelled after {job.elapsed():.0f} s: no tab of this "
+                                               f"session was open for {job.grace_s:.0f} s. Nothing was added to the "
+                                               "run history.")
     else:
         outcome = ss[NOTE_KEY] = ("cancelled", f"Training cancelled after {job.elapsed():.0f} s: nothing was added "
                                                "to the run history.")
@@ -225,15 +322,21 @@ def _job_box() -> None:
         st.rerun()
     with st.container(key="training_job", border=True):
         st.markdown(f"**{job.title}**")
-        st.progress(job.fraction, text=job.message)
+        place = registry().place(job) if job.queued else None
+        if place is not None:
+            st.progress(0.0, text=f"Queued: place {place[0]} of {place[1]} waiting")
+        else:
+            st.progress(job.fraction, text=job.message)
         if job.cancelling:
             st.caption(f"Cancelling: it stops at the next step ({job.elapsed():.0f} s).")
-        elif not owns(job):
-            st.caption(f"Running for {job.elapsed():.0f} s, started in the session this one was opened from; the "
-                       "run joins this history too when it ends.")
         else:
-            st.caption(f"Running for {job.elapsed():.0f} s. Other pages can be used meanwhile; the run joins "
-                       "the run history when it ends.")
+            if place is not None:
+                st.caption(f"Waiting for {job.elapsed():.0f} s: this server runs {registry().max_running} "
+                           "training(s) at once, and yours starts when a place is free. Other pages can be used "
+                           "meanwhile.")
+            else:
+                st.caption(f"Running for {job.elapsed():.0f} s. Other pages can be used meanwhile; the run joins "
+                           "the run history when it ends.")
             st.button("Cancel training", key="cancel_training", icon=":material/cancel:", on_click=job.cancel,
                       help="Stops the training at its next step; nothing is added to the run history.")
 

@@ -1,15 +1,30 @@
-"""The dashboard session's memory: its state kept on the server under an unguessable token (with the
-token and the target in the page's URL, so a reload or a shared link returns to it), the run history,
-and widget values kept across page switches. A UI-helper module: it imports Streamlit."""
+"""The dashboard session's memory: its state kept on the server under an unguessable token that belongs to
+the browser that made it (the token and the target are in the page's URL, so a reload returns to the same
+session), snapshots to share it, the run history, and widget values kept across page switches. A UI-helper
+module: it imports Streamlit.
+
+Who owns an address is told by a random id the browser keeps in a cookie (``fairdash_browser``, set by the
+page itself, read through ``st.context.cookies``): the same browser (a reload, another tab) returns to the
+same session; another browser with the same address gets nothing of it and is told to ask for a snapshot
+link (:mod:`fairdash.app.session_store` keeps only a hash of the id)."""
 from __future__ import annotations
 
+import json
 import os
+import secrets
 
 import streamlit as st
 
+from ..events import log_event
+
 SAVED = ("fd_table", "fd_table_id", "fd_table_name", "fd_table_desc", "fd_spec", "fd_task", "fd_task_key", "fd_rates",
          "fd_split0", "fd_target", "fd_target_error", "fd_runs", "fd_run", "_fd_kept", "fd_pending", "fd_guess", "fd_protected",
-         "fd_choices_kept", "fd_widgets_for")
+         "fd_choices_kept", "fd_widgets_for", "fd_fit_cache")
+# What a snapshot freezes: the table, the task, the target and the runs (with the widget values that show
+# them); never the session's fit cache (its later fits would reach the opener) nor an unconfirmed upload.
+SNAPSHOT = tuple(k for k in SAVED if k not in ("fd_fit_cache", "fd_pending", "fd_guess", "fd_choices_kept",
+                                               "fd_widgets_for"))
+COOKIE = "fairdash_browser"
 
 
 @st.cache_resource(show_spinner=False)
@@ -17,7 +32,9 @@ def _sessions():
     from .session_store import SessionStore
 
     mb = os.environ.get("FAIRDASH_SESSIONS_MB", "")
-    return SessionStore(max_bytes=int(float(mb) * 2**20)) if mb.strip() else SessionStore()
+    store = SessionStore(max_bytes=int(float(mb) * 2**20)) if mb.strip() else SessionStore()
+    log_event("server_start", bytes=store.max_bytes)  # (the first session of this server process)
+    return store
 
 
 class _Live:
@@ -27,22 +44,30 @@ class _Live:
 
 LINK_UNKNOWN = ("This link is unknown or has expired (a session is kept for a day after its last use): "
                 "a new session has started.")
-LINK_COPIED = "Opened from a link: this is your own copy, and your changes do not change the session you opened."
+LINK_FOREIGN = ("This address belongs to a session in another browser and opens only there: ask its owner for a "
+                "snapshot link (Share a snapshot, in their sidebar). A new session has started.")
+LINK_DELETED = ("Its owner deleted this session and its snapshot links (Forget this session): nothing of it is left "
+                "on the server. A new session has started.")
+LINK_RESTARTED = ("The server restarted since this address was made, and sessions live in its memory only, so that "
+                  "session is gone. A new session has started.")
+SNAPSHOT_OPENED = ("Opened a snapshot: this is your own session, a copy of the shared one as it was when the link was "
+                   "made. The owner's later work never reaches it, and yours never reaches them.")
 LINK_NOT_KEPT = ("The server has no room left to keep this session for its link: it works in this tab, but a "
                  "reload or the link will not bring it back.")
+NOTES = {"unknown": LINK_UNKNOWN, "foreign": LINK_FOREIGN, "deleted": LINK_DELETED, "restarted": LINK_RESTARTED}
 
 
-FORGOTTEN = ("This session is forgotten: its table, runs and cached fits are deleted from the server, and its old "
-             "link opens nothing.")
+FORGOTTEN = ("This session is forgotten: its table, runs, cached fits and snapshot links are deleted from the "
+             "server, and its old address opens nothing.")
 
 
 def new_token() -> str:
     return _sessions().new_token()
 
 
-def forget_saved(token) -> None:
-    """Delete what the store keeps under ``token`` (this session's own state; copies others opened are theirs)."""
-    _sessions().forget(token)
+def forget_saved(token) -> list:
+    """Delete the session ``token`` and every snapshot made from it (copies others opened are theirs)."""
+    return _sessions().forget(token) if token else []
 
 
 def share(*objects) -> None:
@@ -50,32 +75,112 @@ def share(*objects) -> None:
     _sessions().share(*objects)
 
 
-def restore_session() -> bool:
-    """A new browser session (first open, a reload, a shared link): a copy, under a new token, of the state
-    saved under the URL's ``session`` token if there is one. The link's own
-    session is never written by the opener; an unknown or expired token says so (``link_note``) and is
-    replaced in the URL by the new session's token at the end of the run. Returns whether a saved session
-    was copied (then the caller applies the target the URL names over the saved one)."""
+# --------------------------------------------------------------------------------------------------
+# The browser's id
+# --------------------------------------------------------------------------------------------------
+def browser_cookie() -> str | None:
+    """The browser's id from its cookie, as sent when this browser session connected (``None`` when it has
+    none yet, or where there is no browser: AppTest)."""
+    try:
+        value = st.context.cookies.get(COOKIE)
+    except Exception:  # noqa: BLE001 - no client context (a bare script run)
+        return None
+    return value if isinstance(value, str) and 20 <= len(value) <= 100 and value.isascii() else None
+
+
+def browser_id() -> str:
+    """This browser's id: its cookie's, or a new one that :func:`keep_browser_id` gives the browser."""
+    ss = st.session_state
+    if "_fd_browser" not in ss:
+        ss["_fd_browser"] = browser_cookie() or secrets.token_urlsafe(32)
+    return ss["_fd_browser"]
+
+
+def keep_browser_id() -> None:
+    """Give the browser its id as a cookie where it has none yet (a first visit), so that a reload is
+    known as the same browser. The script sets it only while the browser has no such cookie, so two tabs
+    opened at once keep the first one's. Drawn in a hidden container (style.css)."""
+    if browser_cookie() is not None:
+        return
+    value = json.dumps(browser_id())  # [A-Za-z0-9_-] only: safe inside the script
+    script = (f"<script>if (!document.cookie.split('; ').some(c => c.startsWith('{COOKIE}='))) "
+              f"document.cookie = '{COOKIE}=' + {value} + '; path=/; max-age=31536000; SameSite=Strict';</script>")
+    with st.container(key="fd_browser_id", height=1, border=False):
+        st.html(script, unsafe_allow_javascript=True)
+
+
+# --------------------------------------------------------------------------------------------------
+# Opening an address, keeping the session
+# --------------------------------------------------------------------------------------------------
+def _start_new(note: str | None) -> None:
+    ss = st.session_state
+    ss["fd_token"] = _sessions().new_token()
+    if note:
+        ss["fd_link_note"] = note
+
+
+def open_session() -> bool:
+    """A new browser session (first open, a reload, a second tab, a snapshot link): returns to the session
+    the URL's ``session`` token names when this browser owns it, or starts a session of its own from the
+    snapshot a ``snapshot`` link names; anything else starts a new session with a one-line note of why
+    (``link_note``). Returns whether a saved state was taken (then the caller applies the target the URL
+    names over the saved one)."""
     ss = st.session_state
     qp = st.query_params
-    token = qp.get("session")
-    forked = _sessions().fork(token) if token else None
-    if forked is None:
-        ss["fd_token"] = _sessions().new_token()
-        if token:
-            ss["fd_link_note"] = LINK_UNKNOWN
+    snap, token = qp.get("snapshot"), qp.get("session")
+    store = _sessions()
+    if snap:
+        opened = store.open_snapshot(snap)
+        if "snapshot" in qp:
+            del qp["snapshot"]
+        if opened.kind != "own":
+            _start_new(NOTES.get(opened.kind, LINK_UNKNOWN))
+            return False
+        ss.update(opened.state)
+        _start_new(SNAPSHOT_OPENED)
+        log_event("snapshot_opened", session=ss["fd_token"])
+        return True
+    if not token:
+        _start_new(None)
         return False
-    new_token, state = forked
-    ss.update(state)
-    ss["fd_token"] = new_token
-    ss["fd_copied_from"] = token  # a training still running there belongs to this copy too (jobs)
+    opened = store.open(token, browser_id())
+    if opened.kind != "own":
+        _start_new(NOTES.get(opened.kind, LINK_UNKNOWN))
+        if opened.kind in ("foreign", "deleted"):
+            log_event("refusal", session=token, reason=f"address_{opened.kind}")
+        return False
+    ss.update(opened.state)
+    ss["fd_token"] = token
+    ss["_fd_version"] = opened.version
     ss["fd_restored"] = True
-    ss["fd_link_note"] = LINK_COPIED
     return True
 
 
+def follow_session() -> None:
+    """Every later run of a browser session: when another tab of the same session saved since this one last
+    did, take its state (the session is one, whatever the number of tabs); when the owner deleted it from
+    another tab, start afresh with a note."""
+    ss = st.session_state
+    token = ss.get("fd_token")
+    if not token:
+        return
+    store = _sessions()
+    if store.deleted(token):
+        for key in list(ss.keys()):
+            if key != "_fd_browser":
+                del ss[key]
+        _start_new(LINK_DELETED)
+        return
+    version = store.version(token)
+    if version is not None and version > ss.get("_fd_version", version):
+        opened = store.open(token, browser_id())
+        if opened.kind == "own":
+            ss.update(opened.state)
+            ss["_fd_version"] = opened.version
+
+
 def link_note() -> str | None:
-    """What happened to the link this session was opened with (once), or ``None``."""
+    """What happened to the address this session was opened with (once), or ``None``."""
     return st.session_state.pop("fd_link_note", None)
 
 
@@ -87,13 +192,32 @@ def save_session(link: dict) -> None:
     if not token:
         return
     owner = ss.setdefault("_fd_live", _Live())
-    kept = _sessions().save(token, {k: ss[k] for k in SAVED if k in ss}, owner=owner)
+    store = _sessions()
+    kept = store.save(token, {k: ss[k] for k in SAVED if k in ss}, owner=owner, browser=browser_id())
+    if kept:
+        ss["_fd_version"] = store.version(token)
     if not kept and not ss.get("_fd_not_kept"):
         st.warning(LINK_NOT_KEPT, icon=":material/warning:")  # (not a toast: it has no accessible name)
     ss["_fd_not_kept"] = not kept
     want = {"session": token, **link}
     if any(st.query_params.get(k) != v for k, v in want.items()):
         st.query_params.update(want)
+
+
+def make_snapshot() -> str | None:
+    """Freeze this session as it is now under a snapshot id (the share link's); ``None`` when the server
+    could not keep it (no room)."""
+    ss = st.session_state
+    token = ss.get("fd_token")
+    if not token:
+        return None
+    store = _sessions()
+    store.save(token, {k: ss[k] for k in SAVED if k in ss}, owner=ss.setdefault("_fd_live", _Live()),
+               browser=browser_id())
+    snap = store.snapshot(token, SNAPSHOT)
+    if snap is not None:
+        log_event("snapshot", session=token)
+    return snap
 
 
 def remember(key: str, default) -> None:

@@ -23,6 +23,7 @@ import html
 import inspect
 import json
 import re
+import time
 from dataclasses import replace
 
 import pandas as pd
@@ -33,6 +34,8 @@ from . import session
 from . import target_state
 from .session import add_run, keep_widgets, remember, runs  # noqa: F401 (the pages' one facade)
 from ..errors import FairDashError
+from ..events import log_event
+from .limits import check_memory
 from ..rates import TrainingRates, rates_readout, training_rates
 from ..rates import readout_and_table as readout_and_table_of
 from ..target_spec import TargetSpec
@@ -132,27 +135,32 @@ def fit_cache():
     ss = st.session_state
     if str(ss.get("fd_table_id", "")).startswith("sample:"):
         return _samples_fit_cache()
-    if ss.get("_fd_fit_cache") is None:
+    if ss.get("fd_fit_cache") is None:  # (kept with the session: a reload keeps it, Forget deletes it)
         from ..fit_cache import FitCache
 
-        ss["_fd_fit_cache"] = FitCache(directory=False, memory_items=32)
-    return ss["_fd_fit_cache"]
+        ss["fd_fit_cache"] = FitCache(directory=False, memory_items=32)
+    return ss["fd_fit_cache"]
 
 
-def forget_session() -> None:
-    """"Forget this session": its saved state, table, runs and cached fits are deleted at once, and the
-    session starts again (new token, the default sample). Cached parses and scores of uploads go too."""
+def forget_session(training_cancelled: bool = False) -> None:
+    """"Forget this session" (after its training was cancelled: ``views.forget_session``): its saved state,
+    table, runs, cached fits and every snapshot made from it are deleted at once (the session's other tabs,
+    and every address and snapshot link it had, say that the owner deleted it); the session starts again
+    (new token, the default sample). Cached parses and scores of uploads go too."""
     ss = st.session_state
-    cache = ss.get("_fd_fit_cache")
+    token = ss.get("fd_token")
+    cache = ss.get("fd_fit_cache")
     if cache is not None:
         cache.clear()
-    session.forget_saved(ss.get("fd_token"))
+    gone = session.forget_saved(token)
     for f in (_parsed_upload, _profile, _leaks_and_proxies, _column_groups):
         f.clear()  # content-keyed caches of tables and what was derived from them (uploads among them)
     for key in list(ss.keys()):
-        del ss[key]
+        if key != "_fd_browser":  # (the browser stays the same browser)
+            del ss[key]
     ss["fd_token"] = session.new_token()
     ss["fd_link_note"] = session.FORGOTTEN
+    log_event("forget", session=token, snapshots=max(len(gone) - 1, 0), training_cancelled=training_cancelled)
 
 
 @st.cache_resource(show_spinner=False)
@@ -184,9 +192,22 @@ def read_upload_file(up) -> tuple[pd.DataFrame, str]:
     seen = ss.get("_fd_upload_read")
     if seen is not None and seen[0] == up.file_id:
         return seen[1], seen[2]
-    df, table_id = read_upload(up.getvalue(), up.name)
+    started, token = time.monotonic(), ss.get("fd_token")
+    try:
+        check_memory("uploads")  # the server's guard, before a byte is parsed
+        df, table_id = read_upload(up.getvalue(), up.name)
+    except FairDashError:
+        log_event("refusal", session=token, reason="upload", bytes=up.size, seconds=round(time.monotonic() - started, 3))
+        raise
+    log_event("upload", session=token, bytes=up.size, rows=len(df), columns=df.shape[1],
+              seconds=round(time.monotonic() - started, 3))
     ss["_fd_upload_read"] = (up.file_id, df, table_id)
     return df, table_id
+
+
+def log_export(kind: str, nbytes: int) -> None:
+    """A download's event (``on_click`` of the Export page's buttons): what kind, how large; never what."""
+    log_event("export", session=st.session_state.get("fd_token"), kind=kind, bytes=int(nbytes))
 
 
 def read_upload(raw: bytes, name: str) -> tuple[pd.DataFrame, str]:
@@ -239,6 +260,8 @@ def set_task(df: pd.DataFrame, table_id: str, table_name: str, spec: data.TaskSp
     if not same_target:
         target_state.new_task(rates.presets["avg"])
         ss["fd_pr_t_box_v"] = ss.get("fd_pr_t_box_v", 0) + 1  # the number box shows the new PR_t
+    if str(table_id).startswith("upload:"):
+        log_event("confirm", session=ss.get("fd_token"), rows=len(df), columns=df.shape[1], groups=task.n_groups)
     return task
 
 
@@ -349,12 +372,15 @@ def ensure_state() -> None:
     sample with s = sex and y = salary, so every page is useful at once."""
     ensure_router()
     ss = st.session_state
-    if "fd_token" not in ss and session.restore_session():
-        # the URL's target wins over the saved one (a link edited or shared at another PR_t)
-        target_state.from_link(st.query_params.get("criterion"), st.query_params.get("pr_t"))
+    if "fd_token" not in ss:
+        if session.open_session():
+            # the URL's target wins over the saved one (an address edited at another PR_t)
+            target_state.from_link(st.query_params.get("criterion"), st.query_params.get("pr_t"))
+    else:
+        session.follow_session()
     note = session.link_note()
     if note:
-        (st.warning if note == session.LINK_UNKNOWN else st.info)(note, icon=":material/link:")
+        (st.info if note in (session.SNAPSHOT_OPENED, session.FORGOTTEN) else st.warning)(note, icon=":material/link:")
     if ss.get("fd_task") is None:
         load_sample_task(DEFAULT_SAMPLE)
 

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from .. import plots
-from . import session, target_state, ui
+from . import jobs, session, target_state, ui
 from ..errors import FairDashError
 from ..rates import decisions_words, describe_t
 
@@ -24,10 +24,42 @@ def sidebar_frame() -> None:
         with lines:
             slots = {"task": st.empty(), "target": st.empty(), "rest": st.empty()}
     st.session_state["_fd_sidebar"] = slots
+    with st.sidebar.popover("Share a snapshot", icon=":material/share:", key="share_popover"):
+        share_snapshot()
     with st.sidebar.popover("Forget this session", icon=":material/delete:", key="forget_popover"):
-        st.caption("Deletes this session's table, run history and cached fits from the server now, and starts "
-                   "afresh with the bundled sample. Downloads you made are not affected.")
-        st.button("Delete my data from the server", key="forget_session", type="primary", on_click=ui.forget_session)
+        st.caption("Deletes this session's table, run history, cached fits and every snapshot link made from it from "
+                   "the server now, stops its training, and starts afresh with the bundled sample. Its address and "
+                   "snapshot links then say that you deleted it. Copies that others already opened from a snapshot "
+                   "link are theirs and stay; downloads you made are not affected.")
+        st.button("Delete my data from the server", key="forget_session", type="primary", on_click=forget_session)
+
+
+def forget_session() -> None:
+    """"Forget this session": its training stops at once, then everything of it is deleted (``ui.forget_session``)."""
+    ui.forget_session(training_cancelled=jobs.forget(st.session_state.get("fd_token")))
+
+
+SNAPSHOT_KEY = "fd_snapshot_link"  # the last snapshot link made in this tab
+
+
+def share_snapshot() -> None:
+    """The "Share a snapshot" box: a link to a frozen copy of this session as it is now."""
+    st.caption("Your address opens this session only in this browser. To share it, make a snapshot link: whoever "
+               "opens it gets their own session, a copy of this one as it is now (table, task, target and runs). "
+               "Your later work never reaches them, and theirs never reaches you.")
+    if st.button("Make a snapshot link", key="make_snapshot", icon=":material/link:"):
+        snap = session.make_snapshot()
+        if snap is None:
+            st.session_state.pop(SNAPSHOT_KEY, None)
+            st.warning("The server has no room left to keep a snapshot of this session.", icon=":material/warning:")
+        else:
+            base = (st.context.url or "").split("?")[0].rstrip("/")
+            st.session_state[SNAPSHOT_KEY] = f"{base}/?snapshot={snap}"
+    link = st.session_state.get(SNAPSHOT_KEY)
+    if link:
+        with st.container(key="snapshot_link"):
+            st.code(link, language=None, wrap_lines=True)
+        st.caption("A snapshot of the session as it was when the link was made. Forget this session deletes it too.")
 
 
 def _target_line() -> str:

@@ -1,0 +1,90 @@
+"""The limits a team sets on one dashboard server, from environment variables with safe defaults (the
+README's settings table lists them), and the server memory guard. Plain Python: no Streamlit here.
+
+- ``FAIRDASH_MAX_TRAININGS``: trainings that run at once on the server (default: the number of cores);
+  the rest wait in a queue, their place shown in their sidebar (:mod:`fairdash.app.jobs`).
+- ``FAIRDASH_MEMORY_GUARD_MB``: above this resident memory of the server process, new uploads and
+  trainings are refused with a line saying so, instead of the server dying (default: 75% of the
+  machine's memory).
+- ``FAIRDASH_CLOSED_TAB_GRACE_S``: a training whose session has no open tab for this long is cancelled
+  (default 300 s).
+
+A malformed value is an error at the first use, naming the variable (a server set up wrongly says so
+rather than running without the limit).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from ..errors import FairDashError
+
+
+def _env_number(name: str, default: float, *, minimum: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise FairDashError(f"{name} must be a number, not {raw[:40]!r}.") from None
+    if not value >= minimum:
+        raise FairDashError(f"{name} must be at least {minimum:g}, not {raw[:40]}.")
+    return value
+
+
+def machine_memory_bytes() -> int | None:
+    """The machine's memory (Linux: /proc/meminfo; elsewhere ``os.sysconf``), or ``None`` if unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def process_rss_bytes() -> int | None:
+    """This process's resident memory now (Linux: /proc/self/statm), or ``None`` if unknown."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+@dataclass(frozen=True)
+class ServerLimits:
+    max_trainings: int
+    memory_guard_bytes: int | None
+    closed_tab_grace_s: float
+
+    @classmethod
+    def from_env(cls) -> ServerLimits:
+        cores = os.cpu_count() or 1
+        machine = machine_memory_bytes()
+        guard_mb = _env_number("FAIRDASH_MEMORY_GUARD_MB", 0.0, minimum=0.0)
+        guard = int(guard_mb * 2**20) if guard_mb else (int(machine * 0.75) if machine else None)
+        return cls(max_trainings=int(_env_number("FAIRDASH_MAX_TRAININGS", cores, minimum=1)),
+                   memory_guard_bytes=guard,
+                   closed_tab_grace_s=_env_number("FAIRDASH_CLOSED_TAB_GRACE_S", 300.0, minimum=1.0))
+
+
+def _gb(n: int) -> str:
+    return f"{n / 2**30:.1f} GB"
+
+
+def check_memory(action: str, limits: ServerLimits | None = None, rss: int | None = None) -> None:
+    """Refuse ``action`` ("uploads", "trainings") with a plain line when the server's memory is above its
+    guard; nothing is refused where the memory cannot be read."""
+    limits = limits or ServerLimits.from_env()
+    rss = process_rss_bytes() if rss is None else rss
+    if limits.memory_guard_bytes is None or rss is None or rss <= limits.memory_guard_bytes:
+        return
+    raise FairDashError(f"The server is short of memory ({_gb(rss)} in use, above its {_gb(limits.memory_guard_bytes)} "
+                        f"guard, FAIRDASH_MEMORY_GUARD_MB): new {action} are paused until others finish or sessions "
+                        "are forgotten. Your session and its runs are kept; try again in a few minutes.")
