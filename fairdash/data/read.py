@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import budget
 from ..errors import FairDashError, shorten
 
 MAX_BYTES = 200 * 1024 * 1024  # the largest table accepted (also Streamlit's upload cap)
@@ -42,12 +43,7 @@ def _read_bytes(source) -> tuple[bytes, str]:
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
-def _size(n: float) -> str:
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} GB"  # pragma: no cover
+_size = budget.size_text
 
 
 def _too_big(name: str, size: int) -> str:
@@ -213,19 +209,47 @@ def _gunzip_pieces(raw: bytes, name: str):
         raise FairDashError(f"{name} looks gzip-compressed but is damaged.") from None
 
 
-def _gunzip(raw: bytes, name: str, limit: int) -> bytes:
-    """Decompress gzip in a stream, refusing a file that expands past ``limit`` bytes. A first pass
-    counts the decompressed size piece by piece and keeps nothing, so a small file that expands
-    enormously (a "zip bomb") is refused at the cap with about one piece in memory; only a file within
-    the cap is decompressed again and kept."""
-    size = 0
+def _gunzip(raw: bytes, name: str, limit: int, allowed: int) -> bytes:
+    """Decompress gzip in a stream, refusing a file that expands past ``limit`` bytes or whose table would
+    not fit ``allowed`` bytes of memory. A first pass counts the decompressed size piece by piece and keeps
+    only the first :data:`budget.SAMPLE_BYTES` (to size the table from its first rows), so a small file
+    that expands enormously (a "zip bomb") is refused with about one piece in memory; only a file within
+    both limits is decompressed again and kept."""
+    size, head = 0, bytearray()
     for piece in _gunzip_pieces(raw, name):
         size += len(piece)
+        if len(head) < budget.SAMPLE_BYTES:
+            head += piece[:budget.SAMPLE_BYTES - len(head)]
         if size > limit:
             raise FairDashError(f"{name} is too large once decompressed: it expands to more than {_size(limit)} (from "
                                 f"{_size(len(raw))} compressed), and the largest table FairDash accepts is {_size(limit)} "
                                 "decompressed. Use a sample of its rows.")
+    if _is_text(bytes(head)):
+        _check_text(bytes(head), size, name, allowed, packed=len(raw))
+    else:
+        budget.check_held(name, size, len(raw), allowed)
     return b"".join(_gunzip_pieces(raw, name))
+
+
+def _is_text(head: bytes) -> bool:
+    """Does a file starting with ``head`` hold text (not Parquet, Excel or other binary data)?"""
+    return head[:4] not in (b"PAR1", b"PK\x03\x04") and not _looks_binary(head)
+
+
+def _sample_reader(name: str):
+    """The reader :func:`read_table` uses for text, on a sample's bytes: what the budget sizes a table with."""
+    return lambda sample: _read_text_table(_decode(sample), name)
+
+
+def text_estimate(raw: bytes, name: str = "table") -> budget.Estimate:
+    """The memory reading the text table ``raw`` takes (:class:`budget.Estimate`), from a parse of its
+    first rows by the reader :func:`read_table` uses."""
+    return budget.text_estimate(raw[:budget.SAMPLE_BYTES], len(raw), _sample_reader(name))
+
+
+def _check_text(head: bytes, total: int, name: str, allowed: int, packed: int | None = None) -> None:
+    """Refuse text whose table would not fit ``allowed`` bytes, sized from ``head`` (its first bytes)."""
+    budget.check_text(name, head, total, _sample_reader(name), allowed, packed)
 
 
 def read_table(source, name: str | None = None) -> pd.DataFrame:
@@ -240,13 +264,15 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
         raise FairDashError(_too_big(name, len(raw)))
     if _blank(raw):
         raise FairDashError(f"{name} is empty.")
+    allowed, checked = budget.table_budget(), False
     if raw[:2] == b"\x1f\x8b":
-        raw = _gunzip(raw, name, EXPANSION * MAX_BYTES)
+        raw, checked = _gunzip(raw, name, EXPANSION * MAX_BYTES, allowed), True
         if _blank(raw):
             raise FairDashError(f"{name} is empty.")
     notes: list = []
     try:
         if raw[:4] == b"PAR1":
+            budget.check_parquet(raw, name, allowed)
             try:
                 # without pyarrow's thread pool: after reading a Parquet file with no rows, that pool
                 # could abort the process at exit ("terminate called without an active exception")
@@ -255,12 +281,14 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
                 raise FairDashError(f"{name} starts like a Parquet file but could not be read: it is damaged or "
                                     "incomplete. Save or download it again.") from None
         elif raw[:4] == b"PK\x03\x04":
-            df = _read_zip(raw, name, notes)
+            df = _read_zip(raw, name, notes, allowed)
         elif raw[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
             raise FairDashError(f"{name} is an old-style .xls workbook; save it as .xlsx or CSV.")
         else:
             if _looks_binary(raw):
                 raise FairDashError(f"{name} is not a table: it holds binary data, not text, Parquet or Excel.")
+            if not checked:
+                _check_text(raw[:budget.SAMPLE_BYTES], len(raw), name, allowed)
             df = _read_text_table(_decode(raw, notes), name)
     except FairDashError:
         raise
@@ -347,10 +375,11 @@ def _refuse_names_alike(columns, name: str) -> None:
         seen[key] = c
 
 
-def _read_zip(raw: bytes, name: str, notes: list) -> pd.DataFrame:
+def _read_zip(raw: bytes, name: str, notes: list, allowed: int) -> pd.DataFrame:
     """An Excel workbook, or else a zip archive, which is said as such, naming what it holds."""
     try:
-        members = zipfile.ZipFile(io.BytesIO(raw)).infolist()
+        book = zipfile.ZipFile(io.BytesIO(raw))
+        members = book.infolist()
     except zipfile.BadZipFile:
         raise FairDashError(f"{name} looks like a zip/Excel file but is damaged.") from None
     names = [m.filename for m in members]
@@ -359,6 +388,7 @@ def _read_zip(raw: bytes, name: str, notes: list) -> pd.DataFrame:
         if sum(m.file_size for m in members) > limit:
             raise FairDashError(f"{name} is too large once decompressed: it expands to more than {_size(limit)}, and the "
                                 f"largest table FairDash accepts is {_size(limit)} decompressed. Use a sample of its rows.")
+        budget.check_workbook(book, name, allowed)
         return _read_excel(raw, name, notes)
     kinds = {"word/document.xml": "a Word document", "ppt/presentation.xml": "a PowerPoint presentation"}
     for member, kind in kinds.items():
