@@ -389,7 +389,7 @@ def _parallel_config(dask_address):
     try:
         client = Client(address, timeout=timeout)
     except (OSError, TimeoutError, ValueError) as e:  # refused, unreachable, malformed address
-        reason = (str(e).strip().splitlines() or [type(e).__name__])[0][:160]
+        reason = _first_line(e) or type(e).__name__
         raise FairDashError(f"Could not reach the Dask scheduler at {address!r} within {timeout:g} s ({reason}). "
                             "Check the address (for example tcp://host:8786) and that the scheduler is running, or "
                             "leave the address out to run on this machine.") from None

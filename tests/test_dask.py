@@ -4,6 +4,8 @@ change, and gives the same table as the run on this machine.
 
 The test starts its own LocalCluster (two worker processes, one thread each); it is skipped only when
 dask.distributed is not installed (``pip install 'dask[distributed]'``, in requirements-dev.txt).
+A cluster that cannot run FairDash (no workers; workers without FairDash, or with another version of it)
+is a FairDashError within FAIRDASH_DASK_TIMEOUT, before any job is sent.
 """
 from __future__ import annotations
 
