@@ -430,7 +430,7 @@ def _check_workers(client, address: str, *, deadline: float, timeout: float) -> 
     def ask():
         try:
             answers.update(client.run(probe, on_error="return"))
-        except Exception as e:  # noqa: BLE001 - the cluster's own failure, reported below
+        except Exception as e:  # the cluster's own failure, reported below
             answers[None] = e
 
     asking = threading.Thread(target=ask, name="fairdash-dask-probe", daemon=True)

@@ -154,3 +154,14 @@ def test_workers_with_another_fairdash_version_are_a_clear_error(cluster, task, 
     with pytest.raises(FairDashError, match=r"run FairDash .+, this machine 0\.0\.0\+not-the-workers: install the "
                                             r"same FairDash version on every worker"):
         run_experiment(task, ["lr"], seeds=(0,), criterion="eo", dask_address=cluster.scheduler_address)
+
+
+def test_workers_that_do_not_answer_are_a_clear_error_within_the_timeout(cluster, task, monkeypatch):
+    from dask.distributed import Client
+
+    monkeypatch.setenv("FAIRDASH_DASK_TIMEOUT", str(TIMEOUT))
+    monkeypatch.setattr(Client, "run", lambda self, *a, **k: time.sleep(TIMEOUT + 10))  # a stuck cluster
+    t0 = time.monotonic()
+    with pytest.raises(FairDashError, match=r"The Dask workers at '.+' did not answer within 3 s"):
+        run_experiment(task, ["lr"], seeds=(0,), criterion="eo", dask_address=cluster.scheduler_address)
+    assert time.monotonic() - t0 < TIMEOUT + 5
