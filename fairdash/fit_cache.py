@@ -208,6 +208,10 @@ class FitCache:
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        # why a disk write failed (a full or read-only disk), for the dashboard to show; None until one fails
+        # and again once a model's state is written. The first failure is also a warning, once per cache.
+        self.write_error: str | None = None
+        self._warned = False
 
     # -- paths ------------------------------------------------------------------------------------
     def _stem(self, key: str) -> Path | None:
@@ -231,6 +235,18 @@ class FitCache:
             self._results.move_to_end(key)
             while len(self._results) > 16 * self.memory_items:
                 self._results.popitem(last=False)
+
+    def _write_failed(self, e: OSError) -> None:
+        """A disk write failed (``ENOSPC``, ``EROFS``, ``EACCES``, ...): the fits stay in memory only, said once."""
+        import warnings
+
+        reason = e.strerror or type(e).__name__
+        self.write_error = (f"The fit cache could not write to {self.directory} ({reason}): fits are kept in "
+                            "memory only until it can.")
+        with self._lock:
+            first, self._warned = not self._warned, True
+        if first:
+            warnings.warn(self.write_error, stacklevel=3)
 
     # -- public -----------------------------------------------------------------------------------
     def get(self, key: str):
@@ -259,9 +275,11 @@ class FitCache:
             from .models.state import save_state
 
             try:
-                save_state(stem, model.get_state())
-            except OSError:
-                pass  # a read-only or full disk only costs the disk copy
+                save_state(stem, model.get_state())  # removes its own temporary files when it fails
+            except OSError as e:
+                self._write_failed(e)  # a read-only or full disk only costs the disk copy
+            else:
+                self.write_error = None  # a model's state is written again (a small result is no sign of that)
 
     def get_or_fit(self, key: str, build: Callable[[], object], fit: Callable[[object], object]):
         """``(model, hit)``: the cached model, or ``build()`` fitted by ``fit(model)`` and stored."""
@@ -314,14 +332,22 @@ class FitCache:
                 pass  # unreadable: computed again
         value = compute()
         self._remember_result(key, dict(value))
-        if path is not None:
+        try:
+            text = None if path is None else json.dumps(value)
+        except (TypeError, ValueError):
+            text = None  # not JSON: kept in memory only
+        if path is not None and text is not None:
+            tmp = path.with_name(path.name + f".{os.getpid()}.{threading.get_ident()}.tmp")
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-                tmp.write_text(json.dumps(value))
+                tmp.write_text(text)
                 os.replace(tmp, path)
-            except (OSError, TypeError, ValueError):
-                pass  # only the disk copy is lost
+            except OSError as e:
+                try:
+                    tmp.unlink(missing_ok=True)
+                except OSError:
+                    pass  # the directory refuses even that
+                self._write_failed(e)  # only the disk copy is lost
         return value, False
 
     def clear(self, disk: bool = False) -> None:

@@ -4,12 +4,16 @@ change, and gives the same table as the run on this machine.
 
 The test starts its own LocalCluster (two worker processes, one thread each); it is skipped only when
 dask.distributed is not installed (``pip install 'dask[distributed]'``, in requirements-dev.txt).
+A cluster that cannot run FairDash (no workers; workers without FairDash, or with another version of it)
+is a FairDashError within FAIRDASH_DASK_TIMEOUT, before any job is sent.
 """
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -98,3 +102,66 @@ def test_an_unreachable_scheduler_is_a_clear_error(task, monkeypatch):
     monkeypatch.setenv("FAIRDASH_DASK_TIMEOUT", "2")
     with pytest.raises(FairDashError, match=r"Could not reach the Dask scheduler at 'tcp://127\.0\.0\.1:9'"):
         run_experiment(task, ["lr"], seeds=(0,), criterion="eo", dask_address="tcp://127.0.0.1:9")
+
+
+# A cluster that cannot run FairDash is a clear error within FAIRDASH_DASK_TIMEOUT, before any job is sent.
+TIMEOUT = 3
+
+
+def test_a_scheduler_without_workers_is_a_clear_error_within_the_timeout(task, monkeypatch):
+    from dask.distributed import LocalCluster
+
+    monkeypatch.setenv("FAIRDASH_DASK_TIMEOUT", str(TIMEOUT))
+    with LocalCluster(n_workers=0, processes=True, dashboard_address=":0") as empty:
+        t0 = time.monotonic()
+        with pytest.raises(FairDashError, match=r"The Dask scheduler at '.+' has no workers"):
+            run_experiment(task, ["lr"], seeds=(0,), criterion="eo", dask_address=empty.scheduler_address)
+        took = time.monotonic() - t0
+    assert took < TIMEOUT + 5, took
+
+
+def test_workers_that_cannot_import_fairdash_are_a_clear_error_within_the_timeout(task, monkeypatch, tmp_path):
+    from dask.distributed import Client, LocalCluster
+
+    # FairDash is imported from the repository's root (not installed): a Python started elsewhere lacks it
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    bare = subprocess.run([sys.executable, "-c", "import fairdash"], cwd=tmp_path, env=env, capture_output=True)
+    if bare.returncode == 0:
+        pytest.skip("FairDash is installed in this environment, so no worker started here lacks it")
+    monkeypatch.setenv("FAIRDASH_DASK_TIMEOUT", str(TIMEOUT))
+    with LocalCluster(n_workers=0, processes=True, dashboard_address=":0") as empty:
+        worker = subprocess.Popen([sys.executable, "-m", "dask", "worker", empty.scheduler_address, "--nthreads", "1",
+                                   "--no-nanny", "--no-dashboard"], cwd=tmp_path, env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            with Client(empty.scheduler_address, timeout=30) as c:
+                c.wait_for_workers(1, timeout=60)  # the worker's start is not what is measured
+            t0 = time.monotonic()
+            with pytest.raises(FairDashError, match=r"The Dask workers at '.+' cannot import fairdash "
+                                                    r"\(ModuleNotFoundError: No module named 'fairdash'\): install"):
+                run_experiment(task, ["lr"], seeds=(0,), criterion="eo", dask_address=empty.scheduler_address)
+            took = time.monotonic() - t0
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+    assert took < TIMEOUT + 5, took
+
+
+def test_workers_with_another_fairdash_version_are_a_clear_error(cluster, task, monkeypatch):
+    import fairdash._version
+
+    monkeypatch.setattr(fairdash._version, "__version__", "0.0.0+not-the-workers")
+    with pytest.raises(FairDashError, match=r"run FairDash .+, this machine 0\.0\.0\+not-the-workers: install the "
+                                            r"same FairDash version on every worker"):
+        run_experiment(task, ["lr"], seeds=(0,), criterion="eo", dask_address=cluster.scheduler_address)
+
+
+def test_workers_that_do_not_answer_are_a_clear_error_within_the_timeout(cluster, task, monkeypatch):
+    from dask.distributed import Client
+
+    monkeypatch.setenv("FAIRDASH_DASK_TIMEOUT", str(TIMEOUT))
+    monkeypatch.setattr(Client, "run", lambda self, *a, **k: time.sleep(TIMEOUT + 10))  # a stuck cluster
+    t0 = time.monotonic()
+    with pytest.raises(FairDashError, match=r"The Dask workers at '.+' did not answer within 3 s"):
+        run_experiment(task, ["lr"], seeds=(0,), criterion="eo", dask_address=cluster.scheduler_address)
+    assert time.monotonic() - t0 < TIMEOUT + 5

@@ -130,7 +130,7 @@ class TrainingJob:
         ran = self.finished - (self.began or self.finished)
         log_event({"done": "training_end", "failed": "training_failed"}.get(state, "training_cancel"),
                   session=self.session, seconds=round(ran, 3), queue_seconds=round(self.queue_wait(), 3),
-                  reason=self.why_cancelled or None)
+                  **({"reason": self.why_cancelled} if self.why_cancelled else {}))
 
     def start(self) -> TrainingJob:
         self.thread.start()

@@ -194,19 +194,34 @@ def join_arrays(numeric: dict, text: dict, prefix: str = "") -> dict:
 
 
 def save_state(stem, state: dict) -> tuple[Path, Path]:
-    """Write ``state`` as ``<stem>.safetensors`` and ``<stem>.json`` (atomically: temp file then rename)."""
+    """Write ``state`` as ``<stem>.safetensors`` and ``<stem>.json`` (atomically: temp file then rename).
+    A failed write (a full or read-only disk: ``OSError``) leaves no temporary file and no half entry behind
+    (a ``.safetensors`` without its ``.json``), and raises."""
+    import threading
+
     import safetensors.numpy
 
     stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
     st_path, js = stem.with_name(stem.name + ".safetensors"), stem.with_name(stem.name + ".json")
-    tmp_st = stem.with_name(f".{stem.name}.{os.getpid()}.tmp.safetensors")
-    tmp_js = stem.with_name(f".{stem.name}.{os.getpid()}.tmp.json")
+    own = f"{os.getpid()}.{threading.get_ident()}"  # two threads writing the same key never share a temp file
+    tmp_st = stem.with_name(f".{stem.name}.{own}.tmp.safetensors")
+    tmp_js = stem.with_name(f".{stem.name}.{own}.tmp.json")
     numeric, text = split_arrays(state["arrays"])
-    tmp_st.write_bytes(safetensors.numpy.save(numeric))
-    tmp_js.write_text(json.dumps({"meta": state["meta"], "text_arrays": text}, sort_keys=True))
-    os.replace(tmp_st, st_path)
-    os.replace(tmp_js, js)
+    replaced = False
+    try:
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        tmp_st.write_bytes(safetensors.numpy.save(numeric))
+        tmp_js.write_text(json.dumps({"meta": state["meta"], "text_arrays": text}, sort_keys=True))
+        os.replace(tmp_st, st_path)
+        replaced = True
+        os.replace(tmp_js, js)
+    except BaseException:
+        for p in (tmp_st, tmp_js) + ((st_path,) if replaced else ()):
+            try:
+                p.unlink(missing_ok=True)
+            except OSError:
+                pass  # the directory itself refuses: nothing more can be done here
+        raise
     return st_path, js
 
 
