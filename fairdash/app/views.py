@@ -53,8 +53,8 @@ def share_snapshot() -> None:
             st.session_state.pop(SNAPSHOT_KEY, None)
             st.warning("The server has no room left to keep a snapshot of this session.", icon=":material/warning:")
         else:
-            base = (st.context.url or "").split("?")[0].rstrip("/")
-            st.session_state[SNAPSHOT_KEY] = f"{base}/?snapshot={snap}"
+            base = (st.context.url or "/").split("?")[0]  # (the page the owner is on: the opener lands there)
+            st.session_state[SNAPSHOT_KEY] = f"{base}?snapshot={snap}"
     link = st.session_state.get(SNAPSHOT_KEY)
     if link:
         with st.container(key="snapshot_link"):

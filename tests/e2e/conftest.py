@@ -10,6 +10,7 @@ Fixtures:
   (and only it) afterwards. The server gets a private, empty fit cache, so every training in these tests
   is a real one.
 - ``app_url``: the server's base URL (``http://127.0.0.1:<port>``).
+- ``events``: the server's event log so far (``FAIRDASH_EVENT_LOG``, one JSON line per event).
 - ``browser`` (module): Chromium from ``/usr/bin/chromium`` (never a Playwright download). Module scope
   on purpose: Playwright's sync API cannot run two instances at once in one thread, so another test
   module that launches its own browser (tests/e2e/test_report_browser.py) must not overlap with ours.
@@ -77,6 +78,7 @@ def streamlit_server():
     env.setdefault("FAIRDASH_DEVICE", "cpu")
     env["PYTHONUNBUFFERED"] = "1"
     env["STREAMLIT_SERVER_PORT"] = str(port)  # the one setting that is not the README's
+    env["FAIRDASH_EVENT_LOG"] = str(work / "events.jsonl")  # read by the tests through ``events``
     streamlit = Path(sys.executable).parent / "streamlit"  # the README's `.venv/bin/streamlit`
     if not streamlit.exists():
         pytest.fail(f"no streamlit script beside {sys.executable}; install the requirements into this environment")
@@ -111,6 +113,15 @@ def streamlit_server():
 @pytest.fixture
 def app_url(streamlit_server):
     return streamlit_server[0]
+
+
+@pytest.fixture
+def events(streamlit_server):
+    """The server's event log so far (``FAIRDASH_EVENT_LOG``): a list of dicts, oldest first."""
+    import json
+
+    path = streamlit_server[1].parent / "events.jsonl"
+    return lambda: [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
 @pytest.fixture
