@@ -16,7 +16,7 @@ Fixtures:
   module that launches its own browser (tests/e2e/test_report_browser.py) must not overlap with ours.
 - ``page``: a fresh browser context (a new Streamlit session) with a 1280x800 viewport.
 - ``st_ui``: small helpers for driving Streamlit (wait until the script is idle, go to a page, read a
-  metric, take a screenshot), as a fixture so the test modules need no import from this file.
+  metric, upload a table, take a screenshot), as a fixture so the test modules need no import from this file.
 
 The whole e2e directory is skipped only when ``/usr/bin/chromium`` is missing.
 """
@@ -209,7 +209,24 @@ def screenshot(page, name: str) -> Path:
     return out
 
 
+def upload(page, name: str, raw: bytes) -> None:
+    """Upload ``raw`` as ``name`` on the Data page (which must be open) and confirm its suggested choices."""
+    page.locator(".st-key-data_source").get_by_text("Upload a file").click()
+    wait_idle(page)
+    page.locator('.st-key-upload_file input[type="file"]').set_input_files(
+        files=[{"name": name, "mimeType": "text/csv", "buffer": raw}])
+    # an upload's guessed columns become the task only when confirmed (issue 12)
+    confirm = page.locator(".st-key-confirm_task button")
+    confirm.wait_for(timeout=90_000)
+    wait_idle(page)
+    assert confirm.inner_text().strip() == f"Use {name} with these choices", confirm.inner_text()
+    confirm.click()
+    page.get_by_text(f"{name} is now the current data set").wait_for(timeout=90_000)
+    wait_idle(page)
+
+
 class _StUi:
+    upload = staticmethod(upload)
     wait_idle = staticmethod(wait_idle)
     goto_page = staticmethod(goto_page)
     main_text = staticmethod(main_text)

@@ -12,6 +12,7 @@ browser contexts on one live server (each context is its own browser: its own co
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import time
@@ -87,16 +88,7 @@ def _table(mark: str, copies: int) -> tuple[str, bytes]:
 
 def _upload(page, st_ui, name: str, raw: bytes) -> None:
     st_ui.goto_page(page, "Data")
-    page.locator(".st-key-data_source").get_by_text("Upload a file").click()
-    st_ui.wait_idle(page)
-    page.locator('.st-key-upload_file input[type="file"]').set_input_files(
-        files=[{"name": name, "mimeType": "text/csv", "buffer": raw}])
-    confirm = page.locator(".st-key-confirm_task button")
-    confirm.wait_for(timeout=90_000)
-    st_ui.wait_idle(page)
-    confirm.click()
-    page.get_by_text(f"{name} is now the current data set").wait_for(timeout=90_000)
-    st_ui.wait_idle(page)
+    st_ui.upload(page, name, raw)
 
 
 def _start_training(page, st_ui, repeats: int = 10) -> None:
@@ -107,6 +99,20 @@ def _start_training(page, st_ui, repeats: int = 10) -> None:
     st_ui.wait_idle(page)
     page.locator(".st-key-train_button button").click()
     page.locator(".st-key-training_job").get_by_role("button", name="Cancel training").wait_for(timeout=60_000)
+
+
+@contextlib.contextmanager
+def _two_browsers(browser):
+    """Two browser contexts (two browsers: each its own cookies), 1280x800, closed afterwards."""
+    ctxs = [browser.new_context(viewport={"width": 1280, "height": 800}) for _ in range(2)]
+    try:
+        pages = [c.new_page() for c in ctxs]
+        for pg in pages:
+            pg.set_default_timeout(60_000)
+        yield pages
+    finally:
+        for c in ctxs:
+            c.close()
 
 
 def _hashed(token: str) -> str:
@@ -124,12 +130,7 @@ def _no_exception(page, server_log) -> None:
 @pytest.mark.timeout(600)
 def test_a_reload_mid_training_is_the_same_session_and_another_browser_gets_nothing(browser, app_url, st_ui,
                                                                                      server_log):
-    owner_ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-    other_ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-    try:
-        owner, other = owner_ctx.new_page(), other_ctx.new_page()
-        for pg in (owner, other):
-            pg.set_default_timeout(60_000)
+    with _two_browsers(browser) as (owner, other):
         _open(owner, app_url, st_ui)
         token, address = _token(owner), owner.url
 
@@ -163,25 +164,17 @@ def test_a_reload_mid_training_is_the_same_session_and_another_browser_gets_noth
             cancel.click()
             owner.get_by_text(re.compile(r"Training cancelled after|Trained \d+ fit")).first.wait_for(timeout=60_000)
         _no_exception(owner, server_log)
-    finally:
-        owner_ctx.close()
-        other_ctx.close()
 
 
 @pytest.mark.timeout(600)
 def test_upload_reload_twice_forget_leaves_nothing_and_stops_the_training(browser, app_url, st_ui, server_log,
                                                                           events):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-    stranger_ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-    try:
-        page, stranger = ctx.new_page(), stranger_ctx.new_page()
-        page.set_default_timeout(60_000)
-        stranger.set_default_timeout(60_000)
+    with _two_browsers(browser) as (page, stranger):
         _open(page, app_url, st_ui)
         token = _token(page)
-        name, raw = _table("lima5", copies=6)
+        name, raw = _table("lima5", copies=10)
         _upload(page, st_ui, name, raw)
-        _start_training(page, st_ui)
+        _start_training(page, st_ui, repeats=20)  # 40 fits on 62k rows: minutes, so Forget comes mid-training
         addresses = [page.url]
         for _ in range(2):
             _reload(page, st_ui)
@@ -206,6 +199,7 @@ def test_upload_reload_twice_forget_leaves_nothing_and_stops_the_training(browse
             assert time.monotonic() < deadline, [e for e in events() if e.get("session") == mine]
             time.sleep(0.5)
         log = [e for e in events() if e.get("session") == mine]
+        assert not any(e["event"] == "training_end" for e in log), "the training ended before Forget: make it longer"
         forgot = next(e for e in log if e["event"] == "forget")
         stopped = next(e for e in log if e["event"] == "training_cancel")
         assert forgot.get("training_cancelled") is True
@@ -225,19 +219,11 @@ def test_upload_reload_twice_forget_leaves_nothing_and_stops_the_training(browse
                     st_ui.goto_page(pg, title)
                     assert "lima5" not in pg.content(), title
             _no_exception(pg, server_log)
-    finally:
-        ctx.close()
-        stranger_ctx.close()
 
 
 @pytest.mark.timeout(400)
 def test_a_snapshot_link_is_a_frozen_copy_of_its_own(browser, app_url, st_ui, server_log):
-    owner_ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-    other_ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-    try:
-        owner, other = owner_ctx.new_page(), other_ctx.new_page()
-        for pg in (owner, other):
-            pg.set_default_timeout(60_000)
+    with _two_browsers(browser) as (owner, other):
         _open(owner, app_url, st_ui)
         st_ui.goto_page(owner, "Target")
         _set_pr_t(owner, st_ui, "0.300")
@@ -265,9 +251,6 @@ def test_a_snapshot_link_is_a_frozen_copy_of_its_own(browser, app_url, st_ui, se
         assert "PR_t: 0.650" in _sidebar(owner) and _token(owner) == token
         for pg in (owner, other):
             _no_exception(pg, server_log)
-    finally:
-        owner_ctx.close()
-        other_ctx.close()
 
 
 @pytest.mark.timeout(200)

@@ -72,21 +72,6 @@ def _app_task(name: str, raw: bytes):
     return df, data.build_task(df, spec)
 
 
-def _upload(page, st_ui, name: str, raw: bytes) -> None:
-    page.locator(".st-key-data_source").get_by_text("Upload a file").click()
-    st_ui.wait_idle(page)
-    page.locator('.st-key-upload_file input[type="file"]').set_input_files(
-        files=[{"name": name, "mimeType": "text/csv", "buffer": raw}])
-    # an upload's guessed columns become the task only when confirmed (issue 12)
-    confirm = page.locator(".st-key-confirm_task button")
-    confirm.wait_for(timeout=90_000)
-    st_ui.wait_idle(page)
-    assert confirm.inner_text().strip() == f"Use {name} with these choices", confirm.inner_text()
-    confirm.click()
-    page.get_by_text(f"{name} is now the current data set").wait_for(timeout=90_000)
-    st_ui.wait_idle(page)
-
-
 def _assert_only_own(page, own: str, other: str, server_log) -> None:
     html = page.content()
     assert other not in html, (f"session {own} shows data of session {other}: "
@@ -121,8 +106,8 @@ def test_two_sessions_are_isolated_and_both_answer(browser, app_url, st_ui, serv
             st_ui.wait_idle(pg)
 
         # ---- each uploads its own table ---------------------------------------------------------
-        _upload(pa, st_ui, *tables[A])
-        _upload(pb, st_ui, *tables[B])
+        st_ui.upload(pa, *tables[A])
+        st_ui.upload(pb, *tables[B])
         task_of = {}
         for pg, own, other, s_col, y_col in ((pa, A, B, "gender", "label"), (pb, B, A, "ethnicity", "outcome")):
             df, task = _app_task(*tables[own])
