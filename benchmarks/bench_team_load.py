@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -107,6 +108,20 @@ class LiveServer:
                 self.kill()
                 self.proc.wait(timeout=15)
         self._log.close()
+
+    def tracebacks(self, most: int = 5) -> list:
+        """The server log's first ``most`` Python tracebacks (each up to 40 lines): a failed training's."""
+        try:
+            lines = self.log_path.read_text(errors="replace").splitlines()
+        except OSError:
+            return []
+        out = []
+        for i, line in enumerate(lines):
+            if line.startswith("Traceback (most recent call last)") and len(out) < most:
+                block = lines[max(0, i - 1):i + 40]
+                end = next((j for j, b in enumerate(block[2:], 2) if b and not b.startswith(" ")), len(block) - 1)
+                out.append("\n".join(block[:end + 1]))
+        return out
 
     def log_tail(self, n: int = 3000) -> str:
         try:
@@ -363,7 +378,11 @@ def prepare_trainer(browser, url: str, pr_t: float, repeats: int) -> tuple:
     box.press("Enter")
     wait_idle(page)
     page.wait_for_function("(r) => document.querySelector('.st-key-repeats input').value === String(r)", arg=repeats)
-    caption = page.get_by_text("fit(s). Fits already made").first.inner_text()
+    # the page's count of fits follows the repeats once their rerun is drawn: wait for it (bounded)
+    caption = page.get_by_text(re.compile(rf"^{repeats} fit\(s\)\. Fits already made")).first
+    caption.wait_for(timeout=120_000)
+    wait_idle(page, settle=0.1)
+    caption = caption.inner_text()
     return ctx, page, caption.strip()
 
 
@@ -523,6 +542,7 @@ def measure(args, res: dict) -> None:
             res["rss_series"] = sampler.samples[::max(1, len(sampler.samples) // 400)]  # at most ~400 points
         res["server_alive_at_end"] = server.alive()
         res["server_log_tail"] = server.log_tail(2000)
+        res["server_tracebacks"] = server.tracebacks()
         server.stop()
 
 
