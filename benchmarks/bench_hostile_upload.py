@@ -184,13 +184,15 @@ def upload_case(browser, args, env: dict, work: Path, path: Path, mime: str) -> 
         else:
             out["serves_after"], out["serves_detail"] = False, "the server process is gone"
     finally:
-        if sampler is not None:
-            sampler.stop()
-            out["rss_peak_gib"] = sampler.peak / GIB
-            out["rss_series"] = sampler.samples[::max(1, len(sampler.samples) // 200)]
-        out["server_alive_at_end"] = server.alive()
-        out["server_log_tail"] = server.log_tail(1500)
-        server.stop()
+        try:
+            if sampler is not None:
+                sampler.stop()
+                out["rss_peak_gib"] = sampler.peak / GIB
+                out["rss_series"] = sampler.samples[::max(1, len(sampler.samples) // 200)]
+            out["server_alive_at_end"] = server.alive()
+            out["server_log_tail"] = server.log_tail(1500)
+        finally:
+            server.stop()  # whatever failed above, the server this case started goes
         out["load_after"] = load_average()
     return out
 

@@ -35,7 +35,6 @@ import json
 import os
 import re
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -535,15 +534,17 @@ def measure(args, res: dict) -> None:
                         pass
                 browser.close()
     finally:
-        if sampler is not None:
-            sampler.stop()
-            res["rss_peak"] = sampler.peak
-            res["rss_samples_n"] = len(sampler.samples)
-            res["rss_series"] = sampler.samples[::max(1, len(sampler.samples) // 400)]  # at most ~400 points
-        res["server_alive_at_end"] = server.alive()
-        res["server_log_tail"] = server.log_tail(2000)
-        res["server_tracebacks"] = server.tracebacks()
-        server.stop()
+        try:
+            if sampler is not None:
+                sampler.stop()
+                res["rss_peak"] = sampler.peak
+                res["rss_samples_n"] = len(sampler.samples)
+                res["rss_series"] = sampler.samples[::max(1, len(sampler.samples) // 400)]  # at most ~400 points
+            res["server_alive_at_end"] = server.alive()
+            res["server_log_tail"] = server.log_tail(2000)
+            res["server_tracebacks"] = server.tracebacks()
+        finally:
+            server.stop()  # whatever failed above, the server this run started goes
 
 
 def main(argv=None) -> None:
