@@ -35,7 +35,8 @@ class Benchmark:
     cost: str  # a rough guide to a default run on the 2-core machine of benchmarks/README.md
     writes: str  # the recorded result (markdown or CSV) it feeds
     quick: tuple = ()  # arguments of a smoke run ("{quick}": the folder for its files)
-    needs: tuple = ()  # "browser" (Chromium + a live server), "gpu", "inputs" (files to name after --)
+    needs: tuple = ()  # "browser" (Chromium + a live server), "gpu", "inputs" (files to name after --),
+    # "slow", "memory" (drives a server to GiB of RSS): the last three are left out of "all"
     records: bool = True  # writes benchmarks/results/<module>.json itself
 
     @property
@@ -63,6 +64,14 @@ BENCHMARKS = (
               "3-5 min", "results_ui.md", ("--rounds", "1", "--warm", "1"), needs=("browser",)),
     Benchmark("idle-cpu", "bench_idle_cpu", "CPU of an idle served dashboard with one session open",
               "2 min", "results_ui.md", ("--seconds", "10"), needs=("browser",)),
+    Benchmark("team-load", "bench_team_load", "N sessions training at once on one server while another moves "
+              "the PR_t slider (--idle-only: the slider alone)", "10-15 min", "README.md (Team load)",
+              ("--n", "2", "--repeats", "2", "--moves", "4", "--out", "{quick}/bench_team_load.json"),
+              needs=("browser",)),
+    Benchmark("hostile-upload", "bench_hostile_upload", "a gzip CSV (780 MiB) and a Parquet file (8 GB) that "
+              "expand on upload; kills the server above 6 GiB", "3-10 min", "README.md (Team load)",
+              ("--gzip-mib", "2", "--row-groups", "2", "--rows-per-group", "2000",
+               "--out", "{quick}/bench_hostile_upload.json"), needs=("browser", "memory")),
     Benchmark("targeting", "targeting", "FairLR's achieved rates against PR_t; the TPR/TNR-target mode",
               "20-40 min", "README.md (Targeting)", ("--repeats", "1", "--only", "compas", "--out", "{quick}")),
     Benchmark("tune-regularisation", "tune_regularisation", "FairLR's L2 strength chosen as the paper did (10 folds)",
@@ -138,7 +147,7 @@ def main(argv=None) -> int:
         print(listing())
         return 0
     if args.names == ["all"]:
-        chosen = [b for b in BENCHMARKS if not {"inputs", "slow"} & set(b.needs)
+        chosen = [b for b in BENCHMARKS if not {"inputs", "slow", "memory"} & set(b.needs)
                   and ("gpu" not in b.needs or _has_gpu())
                   and ("browser" not in b.needs or shutil.which("chromium") or os.path.exists("/usr/bin/chromium"))]
     else:
