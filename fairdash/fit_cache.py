@@ -29,6 +29,10 @@ CACHE_ENV = "FAIRDASH_CACHE_DIR"
 # Cache keys
 # --------------------------------------------------------------------------------------------------
 _SHARED_SOURCES = ("models/state.py", "targets.py", "target_spec.py")
+# Python 3.11's parser is not safe for threads that parse at once: trainings started together in the
+# dashboard's threads failed with "SystemError: AST constructor recursion depth mismatch" (found by
+# benchmarks/bench_team_load.py, six trainings at once). One parse at a time.
+_PARSE_LOCK = threading.Lock()
 
 
 def _module_sources(path: Path, root: Path, seen: set) -> None:
@@ -40,9 +44,10 @@ def _module_sources(path: Path, root: Path, seen: set) -> None:
     if path in seen or not path.exists():
         return
     seen.add(path)
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if not isinstance(node, ast.ImportFrom) or node.level == 0:
-            continue
+    with _PARSE_LOCK:
+        imports = [n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                   if isinstance(n, ast.ImportFrom) and n.level > 0]
+    for node in imports:
         base = path.parent
         for _ in range(node.level - 1):
             base = base.parent

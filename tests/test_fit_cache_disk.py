@@ -128,3 +128,33 @@ def test_a_read_only_cache_directory_is_warned_once(tmp_path):
         assert _leftovers(directory) == [] and cache.fit(LR(), X, y, s)[1]
     finally:
         directory.chmod(0o755)
+
+
+def test_code_versions_are_computed_safely_by_threads_at_once():
+    """Trainings started together in the dashboard's threads each compute the code version of their models:
+    Python 3.11's parser is not safe for concurrent parses (one of six trainings at once failed with
+    "SystemError: AST constructor recursion depth mismatch", benchmarks/bench_team_load.py). Every thread
+    gets the same answer, and none fails."""
+    import threading
+
+    from fairdash import fit_cache
+
+    want = fit_cache.source_version("experiments.py")
+    results, errors = [], []
+
+    def work():
+        try:
+            for _ in range(5):
+                fit_cache.source_version.cache_clear()
+                fit_cache.code_version.cache_clear()
+                results.append((fit_cache.source_version("experiments.py"), fit_cache.code_version()))
+        except Exception as e:  # noqa: BLE001 - collected and asserted below
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors[:3]
+    assert len(results) == 40 and {r[0] for r in results} == {want} and len({r[1] for r in results}) == 1
