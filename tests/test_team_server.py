@@ -166,3 +166,20 @@ def test_a_reload_mid_training_returns_to_the_session_with_its_queue_place_and_c
     again.run()
     _ok(again)
     assert [r.number for r in app_state.get(again, "runs")] == [1]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "setpriority"), reason="no per-thread CPU priority on this system")
+def test_a_training_runs_at_a_lower_cpu_priority_than_the_pages():
+    """On a busy server the pages' reruns (a slider's readout) come before the trainings' work: a training's
+    thread runs FAIRDASH_TRAINING_NICE (default 10) steps nicer than the server."""
+    import os
+
+    seen = []
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    job = jobs.JobRegistry(max_running=1).start(
+        "t", jobs.TrainingJob(lambda progress: seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id())),
+                              "niced", nice=7))
+    job.thread.join(JOIN_S)
+    assert job.state == "done" and seen == [min(19, base + 7)]
+    assert os.getpriority(os.PRIO_PROCESS, 0) == base  # the server's own threads keep theirs
+    assert limits.ServerLimits.from_env().training_nice == 10

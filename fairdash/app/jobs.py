@@ -27,7 +27,7 @@ import time
 import streamlit as st
 
 from . import ui, session
-from .limits import ServerLimits, check_memory
+from .limits import ServerLimits, check_memory, lower_thread_priority
 from ..events import log_event
 
 REFRESH_S = 2.0  # how often the sidebar's progress box is redrawn while a job runs (a fragment-only rerun)
@@ -50,7 +50,7 @@ class TrainingJob:
     """One training in a daemon thread. ``work(progress)`` returns the :class:`Run`; the thread only
     writes this object's attributes, never Streamlit's session state."""
 
-    def __init__(self, work, title: str, *, session: str | None = None, grace_s: float = 300.0):
+    def __init__(self, work, title: str, *, session: str | None = None, grace_s: float = 300.0, nice: int = 0):
         self.title = title
         self.fraction, self.message = 0.0, "Waiting for its turn"
         self.state = "running"  # -> "done", "failed" or "cancelled" (running includes waiting in the queue)
@@ -60,6 +60,7 @@ class TrainingJob:
         self.error = ""
         self.session = session  # the session token it belongs to (for the event log, hashed there)
         self.grace_s = float(grace_s)
+        self.nice = int(nice)  # how much lower its thread's CPU priority is than the pages' (FAIRDASH_TRAINING_NICE)
         self.started = self.last_seen = time.monotonic()
         self.began = None  # when it left the queue
         self.finished = None
@@ -106,6 +107,7 @@ class TrainingJob:
 
     def _run(self) -> None:
         holds_place = False
+        lower_thread_priority(self.nice)  # the pages' reruns (a slider's readout) come first on a busy server
         try:
             if self.registry is not None:
                 self.registry.wait_turn(self)
@@ -262,8 +264,9 @@ def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
         log_event("refusal", session=_token(), reason="memory_guard")
         raise
     st.session_state.pop(NOTE_KEY, None)
+    limits = ServerLimits.from_env()
     job = TrainingJob(lambda progress: train_run(task, spec, progress=progress, **train_kwargs), title,
-                      session=_token(), grace_s=ServerLimits.from_env().closed_tab_grace_s)
+                      session=_token(), grace_s=limits.closed_tab_grace_s, nice=limits.training_nice)
     registry().start(_token(), job)
     if WAIT_IN_SCRIPT:
         job.thread.join()

@@ -8,6 +8,9 @@ README's settings table lists them), and the server memory guard. Plain Python: 
   machine's memory).
 - ``FAIRDASH_CLOSED_TAB_GRACE_S``: a training whose session has no open tab for this long is cancelled
   (default 300 s).
+- ``FAIRDASH_TRAINING_NICE``: how much lower than the pages' a training thread's CPU priority is (Linux
+  niceness, 0-19; default 10), so that a slider's readout is not queued behind the trainings on a busy
+  server.
 
 A malformed value is an error at the first use, naming the variable (a server set up wrongly says so
 rather than running without the limit).
@@ -62,6 +65,7 @@ class ServerLimits:
     max_trainings: int
     memory_guard_bytes: int | None
     closed_tab_grace_s: float
+    training_nice: int = 10
 
     @classmethod
     def from_env(cls) -> ServerLimits:
@@ -71,7 +75,24 @@ class ServerLimits:
         guard = int(guard_mb * 2**20) if guard_mb else (int(machine * 0.75) if machine else None)
         return cls(max_trainings=int(_env_number("FAIRDASH_MAX_TRAININGS", cores, minimum=1)),
                    memory_guard_bytes=guard,
-                   closed_tab_grace_s=_env_number("FAIRDASH_CLOSED_TAB_GRACE_S", 300.0, minimum=1.0))
+                   closed_tab_grace_s=_env_number("FAIRDASH_CLOSED_TAB_GRACE_S", 300.0, minimum=1.0),
+                   training_nice=int(min(_env_number("FAIRDASH_TRAINING_NICE", 10, minimum=0), 19)))
+
+
+def lower_thread_priority(nice: int) -> bool:
+    """Give the calling thread (a training's) a lower CPU priority: Linux niceness is per thread, and a
+    process may always lower its own threads' priority. Returns whether it was done (not where the
+    system has no per-thread niceness)."""
+    if nice <= 0:
+        return False
+    try:
+        import threading
+
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + nice))
+        return True
+    except (AttributeError, OSError):
+        return False
 
 
 def _gb(n: int) -> str:
