@@ -208,16 +208,16 @@ def _cmd_predict(args) -> int:
     df = data.read_table_or_sample(args.data)
     out = _check_out(args.out)
     cleaned, repairs = data.clean_table(df)
-    proba = model.predict_proba(cleaned)[:, 1]
-    for note in [*df.attrs.get("read_notes", ()), *repairs, *model.scoring_notes(cleaned)]:
+    scores = model.score(cleaned)  # compared with the training table first: refused in one line, or scored with warnings
+    for note in [*df.attrs.get("read_notes", ()), *repairs, *scores.notes]:
         print(f"warning: {note}", file=sys.stderr)
     prob_col, pred_col = _output_columns(df.columns)
     if prob_col != "probability":
         print(f"warning: the table already has a 'probability' or 'prediction' column; the scores are written to "
               f"{prob_col!r} and {pred_col!r} instead, and the table's own columns are kept as they are.", file=sys.stderr)
     res = df.copy()
-    res[prob_col] = proba
-    res[pred_col] = model.predict(cleaned)  # by the model's decision rule (the file records it)
+    res[prob_col] = scores.probability
+    res[pred_col] = scores.decision  # by the model's decision rule (the file records it)
     try:
         from ..export import results_csv
 

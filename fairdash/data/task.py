@@ -73,6 +73,7 @@ class Task:
     n_dropped_missing_features: int = 0
     warnings: list = field(default_factory=list)
     paper_setup: str | None = None  # the paper's set-up this task is (samples.paper_task), else None
+    s_values: tuple = ()  # the sensitive attribute's values in the table, as text (the scoring contract's)
 
     @property
     def n_groups(self) -> int:
@@ -326,7 +327,7 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
         spec=spec, X=X.reset_index(drop=True), y=y, s=s, group_names=tuple(map(str, names)),
         label_names=label_names, numeric_features=num, categorical_features=cat, strata=strata,
         strata_names=strata_names, n_rows_read=n_read, n_dropped_missing_sy=n_drop_sy,
-        n_dropped_missing_features=n_drop_x, warnings=warnings,
+        n_dropped_missing_features=n_drop_x, warnings=warnings, s_values=tuple(sorted(map(str, s_text.unique()))),
     )
 
 
