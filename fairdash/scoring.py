@@ -17,7 +17,7 @@ a feature column missing (or repeated)         refused (a column with the same n
                                                spacing is named as the likely one)
 a number column holding text                   refused, naming the first such value and the count
 a number column holding inf                    refused
-a value outside the training range             warned (the model extrapolates)
+a value far outside the training range         warned (beyond it by half its width: other units?)
 a category never seen in training              warned, with the count and the first rows (scored as the
                                                model scores rare categories)
 missing values where training had none         warned, with the count and the first rows (scored with the
@@ -44,6 +44,7 @@ from .errors import FairDashError, shorten
 
 SCHEMA_VERSION = 1
 SHOWN_ROWS = 3  # row labels quoted in a message
+FAR = 0.5  # a number further than this share of the training range beyond it is said (other units?)
 
 
 class ScoringWarning(UserWarning):
@@ -171,12 +172,13 @@ def check_table(df, feature_columns, categorical_features, known: dict, schema: 
             how = "with the median of training"
             lo, hi = entry.get("min"), entry.get("max")
             if lo is not None and hi is not None:
-                far = ((col < lo) | (col > hi)).to_numpy()
+                margin = FAR * (hi - lo)
+                far = ((col < lo - margin) | (col > hi + margin)).to_numpy()
                 out = col.index[far]
                 if len(out):
                     first = col.to_numpy()[far][0]
-                    notes.append(f"Column {_q(c)}: {len(out):,} row(s) lie outside the training range {lo:g} to {hi:g} "
-                                 f"(first: {first:g}, {_rows(out)}); the model extrapolates for them.")
+                    notes.append(f"Column {_q(c)}: {len(out):,} row(s) lie far outside the training range {lo:g} to "
+                                 f"{hi:g} (first: {first:g}, {_rows(out)}; other units?); the model extrapolates for them.")
         blank = X.index[X[c].isna().to_numpy()]
         if len(blank) and (numeric_columns is None or c in cats or c in numeric_columns):
             had = "" if train_missing is None else ("training had none; " if train_missing == 0
