@@ -179,7 +179,7 @@ OLD = sorted(p.name for p in FILES.glob("*.fairdash"))
 
 
 def test_there_are_old_files():
-    assert len(OLD) >= 7 and all((FILES / p).stat().st_size < 200_000 for p in OLD)
+    assert len(OLD) >= 9 and all((FILES / p).stat().st_size < 200_000 for p in OLD)
 
 
 @pytest.mark.parametrize("name", OLD)
@@ -188,7 +188,8 @@ def test_an_old_model_file_scores_as_the_version_that_wrote_it(name, compas):
     model = load_model(FILES / name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ScoringWarning)  # the scoring rows hold charges unseen in training
-        np.testing.assert_array_equal(model.predict_proba(compas[1])[:, 1], expected["probability"])
+        # the same arithmetic; the first files' (a908dc0) fit had no precision setting: 1e-16 apart
+        np.testing.assert_allclose(model.predict_proba(compas[1])[:, 1], expected["probability"], rtol=0, atol=1e-15)
         np.testing.assert_array_equal(np.asarray(model.predict(compas[1])).astype(int), expected["prediction"])
 
 
