@@ -13,7 +13,12 @@ from ..targets import PRESETS
 from ..metrics import one_class_reason, result_notes
 from ..results_file import from_file, to_file
 
-PRINTED_METRICS = ("accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1", "pr_ratio", "tpr_ratio")
+def printed_metrics(group_names) -> list[tuple[str, str]]:
+    """``train``'s summary lines, ``(metric key, what it is)``: accuracy, each group's PR, TPR and TNR (every
+    group, named), and the ratios."""
+    per_group = [(f"{r}_{g}", f"{r.upper()} of {name}") for r in ("pr", "tpr", "tnr") for g, name in enumerate(group_names)]
+    return [("accuracy", "accuracy"), *per_group, ("pr_ratio", "PR ratio (lowest / highest group)"),
+            ("tpr_ratio", "TPR ratio (lowest / highest group)")]
 
 
 def _rates_list(text: str | None):
@@ -151,9 +156,9 @@ def _cmd_train(args) -> int:
             if pre and m["eval_set"] == "test":
                 break  # the evaluation rows are the population already
             print(f"Evaluated on {title}, {n} rows:")
-            for k in PRINTED_METRICS:
+            for k, words in printed_metrics(task.group_names):
                 if pre + k in m:
-                    print(f"  {k:<10} {_fmt(m.get(pre + k))}")
+                    print(f"  {k:<10} {_fmt(m.get(pre + k))}  {words}")
             if m.get(pre + "one_class"):
                 print(f"  note: the model {m[pre + 'one_class']}; {one_class_reason(m[pre + 'one_class'])}")
             if pre + "cond_pr_ratio" in m and np.isfinite(m[pre + "cond_pr_ratio"]):
