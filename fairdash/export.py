@@ -163,6 +163,16 @@ def model_bytes(trained) -> bytes:
     return buf.getvalue()
 
 
+def model_file_name(trained, run_number: int | None = None) -> str:
+    """The download name of a trained model's file: model, target rate, repeat and the run it came from
+    (``fair-lr_prt0.300_seed0_run2.fairdash``), so that two runs' files never share a name."""
+    rate = "" if trained.target_rate is None or not np.isfinite(float(trained.target_rate)) \
+        else f"_prt{float(trained.target_rate):.3f}"
+    run = "" if run_number is None else f"_run{int(run_number)}"
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{trained.name}{rate}_seed{trained.seed}{run}")
+    return stem + SUFFIX
+
+
 def save_model(trained, path) -> Path:
     """Write ``trained`` to ``path`` (``.fairdash`` is added when the name has no suffix), atomically."""
     path = Path(path)

@@ -24,3 +24,14 @@ def test_train_prints_every_group(tmp_path, capsys):
     for g, name in enumerate("pqr"):
         for r in ("PR", "TPR", "TNR"):
             assert f"{r.lower()}_{g}" in out and f"{r} of {name}" in out
+
+
+def test_two_runs_download_their_model_files_under_two_names():
+    from types import SimpleNamespace
+
+    from fairdash.export import model_file_name
+
+    m = SimpleNamespace(name="fair-lr", target_rate=0.3, seed=0)
+    assert model_file_name(m, 1) != model_file_name(m, 2)
+    assert model_file_name(m, 2) == "fair-lr_prt0.300_seed0_run2.fairdash"
+    assert model_file_name(SimpleNamespace(name="lr", target_rate=None, seed=1)) == "lr_seed1.fairdash"
