@@ -1,4 +1,6 @@
-"""Issue 27, item 4: say what is thin. The command line's summary names every group (not only 0 and 1)."""
+"""Issue 27, item 4: say what is thin. The command line's summary names every group (not only 0 and 1); a
+group whose threshold or measured rates rest on few rows is named with its count; two runs' model files
+download under two names."""
 import numpy as np
 import pandas as pd
 
@@ -35,3 +37,27 @@ def test_two_runs_download_their_model_files_under_two_names():
     assert model_file_name(m, 1) != model_file_name(m, 2)
     assert model_file_name(m, 2) == "fair-lr_prt0.300_seed0_run2.fairdash"
     assert model_file_name(SimpleNamespace(name="lr", target_rate=None, seed=1)) == "lr_seed1.fairdash"
+
+
+def _small_group(path, n=900, small=12, seed=5):
+    """Two large groups and one of ``small`` rows (both labels in each)."""
+    rng = np.random.default_rng(seed)
+    g = np.r_[rng.integers(0, 2, n - small), np.full(small, 2)]
+    x = rng.normal(size=n) + 0.5 * (g == 1)
+    y = (x + rng.normal(size=n) > 0.3).astype(int)
+    y[-small:] = np.arange(small) % 2
+    pd.DataFrame({"g": np.array(["p", "q", "tiny"])[g], "x": x, "z": rng.normal(size=n), "y": y}).to_csv(path, index=False)
+    return path
+
+
+def test_a_group_on_few_rows_is_named_with_its_counts(tmp_path, capsys):
+    table = _small_group(tmp_path / "small.csv")
+    code = main(["train", "--data", str(table), "--s", "g", "--s-multi", "--y", "y", "--y1", "1", "--model", "lr",
+                 "--decision", "group-rates", "--pr-t", "0.4", "--out", str(tmp_path / "m.fairdash")])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    cut = [ln for ln in err.splitlines() if "threshold of group 'tiny'" in ln]
+    assert len(cut) == 1 and "training row(s)" in cut[0]
+    bal = [ln for ln in err.splitlines() if "balanced test set" in ln]
+    assert len(bal) == 1 and "'tiny' 2" in bal[0] and "'p' 2" in bal[0], bal  # it collapses to 2 rows a group
+    assert not any("group 'p'" in ln or "group 'q'" in ln for ln in err.splitlines())

@@ -112,6 +112,17 @@ def _warn_leaks(task, table) -> None:
         print(f"warning: {text}; {why[role]}", file=sys.stderr)
 
 
+def _warn_thin(task, spec, seed: int) -> None:
+    """Before training: a warning for each group whose threshold or whose measured rates rest on few rows
+    (on the split of ``seed``, the first of a sweep's)."""
+    from ..data import split_arrays
+    from ..thin import thin_notes
+
+    for note in thin_notes(split_arrays(task, seed), task.group_names, criterion=spec.criterion,
+                           rule=spec.decision_rule.name):
+        print(f"warning: {note}", file=sys.stderr)
+
+
 def _cmd_train(args) -> int:
     from .options import load_task_and_table, model_options, target_spec_from_args
     from ..experiments import run_experiment
@@ -122,6 +133,7 @@ def _cmd_train(args) -> int:
     _warn_leaks(task, table)
     spec = target_spec_from_args(args, setup)
     out = _check_out(args.out)
+    _warn_thin(task, spec, args.seed)
     model_info(args.model)
     # a fair model is trained beside plain LR on the same split, to say which way it moved each group
     models = [args.model] + ([REFERENCE_MODEL] if model_info(args.model).criteria else [])
@@ -256,6 +268,7 @@ def _cmd_sweep(args) -> int:
         raise FairDashError("--repeats must be at least 1.")
     out = _check_out(args.out)
     seeds = list(range(args.seed, args.seed + repeats))
+    _warn_thin(task, spec, args.seed)
     options = model_options(args, models)
     exp = run_experiment(task, models, grid, seeds, target=spec, device=args.device, cache=_cache(args),
                          n_jobs=args.n_jobs, progress=_stderr_progress(), dask_address=args.dask, options=options)
