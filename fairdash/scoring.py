@@ -266,7 +266,9 @@ def check_groups(df: pd.DataFrame, spec, group_names, s_values) -> list:
     if spec.s_multi or spec.s_with is not None:
         if spec.s_with is not None:
             text = text + " × " + values_as_text(df[spec.s_with])
-        unseen = text[~text.isin(set(map(str, group_names)))]
+        from .data.task import group_index
+
+        unseen = text[~text.isin(set(group_index(spec, group_names)))]
         if len(unseen) and not spec.group_labels:
             counts = unseen.value_counts()
             raise FairDashError(f"This model decides with s, and {len(unseen):,} row(s) hold {len(counts):,} value(s) of "

@@ -61,3 +61,22 @@ def test_a_group_on_few_rows_is_named_with_its_counts(tmp_path, capsys):
     bal = [ln for ln in err.splitlines() if "balanced test set" in ln]
     assert len(bal) == 1 and "'tiny' 2" in bal[0] and "'p' 2" in bal[0], bal  # it collapses to 2 rows a group
     assert not any("group 'p'" in ln or "group 'q'" in ln for ln in err.splitlines())
+
+
+def test_groups_whose_values_are_numbers_carry_their_columns_name():
+    from fairdash import data
+    from fairdash.data.task import group_codes
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"race": rng.integers(0, 3, 400), "sex": rng.integers(1, 3, 400), "x": rng.normal(size=400),
+                       "y": rng.integers(0, 2, 400)})
+    multi = data.TaskSpec("race", "y", s_multi=True, y1_values=("1",))
+    assert data.build_task(df, multi).group_names == ("race = 0", "race = 1", "race = 2")
+    assert data.build_task(df, data.TaskSpec("race", "y", ("1",), ("1",))).group_names == ("race = 0, 2", "race = 1")
+    crossed = data.build_task(df, data.TaskSpec("race", "y", y1_values=("1",), s_with="sex"))
+    assert crossed.group_names[0] == "race = 0 × sex = 1"
+    assert (group_codes(df, crossed.spec, crossed.group_names) == crossed.s).all()
+    # a model file written before keeps its bare names ("1"), and a new table still finds its groups
+    assert (group_codes(df, multi, ("0", "1", "2")) == data.build_task(df, multi).s).all()
+    words = data.build_task(df.assign(race=np.array(["a", "b", "c"])[df["race"]]), multi).group_names
+    assert words == ("a", "b", "c")  # text values keep their own words

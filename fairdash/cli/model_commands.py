@@ -17,8 +17,7 @@ def printed_metrics(group_names) -> list[tuple[str, str]]:
     """``train``'s summary lines, ``(metric key, what it is)``: accuracy, each group's PR, TPR and TNR (every
     group, named), and the ratios."""
     per_group = [(f"{r}_{g}", f"{r.upper()} of {name}") for r in ("pr", "tpr", "tnr") for g, name in enumerate(group_names)]
-    return [("accuracy", "accuracy"), *per_group, ("pr_ratio", "PR ratio (lowest / highest group)"),
-            ("tpr_ratio", "TPR ratio (lowest / highest group)")]
+    return [("accuracy", ""), *per_group, ("pr_ratio", ""), ("tpr_ratio", "")]
 
 
 def _rates_list(text: str | None):
@@ -170,7 +169,7 @@ def _cmd_train(args) -> int:
             print(f"Evaluated on {title}, {n} rows:")
             for k, words in printed_metrics(task.group_names):
                 if pre + k in m:
-                    print(f"  {k:<10} {_fmt(m.get(pre + k))}  {words}")
+                    print(f"  {k:<10} {_fmt(m.get(pre + k))}" + (f"  {words}" if words else ""))
             if m.get(pre + "one_class"):
                 print(f"  note: the model {m[pre + 'one_class']}; {one_class_reason(m[pre + 'one_class'])}")
             if pre + "cond_pr_ratio" in m and np.isfinite(m[pre + "cond_pr_ratio"]):
