@@ -8,8 +8,11 @@ A ``.fairdash`` file is one zip archive with exactly three members:
 - ``meta.json``: plain JSON. The task (``TaskSpec.to_dict``), feature columns, group and label names,
   criterion, ``PR_t``, the transition table (``t_s``, transition probabilities, Theorem 2's ceiling),
   training metrics, data fingerprint, seed, package versions, creation time, the fitted preprocessing
-  (imputer medians, scaler mean/scale, one-hot categories and which of them are "infrequent") and the
-  estimator's JSON metadata (``get_state()["meta"]``).
+  (imputer medians, scaler mean/scale, one-hot categories and which of them are "infrequent"), the
+  estimator's JSON metadata (``get_state()["meta"]``) and, from issue 27 on, the training table's record
+  for the scoring contract (``scoring``: each feature's kind, missing values and range, the values of s;
+  :mod:`fairdash.scoring`). Files without it still load; their tables are compared by what their
+  preprocessing knows.
 - ``arrays.safetensors``: every numeric array (preprocessing numbers under ``pre.``, the estimator's
   arrays under ``model.``), read with ``safetensors.numpy.load``: no pickle, no code.
 
@@ -422,8 +425,9 @@ def _current_params(state_meta: dict, cls, info, name: str, meta: dict) -> dict:
 
 class LoadedModel(ScoresRawTables):
     """A model read from a ``.fairdash`` file. ``predict``/``predict_proba`` take a raw table with the
-    training feature columns (the sensitive attribute is not needed); everything else the file holds
-    is in ``metadata`` and the attributes below."""
+    training feature columns (the sensitive attribute only for a model that decides with s), compared
+    with the training table first (:mod:`fairdash.scoring`); everything else the file holds is in
+    ``metadata`` and the attributes below."""
 
     def __init__(self, estimator, preprocessor: PlainPreprocessor, meta: dict, manifest: dict):
         from .data import TaskSpec
