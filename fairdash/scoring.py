@@ -142,6 +142,8 @@ def check_table(df, feature_columns, categorical_features, known: dict, schema: 
     (``None``: a file written before it); ``numeric_columns``: the number columns the preprocessing uses."""
     if not isinstance(df, pd.DataFrame):
         raise FairDashError("A model needs a table (DataFrame) with the training columns.")
+    if not len(df):
+        raise FairDashError("The table has no rows to score.")
     feature_columns = list(feature_columns)
     problem = _missing_columns(df, feature_columns)
     if problem:
@@ -282,6 +284,10 @@ def check_groups(df: pd.DataFrame, spec, group_names, s_values) -> list:
         return []
     counts = unseen.value_counts()
     shown = ", ".join(_q(v) for v in counts.index[:3]) + (" ..." if len(counts) > 3 else "")
+    if len(unseen) == len(text):  # nothing matches: another coding of s (upper case, codes for words...)
+        raise FairDashError(f"This model decides with s, and none of the table's values of {_q(spec.s_column)} was seen "
+                            f"in training ({shown} in {len(text):,} rows; training had "
+                            f"{', '.join(map(_q, list(s_values)[:4]))}); recode the column as in training.")
     return [f"Column {_q(spec.s_column)} (s): {len(unseen):,} row(s) hold {len(counts):,} value(s) never seen in "
             f"training ({shown}), at {_rows(unseen.index)}; the model decides for them as for group "
             f"{_q(group_names[0])} (every value not chosen as group 1)."]
@@ -328,7 +334,10 @@ class ScoresRawTables:
         checked = check_table(df, self.feature_columns, self.categorical_features, known_categories(self.preprocessor),
                               schema, None if plain is None else {n["column"] for n in plain.numeric})
         if self.decides_with_s:
-            checked.notes.extend(check_groups(df, self.spec, self.group_names, schema.get("s_values")))
+            s_values = schema.get("s_values")
+            if s_values is None:
+                s_values = _values_in_names(self.spec, self.group_names)
+            checked.notes.extend(check_groups(df, self.spec, self.group_names, s_values))
         return checked
 
     def scoring_notes(self, df: pd.DataFrame) -> list[str]:
@@ -383,6 +392,18 @@ class ScoresRawTables:
         decision = getattr(self, "decision", None) or FittedDecision()
         s = self.group_codes(df) if self.decides_with_s else None
         return decision.decide(self.estimator, self._matrix(checked), s)
+
+
+def _values_in_names(spec, group_names):
+    """The values of s a two-group model file written before the contract was trained on, read from its
+    group names (``Female`` / ``Male``; ``None`` where a name lists only the first few: ``a, b, c ...``)."""
+    if spec.s_multi or spec.s_with is not None or spec.s_threshold is not None or spec.group_labels:
+        return None
+    names = [str(n) for n in group_names]
+    if any(n.endswith(" ...") or n == "(none)" for n in names):
+        return None
+    prefix = f"{spec.s_column} = "
+    return [v for n in names for v in (n[len(prefix):] if n.startswith(prefix) else n).split(", ")]
 
 
 def _warn(notes) -> None:

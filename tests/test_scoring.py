@@ -230,3 +230,18 @@ def test_a_setting_this_version_no_longer_has_is_refused_saying_who_wrote_the_fi
     msg = str(e.value)
     assert "\n" not in msg and "TypeError" not in msg and f"'{setting}'" in msg
     assert "written by FairDash 0.1.0 on 2026-11-26" in msg and "Train the model again" in msg
+
+
+@pytest.mark.parametrize("which", ["group-rates-file", "old"])
+def test_s_in_another_coding_is_refused(models, compas, which):
+    model = load_model(FILES / "f846eb2-fair-lr-group-rates.fairdash") if which == "old" else models[which]
+    msg = _refusal(model, compas[1].assign(race=compas[1]["race"].str.upper()))
+    assert "'CAUCASIAN'" in msg and "'Caucasian'" in msg and "recode" in msg
+    if which == "old":  # the old file's group names give its values of s: an unseen one is said
+        table = _known(compas[1]).reset_index(drop=True).copy()
+        table.loc[[3], "race"] = "Martian"
+        assert "'Martian'" in _warning(model, table)
+
+
+def test_an_empty_table_is_refused_in_one_line(models, compas):
+    assert "no rows" in _refusal(models["lr"], compas[1].iloc[:0])
