@@ -366,7 +366,8 @@ def _estimator_from(meta: dict, arrays: dict, name: str):
 
     m = meta.get("model")
     if not isinstance(m, dict) or m.get("name") not in MODELS:
-        raise FairDashError(f"{name} names a model FairDash does not know ({(m or {}).get('name')!r}).")
+        raise FairDashError(f"{name} names a model this FairDash does not know ({(m or {}).get('name')!r}); it was "
+                            f"written by {_written_by(meta)}. {_RETRAIN}")
     info = model_info(m["name"])
     try:
         cls = info.load_class()
