@@ -34,7 +34,10 @@ each warning as a :class:`ScoringWarning`; ``score`` returns the warnings instea
 """
 from __future__ import annotations
 
+import copy
+import hashlib
 import warnings
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -58,6 +61,32 @@ def training_schema(task, train_rows=None) -> dict:
     """The training table as the comparison needs it: for each feature column its kind (``number`` or
     ``text``), its missing values (and rows) on the training rows ``train_rows`` (positions in ``task.X``;
     all rows when ``None``), a number column's range; and the values of the sensitive attribute."""
+    key = hashlib.sha256(b"" if train_rows is None else np.ascontiguousarray(train_rows).tobytes()).hexdigest()
+    memo = _memo_of(task)
+    if key not in memo:
+        if len(memo) >= 32:  # a run's seeds' splits, shared by its models
+            memo.clear()
+        memo[key] = _schema(task, train_rows)
+    return copy.deepcopy(memo[key])
+
+
+_SCHEMAS: dict = {}  # id(task) -> (weak reference to the task, {rows digest: record}), for live tasks
+
+
+def _memo_of(task) -> dict:
+    entry = _SCHEMAS.get(id(task))
+    if entry is None or entry[0]() is not task:
+        try:
+            entry = (weakref.ref(task), {})
+        except TypeError:  # cannot be weakly referenced: nothing remembered
+            return {}
+        for k in [k for k, (ref, _) in _SCHEMAS.items() if ref() is None]:
+            del _SCHEMAS[k]
+        _SCHEMAS[id(task)] = entry
+    return entry[1]
+
+
+def _schema(task, train_rows) -> dict:
     X = task.X if train_rows is None else task.X.iloc[np.asarray(train_rows)]
     cats = set(task.categorical_features)
     columns = {}
