@@ -13,7 +13,7 @@ decision (an extra column, the same number written ``3.0`` for a category seen a
 without a word. The rules, by kind of difference:
 
 ============================================  ==========================================================
-a feature column missing (or repeated)         refused (a column with the same name in another case or
+a feature column missing, empty or repeated   refused (a column with the same name in another case or
                                                spacing is named as the likely one)
 a number column holding text                   refused, naming the first such value and the count
 a number column holding inf                    refused
@@ -24,8 +24,9 @@ missing values where training had none         warned, with the count and the fi
                                                training median, or as the missing category)
 a model that decides with s: s missing,        refused
   s blank, or s a value of no group
-a model that decides with s: a value of s      warned (decided as group 0, "every other value")
-  never seen, with two groups
+a model that decides with s: a value of s      warned (decided as group 0, "every other value"); refused
+  never seen, with two groups                  where no value of the table's s was seen (another coding)
+an empty table                                 refused
 ============================================  ==========================================================
 
 :class:`ScoresRawTables` is what the trained model (:mod:`fairdash.experiments`) and the model file
@@ -211,6 +212,10 @@ def check_table(df, feature_columns, categorical_features, known: dict, schema: 
                     notes.append(f"Column {_q(c)}: {len(out):,} row(s) lie far outside the training range {lo:g} to "
                                  f"{hi:g} (first: {first:g}, {_rows(out)}; other units?); the model extrapolates for them.")
         blank = X.index[X[c].isna().to_numpy()]
+        if len(blank) == len(X) > 1:  # an empty column is a missing column
+            refusals.append(f"Column {_q(c)} is empty in all {len(X):,} rows; the model was trained with its values "
+                            "and would score every row with the same stand-in. Fill it in.")
+            continue
         if len(blank) and (numeric_columns is None or c in cats or c in numeric_columns):
             had = "" if train_missing is None else ("training had none; " if train_missing == 0
                                                      else f"training had {train_missing:,}; ")

@@ -245,3 +245,9 @@ def test_s_in_another_coding_is_refused(models, compas, which):
 
 def test_an_empty_table_is_refused_in_one_line(models, compas):
     assert "no rows" in _refusal(models["lr"], compas[1].iloc[:0])
+
+
+@pytest.mark.parametrize("column", ["age", "age-cat"])
+def test_an_empty_feature_column_is_refused(models, compas, column):
+    msg = _refusal(models["lr-file"], compas[1].assign(**{column: np.nan}))
+    assert f"'{column}'" in msg and "empty in all 300 rows" in msg
