@@ -80,3 +80,12 @@ def test_groups_whose_values_are_numbers_carry_their_columns_name():
     assert (group_codes(df, multi, ("0", "1", "2")) == data.build_task(df, multi).s).all()
     words = data.build_task(df.assign(race=np.array(["a", "b", "c"])[df["race"]]), multi).group_names
     assert words == ("a", "b", "c")  # text values keep their own words
+
+
+def test_train_header_says_a_plain_models_decisions_are_cut_at_the_target(tmp_path, capsys):
+    """Issue 27 (words): LR with a group-rates rule was headed "no target (plain model)"."""
+    code = main(["train", "--paper", "compas-race", "--model", "lr", "--decision", "group-rates", "--pr-t", "0.3",
+                 "--out", str(tmp_path / "m.fairdash")])
+    head = capsys.readouterr().out.splitlines()[0]
+    assert code == 0 and "no target (plain model)" not in head
+    assert "cut to reach" in head and "PR_t = 0.300" in head and "group-rates" in head

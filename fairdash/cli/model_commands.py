@@ -158,7 +158,12 @@ def _cmd_train(args) -> int:
     if args.json:
         print(json.dumps(_json_safe(result), indent=2))
     else:
-        target = trained.target.describe(trained.target_rate) if trained.target is not None else "no target (plain model)"
+        if trained.target is not None:
+            target = trained.target.describe(trained.target_rate)
+        elif spec.decision != "threshold":  # a plain model whose decisions are cut at the target all the same
+            target = f"a plain model, trained without a target; its decisions are cut to reach {spec.describe()}"
+        else:
+            target = "no target (plain model)"
         print(f"{row['label']} trained on the training split (seed {args.seed}; {target})")
         print(f"Decision rule: {spec.decision_rule.name}: {spec.decision_rule.explanation}")
         print(f"Saved to {out}  ({trained.fit_seconds:.2f} s on {trained.device})")
