@@ -19,7 +19,7 @@ from .device import device_description
 from .fit_cache import FitCache, cache_key, source_version
 from .progress import as_progress, scaled_progress, utc_now
 from .data import Arrays, Task, TaskSpec, split_arrays
-from .data.preprocess import ScoresRawTables
+from .scoring import ScoresRawTables, training_schema
 from .errors import FairDashError
 from .decision import FittedDecision, fit_decision, rule_info
 from .gaps import cell_gaps, group_gaps, mark_moves
@@ -69,6 +69,7 @@ class TrainedModel(ScoresRawTables):
     target: TargetSpec | None = None  # the request it was trained for (None: a model that ignores targets)
     fitted_at: str = ""  # when the fit ran (UTC, ISO 8601); a model from the cache keeps its original time
     decision: FittedDecision = field(default_factory=FittedDecision)  # how its scores become decisions
+    schema: dict | None = None  # the training table as the scoring contract compares with it (scoring)
 
     @property
     def label(self) -> str:
@@ -276,7 +277,8 @@ def fit_model(task: Task, name: str, *, target: TargetSpec | None = None, target
     metrics = scored(f, arrays, spec.criterion, cache, task.group_names)
     return TrainedModel(name, f.est, arrays.preprocessor, task.spec, task.features, task.categorical_features,
                         task.group_names, task.label_names, spec.criterion, f.t, seed, metrics, task.fingerprint,
-                        f.seconds, _device_label(f.est, device), f.target, f.fitted_at, f.decision)
+                        f.seconds, _device_label(f.est, device), f.target, f.fitted_at, f.decision,
+                        training_schema(task, arrays.split.train))
 
 
 def scored(fit: _Fit, arrays: Arrays, criterion: str, cache: FitCache | None = None, group_names=None) -> dict:
@@ -549,4 +551,4 @@ def _trained(task, name, f: _Fit, arrays, row, t, device, spec) -> TrainedModel:
     return TrainedModel(name, f.est, arrays.preprocessor, task.spec, task.features, task.categorical_features,
                         task.group_names, task.label_names, spec.criterion, t, row["seed"], metrics,
                         task.fingerprint, row["fit_seconds"], _device_label(f.est, device),
-                        _target_of(name, spec), row["fitted_at"], f.decision)
+                        _target_of(name, spec), row["fitted_at"], f.decision, training_schema(task, arrays.split.train))

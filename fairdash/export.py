@@ -8,8 +8,11 @@ A ``.fairdash`` file is one zip archive with exactly three members:
 - ``meta.json``: plain JSON. The task (``TaskSpec.to_dict``), feature columns, group and label names,
   criterion, ``PR_t``, the transition table (``t_s``, transition probabilities, Theorem 2's ceiling),
   training metrics, data fingerprint, seed, package versions, creation time, the fitted preprocessing
-  (imputer medians, scaler mean/scale, one-hot categories and which of them are "infrequent") and the
-  estimator's JSON metadata (``get_state()["meta"]``).
+  (imputer medians, scaler mean/scale, one-hot categories and which of them are "infrequent"), the
+  estimator's JSON metadata (``get_state()["meta"]``) and, from issue 27 on, the training table's record
+  for the scoring contract (``scoring``: each feature's kind, missing values and range, the values of s;
+  :mod:`fairdash.scoring`). Files without it still load; their tables are compared by what their
+  preprocessing knows.
 - ``arrays.safetensors``: every numeric array (preprocessing numbers under ``pre.``, the estimator's
   arrays under ``model.``), read with ``safetensors.numpy.load``: no pickle, no code.
 
@@ -38,7 +41,8 @@ import numpy as np
 import pandas as pd
 
 from ._version import software_versions
-from .data.preprocess import PlainPreprocessor, ScoresRawTables
+from .data.preprocess import PlainPreprocessor
+from .scoring import ScoresRawTables
 from .models.state import join_arrays, split_arrays
 from .errors import FairDashError
 
@@ -141,6 +145,7 @@ def model_bytes(trained) -> bytes:
         "versions": software_versions(),
         "created": created,
         "preprocessing": pre_meta,
+        "scoring": getattr(trained, "schema", None),  # the training table as the scoring contract compares with it
     }
     meta_bytes = json.dumps(_jsonable(meta), sort_keys=True, allow_nan=False, ensure_ascii=False).encode("utf-8")
     array_bytes = safetensors.numpy.save(arrays, metadata={"format": FORMAT_NAME})
@@ -159,6 +164,16 @@ def model_bytes(trained) -> bytes:
         for k, v in members.items():
             z.writestr(k, v)
     return buf.getvalue()
+
+
+def model_file_name(trained, run_number: int | None = None) -> str:
+    """The download name of a trained model's file: model, target rate, repeat and the run it came from
+    (``fair-lr_prt0.300_seed0_run2.fairdash``), so that two runs' files never share a name."""
+    rate = "" if trained.target_rate is None or not np.isfinite(float(trained.target_rate)) \
+        else f"_prt{float(trained.target_rate):.3f}"
+    run = "" if run_number is None else f"_run{int(run_number)}"
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{trained.name}{rate}_seed{trained.seed}{run}")
+    return stem + SUFFIX
 
 
 def save_model(trained, path) -> Path:
@@ -351,7 +366,8 @@ def _estimator_from(meta: dict, arrays: dict, name: str):
 
     m = meta.get("model")
     if not isinstance(m, dict) or m.get("name") not in MODELS:
-        raise FairDashError(f"{name} names a model FairDash does not know ({(m or {}).get('name')!r}).")
+        raise FairDashError(f"{name} names a model this FairDash does not know ({(m or {}).get('name')!r}); it was "
+                            f"written by {_written_by(meta)}. {_RETRAIN}")
     info = model_info(m["name"])
     try:
         cls = info.load_class()
@@ -364,19 +380,55 @@ def _estimator_from(meta: dict, arrays: dict, name: str):
     if stored and stored != class_path(cls) and stored.split(":")[-1] not in {c.__qualname__ for c in cls.__mro__}:
         raise FairDashError(f"{name} is inconsistent: it says {info.label} but stores a {stored} model.")
     model_arrays = join_arrays(arrays, m.get("text_arrays"), prefix="model.")
+    state_meta = _current_params(state_meta, cls, info, name, meta)
     try:
         return cls.from_state({"arrays": model_arrays, "meta": state_meta}), info
     except FairDashError:
         raise
     except Exception as e:
-        raise FairDashError(f"{name} could not be turned back into a {info.label} model "
-                            f"({type(e).__name__}: {str(e)[:200]}).") from None
+        raise FairDashError(f"{name} could not be turned back into a {info.label} model ({type(e).__name__}: "
+                            f"{str(e)[:200]}); it was written by {_written_by(meta)}. {_RETRAIN}") from None
+
+
+_RETRAIN = ("Train the model again with this FairDash (the same data and settings give the same model), or load it "
+            "with the FairDash that wrote it.")
+
+
+def _written_by(meta: dict) -> str:
+    versions = meta.get("versions") if isinstance(meta.get("versions"), dict) else {}
+    return f"FairDash {versions.get('fairdash', '(version unknown)')} on {meta.get('created') or '(date unknown)'}"
+
+
+def _current_params(state_meta: dict, cls, info, name: str, meta: dict) -> dict:
+    """The stored settings this FairDash's model class takes: a setting an earlier version stored and the
+    class no longer has is dropped where its stored value made it do nothing (``RETIRED_PARAMS``), and
+    refused in one line (which version wrote the file, what to do) where it did something."""
+    import inspect
+
+    from .models.likelihood import FORMAT1_TARGET
+    from .models.state import RETIRED_PARAMS
+
+    params = state_meta.get("params")
+    if not isinstance(params, dict):
+        return state_meta
+    takes = set(inspect.signature(cls).parameters) | set(FORMAT1_TARGET) | {"target", "target_rate"}
+    unknown = [k for k in params if k not in takes]
+    for k in unknown:
+        neutral, why = RETIRED_PARAMS.get(k, (object(), None))
+        if params[k] != neutral:
+            was = f"; {why}" if why else ""
+            raise FairDashError(f"{name} was written by {_written_by(meta)}, whose {info.label} had the setting {k!r} "
+                                f"(stored as {params[k]!r}), which this FairDash no longer has{was}. {_RETRAIN}")
+    if not unknown:
+        return state_meta
+    return {**state_meta, "params": {k: v for k, v in params.items() if k not in unknown}}
 
 
 class LoadedModel(ScoresRawTables):
     """A model read from a ``.fairdash`` file. ``predict``/``predict_proba`` take a raw table with the
-    training feature columns (the sensitive attribute is not needed); everything else the file holds
-    is in ``metadata`` and the attributes below."""
+    training feature columns (the sensitive attribute only for a model that decides with s), compared
+    with the training table first (:mod:`fairdash.scoring`); everything else the file holds is in
+    ``metadata`` and the attributes below."""
 
     def __init__(self, estimator, preprocessor: PlainPreprocessor, meta: dict, manifest: dict):
         from .data import TaskSpec
@@ -405,6 +457,7 @@ class LoadedModel(ScoresRawTables):
         self.target = meta.get("target")
         self.versions = meta.get("versions") or {}
         self.transition = meta.get("transition_table")
+        self.schema = meta.get("scoring")  # None in files written before the scoring contract (issue 27)
         from .decision import FittedDecision
 
         self.decision = FittedDecision.from_dict(meta.get("decision"))  # older files: the paper's rule

@@ -63,13 +63,14 @@ else:
     except Exception as e:  # noqa: BLE001
         ui.show_error(e, "This model cannot be saved: ")
     else:
-        fname = f"{trained.name}{'' if trained.target_rate is None else f'_prt{trained.target_rate:.3f}'}" \
-                f"_seed{trained.seed}.fairdash"
-        st.download_button("Download the trained model", blob, fname, "application/octet-stream",
+        st.download_button("Download the trained model", blob, export.model_file_name(trained, run.number),
+                           "application/octet-stream",
                            key="download_model", type="primary", on_click=ui.log_export, args=("model", len(blob)))
         st.caption(f"Fitted at {trained.fitted_at} (UTC) in {trained.fit_seconds:.2f} s. A `.fairdash` file: load it "
-                   "with `fairdash.load_model(path)` or `fairdash predict`; it needs the feature columns, not the "
-                   "sensitive attribute.")
+                   "with `fairdash.load_model(path)` or `fairdash predict`; "
+                   + (f"it needs the feature columns and the sensitive attribute {ui.literal(trained.spec.s_column, code=True)}"
+                      ": it decides with s." if trained.decides_with_s else
+                      "it needs the feature columns, not the sensitive attribute."))
 
 # --------------------------------------------------------------------------------------------------
 # The report

@@ -63,7 +63,7 @@ def test_preprocessing_is_fitted_on_training_rows_only(adult_task):
 def test_values_match_as_text():
     df = pd.DataFrame({"g": [1, 2, 1, 2, 1, 2] * 5, "y": [0, 1, 1, 0, 1, 0] * 5, "x": np.arange(30.0)})
     task = data.build_task(df, data.TaskSpec("g", "y", ("2",), ("1",)))
-    assert task.group_names == ("1", "2")
+    assert task.group_names == ("g = 1", "g = 2")  # numbers with their column's name (issue 27)
     assert task.s.tolist()[:2] == [0, 1]
     df["y"] = df["y"].astype(float)
     assert data.build_task(df, data.TaskSpec("g", "y", ("2",), ("1",))).y.sum() == 15

@@ -64,7 +64,7 @@ def test_numbers_spelled_another_way():
     t2 = data.build_task(df, data.TaskSpec("g", "y", ("a",), ("1.0",)))
     assert t1.y.tolist() == t2.y.tolist() and t2.label_names == ("not 1", "1")
     t3 = data.build_task(df, data.TaskSpec("f", "y", (".5",), ("1",)))
-    assert t3.group_names == ("1", "0.5") and t3.s.tolist() == [1, 0] * 10
+    assert t3.group_names == ("f = 1", "f = 0.5") and t3.s.tolist() == [1, 0] * 10  # with the column (issue 27)
     with pytest.raises(FairDashError, match="does not occur"):
         data.build_task(df, data.TaskSpec("g", "y", ("a",), ("2",)))
 

@@ -66,7 +66,7 @@ def literal(text, code: bool = False) -> str:
     backslash-escaped; since the Markdown renderer turns a bare ``http://...``, ``www.`` or e-mail
     address into a link *after* resolving escapes, an invisible word joiner (U+2060) is put after
     ``:`` and ``@`` and between ``www`` and ``.``, which no autolink or shortcode pattern matches
-    across. ``code=True`` gives an inline code span instead (for column names): always literal."""
+    across; a word joiner of the text itself is written ``&#8288;``. ``code=True`` gives an inline code span instead (for column names): always literal."""
     s = " ".join(str(text).splitlines()).strip()
     if code:
         if not s:
@@ -74,8 +74,10 @@ def literal(text, code: bool = False) -> str:
         fence = "`" * (max((len(r) for r in re.findall(r"`+", s)), default=0) + 1)
         pad = " " if s[0] == "`" or s[-1] == "`" else ""
         return f"{fence}{pad}{s}{pad}{fence}"
-    s = _LINK_BREAKS.sub(_WORD_JOINER, s)
-    s = _MARKUP.sub(lambda m: "\\" + m.group(0), s)
+    # the text's own word joiners become a character reference (shown as the character), so that they stay
+    # apart from the ones put in here (which only break links): neither is lost nor taken for the other
+    s = "&#8288;".join(_MARKUP.sub(lambda m: "\\" + m.group(0), _LINK_BREAKS.sub(_WORD_JOINER, part))
+                       for part in s.split(_WORD_JOINER))
     return _BLOCK_START.sub(lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3), s)
 
 

@@ -13,7 +13,11 @@ from ..targets import PRESETS
 from ..metrics import one_class_reason, result_notes
 from ..results_file import from_file, to_file
 
-PRINTED_METRICS = ("accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1", "pr_ratio", "tpr_ratio")
+def printed_metrics(group_names) -> list[tuple[str, str]]:
+    """``train``'s summary lines, ``(metric key, what it is)``: accuracy, each group's PR, TPR and TNR (every
+    group, named), and the ratios."""
+    per_group = [(f"{r}_{g}", f"{r.upper()} of {name}") for r in ("pr", "tpr", "tnr") for g, name in enumerate(group_names)]
+    return [("accuracy", ""), *per_group, ("pr_ratio", ""), ("tpr_ratio", "")]
 
 
 def _rates_list(text: str | None):
@@ -107,6 +111,17 @@ def _warn_leaks(task, table) -> None:
         print(f"warning: {text}; {why[role]}", file=sys.stderr)
 
 
+def _warn_thin(task, spec, seed: int) -> None:
+    """Before training: a warning for each group whose threshold or whose measured rates rest on few rows
+    (on the split of ``seed``, the first of a sweep's)."""
+    from ..data import split_arrays
+    from ..thin import thin_notes
+
+    for note in thin_notes(split_arrays(task, seed), task.group_names, criterion=spec.criterion,
+                           rule=spec.decision_rule.name):
+        print(f"warning: {note}", file=sys.stderr)
+
+
 def _cmd_train(args) -> int:
     from .options import load_task_and_table, model_options, target_spec_from_args
     from ..experiments import run_experiment
@@ -117,6 +132,7 @@ def _cmd_train(args) -> int:
     _warn_leaks(task, table)
     spec = target_spec_from_args(args, setup)
     out = _check_out(args.out)
+    _warn_thin(task, spec, args.seed)
     model_info(args.model)
     # a fair model is trained beside plain LR on the same split, to say which way it moved each group
     models = [args.model] + ([REFERENCE_MODEL] if model_info(args.model).criteria else [])
@@ -142,7 +158,12 @@ def _cmd_train(args) -> int:
     if args.json:
         print(json.dumps(_json_safe(result), indent=2))
     else:
-        target = trained.target.describe(trained.target_rate) if trained.target is not None else "no target (plain model)"
+        if trained.target is not None:
+            target = trained.target.describe(trained.target_rate)
+        elif spec.decision != "threshold":  # a plain model whose decisions are cut at the target all the same
+            target = f"a plain model, trained without a target; its decisions are cut to reach {spec.describe()}"
+        else:
+            target = "no target (plain model)"
         print(f"{row['label']} trained on the training split (seed {args.seed}; {target})")
         print(f"Decision rule: {spec.decision_rule.name}: {spec.decision_rule.explanation}")
         print(f"Saved to {out}  ({trained.fit_seconds:.2f} s on {trained.device})")
@@ -151,9 +172,9 @@ def _cmd_train(args) -> int:
             if pre and m["eval_set"] == "test":
                 break  # the evaluation rows are the population already
             print(f"Evaluated on {title}, {n} rows:")
-            for k in PRINTED_METRICS:
+            for k, words in printed_metrics(task.group_names):
                 if pre + k in m:
-                    print(f"  {k:<10} {_fmt(m.get(pre + k))}")
+                    print(f"  {k:<10} {_fmt(m.get(pre + k))}" + (f"  {words}" if words else ""))
             if m.get(pre + "one_class"):
                 print(f"  note: the model {m[pre + 'one_class']}; {one_class_reason(m[pre + 'one_class'])}")
             if pre + "cond_pr_ratio" in m and np.isfinite(m[pre + "cond_pr_ratio"]):
@@ -208,16 +229,16 @@ def _cmd_predict(args) -> int:
     df = data.read_table_or_sample(args.data)
     out = _check_out(args.out)
     cleaned, repairs = data.clean_table(df)
-    proba = model.predict_proba(cleaned)[:, 1]
-    for note in [*df.attrs.get("read_notes", ()), *repairs, *model.scoring_notes(cleaned)]:
+    scores = model.score(cleaned)  # compared with the training table first: refused in one line, or scored with warnings
+    for note in [*df.attrs.get("read_notes", ()), *repairs, *scores.notes]:
         print(f"warning: {note}", file=sys.stderr)
     prob_col, pred_col = _output_columns(df.columns)
     if prob_col != "probability":
         print(f"warning: the table already has a 'probability' or 'prediction' column; the scores are written to "
               f"{prob_col!r} and {pred_col!r} instead, and the table's own columns are kept as they are.", file=sys.stderr)
     res = df.copy()
-    res[prob_col] = proba
-    res[pred_col] = model.predict(cleaned)  # by the model's decision rule (the file records it)
+    res[prob_col] = scores.probability
+    res[pred_col] = scores.decision  # by the model's decision rule (the file records it)
     try:
         from ..export import results_csv
 
@@ -251,6 +272,7 @@ def _cmd_sweep(args) -> int:
         raise FairDashError("--repeats must be at least 1.")
     out = _check_out(args.out)
     seeds = list(range(args.seed, args.seed + repeats))
+    _warn_thin(task, spec, args.seed)
     options = model_options(args, models)
     exp = run_experiment(task, models, grid, seeds, target=spec, device=args.device, cache=_cache(args),
                          n_jobs=args.n_jobs, progress=_stderr_progress(), dask_address=args.dask, options=options)

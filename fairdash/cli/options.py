@@ -61,7 +61,7 @@ def load_task_and_table(args):
         if args.strata:
             raise FairDashError("--paper fixes the task; a legitimate factor (--strata) needs --data with --s/--y.")
         table = data.load_sample(setup.sample)
-        return data.build_task(table, setup.spec), setup, table
+        return data.build_paper_task(args.paper, table), setup, table
     if not args.data:
         raise FairDashError("Say which data to use: --data FILE_OR_SAMPLE (or --paper SETUP).")
     if not args.s_column or not args.y_column:

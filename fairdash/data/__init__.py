@@ -8,7 +8,7 @@ from .preprocess import PlainPreprocessor, categorical_as_text, make_preprocesso
 from .profile import (HIGH_CARDINALITY, MAX_CATEGORIES, column_values, default_features, is_threshold_column,
                       left_out_by_default, left_out_note, profile_columns)
 from .read import MAX_BYTES, clean_table, read_table
-from .samples import (ASSETS, PAPER_SETUPS, SAMPLES, PaperSetup, Sample, load_sample, paper_arrays, paper_setup,
+from .samples import (ASSETS, PAPER_SETUPS, SAMPLES, PaperSetup, Sample, build_paper_task, load_sample, paper_arrays, paper_setup,
                       paper_task, read_table_or_sample, sample_of)
 from .split import SPLIT_MEMO_SIZE, Arrays, Split, balanced_subset, prepare_arrays, split_arrays, split_task
 from .task import Task, TaskSpec, build_task, strata_candidates
@@ -18,6 +18,6 @@ __all__ = [
     "Arrays", "PaperSetup", "PlainPreprocessor", "Sample", "Split", "Task", "TaskSpec",
     "balanced_subset", "build_task", "categorical_as_text", "clean_table", "column_values", "default_features",
     "is_threshold_column", "left_out_by_default",
-    "left_out_note", "load_sample", "make_preprocessor", "paper_arrays", "paper_setup", "paper_task",
+    "left_out_note", "build_paper_task", "load_sample", "make_preprocessor", "paper_arrays", "paper_setup", "paper_task",
     "prepare_arrays", "profile_columns", "read_table", "read_table_or_sample", "sample_of", "split_arrays", "split_task", "strata_candidates",
 ]

@@ -91,6 +91,9 @@ def _as_text(col: pd.Series) -> pd.Series:
     return col.astype(str).str.strip()
 
 
+values_as_text = _as_text  # the public name (the scoring contract reads s as training read it)
+
+
 def _check_column(df: pd.DataFrame, column: str, role: str = "column") -> None:
     if column not in df.columns:
         close = [c for c in df.columns if c.lower() == str(column).lower()]

@@ -111,13 +111,21 @@ def paper_setup(name: str) -> PaperSetup:
 _TASK_CACHE: dict = {}
 
 
+def build_paper_task(name: str, table: pd.DataFrame | None = None) -> Task:
+    """The paper's task for a set-up name, built from ``table`` (the bundled sample when ``None``) and
+    marked as the paper's set-up (``task.paper_setup``), so that the models that solve as the paper did
+    (ZafarAccuracy in raw units) do so. The one place a paper task is made: the library path
+    (:func:`paper_task`) and the command line's ``--paper`` both come here."""
+    setup = paper_setup(name)
+    task = build_task(load_sample(setup.sample) if table is None else table, setup.spec)
+    task.paper_setup = name
+    return task
+
+
 def paper_task(name: str) -> Task:
     """The paper's task for a set-up name (cached per process)."""
     if name not in _TASK_CACHE:
-        setup = paper_setup(name)
-        task = build_task(load_sample(setup.sample), setup.spec)
-        task.paper_setup = name
-        _TASK_CACHE[name] = task
+        _TASK_CACHE[name] = build_paper_task(name)
     return _TASK_CACHE[name]
 
 

@@ -73,6 +73,7 @@ class Task:
     n_dropped_missing_features: int = 0
     warnings: list = field(default_factory=list)
     paper_setup: str | None = None  # the paper's set-up this task is (samples.paper_task), else None
+    s_values: tuple = ()  # the sensitive attribute's values in the table, as text (the scoring contract's)
 
     @property
     def n_groups(self) -> int:
@@ -262,6 +263,7 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
     if spec.s_multi or spec.s_with is not None:
         names = tuple(sorted(s_text.unique(), key=str))
         s = pd.Categorical(s_text, categories=names).codes.astype(int)
+        names = tuple(_with_column(spec, n, df) for n in names)
     else:
         s = _binarise(df[spec.s_column], spec.s1_values, spec.s_threshold, "sensitive", spec.s_column, n_drop_x)
         if spec.s_threshold is not None:
@@ -274,7 +276,7 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
             g1 = ", ".join(chosen)
             rest = sorted(present - set(chosen), key=str)
             g0 = ", ".join(rest[:3]) + (" ..." if len(rest) > 3 else "") if rest else "(none)"
-            names = (g0, g1)
+            names = (g0 if not rest else _with_column(spec, g0, df), _with_column(spec, g1, df))
     if len(names) < 2 or np.bincount(s, minlength=len(names)).min() == 0:
         if spec.s_multi or spec.s_with is not None:
             what = "two groups are needed to compare"
@@ -326,7 +328,7 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
         spec=spec, X=X.reset_index(drop=True), y=y, s=s, group_names=tuple(map(str, names)),
         label_names=label_names, numeric_features=num, categorical_features=cat, strata=strata,
         strata_names=strata_names, n_rows_read=n_read, n_dropped_missing_sy=n_drop_sy,
-        n_dropped_missing_features=n_drop_x, warnings=warnings,
+        n_dropped_missing_features=n_drop_x, warnings=warnings, s_values=tuple(sorted(map(str, s_text.unique()))),
     )
 
 
@@ -341,6 +343,31 @@ def strata_candidates(df: pd.DataFrame, task: Task) -> list[str]:
     return [c for c in dict.fromkeys(order) if c in df.columns and c not in (spec.s_column, spec.y_column, spec.s_with)
             and 1 < df[c].nunique() <= MAX_STRATA]
 
+
+
+def _is_number_column(col: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
+
+
+def _with_column(spec: TaskSpec, text: str, df: pd.DataFrame) -> str:
+    """A group's name with its column's name where the column holds numbers (``race = 1``, ``race = 1 ×
+    sex = 2``): a bare number reads like a footnote. Text values keep their own words."""
+    parts = str(text).split(" × ", 1) if spec.s_with is not None else [str(text)]
+    cols = [spec.s_column, spec.s_with][:len(parts)]
+    return " × ".join(f"{c} = {p}" if c in df.columns and _is_number_column(df[c]) else p for c, p in zip(cols, parts))
+
+
+def group_index(spec: TaskSpec, group_names) -> dict:
+    """Each group's code by the text of its values (as :func:`build_task` reads them: ``1``, ``1 × 2``) and
+    by its name (``race = 1``): how a new table's rows find their groups."""
+    index = {}
+    for i, name in enumerate(map(str, group_names)):
+        index[name] = i
+        parts = name.split(" × ", 1) if spec.s_with is not None else [name]
+        cols = [spec.s_column, spec.s_with][:len(parts)]
+        raw = [p[len(f"{c} = "):] if p.startswith(f"{c} = ") else p for c, p in zip(cols, parts)]
+        index.setdefault(" × ".join(raw), i)
+    return index
 
 
 def group_codes(df: pd.DataFrame, spec: TaskSpec, group_names=()) -> np.ndarray:
@@ -373,7 +400,7 @@ def group_codes(df: pd.DataFrame, spec: TaskSpec, group_names=()) -> np.ndarray:
         if spec.group_labels:
             raise FairDashError("This model decides with s by groups that were renamed at training; score the table "
                                 "in the dashboard's session that trained it.")
-        index = {str(n): i for i, n in enumerate(group_names)}
+        index = group_index(spec, group_names)
         unknown = sorted(set(text.unique()) - set(index), key=str)
         if unknown:
             raise FairDashError(f"This model decides with s, and {len(unknown)} value(s) of the sensitive attribute were "

@@ -306,6 +306,7 @@ def fair_model_from_state(cls, state: dict):
 
 # the target parameters of a model file's format 1 (before the TargetSpec was one parameter)
 _FORMAT1_TARGET = ("criterion", "tpr_target", "tnr_target", "delta", "stratum_target_rates")
+FORMAT1_TARGET = _FORMAT1_TARGET  # what a model file's loader lets through to target_params_from_state
 
 
 def target_params_from_state(stored: dict, cls) -> dict:

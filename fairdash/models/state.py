@@ -130,6 +130,14 @@ def make_state(estimator, arrays: dict, meta: dict | None = None) -> dict:
     return {"arrays": clean, "meta": to_jsonable(full_meta)}
 
 
+# Constructor parameters that earlier FairDash versions stored and the models no longer take: each with the
+# value under which it did nothing (a file that stored that value loads without it) and what replaced it.
+RETIRED_PARAMS = {
+    "use_s_as_feature": (False, "s as a feature is now the task's choice (--s-as-feature, 'Let the model see s' "
+                                "on the Train page); removed in commit 836afa2"),
+}
+
+
 def check_state(state: dict, cls=None) -> tuple[dict, dict]:
     """Validate a state dict and return ``(arrays, meta)``. With ``cls``, the stored class must be
     ``cls`` or a subclass/superclass of it (FairLR and LR share a state layout)."""
