@@ -21,14 +21,16 @@ from .progress import as_progress, scaled_progress, utc_now
 from .data import Arrays, Task, TaskSpec, split_arrays
 from .data.preprocess import ScoresRawTables
 from .errors import FairDashError
-from .decision import FittedDecision, fit_decision, rule_info
+from .blindness import add_price_columns
+from .decision import FittedDecision, check_rule, fit_decision, rule_info
 from .gaps import cell_gaps, group_gaps, mark_moves
 from .metrics import conditional_ratio, group_metrics, one_class_note
 from .models.registry import make_model, model_info
 from .target_spec import TargetSpec, criterion_info, make_target_spec
 
 RESULT_COLUMNS = ("model", "label", "criterion", "sees_s", "decision", "decides_with_s", "target_rate", "target", "seed",
-                  "pop_worst_gap", "pop_worst_gap_group", "bal_worst_gap", "bal_worst_gap_group", "moved_away", "accuracy", "pr_0", "pr_1", "tpr_0",
+                  "pop_worst_gap", "pop_worst_gap_group", "bal_worst_gap", "bal_worst_gap_group", "moved_away", "price_of_blindness",
+                  "pop_with_s_accuracy", "pop_blind_accuracy", "accuracy", "pr_0", "pr_1", "tpr_0",
                   "tpr_1", "tnr_0", "tnr_1", "acc_0", "acc_1", "pr_ratio", "pr_ratio_01", "pr_diff", "tpr_ratio",
                   "tpr_diff", "tnr_ratio", "cond_pr_ratio", "one_class", "ceiling_at_measured", "ceiling_at_target",
                   "eval_set", "n_eval", "pop_accuracy", "pop_pr_0", "pop_pr_1", "pop_tpr_0", "pop_tpr_1", "pop_tnr_0",
@@ -400,12 +402,15 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
                    criterion: str | None = None, delta: float | None = None, tpr_target=None, tnr_target=None,
                    options: dict | None = None, device="auto", cache: FitCache | None = None, n_jobs: int = 1,
                    progress=None, keep_models: bool = False, dask_address: str | None = None,
-                   only_serving: bool = True) -> Experiment:
+                   only_serving: bool = True, decisions=None) -> Experiment:
     """Train ``models`` at every target rate (models that ignore the target train once per seed) on
     every seed's split; one row per (model, target, seed). ``target`` is the :class:`TargetSpec` (or the
     keyword form builds one); ``target_rates`` is the sweep's grid, each point ``target.with_rate(t)``
     (``None``: the spec as it is). Models that do not serve the criterion are skipped with a reason
-    when ``only_serving`` (else they run and their rows say what they serve)."""
+    when ``only_serving`` (else they run and their rows say what they serve). ``decisions``: several decision
+    rules (:mod:`fairdash.decision`) to run every model under, models x rules in one sweep (``None``: the
+    target's own rule); a run holding a rule that decides with s gets the price of deciding without s
+    (:func:`fairdash.blindness.add_price_columns`)."""
     from joblib import Parallel, delayed
 
     spec = _spec_of(target, criterion, None, delta, tpr_target, tnr_target, task.spec.strata_column)
@@ -416,6 +421,7 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
     if spec.explicit and any(t is not None for t in target_rates):
         raise FairDashError("A sweep over target positive rates does not apply with explicit TPR/TNR targets.")
     specs = [spec if t is None else spec.with_rate(t) for t in target_rates]
+    decisions = [spec.decision] if decisions is None else list(dict.fromkeys(check_rule(d) for d in decisions))
     skipped = []
     for m in list(models):
         info = model_info(m)
@@ -428,8 +434,12 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
     # a model the target does not change trains once per seed, unless its decisions depend on the target
     # (held against the sweep's one target where there is one; against none where there are several)
     once = [specs[0] if len(specs) == 1 else spec]
-    jobs = [(m, sp, seed) for seed in seeds for m in models
-            for sp in (specs if model_info(m).uses_target_rate or spec.decision != "threshold" else once)]
+
+    def ruled(sps, rule):
+        return [sp if sp.decision == rule else sp.edited(decision=rule) for sp in sps]
+
+    jobs = [(m, sp, seed) for seed in seeds for m in models for rule in decisions
+            for sp in ruled(specs if model_info(m).uses_target_rate or rule != "threshold" else once, rule)]
     if len(jobs) > MAX_SWEEP_RUNS:
         raise FairDashError(f"This sweep has {len(jobs)} runs; the limit is {MAX_SWEEP_RUNS}. Use fewer targets or repeats.")
     progress(0.0, f"Preparing {len(seeds)} split(s)")
@@ -441,7 +451,8 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
     def keep(row, f, sp):
         if keep_models:
             t = None if np.isnan(row["target_rate"]) else row["target_rate"]
-            fitted[(row["model"], row["target_rate"], row["seed"])] = _trained(
+            key = (row["model"], row["target_rate"], row["seed"]) + ((row["decision"],) if len(decisions) > 1 else ())
+            fitted[key] = _trained(
                 task, row["model"], f, arrays[row["seed"]], row, t, device, sp)
 
     if n_jobs == 1 and not (dask_address or os.environ.get("FAIRDASH_DASK_ADDRESS")):
@@ -475,12 +486,12 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
                 client.close()
     progress(1.0, "Done")
     results = pd.DataFrame(rows)
-    if len(specs) > 1 and spec.decision == "threshold":  # a plain model ran once for several targets: no gap
-        plain = ~results["model"].map(lambda m: model_info(m).uses_target_rate)
+    if len(specs) > 1 and "threshold" in decisions:  # a plain model ran once for several targets: no gap
+        plain = ~results["model"].map(lambda m: model_info(m).uses_target_rate) & (results["decision"] == "threshold")
         for c in [c for c in results.columns if c.startswith(("target_", "pop_gap_", "bal_gap_"))
                   or c.endswith(("worst_gap", "worst_gap_group"))]:
             results.loc[plain, c] = "" if c.endswith("_group") else np.nan
-    results = mark_moves(results, task.group_names)
+    results = add_price_columns(mark_moves(results, task.group_names))
     results = results[[c for c in RESULT_COLUMNS if c in results.columns]
                       + [c for c in results.columns if c not in RESULT_COLUMNS]]
     return Experiment(results, fitted, skipped, spec)
