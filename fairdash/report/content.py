@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 
+from ..blindness import price_sentences
 from ..gaps import moved_away_summary
 from ..metrics import format_mean_std, result_notes, summarize
 from ..target_spec import criterion_info
@@ -326,7 +327,8 @@ def with_worst_groups(summary: pd.DataFrame, results: pd.DataFrame, by) -> pd.Da
     return out
 
 
-def section_results(summary: pd.DataFrame, criterion: str, group_names, results: pd.DataFrame) -> dict:
+def section_results(summary: pd.DataFrame, criterion: str, group_names, results: pd.DataFrame,
+                    s_name: str = "s") -> dict:
     groups_text = ", ".join(f"s={j} is {g}" for j, g in enumerate(map(str, group_names))) or "s=0 and s=1"
     eval_set = criterion_info(criterion).eval_set + " set"
     if "eval_set" in results.columns and results["eval_set"].notna().any():
@@ -350,6 +352,7 @@ def section_results(summary: pd.DataFrame, criterion: str, group_names, results:
     blocks.append(_results_table(summary, criterion, ""))
     blocks += [para(n, cls="warn") for n in result_notes(results)]
     blocks += [para(n, cls="warn") for n in moved_away_summary(results, group_names)]
+    blocks += [para(("Price of deciding without s: ", True), n) for n in price_sentences(results, s_name)]
     if "decides_with_s" in results.columns and results["decides_with_s"].astype(bool).any():
         who = ", ".join(dict.fromkeys(results.loc[results["decides_with_s"].astype(bool), "label"].astype(str)))
         blocks.append(para(("Decides with s: ", True), f"{who} need every person's group when deciding (one threshold "
