@@ -22,13 +22,14 @@ from .data import Arrays, Task, TaskSpec, split_arrays
 from .data.preprocess import ScoresRawTables
 from .errors import FairDashError
 from .blindness import add_price_columns
-from .decision import FittedDecision, check_rule, fit_decision, rule_info
+from .decision import FittedDecision, Reached, check_reached, check_rule, fit_decision, rule_info
 from .gaps import cell_gaps, group_gaps, mark_moves
-from .metrics import conditional_ratio, group_metrics, one_class_note
+from .metrics import conditional_ratio, flag_below_majority, group_metrics, one_class_note
 from .models.registry import make_model, model_info
 from .target_spec import TargetSpec, criterion_info, make_target_spec
 
-RESULT_COLUMNS = ("model", "label", "criterion", "sees_s", "decision", "decides_with_s", "target_rate", "target", "seed",
+RESULT_COLUMNS = ("model", "label", "criterion", "sees_s", "decision", "decides_with_s", "rule_reached", "rule_note",
+                  "target_rate", "target", "seed",
                   "pop_worst_gap", "pop_worst_gap_group", "bal_worst_gap", "bal_worst_gap_group", "moved_away", "price_of_blindness",
                   "pop_with_s_accuracy", "pop_blind_accuracy", "accuracy", "pr_0", "pr_1", "tpr_0",
                   "tpr_1", "tnr_0", "tnr_1", "acc_0", "acc_1", "pr_ratio", "pr_ratio_01", "pr_diff", "tpr_ratio",
@@ -193,9 +194,11 @@ class _Fit:
     fitted_at: str
     decision: FittedDecision
     goal: object  # RateTargets of the run's target on the training split, or None where none resolves
+    reached: Reached = field(default_factory=Reached)  # whether the rule reached its targets on the training rows
 
 
-def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cache, progress) -> _Fit:
+def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cache, progress,
+                   group_names=None) -> _Fit:
     info = model_info(name)
     target = _target_of(name, spec)
     params = {}
@@ -231,10 +234,14 @@ def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cac
     if goal is None and spec.decision != "threshold":
         raise FairDashError(f"The {spec.decision} decision rule needs the target's rate for every group, and this "
                             "target has none on the training split.")
-    decision = fit_decision(spec.decision, est, arrays.X_train, arrays.y_train, arrays.s_train,
-                            None if goal is None else goal.group, None if goal is None else goal.overall,
-                            criterion_info(spec.criterion).rate)
-    return _Fit(est, target, t, seconds, hit, fitted_at, decision, goal)
+    rate = criterion_info(spec.criterion).rate
+    group, overall = (None, None) if goal is None else (goal.group, goal.overall)
+    decision = fit_decision(spec.decision, est, arrays.X_train, arrays.y_train, arrays.s_train, group, overall, rate,
+                            seed=seed)
+    reached = (Reached() if goal is None else
+               check_reached(decision, est, arrays.X_train, arrays.y_train, arrays.s_train, group, overall, rate,
+                             group_names))
+    return _Fit(est, target, t, seconds, hit, fitted_at, decision, goal, reached)
 
 
 def _goal(spec: TargetSpec, arrays: Arrays):
@@ -274,7 +281,8 @@ def fit_model(task: Task, name: str, *, target: TargetSpec | None = None, target
     decision rule (``target.decision``) is fitted on the training rows and used for every decision."""
     spec = _spec_of(target, criterion, target_rate, delta, tpr_target, tnr_target, task.spec.strata_column)
     arrays = arrays or split_arrays(task, seed)
-    f = _fit_on_arrays(name, arrays, spec, seed=seed, device=device, options=options, cache=cache, progress=progress)
+    f = _fit_on_arrays(name, arrays, spec, seed=seed, device=device, options=options, cache=cache, progress=progress,
+                       group_names=task.group_names)
     metrics = scored(f, arrays, spec.criterion, cache, task.group_names)
     return TrainedModel(name, f.est, arrays.preprocessor, task.spec, task.features, task.categorical_features,
                         task.group_names, task.label_names, spec.criterion, f.t, seed, metrics, task.fingerprint,
@@ -348,6 +356,8 @@ def _row(name, spec: TargetSpec, seed, f: _Fit, metrics, device, sees_s: bool = 
     return {"model": name, "label": model_info(name).label + units + (SEES_S if sees_s else "") + rule.label_suffix,
             "criterion": spec.criterion, "sees_s": bool(sees_s), "decision": rule.name,
             "decides_with_s": bool(rule.needs_s),
+            **({} if f.reached.reached is None else {"rule_reached": bool(f.reached.reached),
+                                                      "rule_note": f.reached.note}),
             "target_rate": np.nan if f.t is None else float(f.t),
             "target": "" if f.target is None else f.target.describe(f.t), "seed": seed, **metrics,
             "fit_seconds": float(f.seconds), "fitted_at": f.fitted_at, "device": _device_label(f.est, device),
@@ -356,7 +366,8 @@ def _row(name, spec: TargetSpec, seed, f: _Fit, metrics, device, sees_s: bool = 
 
 def _fit_and_score(name, arrays, spec, seed, device, options, cache, progress, group_names, sees_s):
     """One fit of the sweep, measured: its results row and the fit."""
-    f = _fit_on_arrays(name, arrays, spec, seed=seed, device=device, options=options, cache=cache, progress=progress)
+    f = _fit_on_arrays(name, arrays, spec, seed=seed, device=device, options=options, cache=cache, progress=progress,
+                       group_names=group_names)
     m = scored(f, arrays, spec.criterion, cache, group_names)
     return _row(name, spec, seed, f, m, device, sees_s), f
 
@@ -492,6 +503,8 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
                   or c.endswith(("worst_gap", "worst_gap_group"))]:
             results.loc[plain, c] = "" if c.endswith("_group") else np.nan
     results = add_price_columns(mark_moves(results, task.group_names))
+    majority = {seed: float(max(a.y_test.mean(), 1 - a.y_test.mean())) for seed, a in arrays.items() if len(a.y_test)}
+    results = flag_below_majority(results, majority)
     results = results[[c for c in RESULT_COLUMNS if c in results.columns]
                       + [c for c in results.columns if c not in RESULT_COLUMNS]]
     return Experiment(results, fitted, skipped, spec)
@@ -499,7 +512,7 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
 
 def _trained(task, name, f: _Fit, arrays, row, t, device, spec) -> TrainedModel:
     metrics = {k: v for k, v in row.items() if k not in ("model", "label", "criterion", "target_rate", "target", "seed",
-                                                       "sees_s", "decision", "decides_with_s",
+                                                       "sees_s", "decision", "decides_with_s", "rule_reached", "rule_note",
                                                        "fit_seconds", "fitted_at", "device", "cached")}
     return TrainedModel(name, f.est, arrays.preprocessor, task.spec, task.features, task.categorical_features,
                         task.group_names, task.label_names, spec.criterion, t, row["seed"], metrics,

@@ -111,6 +111,7 @@ def _cmd_train(args) -> int:
     from .options import load_task_and_table, model_options, target_spec_from_args
     from ..experiments import run_experiment
     from ..gaps import REFERENCE_MODEL, moved_away_summary
+    from ..metrics import below_majority_notes, rule_notes
     from ..models.registry import model_info
 
     task, setup, table = load_task_and_table(args)
@@ -139,7 +140,8 @@ def _cmd_train(args) -> int:
               "decides_with_s": bool(row["decides_with_s"]), "seed": args.seed,
               **{k: m[k] for k in m if not k.startswith("n_")},
               **{k: row[k] for k in row.index if k.startswith("pop_moved_")}, "moved_away": row["moved_away"],
-              **price, "fit_seconds": trained.fit_seconds, "device": trained.device, "out": str(out)}
+              **{k: row[k] for k in ("rule_reached", "rule_note", "below_majority", "pop_majority_accuracy")
+                 if k in row.index}, **price, "fit_seconds": trained.fit_seconds, "device": trained.device, "out": str(out)}
     if args.json:
         print(json.dumps(_json_safe(result), indent=2))
     else:
@@ -167,6 +169,8 @@ def _cmd_train(args) -> int:
             print(line)
         for sentence in moved:
             print(f"warning: {sentence}")
+        for note in rule_notes(exp.results.iloc[:1]) + below_majority_notes(exp.results.iloc[:1]):
+            print(f"warning: {note}")
         if price.get("price_sentence"):
             print(f"Price of deciding without s: {price['price_sentence']}")
     return 0
@@ -261,6 +265,7 @@ def _cmd_sweep(args) -> int:
     from .options import decisions_from_args, load_task_and_table, model_options, target_spec_from_args
     from ..blindness import price_sentences
     from ..experiments import run_experiment
+    from ..metrics import below_majority_notes, rule_notes
     from ..gaps import moved_away_summary
     from ..run_spec import RunSpec
     from ..target_spec import criterion_info
@@ -324,6 +329,8 @@ def _cmd_sweep(args) -> int:
         print(f"warning: {sentence}")
     for sentence in price_sentences(exp.results, task.spec.s_column):
         print(f"Price of deciding without s: {sentence}")
+    for note in rule_notes(exp.results) + below_majority_notes(exp.results):
+        print(f"warning: {note}")
     one = exp.results[exp.results["one_class"].astype(bool) | exp.results["pop_one_class"].astype(bool)]
     for _, r in one.drop_duplicates(["model", "one_class", "pop_one_class"]).iterrows():
         print(f"note: {r['label']} (seed {r['seed']}) {r['one_class'] or r['pop_one_class']}: "
