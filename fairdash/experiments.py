@@ -23,7 +23,7 @@ from .data.preprocess import ScoresRawTables
 from .errors import FairDashError
 from .blindness import add_price_columns
 from .decision import FittedDecision, Reached, check_reached, check_rule, fit_decision, rule_info
-from .gaps import cell_gaps, group_gaps, mark_moves
+from .gaps import cell_gaps, group_gaps, mark_moves, tnr_gaps
 from .metrics import conditional_ratio, flag_below_majority, group_metrics, one_class_note
 from .models.registry import make_model, model_info
 from .target_spec import TargetSpec, criterion_info, make_target_spec
@@ -125,6 +125,9 @@ def _measured(estimator, X, y, s, strata, G, spec, target_rate, group_names, dec
                                                    else (float("nan"), float("nan")))
     if goal is not None:
         m.update(group_gaps([m[f"{goal.rate}_{j}"] for j in range(G)], goal.group, group_names, prefix))
+        if goal.other is not None:  # explicit TPR/TNR: the TNR gaps beside, the worst gap over both
+            m.update(tnr_gaps([m[f"{prefix}gap_{j}"] for j in range(G)], [m[f"tnr_{j}"] for j in range(G)],
+                              goal.other, group_names, prefix))
         if goal.cells is not None and strata is not None:  # conditional: the worst (stratum, group) cell
             m.update(cell_gaps(pred, y, s, strata, goal.cells, group_names, None, goal.rate, prefix))
     return m
@@ -166,7 +169,8 @@ def evaluate(estimator, arrays: Arrays, spec: TargetSpec | str | None = None, ta
     if goal is not None:
         for j in range(G):
             m[f"target_{j}"] = float(goal.group[j])
-        for k in [f"gap_{j}" for j in range(G)] + ["worst_gap", "worst_gap_group"]:
+        tnr = [f"tnr_gap_{j}" for j in range(G)] if goal.other is not None else []
+        for k in [f"gap_{j}" for j in range(G)] + tnr + ["worst_gap", "worst_gap_group"]:
             m[f"pop_{k}"] = pop.get(f"pop_{k}", pop.get(f"eval_{k}"))
             m[f"bal_{k}"] = m.get(f"bal_{k}", float("nan") if k != "worst_gap_group" else "")
             m.pop(f"eval_{k}", None)
@@ -306,7 +310,7 @@ def scored(fit: _Fit, arrays: Arrays, criterion: str, cache: FitCache | None = N
     state = fit.est.get_state()
     extra = [] if arrays.strata_test is None else [arrays.strata_test]
     goal = None if fit.goal is None else {"group": fit.goal.group, "overall": fit.goal.overall, "rate": fit.goal.rate,
-                                          "cells": fit.goal.cells}
+                                          "cells": fit.goal.cells, "other": fit.goal.other}
     key = cache_key(arrays.X_test, arrays.y_test, arrays.s_test, arrays.balanced_test, *extra,
                     *[np.ascontiguousarray(state["arrays"][k]) for k in sorted(state["arrays"])],
                     config={"meta": to_jsonable(state["meta"]), "target_rate": fit.t,

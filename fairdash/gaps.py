@@ -37,6 +37,17 @@ def group_gaps(rates, targets, group_names=None, prefix: str = "pop_") -> dict:
     return out
 
 
+def tnr_gaps(tpr_gaps, tnr_rates, tnr_targets, group_names=None, prefix: str = "pop_") -> dict:
+    """Explicit TPR and TNR targets: a per-group cut meets the TPR only, so each group's TNR gap
+    (``<prefix>tnr_gap_<g>``) is reported beside it, and the worst gap is taken over both (its group named
+    with the rate, e.g. ``Male (TNR)``)."""
+    tnr = np.asarray(tnr_rates, dtype=float) - np.asarray(tnr_targets, dtype=float)
+    out = {f"{prefix}tnr_gap_{g}": float(v) for g, v in enumerate(tnr)}
+    names = [_name(group_names, g) for g in range(len(tnr))]
+    out.update(worst_gap(list(tpr_gaps) + list(tnr), names + [f"{n} (TNR)" for n in names], prefix))
+    return out
+
+
 def worst_gap(gaps, names, prefix: str = "pop_") -> dict:
     """The largest absolute gap among ``gaps`` (the sign is in each group's own gap) and the name of its
     group/cell."""

@@ -105,6 +105,7 @@ class RateTargets:
     overall: float
     rate: str = "pr"
     cells: np.ndarray | None = None
+    other: np.ndarray | None = None  # explicit TPR/TNR targets: each group's TNR target, reported beside the TPR
 
 
 @dataclass(frozen=True)
@@ -206,8 +207,9 @@ class TargetSpec:
         per_group = table.p_ybar1_given_y[:, 1] if rate == "tpr" else table.target_rates
         if rate == "tpr":  # one common TPR for every group: equality of opportunity equalises
             per_group = np.full(G, common_tpr(per_group, y, s, G))
+        other = np.full(G, float(self.tnr_target)) if self.explicit else None
         return RateTargets(np.asarray(per_group, dtype=float), float(np.dot(table.target_rates, table.group_shares)),
-                           rate)
+                           rate, None, other)
 
     @property
     def decision_rule(self):

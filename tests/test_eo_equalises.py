@@ -52,3 +52,19 @@ def test_on_the_training_rows_the_cuts_meet_the_common_tpr(compas_task):
     for g in (0, 1):
         rows = (a.s_train == g) & (a.y_train == 1)
         assert abs(pred[rows].mean() - goal.group[g]) <= 0.01
+
+
+def test_explicit_tpr_and_tnr_report_the_tnr_gaps_beside_and_the_worst_gap_over_both(compas_task):
+    spec = make_target_spec("eo", tpr_target=0.9, tnr_target=0.8, decision="group-rates")
+    r = run_experiment(compas_task, ["lr"], [None], [0], target=spec).results.iloc[0]
+    tnr = [r["pop_tnr_gap_0"], r["pop_tnr_gap_1"]]
+    assert tnr == pytest.approx([r["pop_tnr_0"] - 0.8, r["pop_tnr_1"] - 0.8])
+    worst = max(abs(r["pop_gap_0"]), abs(r["pop_gap_1"]), *map(abs, tnr))
+    assert r["pop_worst_gap"] == pytest.approx(worst)
+    assert abs(r["pop_gap_0"]) <= 0.05 and r["pop_worst_gap"] > 0.3  # the TPR is met, the TNR is not
+    assert r["pop_worst_gap_group"].endswith("(TNR)")
+
+
+def test_one_pr_t_has_no_tnr_gap_columns(compas_task):
+    r = run_experiment(compas_task, ["lr"], [0.401], [0], target=make_target_spec("eo", 0.401)).results
+    assert not any(c.startswith("pop_tnr_gap") for c in r.columns)

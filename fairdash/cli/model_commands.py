@@ -211,8 +211,13 @@ def gap_lines(m: dict, group_names, criterion: str) -> list[str]:
         return []
     parts = [f"{group_names[g] if g < len(group_names) else g}: {rate} {_fmt(m.get(f'pop_{rate.lower()}_{g}'))} "
              f"against target {_fmt(m[f'target_{g}'])} ({m[f'pop_gap_{g}']:+.4f})" for g in sorted(groups)]
-    return ["Gap to the target on the population, per group: " + "; ".join(parts),
-            f"Worst gap: {_fmt(m['pop_worst_gap'])} ({m['pop_worst_gap_group']})"]
+    lines = ["Gap to the target on the population, per group: " + "; ".join(parts)]
+    if all(f"pop_tnr_gap_{g}" in m for g in groups):  # explicit TPR/TNR: a per-group cut meets the TPR only
+        lines.append("TNR beside it (explicit TNR target; not what a per-group cut meets): " + "; ".join(
+            f"{group_names[g] if g < len(group_names) else g}: TNR {_fmt(m.get(f'pop_tnr_{g}'))} "
+            f"({m[f'pop_tnr_gap_{g}']:+.4f})" for g in sorted(groups)))
+    return lines + [f"Worst gap{' over TPR and TNR' if len(lines) > 1 else ''}: {_fmt(m['pop_worst_gap'])} "
+                    f"({m['pop_worst_gap_group']})"]
 
 
 def _fmt(v):
