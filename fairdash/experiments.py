@@ -28,10 +28,8 @@ from .metrics import conditional_ratio, flag_below_majority, group_metrics, one_
 from .models.registry import make_model, model_info
 from .target_spec import TargetSpec, criterion_info, make_target_spec
 
-RESULT_COLUMNS = ("model", "label", "criterion", "sees_s", "decision", "decides_with_s", "rule_reached", "rule_note",
-                  "target_rate", "target", "seed",
-                  "pop_worst_gap", "pop_worst_gap_group", "bal_worst_gap", "bal_worst_gap_group", "moved_away", "price_of_blindness",
-                  "pop_with_s_accuracy", "pop_blind_accuracy", "accuracy", "pr_0", "pr_1", "tpr_0",
+RESULT_COLUMNS = ("model", "label", "criterion", "sees_s", "decision", "decides_with_s", "target_rate", "target", "seed",
+                  "pop_worst_gap", "pop_worst_gap_group", "bal_worst_gap", "bal_worst_gap_group", "moved_away", "accuracy", "pr_0", "pr_1", "tpr_0",
                   "tpr_1", "tnr_0", "tnr_1", "acc_0", "acc_1", "pr_ratio", "pr_ratio_01", "pr_diff", "tpr_ratio",
                   "tpr_diff", "tnr_ratio", "cond_pr_ratio", "one_class", "ceiling_at_measured", "ceiling_at_target",
                   "eval_set", "n_eval", "pop_accuracy", "pop_pr_0", "pop_pr_1", "pop_tpr_0", "pop_tpr_1", "pop_tnr_0",
@@ -44,7 +42,13 @@ the ordinary test set, distributed like the data the model will score. Each grou
 (``target_<g>``), its signed gap on each set (``pop_gap_<g>``, ``bal_gap_<g>``) and the worst gap with
 its group (``pop_worst_gap``, ``pop_worst_gap_group``...) are described in :mod:`fairdash.gaps`;
 ``target_gap`` is the mean over groups of |pop_pr_s - PR_t| (kept for older readers; never shown alone). A ratio whose largest value is 0 is empty (0/0 is
-not parity) and ``one_class`` says in words where a model predicts one class for everyone or a group."""
+not parity) and ``one_class`` says in words where a model predicts one class for everyone or a group.
+
+Columns present only where they say something, after these: ``rule_reached`` and ``rule_note`` (rows of rules
+that aim at a rate, :func:`fairdash.decision.check_reached`), ``price_of_blindness``, ``pop_with_s_accuracy``
+and ``pop_blind_accuracy`` (results holding a rule that decides with s, :mod:`fairdash.blindness`),
+``pop_majority_accuracy`` and ``below_majority`` (where some row is below the majority class), the TNR gaps
+``pop_tnr_gap_<g>`` (explicit TPR/TNR targets)."""
 
 TOO_GOOD = 0.99  # a held-out accuracy at or above this is flagged: "too good: look for a leak"
 MAX_SWEEP_RUNS = 2000  # larger grids are refused with a message (see issue: limits)

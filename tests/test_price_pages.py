@@ -70,3 +70,13 @@ def test_compare_shows_the_price_sentence_and_the_frontier(sweep, monkeypatch):
     texts = [t.value for t in at.text]
     assert any(t.startswith("Deciding without sex") for t in texts), texts
     assert any("fig_frontier" in c.proto.id for c in at.get("plotly_chart"))
+
+
+def test_the_sweeps_configuration_keeps_every_rule(sweep):
+    from fairdash.run_spec import RunSpec
+
+    config = json.loads(open(str(sweep) + ".json").read())
+    assert config["decisions"] == ["threshold", "group-rates"]
+    spec = RunSpec.from_dict(config)
+    assert spec.decisions == ("threshold", "group-rates")
+    assert "--decision threshold,group-rates" in spec.cli_command()

@@ -79,26 +79,29 @@ def moved_away(runs) -> None:
         box.text((f"Run {r.number}: " if len(runs) > 1 else "") + sentence)
 
 
-def price_of_blindness(runs) -> None:
-    """The price of deciding without s, for every shown run that holds a rule deciding with s beside blind
-    ones: one sentence per target (plain text: it names s, user text) and, for a sweep over targets, the
-    frontier figure (accuracy over PR_t of every rule that lands on the target, the paper's rule beside)."""
+def price_of_blindness(runs, results) -> None:
+    """The price of deciding without s over the shown runs (``results``, their rows together, when the runs
+    share one task; else each run on its own) where a rule deciding with s sits beside blind ones: one
+    sentence per target (plain text: it names s, user text) and the frontier figure (accuracy over PR_t of
+    every rule that lands on the target, the paper's rule beside)."""
     import html
 
-    for r in runs:
-        if not has_both_sides(r.results):
+    first = runs[0]
+    together = all(r.task is first.task for r in runs)
+    for number, res, task in ([(None, results, first.task)] if together else
+                              [(r.number, r.results, r.task) for r in runs]):
+        if not has_both_sides(res):
             continue
-        s_name = r.task.spec.s_column
-        box = st.container(key=f"price_of_blindness_{r.number}")
-        box.markdown("**The price of deciding without s**" + (f" (run {r.number})" if len(runs) > 1 else ""))
-        for sentence in price_sentences(r.results, s_name):
+        s_name = task.spec.s_column
+        box = st.container(key=f"price_of_blindness_{number or 0}")
+        box.markdown("**The price of deciding without s**" + (f" (run {number})" if number else ""))
+        for sentence in price_sentences(res, s_name):
             box.text(sentence)
-        if r.results["target_rate"].dropna().nunique() > 1:
-            box.plotly_chart(plots.frontier_figure(r.results, s_name=html.escape(str(s_name))),
-                             key=f"fig_frontier_{r.number}", config=CHART)
-            box.caption("Each line is one rule that lands on the target (every group's mean population rate within "
-                        f"{LAND_TOLERANCE:.2f} of its target); solid lines decide with s, dashed ones without. The paper's rule "
-                        "(FairLR at 1/2) is drawn beside them with its worst gap, whether it lands or not.")
+        box.plotly_chart(plots.frontier_figure(res, s_name=html.escape(str(s_name))), key=f"fig_frontier_{number or 0}",
+                         config=CHART)
+        box.caption("Each line is one rule that lands on the target (every group's mean population rate within "
+                    f"{LAND_TOLERANCE:.2f} of its target); solid lines decide with s, dashed ones without. The paper's "
+                    "rule (FairLR at 1/2) is drawn beside them with its worst gap, whether it lands or not.")
 
 
 def results_table(results, summary, criterion: str, *, population: bool, where: str) -> None:
