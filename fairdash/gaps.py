@@ -219,3 +219,25 @@ def ceiling_table(results: pd.DataFrame, by=("label", "target")) -> pd.DataFrame
     g["reached the target, within the ceiling"] = [ceiling_verdict(a, c, w) for a, c, w in
                                                     zip(g["accuracy"], g["ceiling_at_measured"], worst)]
     return g.drop(columns=[c for c in ("pop_worst_gap",) if c in g])
+
+
+def sampling_errors(targets, s_rows, rate_rows=None) -> np.ndarray:
+    """Each group's sampling error of a rate measured on its rows: ``sqrt(t (1 - t) / n_g)`` at its target
+    ``t``, with ``n_g`` its rows among ``s_rows`` (its positives, ``rate_rows``, for a TPR)."""
+    s = np.asarray(s_rows).astype(int)
+    keep = np.ones(len(s), dtype=bool) if rate_rows is None else np.asarray(rate_rows).astype(bool)
+    t = np.asarray(targets, dtype=float)
+    n = np.bincount(s[keep], minlength=len(t))[:len(t)].astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(n > 0, np.sqrt(t * (1 - t) / np.maximum(n, 1)), np.nan)
+
+
+def sampling_noise_sentence(targets, s_rows, group_names=None, rate_rows=None) -> str:
+    """How much of a miss on one split's population is sampling noise, in one sentence."""
+    se = sampling_errors(targets, s_rows, rate_rows)
+    s = np.asarray(s_rows).astype(int)
+    keep = np.ones(len(s), dtype=bool) if rate_rows is None else np.asarray(rate_rows).astype(bool)
+    n = np.bincount(s[keep], minlength=len(se))[:len(se)]
+    parts = [f"{_name(group_names, g)} ±{e:.3f} ({int(n[g])} rows)" for g, e in enumerate(se) if np.isfinite(e)]
+    return ("Sampling error of each group's rate on one split's population, sqrt(t(1 - t)/n): " + ", ".join(parts)
+            + "; a gap within about twice it is what another split could give (the mean over repeats narrows it).")

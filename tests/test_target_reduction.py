@@ -105,3 +105,12 @@ def test_compas_race_lands_on_0401_over_five_repeats(compas_task):
     assert not r["decides_with_s"].any()
     for g in (0, 1):
         assert abs(r[f"pop_pr_{g}"].mean() - 0.401) <= 0.04, r[f"pop_pr_{g}"].tolist()
+
+
+def test_the_sampling_error_of_a_groups_rate_is_said():
+    from fairdash.gaps import sampling_errors, sampling_noise_sentence
+
+    s = np.array([0] * 813 + [1] * 420)
+    np.testing.assert_allclose(sampling_errors([0.401, 0.401], s), np.sqrt(0.401 * 0.599 / np.array([813, 420])))
+    sentence = sampling_noise_sentence([0.401, 0.401], s, ["Non-Caucasian", "Caucasian"])
+    assert "Caucasian ±0.024 (420 rows)" in sentence

@@ -167,6 +167,9 @@ def _cmd_train(args) -> int:
             print(f"warning: {result_notes(exp.results.iloc[:1])[-1]}")
         for line in gap_lines(m, task.group_names, spec.criterion):
             print(line)
+        noise = _noise_line(task, args.seed, m, spec.criterion)
+        if noise:
+            print(noise)
         for sentence in moved:
             print(f"warning: {sentence}")
         for note in rule_notes(exp.results.iloc[:1]) + below_majority_notes(exp.results.iloc[:1]):
@@ -199,6 +202,20 @@ def _price_beside(args, task, spec, results) -> dict:
     out = {c: float(first[c]) for c in PRICE_COLUMNS}
     out["price_sentence"] = price_sentence(table.iloc[0], task.spec.s_column) if len(table) else ""
     return out
+
+
+def _noise_line(task, seed: int, m: dict, criterion: str) -> str:
+    """How much of a split's miss is sampling noise (:func:`fairdash.gaps.sampling_noise_sentence`)."""
+    from ..data import split_arrays
+    from ..gaps import sampling_noise_sentence
+    from ..target_spec import criterion_info
+
+    groups = sorted(int(k.rsplit("_", 1)[1]) for k in m if k.startswith("target_") and k[7:].isdigit())
+    if not groups:
+        return ""
+    a = split_arrays(task, seed)
+    rows = a.y_test == 1 if criterion_info(criterion).rate == "tpr" else None
+    return sampling_noise_sentence([m[f"target_{g}"] for g in groups], a.s_test, task.group_names, rows)
 
 
 def gap_lines(m: dict, group_names, criterion: str) -> list[str]:
