@@ -157,5 +157,7 @@ def _rate_text(t: float) -> str:
 
 
 def price_sentences(results: pd.DataFrame | None, s_name: str = "s") -> list[str]:
-    """:func:`price_sentence` for every target rate of ``results`` (none where no rule decides with s)."""
-    return [price_sentence(r, s_name) for _, r in price_table(results).iterrows()]
+    """:func:`price_sentence` for every target rate of ``results`` where a rule of either side landed (none
+    where no rule decides with s)."""
+    return [price_sentence(r, s_name) for _, r in price_table(results).iterrows()
+            if np.isfinite(r["with_s_accuracy"]) or np.isfinite(r["blind_accuracy"])]

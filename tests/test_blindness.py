@@ -65,3 +65,11 @@ def test_adult_sex_price_at_030_reports_both_accuracies(adult_task):
     assert table["with_s_accuracy"] >= 0.81 and table["blind_accuracy"] >= 0.79
     assert 0 < table["price_of_blindness"] < 0.03
     assert res["price_of_blindness"].notna().all()
+
+
+def test_nothing_is_said_where_no_rule_of_either_side_landed():
+    from fairdash.blindness import price_sentences
+
+    res = pd.DataFrame([_row("W", True, 0.10, 0.30, 0.80), _row("B", False, 0.10, 0.30, 0.85)])
+    assert price_sentences(res, "sex") == []
+    assert price_sentence(price_table(res).iloc[0], "sex").startswith("No rule landed")

@@ -90,12 +90,13 @@ def price_of_blindness(runs, results) -> None:
     together = all(r.task is first.task for r in runs)
     for number, res, task in ([(None, results, first.task)] if together else
                               [(r.number, r.results, r.task) for r in runs]):
-        if not has_both_sides(res):
-            continue
         s_name = task.spec.s_column
+        sentences = price_sentences(res, s_name) if has_both_sides(res) else []
+        if not sentences:  # no rule deciding with s, or none of either side landed on the target
+            continue
         box = st.container(key=f"price_of_blindness_{number or 0}")
         box.markdown("**The price of deciding without s**" + (f" (run {number})" if number else ""))
-        for sentence in price_sentences(res, s_name):
+        for sentence in sentences:
             box.text(sentence)
         box.plotly_chart(plots.frontier_figure(res, s_name=html.escape(str(s_name))), key=f"fig_frontier_{number or 0}",
                          config=CHART)
