@@ -458,4 +458,4 @@ def frontier_figure(results: pd.DataFrame, *, s_name: str = "s", title: str | No
                                line=dict(color="grey", dash="dot"), marker=dict(symbol="x", size=10, color="grey")))
     if not traces:
         return _empty(title, xtitle, ytitle, f"No rule landed on the target (within {LAND_TOLERANCE:.2f}).")
-    return _figure(traces, _layout(title, xtitle, ytitle))
+    return _figure(traces, _layout(title, xtitle, ytitle, xrange=(0, 1)))
