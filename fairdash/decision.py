@@ -98,14 +98,34 @@ def cut_for_rate(scores, rate: float) -> float:
     return float(mid) if lo <= mid < hi else float(lo)  # two neighbouring floats have no midpoint between them
 
 
+def cut_with_ties(scores, rate: float) -> tuple[float, tuple]:
+    """:func:`cut_for_rate`, with a tie at the cut broken so that the rate is met: where the k-th and the
+    (k+1)-th score are equal (a block of tied scores straddles the cut), the cut is that score ``v`` and the
+    tie is ``(v, q)``: a row scoring exactly ``v`` is positive with probability ``q``, the share of the tied
+    block that the rate still needs. ``()`` where no tie straddles the cut."""
+    s = np.sort(np.asarray(scores, dtype=float))[::-1]
+    n = s.size
+    k = int(np.clip(np.rint(float(rate) * n), 0, n)) if n else 0
+    if n == 0 or k in (0, n) or s[k - 1] != s[k]:
+        return cut_for_rate(scores, rate), ()
+    v = float(s[k - 1])
+    above, tied = int((s > v).sum()), int((s == v).sum())
+    return v, (v, (k - above) / tied)
+
+
 @dataclass(frozen=True)
 class FittedDecision:
     """The cuts a rule chose on the training rows: ``()`` for the paper's rule (the model decides),
     one for ``overall-rate``, one per group for ``group-rates``. Positive when the score is above the
-    cut (the row's group's cut for ``group-rates``)."""
+    cut (the row's group's cut for ``group-rates``). ``ties``: per cut, ``()`` or ``(v, q)`` where a block
+    of tied scores straddled it (:func:`cut_with_ties`): a row scoring exactly ``v`` is then positive with
+    probability ``q``, drawn from ``RandomState(seed)`` (row ``i`` of the batch gets draw ``i``, as
+    Agarwal et al.'s randomised predictions do), so that the rule meets its rate despite the ties."""
 
     rule: str = "threshold"
     cuts: tuple = ()
+    ties: tuple = ()
+    seed: int = 0
 
     @property
     def needs_s(self) -> bool:
@@ -119,15 +139,29 @@ class FittedDecision:
             return np.asarray(estimator.predict(X)).astype(int)
         scores = np.asarray(estimator.predict_proba(X))[:, 1]
         if self.rule == "overall-rate":
-            return (scores > self.cuts[0]).astype(int)
+            return self._with_ties(scores, scores > self.cuts[0], np.zeros(len(scores), dtype=int))
         s = _groups(s, len(scores), RULES[self.rule])
         if s.size and s.max() >= len(self.cuts):
             raise FairDashError(f"A row belongs to group {int(s.max())}, but the rule has cuts for "
                                 f"{len(self.cuts)} groups.")
-        return (scores > np.asarray(self.cuts, dtype=float)[s]).astype(int)
+        return self._with_ties(scores, scores > np.asarray(self.cuts, dtype=float)[s], s)
+
+    def _with_ties(self, scores, above, which) -> np.ndarray:
+        """``above``, with the rows on a tied cut drawn positive with the tie's probability (seeded)."""
+        pred = np.asarray(above, dtype=bool).copy()
+        if any(self.ties):
+            u = np.random.RandomState(self.seed).rand(len(scores))
+            for j, tie in enumerate(self.ties):
+                if tie:
+                    on = (which == j) & (scores == tie[0])
+                    pred[on] = u[on] < tie[1]
+        return pred.astype(int)
 
     def to_dict(self) -> dict:
-        return {"rule": self.rule, "cuts": [float(c) for c in self.cuts]}
+        d = {"rule": self.rule, "cuts": [float(c) for c in self.cuts]}
+        if any(self.ties):
+            d.update(ties=[list(map(float, t)) if t else [] for t in self.ties], seed=int(self.seed))
+        return d
 
     @classmethod
     def from_dict(cls, d) -> "FittedDecision":
@@ -138,9 +172,13 @@ class FittedDecision:
         rule = rule_info(d.get("rule", "threshold")).name
         try:
             cuts = tuple(float(c) for c in d.get("cuts") or ())
+            ties = tuple(tuple(float(x) for x in t) if t else () for t in d.get("ties") or ())
+            seed = int(d.get("seed", 0))
         except (TypeError, ValueError):
             raise FairDashError("The model file's decision thresholds are not numbers.") from None
-        return cls(rule, cuts)
+        if ties and (len(ties) != len(cuts) or any(len(t) not in (0, 2) for t in ties)):
+            raise FairDashError("The model file's decision ties are malformed.")
+        return cls(rule, cuts, ties, seed)
 
 
 def _groups(s, n: int, rule: DecisionRule) -> np.ndarray:
@@ -154,28 +192,85 @@ def _groups(s, n: int, rule: DecisionRule) -> np.ndarray:
 
 
 def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
-                 criterion_rate: str = "pr") -> FittedDecision:
+                 criterion_rate: str = "pr", seed: int = 0) -> FittedDecision:
     """Choose the cuts of ``rule`` on the training rows ``X`` (labels ``y``, groups ``s``).
 
     ``group_targets`` are the groups' targets for the criterion's rate (``criterion_rate`` ``"pr"``:
     positive rates; ``"tpr"``: true positive rates, counted among each group's positives); ``overall``
     is the overall target positive rate (``TargetSpec.rate_targets``), which ``overall-rate`` cuts at. A
-    model that decides by its own rule (post-processing) keeps it."""
+    model that decides by its own rule (post-processing) keeps it. A block of tied scores at a cut is
+    split by a draw from ``seed`` (:func:`cut_with_ties`), so that the rule meets its rate."""
     rule = check_rule(rule)
     if getattr(estimator, "needs_s_to_predict", False):
         return FittedDecision("post-processing")
     if rule == "threshold":
         return FittedDecision()
     scores = np.asarray(estimator.predict_proba(X))[:, 1]
+    seed = 0 if seed is None else int(seed)
     if rule == "overall-rate":
-        return FittedDecision(rule, (cut_for_rate(scores, overall),))
+        cut, tie = cut_with_ties(scores, overall)
+        return FittedDecision(rule, (cut,), (tie,) if tie else (), seed)
     y = np.asarray(y).astype(int).ravel()
     s = np.asarray(s).astype(int).ravel()
-    cuts = []
+    cuts, ties = [], []
     for g, t in enumerate(np.asarray(group_targets, dtype=float)):
         rows = (s == g) & (y == 1) if criterion_rate == "tpr" else (s == g)
         if not rows.any():
             what = " with a positive label" if criterion_rate == "tpr" else ""
             raise FairDashError(f"Group {g} has no training rows{what} to choose its decision threshold on.")
-        cuts.append(cut_for_rate(scores[rows], t))
-    return FittedDecision(rule, tuple(cuts))
+        cut, tie = cut_with_ties(scores[rows], t)
+        cuts.append(cut)
+        ties.append(tie)
+    return FittedDecision(rule, tuple(cuts), tuple(ties) if any(ties) else (), seed)
+
+
+REACH_TOLERANCE = 0.01  # a rule reached a target when its training rate is this close (or one row's step)
+
+
+@dataclass(frozen=True)
+class Reached:
+    """Whether a rule reached its targets on the training rows: ``reached`` is ``None`` for a rule that
+    aims at no rate (the paper's rule: the model decides), else ``True``/``False``; ``note`` is one line
+    naming each group that was missed, the rate reached and why."""
+
+    reached: bool | None = None
+    note: str = ""
+
+
+def check_reached(decision: FittedDecision, estimator, X, y, s, group_targets, overall: float,
+                  criterion_rate: str = "pr", group_names=None) -> Reached:
+    """Check on the training rows whether ``decision`` reached what it aims at (``overall-rate``: the overall
+    target rate; ``group-rates``: each group's target), within :data:`REACH_TOLERANCE` or the smallest step
+    the rows allow (one row of the group), and say why not: the group's scores take one value, it has too
+    few rows, or a block of tied scores sits at its cut."""
+    if decision.rule not in ("overall-rate", "group-rates") or getattr(estimator, "needs_s_to_predict", False):
+        return Reached(None)
+    y = np.asarray(y).astype(int).ravel()
+    s = np.asarray(s).astype(int).ravel()
+    pred = decision.decide(estimator, X, s if decision.needs_s else None)
+    scores = np.asarray(estimator.predict_proba(X))[:, 1]
+    what = "true positive rate" if criterion_rate == "tpr" else "positive rate"
+    if decision.rule == "overall-rate":
+        checks = [("everyone", np.ones(len(pred), dtype=bool), float(overall), "positive rate")]
+    else:
+        checks = [(str(group_names[g]) if group_names is not None and g < len(group_names) else f"group {g}",
+                   (s == g) & ((y == 1) if criterion_rate == "tpr" else True), float(t), what)
+                  for g, t in enumerate(np.asarray(group_targets, dtype=float))]
+    misses = []
+    for name, rows, target, words in checks:
+        n = int(rows.sum())
+        if n == 0:
+            misses.append(f"{name} has no training rows to decide on")
+            continue
+        rate = float(pred[rows].mean())
+        if abs(rate - target) <= max(REACH_TOLERANCE, 1.0 / n) + 1e-12:
+            continue
+        values = np.unique(scores[rows])
+        why = ("its scores take a single value" if values.size == 1 else
+               f"it has only {n} training rows" if n < 1.0 / REACH_TOLERANCE else
+               "a block of tied scores sits at its cut")
+        misses.append(f"{name} at {words} {rate:.3f} against its target {target:.3f} ({why})")
+    if not misses:
+        return Reached(True)
+    return Reached(False, f"The {decision.rule} rule did not reach its target on the training rows: "
+                          + "; ".join(misses) + ".")

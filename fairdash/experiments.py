@@ -21,9 +21,10 @@ from .progress import as_progress, scaled_progress, utc_now
 from .data import Arrays, Task, TaskSpec, split_arrays
 from .scoring import ScoresRawTables, training_schema
 from .errors import FairDashError
-from .decision import FittedDecision, fit_decision, rule_info
-from .gaps import cell_gaps, group_gaps, mark_moves
-from .metrics import conditional_ratio, group_metrics, one_class_note
+from .blindness import add_price_columns
+from .decision import FittedDecision, Reached, check_reached, check_rule, fit_decision, rule_info
+from .gaps import cell_gaps, group_gaps, mark_moves, tnr_gaps
+from .metrics import conditional_ratio, flag_below_majority, group_metrics, one_class_note
 from .models.registry import make_model, model_info
 from .target_spec import TargetSpec, criterion_info, make_target_spec
 
@@ -41,7 +42,13 @@ the ordinary test set, distributed like the data the model will score. Each grou
 (``target_<g>``), its signed gap on each set (``pop_gap_<g>``, ``bal_gap_<g>``) and the worst gap with
 its group (``pop_worst_gap``, ``pop_worst_gap_group``...) are described in :mod:`fairdash.gaps`;
 ``target_gap`` is the mean over groups of |pop_pr_s - PR_t| (kept for older readers; never shown alone). A ratio whose largest value is 0 is empty (0/0 is
-not parity) and ``one_class`` says in words where a model predicts one class for everyone or a group."""
+not parity) and ``one_class`` says in words where a model predicts one class for everyone or a group.
+
+Columns present only where they say something, after these: ``rule_reached`` and ``rule_note`` (rows of rules
+that aim at a rate, :func:`fairdash.decision.check_reached`), ``price_of_blindness``, ``pop_with_s_accuracy``
+and ``pop_blind_accuracy`` (results holding a rule that decides with s, :mod:`fairdash.blindness`),
+``pop_majority_accuracy`` and ``below_majority`` (where some row is below the majority class), the TNR gaps
+``pop_tnr_gap_<g>`` (explicit TPR/TNR targets)."""
 
 TOO_GOOD = 0.99  # a held-out accuracy at or above this is flagged: "too good: look for a leak"
 MAX_SWEEP_RUNS = 2000  # larger grids are refused with a message (see issue: limits)
@@ -123,6 +130,9 @@ def _measured(estimator, X, y, s, strata, G, spec, target_rate, group_names, dec
                                                    else (float("nan"), float("nan")))
     if goal is not None:
         m.update(group_gaps([m[f"{goal.rate}_{j}"] for j in range(G)], goal.group, group_names, prefix))
+        if goal.other is not None:  # explicit TPR/TNR: the TNR gaps beside, the worst gap over both
+            m.update(tnr_gaps([m[f"{prefix}gap_{j}"] for j in range(G)], [m[f"tnr_{j}"] for j in range(G)],
+                              goal.other, group_names, prefix))
         if goal.cells is not None and strata is not None:  # conditional: the worst (stratum, group) cell
             m.update(cell_gaps(pred, y, s, strata, goal.cells, group_names, None, goal.rate, prefix))
     return m
@@ -164,7 +174,8 @@ def evaluate(estimator, arrays: Arrays, spec: TargetSpec | str | None = None, ta
     if goal is not None:
         for j in range(G):
             m[f"target_{j}"] = float(goal.group[j])
-        for k in [f"gap_{j}" for j in range(G)] + ["worst_gap", "worst_gap_group"]:
+        tnr = [f"tnr_gap_{j}" for j in range(G)] if goal.other is not None else []
+        for k in [f"gap_{j}" for j in range(G)] + tnr + ["worst_gap", "worst_gap_group"]:
             m[f"pop_{k}"] = pop.get(f"pop_{k}", pop.get(f"eval_{k}"))
             m[f"bal_{k}"] = m.get(f"bal_{k}", float("nan") if k != "worst_gap_group" else "")
             m.pop(f"eval_{k}", None)
@@ -192,9 +203,11 @@ class _Fit:
     fitted_at: str
     decision: FittedDecision
     goal: object  # RateTargets of the run's target on the training split, or None where none resolves
+    reached: Reached = field(default_factory=Reached)  # whether the rule reached its targets on the training rows
 
 
-def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cache, progress) -> _Fit:
+def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cache, progress,
+                   group_names=None) -> _Fit:
     info = model_info(name)
     target = _target_of(name, spec)
     params = {}
@@ -230,10 +243,14 @@ def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cac
     if goal is None and spec.decision != "threshold":
         raise FairDashError(f"The {spec.decision} decision rule needs the target's rate for every group, and this "
                             "target has none on the training split.")
-    decision = fit_decision(spec.decision, est, arrays.X_train, arrays.y_train, arrays.s_train,
-                            None if goal is None else goal.group, None if goal is None else goal.overall,
-                            criterion_info(spec.criterion).rate)
-    return _Fit(est, target, t, seconds, hit, fitted_at, decision, goal)
+    rate = criterion_info(spec.criterion).rate
+    group, overall = (None, None) if goal is None else (goal.group, goal.overall)
+    decision = fit_decision(spec.decision, est, arrays.X_train, arrays.y_train, arrays.s_train, group, overall, rate,
+                            seed=seed)
+    reached = (Reached() if goal is None else
+               check_reached(decision, est, arrays.X_train, arrays.y_train, arrays.s_train, group, overall, rate,
+                             group_names))
+    return _Fit(est, target, t, seconds, hit, fitted_at, decision, goal, reached)
 
 
 def _goal(spec: TargetSpec, arrays: Arrays):
@@ -273,7 +290,8 @@ def fit_model(task: Task, name: str, *, target: TargetSpec | None = None, target
     decision rule (``target.decision``) is fitted on the training rows and used for every decision."""
     spec = _spec_of(target, criterion, target_rate, delta, tpr_target, tnr_target, task.spec.strata_column)
     arrays = arrays or split_arrays(task, seed)
-    f = _fit_on_arrays(name, arrays, spec, seed=seed, device=device, options=options, cache=cache, progress=progress)
+    f = _fit_on_arrays(name, arrays, spec, seed=seed, device=device, options=options, cache=cache, progress=progress,
+                       group_names=task.group_names)
     metrics = scored(f, arrays, spec.criterion, cache, task.group_names)
     return TrainedModel(name, f.est, arrays.preprocessor, task.spec, task.features, task.categorical_features,
                         task.group_names, task.label_names, spec.criterion, f.t, seed, metrics, task.fingerprint,
@@ -298,7 +316,7 @@ def scored(fit: _Fit, arrays: Arrays, criterion: str, cache: FitCache | None = N
     state = fit.est.get_state()
     extra = [] if arrays.strata_test is None else [arrays.strata_test]
     goal = None if fit.goal is None else {"group": fit.goal.group, "overall": fit.goal.overall, "rate": fit.goal.rate,
-                                          "cells": fit.goal.cells}
+                                          "cells": fit.goal.cells, "other": fit.goal.other}
     key = cache_key(arrays.X_test, arrays.y_test, arrays.s_test, arrays.balanced_test, *extra,
                     *[np.ascontiguousarray(state["arrays"][k]) for k in sorted(state["arrays"])],
                     config={"meta": to_jsonable(state["meta"]), "target_rate": fit.t,
@@ -348,6 +366,8 @@ def _row(name, spec: TargetSpec, seed, f: _Fit, metrics, device, sees_s: bool = 
     return {"model": name, "label": model_info(name).label + units + (SEES_S if sees_s else "") + rule.label_suffix,
             "criterion": spec.criterion, "sees_s": bool(sees_s), "decision": rule.name,
             "decides_with_s": bool(rule.needs_s),
+            **({} if f.reached.reached is None else {"rule_reached": bool(f.reached.reached),
+                                                      "rule_note": f.reached.note}),
             "target_rate": np.nan if f.t is None else float(f.t),
             "target": "" if f.target is None else f.target.describe(f.t), "seed": seed, **metrics,
             "fit_seconds": float(f.seconds), "fitted_at": f.fitted_at, "device": _device_label(f.est, device),
@@ -356,7 +376,8 @@ def _row(name, spec: TargetSpec, seed, f: _Fit, metrics, device, sees_s: bool = 
 
 def _fit_and_score(name, arrays, spec, seed, device, options, cache, progress, group_names, sees_s):
     """One fit of the sweep, measured: its results row and the fit."""
-    f = _fit_on_arrays(name, arrays, spec, seed=seed, device=device, options=options, cache=cache, progress=progress)
+    f = _fit_on_arrays(name, arrays, spec, seed=seed, device=device, options=options, cache=cache, progress=progress,
+                       group_names=group_names)
     m = scored(f, arrays, spec.criterion, cache, group_names)
     return _row(name, spec, seed, f, m, device, sees_s), f
 
@@ -458,12 +479,15 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
                    criterion: str | None = None, delta: float | None = None, tpr_target=None, tnr_target=None,
                    options: dict | None = None, device="auto", cache: FitCache | None = None, n_jobs: int = 1,
                    progress=None, keep_models: bool = False, dask_address: str | None = None,
-                   only_serving: bool = True) -> Experiment:
+                   only_serving: bool = True, decisions=None) -> Experiment:
     """Train ``models`` at every target rate (models that ignore the target train once per seed) on
     every seed's split; one row per (model, target, seed). ``target`` is the :class:`TargetSpec` (or the
     keyword form builds one); ``target_rates`` is the sweep's grid, each point ``target.with_rate(t)``
     (``None``: the spec as it is). Models that do not serve the criterion are skipped with a reason
-    when ``only_serving`` (else they run and their rows say what they serve)."""
+    when ``only_serving`` (else they run and their rows say what they serve). ``decisions``: several decision
+    rules (:mod:`fairdash.decision`) to run every model under, models x rules in one sweep (``None``: the
+    target's own rule); a run holding a rule that decides with s gets the price of deciding without s
+    (:func:`fairdash.blindness.add_price_columns`)."""
     from joblib import Parallel, delayed
 
     spec = _spec_of(target, criterion, None, delta, tpr_target, tnr_target, task.spec.strata_column)
@@ -474,6 +498,7 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
     if spec.explicit and any(t is not None for t in target_rates):
         raise FairDashError("A sweep over target positive rates does not apply with explicit TPR/TNR targets.")
     specs = [spec if t is None else spec.with_rate(t) for t in target_rates]
+    decisions = [spec.decision] if decisions is None else list(dict.fromkeys(check_rule(d) for d in decisions))
     skipped = []
     for m in list(models):
         info = model_info(m)
@@ -486,8 +511,12 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
     # a model the target does not change trains once per seed, unless its decisions depend on the target
     # (held against the sweep's one target where there is one; against none where there are several)
     once = [specs[0] if len(specs) == 1 else spec]
-    jobs = [(m, sp, seed) for seed in seeds for m in models
-            for sp in (specs if model_info(m).uses_target_rate or spec.decision != "threshold" else once)]
+
+    def ruled(sps, rule):
+        return [sp if sp.decision == rule else sp.edited(decision=rule) for sp in sps]
+
+    jobs = [(m, sp, seed) for seed in seeds for m in models for rule in decisions
+            for sp in ruled(specs if model_info(m).uses_target_rate or rule != "threshold" else once, rule)]
     if len(jobs) > MAX_SWEEP_RUNS:
         raise FairDashError(f"This sweep has {len(jobs)} runs; the limit is {MAX_SWEEP_RUNS}. Use fewer targets or repeats.")
     progress(0.0, f"Preparing {len(seeds)} split(s)")
@@ -499,7 +528,8 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
     def keep(row, f, sp):
         if keep_models:
             t = None if np.isnan(row["target_rate"]) else row["target_rate"]
-            fitted[(row["model"], row["target_rate"], row["seed"])] = _trained(
+            key = (row["model"], row["target_rate"], row["seed"]) + ((row["decision"],) if len(decisions) > 1 else ())
+            fitted[key] = _trained(
                 task, row["model"], f, arrays[row["seed"]], row, t, device, sp)
 
     if n_jobs == 1 and not (dask_address or os.environ.get("FAIRDASH_DASK_ADDRESS")):
@@ -533,12 +563,14 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
                 client.close()
     progress(1.0, "Done")
     results = pd.DataFrame(rows)
-    if len(specs) > 1 and spec.decision == "threshold":  # a plain model ran once for several targets: no gap
-        plain = ~results["model"].map(lambda m: model_info(m).uses_target_rate)
+    if len(specs) > 1 and "threshold" in decisions:  # a plain model ran once for several targets: no gap
+        plain = ~results["model"].map(lambda m: model_info(m).uses_target_rate) & (results["decision"] == "threshold")
         for c in [c for c in results.columns if c.startswith(("target_", "pop_gap_", "bal_gap_"))
                   or c.endswith(("worst_gap", "worst_gap_group"))]:
             results.loc[plain, c] = "" if c.endswith("_group") else np.nan
-    results = mark_moves(results, task.group_names)
+    results = add_price_columns(mark_moves(results, task.group_names))
+    majority = {seed: float(max(a.y_test.mean(), 1 - a.y_test.mean())) for seed, a in arrays.items() if len(a.y_test)}
+    results = flag_below_majority(results, majority)
     results = results[[c for c in RESULT_COLUMNS if c in results.columns]
                       + [c for c in results.columns if c not in RESULT_COLUMNS]]
     return Experiment(results, fitted, skipped, spec)
@@ -546,7 +578,7 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
 
 def _trained(task, name, f: _Fit, arrays, row, t, device, spec) -> TrainedModel:
     metrics = {k: v for k, v in row.items() if k not in ("model", "label", "criterion", "target_rate", "target", "seed",
-                                                       "sees_s", "decision", "decides_with_s",
+                                                       "sees_s", "decision", "decides_with_s", "rule_reached", "rule_note",
                                                        "fit_seconds", "fitted_at", "device", "cached")}
     return TrainedModel(name, f.est, arrays.preprocessor, task.spec, task.features, task.categorical_features,
                         task.group_names, task.label_names, spec.criterion, t, row["seed"], metrics,

@@ -37,6 +37,17 @@ def group_gaps(rates, targets, group_names=None, prefix: str = "pop_") -> dict:
     return out
 
 
+def tnr_gaps(tpr_gaps, tnr_rates, tnr_targets, group_names=None, prefix: str = "pop_") -> dict:
+    """Explicit TPR and TNR targets: a per-group cut meets the TPR only, so each group's TNR gap
+    (``<prefix>tnr_gap_<g>``) is reported beside it, and the worst gap is taken over both (its group named
+    with the rate, e.g. ``Male (TNR)``)."""
+    tnr = np.asarray(tnr_rates, dtype=float) - np.asarray(tnr_targets, dtype=float)
+    out = {f"{prefix}tnr_gap_{g}": float(v) for g, v in enumerate(tnr)}
+    names = [_name(group_names, g) for g in range(len(tnr))]
+    out.update(worst_gap(list(tpr_gaps) + list(tnr), names + [f"{n} (TNR)" for n in names], prefix))
+    return out
+
+
 def worst_gap(gaps, names, prefix: str = "pop_") -> dict:
     """The largest absolute gap among ``gaps`` (the sign is in each group's own gap) and the name of its
     group/cell."""
@@ -114,9 +125,14 @@ def mark_moves(results: pd.DataFrame, group_names=None) -> pd.DataFrame:
 
 
 def _reference(refs: pd.DataFrame, row, groups):
+    """Plain LR of the row's split under the paper's rule (where the run has it; else under the row's own
+    rule, else under the run's rule: a post-processing model decides by its own), trained for the same
+    targets where LR ran once per target."""
     same = refs[refs["seed"] == row["seed"]] if "seed" in refs else refs
-    if "decision" in refs:
-        same = same[same["decision"] == row.get("decision", "threshold")] if len(same) else same
+    if "decision" in refs and len(same):
+        paper = same[same["decision"] == "threshold"]
+        own = same[same["decision"] == row.get("decision", "threshold")]
+        same = paper if len(paper) else own if len(own) else same  # a post-processing model: the run's LR
     if len(same) > 1:  # LR ran once per target (a decision rule that depends on it): the same targets
         cols = [f"target_{g}" for g in groups]
         match = same[np.isclose(same[cols].to_numpy(float), np.asarray([row[c] for c in cols], float)).all(axis=1)]
@@ -131,28 +147,97 @@ def moved_away_sentence(label, group, fair, plain, target, rate: str = "pr") -> 
 
 
 def moved_away_summary(results: pd.DataFrame, group_names=None) -> list[str]:
-    """One sentence per (model, target, group) that moved away from its target on average over the
-    repeats, from rows :func:`mark_moves` has marked: what the CLI, Compare and the report say. Rows
-    without the plain model's rows beside them (results kept without them) give their own sentences."""
+    """One sentence per (model, target, group) that moved away from its target on average over **all** its
+    repeats: the mean of the fair model's rates over every repeat against the mean of plain LR's on the same
+    splits (not only the repeats that moved away). What the CLI, Compare and the report say. Rows without
+    the plain model's rows beside them (results kept without them) give their own sentences."""
+    from .models.registry import model_info
+
     if results is None or "moved_away" not in results or not results["moved_away"].fillna("").astype(str).str.len().any():
-        return []
+        return []  # rows never marked by mark_moves, or no repeat moved any group away
     groups = _groups(results)
     refs = results[results["model"] == REFERENCE_MODEL]
     if refs.empty or not all(f"pop_moved_{g}" in results for g in groups):
         return list(dict.fromkeys(s.strip() for s in results["moved_away"].fillna("").astype(str) if s.strip()))
+    fair = results[results["model"].map(lambda m: m != REFERENCE_MODEL and m in _registry_names()
+                                        and bool(model_info(m).criteria))]
     out = []
     keys = [k for k in ("label", "target_rate") if k in results]
-    for _, rows in results[results["moved_away"].astype(str).str.len() > 0].groupby(keys, dropna=False, sort=False):
-        first = rows.iloc[0]
+    for _, rows in fair.groupby(keys, dropna=False, sort=False):
+        pairs = [(r, _reference(refs, r, groups)) for _, r in rows.iterrows()]
+        pairs = [(r, ref) for r, ref in pairs if ref is not None]
+        if not pairs:
+            continue
+        mine, plain_rows = pd.DataFrame([r for r, _ in pairs]), pd.DataFrame([ref for _, ref in pairs])
+        first = mine.iloc[0]
         rate = _rate_name(first)
-        plain_rows = pd.DataFrame([_reference(refs, r, groups) for _, r in rows.iterrows()])
         for g in groups:
-            if not (rows[f"pop_moved_{g}"] == "away").any():
+            if not (mine[f"pop_moved_{g}"] == "away").any():  # no repeat moved it away (or rows never marked)
                 continue
-            target = float(rows[f"target_{g}"].mean())
-            fair, plain = float(rows[f"pop_{rate}_{g}"].mean()), float(plain_rows[f"pop_{rate}_{g}"].mean())
-            if abs(fair - target) > abs(plain - target) + MOVE_TOLERANCE:
-                n = len(rows)
-                sentence = moved_away_sentence(first["label"], _name(group_names, g), fair, plain, target, rate)
+            target = float(mine[f"target_{g}"].astype(float).mean())
+            fair_rate = float(mine[f"pop_{rate}_{g}"].astype(float).mean())
+            plain = float(plain_rows[f"pop_{rate}_{g}"].astype(float).mean())
+            if not np.isfinite([target, fair_rate, plain]).all():
+                continue
+            if abs(fair_rate - target) > abs(plain - target) + MOVE_TOLERANCE:
+                n = len(mine)
+                sentence = moved_away_sentence(first["label"], _name(group_names, g), fair_rate, plain, target, rate)
                 out.append(sentence if n == 1 else sentence[:-1] + f" (mean of {n} repeats).")
     return out
+
+
+def _registry_names():
+    from .models.registry import MODELS
+
+    return MODELS
+
+
+# --------------------------------------------------------------------------------------------------
+# The ceiling beside a run: only for a run that reached the target
+# --------------------------------------------------------------------------------------------------
+def ceiling_verdict(accuracy, ceiling_at_measured, worst_gap) -> str:
+    """Whether a measured accuracy is within Theorem 2's ceiling, said only of a run that reached its target
+    (its mean worst gap on the population within :data:`fairdash.blindness.LAND_TOLERANCE`): the ceiling at
+    ``PR_t`` is what a classifier *reaching* the target could achieve, so a run that missed it is not
+    compared with it."""
+    from .blindness import LAND_TOLERANCE
+
+    if worst_gap is None or not np.isfinite(worst_gap):
+        return "no per-group target to reach"
+    if worst_gap > LAND_TOLERANCE:
+        return f"did not reach the target (worst gap {worst_gap:.3f}): the ceiling at PR_t does not apply"
+    return "yes" if accuracy <= ceiling_at_measured + 1e-9 else "no (check the data)"
+
+
+def ceiling_table(results: pd.DataFrame, by=("label", "target")) -> pd.DataFrame:
+    """Each model's mean accuracy beside its two ceilings (at its measured rates, at the target) and the
+    verdict of :func:`ceiling_verdict`: what the Train page shows."""
+    by = [b for b in by if b in results.columns]
+    cols = [c for c in ("accuracy", "ceiling_at_measured", "ceiling_at_target", "pop_worst_gap") if c in results]
+    g = results.groupby(by, sort=False, dropna=False)[cols].mean().reset_index()
+    worst = g["pop_worst_gap"] if "pop_worst_gap" in g else pd.Series(np.nan, index=g.index)
+    g["reached the target, within the ceiling"] = [ceiling_verdict(a, c, w) for a, c, w in
+                                                    zip(g["accuracy"], g["ceiling_at_measured"], worst)]
+    return g.drop(columns=[c for c in ("pop_worst_gap",) if c in g])
+
+
+def sampling_errors(targets, s_rows, rate_rows=None) -> np.ndarray:
+    """Each group's sampling error of a rate measured on its rows: ``sqrt(t (1 - t) / n_g)`` at its target
+    ``t``, with ``n_g`` its rows among ``s_rows`` (its positives, ``rate_rows``, for a TPR)."""
+    s = np.asarray(s_rows).astype(int)
+    keep = np.ones(len(s), dtype=bool) if rate_rows is None else np.asarray(rate_rows).astype(bool)
+    t = np.asarray(targets, dtype=float)
+    n = np.bincount(s[keep], minlength=len(t))[:len(t)].astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(n > 0, np.sqrt(t * (1 - t) / np.maximum(n, 1)), np.nan)
+
+
+def sampling_noise_sentence(targets, s_rows, group_names=None, rate_rows=None) -> str:
+    """How much of a miss on one split's population is sampling noise, in one sentence."""
+    se = sampling_errors(targets, s_rows, rate_rows)
+    s = np.asarray(s_rows).astype(int)
+    keep = np.ones(len(s), dtype=bool) if rate_rows is None else np.asarray(rate_rows).astype(bool)
+    n = np.bincount(s[keep], minlength=len(se))[:len(se)]
+    parts = [f"{_name(group_names, g)} ±{e:.3f} ({int(n[g])} rows)" for g, e in enumerate(se) if np.isfinite(e)]
+    return ("Sampling error of each group's rate on one split's population, sqrt(t(1 - t)/n): " + ", ".join(parts)
+            + "; a gap within about twice it is what another split could give (the mean over repeats narrows it).")

@@ -143,8 +143,10 @@ def one_class_notes(results: pd.DataFrame) -> list[str]:
 
 def result_notes(results: pd.DataFrame) -> list[str]:
     """Every warning a results table carries, in words: models that give one class to everyone or to a
-    whole group (:func:`one_class_notes`), and models too accurate to be true (a leak)."""
-    notes = one_class_notes(results)
+    whole group (:func:`one_class_notes`), decision rules that did not reach their targets on the training
+    rows (:func:`rule_notes`), models less accurate on the population than the majority class
+    (:func:`below_majority_notes`), and models too accurate to be true (a leak)."""
+    notes = one_class_notes(results) + rule_notes(results) + below_majority_notes(results)
     if "too_good" in results.columns:
         hit = results[results["too_good"].fillna(False).astype(bool)]
         labels = hit["label"] if "label" in hit.columns else hit["model"]
@@ -152,6 +154,53 @@ def result_notes(results: pd.DataFrame) -> list[str]:
             best = float(np.nanmax(g[[c for c in ("accuracy", "pop_accuracy") if c in g.columns]].to_numpy(float)))
             notes.append(f"{label} is too good: accuracy {best:.3f} on held-out rows in {len(g)} run(s). Look for a "
                          "leak: a feature, or a few together, that give the label away (the Data page lists them).")
+    return notes
+
+
+def rule_notes(results: pd.DataFrame) -> list[str]:
+    """One line per model (label) whose decision rule did not reach its target on the training rows
+    (``rule_reached`` false), naming the group, the rate reached and why, with the seeds it happened on."""
+    if "rule_reached" not in results.columns or "rule_note" not in results.columns:
+        return []
+    missed = results[results["rule_reached"].astype(str).str.lower().isin(("false", "0", "0.0"))]
+    notes = []
+    labels = missed["label"] if "label" in missed.columns else missed["model"]
+    for (label, note), g in missed.groupby([labels, missed["rule_note"].fillna("").astype(str)], sort=False):
+        seeds = ", ".join(str(int(s)) for s in g["seed"]) if "seed" in g.columns else ""
+        notes.append(f"{label}{f' (seed {seeds})' if seeds else ''}: {note}")
+    return notes
+
+
+MAJORITY_FLAG = "below_majority"  # a results column, present where some row is below the majority class
+
+
+def flag_below_majority(results: pd.DataFrame, majority_by_seed: dict) -> pd.DataFrame:
+    """Add ``pop_majority_accuracy`` (the accuracy of predicting the majority class for everyone on the
+    seed's population rows) and ``below_majority`` where some row's population accuracy is below it; a
+    table where none is keeps its columns."""
+    if "pop_accuracy" not in results.columns or "seed" not in results.columns or results.empty:
+        return results
+    majority = results["seed"].map(lambda s: majority_by_seed.get(int(s), np.nan)).astype(float)
+    below = results["pop_accuracy"].astype(float) < majority - 1e-12
+    if not below.any():
+        return results
+    out = results.copy()
+    out["pop_majority_accuracy"] = majority
+    out[MAJORITY_FLAG] = below
+    return out
+
+
+def below_majority_notes(results: pd.DataFrame) -> list[str]:
+    """One line per model (label) whose population accuracy is below the majority class's."""
+    if MAJORITY_FLAG not in results.columns:
+        return []
+    hit = results[results[MAJORITY_FLAG].astype(str).str.lower().isin(("true", "1", "1.0"))]
+    labels = hit["label"] if "label" in hit.columns else hit["model"]
+    notes = []
+    for label, g in hit.groupby(labels, sort=False):
+        notes.append(f"{label} is less accurate on the population ({g['pop_accuracy'].astype(float).mean():.3f}) than "
+                     f"predicting the majority class for everyone ({g['pop_majority_accuracy'].astype(float).mean():.3f})"
+                     f" in {len(g)} run(s).")
     return notes
 
 

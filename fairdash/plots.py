@@ -419,3 +419,43 @@ def results_table(summary_or_results, criterion: str = "dp", population: bool = 
     if "repeats" in df.columns:
         out["repeats"] = df["repeats"].to_numpy()
     return out
+
+
+PAPER_RULE_MODEL = "fair-lr"  # the paper's method: FairLR decided at 1/2 (the threshold rule)
+
+
+def frontier_figure(results: pd.DataFrame, *, s_name: str = "s", title: str | None = None) -> go.Figure:
+    """The price of deciding without s over a sweep of ``PR_t``: population accuracy (mean over repeats)
+    against ``PR_t`` for every rule that lands on the target there (each group's mean population rate within
+    :data:`fairdash.blindness.LAND_TOLERANCE` of its target; solid: decides with s, dashed: without), and the
+    paper's rule (FairLR at 1/2) beside them, whether it lands or not, with its worst gap written at each
+    point."""
+    from .blindness import LAND_TOLERANCE, landing_means
+
+    title = title or f"Accuracy of the rules that land on the target, with and without {s_name}, over PR_t"
+    xtitle, ytitle = "target rate PR_t", "accuracy on the population (mean over repeats)"
+    if results is None or results.empty or "decides_with_s" not in results:
+        return _empty(title, xtitle, ytitle)
+    means = landing_means(results)
+    means = means[np.isfinite(means["target_rate"].astype(float))].sort_values("target_rate")
+    styles = label_styles(list(dict.fromkeys(means["label"])))
+    traces = []
+    for label, rows in means.groupby("label", sort=False):
+        landed = rows[rows["lands"]]
+        if landed.empty:
+            continue
+        with_s = bool(rows["decides_with_s"].iloc[0])
+        style = styles[label]
+        traces.append(_scatter(x=landed["target_rate"].tolist(), y=landed["pop_accuracy"].tolist(),
+                               mode="lines+markers", name=f"{label} (lands{', decides with ' + s_name if with_s else ''})",
+                               line=dict(color=style["colour"], dash="solid" if with_s else "dash"),
+                               marker=_marker(style)))
+    paper = means[(means["model"] == PAPER_RULE_MODEL) & (means["decision"] == "threshold")]
+    if not paper.empty:
+        traces.append(_scatter(x=paper["target_rate"].tolist(), y=paper["pop_accuracy"].tolist(),
+                               mode="lines+markers+text", name="FairLR at 1/2 (the paper's rule), worst gap beside",
+                               text=[f"gap {g:.3f}" for g in paper["worst_gap"]], textposition="top center",
+                               line=dict(color="grey", dash="dot"), marker=dict(symbol="x", size=10, color="grey")))
+    if not traces:
+        return _empty(title, xtitle, ytitle, f"No rule landed on the target (within {LAND_TOLERANCE:.2f}).")
+    return _figure(traces, _layout(title, xtitle, ytitle, xrange=(0, 1)))

@@ -7,7 +7,8 @@ The format (version 2)::
     {"format": "fairdash-run", "version": 2, "data": "adult" | "<file name>", "paper": null | "adult-sex",
      "task": TaskSpec.to_dict(), "target": TargetSpec.to_dict(), "models": [...],
      "target_rates": [PR_t, ...] | [null], "seeds": [...], "options": {model: {param: value}},
-     "group_names": [...], "command": "python -m fairdash sweep ..." | null}
+     "group_names": [...], "command": "python -m fairdash sweep ..." | null,
+     "decisions": ["threshold", "group-rates"]}   (only for a sweep of several decision rules)
 
 Files written before it (a top-level ``criterion``/``delta``/``tpr_target``/``tnr_target`` and no
 ``target``) are read too.
@@ -36,9 +37,11 @@ class RunSpec:
     group_names: tuple = ()
     paper: str | None = None
     command: str | None = None
+    decisions: tuple = ()  # several decision rules, every model under each (empty: the target's own rule)
 
     def to_dict(self) -> dict:
-        return {"format": FORMAT, "version": VERSION, "data": self.data, "paper": self.paper,
+        extra = {"decisions": list(self.decisions)} if len(self.decisions) > 1 else {}
+        return {**extra, "format": FORMAT, "version": VERSION, "data": self.data, "paper": self.paper,
                 "task": self.task.to_dict(), "target": self.target.to_dict(), "models": list(self.models),
                 "target_rates": [_rate(t) for t in self.target_rates],
                 "seeds": [int(s) for s in self.seeds], "options": _plain(self.options),
@@ -74,7 +77,8 @@ class RunSpec:
             raise FairDashError("The configuration's target rates and seeds must be lists of numbers.") from None
         return cls(data=d.get("data"), task=task_spec, target=target, models=tuple(d.get("models") or ()),
                    target_rates=rates, seeds=seeds, options=dict(d.get("options") or {}),
-                   group_names=tuple(d.get("group_names") or ()), paper=d.get("paper"), command=d.get("command"))
+                   group_names=tuple(d.get("group_names") or ()), paper=d.get("paper"), command=d.get("command"),
+                   decisions=tuple(_decisions(d.get("decisions"))))
 
     def load_task(self):
         """The task, built again from the data it names (a bundled sample, a paper set-up or a file)."""
@@ -123,14 +127,29 @@ class RunSpec:
             parts += ["--pr-t", q(",".join(f"{t:g}" if isinstance(t, float) else str(t) for t in rates))]
             if g.delta != 1.0:
                 parts += ["--delta", f"{g.delta:g}"]
-        if g.decision != "threshold":
+        if len(self.decisions) > 1:
+            parts += ["--decision", ",".join(self.decisions)]
+        elif g.decision != "threshold":
             parts += ["--decision", g.decision]
+        tolerance = (self.options.get("target-reduction") or {}).get("tolerance")
+        if tolerance is not None:
+            parts += ["--target-tolerance", f"{float(tolerance):g}"]
         bound = (self.options.get("agarwal") or {}).get("difference_bound")
         if bound is not None:
             parts += ["--agarwal-bound", f"{float(bound):g}"]
         if self.seeds:
             parts += ["--seed", str(self.seeds[0]), "--repeats", str(len(self.seeds))]
         return " ".join(parts + ["--out", "results.csv"])
+
+
+def _decisions(value) -> list[str]:
+    from .decision import check_rule
+
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)):
+        raise FairDashError("The configuration's decisions must be a list of decision rules.")
+    return [check_rule(v) for v in value]
 
 
 def _rate(t):

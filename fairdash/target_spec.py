@@ -105,6 +105,7 @@ class RateTargets:
     overall: float
     rate: str = "pr"
     cells: np.ndarray | None = None
+    other: np.ndarray | None = None  # explicit TPR/TNR targets: each group's TNR target, reported beside the TPR
 
 
 @dataclass(frozen=True)
@@ -204,8 +205,11 @@ class TargetSpec:
             return RateTargets(group, float((cells * rates).sum() / cells.sum()), rate, rates)
         table = self.table(T.base_rates(y, s, G), T.group_shares(s, G))
         per_group = table.p_ybar1_given_y[:, 1] if rate == "tpr" else table.target_rates
+        if rate == "tpr":  # one common TPR for every group: equality of opportunity equalises
+            per_group = np.full(G, common_tpr(per_group, y, s, G))
+        other = np.full(G, float(self.tnr_target)) if self.explicit else None
         return RateTargets(np.asarray(per_group, dtype=float), float(np.dot(table.target_rates, table.group_shares)),
-                           rate)
+                           rate, None, other)
 
     @property
     def decision_rule(self):
@@ -256,6 +260,19 @@ class TargetSpec:
         if self.decision != "threshold":
             text += f"; decided by {self.decision}" + (" (decides with s)" if self.decision_rule.needs_s else "")
         return text
+
+
+def common_tpr(group_tprs, y, s, n_groups: int) -> float:
+    """The one TPR equality of opportunity asks of every group: the TPR of the target labels over all
+    groups together, ``sum_g P(ybar=1|y=1,g) n_g+ / sum_g n_g+`` (``n_g+``: group g's positives among the
+    rows ``(y, s)``). With explicit targets every group's TPR target is the same and this is it; with one
+    ``PR_t`` the groups' own target-label TPRs differ by construction (1 for a group whose base rate is
+    below ``PR_t``), and a per-group rule held to them would not equalise (docs/METHOD.md)."""
+    pos = np.bincount(np.asarray(s).astype(int), weights=np.asarray(y, dtype=float), minlength=n_groups)[:n_groups]
+    tprs = np.asarray(group_tprs, dtype=float)
+    if pos.sum() <= 0:
+        return float(np.mean(tprs))
+    return float(np.dot(tprs, pos) / pos.sum())
 
 
 # --------------------------------------------------------------------------------------------------

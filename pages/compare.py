@@ -108,4 +108,5 @@ with right:
 compare.accuracy_and_target(f3, results, criterion, population=population, names=names, highlight=highlight,
                               on=on, where=where, same_task=same_task)
 compare.moved_away(runs)
+compare.price_of_blindness(runs, results)
 compare.results_table(results, summary, criterion, population=population, where=where)

@@ -15,7 +15,7 @@ from fairdash import plots
 from fairdash.app import jobs, target_state, ui, views
 from fairdash.decision import CHOOSABLE, RULES
 from fairdash.errors import FairDashError
-from fairdash.gaps import moved_away_summary
+from fairdash.gaps import ceiling_table, moved_away_summary
 from fairdash.target_spec import criterion_info
 from fairdash.metrics import result_notes
 from fairdash.models.registry import MODELS
@@ -188,8 +188,7 @@ if run is not None:
         where = res["eval_set"].iloc[0]
         st.markdown(f"**Measured accuracy beside the ceilings** (Theorem 2, each computed on the same {where} rows as "
                     "the accuracy beside it):")
-        g = fair.groupby(["label", "target"], sort=False)[["accuracy", "ceiling_at_measured", "ceiling_at_target"]]
-        st.dataframe(g.mean().reset_index().rename(columns={
+        st.dataframe(ceiling_table(fair).rename(columns={
             "accuracy": f"accuracy ({where})",
             "ceiling_at_measured": "ceiling at its measured rates (it must stay below this)",
             "ceiling_at_target": "ceiling if it hit the target exactly"}),

@@ -21,6 +21,7 @@ SMALL = {  # quick settings: the checks fit dozens of times on tiny data
     "gp": dict(num_inducing=8, max_epochs=2, max_seconds=None, device="cpu"),
     "fair-lr": dict(device="cpu"), "lr": dict(device="cpu"),
     "kamiran": dict(device="cpu"), "agarwal": dict(max_iter=5, device="cpu"),
+    "target-reduction": dict(max_iter=5, device="cpu"),
 }
 PLAIN = ("lr", "gp", "svm")  # fit without s
 
@@ -41,6 +42,7 @@ S_REQUIRED_BUT_NOT_CHECKED = {
     "fair-gp": ("check_non_transformer_estimators_n_iter",),
     "kamiran": ("check_non_transformer_estimators_n_iter",),
     "agarwal": ("check_decision_proba_consistency",),
+    "target-reduction": ("check_decision_proba_consistency",),
     "threshold-optimizer": ("check_non_transformer_estimators_n_iter", "check_decision_proba_consistency"),
 }
 S_REASON = "s is required at fit (scikit-learn's check calls fit(X, y)); the same check runs in with_groups"
@@ -51,6 +53,15 @@ DEGENERATE_GROUP = EMPTY_GROUP + "the model refuses a group whose base rate is 0
 OWN = {
     "fair-lr": {"check_estimators_dtypes": DEGENERATE_GROUP},
     "fair-gp": {"check_estimators_dtypes": DEGENERATE_GROUP},
+    "target-reduction": {
+        "check_estimators_dtypes": EMPTY_GROUP + "the target's transition table refuses a group whose base rate is 0, "
+                                                 "as FairLR's does",
+        "check_classifiers_train": "predict is a seeded draw from the mixture (randomised), so it differs from the "
+                                   "argmax of predict_proba where a row's probability is strictly between 0 and 1",
+        "check_methods_subset_invariance": "predict is randomised per position in the batch, as fairlearn's "
+                                           "ExponentiatedGradient.predict(random_state=seed) is",
+        "check_methods_sample_order_invariance": "predict is randomised per position in the batch (fairlearn's)",
+    },
     "zafar-eqopp": {"check_estimators_dtypes": EMPTY_GROUP + "ZafarEqOpp needs positives in each group (its "
                                                              "constraint is on false negative rates)"},
     "zafar-fairness": {

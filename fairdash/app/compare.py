@@ -9,6 +9,7 @@ import streamlit as st
 
 from .. import plots
 from . import ui
+from ..blindness import LAND_TOLERANCE, has_both_sides, price_sentences
 from ..gaps import moved_away_summary
 from ..metrics import result_notes
 from ..results_file import to_file
@@ -76,6 +77,32 @@ def moved_away(runs) -> None:
                 "the same split):", icon=":material/warning:")
     for r, sentence in moved:
         box.text((f"Run {r.number}: " if len(runs) > 1 else "") + sentence)
+
+
+def price_of_blindness(runs, results) -> None:
+    """The price of deciding without s over the shown runs (``results``, their rows together, when the runs
+    share one task; else each run on its own) where a rule deciding with s sits beside blind ones: one
+    sentence per target (plain text: it names s, user text) and the frontier figure (accuracy over PR_t of
+    every rule that lands on the target, the paper's rule beside)."""
+    import html
+
+    first = runs[0]
+    together = all(r.task is first.task for r in runs)
+    for number, res, task in ([(None, results, first.task)] if together else
+                              [(r.number, r.results, r.task) for r in runs]):
+        s_name = task.spec.s_column
+        sentences = price_sentences(res, s_name) if has_both_sides(res) else []
+        if not sentences:  # no rule deciding with s, or none of either side landed on the target
+            continue
+        box = st.container(key=f"price_of_blindness_{number or 0}")
+        box.markdown("**The price of deciding without s**" + (f" (run {number})" if number else ""))
+        for sentence in sentences:
+            box.text(sentence)
+        box.plotly_chart(plots.frontier_figure(res, s_name=html.escape(str(s_name))), key=f"fig_frontier_{number or 0}",
+                         config=CHART)
+        box.caption("Each line is one rule that lands on the target (every group's mean population rate within "
+                    f"{LAND_TOLERANCE:.2f} of its target); solid lines decide with s, dashed ones without. The paper's "
+                    "rule (FairLR at 1/2) is drawn beside them with its worst gap, whether it lands or not.")
 
 
 def results_table(results, summary, criterion: str, *, population: bool, where: str) -> None:

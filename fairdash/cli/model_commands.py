@@ -126,6 +126,7 @@ def _cmd_train(args) -> int:
     from .options import load_task_and_table, model_options, target_spec_from_args
     from ..experiments import run_experiment
     from ..gaps import REFERENCE_MODEL, moved_away_summary
+    from ..metrics import below_majority_notes, rule_notes
     from ..models.registry import model_info
 
     task, setup, table = load_task_and_table(args)
@@ -143,6 +144,7 @@ def _cmd_train(args) -> int:
     trained = next(m for (name, _, _), m in exp.models.items() if name == args.model)
     moved = moved_away_summary(exp.results,
                                task.group_names)
+    price = _price_beside(args, task, spec, exp.results)
     try:
         from ..export import save_model
     except ImportError as e:  # pragma: no cover
@@ -154,7 +156,8 @@ def _cmd_train(args) -> int:
               "decides_with_s": bool(row["decides_with_s"]), "seed": args.seed,
               **{k: m[k] for k in m if not k.startswith("n_")},
               **{k: row[k] for k in row.index if k.startswith("pop_moved_")}, "moved_away": row["moved_away"],
-              "fit_seconds": trained.fit_seconds, "device": trained.device, "out": str(out)}
+              **{k: row[k] for k in ("rule_reached", "rule_note", "below_majority", "pop_majority_accuracy")
+                 if k in row.index}, **price, "fit_seconds": trained.fit_seconds, "device": trained.device, "out": str(out)}
     if args.json:
         print(json.dumps(_json_safe(result), indent=2))
     else:
@@ -185,9 +188,55 @@ def _cmd_train(args) -> int:
             print(f"warning: {result_notes(exp.results.iloc[:1])[-1]}")
         for line in gap_lines(m, task.group_names, spec.criterion):
             print(line)
+        noise = _noise_line(task, args.seed, m, spec.criterion)
+        if noise:
+            print(noise)
         for sentence in moved:
             print(f"warning: {sentence}")
+        for note in rule_notes(exp.results.iloc[:1]) + below_majority_notes(exp.results.iloc[:1]):
+            print(f"warning: {note}")
+        if price.get("price_sentence"):
+            print(f"Price of deciding without s: {price['price_sentence']}")
     return 0
+
+
+def _price_beside(args, task, spec, results) -> dict:
+    """The price of deciding without s for ``train``: a model that lands with s (``group-rates``) is
+    trained beside the target reduction (without s), the target reduction beside LR under ``group-rates``,
+    on the same split; any other run has no price (empty)."""
+    import pandas as pd
+
+    from ..blindness import PRICE_COLUMNS, add_price_columns, price_sentence, price_table
+    from ..experiments import run_experiment
+
+    if spec.decision_rule.needs_s:
+        name, other = "target-reduction", spec.edited(decision="threshold")
+    elif args.model == "target-reduction":
+        name, other = "lr", spec.edited(decision="group-rates")
+    else:
+        return {}
+    more = run_experiment(task, [name], [None], [args.seed], target=other, device=args.device, cache=_cache(args),
+                          only_serving=False).results
+    both = pd.concat([results, more], ignore_index=True)
+    first = add_price_columns(both).iloc[0]
+    table = price_table(both)
+    out = {c: float(first[c]) for c in PRICE_COLUMNS}
+    out["price_sentence"] = price_sentence(table.iloc[0], task.spec.s_column) if len(table) else ""
+    return out
+
+
+def _noise_line(task, seed: int, m: dict, criterion: str) -> str:
+    """How much of a split's miss is sampling noise (:func:`fairdash.gaps.sampling_noise_sentence`)."""
+    from ..data import split_arrays
+    from ..gaps import sampling_noise_sentence
+    from ..target_spec import criterion_info
+
+    groups = sorted(int(k.rsplit("_", 1)[1]) for k in m if k.startswith("target_") and k[7:].isdigit())
+    if not groups:
+        return ""
+    a = split_arrays(task, seed)
+    rows = a.y_test == 1 if criterion_info(criterion).rate == "tpr" else None
+    return sampling_noise_sentence([m[f"target_{g}"] for g in groups], a.s_test, task.group_names, rows)
 
 
 def gap_lines(m: dict, group_names, criterion: str) -> list[str]:
@@ -200,8 +249,13 @@ def gap_lines(m: dict, group_names, criterion: str) -> list[str]:
         return []
     parts = [f"{group_names[g] if g < len(group_names) else g}: {rate} {_fmt(m.get(f'pop_{rate.lower()}_{g}'))} "
              f"against target {_fmt(m[f'target_{g}'])} ({m[f'pop_gap_{g}']:+.4f})" for g in sorted(groups)]
-    return ["Gap to the target on the population, per group: " + "; ".join(parts),
-            f"Worst gap: {_fmt(m['pop_worst_gap'])} ({m['pop_worst_gap_group']})"]
+    lines = ["Gap to the target on the population, per group: " + "; ".join(parts)]
+    if all(f"pop_tnr_gap_{g}" in m for g in groups):  # explicit TPR/TNR: a per-group cut meets the TPR only
+        lines.append("TNR beside it (explicit TNR target; not what a per-group cut meets): " + "; ".join(
+            f"{group_names[g] if g < len(group_names) else g}: TNR {_fmt(m.get(f'pop_tnr_{g}'))} "
+            f"({m[f'pop_tnr_gap_{g}']:+.4f})" for g in sorted(groups)))
+    return lines + [f"Worst gap{' over TPR and TNR' if len(lines) > 1 else ''}: {_fmt(m['pop_worst_gap'])} "
+                    f"({m['pop_worst_gap_group']})"]
 
 
 def _fmt(v):
@@ -251,8 +305,10 @@ def _cmd_predict(args) -> int:
 
 # --------------------------------------------------------------------------------------------------
 def _cmd_sweep(args) -> int:
-    from .options import load_task_and_table, model_options, target_spec_from_args
+    from .options import decisions_from_args, load_task_and_table, model_options, target_spec_from_args
+    from ..blindness import price_sentences
     from ..experiments import run_experiment
+    from ..metrics import below_majority_notes, rule_notes
     from ..gaps import moved_away_summary
     from ..run_spec import RunSpec
     from ..target_spec import criterion_info
@@ -274,8 +330,10 @@ def _cmd_sweep(args) -> int:
     seeds = list(range(args.seed, args.seed + repeats))
     _warn_thin(task, spec, args.seed)
     options = model_options(args, models)
+    decisions = decisions_from_args(args)
     exp = run_experiment(task, models, grid, seeds, target=spec, device=args.device, cache=_cache(args),
-                         n_jobs=args.n_jobs, progress=_stderr_progress(), dask_address=args.dask, options=options)
+                         n_jobs=args.n_jobs, progress=_stderr_progress(), dask_address=args.dask, options=options,
+                         decisions=decisions if len(decisions) > 1 else None)
     for name, reason in exp.skipped:
         print(f"note: skipped {name}: {reason}", file=sys.stderr)
     try:
@@ -288,27 +346,36 @@ def _cmd_sweep(args) -> int:
                if sys.argv and sys.argv[0].endswith(("__main__.py", "fairdash")) else None)
     run = RunSpec(data=args.data or (setup.sample if setup else None), task=task.spec, target=spec,
                   models=tuple(models), target_rates=tuple(grid), seeds=tuple(seeds), group_names=task.group_names,
-                  paper=args.paper, command=command, options=options)
+                  paper=args.paper, command=command, options=options,
+                  decisions=tuple(decisions) if len(decisions) > 1 else ())
     Path(str(out) + ".json").write_text(json.dumps(_json_safe(run.to_dict()), indent=2), encoding="utf-8")
     key = criterion_info(criterion).ratio
     shown = ["accuracy", key, "pop_accuracy", "pop_" + key, "pop_worst_gap", "fit_seconds"]
-    summary = summarize(exp.results, metrics=shown)
+    by = ("model", "decision", "target_rate") if len(decisions) > 1 else ("model", "target_rate")
+    summary = summarize(exp.results, by=by, metrics=shown)
     where = criterion_info(criterion).eval_set + " set"
+    rules = (", ".join(decisions) + " (each model under each rule; group-rates decides with s)" if len(decisions) > 1
+             else spec.decision_rule.name + (" (decides with s)" if spec.decision_rule.needs_s else ""))
     print(f"{repeats} repeat(s). Paper's protocol: the {where}; population: the ordinary test set. "
-          f"Decision rule: {spec.decision_rule.name}" + (" (decides with s)" if spec.decision_rule.needs_s else "")
-          + ". Worst gap: the largest |population rate - target| over the groups, and its group.")
-    print(f"{'model':<16}{'PR_t':>7}{'accuracy':>16}{key:>16}{'pop accuracy':>16}{'pop ' + key:>16}"
+          f"Decision rule: {rules}. Worst gap: the largest |population rate - target| over the groups, and its group.")
+    width = max([16] + [len(f"{m}/{d}") + 1 for m in models for d in decisions if len(decisions) > 1])
+    print(f"{'model':<{width}}{'PR_t':>7}{'accuracy':>16}{key:>16}{'pop accuracy':>16}{'pop ' + key:>16}"
           f"{'worst gap':>24}{'fit s':>8}")
     worst_groups = {(m, None if not np.isfinite(t) else round(t, 9)): "/".join(dict.fromkeys(map(str, g)))
                     for (m, t), g in exp.results.groupby(["model", "target_rate"], dropna=False)["pop_worst_gap_group"]}
     for _, r in summary.iterrows():
+        name = f"{r['model']}/{r['decision']}" if len(decisions) > 1 else r["model"]
         t = "" if not np.isfinite(r["target_rate"]) else f"{r['target_rate']:.3f}"
         cells = [format_mean_std(r[m + "_mean"], r[m + "_std"], repeats=repeats) for m in shown[:4]]
         gap = ("" if not np.isfinite(r["pop_worst_gap_mean"]) else
                f"{r['pop_worst_gap_mean']:.3f} ({worst_groups.get((r['model'], None if not np.isfinite(r['target_rate']) else round(r['target_rate'], 9)), '')})"[:23])
-        print(f"{r['model']:<16}{t:>7}" + "".join(f"{c:>16}" for c in cells) + f"{gap:>24}{r['fit_seconds_mean']:>8.2f}")
+        print(f"{name:<{width}}{t:>7}" + "".join(f"{c:>16}" for c in cells) + f"{gap:>24}{r['fit_seconds_mean']:>8.2f}")
     for sentence in moved_away_summary(exp.results, task.group_names):
         print(f"warning: {sentence}")
+    for sentence in price_sentences(exp.results, task.spec.s_column):
+        print(f"Price of deciding without s: {sentence}")
+    for note in rule_notes(exp.results) + below_majority_notes(exp.results):
+        print(f"warning: {note}")
     one = exp.results[exp.results["one_class"].astype(bool) | exp.results["pop_one_class"].astype(bool)]
     for _, r in one.drop_duplicates(["model", "one_class", "pop_one_class"]).iterrows():
         print(f"note: {r['label']} (seed {r['seed']}) {r['one_class'] or r['pop_one_class']}: "

@@ -103,7 +103,16 @@ def target_spec_from_args(args, setup=None, rate="given"):
     pr_t = args.pr_t if rate == "given" else rate
     strata = setup.spec.strata_column if setup is not None else args.strata
     return make_target_spec(criterion, pr_t, args.delta, args.tpr_target, args.tnr_target, strata_column=strata,
-                            decision=getattr(args, "decision", None) or "threshold")
+                            decision=decisions_from_args(args)[0])
+
+
+def decisions_from_args(args) -> list[str]:
+    """The decision rules ``--decision`` names (a sweep takes a comma list: models x rules in one sweep)."""
+    from ..decision import check_rule
+
+    text = getattr(args, "decision", None) or "threshold"
+    rules = [check_rule(r) for r in str(text).split(",") if r.strip()]
+    return list(dict.fromkeys(rules)) or ["threshold"]
 
 
 def model_options(args, models) -> dict:
@@ -111,14 +120,23 @@ def model_options(args, models) -> dict:
     difference; the paper's 0.1 when left out)."""
     from ..models.registry import check_agarwal_bound
 
+    out = {}
+    tolerance = getattr(args, "target_tolerance", None)
+    if tolerance is not None:
+        if "target-reduction" not in models:
+            raise FairDashError("--target-tolerance applies to the target-reduction model only; add it to the models "
+                                "or leave the tolerance out.")
+        if not 0.0 < tolerance < 1.0:
+            raise FairDashError(f"--target-tolerance must lie between 0 and 1; got {tolerance:g}.")
+        out["target-reduction"] = {"tolerance": tolerance}
     bound = getattr(args, "agarwal_bound", None)
     if bound is None:
-        return {}
+        return out
     bound = check_agarwal_bound(bound)
     if "agarwal" not in models:
         raise FairDashError("--agarwal-bound applies to the agarwal model only; add it to the models or leave the "
                             "bound out.")
-    return {"agarwal": {"difference_bound": bound}}
+    return {**out, "agarwal": {"difference_bound": bound}}
 
 
 def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: bool = False) -> None:
@@ -142,11 +160,18 @@ def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: b
     if training:
         from ..decision import CHOOSABLE, RULES
 
-        g.add_argument("--decision", choices=CHOOSABLE, default="threshold",
-                       help="how scores become decisions: " + "; ".join(f"{r}: {RULES[r].explanation}" for r in CHOOSABLE)
-                       + " (default threshold)")
+        words = "how scores become decisions: " + "; ".join(f"{r}: {RULES[r].explanation}" for r in CHOOSABLE)
+        if many:
+            g.add_argument("--decision", default="threshold",
+                           help=words + " (default threshold). A comma list runs every model under every rule in one "
+                                        "sweep, e.g. threshold,group-rates")
+        else:
+            g.add_argument("--decision", choices=CHOOSABLE, default="threshold", help=words + " (default threshold)")
         g.add_argument("--agarwal-bound", type=float,
                        help="Agarwal et al.'s allowed difference between a group's rate and the overall rate (default "
                             "0.1, the paper's); a tight bound such as 0.01 is the way to population parity without s")
+        g.add_argument("--target-tolerance", type=float,
+                       help="the target reduction's tolerance: how far each group's training rate may stay from its "
+                            "target (default 0.01)")
         g.add_argument("--device", default="auto", help="auto (GPU if present), cpu or cuda")
         g.add_argument("--no-cache", action="store_true", help="do not use the fit cache")

@@ -439,6 +439,7 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """
 
 
+    _words = "Agarwal et al."  # what its progress messages call it
     _parameter_constraints = {
         "criterion": [P.Options(("dp", "eo"))],
         "difference_bound": [P.Interval(numbers.Real, 0, 1, "right")],
@@ -484,10 +485,10 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         def one_more_fit() -> None:  # a plain function: fairlearn's clone() keeps it as it is
             fits[0] += 1
             k = fits[0]
-            report(k / (k + 30), f"Agarwal et al.: best-response fit {k} (exponentiated gradient, "
+            report(k / (k + 30), f"{self._words}: best-response fit {k} (exponentiated gradient, "
                                  f"at most {self.max_iter} iterations)")
 
-        report(0.0, "Agarwal et al.: starting the exponentiated gradient")
+        report(0.0, f"{self._words}: starting the exponentiated gradient")
         inner = _make_lr(self.C, self.seed, self.device)
         # the best responses of this fit share the prepared matrix and their solutions (WeightedLR's
         # FitMemory; made here, dropped with the fit)
@@ -497,16 +498,19 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         with warnings.catch_warnings(), _one_blas_thread():
             warnings.simplefilter("ignore", FutureWarning)
             eg.fit(X, y, sensitive_features=s)
-        report(1.0, f"Agarwal et al.: done after {int(eg.last_iter_) + 1} iteration(s), {fits[0]} fit(s)")
+        report(1.0, f"{self._words}: done after {int(eg.last_iter_) + 1} iteration(s), {fits[0]} fit(s)")
         return eg
 
     def fit(self, X, y, s=None):
         check_params(self)
         X, y = I.fit_inputs(self, X, y)
         s = check_s(s, len(y), "Agarwal et al.")
-        eg = self._fit_expgrad(X, y, s)
+        self._store_mixture(self._fit_expgrad(X, y, s), X.shape[1])
+        return self
+
+    def _store_mixture(self, eg, d: int) -> None:
+        """Keep the fitted ``ExponentiatedGradient``'s mixture as arrays (and where its fits ran)."""
         coefs, intercepts, weights = [], [], []
-        d = X.shape[1]
         for idx in eg.weights_.index:  # the order fairlearn's _pmf_predict sums in
             est = getattr(eg.predictors_[idx], "fitted_", eg.predictors_[idx])  # unwrap _CountingFits
             if hasattr(est, "coef_"):
@@ -529,7 +533,6 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         from ..device import resolve_device
 
         self.device_ = str(resolve_device(self.device))  # where its inner fits ran
-        return self
 
     def _positive_probs(self, X) -> np.ndarray:
         check_is_fitted(self, "coefs_")
@@ -562,7 +565,10 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     @classmethod
     def from_state(cls, state: dict) -> "AgarwalReduction":
         arrays, meta = check_state(state, cls)
-        m = cls(**meta["params"])
+        return cls._mixture_from_state(cls(**meta["params"]), arrays, meta)
+
+    @staticmethod
+    def _mixture_from_state(m, arrays, meta):
         m.coefs_ = np.asarray(arrays["coefs"], dtype=np.float64)
         m.intercepts_ = np.asarray(arrays["intercepts"], dtype=np.float64).ravel()
         m.weights_ = np.asarray(arrays["weights"], dtype=np.float64).ravel()

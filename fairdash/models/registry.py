@@ -71,6 +71,11 @@ MODELS: dict[str, ModelInfo] = {
         ModelInfo("agarwal", "Agarwal et al.", "baselines:AgarwalReduction", ("dp", "eo"), False,
                   "fairlearn's exponentiated-gradient reduction around logistic regression.",
                   target_param="criterion", shared=("seed", "device")),
+        ModelInfo("target-reduction", "Target reduction (decides without s, randomised)",
+                  "target_reduction:TargetReduction", ("dp", "eo"), True,
+                  "Agarwal et al.'s exponentiated-gradient reduction with each group's rate constrained to the "
+                  "analyst's target (within a tolerance): reaches the target without s when deciding, by a seeded "
+                  "random draw.", target_param="target", shared=("seed", "device")),
         ModelInfo("threshold-optimizer", "Threshold optimizer (post-processing, decides with s)",
                   "postprocessing:ThresholdOptimizerModel", ("dp", "eo"), False,
                   "fairlearn's ThresholdOptimizer on logistic regression: one randomised threshold per group, so it "
@@ -91,7 +96,8 @@ MODELS: dict[str, ModelInfo] = {
 PARAMETER_NAMES = {"num_inducing": "inducing points", "max_epochs": "max epochs", "lr": "learning rate",
                    "C": "C (1 / L2 strength)", "tol": "tolerance", "max_seconds": "time limit (s)",
                    "max_iter": "max iterations", "weight_decay": "weight decay", "difference_bound": "allowed difference (the paper's 0.1; 0.01 for parity on the population without s)",
-                   "ngd_lr": "natural-gradient step", "patience": "patience (epochs)"}
+                   "ngd_lr": "natural-gradient step",
+                   "tolerance": "tolerance (how far each group's training rate may stay from its target)", "patience": "patience (epochs)"}
 
 AGARWAL_PAPER_BOUND = 0.1  # the paper's allowed difference for Agarwal et al.'s reduction
 

@@ -80,14 +80,15 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     title = title or f"FairDash report: {desc.get('dataset') or 'results'}"
     figures = [{"title": t, "html": figure_html(fig, f"fig{i + 1}"), "caption": caption}
                for i, (t, fig, caption) in enumerate(make_figures(results, summary, criterion, readout, group_names,
-                                                                  eval_rates, population_rates))]
+                                                                  eval_rates, population_rates,
+                                                                  s_name=desc.get("s_column") or "s"))]
     template, css = _template()
     return template.render(
         csp=CSP, css=css, plotly_js=plotly_js(), title=title, created=_readable_time(created),
         criterion_words=criterion_info(criterion).words,
         sections=[content.section_data(desc), content.section_choices(readout, criterion, results, seeds),
                   content.section_readout(desc, readout, results),
-                  content.section_results(summary, criterion, group_names, results)],
+                  content.section_results(summary, criterion, group_names, results, desc.get("s_column") or "s")],
         figures=figures, summary=content.plain_summary(summary, criterion, readout, desc),
         repro=content.repro_blocks(command, seeds, data_fingerprint or desc.get("data_fingerprint"),
                                    versions or software_versions(("plotly",)), results, config, created),

@@ -8,7 +8,8 @@ import json
 import numpy as np
 import pandas as pd
 
-from ..gaps import moved_away_summary
+from ..blindness import price_sentences
+from ..gaps import ceiling_verdict, moved_away_summary
 from ..metrics import format_mean_std, result_notes, summarize
 from ..target_spec import criterion_info
 from ..targets import disadvantaged_group
@@ -259,18 +260,22 @@ def _ceiling_blocks(results: pd.DataFrame, t) -> list:
     if near.empty:
         return [para("No model in these results was trained at exactly this target, so no measured accuracy is "
                      "shown beside the ceiling.", cls="note")]
-    metrics = [m for m in ("accuracy", "ceiling_at_measured", "ceiling_at_target") if m in near.columns]
+    metrics = [m for m in ("accuracy", "ceiling_at_measured", "ceiling_at_target", "pop_worst_gap")
+               if m in near.columns]
     s = summarize(near, by=[c for c in ("model", "label") if c in near.columns], metrics=metrics)
     rows = [[r.get("label", r["model"]), cell(r, "accuracy"), cell(r, "ceiling_at_measured"), cell(r, "ceiling_at_target"),
-             "yes" if r["accuracy_mean"] <= r["ceiling_at_measured_mean"] + 1e-9 else "no (check the data)"]
+             ceiling_verdict(r["accuracy_mean"], r["ceiling_at_measured_mean"], r.get("pop_worst_gap_mean", np.nan))]
             for _, r in s.iterrows()]
     where = str(near["eval_set"].dropna().iloc[0]) if "eval_set" in near.columns and near["eval_set"].notna().any() \
         else "evaluation"
     return [heading(f"Measured accuracy beside the ceiling ({where} rows)"),
-            table(["model", "measured accuracy", "ceiling at its own group rates", "ceiling at PR_t", "within ceiling"],
+            table(["model", "measured accuracy", "ceiling at its own group rates", "ceiling at PR_t",
+                   "reached the target, within the ceiling"],
                   rows, num_cols=(1, 2, 3)),
             para("Both ceilings are computed on the same rows as the accuracy: the first at the positive rates the "
-                 "model actually produced, the second at the target.", cls="note")]
+                 "model actually produced, the second at the target. The ceiling at PR_t is what a classifier that "
+                 "reaches the target could achieve, so a run that did not reach it (worst gap on the population over "
+                 "0.03) is not said to be within it.", cls="note")]
 
 
 def _results_table(summary: pd.DataFrame, criterion: str, prefix: str) -> dict:
@@ -326,7 +331,8 @@ def with_worst_groups(summary: pd.DataFrame, results: pd.DataFrame, by) -> pd.Da
     return out
 
 
-def section_results(summary: pd.DataFrame, criterion: str, group_names, results: pd.DataFrame) -> dict:
+def section_results(summary: pd.DataFrame, criterion: str, group_names, results: pd.DataFrame,
+                    s_name: str = "s") -> dict:
     groups_text = ", ".join(f"s={j} is {g}" for j, g in enumerate(map(str, group_names))) or "s=0 and s=1"
     eval_set = criterion_info(criterion).eval_set + " set"
     if "eval_set" in results.columns and results["eval_set"].notna().any():
@@ -350,6 +356,7 @@ def section_results(summary: pd.DataFrame, criterion: str, group_names, results:
     blocks.append(_results_table(summary, criterion, ""))
     blocks += [para(n, cls="warn") for n in result_notes(results)]
     blocks += [para(n, cls="warn") for n in moved_away_summary(results, group_names)]
+    blocks += [para(("Price of deciding without s: ", True), n) for n in price_sentences(results, s_name)]
     if "decides_with_s" in results.columns and results["decides_with_s"].astype(bool).any():
         who = ", ".join(dict.fromkeys(results.loc[results["decides_with_s"].astype(bool), "label"].astype(str)))
         blocks.append(para(("Decides with s: ", True), f"{who} need every person's group when deciding (one threshold "

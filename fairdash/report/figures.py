@@ -39,7 +39,7 @@ def _sized(fig):
 
 
 def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, readout: dict | None,
-                 group_names, eval_rates=None, population_rates=None) -> list[tuple[str, Any, str]]:
+                 group_names, eval_rates=None, population_rates=None, s_name: str = "s") -> list[tuple[str, Any, str]]:
     """The report's figures as ``(title, figure, caption)``, each titled with what it was measured on:
     for demographic parity the population (the ordinary test set) first, then the paper's balanced test
     set, each with the group rates, accuracy against fairness and (for results that carry per-group
@@ -84,6 +84,16 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
                          f"Each point is one model's {what[:-1]} for one group (mean over repeats); the dashed line "
                          "is that group's target, and the number beside the point is the gap, rate minus target "
                          "(negative: short of the target)."))
+    from ..blindness import LAND_TOLERANCE, has_both_sides
+
+    if has_both_sides(results):  # a rule that decides with s beside blind ones: the price of deciding without s
+        t = f"Accuracy of the rules that land on the target, with and without {esc(s_name)}, on the population"
+        figs.append((t, plots.frontier_figure(_escape_strings(results), s_name=esc(s_name), title=t),
+                     f"Each line is one rule that lands on the target (every group's mean population rate within "
+                     f"{LAND_TOLERANCE:.2f} of its target), its accuracy over PR_t; solid lines decide with "
+                     f"{esc(s_name)}, dashed ones without. The gap between the best of each is the price of deciding "
+                     f"without {esc(s_name)}. The paper's rule (FairLR at 1/2) is drawn beside them with its worst gap, "
+                     "whether it lands or not."))
     if readout and "base_rates" in readout:
         r = np.array([readout["base_rates"][k] for k in sorted(readout["base_rates"], key=int)], dtype=float)
         p = np.array([readout["group_share"][k] for k in sorted(readout["group_share"], key=int)], dtype=float)

@@ -1,0 +1,38 @@
+"""The price of deciding without s on Compare (issue 26, item 2), in Chromium against the live app: LR with
+the group-rates rule (decides with s) and the target reduction (decides without s) trained on Adult at
+PR_t 0.30, compared side by side: the price sentence and the frontier figure."""
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+from test_decisions import RULE_WORDS, _set_pr_t
+from test_trust import _chips, _no_exception, _open, _radio, _select, _set_models, _shot, _train, _wait_figures
+
+BLIND = "Target reduction (decides without s, randomised)"
+
+
+@pytest.mark.timeout(900)
+def test_compare_prices_deciding_without_sex(page, app_url, st_ui, server_log):
+    _open(page, app_url, st_ui)
+    _set_pr_t(page, st_ui, "0.3")
+    st_ui.goto_page(page, "Train")
+    _set_models(page, st_ui, ["LR"])
+    _radio(page, st_ui, "decision", RULE_WORDS["group-rates"])
+    _train(page, st_ui, server_log)
+    _set_models(page, st_ui, [BLIND])
+    _radio(page, st_ui, "decision", RULE_WORDS["threshold"])
+    _train(page, st_ui, server_log)
+    assert "decides without s" in st_ui.main_text(page)
+
+    st_ui.goto_page(page, "Compare")
+    for label in ("Run 1 (", "Run 2 ("):
+        if not any(c.startswith(label) for c in _chips(page, "compare_runs")):
+            _select(page, st_ui, "compare_runs", label, exact=False)
+    _wait_figures(page, 4)
+    _no_exception(page, server_log)
+    main = st_ui.main_text(page)
+    assert "The price of deciding without s" in main
+    assert "Deciding without sex costs" in main and "at PR_t 0.30 on this table" in main, main[-3000:]
+    frontier = page.locator(".st-key-fig_frontier_0")
+    expect(frontier).to_have_count(1)
+    _shot(page, st_ui, "compare_price_of_blindness", ".st-key-price_of_blindness_0")

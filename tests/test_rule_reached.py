@@ -1,0 +1,86 @@
+"""Every rule says what it reached (issue 26, item 4): ties at a cut broken by the seed so that the rate
+is met, ``rule_reached`` and its one-line reason on the row, and a flag where the population accuracy is
+below the majority class's."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairdash.decision import FittedDecision, check_reached, cut_with_ties, fit_decision
+from fairdash.experiments import run_experiment
+from fairdash.metrics import below_majority_notes, flag_below_majority, result_notes, rule_notes
+from fairdash.target_spec import make_target_spec
+
+
+class _Tied:
+    """Scores with 80% of the rows at 0, like Agarwal's mixture on Adult."""
+
+    def predict_proba(self, X):
+        p = np.asarray(X, dtype=float)[:, 0]
+        return np.column_stack([1 - p, p])
+
+
+def test_ties_at_the_cut_are_broken_by_the_seed_so_that_the_rate_is_met():
+    rng = np.random.default_rng(0)
+    n = 5000
+    X = np.where(rng.random((n, 1)) < 0.8, 0.0, rng.choice([0.3, 0.6, 1.0], size=(n, 1)))
+    s = rng.integers(0, 2, n)
+    y = rng.integers(0, 2, n)
+    cut, tie = cut_with_ties(X[:, 0], 0.30)
+    assert cut == 0.0 and tie and tie[0] == 0.0 and 0 < tie[1] < 1
+    d = fit_decision("group-rates", _Tied(), X, y, s, [0.30, 0.30], 0.30, seed=7)
+    pred = d.decide(_Tied(), X, s)
+    for g in (0, 1):
+        assert pred[s == g].mean() == pytest.approx(0.30, abs=0.02)
+    np.testing.assert_array_equal(pred, d.decide(_Tied(), X, s))  # the same draws every time
+    assert FittedDecision.from_dict(d.to_dict()) == d
+    over = fit_decision("overall-rate", _Tied(), X, y, s, [0.3, 0.3], 0.30, seed=1)
+    assert over.decide(_Tied(), X).mean() == pytest.approx(0.30, abs=0.02)
+    # without the tie-break the cut at 0 gives 0.2 for everyone: the issue's silent miss
+    assert (X[:, 0] > cut).mean() == pytest.approx(0.2, abs=0.02)
+    assert check_reached(d, _Tied(), X, y, s, [0.3, 0.3], 0.3, group_names=["F", "M"]).reached is True
+
+
+def test_a_missed_target_is_said_in_one_line_naming_the_group_the_rate_and_why():
+    class Constant:
+        def predict_proba(self, X):
+            p = np.full(len(X), 0.4)
+            return np.column_stack([1 - p, p])
+
+    X, s, y = np.zeros((40, 1)), np.zeros(40, int), (np.arange(40) < 10).astype(int)
+    d = fit_decision("group-rates", Constant(), X, y, s, [0.5], 0.5, seed=0)
+    r = check_reached(d, Constant(), X, y, s, [0.5], 0.5, group_names=["Female"])
+    assert r.reached is False
+    assert "Female at positive rate 0.325 against its target 0.500 (its scores take a single value)" in r.note
+    assert check_reached(FittedDecision(), Constant(), X, y, s, [0.5], 0.5).reached is None  # the paper's rule
+
+
+def test_rows_carry_rule_reached_only_for_rules_that_aim_and_notes_name_them():
+    res = pd.DataFrame({"label": ["A [group-rates]", "B"], "seed": [0, 0], "rule_reached": [False, True],
+                        "rule_note": ["The group-rates rule did not reach its target on the training rows: F at ...", ""]})
+    assert rule_notes(res) == ["A [group-rates] (seed 0): The group-rates rule did not reach its target on the "
+                               "training rows: F at ..."]
+    assert rule_notes(res) == [n for n in result_notes(res) if "did not reach" in n]
+
+
+def test_population_accuracy_below_the_majority_class_is_flagged():
+    res = pd.DataFrame({"label": ["A", "B"], "model": ["a", "b"], "seed": [0, 0], "pop_accuracy": [0.60, 0.80]})
+    out = flag_below_majority(res, {0: 0.779})
+    assert list(out["below_majority"]) == [True, False]
+    assert below_majority_notes(out) == ["A is less accurate on the population (0.600) than predicting the majority "
+                                         "class for everyone (0.779) in 1 run(s)."]
+    assert "below_majority" not in flag_below_majority(res, {0: 0.5}).columns  # nothing to flag: no column
+
+
+def test_agarwal_with_group_rates_on_adult_reaches_030_or_says_so(adult_task):
+    r = run_experiment(adult_task, ["agarwal"], [0.3], [0],
+                       target=make_target_spec("dp", 0.3, decision="group-rates")).results.iloc[0]
+    within = abs(r["pop_pr_0"] - 0.3) <= 0.02 and abs(r["pop_pr_1"] - 0.3) <= 0.02
+    assert within or (r["rule_reached"] is False and "did not reach" in r["rule_note"])
+    assert "rule_reached" in r.index
+
+
+def test_a_threshold_run_has_no_rule_reached_column(compas_task):
+    res = run_experiment(compas_task, ["lr"], [0.3], [0], target=make_target_spec("dp", 0.3)).results
+    assert "rule_reached" not in res.columns and "rule_note" not in res.columns
