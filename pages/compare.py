@@ -110,3 +110,4 @@ compare.accuracy_and_target(f3, results, criterion, population=population, names
 compare.moved_away(runs)
 compare.price_of_blindness(runs, results)
 compare.results_table(results, summary, criterion, population=population, where=where)
+compare.report_of_runs(runs)

@@ -230,3 +230,29 @@ def test_the_dashboard_forgets_the_samples_description_when_a_table_is_uploaded(
     at.button(key="confirm_task").click().run()
     assert app_state.get(at, "table_name") == "mine.csv"
     assert app_state.get(at, "table_desc") == ""
+
+
+def test_a_report_of_several_runs_prices_deciding_without_s_and_refuses_two_tasks(adult_task, compas_task):
+    """The Compare page's report of its shown runs (issue 26, item 2): one run with a rule deciding with s and
+    one blind run of the same task are priced together in one report; runs of two tasks are refused."""
+    from types import SimpleNamespace
+
+    from fairdash.errors import FairDashError
+    from fairdash.experiments import run_experiment
+    from fairdash.report import report_for_runs
+    from fairdash.run_spec import RunSpec
+    from fairdash.target_spec import make_target_spec
+
+    def run(task, model, decision, data_name):
+        target = make_target_spec("dp", 0.30, decision=decision)
+        res = run_experiment(task, [model], target_rates=[0.30], seeds=[0], target=target).results
+        spec = RunSpec(data=data_name, task=task.spec, target=target, models=(model,), target_rates=(0.30,),
+                       seeds=(0,), group_names=task.group_names)
+        return SimpleNamespace(task=task, results=res, spec=spec, data_name=data_name, data_description="")
+
+    with_s, blind = run(adult_task, "lr", "group-rates", "adult"), run(adult_task, "target-reduction", "threshold", "adult")
+    html = report_for_runs([with_s, blind])
+    assert "Price of deciding without s" in html and "Deciding without sex costs" in html
+    assert "Accuracy of the rules that land on the target, with and without sex" in html
+    with pytest.raises(FairDashError, match="different tables or tasks"):
+        report_for_runs([with_s, run(compas_task, "lr", "threshold", "compas")])

@@ -105,6 +105,26 @@ def price_of_blindness(runs, results) -> None:
                     "rule (FairLR at 1/2) is drawn beside them with its worst gap, whether it lands or not.")
 
 
+REPORT_KEY = "fd_compare_report"  # (the shown runs' numbers, the report's HTML)
+
+
+def report_of_runs(runs) -> None:
+    """A report of the shown runs together (the price of deciding without s among it, where a rule deciding
+    with s sits beside a blind one): built on request, then downloaded."""
+    from ..report import report_for_runs
+
+    shown = tuple(r.number for r in runs)
+    if st.button("Build a report of these runs", key="build_compare_report",
+                 help="One HTML page of the runs shown here, side by side (the Export page has each run's own)."):
+        with ui.guard("The report could not be built: "):
+            st.session_state[REPORT_KEY] = (shown, report_for_runs(runs))
+    rep = st.session_state.get(REPORT_KEY)
+    if rep is not None and rep[0] == shown:
+        st.download_button("Download the report of these runs (HTML)", rep[1].encode("utf-8"),
+                           f"fairdash_report_runs_{'_'.join(map(str, shown))}.html", "text/html",
+                           key="download_compare_report", on_click=ui.log_export, args=("report", len(rep[1])))
+
+
 def results_table(results, summary, criterion: str, *, population: bool, where: str) -> None:
     """The results table (with the worst gap and its group where the results carry it) and two downloads."""
     st.subheader("Results table")

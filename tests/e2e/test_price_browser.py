@@ -1,6 +1,7 @@
 """The price of deciding without s on Compare (issue 26, item 2), in Chromium against the live app: LR with
 the group-rates rule (decides with s) and the target reduction (decides without s) trained on Adult at
-PR_t 0.30, compared side by side: the price sentence and the frontier figure."""
+PR_t 0.30, compared side by side: the price sentence and the frontier figure, on the page and in the report of
+the compared runs."""
 from __future__ import annotations
 
 import pytest
@@ -36,3 +37,15 @@ def test_compare_prices_deciding_without_sex(page, app_url, st_ui, server_log):
     frontier = page.locator(".st-key-fig_frontier_0")
     expect(frontier).to_have_count(1)
     _shot(page, st_ui, "compare_price_of_blindness", ".st-key-price_of_blindness_0")
+
+    # ---- and both in the report of the compared runs ----------------------------------------------
+    page.locator(".st-key-build_compare_report").get_by_role("button", name="Build a report of these runs").click()
+    st_ui.wait_idle(page, timeout=120)
+    button = page.locator(".st-key-download_compare_report").get_by_role("button", name="Download the report of these runs (HTML)")
+    button.wait_for(timeout=120_000)
+    with page.expect_download(timeout=60_000) as info:
+        button.click()
+    html = open(info.value.path(), encoding="utf-8").read()
+    assert "Price of deciding without s" in html and "Deciding without sex costs" in html
+    assert "Accuracy of the rules that land on the target, with and without sex" in html
+    _no_exception(page, server_log)
