@@ -43,12 +43,12 @@ import time
 from pathlib import Path
 
 from benchmarks.common import CHROMIUM, ROOT, Recording, load_average
+from benchmarks.bench_slider_latency import ARM_JS, METRIC, OBSERVER_JS
 from benchmarks.readme_server import IDLE, VIEWPORT, free_port, healthy
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--no-first-run", "--disable-sync", "--disable-quic", "--disable-renderer-backgrounding",
                  "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows"]
-METRIC = '.st-key-ceiling_readout [data-testid="stMetricValue"]'
 BUSY = '[data-testid="stApp"]:not([data-test-script-state="notRunning"])'
 SIDEBAR = '[data-testid="stSidebar"]'
 GIB = 2 ** 30
@@ -258,19 +258,7 @@ def set_pr_t(page, value: float, timeout: float = 120.0) -> None:
     wait_idle(page, timeout, settle=0.1)
 
 
-OBSERVER_JS = """(sel) => {
-  window.__fd = {t0: null, lat: null, before: null};
-  document.addEventListener('keydown', () => { if (window.__fd.t0 === null) window.__fd.t0 = performance.now(); }, true);
-  const check = () => {
-    const f = window.__fd;
-    if (f.t0 === null || f.lat !== null) return;
-    const m = document.querySelector(sel);
-    if (m && m.innerText.trim() !== f.before) f.lat = performance.now() - f.t0;
-  };
-  new MutationObserver(check).observe(document.body, {subtree: true, childList: true, characterData: true});
-}"""
-ARM_JS = """(sel) => { const m = document.querySelector(sel);
-  window.__fd.before = m ? m.innerText.trim() : null; window.__fd.t0 = null; window.__fd.lat = null; }"""
+# the in-page latency observer (keydown -> changed readout) is bench_slider_latency's: OBSERVER_JS, ARM_JS
 
 
 def open_slider(browser, url: str, start: float = 0.5):

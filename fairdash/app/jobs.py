@@ -258,13 +258,13 @@ def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
     running = current()
     if running is not None:  # (a second click that reached the page before the button was disabled)
         return running
+    limits = ServerLimits.from_env()
     try:
-        check_memory("trainings")
+        check_memory("trainings", limits)
     except Exception:
         log_event("refusal", session=_token(), reason="memory_guard")
         raise
     st.session_state.pop(NOTE_KEY, None)
-    limits = ServerLimits.from_env()
     job = TrainingJob(lambda progress: train_run(task, spec, progress=progress, **train_kwargs), title,
                       session=_token(), grace_s=limits.closed_tab_grace_s, nice=limits.training_nice)
     registry().start(_token(), job)

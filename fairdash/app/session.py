@@ -184,6 +184,17 @@ def link_note() -> str | None:
     return st.session_state.pop("fd_link_note", None)
 
 
+def _keep(token: str) -> bool:
+    """Save this browser session's state under ``token`` (its session); whether the store kept it."""
+    ss = st.session_state
+    store = _sessions()
+    kept = store.save(token, {k: ss[k] for k in SAVED if k in ss}, owner=ss.setdefault("_fd_live", _Live()),
+                      browser=browser_id())
+    if kept:
+        ss["_fd_version"] = store.version(token)
+    return kept
+
+
 def save_session(link: dict) -> None:
     """Keep this session's state under its token and put the token and ``link`` (the target's query
     parameters) in the URL."""
@@ -191,11 +202,7 @@ def save_session(link: dict) -> None:
     token = ss.get("fd_token")
     if not token:
         return
-    owner = ss.setdefault("_fd_live", _Live())
-    store = _sessions()
-    kept = store.save(token, {k: ss[k] for k in SAVED if k in ss}, owner=owner, browser=browser_id())
-    if kept:
-        ss["_fd_version"] = store.version(token)
+    kept = _keep(token)
     if not kept and not ss.get("_fd_not_kept"):
         st.warning(LINK_NOT_KEPT, icon=":material/warning:")  # (not a toast: it has no accessible name)
     ss["_fd_not_kept"] = not kept
@@ -211,10 +218,8 @@ def make_snapshot() -> str | None:
     token = ss.get("fd_token")
     if not token:
         return None
-    store = _sessions()
-    store.save(token, {k: ss[k] for k in SAVED if k in ss}, owner=ss.setdefault("_fd_live", _Live()),
-               browser=browser_id())
-    snap = store.snapshot(token, SNAPSHOT)
+    _keep(token)  # (the snapshot freezes the session as it is now, this run's changes included)
+    snap = _sessions().snapshot(token, SNAPSHOT)
     if snap is not None:
         log_event("snapshot", session=token)
     return snap

@@ -269,11 +269,6 @@ class SessionStore:
             item.touched = time.monotonic()
             return Opened("own", copy_containers(item.state))
 
-    def snapshots_of(self, token) -> set:
-        with self._lock:
-            item = self._items.get(token)
-            return set(item.snapshots) if item is not None else set()
-
     # ---- forgetting --------------------------------------------------------------------------------
     def forget(self, token) -> list[str]:
         """Delete the session ``token`` and every snapshot made from it, now; their ids answer ``deleted``
