@@ -34,6 +34,8 @@ job_slot = st.sidebar.container()  # a training's progress, on every page, above
 views.sidebar_frame()
 with ui.guard("Could not load the default data: "):
     ui.ensure_state()
+with st.sidebar:
+    session.keep_browser_id()  # a first visit: the browser keeps its id at once, so a reload is known as its own
 with ui.guard("Could not add the finished training: "):
     jobs.collect()  # a training that ended since the last run joins the history, whatever the page
 with job_slot:
@@ -48,5 +50,3 @@ finally:
     views.sidebar_summary()
     ui.keep_widgets()
     ui.save_session()
-    with st.sidebar:
-        session.keep_browser_id()  # a first visit: the browser keeps its id, so a reload is known as its own

@@ -43,6 +43,8 @@ def _open(page, url: str, st_ui) -> None:
     page.locator(".st-key-sidebar_task").get_by_text(re.compile(r"PR_t:")).wait_for(timeout=90_000)
     st_ui.wait_idle(page)
     page.wait_for_function("() => !!new URLSearchParams(location.search).get('session')")
+    # the page gives a new browser its id (a cookie) as it loads; a reload before that is another browser's
+    page.wait_for_function("() => document.cookie.includes('fairdash_browser=')")
 
 
 def _reload(page, st_ui) -> None:
@@ -91,12 +93,20 @@ def _upload(page, st_ui, name: str, raw: bytes) -> None:
     st_ui.upload(page, name, raw)
 
 
-def _start_training(page, st_ui, repeats: int = 10) -> None:
-    """FairLR and LR x ``repeats`` on the current table, in the background; returns once it runs."""
+def _start_training(page, st_ui) -> None:
+    """A training that takes minutes on any machine, in the background; returns once it runs: FairLR and LR
+    over a sweep of 25 targets x 20 repeats (520 fits; about 0.15 s each on a quiet machine, so the
+    reloads and Forget below always come while it runs)."""
     st_ui.goto_page(page, "Train")
-    page.locator(".st-key-repeats input").fill(str(repeats))
+    page.locator(".st-key-repeats input").fill("20")
     page.locator(".st-key-repeats input").press("Enter")
     st_ui.wait_idle(page)
+    page.locator(".st-key-train_mode").get_by_text("A sweep over targets (what-if)", exact=True).click()
+    st_ui.wait_idle(page)
+    page.locator(".st-key-sweep_points input").fill("25")
+    page.locator(".st-key-sweep_points input").press("Enter")
+    st_ui.wait_idle(page)
+    page.get_by_text(re.compile(r"^520 fit\(s\)")).wait_for()
     page.locator(".st-key-train_button button").click()
     page.locator(".st-key-training_job").get_by_role("button", name="Cancel training").wait_for(timeout=60_000)
 
@@ -140,7 +150,7 @@ def test_a_reload_mid_training_is_the_same_session_and_another_browser_gets_noth
         assert _token(other) != token
 
         # ---- the owner uploads a private table and trains; a reload mid-training ----------------------
-        name, raw = _table("kilo4", copies=6)
+        name, raw = _table("kilo4", copies=10)
         _upload(owner, st_ui, name, raw)
         _start_training(owner, st_ui)
         _reload(owner, st_ui)
@@ -174,7 +184,7 @@ def test_upload_reload_twice_forget_leaves_nothing_and_stops_the_training(browse
         token = _token(page)
         name, raw = _table("lima5", copies=10)
         _upload(page, st_ui, name, raw)
-        _start_training(page, st_ui, repeats=20)  # 40 fits on 62k rows: minutes, so Forget comes mid-training
+        _start_training(page, st_ui)
         addresses = [page.url]
         for _ in range(2):
             _reload(page, st_ui)
