@@ -24,18 +24,12 @@ from .errors import FairDashError
 from .blindness import add_price_columns
 from .decision import FittedDecision, Reached, check_reached, check_rule, fit_decision, rule_info
 from .gaps import cell_gaps, group_gaps, mark_moves, tnr_gaps
+from .metric_table import gap_metrics, lead_columns, population_copied
 from .metrics import conditional_ratio, flag_below_majority, group_metrics, one_class_note
 from .models.registry import make_model, model_info
 from .target_spec import TargetSpec, criterion_info, make_target_spec
 
-RESULT_COLUMNS = ("model", "label", "criterion", "sees_s", "decision", "decides_with_s", "target_rate", "target", "seed",
-                  "pop_worst_gap", "pop_worst_gap_group", "bal_worst_gap", "bal_worst_gap_group", "moved_away", "accuracy", "pr_0", "pr_1", "tpr_0",
-                  "tpr_1", "tnr_0", "tnr_1", "acc_0", "acc_1", "pr_ratio", "pr_ratio_01", "pr_diff", "tpr_ratio",
-                  "tpr_diff", "tnr_ratio", "cond_pr_ratio", "one_class", "ceiling_at_measured", "ceiling_at_target",
-                  "eval_set", "n_eval", "pop_accuracy", "pop_pr_0", "pop_pr_1", "pop_tpr_0", "pop_tpr_1", "pop_tnr_0",
-                  "pop_tnr_1", "pop_pr_ratio", "pop_tpr_ratio", "pop_cond_pr_ratio", "pop_one_class",
-                  "pop_ceiling_at_measured", "pop_ceiling_at_target", "target_gap", "n_pop", "fit_seconds", "fitted_at",
-                  "device", "cached")
+RESULT_COLUMNS = lead_columns()  # the leading column order, from the one table of metrics (metric_table)
 """One row per fit. Columns without ``pop_`` are measured on the paper's evaluation rows (``eval_set``: the
 balanced test set for demographic parity, the test set for equality of opportunity); ``pop_`` columns on
 the ordinary test set, distributed like the data the model will score. Each group's target
@@ -168,14 +162,14 @@ def evaluate(estimator, arrays: Arrays, spec: TargetSpec | str | None = None, ta
     m["eval_set"] = crit.eval_set
     m["n_eval"] = int(len(idx))
     pop = _measured(estimator, *rows(test), *args, "pop_") if crit.balanced_eval else m
-    for k in ("accuracy", "pr_ratio", "tpr_ratio", "cond_pr_ratio", "cond_pr_ratio_mean", "one_class",
-              "ceiling_at_measured", "ceiling_at_target", *(f"{r}_{j}" for r in ("pr", "tpr", "tnr") for j in range(G))):
-        m[f"pop_{k}"] = pop[k]
+    for metric in population_copied():  # what the table measures on both sets
+        for k in ([f"{metric.name}_{j}" for j in range(G)] if metric.per_group else [metric.name]):
+            m[f"pop_{k}"] = pop[k]
     if goal is not None:
         for j in range(G):
             m[f"target_{j}"] = float(goal.group[j])
-        tnr = [f"tnr_gap_{j}" for j in range(G)] if goal.other is not None else []
-        for k in [f"gap_{j}" for j in range(G)] + tnr + ["worst_gap", "worst_gap_group"]:
+        gaps = [f"{g.name}_{j}" if g.per_group else g.name for g in gap_metrics() for j in range(G if g.per_group else 1)]
+        for k in [k for k in gaps if f"pop_{k}" in pop or f"eval_{k}" in pop]:
             m[f"pop_{k}"] = pop.get(f"pop_{k}", pop.get(f"eval_{k}"))
             m[f"bal_{k}"] = m.get(f"bal_{k}", float("nan") if k != "worst_gap_group" else "")
             m.pop(f"eval_{k}", None)

@@ -2,19 +2,10 @@
 std over repeats from a tidy table (docs/METHOD.md, "Evaluation protocol")."""
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 
-METRIC_COLUMNS = ("accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1", "acc_0", "acc_1",
-                  "pr_ratio", "pr_ratio_01", "pr_diff", "tpr_ratio", "tpr_diff", "tnr_ratio", "cond_pr_ratio",
-                  "pop_accuracy", "pop_pr_0", "pop_pr_1", "pop_tpr_0", "pop_tpr_1", "pop_pr_ratio", "pop_tpr_ratio",
-                  "pop_cond_pr_ratio", "target_gap", "pop_worst_gap", "bal_worst_gap")
-
-
-_GROUP_COLUMN = re.compile(r"^(pop_)?(pr|tpr|tnr|acc)_\d+$")
-
+from .metric_table import summarized_columns
 
 def _rate(mask_num, mask_den) -> float:
     den = int(mask_den.sum())
@@ -104,8 +95,8 @@ def summarize(results: pd.DataFrame, by=("model", "target_rate"), metrics=None) 
     """Mean and standard deviation over repeats: one row per ``by`` group, columns ``<metric>_mean`` and
     ``<metric>_std`` (sample std, ddof=1; 0 for a single repeat), and ``repeats``."""
     by = [b for b in by if b in results.columns]
-    if metrics is None:  # every metric there is, per-group columns of any number of groups included
-        metrics = list(METRIC_COLUMNS) + [c for c in results.columns if _GROUP_COLUMN.match(c)]
+    if metrics is None:  # every metric the table summarises, per-group columns of any number of groups included
+        metrics = summarized_columns(results.columns)
     metrics = [m for m in dict.fromkeys(metrics) if m in results.columns]
     g = results.groupby(by, dropna=False, sort=False)[metrics]
     mean = g.mean().add_suffix("_mean")

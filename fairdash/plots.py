@@ -23,6 +23,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from . import targets
+from .metric_table import table_columns
 from .metrics import summarize
 from .target_spec import criterion_info
 
@@ -100,7 +101,6 @@ def as_summary(summary_or_results: pd.DataFrame, by=("model", "label", "target_r
 
 POPULATION = "the population (the ordinary test set, as the model will meet it)"
 BALANCED = "the paper's balanced test set"
-_POP_METRICS = ("accuracy", "pr_ratio", "tpr_ratio", "cond_pr_ratio", "ceiling_at_measured", "ceiling_at_target")
 
 
 def population_view(summary_or_results) -> pd.DataFrame:
@@ -383,10 +383,7 @@ def result_columns(criterion, n_groups: int) -> list[tuple[str, str]]:
     """The results columns in reading order, ``(column, header)``: accuracy, then the criterion's own
     per-group rates and ratio, then the other rates (one order for every table, the report's too)."""
     crit = criterion_info(criterion)
-    groups = range(max(2, n_groups))
-    rates = {r: [(f"{r}_{j}", f"{r.upper()} s={j}") for j in groups] + [(f"{r}_ratio", f"{r.upper()} ratio")]
-             for r in ("pr", "tpr")}
-    return [("accuracy", "accuracy")] + rates[crit.rate] + rates[crit.other_rate]
+    return table_columns(crit.rate, crit.other_rate, n_groups)  # names and headers from the one table
 
 
 def results_table(summary_or_results, criterion: str = "dp", population: bool = False) -> pd.DataFrame:

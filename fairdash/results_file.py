@@ -10,21 +10,17 @@ the measured rates called ``accuracy_bound``) are read too.
 """
 from __future__ import annotations
 
-import re
-
 import pandas as pd
 
 from .errors import FairDashError
+from .metric_table import file_measured, population_twin
 
 RESULTS_FORMAT = 2
-MEASURED = ("accuracy", "pr_ratio", "pr_ratio_01", "pr_diff", "tpr_ratio", "tpr_diff", "tnr_ratio", "cond_pr_ratio",
-            "cond_pr_ratio_mean", "one_class", "ceiling_at_measured", "ceiling_at_target", "n_eval")
-_PER_GROUP = re.compile(r"^(pr|tpr|tnr|acc)_\d+$")
 _OLDER_NAMES = {"accuracy_bound": "ceiling_at_measured", "pop_accuracy_bound": "pop_ceiling_at_measured"}
 
 
 def _measured(columns) -> list[str]:
-    return [c for c in columns if c in MEASURED or _PER_GROUP.match(str(c))]
+    return [c for c in columns if file_measured(str(c))]  # the table says which carry bal_ (metric_table)
 
 
 def _balanced(df: pd.DataFrame) -> pd.Series:
@@ -45,6 +41,19 @@ def to_file(results: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def row_to_file(row: dict) -> dict:
+    """One results row (or ``train``'s metrics, for ``train --json``) named and emptied as :func:`to_file` writes
+    it, so that every output gives a figure one name."""
+    balanced = str(row.get("eval_set", "balanced")).startswith("balanced")
+    out = {}
+    for k, v in row.items():
+        if file_measured(str(k)):
+            out[f"bal_{k}"] = v if balanced else ("" if k == "one_class" else float("nan"))
+        else:
+            out[k] = v
+    return out
+
+
 def from_file(df: pd.DataFrame) -> pd.DataFrame:
     """A results file (this format or an older one) as results rows in memory."""
     out = df.rename(columns=_OLDER_NAMES)
@@ -61,7 +70,7 @@ def from_file(df: pd.DataFrame) -> pd.DataFrame:
     balanced = _balanced(out)
     for c in [c for c in out.columns if c.startswith("bal_") and c[4:] in _measured([c[4:]])]:
         base = c[4:]
-        pop = "n_pop" if base == "n_eval" else f"pop_{base}"
+        pop = population_twin(base)
         out[base] = out[c].where(balanced, out[pop] if pop in out.columns else out[c])
         out = out.drop(columns=c)
     return out

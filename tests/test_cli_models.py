@@ -23,9 +23,13 @@ def test_train_then_predict(tmp_path, capsys):
     code, out, err = run(["train", *COMPAS, "--model", "fair-lr", "--pr-t", "0.45", "--out", str(model), "--json"], capsys)
     assert code == 0, err
     got = json.loads(out)
-    for key in ("model", "target_rate", "seed", "accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1",
-                "pr_ratio", "tpr_ratio", "fit_seconds", "device"):
+    # the figures named as the sweep's results file names them (opportunity: judged on the ordinary test set,
+    # so the balanced test set's columns are empty and the numbers are the population's)
+    for key in ("model", "target_rate", "seed", "bal_accuracy", "pop_accuracy", "pop_pr_0", "pop_pr_1", "pop_tpr_0",
+                "pop_tpr_1", "pop_tnr_0", "pop_tnr_1", "pop_pr_ratio", "pop_tpr_ratio", "fit_seconds", "device"):
         assert key in got
+    assert got["bal_accuracy"] is None and 0 < got["pop_accuracy"] < 1
+    assert not {"accuracy", "pr_0", "tpr_ratio"} & set(got)
     assert got["target_rate"] == 0.45 and got["criterion"] == "eo" and model.exists()
     # score a raw table without the sensitive column, in a fresh process
     raw = tmp_path / "raw.csv"

@@ -32,7 +32,7 @@ def test_cli_trains_on_the_gpu_and_the_file_predicts_on_a_machine_without_one(tm
     assert out.returncode == 0, out.stderr
     res = json.loads(out.stdout)
     assert res["device"] == torch.cuda.get_device_name(0)
-    assert 0.85 < res["accuracy"] and res["pr_ratio"] > 0.8
+    assert 0.85 < res["bal_accuracy"] and res["bal_pr_ratio"] > 0.8
     # score the raw Adult table with the GPU hidden: the model file carries no device
     raw = tmp_path / "adult.csv"
     from fairdash.data import load_sample

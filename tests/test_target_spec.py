@@ -81,8 +81,8 @@ def test_strata_with_different_pr_t_train_different_models(tmp_path, capsys):
         assert got[p]["target"]["strata_column"] == "sex"
     lo, hi = got["0.2"], got["0.6"]
     # before the fix both gave pr_0 0.364, pr_1 0.217; a higher target predicts more positives in both groups
-    assert (lo["pr_0"], lo["pr_1"]) != (hi["pr_0"], hi["pr_1"])
-    assert lo["pr_0"] < hi["pr_0"] and lo["pr_1"] < hi["pr_1"]
+    assert (lo["bal_pr_0"], lo["bal_pr_1"]) != (hi["bal_pr_0"], hi["bal_pr_1"])  # named as the results file names them
+    assert lo["bal_pr_0"] < hi["bal_pr_0"] and lo["bal_pr_1"] < hi["bal_pr_1"]
 
 
 def test_dashboard_strata_own_mode_hides_the_slider_and_slider_mode_moves_the_ceiling():

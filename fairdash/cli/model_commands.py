@@ -11,12 +11,14 @@ import numpy as np
 from ..errors import FairDashError
 from ..targets import PRESETS
 from ..metrics import one_class_reason, result_notes
-from ..results_file import from_file, to_file
+from ..metric_table import METRICS
+from ..results_file import from_file, row_to_file, to_file
 
 def printed_metrics(group_names) -> list[tuple[str, str]]:
     """``train``'s summary lines, ``(metric key, what it is)``: accuracy, each group's PR, TPR and TNR (every
     group, named), and the ratios."""
-    per_group = [(f"{r}_{g}", f"{r.upper()} of {name}") for r in ("pr", "tpr", "tnr") for g, name in enumerate(group_names)]
+    label = {m.name: m.label for m in METRICS if m.per_group}
+    per_group = [(f"{r}_{g}", f"{label[r]} of {name}") for r in ("pr", "tpr", "tnr") for g, name in enumerate(group_names)]
     return [("accuracy", ""), *per_group, ("pr_ratio", ""), ("tpr_ratio", "")]
 
 
@@ -154,7 +156,7 @@ def _cmd_train(args) -> int:
     result = {"model": trained.name, "label": row["label"], "target_rate": trained.target_rate,
               "criterion": spec.criterion, "target": spec.to_dict(), "decision": trained.decision.to_dict(),
               "decides_with_s": bool(row["decides_with_s"]), "seed": args.seed,
-              **{k: m[k] for k in m if not k.startswith("n_")},
+              **row_to_file({k: m[k] for k in m if not k.startswith("n_")}),  # named as the results file names them
               **{k: row[k] for k in row.index if k.startswith("pop_moved_")}, "moved_away": row["moved_away"],
               **{k: row[k] for k in ("rule_reached", "rule_note", "below_majority", "pop_majority_accuracy")
                  if k in row.index}, **price, "fit_seconds": trained.fit_seconds, "device": trained.device, "out": str(out)}

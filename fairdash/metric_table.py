@@ -1,0 +1,227 @@
+"""The one table of a results row: every column FairDash measures or records, where it was measured, whether
+it is per group or a summary, how it is computed, how it is shown and which criterion it serves.
+
+The evaluation (:mod:`fairdash.metrics`, :func:`fairdash.experiments.evaluate`, the results' column order), the
+results file (:mod:`fairdash.results_file`: which columns carry ``bal_``), the figures and tables
+(:func:`fairdash.plots.result_columns`), the report (which reads those) and ``train --json`` (which names its
+figures as the results file does) read it; ``tests/test_metric_table.py`` checks that every listed column is
+produced and every produced column is listed. Adding a metric column is one row here (and, where it is measured
+by a function of its own, that function).
+
+Names. A measured column is named by its set: on the paper's evaluation rows (``eval``: the balanced test set for
+demographic parity, the ordinary test set for equality of opportunity) in memory without a prefix (``pr_0``),
+in the results file and every other output with ``bal_`` (``bal_pr_0``: empty where the evaluation rows are
+the ordinary test set, whose numbers are the population's); on the population (``pop``: the ordinary test set
+as it comes) ``pop_`` everywhere. The gaps to the target carry their prefix in memory too (``prefixed``). A few
+columns were written unprefixed by results format 2 (``n``, ``n_<g>``, ``tnr_diff``; ``in_file``) and keep that
+name so older and newer files read alike. Per-group columns are ``<name>_<g>``, ``g`` the group's number.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+EVAL, POP, TRAIN, RUN = "eval", "pop", "train", "run"  # where a column is measured (RUN: what was asked, how it ran)
+SETS = {EVAL: "the paper's evaluation rows (balanced test set for dp, test set for eo)",
+        POP: "the population (the ordinary test set)", TRAIN: "the training split",
+        RUN: "not measured: what the run asked for and how it ran"}
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str  # the base name (a per-group column is name_<g>)
+    where: tuple  # the sets it is measured on (EVAL, POP, TRAIN, RUN), in the order its columns come
+    computed: str  # how: the function that computes it
+    label: str = ""  # how shown: a header (a per-group column's header is "<label> s=<g>")
+    fmt: str = ".3f"  # how shown: the number's format
+    serves: str = ""  # the criterion it serves ("dp", "eo"; "" for every one)
+    per_group: bool = False
+    prefixed: bool = False  # named with its set's prefix in memory too (bal_/pop_; the gaps)
+    summarized: bool = False  # averaged over repeats (mean ± std) in every summary
+    lead: bool = False  # in the results' leading column order (the rest follow in the order they are produced)
+    in_file: bool = True  # written with bal_ in the results file (False: format 2's unprefixed names, kept)
+    names: tuple = ()  # explicit (set, column) names where they are not the rule's (n_eval / n_pop)
+
+    def column(self, where: str, group: int | None = None, *, file: bool = False) -> str:
+        """The column's name on a set (``file``: as the results file and ``train --json`` name it)."""
+        own = dict(self.names).get(where)
+        base = own or (f"{self.name}_{group}" if self.per_group else self.name)
+        if own and self.per_group:
+            base = f"{own}_{group}"
+        if where == POP and not own:
+            return "pop_" + base
+        if where == EVAL and (self.prefixed or (file and self.in_file)):
+            return "bal_" + base
+        return base
+
+    def header(self, group: int | None = None) -> str:
+        return f"{self.label} s={group}" if self.per_group else self.label
+
+
+_G = "metrics.group_metrics"
+_E = "experiments.evaluate"
+_GAPS = "gaps.group_gaps, gaps.tnr_gaps, gaps.cell_gaps"
+E, EP = (EVAL,), (EVAL, POP)
+
+# In the results' leading order: what was asked, the worst gaps, then each set's measurements, then how it ran.
+METRICS = (
+    Metric("model", (RUN,), "the registry's name", "model", lead=True),
+    Metric("label", (RUN,), "registry label + units, s and rule suffixes", "model", lead=True),
+    Metric("criterion", (RUN,), "TargetSpec.criterion", "criterion", lead=True),
+    Metric("sees_s", (RUN,), "TaskSpec.s_as_feature", "sees s", lead=True),
+    Metric("decision", (RUN,), "decision.rule_info", "decision rule", lead=True),
+    Metric("decides_with_s", (RUN,), "decision.rule_info(...).needs_s", "decides with s", lead=True),
+    Metric("rule_reached", (TRAIN,), "decision.check_reached", "rule reached its targets"),
+    Metric("rule_note", (TRAIN,), "decision.check_reached", "why not"),
+    Metric("target_rate", (RUN,), "the resolved PR_t (model.target_rate_ or TargetSpec.rate_for)", "target PR_t",
+           lead=True),
+    Metric("target", (RUN,), "TargetSpec.describe", "target", lead=True),
+    Metric("seed", (RUN,), "the split's seed", "seed", fmt="d", lead=True),
+    Metric("worst_gap", (POP, EVAL), _GAPS, "worst gap", prefixed=True, summarized=True, lead=True),
+    Metric("worst_gap_group", (POP, EVAL), "gaps.worst_gap", "worst gap's group", fmt="", prefixed=True, lead=True),
+    Metric("moved_away", (POP,), "gaps.mark_moves", "moved away", fmt="", names=((POP, "moved_away"),), lead=True),
+    Metric("accuracy", EP, _G, "accuracy", summarized=True, lead=True),
+    Metric("n", E, _G, "rows", fmt="d", in_file=False),
+    Metric("pr", EP, _G, "PR", serves="dp", per_group=True, summarized=True, lead=True),
+    Metric("tpr", EP, _G, "TPR", serves="eo", per_group=True, summarized=True, lead=True),
+    Metric("tnr", EP, _G, "TNR", per_group=True, summarized=True, lead=True),
+    Metric("acc", E, _G, "accuracy", per_group=True, summarized=True, lead=True),
+    Metric("n", E, _G, "rows", fmt="d", per_group=True, in_file=False),
+    Metric("pr_ratio", EP, _G + " (metrics.min_over_max)", "PR ratio", serves="dp", summarized=True, lead=True),
+    Metric("pr_ratio_01", E, _G, "PR s=0 / PR s=1", summarized=True, lead=True),
+    Metric("pr_diff", E, _G, "PR difference", summarized=True, lead=True),
+    Metric("tpr_ratio", EP, _G + " (metrics.min_over_max)", "TPR ratio", serves="eo", summarized=True, lead=True),
+    Metric("tpr_diff", E, _G, "TPR difference", summarized=True, lead=True),
+    Metric("tnr_ratio", E, _G + " (metrics.min_over_max)", "TNR ratio", summarized=True, lead=True),
+    Metric("tnr_diff", E, _G, "TNR difference", in_file=False),
+    Metric("cond_pr_ratio", EP, "metrics.conditional_ratio (worst stratum)", "conditional PR ratio", serves="dp",
+           summarized=True, lead=True),
+    Metric("cond_pr_ratio_mean", EP, "metrics.conditional_ratio (share-weighted mean)", "conditional PR ratio (mean)",
+           serves="dp"),
+    Metric("one_class", EP, "metrics.one_class_note", "one class", fmt="", lead=True),
+    Metric("ceiling_at_measured", EP, "targets.accuracy_ceiling at the measured rates", "ceiling at its own rates",
+           lead=True),
+    Metric("ceiling_at_target", EP, "experiments._ceiling_at_target", "ceiling at PR_t", lead=True),
+    Metric("eval_set", (RUN,), "Criterion.eval_set", "evaluated on", fmt="", lead=True),
+    Metric("n_eval", EP, "len(rows)", "rows", fmt="d", names=((EVAL, "n_eval"), (POP, "n_pop")), lead=True),
+    Metric("target", (TRAIN,), "TargetSpec.rate_targets on the training split", "target", per_group=True),
+    Metric("gap", EP, "gaps.group_gaps (rate - target)", "gap", fmt="+.3f", per_group=True, prefixed=True),
+    Metric("tnr_gap", EP, "gaps.tnr_gaps (explicit TNR targets)", "TNR gap", fmt="+.3f", per_group=True,
+           prefixed=True, serves="eo"),
+    Metric("target_gap", (POP,), "mean over groups of |pop_gap_g|", "mean gap", names=((POP, "target_gap"),),
+           summarized=True, lead=True),
+    Metric("too_good", (RUN,), "experiments.TOO_GOOD on accuracy and pop_accuracy", "too good", fmt=""),
+    Metric("moved", (POP,), "gaps.mark_moves", "moved", fmt="", per_group=True),
+    Metric("with_s_accuracy", (POP,), "blindness.add_price_columns", "accuracy deciding with s"),
+    Metric("blind_accuracy", (POP,), "blindness.add_price_columns", "accuracy deciding without s"),
+    Metric("price_of_blindness", (POP,), "blindness.add_price_columns", "price of deciding without s",
+           names=((POP, "price_of_blindness"),)),
+    Metric("majority_accuracy", (POP,), "metrics.flag_below_majority", "majority class's accuracy"),
+    Metric("below_majority", (RUN,), "metrics.flag_below_majority", "below the majority class", fmt=""),
+    Metric("fit_seconds", (RUN,), "the fit's clock", "fit s", fmt=".2f", lead=True),
+    Metric("fitted_at", (RUN,), "progress.utc_now", "fitted at", fmt="", lead=True),
+    Metric("device", (RUN,), "device.device_description", "device", fmt="", lead=True),
+    Metric("cached", (RUN,), "fit_cache.FitCache", "from the cache", fmt="", lead=True),
+)
+
+_BY_COLUMN: dict = {}
+
+
+def columns(metric: Metric, groups=(0, 1), *, file: bool = False) -> list[str]:
+    """Every column of ``metric`` (per-group ones for ``groups``), in its sets' order."""
+    gs = list(groups) if metric.per_group else [None]
+    return [metric.column(w, g, file=file) for w in metric.where for g in gs]
+
+
+def lead_columns(groups=(0, 1)) -> tuple:
+    """The results' leading column order (``experiments.RESULT_COLUMNS``): what was asked, the worst gaps (on
+    the population, then the evaluation rows), every measurement on the evaluation rows, then on the
+    population, then how the fit ran. The other columns follow in the order they are produced."""
+    lead = [m for m in METRICS if m.lead]
+    ran = [m for m in lead if m.name in _RAN]
+    asked = [m.name for m in lead if m.where == (RUN,) and m not in ran and m.name != "eval_set"]
+    gaps = [m.column(w) for w in (POP, EVAL) for m in lead if m.prefixed]
+    moved = [m.column(POP) for m in lead if m.name == "moved_away"]
+    measured = [m for m in lead if EVAL in m.where and not m.prefixed]
+
+    def on(where, ms):
+        return [m.column(where, g) for m in ms for g in (groups if m.per_group else [None])]
+
+    on_eval = on(EVAL, [m for m in measured if m.name != "n_eval"]) + ["eval_set", "n_eval"]
+    on_pop = on(POP, [m for m in measured if POP in m.where and not m.names])
+    tail = [m.column(POP) for m in lead if m.where == (POP,) and m.name != "moved_away"] + ["n_pop"]
+    return tuple(asked + gaps + moved + on_eval + on_pop + tail + [m.name for m in ran])
+
+
+_RAN = ("fit_seconds", "fitted_at", "device", "cached")
+
+
+def metric_of(column: str) -> tuple[Metric, str, int | None] | None:
+    """The table's row of a column (in memory or as the file names it), its set and its group; ``None`` for a
+    column the table does not list."""
+    if not _BY_COLUMN:
+        for m in METRICS:
+            for w in m.where:
+                for file in (False, True):
+                    name = m.column(w, "__G__" if m.per_group else None, file=file)
+                    _BY_COLUMN.setdefault(name, (m, w))
+    hit = _BY_COLUMN.get(column)
+    if hit is not None:
+        return hit[0], hit[1], None
+    g = re.match(r"^(.*)_(\d+)$", column)
+    if g and (hit := _BY_COLUMN.get(f"{g.group(1)}___G__")) is not None:
+        return hit[0], hit[1], int(g.group(2))
+    return None
+
+
+def is_listed(column: str) -> bool:
+    return metric_of(column) is not None
+
+
+def summarized_columns(columns_present) -> list[str]:
+    """The columns a summary averages over repeats by default (:func:`fairdash.metrics.summarize`): on the
+    evaluation rows, then on the population, per-group ones for every group the results hold."""
+    present = list(columns_present)
+    groups = sorted({int(g.group(1)) for c in present if (g := re.match(r"^(?:pop_)?pr_(\d+)$", str(c)))}) or [0, 1]
+    out = [m.column(w, g) for w in (EVAL, POP) for m in METRICS if m.summarized and w in m.where
+           for g in (groups if m.per_group else [None])]
+    return [c for c in dict.fromkeys(out) if c in present]
+
+
+def file_measured(column: str) -> bool:
+    """Whether the results file writes this in-memory column of the evaluation rows with ``bal_``."""
+    hit = metric_of(column)
+    return (hit is not None and hit[1] == EVAL and hit[0].in_file and not hit[0].prefixed
+            and hit[0].column(EVAL, hit[2]) == column)
+
+
+def population_twin(column: str) -> str | None:
+    """The population's column of an evaluation-rows column (``pr_0`` -> ``pop_pr_0``), or ``None``."""
+    hit = metric_of(column)
+    if hit is None or POP not in hit[0].where or hit[1] != EVAL:
+        return None
+    return hit[0].column(POP, hit[2])
+
+
+def population_copied() -> list[Metric]:
+    """The measurements :func:`fairdash.experiments.evaluate` takes from the population's rows (per set, unprefixed
+    in its own measurement): each metric measured on both sets by ``group_metrics`` or beside it."""
+    return [m for m in METRICS if m.where == EP and not m.prefixed and not m.names]
+
+
+def gap_metrics() -> list[Metric]:
+    """The gaps to the target (named with their set's prefix in memory too), in the order they are produced."""
+    return [m for m in METRICS if m.prefixed and m.name != "worst_gap" and m.name != "worst_gap_group"] + \
+        [m for m in METRICS if m.name in ("worst_gap", "worst_gap_group")]
+
+
+def table_columns(criterion_rate: str, other_rate: str, n_groups: int) -> list[tuple[str, str]]:
+    """A results table's columns in reading order, ``(column, header)``: accuracy, then the criterion's own
+    per-group rates and ratio, then the other's (:func:`fairdash.plots.result_columns`, the report's tables)."""
+    by = {m.name: m for m in METRICS}
+    groups = range(max(2, n_groups))
+    out = [("accuracy", by["accuracy"].header())]
+    for r in (criterion_rate, other_rate):
+        out += [(by[r].column(EVAL, j), by[r].header(j)) for j in groups]
+        out.append((f"{r}_ratio", by[f"{r}_ratio"].header()))
+    return out
