@@ -38,6 +38,7 @@ from benchmarks.common import Recording
 from fairdash.data import paper_arrays
 from fairdash.models import baselines
 from fairdash.models.baselines import AgarwalReduction, KamiranReweighing
+from fairdash.target_spec import make_target_spec
 
 
 def _sklearn_lr(C: float, seed=None, device=None):
@@ -188,7 +189,7 @@ def table1(repeats: int, inner: str, csv_dir: Path, setups=TABLE1_SETUPS) -> Non
     for setup in setups:
         load_before, t0 = _load(), time.perf_counter()
         with inner_learner(inner):
-            exp = run_experiment(paper_task(setup), list(TABLE1_MODELS), seeds=range(repeats), criterion="dp")
+            exp = run_experiment(paper_task(setup), list(TABLE1_MODELS), seeds=range(repeats), target=make_target_spec("dp"))
         df = exp.results.assign(inner=inner, load=f"{load_before} -> {_load()}")
         out = csv_dir / f"{setup}-{inner}.csv"
         df.to_csv(out, index=False)

@@ -27,7 +27,7 @@ from .gaps import cell_gaps, group_gaps, mark_moves, tnr_gaps
 from .metric_table import gap_metrics, lead_columns, population_copied
 from .metrics import conditional_ratio, flag_below_majority, group_metrics, one_class_note
 from .models.registry import make_model, model_info
-from .target_spec import TargetSpec, criterion_info, make_target_spec
+from .target_spec import ResolvedTarget, TargetSpec, criterion_info, make_target_spec
 
 RESULT_COLUMNS = lead_columns()  # the leading column order, from the one table of metrics (metric_table)
 """One row per fit. Columns without ``pop_`` are measured on the paper's evaluation rows (``eval_set``: the
@@ -77,10 +77,11 @@ class TrainedModel(ScoresRawTables):
         return model_info(self.name).label
 
 
-def _ceiling_at_target(spec: TargetSpec | None, target_rate, y, s, strata, G, goal=None) -> float:
+def _ceiling_at_target(target: ResolvedTarget, y, s, strata, G) -> float:
     """Theorem 2 on these rows at the rates the target asks for (NaN for a model without a target). With a
     legitimate factor, each stratum at the targets that were trained (``goal.cells``, resolved on the
     training split), never at targets recomputed from these rows."""
+    spec, target_rate, goal = target.spec, target.rate, target.goal
     if spec is None:
         return float("nan")
     if spec.conditional and strata is not None and goal is not None and goal.cells is not None:
@@ -113,12 +114,13 @@ def _strata_ceiling(y, s, strata, cells, G) -> float:
     return float(total)
 
 
-def _measured(estimator, X, y, s, strata, G, spec, target_rate, group_names, decision, goal, prefix) -> dict:
+def _measured(estimator, X, y, s, strata, G, target: ResolvedTarget, group_names, decision, prefix) -> dict:
     pred = decision.decide(estimator, X, s)
     m = group_metrics(y, pred, s, G)
     m["ceiling_at_measured"] = targets.accuracy_ceiling(targets.base_rates(y, s, G), targets.group_shares(s, G),
                                                    [m[f"pr_{j}"] for j in range(G)])
-    m["ceiling_at_target"] = _ceiling_at_target(spec, target_rate, y, s, strata, G, goal)
+    m["ceiling_at_target"] = _ceiling_at_target(target, y, s, strata, G)
+    goal = target.goal
     m["one_class"] = one_class_note(pred, s, G, group_names)
     m["cond_pr_ratio"], m["cond_pr_ratio_mean"] = (conditional_ratio(pred, s, strata, G) if strata is not None
                                                    else (float("nan"), float("nan")))
@@ -132,8 +134,8 @@ def _measured(estimator, X, y, s, strata, G, spec, target_rate, group_names, dec
     return m
 
 
-def evaluate(estimator, arrays: Arrays, spec: TargetSpec | str | None = None, target_rate=None,
-             group_names=None, decision: FittedDecision | None = None, goal=None) -> dict:
+def evaluate(estimator, arrays: Arrays, target: ResolvedTarget | None = None, group_names=None,
+             decision: FittedDecision | None = None) -> dict:
     """Test metrics, measured twice (docs/METHOD.md, "Evaluation protocol"):
 
     - on the paper's evaluation rows: the balanced test set for demographic parity, the ordinary test
@@ -141,14 +143,14 @@ def evaluate(estimator, arrays: Arrays, spec: TargetSpec | str | None = None, ta
     - on the population, the ordinary test set as it comes (``pop_`` keys), with ``target_gap``.
 
     Each set carries Theorem 2's ceiling at the measured group rates (``ceiling_at_measured``) and at the
-    target (``ceiling_at_target``), both computed on that set's own rows. ``spec`` is the model's
-    :class:`TargetSpec` (``None`` for a model without a target; a criterion name is accepted for it).
-    Decisions come from ``decision`` (the paper's rule by default); ``goal``, the run's
-    :class:`~fairdash.target_spec.RateTargets`, gives each group's target and so the gaps
-    (``target_<g>``, ``pop_gap_<g>``, ``bal_gap_<g>``, the worst of each; :mod:`fairdash.gaps`)."""
+    target (``ceiling_at_target``), both computed on that set's own rows. ``target`` is the one
+    :class:`~fairdash.target_spec.ResolvedTarget` the model is measured against (its criterion, the model's
+    own spec and PR_t, and the run's ``goal``: each group's target, and so the gaps ``target_<g>``,
+    ``pop_gap_<g>``, ``bal_gap_<g>``, the worst of each; :mod:`fairdash.gaps`). Decisions come from
+    ``decision`` (the paper's rule by default)."""
     decision = decision or FittedDecision()
-    crit = criterion_info(spec if isinstance(spec, str) else (spec.criterion if spec is not None else "dp"))
-    spec = spec if isinstance(spec, TargetSpec) else None
+    target = target or ResolvedTarget()
+    crit, spec, goal = criterion_info(target.criterion), target.spec, target.goal
     G = int(max(arrays.s_train.max(), arrays.s_test.max())) + 1
     test = np.arange(len(arrays.y_test))
     idx = arrays.balanced_test if crit.balanced_eval else test
@@ -157,7 +159,7 @@ def evaluate(estimator, arrays: Arrays, spec: TargetSpec | str | None = None, ta
     def rows(i):
         return arrays.X_test[i], arrays.y_test[i], arrays.s_test[i], None if strata is None else strata[i]
 
-    args = (G, spec, target_rate, group_names, decision, goal)
+    args = (G, target, group_names, decision)
     m = _measured(estimator, *rows(idx), *args, "bal_" if crit.balanced_eval else "eval_")
     m["eval_set"] = crit.eval_set
     m["n_eval"] = int(len(idx))
@@ -258,31 +260,19 @@ def _goal(spec: TargetSpec, arrays: Arrays):
         return None
 
 
-def _spec_of(target, criterion, target_rate, delta, tpr_target, tnr_target, strata_column=None) -> TargetSpec:
-    """The request as a :class:`TargetSpec`: ``target`` when given (then the keyword form must be left
-    out: two answers to one question are refused, not silently resolved), else built from the keywords."""
-    if target is not None:
-        given = {k: v for k, v in (("target_rate", target_rate), ("criterion", criterion), ("tpr_target", tpr_target),
-                                   ("tnr_target", tnr_target)) if v is not None}
-        if delta not in (None, 1.0):
-            given["delta"] = delta
-        if given:
-            raise FairDashError(f"Give the target either as target= (a TargetSpec) or as keywords, not both: "
-                                f"{', '.join(f'{k}={v!r}' for k, v in given.items())} conflicts with target=.")
-        return TargetSpec.from_dict(target)
-    return make_target_spec(criterion, target_rate, 1.0 if delta is None else delta, tpr_target, tnr_target,
-                            strata_column=strata_column)
+def _request(target, task: Task) -> TargetSpec:
+    """The run's :class:`TargetSpec`: ``target`` (a spec, or its dictionary form), or without one the default
+    request for the task (demographic parity at the avg preset; conditional on the task's strata column)."""
+    return TargetSpec.from_dict(target) if target is not None else make_target_spec(strata_column=task.spec.strata_column)
 
 
-def fit_model(task: Task, name: str, *, target: TargetSpec | None = None, target_rate=None, criterion: str | None = None,
-              seed: int = 0, delta: float | None = None, tpr_target=None, tnr_target=None, options: dict | None = None,
+def fit_model(task: Task, name: str, *, target: TargetSpec | None = None, seed: int = 0, options: dict | None = None,
               device="auto", cache: FitCache | None = None, progress=None, arrays: Arrays | None = None) -> TrainedModel:
     """Train one model on the seed's training split and measure it on its test split.
 
-    ``target`` is the :class:`TargetSpec` (the keyword form ``target_rate=``, ``criterion=``... builds
-    one through :func:`make_target_spec`; a conditional task gets its strata column). The target's
-    decision rule (``target.decision``) is fitted on the training rows and used for every decision."""
-    spec = _spec_of(target, criterion, target_rate, delta, tpr_target, tnr_target, task.spec.strata_column)
+    ``target`` is the :class:`TargetSpec` (:func:`make_target_spec`; ``None``: the task's default request).
+    The target's decision rule (``target.decision``) is fitted on the training rows and used for every decision."""
+    spec = _request(target, task)
     arrays = arrays or split_arrays(task, seed)
     f = _fit_on_arrays(name, arrays, spec, seed=seed, device=device, options=options, cache=cache, progress=progress,
                        group_names=task.group_names)
@@ -299,9 +289,10 @@ def scored(fit: _Fit, arrays: Arrays, criterion: str, cache: FitCache | None = N
     repeated request skips the scoring too (a GP scores Adult's test set in about 70 ms; the cached
     answer takes about 1 ms)."""
     spec = fit.target or criterion
+    target = ResolvedTarget(criterion, fit.target, fit.t, fit.goal)
 
     def run():
-        return evaluate(fit.est, arrays, spec, fit.t, group_names, fit.decision, fit.goal)
+        return evaluate(fit.est, arrays, target, group_names, fit.decision)
 
     if cache is None:
         return run()
@@ -470,13 +461,12 @@ def _check_workers(client, address: str, *, deadline: float, timeout: float) -> 
 
 
 def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, target: TargetSpec | None = None,
-                   criterion: str | None = None, delta: float | None = None, tpr_target=None, tnr_target=None,
                    options: dict | None = None, device="auto", cache: FitCache | None = None, n_jobs: int = 1,
                    progress=None, keep_models: bool = False, dask_address: str | None = None,
                    only_serving: bool = True, decisions=None) -> Experiment:
     """Train ``models`` at every target rate (models that ignore the target train once per seed) on
-    every seed's split; one row per (model, target, seed). ``target`` is the :class:`TargetSpec` (or the
-    keyword form builds one); ``target_rates`` is the sweep's grid, each point ``target.with_rate(t)``
+    every seed's split; one row per (model, target, seed). ``target`` is the :class:`TargetSpec` (``None``:
+    the task's default request); ``target_rates`` is the sweep's grid, each point ``target.with_rate(t)``
     (``None``: the spec as it is). Models that do not serve the criterion are skipped with a reason
     when ``only_serving`` (else they run and their rows say what they serve). ``decisions``: several decision
     rules (:mod:`fairdash.decision`) to run every model under, models x rules in one sweep (``None``: the
@@ -484,7 +474,7 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
     (:func:`fairdash.blindness.add_price_columns`)."""
     from joblib import Parallel, delayed
 
-    spec = _spec_of(target, criterion, None, delta, tpr_target, tnr_target, task.spec.strata_column)
+    spec = _request(target, task)
     progress = as_progress(progress)
     models = list(dict.fromkeys(models))
     seeds = list(seeds)

@@ -109,6 +109,19 @@ class RateTargets:
 
 
 @dataclass(frozen=True)
+class ResolvedTarget:
+    """The one target a model is measured against (``experiments.evaluate``): the run's ``criterion``, what
+    the model trained for (``spec``; ``None`` for a model that ignores targets), the PR_t it resolved to
+    (``rate``; ``None`` where no single rate was used) and each group's target on the training split
+    (``goal``; ``None`` where none resolves)."""
+
+    criterion: str = "dp"
+    spec: "TargetSpec | None" = None
+    rate: float | None = None
+    goal: RateTargets | None = None
+
+
+@dataclass(frozen=True)
 class TargetSpec:
     """A validated target request. Build it with :func:`make_target_spec` (or :meth:`from_dict`)."""
 

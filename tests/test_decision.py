@@ -205,8 +205,14 @@ def test_agarwal_bound_is_checked(capsys, tmp_path):
     assert code == 2 and "(0, 1]" in err
 
 
-def test_fit_model_refuses_a_target_given_twice(compas_task):
-    with pytest.raises(FairDashError, match="not both.*target_rate=0.3"):
+def test_fit_model_and_run_experiment_take_the_target_spec_only(compas_task):
+    """Issue 28, item 5: no second way to say the target (a loose keyword beside the spec is no argument)."""
+    import inspect
+
+    loose = {"target_rate", "criterion", "delta", "tpr_target", "tnr_target"}
+    for f in (fit_model, run_experiment):
+        assert not loose & set(inspect.signature(f).parameters), f.__name__
+    with pytest.raises(TypeError, match="target_rate"):
         fit_model(compas_task, "fair-lr", target=make_target_spec("dp", 0.4), target_rate=0.3)
 
 

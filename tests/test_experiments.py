@@ -5,10 +5,11 @@ import pytest
 
 from fairdash.fit_cache import FitCache
 from fairdash.experiments import RESULT_COLUMNS, fit_model, run_experiment
+from fairdash.target_spec import make_target_spec
 
 
 def test_tidy_table_has_one_row_per_model_target_seed(compas_task, tmp_path):
-    exp = run_experiment(compas_task, ["fair-lr", "lr"], [0.3, 0.5], [0, 1], criterion="dp", cache=FitCache(tmp_path))
+    exp = run_experiment(compas_task, ["fair-lr", "lr"], [0.3, 0.5], [0, 1], target=make_target_spec("dp"), cache=FitCache(tmp_path))
     res = exp.results
     assert len(res) == 2 * 2 + 2  # fair-lr at two targets, lr once, per seed
     for col in ("model", "target_rate", "seed", "accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1",
@@ -37,14 +38,14 @@ def test_parallel_run_gives_the_same_table(compas_task):
 
 
 def test_models_that_do_not_serve_the_criterion_are_skipped_with_a_reason(compas_task):
-    exp = run_experiment(compas_task, ["fair-lr", "kamiran"], [0.4], [0], criterion="eo")
+    exp = run_experiment(compas_task, ["fair-lr", "kamiran"], [0.4], [0], target=make_target_spec("eo"))
     assert set(exp.results["model"]) == {"fair-lr"}
     assert exp.skipped and "kamiran" == exp.skipped[0][0] and "dp" in exp.skipped[0][1]
     assert (exp.results["eval_set"] == "test").all()
 
 
 def test_fit_model_predicts_raw_tables(compas_task, compas_table):
-    trained = fit_model(compas_task, "fair-lr", target_rate=0.45, seed=0)
+    trained = fit_model(compas_task, "fair-lr", target=make_target_spec("dp", 0.45), seed=0)
     raw = compas_table.drop(columns=["race"])  # s is not needed to predict
     proba = trained.predict_proba(raw)
     assert proba.shape == (len(raw), 2) and np.allclose(proba.sum(1), 1)
@@ -98,18 +99,18 @@ def test_progress_moves_within_each_fit_and_ends_at_one(compas_task):
 def test_a_repeated_request_skips_the_fit_and_the_scoring(compas_task, tmp_path, monkeypatch):
     import fairdash.experiments as E
 
-    first = fit_model(compas_task, "fair-lr", target_rate=0.45, cache=FitCache(tmp_path))
+    first = fit_model(compas_task, "fair-lr", target=make_target_spec("dp", 0.45), cache=FitCache(tmp_path))
     calls = []
     real = E.evaluate
     monkeypatch.setattr(E, "evaluate", lambda *a, **k: calls.append(1) or real(*a, **k))
-    again = fit_model(compas_task, "fair-lr", target_rate=0.45, cache=FitCache(tmp_path))  # fresh cache object: disk
+    again = fit_model(compas_task, "fair-lr", target=make_target_spec("dp", 0.45), cache=FitCache(tmp_path))  # fresh cache object: disk
     assert calls == []
     assert again.metrics.keys() == first.metrics.keys()
     for k, v in first.metrics.items():
         assert again.metrics[k] == pytest.approx(v, nan_ok=True), k
     # another model (another target) is scored; so is the same model on another split
-    fit_model(compas_task, "fair-lr", target_rate=0.5, cache=FitCache(tmp_path))
-    fit_model(compas_task, "fair-lr", target_rate=0.45, seed=1, cache=FitCache(tmp_path))
+    fit_model(compas_task, "fair-lr", target=make_target_spec("dp", 0.5), cache=FitCache(tmp_path))
+    fit_model(compas_task, "fair-lr", target=make_target_spec("dp", 0.45), seed=1, cache=FitCache(tmp_path))
     assert len(calls) == 2
     # without a cache every request scores
     fit_model(compas_task, "lr", cache=None)

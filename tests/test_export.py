@@ -26,6 +26,7 @@ from fairdash.experiments import fit_model
 from fairdash.export import (ARRAYS, FORMAT_VERSION, MANIFEST, META, PlainPreprocessor, load_model, model_bytes,
                              results_csv, save_model)
 from fairdash.models.registry import MODELS
+from fairdash.target_spec import make_target_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -184,7 +185,7 @@ def test_plain_preprocessor_reproduces_the_column_transformer():
 @pytest.fixture(scope="module")
 def fair_lr(compas_600):
     _, task = compas_600
-    return fit_model(task, "fair-lr", target_rate=0.45, criterion="dp", seed=3, device="cpu")
+    return fit_model(task, "fair-lr", target=make_target_spec("dp", 0.45), seed=3, device="cpu")
 
 
 @pytest.fixture(scope="module")

@@ -35,7 +35,7 @@ def test_every_produced_column_is_listed_and_every_listed_one_produced(produced)
     seen = list(dict.fromkeys(c for res in produced for c in res.columns))
     assert [c for c in seen if not is_listed(c)] == []
     listed = {c for m in METRICS for c in columns(m)}
-    assert sorted(listed - set(seen)) == []
+    assert sorted(listed - set(seen)) == []  # (so no listed-but-never-produced name, as pop_acc_* once was)
 
 
 def test_the_results_file_columns_are_listed_and_read_back(produced):
@@ -66,11 +66,6 @@ def test_the_evaluation_reads_its_order_and_its_population_columns_from_the_tabl
             assert m.column(POP) in res.columns, m.name
     assert metric_of("pop_pr_1")[0].name == "pr" and metric_of("pop_pr_1")[1:] == (POP, 1)
     assert metric_of("bal_accuracy")[1] == EVAL and metric_of("nothing") is None
-
-
-def test_never_produced_names_are_gone():
-    listed = {c for m in METRICS for c in columns(m, (0, 1, 2))}
-    assert not {"pop_acc_0", "pop_tnr_ratio", "pop_pr_diff"} & listed
 
 
 def test_summaries_average_the_table_s_summarized_columns(produced):

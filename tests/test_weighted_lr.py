@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fairdash.data import paper_arrays
 from fairdash.errors import FairDashError
@@ -372,3 +373,19 @@ def test_a_memory_is_shared_by_clones_and_made_per_agarwal_fit(compas):
         assert fitted and len({id(h.memory) for h in fitted}) == 1 and fitted[0].memory is not None
         memories.append(fitted[0].memory)
     assert memories[0] is not memories[1]  # one per fit, nothing global
+
+
+# Issue 28, item 5: WeightedLR checks its parameters as every FairDash estimator does (``_parameter_constraints``)
+# and its inputs through the one home of input validation (``models.inputs``), so it meets scikit-learn's contract.
+@pytest.mark.parametrize("bad, name", [(dict(C=-1.0), "'C'"), (dict(C="1"), "'C'"), (dict(tol=0.0), "'tol'"),
+                                       (dict(max_iter=0), "'max_iter'"), (dict(max_iter=2.5), "'max_iter'"),
+                                       (dict(device=3), "'device'")])
+def test_parameters_are_checked_under_parameter_constraints(compas, bad, name):
+    assert set(WeightedLR._parameter_constraints) == set(WeightedLR().get_params())
+    with pytest.raises(FairDashError, match=f"The {name} parameter of WeightedLR must be"):
+        WeightedLR(**bad).fit(compas.X_train[:50], compas.y_train[:50])
+
+
+@parametrize_with_checks([WeightedLR(device="cpu")])
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)

@@ -8,6 +8,7 @@ import pytest
 from fairdash.data import paper_arrays, paper_task
 from fairdash.errors import FairDashError
 from fairdash.models.zafar import ZafarAccuracy, covariance_vectors, logistic_loss, raw_units
+from fairdash.target_spec import make_target_spec
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +113,7 @@ def test_zafar_accuracy_beats_the_majority_class_on_every_bundled_task(setup):
     from fairdash.experiments import RAW_UNITS, run_experiment
 
     task = paper_task(setup)
-    row = run_experiment(task, ["zafar-accuracy"], [None], [0], criterion="dp").results.iloc[0]
+    row = run_experiment(task, ["zafar-accuracy"], [None], [0], target=make_target_spec("dp")).results.iloc[0]
     y = paper_arrays(setup, 0).y_test
     majority = max(y.mean(), 1 - y.mean())
     assert row["pop_accuracy"] > majority + 0.01, (row["pop_accuracy"], majority)

@@ -129,8 +129,8 @@ def __getattr__(name):  # lazy: importing this module must not require gpytorch
 # From a fairness request to each training row's d (shared by FairLR and FairGP)
 # --------------------------------------------------------------------------------------------------
 def check_fit_inputs(X, y, s=None, strata=None):
-    """Validate ``fit``'s arrays (see :func:`fairdash.validation.check_fit_inputs`)."""
-    from ..validation import check_fit_inputs as check
+    """Validate ``fit``'s arrays (see :func:`fairdash.models.inputs.check_fit_inputs`)."""
+    from .inputs import check_fit_inputs as check
 
     return check(X, y, s, strata)
 

@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
-from ..validation import check_s
+from .inputs import check_s
 from . import inputs as I
 from . import params as P
 from .params import check_params

@@ -20,7 +20,7 @@ from fairlearn.reductions import ClassificationMoment, ErrorRate
 
 from ..errors import FairDashError
 from ..target_spec import TargetSpec
-from ..validation import check_s
+from .inputs import check_s
 from . import inputs as I
 from . import params as P
 from .baselines import AgarwalReduction

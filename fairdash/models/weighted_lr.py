@@ -38,6 +38,7 @@ linear classifiers.
 """
 from __future__ import annotations
 
+import numbers
 import time
 import warnings
 
@@ -47,7 +48,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
-from ..validation import check_X
+from .inputs import BinaryClassifierMixin, check_X, fit_inputs, predict_X
+from .params import DEVICE, Interval, check_params
 
 # The solver's rounds (``WeightedLR._solve``): the iterations on the Hessian at zero; the float32
 # rounds' tolerance (about what float32 sums resolve on Adult-sized data) and the second one's cap; the
@@ -198,7 +200,7 @@ def _digest(*arrays) -> bytes:
     return h.digest()
 
 
-class WeightedLR(ClassifierMixin, BaseEstimator):
+class WeightedLR(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """Binary logistic regression with ``sample_weight``; scikit-learn's ``LogisticRegression`` API.
 
     Parameters: ``C`` (inverse L2 strength, as scikit-learn's; the intercept is not penalised),
@@ -214,6 +216,13 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
     ``n_iter_`` ``(1,)``, ``classes_``, ``n_features_in_``, ``converged_``, ``fit_seconds_``.
     """
 
+    _parameter_constraints = {  # scikit-learn's convention, checked by params.check_params when fit starts
+        "C": [Interval(numbers.Real, 0, None, "neither")],
+        "tol": [Interval(numbers.Real, 0, None, "neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None, "left")],
+        "device": [DEVICE],
+    }
+
     def __init__(self, C: float = 1.0, tol: float = 1e-7, max_iter: int = 1000, device="auto"):
         self.C = C
         self.tol = tol
@@ -228,25 +237,19 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
         from ..device import resolve_device, torch_threads
 
         t0 = time.perf_counter()
-        if self.C is None or not float(self.C) > 0:
-            raise FairDashError("The regularisation constant C must be a positive number.")
+        check_params(self)
         dev = resolve_device(self.device)
+        checked, y01 = fit_inputs(self, X, y)  # scikit-learn's input contract (models.inputs): classes_, n_features_in_
         with torch_threads():
-            design = None if memory is None else memory.design(X, dev)
-        X = check_X(X) if design is None else design.X
-        y = np.asarray(y).ravel()
-        if len(y) != len(X):
-            raise FairDashError(f"X has {len(X)} rows but y has {len(y)} labels.")
-        classes, y01 = np.unique(y, return_inverse=True)
-        if len(classes) != 2:
-            raise FairDashError(f"Logistic regression needs exactly two label values in y, not {len(classes)}.")
+            design = None if memory is None else memory.design(X, dev)  # (the memory knows the given array)
+        X = checked if design is None else design.X
         weight = None
         if sample_weight is not None:
             weight = np.asarray(sample_weight, dtype=np.float64).ravel()
-            if len(weight) != len(y):
-                raise FairDashError(f"sample_weight has {len(weight)} values but X has {len(y)} rows.")
+            if len(weight) != len(y01):
+                raise FairDashError(f"sample_weight has {len(weight)} values but X has {len(y01)} rows.")
             if not np.all(np.isfinite(weight)) or weight.min() < 0 or not weight.sum() > 0:
-                raise FairDashError("sample_weight must hold non-negative numbers with a positive sum.")
+                raise FairDashError("sample_weight must hold finite non-negative numbers, not all zero.")
 
         with torch_threads():
             if design is None:
@@ -272,8 +275,6 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
         self.intercept_ = coef[-1:].copy()
         self.n_iter_ = np.array([n_iter])
         self.converged_ = bool(converged)
-        self.classes_ = classes
-        self.n_features_in_ = X.shape[1]
         self.device_ = str(dev)
         if not converged:
             warnings.warn(f"WeightedLR stopped after {n_iter} iterations before reaching tol={self.tol:g}; "
@@ -352,7 +353,7 @@ class WeightedLR(ClassifierMixin, BaseEstimator):
     def decision_function(self, X) -> np.ndarray:
         """``X @ coef_.T + intercept_`` (the logit of the second class), as scikit-learn computes it."""
         check_is_fitted(self, "coef_")
-        return self.decision_of_prepared(check_X(X))
+        return self.decision_of_prepared(predict_X(self, X))
 
     def decision_of_prepared(self, X: np.ndarray) -> np.ndarray:
         """``decision_function`` of an ``X`` already checked (``check_X``), e.g. a :class:`FitMemory`'s."""

@@ -15,13 +15,14 @@ train, score = table.iloc[:2000].reset_index(drop=True), table.iloc[2000:2300].r
 task = data.build_task(train, data.paper_setup("compas-race").spec)
 commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
 expected = {}
-jobs = [("lr", {}), ("fair-lr", dict(target_rate=0.4, criterion="dp"))]
+from fairdash.target_spec import make_target_spec
+
+jobs = [("lr", {}), ("fair-lr", dict(target=make_target_spec("dp", 0.4)))]
 if len(sys.argv) > 3:
-    from fairdash.target_spec import make_target_spec
     jobs.append(("fair-lr", dict(target=make_target_spec("dp", 0.4, decision="group-rates"))))
 for name, kw in jobs:
     m = fit_model(task, name, seed=0, device="cpu", **kw)
-    fname = f"{tag}-{name}{'-group-rates' if 'target' in kw else ''}.fairdash"
+    fname = f"{tag}-{name}{'-group-rates' if 'target' in kw and kw['target'].decision != 'threshold' else ''}.fairdash"
     save_model(m, out / fname)
     expected[fname] = {"commit": commit, "probability": m.predict_proba(score)[:, 1].tolist(),
                        "prediction": np.asarray(m.predict(score)).astype(int).tolist()}
