@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .criteria import criterion_of_rate
 from .errors import FairDashError
 
 
@@ -32,6 +33,7 @@ class DecisionRule:
     words: str  # one line for labels and tables
     explanation: str  # one line of what it does and what it needs
     needs_s: bool
+    with_strata: bool = True  # combines with a legitimate factor (one cut per group cannot: it would need one per cell)
 
     @property
     def label_suffix(self) -> str:
@@ -54,7 +56,7 @@ RULES = {
         DecisionRule("group-rates", "one cut per group, set to each group's target (decides with s)",
                      "One threshold per group, chosen on the training rows so that each group's rate equals its "
                      "target. Decides with s: it needs every person's group when deciding, which the paper's method "
-                     "avoids and the law forbids in some settings.", True),
+                     "avoids and the law forbids in some settings.", True, with_strata=False),
         DecisionRule("post-processing", "the model's own per-group rule (decides with s)",
                      "The model post-processes its scores with per-group thresholds of its own, so it needs s when "
                      "deciding.", True),
@@ -70,6 +72,21 @@ def rule_info(name) -> DecisionRule:
     if key not in RULES:
         raise FairDashError(f"Unknown decision rule {name!r}: use {', '.join(map(repr, CHOOSABLE))}.")
     return RULES[key]
+
+
+STRATA_REFUSAL = ("The {rule} decision rule cannot be combined with a legitimate factor (it would need one threshold "
+                  "per stratum and group): use the threshold or overall-rate rule.")
+
+
+def choosable(strata: bool = False) -> tuple:
+    """The rules a run may ask for; with a legitimate factor (``strata``), those that combine with it."""
+    return tuple(r for r in CHOOSABLE if RULES[r].with_strata or not strata)
+
+
+def check_with_strata(name, strata_column) -> None:
+    """Refuse a rule that cannot be combined with a legitimate factor, when there is one (the one sentence)."""
+    if strata_column not in (None, "") and not rule_info(name).with_strata:
+        raise FairDashError(STRATA_REFUSAL.format(rule=rule_info(name).name))
 
 
 def check_rule(name) -> str:
@@ -213,11 +230,11 @@ def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
     y = np.asarray(y).astype(int).ravel()
     s = np.asarray(s).astype(int).ravel()
     cuts, ties = [], []
+    crit = criterion_of_rate(criterion_rate)
     for g, t in enumerate(np.asarray(group_targets, dtype=float)):
-        rows = (s == g) & (y == 1) if criterion_rate == "tpr" else (s == g)
+        rows = (s == g) & crit.rows(y)
         if not rows.any():
-            what = " with a positive label" if criterion_rate == "tpr" else ""
-            raise FairDashError(f"Group {g} has no training rows{what} to choose its decision threshold on.")
+            raise FairDashError(f"Group {g} has no training rows{crit.rows_words} to choose its decision threshold on.")
         cut, tie = cut_with_ties(scores[rows], t)
         cuts.append(cut)
         ties.append(tie)
@@ -249,12 +266,12 @@ def check_reached(decision: FittedDecision, estimator, X, y, s, group_targets, o
     s = np.asarray(s).astype(int).ravel()
     pred = decision.decide(estimator, X, s if decision.needs_s else None)
     scores = np.asarray(estimator.predict_proba(X))[:, 1]
-    what = "true positive rate" if criterion_rate == "tpr" else "positive rate"
+    crit = criterion_of_rate(criterion_rate)
     if decision.rule == "overall-rate":
         checks = [("everyone", np.ones(len(pred), dtype=bool), float(overall), "positive rate")]
     else:
         checks = [(str(group_names[g]) if group_names is not None and g < len(group_names) else f"group {g}",
-                   (s == g) & ((y == 1) if criterion_rate == "tpr" else True), float(t), what)
+                   (s == g) & crit.rows(y), float(t), crit.rate_name)
                   for g, t in enumerate(np.asarray(group_targets, dtype=float))]
     misses = []
     for name, rows, target, words in checks:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .criteria import CRITERIA_INFO, criterion_of_rate
+
 MOVE_TOLERANCE = 0.01  # closer or further by less than one percentage point is "no move" (noise, not a move)
 REFERENCE_MODEL = "lr"
 
@@ -68,7 +70,7 @@ def cell_gaps(pred, y, s, strata, cell_targets, group_names=None, strata_names=N
     gaps, names = [], []
     for k in range(cell_targets.shape[0]):
         for g in range(cell_targets.shape[1]):
-            rows = (strata == k) & (s == g) & ((y == 1) if rate == "tpr" else True)
+            rows = (strata == k) & (s == g) & criterion_of_rate(rate).rows(y)
             if rows.any():
                 gaps.append(pred[rows].mean() - cell_targets[k, g])
                 stratum = strata_names[k] if strata_names is not None and k < len(strata_names) else f"stratum {k}"
@@ -84,7 +86,7 @@ def _groups(results: pd.DataFrame) -> list[int]:
 
 
 def _rate_name(row) -> str:
-    return "tpr" if row.get("criterion") == "eo" else "pr"
+    return CRITERIA_INFO.get(row.get("criterion"), CRITERIA_INFO["dp"]).rate
 
 
 def mark_moves(results: pd.DataFrame, group_names=None) -> pd.DataFrame:
@@ -141,7 +143,7 @@ def _reference(refs: pd.DataFrame, row, groups):
 
 
 def moved_away_sentence(label, group, fair, plain, target, rate: str = "pr") -> str:
-    what = "true positive rate" if rate == "tpr" else "positive rate"
+    what = criterion_of_rate(rate).rate_name
     return (f"{label} moved {group} away from its target: {what} {fair:.3f} on the population against "
             f"plain LR's {plain:.3f}, target {target:.3f}.")
 

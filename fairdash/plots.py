@@ -23,6 +23,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from . import targets
+from .criteria import criterion_of_rate
 from .metric_table import table_columns
 from .metrics import summarize
 from .target_spec import criterion_info
@@ -283,7 +284,7 @@ def group_rates_figure(summary_or_results, metric: str = "pr", *, group_names=No
                                error_y=dict(type="data", array=e, thickness=1),
                                hovertemplate="%{x}: %{y:.3f}<extra>" + name + "</extra>"))
     shapes = []
-    if show_targets and metric == "pr":
+    if show_targets and not criterion_of_rate(metric).positives_only:  # the targets PR_t are rates of every row
         for t in ts:
             shapes.append(dict(type="line", xref="paper", x0=0, x1=1, y0=t, y1=t,
                                line=dict(color="#444444", dash="dash", width=1.5)))
@@ -360,8 +361,7 @@ def accuracy_fairness(summary_or_results, criterion: str = "dp", *, rates=None, 
     traces = []
     if rates is not None and shares is not None:
         rx, ry = crit.ratio_ceiling(rates, shares)
-        traces.append(_scatter(x=rx, y=ry, mode="lines", name=CEILING_NAME if crit.rate == "pr"
-                                 else "accuracy ceiling for this TPR ratio",
+        traces.append(_scatter(x=rx, y=ry, mode="lines", name=crit.ceiling_name,
                                  line=dict(color=_BLUE, dash="dash", width=2),
                                  hovertemplate="ratio %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>"))
     if reference_rates is not None and reference_shares is not None:

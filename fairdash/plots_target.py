@@ -129,7 +129,7 @@ def target_view(results: pd.DataFrame, criterion: str = "dp", *, population: boo
     (``pop_<rate>_<g>``, ``pop_gap_<g>``); otherwise the evaluation rows' (``<rate>_<g>``, ``bal_gap_<g>``).
     All text from the data (labels, group names) is escaped, since Plotly reads a little HTML."""
     crit = criterion_info(criterion)
-    what = "positive rate" if crit.rate == "pr" else "true positive rate"
+    what = crit.rate_name
     repeats = 1
     note = target_view_note(results)
     base = title or f"{what.capitalize()} of each group against its target"

@@ -24,76 +24,13 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from . import targets as T
+from .criteria import CRITERIA, CRITERIA_INFO, CRITERION_NAMES, Criterion, criterion_info  # noqa: F401 (re-exported)
 from .errors import FairDashError
 
 # Explicit targets' defaults (docs/METHOD.md: keep every positive; TNR_t is the user's dial). The one
 # home of these numbers: the command line's help and the dashboard's inputs read them from here.
 DEFAULT_TPR_TARGET = 1.0
 DEFAULT_TNR_TARGET = 0.8
-
-@dataclass(frozen=True)
-class Criterion:
-    """What a fairness criterion means everywhere it is measured and shown: its fairness ratio and the
-    per-group rate behind it, the rows the paper's protocol evaluates it on, and the ceiling of accuracy
-    over its ratio (Theorem 2). One object instead of branches on the criterion's name."""
-
-    name: str  # "dp" | "eo"
-    words: str
-    rate: str  # the per-group rate it compares: "pr" or "tpr" (columns pr_0, pr_1, ...)
-    rate_words: str
-    balanced_eval: bool  # the paper evaluates parity on the balanced test set, opportunity on the test set
-    measured_words: str = ""  # what it asks and where it is measured, for the report's choices
-    ratio_plain: str = ""  # its ratio in plain words
-    supports_strata: bool = False  # a legitimate factor (conditional parity) applies
-    paper_grid: tuple = ()  # the target rates the paper sweeps for it (empty: the target as given)
-
-    @property
-    def ratio(self) -> str:
-        """The results column of its fairness ratio (min over max of the groups' rates)."""
-        return f"{self.rate}_ratio"
-
-    @property
-    def other_rate(self) -> str:
-        return "tpr" if self.rate == "pr" else "pr"
-
-    @property
-    def ratio_words(self) -> str:
-        return ("positive-rate ratio min/max (1 = demographic parity)" if self.rate == "pr"
-                else "true-positive-rate ratio min/max (1 = equal opportunity)")
-
-    @property
-    def eval_set(self) -> str:
-        return "balanced test" if self.balanced_eval else "test"
-
-    def ratio_ceiling(self, rates, shares, n: int = 101):
-        """Theorem 2's accuracy ceiling at every value of this criterion's ratio: ``(ratio, ceiling)``."""
-        return (T.pr_ratio_ceiling if self.rate == "pr" else T.tpr_ratio_ceiling)(rates, shares, n)
-
-
-CRITERIA_INFO = {
-    "dp": Criterion("dp", "demographic parity", "pr", "positive rates", True,
-                    "demographic parity (equal positive rates), measured on the population and on the paper's balanced "
-                    "test set",
-                    "positive-rate ratio (how evenly the groups receive positive predictions; 1 is equal)",
-                    supports_strata=True),
-    "eo": Criterion("eo", "equality of opportunity", "tpr", "true positive rates", False,
-                    "equality of opportunity (equal true positive rates), evaluated on the ordinary test set",
-                    "true-positive-rate ratio (how evenly the groups' actual positives are recognised; 1 is equal)",
-                    paper_grid=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)),
-}
-CRITERIA = tuple(CRITERIA_INFO)
-CRITERION_NAMES = {k: c.words for k, c in CRITERIA_INFO.items()}
-
-
-def criterion_info(name) -> Criterion:
-    """The :class:`Criterion` named ``"dp"`` or ``"eo"`` (a Criterion passes through)."""
-    if isinstance(name, Criterion):
-        return name
-    if name not in CRITERIA_INFO:
-        raise FairDashError(f"Unknown fairness criterion {name!r}: use 'dp' (demographic parity) or 'eo' "
-                            "(equality of opportunity).")
-    return CRITERIA_INFO[name]
-
 
 @dataclass(frozen=True)
 class RateTargets:
@@ -217,8 +154,9 @@ class TargetSpec:
                 group = (cells * rates).sum(axis=0) / cells.sum(axis=0)
             return RateTargets(group, float((cells * rates).sum() / cells.sum()), rate, rates)
         table = self.table(T.base_rates(y, s, G), T.group_shares(s, G))
-        per_group = table.p_ybar1_given_y[:, 1] if rate == "tpr" else table.target_rates
-        if rate == "tpr":  # one common TPR for every group: equality of opportunity equalises
+        positives = criterion_info(self.criterion).positives_only  # a rate of the positive rows: the TPR
+        per_group = table.p_ybar1_given_y[:, 1] if positives else table.target_rates
+        if positives:  # one common TPR for every group: equality of opportunity equalises
             per_group = np.full(G, common_tpr(per_group, y, s, G))
         other = np.full(G, float(self.tnr_target)) if self.explicit else None
         return RateTargets(np.asarray(per_group, dtype=float), float(np.dot(table.target_rates, table.group_shares)),
@@ -318,12 +256,10 @@ def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, 
     into decisions (:mod:`fairdash.decision`); ``group-rates`` cannot be combined with strata. Every
     refusal is a :class:`FairDashError`.
     """
-    from .decision import check_rule
+    from .decision import check_rule, check_with_strata
 
     decision = check_rule(decision)
-    if decision == "group-rates" and strata_column not in (None, ""):
-        raise FairDashError("The group-rates decision rule cannot be combined with a legitimate factor (it would need "
-                            "one threshold per stratum and group): use the threshold or overall-rate rule.")
+    check_with_strata(decision, strata_column)
     criterion = "dp" if criterion is None else str(criterion).strip().lower()
     if criterion not in CRITERIA:
         raise FairDashError(f"Unknown fairness criterion {criterion!r}: use 'dp' (demographic parity) or 'eo' "
@@ -347,7 +283,7 @@ def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, 
         rates = tuple(sorted((int(k), float(T.check_target_rate(_number(v, "stratum target rate")))) for k, v in items))
 
     if tpr_target is not None or tnr_target is not None:
-        if criterion_info(criterion).rate != "tpr":  # explicit TPR/TNR targets: a criterion judged by TPRs
+        if not criterion_info(criterion).positives_only:  # explicit TPR/TNR targets: a criterion judged by TPRs
             raise FairDashError("Explicit TPR/TNR targets belong to equality of opportunity: choose criterion 'eo' "
                                 "(--criterion eo), or give a target positive rate instead.")
         if rate_given or rates:

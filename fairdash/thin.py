@@ -22,9 +22,9 @@ def thin_notes(arrays, group_names, *, criterion: str = "dp", rule: str = "thres
     names = [shorten(n, 60) for n in group_names]
     notes = []
     if RULES[rule].needs_s:  # one threshold per group, chosen on its own training rows
-        among = np.asarray(arrays.y_train) == 1 if info.rate == "tpr" else np.ones(len(arrays.y_train), bool)
+        among = info.rows(arrays.y_train)
         counts = np.bincount(np.asarray(arrays.s_train)[among], minlength=len(names))
-        what = " with a positive label" if info.rate == "tpr" else ""
+        what = info.rows_words
         for g, n in enumerate(counts):
             if n < MIN_CUT_ROWS:
                 notes.append(f"The decision threshold of group {names[g]!r} ({rule}) is chosen on {int(n)} training "

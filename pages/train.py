@@ -13,7 +13,7 @@ import streamlit as st
 
 from fairdash import plots
 from fairdash.app import jobs, target_state, ui, views
-from fairdash.decision import CHOOSABLE, RULES
+from fairdash.decision import CHOOSABLE, RULES, choosable
 from fairdash.errors import FairDashError
 from fairdash.gaps import ceiling_table, moved_away_summary
 from fairdash.target_spec import criterion_info
@@ -93,7 +93,7 @@ if not sweepable:
     mode = "single"
 
 strata = task.spec.strata_column and criterion_info(criterion).supports_strata
-rules = [r for r in CHOOSABLE if not (r == "group-rates" and strata)]
+rules = list(choosable(bool(strata)))  # the rules that combine with a legitimate factor (decision.py)
 decision = target_state.current_or_default().decision
 ui.restore("decision", decision if decision in rules else "threshold")
 st.radio("How scores become decisions", rules, key="decision", horizontal=True,

@@ -201,14 +201,56 @@ def test_layers_have_no_arrow_back_up():
 
 
 def test_no_criterion_string_branch_outside_the_criterion_module():
-    """Issue 21: what a criterion means lives in ``target_spec.Criterion``; pages, the CLI, the report and the
+    """Issue 21: what a criterion means lives in ``criteria.Criterion``; pages, the CLI, the report and the
     models ask it instead of comparing its name with 'dp' or 'eo'."""
     branch = re.compile(r"criterion\w*\s*(==|!=)\s*[\"'](dp|eo)[\"']")
     found = []
     for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]:
-        if p == PKG / "target_spec.py":
+        if p == PKG / "criteria.py":
             continue
         for i, line in enumerate(p.read_text().splitlines(), 1):
             if branch.search(line.split("#", 1)[0]):
                 found.append(f"{p.relative_to(ROOT)}:{i}: {line.strip()}")
     assert not found, found
+
+
+def _rate_comparisons(path: Path) -> list[str]:
+    """Every ``x == "pr"`` / ``x != "tpr"`` (either side) in a file: a branch on a criterion's rate."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
+            sides = [node.left, *node.comparators]
+            if any(isinstance(x, ast.Constant) and x.value in ("pr", "tpr") for x in sides):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_rate_branch_outside_the_criterion_module():
+    """Issue 28, item 2: a criterion carries its rate's behaviour (which rows its rate is measured on, its
+    fairlearn constraints, its words: ``fairdash.criteria.Criterion``); no other module compares a rate's name
+    with 'pr' or 'tpr'."""
+    found = [hit for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
+             if p != PKG / "criteria.py" for hit in _rate_comparisons(p)]
+    assert not found, found
+    assert _rate_comparisons(PKG / "criteria.py"), "the check no longer sees the criterion module's own branches"
+
+
+def test_each_criterion_and_rule_fact_has_one_home():
+    """Issue 28, item 2: the dp/eo -> fairlearn constraint map and "group-rates cannot be combined with strata"
+    are written once (``criteria.py``, ``decision.py``)."""
+    homes = {"DemographicParity": "fairdash/criteria.py", "demographic_parity": "fairdash/criteria.py",
+             "decision rule cannot be combined with a legitimate factor": "fairdash/decision.py"}
+    for text, home in homes.items():
+        where = [str(p.relative_to(ROOT)) for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py")]
+                 if any(text in c for c in _code_strings(p))]
+        assert where == [home], (text, where)
+
+
+def _code_strings(path: Path) -> list[str]:
+    """The string constants of a file's code (docstrings left out: words about a thing are not the thing)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and id(n) not in docs]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..decision import choosable
 from ..errors import FairDashError
 from ..target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, criterion_info, make_target_spec
 from . import session
@@ -80,7 +81,7 @@ def current() -> TargetSpec:
         strata = None
     if (spec.strata_column or None) != (strata or None):
         changes = {"strata_column": strata}
-        if strata and spec.decision == "group-rates":  # a factor came after the rule: the paper's rule
+        if strata and spec.decision not in choosable(strata=True):  # a factor came after the rule: the paper's rule
             changes["decision"] = "threshold"
         if strata and not spec.conditional:  # a new factor: each stratum's own average, the default
             changes.update(target_rate=None, preset="avg")

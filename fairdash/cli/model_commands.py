@@ -237,7 +237,7 @@ def _noise_line(task, seed: int, m: dict, criterion: str) -> str:
     if not groups:
         return ""
     a = split_arrays(task, seed)
-    rows = a.y_test == 1 if criterion_info(criterion).rate == "tpr" else None
+    rows = criterion_info(criterion).rows(a.y_test)
     return sampling_noise_sentence([m[f"target_{g}"] for g in groups], a.s_test, task.group_names, rows)
 
 

@@ -463,12 +463,11 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         self.device = device
 
     def _constraint(self):
-        from fairlearn.reductions import DemographicParity, TruePositiveRateParity
+        from ..criteria import CRITERIA_INFO
 
-        constraint = {"dp": DemographicParity, "eo": TruePositiveRateParity}.get(self.criterion)
-        if constraint is None:
+        if self.criterion not in CRITERIA_INFO:
             raise FairDashError(f"Agarwal et al. serves criterion 'dp' or 'eo', not {self.criterion!r}.")
-        return constraint(difference_bound=self.difference_bound)
+        return CRITERIA_INFO[self.criterion].fairlearn_constraint(difference_bound=self.difference_bound)
 
     def _fit_expgrad(self, X, y, s):
         """The fitted fairlearn ``ExponentiatedGradient`` (inputs already checked)."""

@@ -18,6 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
+from ..criteria import CRITERIA, criterion_info
 from .inputs import check_s
 from . import inputs as I
 from . import params as P
@@ -26,7 +27,6 @@ from .state import check_state, make_state
 
 __all__ = ["ThresholdOptimizerModel"]
 
-_CONSTRAINTS = {"dp": "demographic_parity", "eo": "true_positive_rate_parity"}
 _RULE_COLUMNS = ("p0", "op0", "t0", "p1", "op1", "t1", "p_ignore", "constant")  # op: +1 for '>', -1 for '<'
 
 
@@ -65,7 +65,7 @@ class ThresholdOptimizerModel(I.BinaryClassifierMixin, ClassifierMixin, BaseEsti
     needs_s_to_predict = True
 
     _parameter_constraints = {
-        "criterion": [P.Options(tuple(_CONSTRAINTS))],
+        "criterion": [P.Options(CRITERIA)],
         "C": [P.Interval(numbers.Real, 0, None, "neither")],
         "grid_size": [P.Interval(numbers.Integral, 2, None)],
         "seed": [P.SEED, P.NONE],
@@ -87,7 +87,7 @@ class ThresholdOptimizerModel(I.BinaryClassifierMixin, ClassifierMixin, BaseEsti
         X, y = I.fit_inputs(self, X, y)
         s = check_s(s, len(y), "The threshold optimizer")
         lr = LogisticRegression(C=self.C, max_iter=1000).fit(X, y)
-        opt = ThresholdOptimizer(estimator=lr, constraints=_CONSTRAINTS[self.criterion], objective="accuracy_score",
+        opt = ThresholdOptimizer(estimator=lr, constraints=criterion_info(self.criterion).fairlearn_threshold, objective="accuracy_score",
                                  grid_size=self.grid_size, prefit=True, predict_method="predict_proba")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)

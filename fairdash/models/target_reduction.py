@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from fairlearn.reductions import ClassificationMoment, ErrorRate
 
+from ..criteria import criterion_of_rate
 from ..errors import FairDashError
 from ..target_spec import TargetSpec
 from .inputs import check_s
@@ -58,13 +59,13 @@ class TargetRateMoment(ClassificationMoment):
         super().load_data(X, y, sensitive_features=s)
         G = len(self.targets)
         member = (s.to_numpy()[:, None] == np.arange(G)[None, :]).astype(float)
-        if self.rate == "tpr":
-            member *= (y.to_numpy() == 1)[:, None]
+        crit = criterion_of_rate(self.rate)
+        member *= crit.rows(y.to_numpy())[:, None]
         counts = member.sum(axis=0)
         if (counts == 0).any():
             g = int(np.flatnonzero(counts == 0)[0])
-            what = "positive training rows" if self.rate == "tpr" else "training rows"
-            raise FairDashError(f"Group {g} has no {what}: its rate cannot be constrained to its target.")
+            raise FairDashError(f"Group {g} has no training rows{crit.rows_words}: its rate cannot be constrained to "
+                                "its target.")
         self.row_weights = member / counts  # (n, G): rate_g(h) = h @ row_weights[:, g]
         self._index = pd.MultiIndex.from_product([["+", "-"], range(G)], names=["sign", "group_id"])
 

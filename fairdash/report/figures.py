@@ -51,7 +51,7 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
     crit = criterion_info(criterion)
     metric, what = crit.rate, crit.rate_words
     target = None if not readout else readout.get("target_rate")
-    fn = plots.pr_scatter if metric == "pr" else plots.tpr_scatter
+    fn = {"pr": plots.pr_scatter, "tpr": plots.tpr_scatter}[metric]
     if len(group_names) > 2:
         caption = (f"Each line is one model, mean ± std over repeats: the {what} of every group; the dashed line is "
                    "the target. A flat line treats the groups alike.")

@@ -1,0 +1,118 @@
+"""The fairness criteria and what each carries: its per-group rate and the rows that rate is measured on
+(fairlearn's "event": every row, or the rows with a positive label), its fairness ratio and Theorem 2's
+ceiling over it, the rows the paper's protocol evaluates it on, its fairlearn constraint, and its words.
+
+The one module where a criterion's rate is compared with ``"pr"`` or ``"tpr"`` (``tests/test_structure.py``
+forbids it elsewhere): other modules ask the :class:`Criterion` (``criterion_info(name)``, or
+``criterion_of_rate(rate)`` where they hold a rate's name, e.g. ``RateTargets.rate``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import targets as T
+from .errors import FairDashError
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """What a fairness criterion means everywhere it is measured and shown: its fairness ratio and the
+    per-group rate behind it, the rows the paper's protocol evaluates it on, and the ceiling of accuracy
+    over its ratio (Theorem 2). One object instead of branches on the criterion's name."""
+
+    name: str  # "dp" | "eo"
+    words: str
+    rate: str  # the per-group rate it compares: "pr" or "tpr" (columns pr_0, pr_1, ...)
+    rate_words: str
+    balanced_eval: bool  # the paper evaluates parity on the balanced test set, opportunity on the test set
+    measured_words: str = ""  # what it asks and where it is measured, for the report's choices
+    ratio_plain: str = ""  # its ratio in plain words
+    supports_strata: bool = False  # a legitimate factor (conditional parity) applies
+    paper_grid: tuple = ()  # the target rates the paper sweeps for it (empty: the target as given)
+    positives_only: bool = False  # fairlearn's "event": its rate is measured on the rows with a positive label
+    fairlearn: str = ""  # its constraint in fairlearn.reductions (Agarwal et al.'s reduction)
+    fairlearn_threshold: str = ""  # its constraint's name in fairlearn's ThresholdOptimizer (post-processing)
+
+    @property
+    def ratio(self) -> str:
+        """The results column of its fairness ratio (min over max of the groups' rates)."""
+        return f"{self.rate}_ratio"
+
+    @property
+    def other_rate(self) -> str:
+        return "tpr" if self.rate == "pr" else "pr"
+
+    @property
+    def rate_name(self) -> str:
+        """Its per-group rate in words (singular): ``positive rate``, ``true positive rate``."""
+        return "positive rate" if self.rate == "pr" else "true positive rate"
+
+    @property
+    def rows_words(self) -> str:
+        """The rows its rate is measured on, as words after "rows" (empty: every row)."""
+        return " with a positive label" if self.positives_only else ""
+
+    @property
+    def ratio_words(self) -> str:
+        return ("positive-rate ratio min/max (1 = demographic parity)" if self.rate == "pr"
+                else "true-positive-rate ratio min/max (1 = equal opportunity)")
+
+    @property
+    def ceiling_name(self) -> str:
+        """The name of Theorem 2's ceiling over its ratio, in a figure's legend."""
+        return "accuracy ceiling (Theorem 2)" if self.rate == "pr" else "accuracy ceiling for this TPR ratio"
+
+    @property
+    def eval_set(self) -> str:
+        return "balanced test" if self.balanced_eval else "test"
+
+    def rows(self, y) -> np.ndarray:
+        """Which rows its rate is measured on (a boolean mask over ``y``): every row, or the positive ones."""
+        y = np.asarray(y)
+        return (y == 1) if self.positives_only else np.ones(y.shape, dtype=bool)
+
+    def fairlearn_constraint(self, **kwargs):
+        """Its fairlearn constraint object (``DemographicParity``, ``TruePositiveRateParity``), fresh."""
+        from fairlearn import reductions
+
+        return getattr(reductions, self.fairlearn)(**kwargs)
+
+    def ratio_ceiling(self, rates, shares, n: int = 101):
+        """Theorem 2's accuracy ceiling at every value of this criterion's ratio: ``(ratio, ceiling)``."""
+        return (T.pr_ratio_ceiling if self.rate == "pr" else T.tpr_ratio_ceiling)(rates, shares, n)
+
+
+CRITERIA_INFO = {
+    "dp": Criterion("dp", "demographic parity", "pr", "positive rates", True,
+                    "demographic parity (equal positive rates), measured on the population and on the paper's balanced "
+                    "test set",
+                    "positive-rate ratio (how evenly the groups receive positive predictions; 1 is equal)",
+                    supports_strata=True, fairlearn="DemographicParity", fairlearn_threshold="demographic_parity"),
+    "eo": Criterion("eo", "equality of opportunity", "tpr", "true positive rates", False,
+                    "equality of opportunity (equal true positive rates), evaluated on the ordinary test set",
+                    "true-positive-rate ratio (how evenly the groups' actual positives are recognised; 1 is equal)",
+                    paper_grid=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9), positives_only=True,
+                    fairlearn="TruePositiveRateParity", fairlearn_threshold="true_positive_rate_parity"),
+}
+CRITERIA = tuple(CRITERIA_INFO)
+CRITERION_NAMES = {k: c.words for k, c in CRITERIA_INFO.items()}
+
+
+def criterion_info(name) -> Criterion:
+    """The :class:`Criterion` named ``"dp"`` or ``"eo"`` (a Criterion passes through)."""
+    if isinstance(name, Criterion):
+        return name
+    if name not in CRITERIA_INFO:
+        raise FairDashError(f"Unknown fairness criterion {name!r}: use 'dp' (demographic parity) or 'eo' "
+                            "(equality of opportunity).")
+    return CRITERIA_INFO[name]
+
+
+def criterion_of_rate(rate: str) -> Criterion:
+    """The criterion whose per-group rate is ``rate`` (``"pr"``: demographic parity, ``"tpr"``: opportunity)."""
+    for c in CRITERIA_INFO.values():
+        if c.rate == rate:
+            return c
+    raise FairDashError(f"Unknown rate {rate!r}: use 'pr' (positive rate) or 'tpr' (true positive rate).")
