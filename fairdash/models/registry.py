@@ -103,12 +103,15 @@ AGARWAL_PAPER_BOUND = 0.1  # the paper's allowed difference for Agarwal et al.'s
 
 
 def check_agarwal_bound(value) -> float:
-    """Agarwal et al.'s allowed difference: a number in (0, 1]."""
+    """Agarwal et al.'s allowed difference, as the estimator's own constraint has it (a number in (0, 1]:
+    ``AgarwalReduction._parameter_constraints``, the one home of the rule), checked before any training."""
+    from .baselines import AgarwalReduction
+
     try:
         bound = float(value)
     except (TypeError, ValueError):
         raise FairDashError(f"The Agarwal bound must be a number; got {value!r}.") from None
-    if not 0.0 < bound <= 1.0:
+    if not any(c.accepts(bound) for c in AgarwalReduction._parameter_constraints["difference_bound"]):
         raise FairDashError(f"The Agarwal bound must lie in (0, 1] (the paper uses {AGARWAL_PAPER_BOUND}); got {bound:g}.")
     return bound
 
