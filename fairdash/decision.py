@@ -89,6 +89,12 @@ def check_with_strata(name, strata_column) -> None:
         raise FairDashError(STRATA_REFUSAL.format(rule=rule_info(name).name))
 
 
+def predicts_with_s(estimator) -> bool:
+    """Whether a model needs each row's group to predict at all (a post-processing model declares
+    ``needs_s_to_predict``): the one probe of it."""
+    return bool(getattr(estimator, "needs_s_to_predict", False))
+
+
 def check_rule(name) -> str:
     """A rule a run may ask for (``post-processing`` belongs to models that post-process by themselves)."""
     rule = rule_info(name)
@@ -150,7 +156,7 @@ class FittedDecision:
 
     def decide(self, estimator, X, s=None) -> np.ndarray:
         """The decisions for the rows ``X`` (with their groups ``s`` where the rule needs them)."""
-        if getattr(estimator, "needs_s_to_predict", False):
+        if predicts_with_s(estimator):
             return np.asarray(estimator.predict(X, s=_groups(s, len(X), RULES["post-processing"]))).astype(int)
         if self.rule == "threshold":
             return np.asarray(estimator.predict(X)).astype(int)
@@ -218,7 +224,7 @@ def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
     model that decides by its own rule (post-processing) keeps it. A block of tied scores at a cut is
     split by a draw from ``seed`` (:func:`cut_with_ties`), so that the rule meets its rate."""
     rule = check_rule(rule)
-    if getattr(estimator, "needs_s_to_predict", False):
+    if predicts_with_s(estimator):
         return FittedDecision("post-processing")
     if rule == "threshold":
         return FittedDecision()
@@ -260,7 +266,7 @@ def check_reached(decision: FittedDecision, estimator, X, y, s, group_targets, o
     target rate; ``group-rates``: each group's target), within :data:`REACH_TOLERANCE` or the smallest step
     the rows allow (one row of the group), and say why not: the group's scores take one value, it has too
     few rows, or a block of tied scores sits at its cut."""
-    if decision.rule not in ("overall-rate", "group-rates") or getattr(estimator, "needs_s_to_predict", False):
+    if decision.rule not in ("overall-rate", "group-rates") or predicts_with_s(estimator):
         return Reached(None)
     y = np.asarray(y).astype(int).ravel()
     s = np.asarray(s).astype(int).ravel()

@@ -22,7 +22,7 @@ from .data import Arrays, Task, TaskSpec, split_arrays
 from .scoring import ScoresRawTables, training_schema
 from .errors import FairDashError
 from .blindness import add_price_columns
-from .decision import FittedDecision, Reached, check_reached, check_rule, fit_decision, rule_info
+from .decision import FittedDecision, Reached, check_reached, check_rule, fit_decision, predicts_with_s, rule_info
 from .gaps import cell_gaps, group_gaps, mark_moves, tnr_gaps
 from .metric_table import gap_metrics, lead_columns, population_copied
 from .metrics import conditional_ratio, flag_below_majority, group_metrics, one_class_note
@@ -229,7 +229,7 @@ def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cac
         kw = {"strata": strata} if strata is not None else {}
         est.fit(arrays.X_train, arrays.y_train, arrays.s_train, **kw)
         hit, seconds, fitted_at = False, time.perf_counter() - t0, utc_now()
-    few = {"s": arrays.s_test[:5]} if getattr(est, "needs_s_to_predict", False) else {}
+    few = {"s": arrays.s_test[:5]} if predicts_with_s(est) else {}
     if not np.all(np.isfinite(est.predict_proba(arrays.X_test[:5], **few))):
         raise FairDashError(f"{info.label} did not converge (its outputs are not numbers); try another setting.")
     t = getattr(est, "target_rate_", None) if target is not None else None

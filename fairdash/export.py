@@ -111,10 +111,10 @@ def model_bytes(trained) -> bytes:
     spec = trained.spec.to_dict() if hasattr(trained.spec, "to_dict") else dict(trained.spec)
     table = trained.transition_table if hasattr(trained, "transition_table") else getattr(est, "transition_table_", None)
     table_d = _table_dict(table)
-    from .decision import FittedDecision, rule_info
+    from .decision import FittedDecision, predicts_with_s, rule_info
 
     decision = getattr(trained, "decision", None) or FittedDecision()
-    if getattr(est, "needs_s_to_predict", False):
+    if predicts_with_s(est):
         decision = FittedDecision("post-processing")
     rule = rule_info(decision.rule)
     meta = {
@@ -464,7 +464,9 @@ class LoadedModel(ScoresRawTables):
 
     @property
     def decides_with_s(self) -> bool:
-        return self.decision.needs_s or bool(getattr(self.estimator, "needs_s_to_predict", False))
+        from .decision import predicts_with_s
+
+        return self.decision.needs_s or predicts_with_s(self.estimator)
 
     def describe(self) -> str:
         t = "" if self.target_rate is None else f", PR_t = {self.target_rate:.4f}"

@@ -351,8 +351,9 @@ class ScoresRawTables:
 
     @property
     def decides_with_s(self) -> bool:
-        return bool(getattr(getattr(self, "decision", None), "needs_s", False)
-                    or getattr(self.estimator, "needs_s_to_predict", False))
+        from .decision import predicts_with_s
+
+        return bool(getattr(getattr(self, "decision", None), "needs_s", False) or predicts_with_s(self.estimator))
 
     def scoring_schema(self) -> dict:
         schema = getattr(self, "schema", None)
@@ -398,13 +399,13 @@ class ScoresRawTables:
     def score(self, df: pd.DataFrame) -> Scores:
         """Probabilities and decisions (by the model's decision rule) after one comparison, with its warning
         lines returned rather than issued."""
-        from .decision import FittedDecision
+        from .decision import FittedDecision, predicts_with_s
 
         checked = self.check_table(df)
         X = self._matrix(checked)
         s = self.group_codes(df) if self.decides_with_s else None
         est = self.estimator
-        proba = est.predict_proba(X, s=s) if getattr(est, "needs_s_to_predict", False) else est.predict_proba(X)
+        proba = est.predict_proba(X, s=s) if predicts_with_s(est) else est.predict_proba(X)
         decision = getattr(self, "decision", None) or FittedDecision()
         return Scores(np.asarray(proba)[:, 1], np.asarray(decision.decide(est, X, s)), checked.notes)
 
@@ -412,7 +413,9 @@ class ScoresRawTables:
         checked = self.check_table(df)
         _warn(checked.notes)
         X = self._matrix(checked)
-        if getattr(self.estimator, "needs_s_to_predict", False):
+        from .decision import predicts_with_s
+
+        if predicts_with_s(self.estimator):
             return np.asarray(self.estimator.predict_proba(X, s=self.group_codes(df)))
         return np.asarray(self.estimator.predict_proba(X))
 

@@ -236,10 +236,11 @@ def test_no_rate_branch_outside_the_criterion_module():
 
 
 def test_each_criterion_and_rule_fact_has_one_home():
-    """Issue 28, item 2: the dp/eo -> fairlearn constraint map and "group-rates cannot be combined with strata"
-    are written once (``criteria.py``, ``decision.py``)."""
+    """Issue 28, item 2: the dp/eo -> fairlearn constraint map, "group-rates cannot be combined with strata" and
+    the probe of whether a model needs s to predict are written once (``criteria.py``, ``decision.py``)."""
     homes = {"DemographicParity": "fairdash/criteria.py", "demographic_parity": "fairdash/criteria.py",
-             "decision rule cannot be combined with a legitimate factor": "fairdash/decision.py"}
+             "decision rule cannot be combined with a legitimate factor": "fairdash/decision.py",
+             "needs_s_to_predict": "fairdash/decision.py"}  # the one probe: decision.predicts_with_s
     for text, home in homes.items():
         where = [str(p.relative_to(ROOT)) for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py")]
                  if any(text in c for c in _code_strings(p))]

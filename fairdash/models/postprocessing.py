@@ -87,7 +87,8 @@ class ThresholdOptimizerModel(I.BinaryClassifierMixin, ClassifierMixin, BaseEsti
         X, y = I.fit_inputs(self, X, y)
         s = check_s(s, len(y), "The threshold optimizer")
         lr = LogisticRegression(C=self.C, max_iter=1000).fit(X, y)
-        opt = ThresholdOptimizer(estimator=lr, constraints=criterion_info(self.criterion).fairlearn_threshold, objective="accuracy_score",
+        opt = ThresholdOptimizer(estimator=lr, constraints=criterion_info(self.criterion).fairlearn_threshold,
+                                 objective="accuracy_score",
                                  grid_size=self.grid_size, prefit=True, predict_method="predict_proba")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
