@@ -93,6 +93,15 @@ def labels(est, positive: np.ndarray) -> np.ndarray:
     return est.classes_[np.asarray(positive, dtype=bool).astype(np.int64)]
 
 
+def randomised_labels(est, p1, seed) -> np.ndarray:
+    """A randomised classifier's decisions, as fairlearn's ``predict(random_state=seed)``: each row positive with
+    its probability ``p1``, drawn per position in the batch from ``seed`` (scikit-learn's ``check_random_state``)."""
+    from sklearn.utils import check_random_state
+
+    p1 = np.asarray(p1)
+    return labels(est, p1 >= check_random_state(seed).rand(len(p1)))
+
+
 # --------------------------------------------------------------------------------------------------
 # FairDash's own arrays: s, strata, a solver's matrix
 # --------------------------------------------------------------------------------------------------

@@ -135,10 +135,7 @@ class ThresholdOptimizerModel(I.BinaryClassifierMixin, ClassifierMixin, BaseEsti
 
     def predict(self, X, s=None) -> np.ndarray:
         """Randomised, as fairlearn's: each row positive with its probability, drawn from ``seed``."""
-        from sklearn.utils import check_random_state
-
-        p1 = self._positive_probs(X, s)
-        return I.labels(self, p1 >= check_random_state(self.seed).rand(len(p1)))
+        return I.randomised_labels(self, self._positive_probs(X, s), self.seed)
 
     def get_state(self) -> dict:
         check_is_fitted(self, "coef_")

@@ -206,9 +206,7 @@ class TargetReduction(AgarwalReduction):
 
     def predict(self, X) -> np.ndarray:
         """Randomised: each row positive with the mixture's probability, drawn from ``RandomState(seed)``."""
-        p1 = self._positive_probs(X)
-        rng = np.random.RandomState(0 if self.seed is None else self.seed)
-        return I.labels(self, p1 >= rng.rand(len(p1)))
+        return I.randomised_labels(self, self._positive_probs(X), 0 if self.seed is None else self.seed)
 
     def get_state(self) -> dict:
         state = super().get_state()
