@@ -233,6 +233,8 @@ def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cac
         kw = {"strata": strata} if strata is not None else {}
         est.fit(arrays.X_train, arrays.y_train, arrays.s_train, **kw)
         hit, seconds, fitted_at = False, time.perf_counter() - t0, utc_now()
+    if progress is not None and "progress" in est.get_params():
+        est.set_params(progress=None)  # a fitted model keeps no callback (it travels from a worker process)
     few = {"s": arrays.s_test[:5]} if getattr(est, "needs_s_to_predict", False) else {}
     if not np.all(np.isfinite(est.predict_proba(arrays.X_test[:5], **few))):
         raise FairDashError(f"{info.label} did not converge (its outputs are not numbers); try another setting.")
