@@ -220,3 +220,25 @@ def test_the_train_button_trains_in_a_worker_process_and_cancel_ends_it(monkeypa
     _ok(at)
     run = app_state.get(at, "run")
     assert run is not None and run.task is app_state.get(at, "task")  # the session's own task, not a copy
+
+
+def test_a_fit_cache_that_cannot_write_is_said_with_the_finished_run(monkeypatch, tmp_path):
+    """The fits of a training (made in its worker process) could not be written to the cache's disk: the
+    note of the finished run says so, not only the server's log."""
+    from fairdash.app import ui
+    from fairdash.fit_cache import FitCache
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    cache = FitCache(directory=blocker / "cache")  # every write fails: its folder cannot be made
+    monkeypatch.setattr(ui, "fit_cache", lambda: cache)
+    at = _new_app()
+    at.switch_page("pages/train.py").run()
+    at.multiselect(key="train_models").set_value(["lr"]).run()
+    at.button(key="train_button").click().run()  # (tests/conftest.py: the script run waits for the job)
+    _ok(at)
+    kind, text = at.session_state[jobs.NOTE_KEY]
+    assert cache.write_error is not None and "fit cache could not write" in cache.write_error
+    assert kind == "done" and cache.write_error in text, text
+    at.run()
+    assert any(cache.write_error in str(el.value) for el in at.sidebar.success), [e.value for e in at.sidebar.success]

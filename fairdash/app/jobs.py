@@ -304,9 +304,11 @@ def collect() -> None:
         session.add_run(run)
         ss.pop("compare_target", None)
         cached = int(run.results["cached"].sum()) if "cached" in run.results else 0
+        kept_in_memory = getattr(ui.fit_cache(), "write_error", None)  # (a full disk: said here, once per run)
         outcome = ss[NOTE_KEY] = ("done", f"Trained {len(run.results)} fit(s) in {run.seconds:.1f} s"
                                   + (f" ({cached} from the cache)" if cached else "")
-                                  + f": run {run.number} is in the run history.")
+                                  + f": run {run.number} is in the run history."
+                                  + (f" {kept_in_memory}" if kept_in_memory else ""))
     elif job.state == "failed":
         outcome = ss[NOTE_KEY] = ("failed", f"Training failed: {job.error}")
     elif job.why_cancelled == "closed_tab":
