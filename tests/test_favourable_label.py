@@ -176,3 +176,32 @@ def test_the_data_page_asks_and_the_words_follow():
     _ok(at)
     assert at.radio(key="positive_is").value == "unfavourable"
     assert at.session_state["fd_spec"].positive_favourable is False
+
+
+# --------------------------------------------------------------------------------------------------
+# Other words that said something false (issue 27)
+# --------------------------------------------------------------------------------------------------
+def test_the_worst_conditional_cell_is_named_by_its_strata_value():
+    from fairdash.experiments import fit_model
+    from fairdash.target_spec import make_target_spec
+
+    task = data.build_task(data.load_sample("compas"), data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",),
+                                                                     strata_column="sex"))
+    m = fit_model(task, "fair-lr", target=make_target_spec("dp", 0.4, strata_column="sex")).metrics
+    for key in ("pop_worst_gap_group", "bal_worst_gap_group"):
+        group, stratum = m[key].split(" in ")
+        assert group in task.group_names and stratum in ("sex = Female", "sex = Male"), m[key]
+
+
+def test_target_gap_is_the_mean_gap_of_the_criterions_rate():
+    """Under equality of opportunity ``target_gap`` is the mean |TPR gap|, as the docstring now says."""
+    import fairdash.experiments as experiments
+    from fairdash.experiments import fit_model
+    from fairdash.target_spec import make_target_spec
+
+    task = data.paper_task("compas-race")
+    m = fit_model(task, "lr", target=make_target_spec("eo", 0.401, decision="group-rates")).metrics
+    tpr_gap = np.mean([abs(m[f"pop_tpr_{j}"] - m[f"target_{j}"]) for j in range(2)])
+    assert m["target_gap"] == pytest.approx(tpr_gap, abs=1e-12)
+    source = " ".join(Path(experiments.__file__).read_text(encoding="utf-8").split())
+    assert "|pop TPR_s - target TPR| under equality of opportunity" in source
