@@ -166,6 +166,12 @@ def test_the_data_page_asks_and_the_words_follow():
     assert "Non-Caucasian is the disadvantaged group: it has the highest base rate" in _caption(at), _caption(at)
     assert "Non-Caucasian, disadvantaged" in _sidebar(at), _sidebar(at)
     assert any("It is unfavourable for the person." in m.value for m in at.markdown)
+    at.switch_page("pages/target.py").run()  # the Target page's readouts single out the same group
+    _ok(at)
+    assert any(m.value.startswith("- For s=0 (Non-Caucasian), the disadvantaged group") for m in at.markdown)
+    at.switch_page("pages/data.py").run()
+    _ok(at)
+    assert at.radio(key="positive_is").value == "unfavourable"  # the answer is kept across pages
     # the analyst's answer wins and is carried in the task
     at.radio(key="positive_is").set_value("favourable").run()
     _ok(at)
@@ -205,3 +211,26 @@ def test_target_gap_is_the_mean_gap_of_the_criterions_rate():
     assert m["target_gap"] == pytest.approx(tpr_gap, abs=1e-12)
     source = " ".join(Path(experiments.__file__).read_text(encoding="utf-8").split())
     assert "|pop TPR_s - target TPR| under equality of opportunity" in source
+
+
+def test_an_upload_asks_plainly_and_says_what_it_assumed():
+    from test_app import _upload
+
+    table = data.load_sample("compas").sample(800, random_state=0)[["race", "sex", "age", "priors-count",
+                                                                    "two-year-recid"]]
+    at = _upload(_new_app(), "people.csv", table)
+    at.selectbox(key="s_column").set_value("race").run()
+    at.selectbox(key="y_column").set_value("two-year-recid").run()
+    _ok(at)
+    assert at.radio(key="positive_is").value is None  # nothing says it yet: a plain question, unanswered
+    assert "(A positive label is taken as favourable for the person: nothing says otherwise.)" in _caption(at)
+    at.text_input(key="positive_meaning").set_value("rearrested within two years").run()
+    _ok(at)
+    assert at.radio(key="positive_is").value == "unfavourable"
+    at.switch_page("pages/target.py").run()
+    at.switch_page("pages/data.py").run()  # a pending upload's answer is kept across pages
+    assert at.radio(key="positive_is").value == "unfavourable"
+    at.button(key="confirm_task").click().run()
+    _ok(at)
+    assert at.session_state["fd_spec"].positive_favourable is False
+    assert "is the disadvantaged group: it has the highest base rate" in _caption(at), _caption(at)
