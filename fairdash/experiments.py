@@ -35,7 +35,8 @@ balanced test set for demographic parity, the test set for equality of opportuni
 the ordinary test set, distributed like the data the model will score. Each group's target
 (``target_<g>``), its signed gap on each set (``pop_gap_<g>``, ``bal_gap_<g>``) and the worst gap with
 its group (``pop_worst_gap``, ``pop_worst_gap_group``...) are described in :mod:`fairdash.gaps`;
-``target_gap`` is the mean over groups of |pop_pr_s - PR_t| (kept for older readers; never shown alone). A ratio whose largest value is 0 is empty (0/0 is
+``target_gap`` is the mean over groups of |pop_gap_s|: |pop PR_s - target_s| under demographic parity, |pop TPR_s -
+target TPR| under equality of opportunity (kept for older readers; never shown alone). A ratio whose largest value is 0 is empty (0/0 is
 not parity) and ``one_class`` says in words where a model predicts one class for everyone or a group.
 
 Columns present only where they say something, after these: ``rule_reached`` and ``rule_note`` (rows of rules
@@ -114,7 +115,8 @@ def _strata_ceiling(y, s, strata, cells, G) -> float:
     return float(total)
 
 
-def _measured(estimator, X, y, s, strata, G, target: ResolvedTarget, group_names, decision, prefix) -> dict:
+def _measured(estimator, X, y, s, strata, G, target: ResolvedTarget, group_names, decision, prefix,
+              strata_names=None) -> dict:
     pred = decision.decide(estimator, X, s)
     m = group_metrics(y, pred, s, G)
     m["ceiling_at_measured"] = targets.accuracy_ceiling(targets.base_rates(y, s, G), targets.group_shares(s, G),
@@ -130,7 +132,7 @@ def _measured(estimator, X, y, s, strata, G, target: ResolvedTarget, group_names
             m.update(tnr_gaps([m[f"{prefix}gap_{j}"] for j in range(G)], [m[f"tnr_{j}"] for j in range(G)],
                               goal.other, group_names, prefix))
         if goal.cells is not None and strata is not None:  # conditional: the worst (stratum, group) cell
-            m.update(cell_gaps(pred, y, s, strata, goal.cells, group_names, None, goal.rate, prefix))
+            m.update(cell_gaps(pred, y, s, strata, goal.cells, group_names, strata_names, goal.rate, prefix))
     return m
 
 
@@ -160,10 +162,11 @@ def evaluate(estimator, arrays: Arrays, target: ResolvedTarget | None = None, gr
         return arrays.X_test[i], arrays.y_test[i], arrays.s_test[i], None if strata is None else strata[i]
 
     args = (G, target, group_names, decision)
-    m = _measured(estimator, *rows(idx), *args, "bal_" if crit.balanced_eval else "eval_")
+    named = getattr(arrays, "strata_names", None) or None  # the worst cell says its stratum's value, not its code
+    m = _measured(estimator, *rows(idx), *args, "bal_" if crit.balanced_eval else "eval_", named)
     m["eval_set"] = crit.eval_set
     m["n_eval"] = int(len(idx))
-    pop = _measured(estimator, *rows(test), *args, "pop_") if crit.balanced_eval else m
+    pop = _measured(estimator, *rows(test), *args, "pop_", named) if crit.balanced_eval else m
     for metric in population_copied():  # what the table measures on both sets
         for k in ([f"{metric.name}_{j}" for j in range(G)] if metric.per_group else [metric.name]):
             m[f"pop_{k}"] = pop[k]
@@ -229,6 +232,8 @@ def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cac
         kw = {"strata": strata} if strata is not None else {}
         est.fit(arrays.X_train, arrays.y_train, arrays.s_train, **kw)
         hit, seconds, fitted_at = False, time.perf_counter() - t0, utc_now()
+    if progress is not None and "progress" in est.get_params():
+        est.set_params(progress=None)  # a fitted model keeps no callback (it travels from a worker process)
     few = {"s": arrays.s_test[:5]} if predicts_with_s(est) else {}
     if not np.all(np.isfinite(est.predict_proba(arrays.X_test[:5], **few))):
         raise FairDashError(f"{info.label} did not converge (its outputs are not numbers); try another setting.")

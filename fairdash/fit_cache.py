@@ -367,3 +367,42 @@ class FitCache:
 
     def __len__(self) -> int:
         return len(self._memory)
+
+    # -- across processes (a training in a worker process, fairdash.app.worker) ----------------------
+    def __getstate__(self) -> dict:
+        """A copy for a worker process: no lock; a cache with a directory travels without its memory
+        LRU (the worker reads the disk), a memory-only one with it (that is all it has)."""
+        state = dict(self.__dict__)
+        del state["_lock"]
+        if self.directory is not None:
+            state["_memory"] = OrderedDict()
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def keys_now(self) -> tuple:
+        """The keys held in memory now (models, results) and the counts: what :meth:`new_since` compares with."""
+        with self._lock:
+            return frozenset(self._memory), frozenset(self._results), self.hits, self.misses
+
+    def new_since(self, before: tuple) -> dict:
+        """The fits and results added since ``before`` (:meth:`keys_now`), to :meth:`merge` into the cache
+        this one was copied from."""
+        with self._lock:
+            return {"models": {k: v for k, v in self._memory.items() if k not in before[0]},
+                    "results": {k: v for k, v in self._results.items() if k not in before[1]},
+                    "hits": self.hits - before[2], "misses": self.misses - before[3],
+                    "write_error": self.write_error}
+
+    def merge(self, new: dict) -> None:
+        """Take the fits a worker process made with a copy of this cache (:meth:`new_since`)."""
+        for k, model in new.get("models", {}).items():
+            self._remember(k, model)
+        for k, value in new.get("results", {}).items():
+            self._remember_result(k, value)
+        self.hits += int(new.get("hits", 0))
+        self.misses += int(new.get("misses", 0))
+        if new.get("write_error"):
+            self.write_error = new["write_error"]

@@ -8,6 +8,7 @@ import numpy as np
 
 from . import targets
 from .data import Split, Task, split_task
+from .data.meaning import label_favourable
 from .errors import FairDashError
 from .separability import JOINT_LEAK_AUC, s_predictability
 from .target_spec import TargetSpec, criterion_info, make_target_spec
@@ -100,6 +101,10 @@ def readout_and_table(task: Task, spec: TargetSpec, seed: int = 0, split: Split 
         "target_text": spec.describe(resolved),
         "presets": rates.presets,
         "groups": {str(j): g for j, g in enumerate(task.group_names)},
+        # is a positive label favourable for the person (said, read from its meaning, or assumed), and so
+        # which group is the disadvantaged one on the training split (lowest base rate, or highest)
+        "positive_favourable": label_favourable(task.spec)[0],
+        "disadvantaged_group": str(targets.disadvantaged_group(rates.base_rates, label_favourable(task.spec)[0])),
         "n_train": rates.n_train,
         "n_test": rates.n_test,
         "n_test_balanced": rates.n_test_balanced,

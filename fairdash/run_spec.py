@@ -107,6 +107,10 @@ class RunSpec:
             parts += ["--y", q(t.y_column)] + [p for v in t.y1_values for p in ("--y1", q(str(v)))]
             if t.y_threshold is not None:
                 parts += ["--y-threshold", q(f"{t.y_threshold:g}")]
+            if t.positive_favourable is not None:
+                parts += ["--positive-is", "favourable" if t.positive_favourable else "unfavourable"]
+            if t.positive_meaning:
+                parts += ["--positive-meaning", q(t.positive_meaning)]
             if t.features:
                 parts += ["--features", q(",".join(t.features))]
             if t.drop:

@@ -5,8 +5,9 @@ P(ybar=1 | y, s) for demographic parity (with keep-rate ``delta``) and for expli
 the reverse table ``d[s][ybar] = P(y=1 | ybar, s)`` by Bayes' rule, Theorem 1's ``t_s`` and Theorem 2's
 accuracy ceiling, for two or more groups and per stratum (conditional demographic parity).
 
-Groups are integer codes 0..G-1; the group with the lowest base rate is the disadvantaged one
-(:func:`disadvantaged_group`), whatever its code.
+Groups are integer codes 0..G-1; the disadvantaged group (:func:`disadvantaged_group`), whatever its
+code, is the one with the lowest base rate where a positive label is favourable for the person and the
+one with the highest where it is unfavourable (rearrest, default).
 """
 from __future__ import annotations
 
@@ -76,9 +77,12 @@ def presets(rates) -> dict[str, float]:
 # --------------------------------------------------------------------------------------------------
 # Validation
 # --------------------------------------------------------------------------------------------------
-def disadvantaged_group(rates) -> int:
-    """The group the data disadvantages: the one with the lowest base rate (the first of equals)."""
-    return int(np.argmin(np.asarray(rates, dtype=float)))
+def disadvantaged_group(rates, favourable: bool = True) -> int:
+    """The group the data disadvantages (the first of equals): where a positive label is favourable for the
+    person (a loan granted) the one with the lowest base rate; where it is unfavourable (rearrest, default)
+    the one with the highest."""
+    rates = np.asarray(rates, dtype=float)
+    return int(np.argmin(rates) if favourable else np.argmax(rates))
 
 
 def check_target_rate(target_rate) -> np.ndarray:

@@ -112,8 +112,8 @@ with left:
         st.number_input(f"Group 1 = rows where {lit(s_col, code=True)} is above", key="s_threshold")
     elif s_mode == "two":
         st.multiselect(f"Values of {lit(s_col, code=True)} that form group 1", data.column_values(df, s_col), key="s1_values",
-                       help="Every other value forms group 0. The group with the lower base rate is called the "
-                            "disadvantaged group, unless you name the protected group under the base rates.")
+                       help="Every other value forms group 0. The disadvantaged group follows from the base rates and "
+                            "whether a positive label is favourable, unless you name the protected group below them.")
     st.text_input("Names for the groups (optional, comma-separated, in group order)", key="group_labels",
                   placeholder="e.g. female, male for a column coded 0/1",
                   help="Shown instead of the column's values in every readout, figure and report.")
@@ -125,15 +125,8 @@ with right:
     else:
         st.multiselect(f"Values of {lit(y_col, code=True)} that count as positive (y = 1)", data.column_values(df, y_col),
                        key="y1_values")
-    st.text_input("What does a positive label mean, in plain words?", key="positive_meaning",
-                  placeholder="e.g. income above $50K a year (favourable), or rearrested (not favourable)")
-
-meaning = ss.get("positive_meaning") or (
-    f"{y_col} is " + (f"above {ss.get('y_threshold')}" if choices.threshold(y_col)
-                      else " or ".join(map(repr, ss.get("y1_values", []))) or "(nothing chosen)"))
-st.markdown(f"**Positive (y = 1) means:** {lit(meaning)}. The target positive rate PR_t is the share of *each* group "
-            "that the fair model will label positive, so a positive should be what you want to share out fairly "
-            "(or, as in COMPAS, what you want to be equally likely across groups even if it is unfavourable).")
+    choices.label_meaning()
+choices.meaning_line(y_col)
 
 st.subheader("Features and missing values")
 feature_choices = [c for c in columns if c not in (s_col, y_col)]

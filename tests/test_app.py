@@ -449,6 +449,9 @@ def test_training_errors_are_messages_and_keep_the_session(monkeypatch, small_cs
         raise FairDashError("The optimiser gave up.")
 
     monkeypatch.setattr(runs, "run_experiment", boom)  # what train_run calls
+    from fairdash.app import jobs
+
+    monkeypatch.setattr(jobs, "IN_WORKER_PROCESS", False)  # (a worker process would not see the replacement)
     at = _new_app()
     at.switch_page("pages/train.py").run()
     at.button(key="train_button").click().run()

@@ -24,8 +24,12 @@ JOIN_S = 300  # generous: the machine may be busy; no assertion is about time
 
 @pytest.fixture(autouse=True)
 def _in_the_background(monkeypatch, one_browser):
-    """Trainings in the background; every AppTest here is the same browser (a reload is a reload)."""
+    """Trainings in the background; every AppTest here is the same browser (a reload is a reload). The
+    tests here replace the training code in this process (a gate, a failure), which a worker process would
+    not see: their trainings run in a thread of this process (tests/test_worker_process.py runs real ones
+    in worker processes)."""
     monkeypatch.setattr(jobs, "WAIT_IN_SCRIPT", False)
+    monkeypatch.setattr(jobs, "IN_WORKER_PROCESS", False)
 
 
 @pytest.fixture

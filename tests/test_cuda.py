@@ -85,3 +85,23 @@ def test_gpu_and_cpu_fits_agree(adult_arrays):
     cpu = FairLR(device="cpu", tol=1e-6).fit(a.X_train, a.y_train, a.s_train)
     assert np.abs(gpu.decision_function(a.X_test) - cpu.decision_function(a.X_test)).max() < 0.1
     assert (gpu.predict(a.X_test) == cpu.predict(a.X_test)).mean() > 0.999
+
+
+def test_a_dashboard_training_in_a_worker_process_runs_on_the_gpu():
+    """The dashboard trains in a worker process forked from a fork server (fairdash.app.worker): CUDA is
+    initialised in the worker, never in the fork server, and the fitted models come back to the server."""
+    from fairdash.app import worker
+    from fairdash.data import build_paper_task
+    from fairdash.fit_cache import FitCache
+    from fairdash.run_spec import RunSpec
+    from fairdash.target_spec import make_target_spec
+
+    task = build_paper_task("adult-sex")
+    spec = RunSpec(data="adult", task=task.spec, target=make_target_spec(target_rate=0.3),
+                   models=("fair-lr", "fair-gp"), seeds=(0,))
+    seen = []
+    run = worker.attach_task(worker.ProcessWork(worker.train_run_detached, task, spec, data_name="adult",
+                                                cache=FitCache(directory=False))(lambda f, m: seen.append(m)), task)
+    assert set(run.results["device"]) == {torch.cuda.get_device_name(0)}, run.results["device"].tolist()
+    assert (run.results["accuracy"] > 0.8).all() and seen
+    assert len(run.models) == 2  # the fitted models came back to the server's process

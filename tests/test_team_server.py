@@ -3,6 +3,7 @@ rest queued first come, first served, their place in the sidebar); a training wh
 for the grace period is cancelled, queued or running; Forget stops the session's training at once; above the
 memory guard, uploads and trainings are refused with one line; a reload mid-training returns to the same
 session with its Cancel button."""
+import os
 import threading
 import time
 
@@ -127,6 +128,7 @@ def test_above_the_guard_the_page_refuses_uploads_and_trainings_and_keeps_the_se
 
 def test_a_reload_mid_training_returns_to_the_session_with_its_queue_place_and_cancel(monkeypatch, one_browser):
     monkeypatch.setattr(jobs, "WAIT_IN_SCRIPT", False)
+    monkeypatch.setattr(jobs, "IN_WORKER_PROCESS", False)  # train_run is replaced in this process below
     reg = jobs.JobRegistry(max_running=1)
     monkeypatch.setattr(jobs, "registry", lambda: reg)
     blocker_gate = threading.Event()
@@ -183,3 +185,60 @@ def test_a_training_runs_at_a_lower_cpu_priority_than_the_pages():
     assert job.state == "done" and seen == [min(19, base + 7)]
     assert os.getpriority(os.PRIO_PROCESS, 0) == base  # the server's own threads keep theirs
     assert limits.ServerLimits.from_env().training_nice == 10
+
+
+# ---- the Train button's training is a worker process (fairdash.app.worker) that Cancel ends ---------------
+from test_worker_process import WAIT_S, _alive  # noqa: E402
+
+
+def test_the_train_button_trains_in_a_worker_process_and_cancel_ends_it(monkeypatch, one_browser):
+    monkeypatch.setattr(jobs, "WAIT_IN_SCRIPT", False)  # the test drives the script runs, as a browser would
+    at = _new_app()
+    at.switch_page("pages/train.py").run()
+    at.multiselect(key="train_models").set_value(["fair-gp"]).run()
+    at.number_input(key="repeats").set_value(10).run()  # long: it is cancelled while it runs
+    at.button(key="train_button").click().run()
+    _ok(at)
+    job = jobs.registry().get(app_state.get(at, "token"))
+    deadline = time.monotonic() + WAIT_S
+    while (job.worker is None or job.worker.pid is None or job.fraction <= 0) and time.monotonic() < deadline:
+        time.sleep(0.1)  # (in the queue, then the worker starts and reports its first step)
+    pid = job.worker.pid
+    assert pid is not None and pid != os.getpid() and _alive(pid)
+    job.cancel()  # what the sidebar's Cancel button does
+    job.thread.join(WAIT_S)
+    assert job.state == "cancelled" and not _alive(pid)
+    at.run()
+    assert app_state.get(at, "run") is None  # nothing joined the run history
+
+    at.multiselect(key="train_models").set_value(["lr"]).run()
+    at.number_input(key="repeats").set_value(1).run()
+    at.button(key="train_button").click().run()
+    job = jobs.registry().get(app_state.get(at, "token"))
+    job.thread.join(WAIT_S)
+    at.run()
+    _ok(at)
+    run = app_state.get(at, "run")
+    assert run is not None and run.task is app_state.get(at, "task")  # the session's own task, not a copy
+
+
+def test_a_fit_cache_that_cannot_write_is_said_with_the_finished_run(monkeypatch, tmp_path):
+    """The fits of a training (made in its worker process) could not be written to the cache's disk: the
+    note of the finished run says so, not only the server's log."""
+    from fairdash.app import ui
+    from fairdash.fit_cache import FitCache
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    cache = FitCache(directory=blocker / "cache")  # every write fails: its folder cannot be made
+    monkeypatch.setattr(ui, "fit_cache", lambda: cache)
+    at = _new_app()
+    at.switch_page("pages/train.py").run()
+    at.multiselect(key="train_models").set_value(["lr"]).run()
+    at.button(key="train_button").click().run()  # (tests/conftest.py: the script run waits for the job)
+    _ok(at)
+    kind, text = at.session_state[jobs.NOTE_KEY]
+    assert cache.write_error is not None and "fit cache could not write" in cache.write_error
+    assert kind == "done" and cache.write_error in text, text
+    at.run()
+    assert any(cache.write_error in str(el.value) for el in at.sidebar.success), [e.value for e in at.sidebar.success]

@@ -131,7 +131,8 @@ def results_table(results, summary, criterion: str, *, population: bool, where: 
     worst = plots.worst_gaps(results, population) is not None
     st.caption(f"Measured on {where}." + (" Worst gap: the largest distance of a group's rate from its target (mean "
                                           "over repeats), with that group." if worst else
-                                          " Target gap: mean over groups of |PR_s − PR_t| on the population."
+                                          " Target gap: mean over groups of |rate_s − target_s| on the population (PR; TPR under "
+                                          "equality of opportunity)."
                                           if population else ""))
     st.dataframe(plots.results_table(results, criterion, population=population), key="compare_table",
                  hide_index=True, column_config=ui.RESULTS_COLUMNS)

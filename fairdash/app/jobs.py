@@ -1,10 +1,12 @@
 """Training that survives navigation, on a server a team shares: a training started on the Train page
-runs in a background thread, so going to another page (which ends the page's script run) does not stop it.
+runs in a worker process watched by a background thread, so going to another page (which ends the
+page's script run) does not stop it.
 A UI-helper module: it imports Streamlit.
 
-- :class:`TrainingJob`: one training (``runs.train_run``) in a daemon thread, holding its progress,
+- :class:`TrainingJob`: one training (``runs.train_run``), watched by a daemon thread, holding its progress,
   its :class:`~fairdash.experiments.Run` or its error message, and a cancel flag that the progress
-  callback checks, so the experiment runner stops at its next progress call.
+  callback checks, so the experiment runner stops at its next progress call. The training itself runs in
+  a worker process (:mod:`fairdash.app.worker`), at a lower CPU priority, so that no page waits for it.
 - :class:`JobRegistry` (:func:`registry`): the process-wide jobs, one per session token (one job per
   session at a time; every tab of the session sees it and may cancel it). At most
   ``FAIRDASH_MAX_TRAININGS`` run at once (:mod:`fairdash.app.limits`); the others wait in a queue, first
@@ -26,17 +28,21 @@ import time
 
 import streamlit as st
 
-from . import ui, session
+from . import ui, session, worker
 from .limits import ServerLimits, check_memory, lower_thread_priority
 from ..events import log_event
 
 REFRESH_S = 2.0  # how often the sidebar's progress box is redrawn while a job runs (a fragment-only rerun)
+QUEUED_REFRESH_S = 5.0  # ... and while it waits in the queue (a place changes seldom; each redraw costs the server)
 KEEP_S = 3600.0  # a finished job nobody collected (its browser tab was closed) is dropped after this
 # True: the Train button's script run waits for its job (which still runs in its own thread) and
 # collects it at once. Only for AppTest tests, where no browser polls the sidebar's fragment
 # (tests/conftest.py sets it; the tests of the background behaviour itself leave it off).
 WAIT_IN_SCRIPT = False
 NOTE_KEY = "fd_job_note"  # (kind, text) of a failed or cancelled job, in the sidebar until dismissed
+# True: a training runs in a worker process of its own (fairdash.app.worker: the pages never wait for it).
+# False: in a thread of the server's process; only for tests that replace the training code in this process.
+IN_WORKER_PROCESS = True
 OUTCOME_KEY = "fd_job_outcome"  # (kind, text) of the job collected in this script run: "done", "failed", "cancelled"
 
 _log = logging.getLogger(__name__)
@@ -66,6 +72,7 @@ class TrainingJob:
         self.finished = None
         self.collected_by: set = set()  # the sessions (tokens) that have taken its outcome
         self.registry: JobRegistry | None = None
+        self.worker: worker.ProcessWork | None = None  # its worker process's handle (``.pid`` while it runs)
         self._work = work
         self._cancel = threading.Event()
         self.thread = threading.Thread(target=self._run, name="fairdash-training", daemon=True)
@@ -126,7 +133,7 @@ class TrainingJob:
         finally:
             if holds_place:
                 self.registry.release(self)
-        self._work = None  # the task and its table are not held by a finished job (nor by a fit's callback)
+        self._work = self.worker = None  # the task and its table are not held by a finished job
         self.finished = time.monotonic()
         self.state = state  # last: a reader that sees a finished state sees its result or error
         ran = self.finished - (self.began or self.finished)
@@ -265,8 +272,16 @@ def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
         log_event("refusal", session=_token(), reason="memory_guard")
         raise
     st.session_state.pop(NOTE_KEY, None)
-    job = TrainingJob(lambda progress: train_run(task, spec, progress=progress, **train_kwargs), title,
-                      session=_token(), grace_s=limits.closed_tab_grace_s, nice=limits.training_nice)
+    if IN_WORKER_PROCESS:
+        in_worker = worker.ProcessWork(worker.train_run_detached, task, spec, nice=limits.training_nice, **train_kwargs)
+
+        def work(progress):
+            return worker.attach_task(in_worker(progress), task)
+    else:
+        def work(progress):
+            return train_run(task, spec, progress=progress, **train_kwargs)
+    job = TrainingJob(work, title, session=_token(), grace_s=limits.closed_tab_grace_s, nice=limits.training_nice)
+    job.worker = in_worker if IN_WORKER_PROCESS else None
     registry().start(_token(), job)
     if WAIT_IN_SCRIPT:
         job.thread.join()
@@ -289,9 +304,11 @@ def collect() -> None:
         session.add_run(run)
         ss.pop("compare_target", None)
         cached = int(run.results["cached"].sum()) if "cached" in run.results else 0
+        kept_in_memory = getattr(ui.fit_cache(), "write_error", None)  # (a full disk: said here, once per run)
         outcome = ss[NOTE_KEY] = ("done", f"Trained {len(run.results)} fit(s) in {run.seconds:.1f} s"
                                   + (f" ({cached} from the cache)" if cached else "")
-                                  + f": run {run.number} is in the run history.")
+                                  + f": run {run.number} is in the run history."
+                                  + (f" {kept_in_memory}" if kept_in_memory else ""))
     elif job.state == "failed":
         outcome = ss[NOTE_KEY] = ("failed", f"Training failed: {job.error}")
     elif job.why_cancelled == "closed_tab":
@@ -318,11 +335,12 @@ def _dismiss() -> None:
     st.session_state.pop(NOTE_KEY, None)
 
 
-def _job_box() -> None:
-    """The running job's progress and Cancel button (a fragment, rerun every REFRESH_S seconds)."""
+def _job_box(drawn_queued: bool = False) -> None:
+    """The running job's progress and Cancel button (a fragment, rerun every REFRESH_S seconds, or
+    QUEUED_REFRESH_S while the job waits in the queue: ``drawn_queued``)."""
     job = current()
-    if job is None:  # it has just finished: a full run collects it and redraws the page
-        st.rerun()
+    if job is None or (drawn_queued and not job.queued):  # it has just finished (a full run collects it and
+        st.rerun()  # redraws the page), or it has left the queue (the box is redrawn at the running cadence)
     with st.container(key="training_job", border=True):
         st.markdown(f"**{job.title}**")
         place = registry().place(job) if job.queued else None
@@ -347,8 +365,10 @@ def _job_box() -> None:
 def sidebar_job() -> None:
     """The training box (app.py draws it in the sidebar, on every page): the running job (refreshed
     while it runs), or the note of a failed or cancelled one (with a button to dismiss it)."""
-    if current() is not None:
-        st.fragment(_job_box, run_every=REFRESH_S)()
+    job = current()
+    if job is not None:
+        waits = job.queued and registry().running_count >= registry().max_running  # (no place free for it)
+        st.fragment(_job_box, run_every=QUEUED_REFRESH_S if waits else REFRESH_S)(waits)
         return
     kept = note()
     if kept is None:

@@ -8,9 +8,9 @@ README's settings table lists them), and the server memory guard. Plain Python: 
   machine's memory).
 - ``FAIRDASH_CLOSED_TAB_GRACE_S``: a training whose session has no open tab for this long is cancelled
   (default 300 s).
-- ``FAIRDASH_TRAINING_NICE``: how much lower than the pages' a training thread's CPU priority is (Linux
-  niceness, 0-19; default 10), so that a slider's readout is not queued behind the trainings on a busy
-  server.
+- ``FAIRDASH_TRAINING_NICE``: how much lower than the pages' a training's CPU priority is (Linux
+  niceness, 0-19; default 10): its worker process's (:mod:`fairdash.app.worker`), torch and joblib threads
+  included, so that a slider's readout is not queued behind the trainings on a busy server.
 
 A malformed value is an error at the first use, naming the variable (a server set up wrongly says so
 rather than running without the limit).
@@ -60,6 +60,41 @@ def process_rss_bytes() -> int | None:
         return None
 
 
+def _rss_of(pid) -> int:
+    with open(f"/proc/{pid}/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def server_rss_bytes() -> int | None:
+    """The resident memory of this process and every process under it (the trainings' worker processes,
+    their fork server, joblib's workers): what the memory guard compares with its threshold. Linux reads
+    /proc; elsewhere only this process's own (:func:`process_rss_bytes`)."""
+    own = process_rss_bytes()
+    if own is None:
+        return None
+    try:
+        parents: dict[int, list[int]] = {}
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                try:
+                    with open(f"/proc/{entry.name}/stat") as f:
+                        ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                except (OSError, ValueError, IndexError):
+                    continue  # (a process that ended meanwhile)
+                parents.setdefault(ppid, []).append(int(entry.name))
+    except OSError:
+        return own
+    total, todo = own, list(parents.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        try:
+            total += _rss_of(pid)
+        except (OSError, ValueError, IndexError):
+            pass
+        todo.extend(parents.get(pid, []))
+    return total
+
+
 @dataclass(frozen=True)
 class ServerLimits:
     max_trainings: int
@@ -101,9 +136,10 @@ def _gb(n: int) -> str:
 
 def check_memory(action: str, limits: ServerLimits | None = None, rss: int | None = None) -> None:
     """Refuse ``action`` ("uploads", "trainings") with a plain line when the server's memory is above its
-    guard; nothing is refused where the memory cannot be read."""
+    guard (the server's process and the trainings' worker processes together); nothing is refused where
+    the memory cannot be read."""
     limits = limits or ServerLimits.from_env()
-    rss = process_rss_bytes() if rss is None else rss
+    rss = server_rss_bytes() if rss is None else rss
     if limits.memory_guard_bytes is None or rss is None or rss <= limits.memory_guard_bytes:
         return
     raise FairDashError(f"The server is short of memory ({_gb(rss)} in use, above its {_gb(limits.memory_guard_bytes)} "

@@ -7,10 +7,13 @@ import pandas as pd
 import streamlit as st
 
 from .. import data, proxies, targets
+from ..data import meaning
 from . import ui
 
 WIDGETS = ("s_column", "y_column", "s1_values", "y1_values", "s_threshold", "y_threshold", "features", "missing",
-           "positive_meaning", "s_mode", "s_with", "group_labels")
+           "positive_meaning", "positive_is", "s_mode", "s_with", "group_labels")
+POSITIVE_IS = {"favourable": "Favourable (e.g. a loan granted, income above $50K)",
+               "unfavourable": "Unfavourable (e.g. rearrest, default, arrest)"}
 KEPT = "fd_choices_kept"  # (table id, {widget key: value}): a pending upload's choices, kept across pages
 
 
@@ -78,6 +81,9 @@ class Choices:
             self.df, self.prof, spec.s_column, spec.y_column, self._sample_drop())
         ss["missing"] = spec.missing
         ss["positive_meaning"] = spec.positive_meaning
+        said = spec.positive_favourable
+        said = meaning.favourable_from_meaning(spec.positive_meaning) if said is None else said
+        ss["positive_is"] = None if said is None else meaning.WORDS[said]
         ss["fd_widgets_for"] = self.table_id
 
     def _fill_values(self, role: str, spec=None) -> None:
@@ -98,7 +104,7 @@ class Choices:
         ss = st.session_state
         self._fill_values(role)
         if role == "y" and ss.get("fd_widgets_for"):
-            ss["positive_meaning"] = ""
+            ss["positive_meaning"], ss["positive_is"] = "", None
         feats = [c for c in ss.get("features", []) if c not in (ss["s_column"], ss["y_column"])]
         old = ss.get(f"_fd_prev_{role}")
         flagged = set(self.prof.loc[self.prof["flags"] != "", "column"])
@@ -123,7 +129,38 @@ class Choices:
             features=tuple(ss.get("features", [])), missing=ss.get("missing", "drop"),
             strata_column=ss["fd_spec"].strata_column if self.table_id == ss.get("fd_table_id") else None,
             positive_meaning=ss.get("positive_meaning", ""),
+            positive_favourable={"favourable": True, "unfavourable": False}.get(ss.get("positive_is")),
         )
+
+    def label_meaning(self) -> None:
+        """What a positive label means, in the analyst's words, and the plain question whether it is favourable
+        for the person (answered from the words where they say so; the answer names the disadvantaged group)."""
+        ss = st.session_state
+
+        def read_meaning():
+            said = meaning.favourable_from_meaning(ss.get("positive_meaning"))
+            if said is not None:
+                ss["positive_is"] = meaning.WORDS[said]
+
+        st.text_input("What does a positive label mean, in plain words?", key="positive_meaning", on_change=read_meaning,
+                      placeholder="e.g. income above $50K a year (favourable), or rearrested (not favourable)")
+        ss.setdefault("positive_is", None)
+        st.radio("Is a positive label favourable for the person?", list(POSITIVE_IS), key="positive_is",
+                 format_func=POSITIVE_IS.get, help="It decides which group is called disadvantaged: with a favourable "
+                 "positive label the group with the lowest base rate, with an unfavourable one (rearrest, default) the "
+                 "group with the highest. Not answered: read from the words above, else taken as favourable.")
+
+    def meaning_line(self, y_col: str) -> None:
+        """The sentence under the choices: what a positive label means, and what PR_t shares out."""
+        ss = st.session_state
+        words = ss.get("positive_meaning") or (
+            f"{y_col} is " + (f"above {ss.get('y_threshold')}" if self.threshold(y_col)
+                              else " or ".join(map(repr, ss.get("y1_values", []))) or "(nothing chosen)"))
+        fav, how = meaning.label_favourable(self.spec())
+        st.markdown(f"**Positive (y = 1) means:** {ui.literal(words)}. It is {meaning.WORDS[fav]} for the person"
+                    f"{'' if how == meaning.SAID else f' ({how})'}. The target positive rate PR_t is the share of *each* "
+                    "group that the fair model will label positive, so a positive should be what you want to share out "
+                    "fairly (or, as in COMPAS, what you want to be equally likely across groups even if it is unfavourable).")
 
     def column_groups(self, feature_choices) -> None:
         """For many columns: per name-prefix group, one click to take all its columns in or leave them out."""
@@ -180,15 +217,18 @@ class Choices:
                        "weak proxies are why a target can stay out of reach; 0.95 or more is listed as a leak.")
 
     def protected_group(self, task, base_rates) -> str:
-        """The optional choice of the protected group (kept for the session; by default the group with the
-        lowest base rate, called the disadvantaged group), and the sentence that says which group it is."""
+        """The optional choice of the protected group (kept for the session; by default the disadvantaged group:
+        the lowest base rate where a positive label is favourable for the person, the highest where it is
+        unfavourable), and the sentence that says which group it is."""
         ss = st.session_state
         names = list(task.group_names)
-        low = names[targets.disadvantaged_group(base_rates)]
+        favourable, how = meaning.label_favourable(task.spec)
+        low = names[targets.disadvantaged_group(base_rates, favourable)]
         ss["protected_group"] = ss.get("fd_protected") if ss.get("fd_protected") in names else ""
         st.selectbox("Protected group (optional: names the group the wording singles out)", [""] + names,
-                     key="protected_group", format_func=lambda g: g or f"The group with the lowest base rate ({low})",
+                     key="protected_group", format_func=lambda g: g or f"The disadvantaged group ({low}: "
+                     f"{'lowest' if favourable else 'highest'} base rate)",
                      on_change=lambda: ss.update(fd_protected=ss["protected_group"] or None))
-        j, role = ui.group_role(names, base_rates)
-        return (f"{ui.literal(names[j])} is {role}"
-                + (" (chosen above)." if role == "the protected group" else ": it has the lowest base rate."))
+        j, role = ui.group_role(names, base_rates, task.spec)
+        return ui.literal(f"{names[j]} is the protected group (chosen above)." if role == "the protected group"
+                          else meaning.disadvantaged_sentence(names[j], favourable, how))

@@ -38,6 +38,7 @@ from ..events import log_event
 from .limits import check_memory
 from ..rates import TrainingRates, rates_readout, training_rates
 from ..rates import readout_and_table as readout_and_table_of
+from ..data.meaning import label_favourable
 from ..target_spec import TargetSpec
 
 DEFAULT_SAMPLE = "adult"
@@ -311,7 +312,8 @@ def sample_spec(name: str, df: pd.DataFrame) -> data.TaskSpec:
     smp = data.SAMPLES[name]
     feats = data.default_features(df, data.profile_columns(df), smp.s_column, smp.y_column, smp.drop)
     return data.TaskSpec(smp.s_column, smp.y_column, tuple(smp.s1_values), tuple(smp.y1_values),
-                         features=tuple(feats), positive_meaning=smp.positive_meaning)
+                         features=tuple(feats), positive_meaning=smp.positive_meaning,
+                         positive_favourable=smp.positive_favourable)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -436,13 +438,15 @@ def save_session() -> None:
     session.save_session(target_state.link_params())
 
 
-def group_role(names, base_rates) -> tuple[int, str]:
+def group_role(names, base_rates, spec=None) -> tuple[int, str]:
     """The group the wording singles out, and its word: the protected group the analyst named on the Data
-    page, else the group with the lowest base rate, called the disadvantaged group."""
+    page, else the disadvantaged group: the lowest base rate where a positive label of ``spec`` (default:
+    the current task's) is favourable for the person, the highest where it is unfavourable."""
     chosen = st.session_state.get("fd_protected")
     if chosen in tuple(names):
         return tuple(names).index(chosen), "the protected group"
-    return targets.disadvantaged_group(base_rates), "the disadvantaged group"
+    favourable, _ = label_favourable(spec if spec is not None else st.session_state.get("fd_spec"))
+    return targets.disadvantaged_group(base_rates, favourable), "the disadvantaged group"
 
 
 def readout(spec: TargetSpec | None = None) -> dict:

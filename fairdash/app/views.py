@@ -94,7 +94,7 @@ def sidebar_summary() -> None:
     spec = task.spec
     lit, names = ui.literal, [ui.literal(g) for g in task.group_names]  # user text, shown literally
     try:
-        j, role = ui.group_role(task.group_names, ui.task_rates().base_rates)
+        j, role = ui.group_role(task.group_names, ui.task_rates().base_rates, task.spec)
         names[j] += f", {role.split()[-2]}"  # "disadvantaged" or "protected"
     except FairDashError:
         pass

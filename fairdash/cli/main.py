@@ -12,7 +12,7 @@ import os
 import sys
 
 from . import model_commands
-from .options import _Parser, load_task_and_table, target_arguments, target_spec_from_args, task_arguments
+from .options import _Parser, label_line, load_task_and_table, target_arguments, target_spec_from_args, task_arguments
 from ..errors import FairDashError
 
 EXIT_USER_ERROR = 2
@@ -36,7 +36,7 @@ def _cmd_rates(args) -> int:
     g = out["groups"]
     pr_t = "-" if out["target_rate"] is None else f"{out['target_rate']:.4f}"
     lines = [f"Training rows {out['n_train']}, test rows {out['n_test']}, balanced test rows {out['n_test_balanced']}",
-             f"Target: {out['target_text']}",
+             f"Target: {out['target_text']}", label_line(task),
              f"Target positive rate PR_t = {pr_t}   (presets: min {out['presets']['min']:.4f}, "
              f"avg {out['presets']['avg']:.4f}, max {out['presets']['max']:.4f})",
              "",

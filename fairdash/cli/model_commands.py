@@ -125,7 +125,7 @@ def _warn_thin(task, spec, seed: int) -> None:
 
 
 def _cmd_train(args) -> int:
-    from .options import load_task_and_table, model_options, target_spec_from_args
+    from .options import label_line, load_task_and_table, model_options, target_spec_from_args
     from ..experiments import run_experiment
     from ..gaps import REFERENCE_MODEL, moved_away_summary
     from ..metrics import below_majority_notes, rule_notes
@@ -171,6 +171,7 @@ def _cmd_train(args) -> int:
             target = "no target (plain model)"
         print(f"{row['label']} trained on the training split (seed {args.seed}; {target})")
         print(f"Decision rule: {spec.decision_rule.name}: {spec.decision_rule.explanation}")
+        print(label_line(task))
         print(f"Saved to {out}  ({trained.fit_seconds:.2f} s on {trained.device})")
         for title, pre, n in ((f"the {m['eval_set']} set (the paper's protocol)", "", m["n_eval"]),
                               ("the population (the ordinary test set, as the model will meet it)", "pop_", m["n_pop"])):

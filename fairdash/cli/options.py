@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ..errors import FairDashError
 
@@ -32,6 +33,12 @@ def task_arguments(p: argparse.ArgumentParser, required: bool = True) -> None:
     g.add_argument("--y", dest="y_column", help="the label column")
     g.add_argument("--y1", action="append", default=[], help="a value of --y that counts as positive (repeatable)")
     g.add_argument("--y-threshold", type=float, help="positive = values of --y above this (numeric --y)")
+    g.add_argument("--positive-is", metavar="favourable|unfavourable",
+                   help="is a positive label favourable for the person (a loan granted) or unfavourable (rearrest, "
+                        "default)? It names the disadvantaged group: the lowest base rate, or the highest. Default: read "
+                        "from --positive-meaning, else favourable (a --paper set-up says its own)")
+    g.add_argument("--positive-meaning", default="", help="what a positive label means, in plain words (shown in "
+                                                          "the report)")
     g.add_argument("--features", help="comma-separated feature columns (default: every other column)")
     g.add_argument("--drop", default="", help="comma-separated columns to leave out of the features")
     g.add_argument("--missing", choices=["drop", "impute"], default="drop", help="rows with a missing feature")
@@ -54,8 +61,14 @@ def load_task_and_table(args):
     once."""
     from .. import data
 
+    from ..data.meaning import parse_positive_is
+
+    favourable = parse_positive_is(getattr(args, "positive_is", None))
     if args.paper:
         setup = data.paper_setup(args.paper)
+        if favourable is not None and favourable != setup.spec.positive_favourable:
+            raise FairDashError(f"--paper {args.paper} fixes the task: its positive label is "
+                                f"{'favourable' if setup.spec.positive_favourable else 'unfavourable'} for the person.")
         if args.data and args.data != setup.sample:
             raise FairDashError("--paper chooses the data set; leave out --data or make it match.")
         if args.strata:
@@ -71,16 +84,35 @@ def load_task_and_table(args):
     if not args.y1 and args.y_threshold is None:
         raise FairDashError("Say which values of --y are positive with --y1 VALUE (or use --y-threshold).")
     df = data.read_table_or_sample(args.data)
+    sample = data.SAMPLES.get(args.data) if not Path(args.data).exists() else None
+    meaning = getattr(args, "positive_meaning", "") or ""
+    if (favourable is None and not meaning and sample is not None and args.y_column == sample.y_column
+            and set(args.y1) == set(sample.y1_values) and args.y_threshold is None):
+        favourable, meaning = sample.positive_favourable, sample.positive_meaning  # the bundled sample's own label
     spec = data.TaskSpec(
         s_column=args.s_column, y_column=args.y_column, s1_values=tuple(args.s1), y1_values=tuple(args.y1),
         y_threshold=args.y_threshold, s_threshold=args.s_threshold, s_multi=args.s_multi,
         features=_split_list(args.features) or None, drop=_split_list(args.drop), missing=args.missing,
         strata_column=args.strata, s_with=args.s_with, group_labels=_split_list(args.group_names),
-        s_as_feature=args.s_as_feature,
+        s_as_feature=args.s_as_feature, positive_meaning=meaning,
+        positive_favourable=favourable,
     )
     task = data.build_task(df, spec)
     _print_warnings(task)
     return task, None, df
+
+
+def label_line(task) -> str:
+    """The positive label in one line: what it is, whether it is favourable for the person (said, read from
+    its meaning, or assumed) and so which group is the disadvantaged one (base rates on the whole table)."""
+    from ..data.meaning import label_favourable, label_words
+    from ..targets import disadvantaged_group
+
+    favourable, how = label_favourable(task.spec)
+    j = disadvantaged_group(task.group_table()["base rate"].to_numpy(), favourable)
+    return (f"Positive label (y = 1): {task.spec.y_column} = {task.label_names[1]}, {label_words(task.spec)}"
+            + (", --positive-is to say otherwise" if how != "said" else "") + f"; the disadvantaged group is "
+            f"{task.group_names[j]} ({'lowest' if favourable else 'highest'} base rate).")
 
 
 def _print_warnings(task) -> None:
@@ -169,7 +201,8 @@ def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: b
             g.add_argument("--decision", choices=CHOOSABLE, default="threshold", help=words + " (default threshold)")
         g.add_argument("--agarwal-bound", type=float,
                        help="Agarwal et al.'s allowed difference between a group's rate and the overall rate (default "
-                            "0.1, the paper's); a tight bound such as 0.01 is the way to population parity without s")
+                            "0.1, the paper's); a tight bound such as 0.01 comes closer to population parity without s, "
+                            "at a rate of its own (Adult sex: PR ratio 0.888, against 0.410 at 0.1)")
         g.add_argument("--target-tolerance", type=float,
                        help="the target reduction's tolerance: how far each group's training rate may stay from its "
                             "target (default 0.01)")

@@ -29,6 +29,7 @@ class Sample:
     positive_meaning: str
     drop: tuple = ()
     n_rows: int = 0  # rows of the bundled table (what its description counts)
+    positive_favourable: bool = True  # is a positive label good for the person (names the disadvantaged group)
 
 
 SAMPLES: dict[str, Sample] = {
@@ -36,7 +37,7 @@ SAMPLES: dict[str, Sample] = {
         "adult", "adult.csv.gz", "Adult (UCI Census Income)",
         "45,222 people from the 1994 US census; the label is whether income exceeds $50K a year.",
         "sex", ("Male",), "salary", (">50K",), "income above $50K a year (a favourable outcome)",
-        ("fnlwgt",), 45222,
+        ("fnlwgt",), 45222, True,
     ),
     "compas": Sample(
         "compas", "compas.csv.gz", "COMPAS (ProPublica two-year recidivism)",
@@ -44,7 +45,7 @@ SAMPLES: dict[str, Sample] = {
         "rearrested within two years.",
         "race", ("Caucasian",), "two-year-recid", ("1",),
         "rearrested within two years (NOT a favourable outcome for the person; it is what the paper "
-        "calls positive)", (), 6167,
+        "calls positive)", (), 6167, False,
     ),
 }
 
@@ -95,10 +96,15 @@ class PaperSetup:
 
 
 PAPER_SETUPS: dict[str, PaperSetup] = {
-    "adult-sex": PaperSetup("adult-sex", "adult", TaskSpec("sex", "salary", ("Male",), (">50K",), drop=("fnlwgt",)), "dp"),
-    "adult-race": PaperSetup("adult-race", "adult", TaskSpec("race", "salary", ("White",), (">50K",), drop=("fnlwgt",)), "dp"),
-    "compas-sex": PaperSetup("compas-sex", "compas", TaskSpec("sex", "two-year-recid", ("Male",), ("1",)), "eo"),
-    "compas-race": PaperSetup("compas-race", "compas", TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",)), "eo"),
+    "adult-sex": PaperSetup("adult-sex", "adult", TaskSpec("sex", "salary", ("Male",), (">50K",), drop=("fnlwgt",),
+                                                          positive_favourable=True), "dp"),
+    "adult-race": PaperSetup("adult-race", "adult", TaskSpec("race", "salary", ("White",), (">50K",), drop=("fnlwgt",),
+                                                            positive_favourable=True), "dp"),
+    # COMPAS: 1 = rearrested within two years, the paper's positive label, unfavourable for the person
+    "compas-sex": PaperSetup("compas-sex", "compas", TaskSpec("sex", "two-year-recid", ("Male",), ("1",),
+                                                            positive_favourable=False), "eo"),
+    "compas-race": PaperSetup("compas-race", "compas", TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",),
+                                                              positive_favourable=False), "eo"),
 }
 
 

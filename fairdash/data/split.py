@@ -85,6 +85,7 @@ class Arrays:
     strata_train: np.ndarray | None = None
     strata_test: np.ndarray | None = None
     paper_setup: str | None = None  # the paper's set-up the task is (models that solve as the paper did use it)
+    strata_names: tuple = ()  # each stratum code's name with its column: "education = Bachelors" (the worst cell's words)
 
 
 def prepare_arrays(task: Task, split: Split) -> Arrays:
@@ -106,6 +107,7 @@ def prepare_arrays(task: Task, split: Split) -> Arrays:
         list(pre.get_feature_names_out()), pre, split,
         None if st is None else st[split.train], None if st is None else st[split.test],
         getattr(task, "paper_setup", None),
+        tuple(f"{task.spec.strata_column} = {v}" for v in task.strata_names) if st is not None else (),
     )
     # read-only: nothing downstream may change them, and the fit cache remembers their digests, so a
     # repeated request on the same arrays is answered without hashing the matrix again

@@ -26,6 +26,9 @@ class TaskSpec:
     groups in group order (e.g. ``("female", "male")`` for a column coded 0/1), shown everywhere.
     ``s_as_feature``: the model sees ``s`` (its column, and ``s_with``'s) as a feature, so it uses the
     protected attribute at prediction time: direct use, lawful only in some settings; off by default.
+    ``positive_favourable``: whether a positive label is favourable for the person (True: a loan granted;
+    False: rearrest, default); ``None`` where not said: read from ``positive_meaning``, else taken as
+    favourable (:func:`fairdash.data.meaning.label_favourable`). It names the disadvantaged group.
     """
 
     s_column: str
@@ -43,6 +46,7 @@ class TaskSpec:
     s_with: str | None = None
     group_labels: tuple = ()
     s_as_feature: bool = False
+    positive_favourable: bool | None = None
 
     def to_dict(self) -> dict:
         d = self.__dict__.copy()

@@ -12,6 +12,7 @@ from ..blindness import price_sentences
 from ..gaps import ceiling_verdict, moved_away_summary
 from ..metrics import format_mean_std, result_notes, summarize
 from ..target_spec import criterion_info
+from ..data.meaning import ASSUMED, WORDS, disadvantaged_sentence, label_favourable
 from ..targets import disadvantaged_group
 
 
@@ -108,6 +109,7 @@ def describe_task(task, *, dataset: str | None = None, description: str | None =
         "s1_values": list(spec.s1_values),
         "y1_values": list(spec.y1_values),
         "positive_meaning": positive_meaning or spec.positive_meaning or "",
+        "positive_favourable": label_favourable(spec)[0], "positive_favourable_how": label_favourable(spec)[1],
         "group_names": list(task.group_names),
         "label_names": list(task.label_names),
         "groups": [{"group": str(r["group"]), "rows": int(r["rows"]), "positives": int(r["positives"]),
@@ -148,6 +150,7 @@ def section_data(desc: dict) -> dict:
     blocks = [para(summary)] if summary else []
     blocks += [para(desc["description"])] if desc.get("description") else []
     y1 = ", ".join(map(str, desc.get("y1_values") or [])) or (desc.get("label_names") or ["", ""])[-1]
+    fav = desc.get("positive_favourable", True)  # a description without it (older callers): as before
     dropped = int(desc.get("n_dropped_missing_sy", 0) or 0) + int(desc.get("n_dropped_missing_features", 0) or 0)
     feats = desc.get("features") or []
     blocks.append(defs([
@@ -159,6 +162,8 @@ def section_data(desc: dict) -> dict:
         ("Label (y)", desc.get("y_column")),
         ("Positive label (y = 1)", y1),
         ("What positive means", desc.get("positive_meaning")),
+        ("For the person, a positive label is", None if "positive_favourable" not in desc else
+         WORDS[bool(fav)] + ("" if desc.get("positive_favourable_how") == "said" else f" ({desc.get('positive_favourable_how')})")),
         ("Features", f"{len(feats)}: " + ", ".join(map(str, feats)) if feats else None),
         ("Legitimate factor (conditional parity)", desc.get("strata_column")),
     ]))
@@ -167,9 +172,9 @@ def section_data(desc: dict) -> dict:
         rows = [[g["group"], f"{g['rows']:,}", f"{g['positives']:,}", fmt(g["base_rate"]), fmt(g["share"])] for g in groups]
         blocks += [heading("Groups (whole table)"),
                    table(["group", "rows", "positives", "base rate P(y=1|s)", "share P(s)"], rows, num_cols=(1, 2, 3, 4)),
-                   para(f"{groups[disadvantaged_group([g['base_rate'] for g in groups])]['group']} has the lowest base "
-                        "rate: it is called the disadvantaged group. The readouts below use the training split, so their rates differ "
-                        "slightly from these.", cls="note")]
+                   para(disadvantaged_sentence(groups[disadvantaged_group([g["base_rate"] for g in groups], fav)]["group"], fav,
+                                               desc.get("positive_favourable_how", ASSUMED))
+                        + " The readouts below use the training split, so their rates differ slightly from these.", cls="note")]
     blocks += [para(w, cls="warn") for w in desc.get("warnings") or []]
     return {"title": "1. The data and its groups", "blocks": blocks}
 

@@ -1,0 +1,96 @@
+"""What a positive label means for the person: favourable (a loan granted, income above $50K) or
+unfavourable (rearrest, default, arrest). It decides which group the words call disadvantaged: with a
+favourable positive label the group with the lowest base rate, with an unfavourable one the group with
+the highest (``targets.disadvantaged_group``).
+
+The analyst says it with the label (``TaskSpec.positive_favourable``: the Data page's question,
+``--positive-is`` on the command line). Where it is not said, it is read from the meaning the analyst
+typed for the label (:func:`favourable_from_meaning`), and where that says nothing either, a positive
+label is taken as favourable, and the words say that it was assumed."""
+from __future__ import annotations
+
+import re
+
+from ..errors import FairDashError
+
+POSITIVE_IS = ("favourable", "unfavourable")
+WORDS = {True: "favourable", False: "unfavourable"}
+SAID, READ, ASSUMED = "said", "read from the label's meaning", "assumed"
+
+_NOT = r"(?:not|no|never|without|non)[- ](?:an? |been |be |being |was |were |is )?"
+_SAYS_UNFAVOURABLE = re.compile(r"\bun-?favou?rable\b|\b" + _NOT + r"favou?rable\b|\bbad for\b|\bharmful\b")
+_SAYS_FAVOURABLE = re.compile(r"\bfavou?rable\b|\bgood for\b|\bbeneficial\b")
+# outcomes that are bad for the person (stems: "rearrested", "defaulted", "recidivism" ...)
+_BAD = re.compile(r"\b(?:re-?)?arrest|\brecidiv|\bre-?offend|\bdefault|\bconvict|\bjail|\bprison|\bincarcerat"
+                  r"|\bdetain|\bdetention|\bfraud|\bdeath\b|\bdied\b|\bdies\b|\bmortality|\bdenied\b|\bdeny|\brejected?\b"
+                  r"|\bevict|\bdelinquen|\bbankrupt|\breadmi|\bfired\b|\bdismissed\b|\bunemploy|\bviolat|\bcharged\b"
+                  r"|\blate payment|\bdropp?ed out|\bfail")
+# outcomes that are good for the person
+_GOOD = re.compile(r"\bgrant|\bapprov|\bhired\b|\bhire\b|\baccepted\b|\badmitted\b|\bpromot|\baward|\bscholarship"
+                   r"|\boffer|\bincome above|\bincome over|\bhigh income|\brepaid|\bsurviv|\brecover|\bpass(?:ed)?\b"
+                   r"|\bgraduat|\bemployed\b|\bselected\b")
+
+
+def _negated(text: str, m: re.Match) -> bool:
+    return re.search(r"\b(?:not|no|never|without)\s+(?:\w+\s+)?$", text[:m.start()]) is not None
+
+
+def favourable_from_meaning(meaning) -> bool | None:
+    """Whether the analyst's words for a positive label say it is favourable for the person (True),
+    unfavourable (False), or neither (None). An explicit "unfavourable" / "not favourable" wins, then
+    "favourable", then outcome words: rearrest, default, arrest, conviction ... (unfavourable); granted,
+    approved, hired, income above ... (favourable); "not" just before an outcome turns it round."""
+    text = " ".join(str(meaning or "").lower().split())
+    if not text:
+        return None
+    if _SAYS_UNFAVOURABLE.search(text):
+        return False
+    if _SAYS_FAVOURABLE.search(text):
+        return True
+    for pattern, value in ((_BAD, False), (_GOOD, True)):
+        m = pattern.search(text)
+        if m is not None:
+            return (not value) if _negated(text, m) else value
+    return None
+
+
+def label_favourable(spec) -> tuple[bool, str]:
+    """Whether a positive label of this task (a :class:`~fairdash.data.TaskSpec`) is favourable for the
+    person, and how that is known: ``SAID`` (the analyst's answer), ``READ`` (from the meaning typed for
+    the label) or ``ASSUMED`` (nothing says: taken as favourable)."""
+    said = getattr(spec, "positive_favourable", None)
+    if said is not None:
+        return bool(said), SAID
+    read = favourable_from_meaning(getattr(spec, "positive_meaning", ""))
+    if read is not None:
+        return read, READ
+    return True, ASSUMED
+
+
+def parse_positive_is(text) -> bool | None:
+    """``favourable`` -> True, ``unfavourable`` -> False (also favorable/unfavorable, any case); ``None``
+    or empty -> None (not said); anything else is refused in one line."""
+    if text is None or str(text).strip() == "":
+        return None
+    word = str(text).strip().lower().replace("favorable", "favourable")
+    if word not in POSITIVE_IS:
+        raise FairDashError(f"--positive-is must be favourable or unfavourable (is a positive label good or bad for the "
+                            f"person?); got {str(text)!r}.")
+    return word == "favourable"
+
+
+def label_words(spec) -> str:
+    """One clause for a task's positive label: "favourable for the person" with how it is known."""
+    fav, how = label_favourable(spec)
+    return f"{WORDS[fav]} for the person" + ("" if how == SAID else f" ({how})")
+
+
+def disadvantaged_sentence(name: str, favourable: bool, how: str = SAID) -> str:
+    """Why ``name`` is called the disadvantaged group: the lowest base rate of a favourable positive label,
+    or the highest of an unfavourable one (plain text: the caller shows user text literally)."""
+    if favourable:
+        return (f"{name} is the disadvantaged group: it has the lowest base rate."
+                + (" (A positive label is taken as favourable for the person: nothing says otherwise.)" if how == ASSUMED
+                   else ""))
+    return (f"{name} is the disadvantaged group: it has the highest base rate, and a positive label is unfavourable "
+            f"for the person" + (" (read from the label's meaning)." if how == READ else "."))
