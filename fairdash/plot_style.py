@@ -162,7 +162,7 @@ def _area(a: tuple, b: tuple) -> float:
 
 
 def place_labels(points, *, xrange, yrange, width: float, height: float, size: float = 11,
-                 marker_size: float = 11) -> tuple[list, bool]:
+                 marker_size: float = 11, obstacles=()) -> tuple[list, bool]:
     """Where to write each label so that none covers another or the plot area's edge, and if it can be, no
     marker either.
 
@@ -170,7 +170,9 @@ def place_labels(points, *, xrange, yrange, width: float, height: float, size: f
     label); ``xrange``/``yrange``: the axes' ranges; ``width``/``height``: the plot area in pixels. Each label
     takes the first of :data:`CANDIDATES` that fits (in the order given: put the labels that matter first);
     one that fits nowhere takes the place where it covers least. Returns the positions (``None`` where there
-    is no label) and whether every label fits (covers no other label and stays within the plot area)."""
+    is no label) and whether every label fits (covers no other label and stays within the plot area).
+    ``obstacles``: other markers, ``(x, y, size)``, that labels had better not cover (the selected target's
+    rings)."""
     (x0, x1), (y0, y1) = xrange, yrange
     sx = width / (x1 - x0) if x1 != x0 else 1.0
     sy = height / (y1 - y0) if y1 != y0 else 1.0
@@ -178,6 +180,10 @@ def place_labels(points, *, xrange, yrange, width: float, height: float, size: f
     half = marker_size / 2 + 1
     markers = [(p[0] - half, p[1] - half, p[0] + half, p[1] + half) for p, (*_, marked) in zip(pix, points)
                if p is not None and marked]
+    for x, y, big in obstacles:
+        if _finite(x, y):
+            px, py, r = (x - x0) * sx, (y1 - y) * sy, big / 2 + 1
+            markers.append((px - r, py - r, px + r, py + r))
     h = size * 1.3
     out, fits, labels = [None] * len(points), True, []
     for i, ((_, _, text, _), p) in enumerate(zip(points, pix)):

@@ -32,6 +32,7 @@ from .plot_style import marker as _marker, scatter as _scatter, text_font as _te
 from .plots_target import TARGET_LINE_NAME, target_view, target_view_note, worst_gaps  # noqa: F401
 
 HIGHLIGHT_NAME = "selected target"
+RING_SIZE = 22  # the ring around the points trained at the selected target
 TARGET_NAME = "targets (PR_t, PR_t)"
 DIAGONAL_NAME = "equal rates (parity)"
 CEILING_NAME = "accuracy ceiling (Theorem 2)"
@@ -172,17 +173,19 @@ def _points_of(trace) -> list:
     return [(float(a), float(b), str(t or "")) for a, b, t in zip(x, y, text)]
 
 
-def label_points(traces, *, xrange, yrange, width: float, height: float = PLOT_HEIGHT) -> bool:
+def label_points(traces, *, xrange, yrange, width: float, height: float = PLOT_HEIGHT, rings=()) -> bool:
     """Place the labels of ``traces`` (their ``text``) so that none covers another, a marker or the plot's
     edge (:func:`fairdash.plot_style.place_labels`, on a plot area ``width`` x ``height`` pixels). Where the
     names do not fit, each labelled trace gets a number instead: its point says ``3``, its legend entry
     ``(3) FairLR · run 2``, and points drawn at one place share one label (``1, 4``). Hover still gives every
-    name and number. Sets each trace's ``textposition``; returns whether the full names were kept."""
+    name and number. ``rings``: ``(x, y)`` of the selected target's rings, which labels avoid where they can.
+    Sets each trace's ``textposition``; returns whether the full names were kept."""
     pts = [(i, k, *p) for i, t in enumerate(traces) for k, p in enumerate(_points_of(t))]
 
     def place(texts) -> bool:
         spots = [(x, y, texts.get((i, k), ""), True) for i, k, x, y, _ in pts]
-        where, fits = place_labels(spots, xrange=xrange, yrange=yrange, width=width, height=height)
+        where, fits = place_labels(spots, xrange=xrange, yrange=yrange, width=width, height=height,
+                                   obstacles=[(x, y, RING_SIZE) for x, y in rings])
         for t in traces:
             t["textposition"] = ["middle right"] * len(t["x"])
         for (i, k, *_), pos in zip(pts, where):
@@ -216,7 +219,7 @@ def label_points(traces, *, xrange, yrange, width: float, height: float = PLOT_H
 
 
 def _model_traces(df, xname, yname, *, show_error=True, xrange=(0.0, 1.0), yrange=(0.0, 1.0),
-                  width: float = HALF_WIDTH) -> list:
+                  width: float = HALF_WIDTH, highlight_target=None) -> list:
     """One trace per label: its own colour-blind-safe colour and marker symbol, and its name written
     beside its last point where it fits (else a number, the legend giving the name: :func:`label_points`,
     for a figure ``width`` pixels wide)."""
@@ -236,7 +239,9 @@ def _model_traces(df, xname, yname, *, show_error=True, xrange=(0.0, 1.0), yrang
             error_y=dict(type="data", array=ys, visible=show_error, thickness=1),
             customdata=_hover(g), hovertemplate="%{customdata}<br>x %{x:.3f}<br>y %{y:.3f}<extra></extra>",
         ))
-    label_points(traces, xrange=xrange, yrange=yrange, width=width - MARGIN["l"] - MARGIN["r"])
+    ringed = _nearest_rows(df, highlight_target)
+    label_points(traces, xrange=xrange, yrange=yrange, width=width - MARGIN["l"] - MARGIN["r"],
+                 rings=list(zip(_col(ringed, xname)[0], _col(ringed, yname)[0])))
     return traces
 
 
@@ -247,7 +252,7 @@ def _highlight_trace(df, xname, yname, highlight_target):
     return _scatter(
         x=x, y=y, mode="markers", name=HIGHLIGHT_NAME if highlight_target is None
         else f"{HIGHLIGHT_NAME} {float(highlight_target):.3f}",
-        marker=dict(size=22, color="rgba(0,0,0,0)", line=dict(color="black", width=2.5)), hoverinfo="skip",
+        marker=dict(size=RING_SIZE, color="rgba(0,0,0,0)", line=dict(color="black", width=2.5)), hoverinfo="skip",
         visible=True if len(sel) else "legendonly",
     )
 
@@ -361,7 +366,8 @@ def _rate_scatter(summary_or_results, metric: str, title: str, xtitle: str, ytit
     y, _ = _col(df, f"{metric}_1")
     hi = float(np.nanmax(np.concatenate([x, y, ts, [0.05]])))  # the targets stay in view too
     lim = min(1.0, hi * 1.15 + 0.02)
-    traces += _model_traces(df, f"{metric}_0", f"{metric}_1", xrange=(0, lim), yrange=(0, lim))
+    traces += _model_traces(df, f"{metric}_0", f"{metric}_1", xrange=(0, lim), yrange=(0, lim),
+                            highlight_target=highlight_target)
     traces.append(_highlight_trace(df, f"{metric}_0", f"{metric}_1", highlight_target))
     return _figure(traces, _layout(title, xtitle, ytitle, [0, lim], [0, lim], traces=traces, width=HALF_WIDTH))
 
@@ -416,7 +422,8 @@ def accuracy_fairness(summary_or_results, criterion: str = "dp", *, rates=None, 
         y = np.concatenate([y, ry])
         ys = np.concatenate([ys, np.zeros_like(ry)])
     lo = max(0.0, float(np.nanmin(np.concatenate([y - ys, [1.0]]))) - 0.05)
-    traces += _model_traces(df, xname, "accuracy", xrange=(0, 1.05), yrange=(lo, 1.01), width=FULL_WIDTH)
+    traces += _model_traces(df, xname, "accuracy", xrange=(0, 1.05), yrange=(lo, 1.01), width=FULL_WIDTH,
+                            highlight_target=highlight_target)
     traces.append(_highlight_trace(df, xname, "accuracy", highlight_target))
     return _figure(traces, _layout(title, xtitle, "accuracy", [0, 1.05], [lo, 1.01], traces=traces, width=FULL_WIDTH))
 

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 GROUP_NAMES = {2: ("Female", "Male"), 4: ("White", "Black", "Asian-Pac-Islander", "Other")}
+RULE_WORDS = {1: "", 2: " [overall-rate]", 3: " [group-rates, decides with s]"}  # as the dashboard labels them
 # (run, model) -> (accuracy, per-group positive rates for two groups), the kind of numbers
 POINTS = {
     (1, "FairLR"): (0.832, (0.158, 0.259)), (1, "LR"): (0.851, (0.080, 0.310)),
@@ -23,7 +24,7 @@ def three_runs(groups: int = 2, seeds=(0, 1, 2)) -> pd.DataFrame:
         for seed in seeds:
             pr = np.clip(rates + rng.normal(0, 0.006, groups), 0, 1)
             tpr = np.clip(pr + 0.35 + rng.normal(0, 0.01, groups), 0, 1)
-            row = {"model": {"FairLR": "fair-lr", "LR": "lr"}[model], "label": f"{model} · run {run}",
+            row = {"model": {"FairLR": "fair-lr", "LR": "lr"}[model], "label": f"{model}{RULE_WORDS[run]} · run {run}",
                    "criterion": "dp", "target_rate": 0.3 if model == "FairLR" else np.nan, "seed": seed,
                    "accuracy": acc + rng.normal(0, 0.003), "eval_set": "balanced test"}
             for g in range(groups):

@@ -154,15 +154,18 @@ def thin_warnings(runs) -> None:
     from ..data import split_arrays
     from ..thin import thin_notes
 
-    notes = []
+    notes: dict = {}  # note -> the numbers of the runs it is true of (runs on one split share their notes)
     for r in runs:
         rules = list(r.spec.decisions) or [r.spec.target.decision_rule.name]
         arrays = split_arrays(r.task, int((r.spec.seeds or (0,))[0]))
         for rule in rules:
             for note in thin_notes(arrays, r.task.group_names, criterion=r.spec.target.criterion, rule=rule):
-                notes.append((f"Run {r.number}: " if len(runs) > 1 else "") + note)
-    for note in dict.fromkeys(notes):
-        st.warning(ui.literal(note), icon=":material/warning:")
+                notes.setdefault(note, []).append(r.number)
+    for note, numbers in notes.items():
+        numbers = sorted(set(numbers))
+        which = "" if len(runs) == 1 else (f"Run {numbers[0]}: " if len(numbers) == 1 else
+                                           f"Runs {', '.join(map(str, numbers[:-1]))} and {numbers[-1]}: ")
+        st.warning(ui.literal(which + note), icon=":material/warning:")
 
 
 CEILING_HEADERS = {"ceiling_at_measured": "ceiling at its measured rates (it must stay below this)",

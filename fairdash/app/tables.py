@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 DIGITS = 3  # rates, accuracies, ratios and gaps: three decimals, as in the text of the figures
-RESULTS_WIDTHS = {"model": 250, "accuracy": 110, "worst gap": 170, "target_gap": 130, "target PR_t": 90}
+RESULTS_WIDTHS = {"model": 290, "accuracy": 105, "worst gap": 165, "target_gap": 130, "target PR_t": 90}
 
 
 def number_format(digits: int = DIGITS) -> str:
