@@ -114,7 +114,7 @@ def text_font(size: int = 11) -> dict:
 HALF_WIDTH, FULL_WIDTH = 390, 800
 PLOT_HEIGHT = 300  # the plot area's height: the legend below it adds to the figure's height, never takes from it
 MARGIN = dict(l=60, r=20, t=60, b=50)  # the plot area's margins, the legend's rows not counted
-LEGEND_FONT, LEGEND_ROW = 12, 22  # the legend's font size and the height of one of its rows (px)
+LEGEND_FONT, LEGEND_ROW = 12, 24  # the legend's font size and the height of one of its rows (px)
 CHAR_WIDTH = 0.55  # a character's width in units of the font size: Latin text measures 0.44 in Chromium, so generous
 # Where a label may sit beside its point, in the order tried: the first that fits is taken.
 CANDIDATES = ("top right", "top left", "bottom right", "bottom left", "middle right", "middle left",

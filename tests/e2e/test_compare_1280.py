@@ -97,6 +97,12 @@ def test_compare_reads_at_1280_px_with_three_runs(page, app_url, st_ui, server_l
         expect(page.locator(".st-key-decision").get_by_role("radio", name=words)).to_be_checked()
         _train(page, st_ui, server_log)
         expect(page.get_by_text(re.compile(rf"run {number} is in the run history")).first).to_be_visible(timeout=60_000)
+    out = os.environ.get("FAIRDASH_MEASURE_DIR")
+    if out:  # the Train page's results of the last run: the results table and the ceilings beside it
+        page.get_by_text("Measured accuracy beside the ceilings").first.evaluate("e => e.scrollIntoView({block: 'center'})")
+        page.wait_for_timeout(600)
+        Path(out).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(out) / f"train_{groups}groups_results.png"))
     st_ui.goto_page(page, "Compare")
     for label in ("Run 1 (", "Run 2 ("):
         if not any(c.startswith(label) for c in _all_chips(page)):
@@ -115,7 +121,6 @@ def test_compare_reads_at_1280_px_with_three_runs(page, app_url, st_ui, server_l
     box = table.bounding_box()
     measured["table_px"] = [round(box["x"]), round(box["width"])]
     measured["table_headers_in_view"] = headers
-    out = os.environ.get("FAIRDASH_MEASURE_DIR")
     if out:
         folder = Path(out)
         folder.mkdir(parents=True, exist_ok=True)
