@@ -322,8 +322,11 @@ def test_the_train_page_tables_show_three_decimals():
             fmt = config.get(c, {}).get("type_config", {}).get("format")
             assert fmt and re.fullmatch(r"%\.\df", fmt), (c, config.get(c))
     bound = [d for d in at.dataframe if any(str(c).startswith("ceiling at") for c in d.value.columns)][0]
-    assert json.loads(bound.proto.columns)["ceiling at its measured rates (it must stay below this)"][
-        "type_config"]["format"] == "%.3f"
+    config = json.loads(bound.proto.columns)
+    assert config["ceiling at its measured rates"]["type_config"]["format"] == "%.3f"
+    assert "below this" in config["ceiling at its measured rates"]["help"]
+    columns = list(bound.value.columns)  # the numbers first, the target's long description last
+    assert columns.index("ceiling at the target") < columns.index("target") == len(columns) - 1
     results = [d for d in at.dataframe if "worst gap" in d.value.columns][0]
     assert list(results.value.columns[:3]) == ["model", "accuracy", "worst gap"]
     assert f"PR ({task.group_names[0]})" in results.value.columns

@@ -15,6 +15,11 @@ def number_format(digits: int = DIGITS) -> str:
     return f"%.{int(digits)}f"
 
 
+def number_column(label: str | None = None, *, digits: int = DIGITS, help: str | None = None):
+    """One number column with ``digits`` decimals (and a one-line ``help`` on its header)."""
+    return st.column_config.NumberColumn(label, format=number_format(digits), help=help)
+
+
 def number_columns(frame: pd.DataFrame, digits: int = DIGITS, *, digits_of: dict | None = None) -> dict:
     """A ``column_config`` giving every float column of ``frame`` ``digits`` decimals (``digits_of``: other
     counts for named columns). Integer and text columns are left as they are."""
