@@ -252,7 +252,7 @@ def _highlight_trace(df, xname, yname, highlight_target):
     y, _ = _col(sel, yname)
     return _scatter(
         x=x, y=y, mode="markers", name=HIGHLIGHT_NAME if highlight_target is None
-        else f"{HIGHLIGHT_NAME} {float(highlight_target):.3f}",
+        else f"{HIGHLIGHT_NAME} (PR_t {float(highlight_target):.3f})",
         marker=dict(size=RING_SIZE, color="rgba(0,0,0,0)", line=dict(color="black", width=2.5)), hoverinfo="skip",
         visible=True if len(sel) else "legendonly",
     )
@@ -319,8 +319,8 @@ def group_rates_figure(summary_or_results, metric: str = "pr", *, group_names=No
         e = [np.nan_to_num(r.get(f"{metric}_{j}_std", 0.0)) for j in range(G)]
         hi = max([hi] + [v + d for v, d in zip(y, e) if np.isfinite(v)])
         t = r.get("target_rate", np.nan)
-        name = str(r["label"])  # (one target is shown: the dashed line's legend entry says which)
-        hover = name + (f" (PR_t {t:.3f})" if np.isfinite(t) else "")
+        name = str(r["label"]) + (f" (PR_t {t:.3f})" if np.isfinite(t) else "")
+        hover = name
         text = [f"{v:.3f}" if values and np.isfinite(v) else "" for v in y]
         text[-1] = f"{text[-1]} {r['label']}".strip()
         traces.append(_scatter(x=[j + (i - (n - 1) / 2) * step for j in range(G)], y=y, mode="lines+markers+text",
