@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -465,6 +466,46 @@ def _check_workers(client, address: str, *, deadline: float, timeout: float) -> 
                             f"{__version__}: install the same FairDash version on every worker.")
 
 
+class PlannedFit(NamedTuple):
+    """One fit of a job: the model, the target it trains for (with its decision rule), the seed."""
+    model: str
+    target: TargetSpec
+    seed: int
+
+
+def serving_models(models, criterion: str, only_serving: bool = True) -> tuple[list, list]:
+    """The models a job trains (each once, in order) and those it skips with the reason: a model made for
+    another criterion is skipped when ``only_serving`` (else it runs and its rows say what it serves)."""
+    kept, skipped = [], []
+    for m in dict.fromkeys(models):
+        info = model_info(m)
+        if not info.serves(criterion) and only_serving:
+            skipped.append((m, f"{info.label} serves {'/'.join(info.criteria)} only, not '{criterion}'"))
+        else:
+            kept.append(m)
+    return kept, skipped
+
+
+def plan_fits(models, spec: TargetSpec, target_rates=(None,), seeds=(0,), decisions=None) -> list[PlannedFit]:
+    """The job plan: every fit a job runs, in order (the one count of a job's fits: the Train page shows
+    it, :func:`run_experiment` runs it). Every model at every point of the sweep's grid (``spec.with_rate(t)``;
+    ``None``: the spec as it is) under every decision rule (``None``: the target's own), on every seed; a
+    model the target does not change trains once per seed, unless its decisions depend on the target (held
+    against the sweep's one target where there is one; against none where there are several)."""
+    target_rates = list(target_rates) or [None]
+    if spec.explicit and any(t is not None for t in target_rates):
+        raise FairDashError("A sweep over target positive rates does not apply with explicit TPR/TNR targets.")
+    specs = [spec if t is None else spec.with_rate(t) for t in target_rates]
+    decisions = [spec.decision] if decisions is None else list(dict.fromkeys(check_rule(d) for d in decisions))
+    once = [specs[0] if len(specs) == 1 else spec]
+
+    def ruled(sps, rule):
+        return [sp if sp.decision == rule else sp.edited(decision=rule) for sp in sps]
+
+    return [PlannedFit(m, sp, seed) for seed in seeds for m in models for rule in decisions
+            for sp in ruled(specs if model_info(m).uses_target_rate or rule != "threshold" else once, rule)]
+
+
 def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, target: TargetSpec | None = None,
                    options: dict | None = None, device="auto", cache: FitCache | None = None, n_jobs: int = 1,
                    progress=None, keep_models: bool = False, dask_address: str | None = None,
@@ -481,31 +522,13 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
 
     spec = _request(target, task)
     progress = as_progress(progress)
-    models = list(dict.fromkeys(models))
-    seeds = list(seeds)
-    target_rates = list(target_rates) or [None]
-    if spec.explicit and any(t is not None for t in target_rates):
-        raise FairDashError("A sweep over target positive rates does not apply with explicit TPR/TNR targets.")
-    specs = [spec if t is None else spec.with_rate(t) for t in target_rates]
-    decisions = [spec.decision] if decisions is None else list(dict.fromkeys(check_rule(d) for d in decisions))
-    skipped = []
-    for m in list(models):
-        info = model_info(m)
-        if not info.serves(spec.criterion) and only_serving:
-            skipped.append((m, f"{info.label} serves {'/'.join(info.criteria)} only, not '{spec.criterion}'"))
-            models.remove(m)
+    seeds, target_rates = list(seeds), list(target_rates) or [None]
+    models, skipped = serving_models(models, spec.criterion, only_serving)
     if not models:
         raise FairDashError("None of the chosen models serves this criterion.")
     options = options or {}
-    # a model the target does not change trains once per seed, unless its decisions depend on the target
-    # (held against the sweep's one target where there is one; against none where there are several)
-    once = [specs[0] if len(specs) == 1 else spec]
-
-    def ruled(sps, rule):
-        return [sp if sp.decision == rule else sp.edited(decision=rule) for sp in sps]
-
-    jobs = [(m, sp, seed) for seed in seeds for m in models for rule in decisions
-            for sp in ruled(specs if model_info(m).uses_target_rate or rule != "threshold" else once, rule)]
+    jobs = plan_fits(models, spec, target_rates, seeds, decisions)
+    decisions = [spec.decision] if decisions is None else list(dict.fromkeys(decisions))
     if len(jobs) > MAX_SWEEP_RUNS:
         raise FairDashError(f"This sweep has {len(jobs)} runs; the limit is {MAX_SWEEP_RUNS}. Use fewer targets or repeats.")
     if len(jobs) > 1:  # each message says which fit of how many, and the time left once a few are done
@@ -554,7 +577,7 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
                 client.close()
     progress(1.0, "Done")
     results = pd.DataFrame(rows)
-    if len(specs) > 1 and "threshold" in decisions:  # a plain model ran once for several targets: no gap
+    if len(target_rates) > 1 and "threshold" in decisions:  # a plain model ran once for several targets: no gap
         plain = ~results["model"].map(lambda m: model_info(m).uses_target_rate) & (results["decision"] == "threshold")
         for c in [c for c in results.columns if c.startswith(("target_", "pop_gap_", "bal_gap_"))
                   or c.endswith(("worst_gap", "worst_gap_group"))]:

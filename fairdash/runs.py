@@ -7,14 +7,20 @@ import hashlib
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from .progress import utc_now
 from .data import Task
-from .experiments import run_experiment
+from .decision import choosable
+from .experiments import PlannedFit, plan_fits, run_experiment, serving_models
 from .models.registry import MODELS, model_info
 from .run_spec import RunSpec
-from .target_spec import criterion_info
+from .target_spec import TargetSpec, criterion_info
+
+
+PAPER_METHOD = ("fair-lr", "fair-gp")  # the paper's own models: offered first for download
+DEFAULT_MODELS = ("fair-lr", "lr")  # a training's models until the analyst picks others: the method and its baseline
 
 
 # --------------------------------------------------------------------------------------------------
@@ -74,10 +80,71 @@ class Run:
         text = f"Run {self.number} ({when} UTC): " + " · ".join(self.summary_parts())
         return text + (f" · same settings as Run {self.same_as}" if self.same_as else "")
 
+    def model_words(self, key) -> str:
+        """A fitted model of the run in a list: its label, its PR_t where it has one, its repeat."""
+        name, t, seed = key[:3]
+        tt = "" if t is None or (isinstance(t, float) and np.isnan(t)) else f", PR_t {float(t):.3f}"
+        return f"{self.models[key].label}{tt}, repeat {seed}"
+
+    def default_model(self, target_rate: float | None = None):
+        """The fitted model offered first for download: one of the paper's method (``PAPER_METHOD``), at the
+        PR_t nearest ``target_rate`` (a model without one after those with one), the first repeat."""
+        def order(key):
+            name, t, seed = key[:3]
+            swept = t is not None and not np.isnan(t)
+            return (name not in PAPER_METHOD, not swept,
+                    abs(float(t) - float(target_rate or 0)) if swept else 0.0, seed)
+        return min(self.models, key=order, default=None)
+
     @property
     def description(self) -> str:
         """The full text (for hover): the title plus the target in words."""
         return f"{self.title}. Target: {self.spec.target.describe()}. Trained on {self.data_name!s}."
+
+
+# --------------------------------------------------------------------------------------------------
+# The job plan: what a training may sweep, the rules and models it offers, its grid, its fits
+# --------------------------------------------------------------------------------------------------
+def sweepable(target: TargetSpec | None) -> bool:
+    """Whether a training may sweep PR_t over a grid: a target of one PR_t (not explicit TPR/TNR targets,
+    not each stratum's own preset)."""
+    return target is not None and not target.explicit and not (target.conditional and target.target_rate is None)
+
+
+def sweep_grid(start: float, stop: float, points: int) -> list[float]:
+    """The sweep's targets: ``points`` PR_t evenly from ``start`` to ``stop`` (either order), three decimals,
+    each once."""
+    return sorted({round(float(t), 3) for t in np.linspace(min(start, stop), max(start, stop), int(points))})
+
+
+def offered_rules(task: Task, criterion: str) -> tuple:
+    """The decision rules a training offers: with a legitimate factor the criterion applies, those that
+    combine with it."""
+    return choosable(bool(task.spec.strata_column and criterion_info(criterion).supports_strata))
+
+
+def offered_models(available, criterion: str, include_other: bool = False) -> list[str]:
+    """The models a training offers: those that serve ``criterion`` (or every available one)."""
+    return [m for m in available if include_other or MODELS[m].serves(criterion)]
+
+
+@dataclass(frozen=True)
+class TrainingPlan:
+    """What a training of a :class:`RunSpec` will do: its fits in order and the models it skips."""
+    fits: tuple  # of experiments.PlannedFit
+    skipped: tuple = ()
+
+    @property
+    def n_fits(self) -> int:
+        return len(self.fits)
+
+
+def plan_training(spec: RunSpec, *, only_serving: bool = True) -> TrainingPlan:
+    """The plan of :func:`train_run` for ``spec``: the same fits :func:`run_experiment` runs (both read
+    :func:`fairdash.experiments.plan_fits`)."""
+    models, skipped = serving_models(spec.models, spec.target.criterion, only_serving)
+    fits: list[PlannedFit] = plan_fits(models, spec.target, spec.target_rates, spec.seeds)
+    return TrainingPlan(tuple(fits), tuple(skipped))
 
 
 def run_key(task: Task, spec: RunSpec) -> str:
