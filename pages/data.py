@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from fairdash import data
-from fairdash.app import ui, task_choices
+from fairdash.app import state, task_choices, ui
 from fairdash.errors import FairDashError
 
 ss, lit = st.session_state, ui.literal  # user text (names, values, meanings) is shown literally, never as markup
@@ -23,18 +23,18 @@ ui.ensure_state()
 # --------------------------------------------------------------------------------------------------
 # Source: a bundled sample or an upload
 # --------------------------------------------------------------------------------------------------
-current_id = ss.get("fd_table_id", "")
-ui.restore("data_source", SOURCES[1] if current_id.startswith("upload:") or ss.get("fd_pending") else SOURCES[0])
-source = st.radio("Where does the data come from?", SOURCES, key="data_source", horizontal=True)
+current_id = ss.get(state.TABLE_ID, "")
+ui.restore(state.DATA_SOURCE, SOURCES[1] if current_id.startswith("upload:") or ss.get(state.PENDING) else SOURCES[0])
+source = st.radio("Where does the data come from?", SOURCES, key=state.DATA_SOURCE, horizontal=True)
 
 if source == SOURCES[0]:
-    ss.pop("fd_pending", None)  # an upload that never became valid is dropped when going back to samples
+    ss.pop(state.PENDING, None)  # an upload that never became valid is dropped when going back to samples
     ss.pop(task_choices.KEPT, None)
     names = list(data.SAMPLES)
     ui.restore("sample_choice", current_id.split(":", 1)[1] if current_id.startswith("sample:") else names[0])
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     name = c1.selectbox("Bundled sample", names, format_func=lambda n: data.SAMPLES[n].title, key="sample_choice")
-    standard = current_id == f"sample:{name}" and ss["fd_spec"] == ui.sample_task_spec(name)
+    standard = current_id == f"sample:{name}" and ss[state.SPEC] == ui.sample_task_spec(name)
     load = c2.button("Load this sample" if current_id != f"sample:{name}" else "Reset to the sample's task",
                      key="load_sample_button", type="primary", disabled=standard,
                      help="Load the sample with its standard task (as in the paper).")
@@ -43,7 +43,7 @@ if source == SOURCES[0]:
     if load:
         with ui.guard():
             ui.load_sample_task(name)
-            ss.pop("fd_widgets_for", None)  # every choice below starts again from the sample's task
+            ss.pop(state.WIDGETS_FOR, None)  # every choice below starts again from the sample's task
             st.success(f"Loaded {smp.title}.")
 else:
     up = st.file_uploader("Upload a table (CSV, TSV, gzip-compressed CSV, Parquet or Excel; at most 200 MB)",
@@ -54,27 +54,27 @@ else:
         try:
             df_new, new_id = ui.read_upload_file(up)  # read once; later reruns reuse it
         except FairDashError as e:
-            st.error(lit(f"{e} The previous data set ({ss.get('fd_table_name', 'none')}) is kept."), icon=":material/warning:")
+            st.error(lit(f"{e} The previous data set ({ss.get(state.TABLE_NAME, 'none')}) is kept."), icon=":material/warning:")
         except Exception as e:  # noqa: BLE001 - a parser failure is still only a message
             ui.show_error(e, "This file could not be read. The previous data set is kept. ")
         else:
-            if new_id != ss.get("fd_table_id") and (ss.get("fd_pending") or (None, ""))[1] != new_id:
-                ss["fd_pending"] = (df_new, new_id, up.name)
+            if new_id != ss.get(state.TABLE_ID) and getattr(ss.get(state.PENDING), "table_id", None) != new_id:
+                ss[state.PENDING] = state.Pending(df_new, new_id, up.name)
 
 # --------------------------------------------------------------------------------------------------
 # The working table: a new upload waiting for valid choices, or the current task's table
 # --------------------------------------------------------------------------------------------------
-pending = ss.get("fd_pending")
+pending = ss.get(state.PENDING)
 if pending is not None:
     df, table_id, table_name = pending
     pending_note = st.empty()
     pending_note.info(f"New table **{lit(table_name)}**: {len(df):,} rows, {df.shape[1]} columns. Choose the columns "
-                      f"below; until the choices are valid the current task ({lit(ss.get('fd_table_name'))}) stays.")
+                      f"below; until the choices are valid the current task ({lit(ss.get(state.TABLE_NAME))}) stays.")
     st.button("Discard this upload", key="discard_upload", icon=":material/delete:",
-              on_click=lambda: ss.update(data_source=SOURCES[0]),  # the samples' branch drops it
+              on_click=lambda: ss.update({state.DATA_SOURCE: SOURCES[0]}),  # the samples' branch drops it
               help=f"Forget {lit(table_name)} and the choices made for it; the current task stays.")
 else:
-    df, table_id, table_name = ss["fd_table"], ss["fd_table_id"], ss["fd_table_name"]
+    df, table_id, table_name = ss[state.TABLE], ss[state.TABLE_ID], ss[state.TABLE_NAME]
 
 prof = ui.profile(df, table_id)
 columns = list(df.columns)
@@ -94,50 +94,50 @@ with st.expander(f"Preview and column profile: {lit(table_name)} ({len(df):,} ro
 # --------------------------------------------------------------------------------------------------
 # Choices
 # --------------------------------------------------------------------------------------------------
-ss["_fd_prev_s"], ss["_fd_prev_y"] = ss["s_column"], ss["y_column"]
+ss[state.PREVIOUS_COLUMN["s"]], ss[state.PREVIOUS_COLUMN["y"]] = ss[state.S_COLUMN], ss[state.Y_COLUMN]
 st.subheader("Who is compared, and what is predicted")
 left, right = st.columns(2)
 with left:
-    s_col = st.selectbox("Sensitive attribute s", columns, key="s_column", on_change=choices.column_changed, args=("s",),
+    s_col = st.selectbox("Sensitive attribute s", columns, key=state.S_COLUMN, on_change=choices.column_changed, args=("s",),
                          help="The attribute the fairness criterion is about (for example sex or race).")
-    ui.restore("s_mode", "two")
-    s_mode = st.radio("Groups", list(S_MODES), key="s_mode", format_func=S_MODES.get,
+    ui.restore(state.S_MODE, "two")
+    s_mode = st.radio("Groups", list(S_MODES), key=state.S_MODE, format_func=S_MODES.get,
                       help="Two groups as in the paper, every value of s its own group, or every combination of s "
                            "and a second column (intersectional groups).")
     if s_mode == "cross":
-        others = [c for c in columns if c not in (s_col, ss.get("y_column")) and 1 < df[c].nunique() <= 30]
-        st.selectbox(f"Cross {lit(s_col, code=True)} with", others, key="s_with",
+        others = [c for c in columns if c not in (s_col, ss.get(state.Y_COLUMN)) and 1 < df[c].nunique() <= 30]
+        st.selectbox(f"Cross {lit(s_col, code=True)} with", others, key=state.S_WITH,
                      help="Every combination of the two columns' values is its own group; neither is a feature.")
     elif s_mode == "two" and choices.threshold(s_col):
-        st.number_input(f"Group 1 = rows where {lit(s_col, code=True)} is above", key="s_threshold")
+        st.number_input(f"Group 1 = rows where {lit(s_col, code=True)} is above", key=state.S_THRESHOLD)
     elif s_mode == "two":
-        st.multiselect(f"Values of {lit(s_col, code=True)} that form group 1", data.column_values(df, s_col), key="s1_values",
+        st.multiselect(f"Values of {lit(s_col, code=True)} that form group 1", data.column_values(df, s_col), key=state.S1_VALUES,
                        help="Every other value forms group 0. The disadvantaged group follows from the base rates and "
                             "whether a positive label is favourable, unless you name the protected group below them.")
-    st.text_input("Names for the groups (optional, comma-separated, in group order)", key="group_labels",
+    st.text_input("Names for the groups (optional, comma-separated, in group order)", key=state.GROUP_LABELS,
                   placeholder="e.g. female, male for a column coded 0/1",
                   help="Shown instead of the column's values in every readout, figure and report.")
 with right:
-    y_col = st.selectbox("Label y", columns, key="y_column", on_change=choices.column_changed, args=("y",),
+    y_col = st.selectbox("Label y", columns, key=state.Y_COLUMN, on_change=choices.column_changed, args=("y",),
                          help="The outcome the model predicts.")
     if choices.threshold(y_col):
-        st.number_input(f"Positive = rows where {lit(y_col, code=True)} is above", key="y_threshold")
+        st.number_input(f"Positive = rows where {lit(y_col, code=True)} is above", key=state.Y_THRESHOLD)
     else:
         st.multiselect(f"Values of {lit(y_col, code=True)} that count as positive (y = 1)", data.column_values(df, y_col),
-                       key="y1_values")
+                       key=state.Y1_VALUES)
     choices.label_meaning()
 choices.meaning_line(y_col)
 
 st.subheader("Features and missing values")
 feature_choices = [c for c in columns if c not in (s_col, y_col)]
-st.multiselect("Feature columns the model learns from", feature_choices, key="features",
+st.multiselect("Feature columns the model learns from", feature_choices, key=state.FEATURES,
                help=f"{lit(s_col, code=True)} itself is never a feature (it is needed only at training time).")
 if len(feature_choices) > 30:  # many (e.g. one-hot) columns: whole groups in or out with one click
     choices.column_groups(feature_choices)
-left_out = data.left_out_by_default(prof, exclude=(s_col, y_col, *ss.get("features", [])))
+left_out = data.left_out_by_default(prof, exclude=(s_col, y_col, *ss.get(state.FEATURES, [])))
 for column, why in left_out.items():  # id-like: one distinct value per row; constant; empty
     st.warning(lit(data.left_out_note(column, why) + " Add it if it should be a feature."), icon=":material/badge:")
-st.radio("Rows with a missing feature value", ["drop", "impute"], key="missing", horizontal=True,
+st.radio("Rows with a missing feature value", ["drop", "impute"], key=state.MISSING, horizontal=True,
          format_func=lambda m: {"drop": "Drop those rows", "impute": "Fill in (median / 'missing' category)"}[m])
 choices.keep()  # a pending upload's choices survive a page switch until confirmed or discarded
 
@@ -153,8 +153,8 @@ try:
     else:
         task = ui.candidate_task(df, table_id, spec)
 except FairDashError as e:
-    st.error(lit(f"{e} The current task ({ss.get('fd_table_name')}: s = {ss['fd_spec'].s_column}, "
-                 f"y = {ss['fd_spec'].y_column}) is unchanged."), icon=":material/warning:")
+    st.error(lit(f"{e} The current task ({ss.get(state.TABLE_NAME)}: s = {ss[state.SPEC].s_column}, "
+                 f"y = {ss[state.SPEC].y_column}) is unchanged."), icon=":material/warning:")
 except Exception as e:  # noqa: BLE001
     ui.show_error(e)
 
@@ -168,20 +168,20 @@ if task is not None:
 # Confirm an upload
 # --------------------------------------------------------------------------------------------------
 if pending is not None:
-    guess = ss.get("fd_guess")
-    if guess is not None and guess[0] == table_id:
-        g = guess[1]
+    guess = ss.get(state.GUESS)
+    if guess is not None and guess.table_id == table_id:
+        g = guess.roles
         pending_note.info(f"New table **{lit(table_name)}**: {len(df):,} rows, {df.shape[1]} columns. Suggested from "
                           f"the column names and values (check them): s = {lit(g.s_reason)} y = {lit(g.y_reason)} Nothing "
-                          f"is used until you confirm; until then the current task ({lit(ss['fd_table_name'])}) stays.")
+                          f"is used until you confirm; until then the current task ({lit(ss[state.TABLE_NAME])}) stays.")
     if task is not None and st.button(f"Use {lit(table_name)} with these choices", key="confirm_task", type="primary"):
         try:
             ui.set_task(df, table_id, table_name, spec, task=task)
         except FairDashError as e:
             st.error(lit(e), icon=":material/warning:")
         else:
-            ss.pop("fd_pending", None)
-            ss.pop("fd_guess", None)
+            ss.pop(state.PENDING, None)
+            ss.pop(state.GUESS, None)
             st.success(f"{lit(table_name)} is now the current data set ({len(df):,} rows, {df.shape[1]} columns).")
             pending = None
 

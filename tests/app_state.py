@@ -1,14 +1,15 @@
-"""The dashboard session's state as the tests read and set it (``streamlit.testing.v1.AppTest``): the one
-place in the tests that knows the session's keys, so no test names them."""
+"""The dashboard session's state as the tests read and set it (``streamlit.testing.v1.AppTest``): the tests'
+short names for the session's keys, which ``fairdash.app.state`` (the one module that owns them) spells, so
+no test names a key."""
 from __future__ import annotations
 
-from fairdash.app import target_state
+from fairdash.app import state
 
 KEYS = {
-    "task": "fd_task", "spec": "fd_spec", "task_key": "fd_task_key", "table_id": "fd_table_id",
-    "table_name": "fd_table_name", "table_desc": "fd_table_desc", "runs": "fd_runs", "run": "fd_run",
-    "token": "fd_token", "pending": "fd_pending", "report_html": "fd_report_html", "fit_cache": "fd_fit_cache",
-    "target": target_state.KEY,
+    "task": state.TASK, "spec": state.SPEC, "task_key": state.TASK_KEY, "table_id": state.TABLE_ID,
+    "table_name": state.TABLE_NAME, "table_desc": state.TABLE_DESC, "runs": state.RUNS, "run": state.RUN,
+    "token": state.TOKEN, "pending": state.PENDING, "report_html": state.REPORT_HTML, "fit_cache": state.FIT_CACHE,
+    "target": state.TARGET,
 }
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from .. import plots
-from . import tables, ui
+from . import state, tables, ui
 from ..blindness import LAND_TOLERANCE, has_both_sides, price_sentences
 from ..gaps import moved_away_summary
 from ..metrics import result_notes
@@ -105,7 +105,7 @@ def price_of_blindness(runs, results) -> None:
                     "rule (FairLR at 1/2) is drawn beside them with its worst gap, whether it lands or not.")
 
 
-REPORT_KEY = "fd_compare_report"  # (the shown runs' numbers, the report's HTML)
+REPORT_KEY = state.COMPARE_REPORT  # (the shown runs' numbers, the report's HTML)
 
 
 def report_of_runs(runs) -> None:
@@ -117,12 +117,12 @@ def report_of_runs(runs) -> None:
     if st.button("Build a report of these runs", key="build_compare_report",
                  help="One HTML page of the runs shown here, side by side (the Export page has each run's own)."):
         with ui.guard("The report could not be built: "):
-            st.session_state[REPORT_KEY] = (shown, report_for_runs(runs))
+            st.session_state[REPORT_KEY] = state.ComparedReport(shown, report_for_runs(runs))
     rep = st.session_state.get(REPORT_KEY)
-    if rep is not None and rep[0] == shown:
-        st.download_button("Download the report of these runs (HTML)", rep[1].encode("utf-8"),
+    if rep is not None and rep.shown == shown:
+        st.download_button("Download the report of these runs (HTML)", rep.html.encode("utf-8"),
                            f"fairdash_report_runs_{'_'.join(map(str, shown))}.html", "text/html",
-                           key="download_compare_report", on_click=ui.log_export, args=("report", len(rep[1])))
+                           key="download_compare_report", on_click=ui.log_export, args=("report", len(rep.html)))
 
 
 def results_table(results, summary, criterion: str, *, population: bool, where: str, runs=()) -> None:

@@ -28,7 +28,7 @@ import time
 
 import streamlit as st
 
-from . import ui, session, worker
+from . import state, ui, session, worker
 from .limits import ServerLimits, check_memory, lower_thread_priority
 from ..events import log_event
 
@@ -39,11 +39,11 @@ KEEP_S = 3600.0  # a finished job nobody collected (its browser tab was closed) 
 # collects it at once. Only for AppTest tests, where no browser polls the sidebar's fragment
 # (tests/conftest.py sets it; the tests of the background behaviour itself leave it off).
 WAIT_IN_SCRIPT = False
-NOTE_KEY = "fd_job_note"  # (kind, text) of a failed or cancelled job, in the sidebar until dismissed
+NOTE_KEY = state.JOB_NOTE  # state.JobNote of a failed or cancelled job, in the sidebar until dismissed
 # True: a training runs in a worker process of its own (fairdash.app.worker: the pages never wait for it).
 # False: in a thread of the server's process; only for tests that replace the training code in this process.
 IN_WORKER_PROCESS = True
-OUTCOME_KEY = "fd_job_outcome"  # (kind, text) of the job collected in this script run: "done", "failed", "cancelled"
+OUTCOME_KEY = state.JOB_OUTCOME  # state.JobNote of the job collected in this script run: "done", "failed", "cancelled"
 
 _log = logging.getLogger(__name__)
 
@@ -237,7 +237,7 @@ def registry() -> JobRegistry:
 
 
 def _token():
-    return st.session_state.get("fd_token")
+    return st.session_state.get(state.TOKEN)
 
 
 def current() -> TrainingJob | None:
@@ -302,32 +302,32 @@ def collect() -> None:
     if job.state == "done":
         run = copy.copy(job.result)  # each session numbers its own copy of the run
         session.add_run(run)
-        ss.pop("compare_target", None)
+        ss.pop(state.COMPARE_TARGET, None)
         cached = int(run.results["cached"].sum()) if "cached" in run.results else 0
         kept_in_memory = getattr(ui.fit_cache(), "write_error", None)  # (a full disk: said here, once per run)
-        outcome = ss[NOTE_KEY] = ("done", f"Trained {len(run.results)} fit(s) in {run.seconds:.1f} s"
+        outcome = ss[NOTE_KEY] = state.JobNote("done", f"Trained {len(run.results)} fit(s) in {run.seconds:.1f} s"
                                   + (f" ({cached} from the cache)" if cached else "")
                                   + f": run {run.number} is in the run history."
                                   + (f" {kept_in_memory}" if kept_in_memory else ""))
     elif job.state == "failed":
-        outcome = ss[NOTE_KEY] = ("failed", f"Training failed: {job.error}")
+        outcome = ss[NOTE_KEY] = state.JobNote("failed", f"Training failed: {job.error}")
     elif job.why_cancelled == "closed_tab":
-        outcome = ss[NOTE_KEY] = ("cancelled", f"Training cancelled after {job.elapsed():.0f} s: no tab of this "
+        outcome = ss[NOTE_KEY] = state.JobNote("cancelled", f"Training cancelled after {job.elapsed():.0f} s: no tab of this "
                                                f"session was open for {job.grace_s:.0f} s. Nothing was added to the "
                                                "run history.")
     else:
-        outcome = ss[NOTE_KEY] = ("cancelled", f"Training cancelled after {job.elapsed():.0f} s: nothing was added "
+        outcome = ss[NOTE_KEY] = state.JobNote("cancelled", f"Training cancelled after {job.elapsed():.0f} s: nothing was added "
                                                "to the run history.")
     ss[OUTCOME_KEY] = outcome
 
 
-def outcome() -> tuple[str, str] | None:
-    """``(kind, text)`` of the job collected in this script run (the Train page's status line), else ``None``."""
+def outcome() -> state.JobNote | None:
+    """The :class:`~fairdash.app.state.JobNote` of the job collected in this script run (the Train page's status line), else ``None``."""
     return st.session_state.get(OUTCOME_KEY)
 
 
-def note() -> tuple[str, str] | None:
-    """``(kind, text)`` of a failed or cancelled job, kept until the next training or until dismissed."""
+def note() -> state.JobNote | None:
+    """The :class:`~fairdash.app.state.JobNote` of a failed or cancelled job, kept until the next training or until dismissed."""
     return st.session_state.get(NOTE_KEY)
 
 
@@ -375,6 +375,6 @@ def sidebar_job() -> None:
         return
     with st.container(key="training_note"):
         show, icon = {"failed": (st.error, ":material/warning:"), "done": (st.success, ":material/check_circle:")
-                      }.get(kept[0], (st.info, ":material/cancel:"))
-        show(ui.literal(kept[1]), icon=icon)
+                      }.get(kept.kind, (st.info, ":material/cancel:"))
+        show(ui.literal(kept.text), icon=icon)
         st.button("Dismiss", key="dismiss_training_note", on_click=_dismiss)

@@ -16,14 +16,10 @@ import secrets
 import streamlit as st
 
 from ..events import log_event
+from . import state
 
-SAVED = ("fd_table", "fd_table_id", "fd_table_name", "fd_table_desc", "fd_spec", "fd_task", "fd_task_key", "fd_rates",
-         "fd_split0", "fd_target", "fd_target_error", "fd_runs", "fd_run", "_fd_kept", "fd_pending", "fd_guess", "fd_protected",
-         "fd_choices_kept", "fd_widgets_for", "fd_fit_cache")
-# What a snapshot freezes: the table, the task, the target and the runs (with the widget values that show
-# them); never the session's fit cache (its later fits would reach the opener) nor an unconfirmed upload.
-SNAPSHOT = tuple(k for k in SAVED if k not in ("fd_fit_cache", "fd_pending", "fd_guess", "fd_choices_kept",
-                                               "fd_widgets_for"))
+SAVED = state.SAVED  # what the session store keeps
+SNAPSHOT = state.SNAPSHOT
 COOKIE = "fairdash_browser"
 
 
@@ -91,9 +87,9 @@ def browser_cookie() -> str | None:
 def browser_id() -> str:
     """This browser's id: its cookie's, or a new one that :func:`keep_browser_id` gives the browser."""
     ss = st.session_state
-    if "_fd_browser" not in ss:
-        ss["_fd_browser"] = browser_cookie() or secrets.token_urlsafe(32)
-    return ss["_fd_browser"]
+    if state.BROWSER not in ss:
+        ss[state.BROWSER] = browser_cookie() or secrets.token_urlsafe(32)
+    return ss[state.BROWSER]
 
 
 def keep_browser_id() -> None:
@@ -114,9 +110,9 @@ def keep_browser_id() -> None:
 # --------------------------------------------------------------------------------------------------
 def _start_new(note: str | None) -> None:
     ss = st.session_state
-    ss["fd_token"] = _sessions().new_token()
+    ss[state.TOKEN] = _sessions().new_token()
     if note:
-        ss["fd_link_note"] = note
+        ss[state.LINK_NOTE] = note
 
 
 def open_session() -> bool:
@@ -138,7 +134,7 @@ def open_session() -> bool:
             return False
         ss.update(opened.state)
         _start_new(SNAPSHOT_OPENED)
-        log_event("snapshot_opened", session=ss["fd_token"])
+        log_event("snapshot_opened", session=ss[state.TOKEN])
         return True
     if not token:
         _start_new(None)
@@ -150,9 +146,9 @@ def open_session() -> bool:
             log_event("refusal", session=token, reason=f"address_{opened.kind}")
         return False
     ss.update(opened.state)
-    ss["fd_token"] = token
-    ss["_fd_version"] = opened.version
-    ss["fd_restored"] = True
+    ss[state.TOKEN] = token
+    ss[state.VERSION] = opened.version
+    ss[state.RESTORED] = True
     return True
 
 
@@ -161,37 +157,37 @@ def follow_session() -> None:
     did, take its state (the session is one, whatever the number of tabs); when the owner deleted it from
     another tab, start afresh with a note."""
     ss = st.session_state
-    token = ss.get("fd_token")
+    token = ss.get(state.TOKEN)
     if not token:
         return
     store = _sessions()
     if store.deleted(token):
         for key in list(ss.keys()):
-            if key != "_fd_browser":
+            if key != state.BROWSER:
                 del ss[key]
         _start_new(LINK_DELETED)
         return
     version = store.version(token)
-    if version is not None and version > ss.get("_fd_version", version):
+    if version is not None and version > ss.get(state.VERSION, version):
         opened = store.open(token, browser_id())
         if opened.kind == "own":
             ss.update(opened.state)
-            ss["_fd_version"] = opened.version
+            ss[state.VERSION] = opened.version
 
 
 def link_note() -> str | None:
     """What happened to the address this session was opened with (once), or ``None``."""
-    return st.session_state.pop("fd_link_note", None)
+    return st.session_state.pop(state.LINK_NOTE, None)
 
 
 def _keep(token: str) -> bool:
     """Save this browser session's state under ``token`` (its session); whether the store kept it."""
     ss = st.session_state
     store = _sessions()
-    kept = store.save(token, {k: ss[k] for k in SAVED if k in ss}, owner=ss.setdefault("_fd_live", _Live()),
+    kept = store.save(token, {k: ss[k] for k in SAVED if k in ss}, owner=ss.setdefault(state.LIVE, _Live()),
                       browser=browser_id())
     if kept:
-        ss["_fd_version"] = store.version(token)
+        ss[state.VERSION] = store.version(token)
     return kept
 
 
@@ -199,13 +195,13 @@ def save_session(link: dict) -> None:
     """Keep this session's state under its token and put the token and ``link`` (the target's query
     parameters) in the URL."""
     ss = st.session_state
-    token = ss.get("fd_token")
+    token = ss.get(state.TOKEN)
     if not token:
         return
     kept = _keep(token)
-    if not kept and not ss.get("_fd_not_kept"):
+    if not kept and not ss.get(state.NOT_KEPT):
         st.warning(LINK_NOT_KEPT, icon=":material/warning:")  # (not a toast: it has no accessible name)
-    ss["_fd_not_kept"] = not kept
+    ss[state.NOT_KEPT] = not kept
     want = {"session": token, **link}
     if any(st.query_params.get(k) != v for k, v in want.items()):
         st.query_params.update(want)
@@ -215,7 +211,7 @@ def make_snapshot() -> str | None:
     """Freeze this session as it is now under a snapshot id (the share link's); ``None`` when the server
     could not keep it (no room)."""
     ss = st.session_state
-    token = ss.get("fd_token")
+    token = ss.get(state.TOKEN)
     if not token:
         return None
     _keep(token)  # (the snapshot freezes the session as it is now, this run's changes included)
@@ -230,7 +226,7 @@ def remember(key: str, default) -> None:
     session (Streamlit forgets a widget's state when its page is left); :func:`keep_widgets`, called
     at the end of every run, keeps those values."""
     ss = st.session_state
-    kept = ss.setdefault("_fd_kept", {})
+    kept = ss.setdefault(state.KEPT, {})
     if key not in ss:
         ss[key] = kept.get(key, default)
     kept.setdefault(key, ss[key])
@@ -241,18 +237,18 @@ def kept_value(key: str, default):
     ss = st.session_state
     if key in ss:
         return ss[key]
-    return (ss.get("_fd_kept") or {}).get(key, default)
+    return (ss.get(state.KEPT) or {}).get(key, default)
 
 
 def remember_value(key: str, value) -> None:
     """Set the value a remembered widget comes back with (its own state, if any, is left to the caller)."""
-    st.session_state.setdefault("_fd_kept", {})[key] = value
+    st.session_state.setdefault(state.KEPT, {})[key] = value
 
 
 def keep_widgets() -> None:
     """Keep the current values of the widgets registered with :func:`remember` (see there)."""
     ss = st.session_state
-    kept = ss.get("_fd_kept") or {}
+    kept = ss.get(state.KEPT) or {}
     for key in list(kept):
         if key in ss:
             kept[key] = ss[key]
@@ -260,7 +256,7 @@ def keep_widgets() -> None:
 
 def runs() -> list:
     """This session's run history (oldest first); each a :class:`fairdash.runs.Run`."""
-    return st.session_state.setdefault("fd_runs", [])
+    return st.session_state.setdefault(state.RUNS, [])
 
 
 def add_run(run) -> None:
@@ -269,4 +265,4 @@ def add_run(run) -> None:
     same = [r.number for r in history if r.summary_parts() == run.summary_parts()]
     run.same_as = same[-1] if same else 0
     history.append(run)
-    st.session_state["fd_run"] = run
+    st.session_state[state.RUN] = run

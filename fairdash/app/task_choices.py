@@ -8,13 +8,12 @@ import streamlit as st
 
 from .. import data, proxies, targets
 from ..data import meaning
-from . import ui
+from . import state, ui
 
-WIDGETS = ("s_column", "y_column", "s1_values", "y1_values", "s_threshold", "y_threshold", "features", "missing",
-           "positive_meaning", "positive_is", "s_mode", "s_with", "group_labels")
+WIDGETS = state.CHOICE_WIDGETS
 POSITIVE_IS = {"favourable": "Favourable (e.g. a loan granted, income above $50K)",
                "unfavourable": "Unfavourable (e.g. rearrest, default, arrest)"}
-KEPT = "fd_choices_kept"  # (table id, {widget key: value}): a pending upload's choices, kept across pages
+KEPT = state.CHOICES_KEPT  # state.KeptChoices: a pending upload's choices, kept across pages
 
 
 class Choices:
@@ -37,13 +36,13 @@ class Choices:
         choices as the user left them (Streamlit forgets a widget's value when its page is left), or
         :meth:`reset` them for a new working table."""
         ss = st.session_state
-        if ss.get("fd_widgets_for") == self.table_id and "s_column" in ss:
+        if ss.get(state.WIDGETS_FOR) == self.table_id and state.S_COLUMN in ss:
             return
         kept = ss.get(KEPT)
-        if kept is not None and kept[0] == self.table_id and self.table_id != ss.get("fd_table_id"):
-            for k, v in kept[1].items():
+        if kept is not None and kept.table_id == self.table_id and self.table_id != ss.get(state.TABLE_ID):
+            for k, v in kept.values.items():
                 ss[k] = v
-            ss["fd_widgets_for"] = self.table_id
+            ss[state.WIDGETS_FOR] = self.table_id
             return
         self.reset()
 
@@ -51,85 +50,85 @@ class Choices:
         """After the widgets are drawn: keep a pending upload's choices until they are confirmed or
         discarded (the current task's choices need no copy: they come back from its spec)."""
         ss = st.session_state
-        if self.table_id == ss.get("fd_table_id"):
+        if self.table_id == ss.get(state.TABLE_ID):
             ss.pop(KEPT, None)
         else:
-            ss[KEPT] = (self.table_id, {k: ss[k] for k in WIDGETS if k in ss})
+            ss[KEPT] = state.KeptChoices(self.table_id, {k: ss[k] for k in WIDGETS if k in ss})
 
     def reset(self) -> None:
         """A new working table: every choice widget takes the current spec (same table) or a guess,
         shown as a suggestion and committed only when the user confirms it."""
         ss = st.session_state
-        if self.table_id == ss.get("fd_table_id"):
-            spec = ss["fd_spec"]
-            ss.pop("fd_guess", None)
+        if self.table_id == ss.get(state.TABLE_ID):
+            spec = ss[state.SPEC]
+            ss.pop(state.GUESS, None)
         else:
             g = proxies.guess_roles(self.df, self.prof)
             spec = data.TaskSpec(g.s_column, g.y_column, g.s1_values, g.y1_values, y_threshold=g.y_threshold,
                                  s_threshold=g.s_threshold)
-            ss["fd_guess"] = (self.table_id, g)
+            ss[state.GUESS] = state.Guess(self.table_id, g)
         for k in WIDGETS:
             ss.pop(k, None)
-        ss["s_column"], ss["y_column"] = spec.s_column, spec.y_column
-        ss["s_mode"] = "cross" if spec.s_with else ("each" if spec.s_multi else "two")
+        ss[state.S_COLUMN], ss[state.Y_COLUMN] = spec.s_column, spec.y_column
+        ss[state.S_MODE] = "cross" if spec.s_with else ("each" if spec.s_multi else "two")
         if spec.s_with:
-            ss["s_with"] = spec.s_with
-        ss["group_labels"] = ", ".join(spec.group_labels)
+            ss[state.S_WITH] = spec.s_with
+        ss[state.GROUP_LABELS] = ", ".join(spec.group_labels)
         self._fill_values("s", spec)
         self._fill_values("y", spec)
-        ss["features"] = list(spec.features) if spec.features is not None else data.default_features(
+        ss[state.FEATURES] = list(spec.features) if spec.features is not None else data.default_features(
             self.df, self.prof, spec.s_column, spec.y_column, self._sample_drop())
-        ss["missing"] = spec.missing
-        ss["positive_meaning"] = spec.positive_meaning
+        ss[state.MISSING] = spec.missing
+        ss[state.POSITIVE_MEANING] = spec.positive_meaning
         said = spec.positive_favourable
         said = meaning.favourable_from_meaning(spec.positive_meaning) if said is None else said
-        ss["positive_is"] = None if said is None else meaning.WORDS[said]
-        ss["fd_widgets_for"] = self.table_id
+        ss[state.POSITIVE_IS] = None if said is None else meaning.WORDS[said]
+        ss[state.WIDGETS_FOR] = self.table_id
 
     def _fill_values(self, role: str, spec=None) -> None:
         ss = st.session_state
-        col = ss[f"{role}_column"]
+        col = ss[state.COLUMN[role]]
         vals = data.column_values(self.df, col)
         if spec is not None and getattr(spec, f"{role}_column") == col:
             chosen, thr = list(getattr(spec, f"{role}1_values")), getattr(spec, f"{role}_threshold")
         else:  # the user picked another column: its values are a fresh guess, visible in the widget
             chosen, thr, _ = proxies.guess_values(self.df, col, role, self.prof)
-        ss[f"{role}1_values"] = [v for v in chosen if v in vals]
+        ss[state.VALUES[role]] = [v for v in chosen if v in vals]
         if self.threshold(col):
-            ss[f"{role}_threshold"] = float(thr) if thr is not None else float(pd.to_numeric(self.df[col]).median())
+            ss[state.THRESHOLD[role]] = float(thr) if thr is not None else float(pd.to_numeric(self.df[col]).median())
 
     def column_changed(self, role: str) -> None:
         """The user picked another ``s`` or ``y`` column: its values are guessed again, and the column that
         was ``s`` (or ``y``) becomes an ordinary feature again."""
         ss = st.session_state
         self._fill_values(role)
-        if role == "y" and ss.get("fd_widgets_for"):
-            ss["positive_meaning"], ss["positive_is"] = "", None
-        feats = [c for c in ss.get("features", []) if c not in (ss["s_column"], ss["y_column"])]
-        old = ss.get(f"_fd_prev_{role}")
+        if role == "y" and ss.get(state.WIDGETS_FOR):
+            ss[state.POSITIVE_MEANING], ss[state.POSITIVE_IS] = "", None
+        feats = [c for c in ss.get(state.FEATURES, []) if c not in (ss[state.S_COLUMN], ss[state.Y_COLUMN])]
+        old = ss.get(state.PREVIOUS_COLUMN[role])
         flagged = set(self.prof.loc[self.prof["flags"] != "", "column"])
-        if old and old in self.columns and old not in feats and old not in (ss["s_column"], ss["y_column"]) \
+        if old and old in self.columns and old not in feats and old not in (ss[state.S_COLUMN], ss[state.Y_COLUMN]) \
                 and old not in flagged and old not in self._sample_drop():
             feats.append(old)
-        ss["features"] = [c for c in self.columns if c in feats]
+        ss[state.FEATURES] = [c for c in self.columns if c in feats]
 
     def spec(self) -> data.TaskSpec:
         """The choices as a :class:`~fairdash.data.TaskSpec`."""
         ss = st.session_state
-        s_col, y_col, mode = ss["s_column"], ss["y_column"], ss.get("s_mode", "two")
+        s_col, y_col, mode = ss[state.S_COLUMN], ss[state.Y_COLUMN], ss.get(state.S_MODE, "two")
         two = mode == "two"
         return data.TaskSpec(
             s_column=s_col, y_column=y_col,
-            s1_values=tuple(ss.get("s1_values", [])) if two and not self.threshold(s_col) else (),
-            y1_values=() if self.threshold(y_col) else tuple(ss.get("y1_values", [])),
-            s_threshold=float(ss["s_threshold"]) if two and self.threshold(s_col) else None,
-            y_threshold=float(ss["y_threshold"]) if self.threshold(y_col) else None,
-            s_multi=mode == "each", s_with=ss.get("s_with") if mode == "cross" else None,
-            group_labels=tuple(g.strip() for g in str(ss.get("group_labels", "")).split(",") if g.strip()),
-            features=tuple(ss.get("features", [])), missing=ss.get("missing", "drop"),
-            strata_column=ss["fd_spec"].strata_column if self.table_id == ss.get("fd_table_id") else None,
-            positive_meaning=ss.get("positive_meaning", ""),
-            positive_favourable={"favourable": True, "unfavourable": False}.get(ss.get("positive_is")),
+            s1_values=tuple(ss.get(state.S1_VALUES, [])) if two and not self.threshold(s_col) else (),
+            y1_values=() if self.threshold(y_col) else tuple(ss.get(state.Y1_VALUES, [])),
+            s_threshold=float(ss[state.S_THRESHOLD]) if two and self.threshold(s_col) else None,
+            y_threshold=float(ss[state.Y_THRESHOLD]) if self.threshold(y_col) else None,
+            s_multi=mode == "each", s_with=ss.get(state.S_WITH) if mode == "cross" else None,
+            group_labels=tuple(g.strip() for g in str(ss.get(state.GROUP_LABELS, "")).split(",") if g.strip()),
+            features=tuple(ss.get(state.FEATURES, [])), missing=ss.get(state.MISSING, "drop"),
+            strata_column=ss[state.SPEC].strata_column if self.table_id == ss.get(state.TABLE_ID) else None,
+            positive_meaning=ss.get(state.POSITIVE_MEANING, ""),
+            positive_favourable={"favourable": True, "unfavourable": False}.get(ss.get(state.POSITIVE_IS)),
         )
 
     def label_meaning(self) -> None:
@@ -138,14 +137,14 @@ class Choices:
         ss = st.session_state
 
         def read_meaning():
-            said = meaning.favourable_from_meaning(ss.get("positive_meaning"))
+            said = meaning.favourable_from_meaning(ss.get(state.POSITIVE_MEANING))
             if said is not None:
-                ss["positive_is"] = meaning.WORDS[said]
+                ss[state.POSITIVE_IS] = meaning.WORDS[said]
 
-        st.text_input("What does a positive label mean, in plain words?", key="positive_meaning", on_change=read_meaning,
+        st.text_input("What does a positive label mean, in plain words?", key=state.POSITIVE_MEANING, on_change=read_meaning,
                       placeholder="e.g. income above $50K a year (favourable), or rearrested (not favourable)")
-        ss.setdefault("positive_is", None)
-        st.radio("Is a positive label favourable for the person?", list(POSITIVE_IS), key="positive_is",
+        ss.setdefault(state.POSITIVE_IS, None)
+        st.radio("Is a positive label favourable for the person?", list(POSITIVE_IS), key=state.POSITIVE_IS,
                  format_func=POSITIVE_IS.get, help="It decides which group is called disadvantaged: with a favourable "
                  "positive label the group with the lowest base rate, with an unfavourable one (rearrest, default) the "
                  "group with the highest. Not answered: read from the words above, else taken as favourable.")
@@ -153,9 +152,9 @@ class Choices:
     def meaning_line(self, y_col: str) -> None:
         """The sentence under the choices: what a positive label means, and what PR_t shares out."""
         ss = st.session_state
-        words = ss.get("positive_meaning") or (
-            f"{y_col} is " + (f"above {ss.get('y_threshold')}" if self.threshold(y_col)
-                              else " or ".join(map(repr, ss.get("y1_values", []))) or "(nothing chosen)"))
+        words = ss.get(state.POSITIVE_MEANING) or (
+            f"{y_col} is " + (f"above {ss.get(state.Y_THRESHOLD)}" if self.threshold(y_col)
+                              else " or ".join(map(repr, ss.get(state.Y1_VALUES, []))) or "(nothing chosen)"))
         fav, how = meaning.label_favourable(self.spec())
         st.markdown(f"**Positive (y = 1) means:** {ui.literal(words)}. It is {meaning.WORDS[fav]} for the person"
                     f"{'' if how == meaning.SAID else f' ({how})'}. The target positive rate PR_t is the share of *each* "
@@ -168,12 +167,12 @@ class Choices:
         groups = ui.column_groups(self.df, self.table_id, feature_choices)
 
         def set_group(cols, on):
-            have = set(ss.get("features", []))
+            have = set(ss.get(state.FEATURES, []))
             have = have | set(cols) if on else have - set(cols)
-            ss["features"] = [c for c in feature_choices if c in have]
+            ss[state.FEATURES] = [c for c in feature_choices if c in have]
 
         with st.expander(f"Column groups ({len(groups)} groups of columns sharing a name prefix)"):
-            chosen_now = set(ss.get("features", []))
+            chosen_now = set(ss.get(state.FEATURES, []))
             for prefix, cols in groups.items():
                 c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="center")
                 c1.markdown(f"{ui.literal(prefix, code=True)}: {sum(c in chosen_now for c in cols)} of {len(cols)} "
@@ -187,7 +186,7 @@ class Choices:
         leaks, proxy = ui.leaks_and_proxies(self.df, self.table_id, task)
 
         def drop(columns):
-            ss["features"] = [c for c in ss.get("features", []) if c not in set(columns)]
+            ss[state.FEATURES] = [c for c in ss.get(state.FEATURES, []) if c not in set(columns)]
 
         if leaks:
             st.subheader("Leaks")
@@ -224,11 +223,11 @@ class Choices:
         names = list(task.group_names)
         favourable, how = meaning.label_favourable(task.spec)
         low = names[targets.disadvantaged_group(base_rates, favourable)]
-        ss["protected_group"] = ss.get("fd_protected") if ss.get("fd_protected") in names else ""
+        ss[state.PROTECTED_GROUP] = ss.get(state.PROTECTED) if ss.get(state.PROTECTED) in names else ""
         st.selectbox("Protected group (optional: names the group the wording singles out)", [""] + names,
-                     key="protected_group", format_func=lambda g: g or f"The disadvantaged group ({low}: "
+                     key=state.PROTECTED_GROUP, format_func=lambda g: g or f"The disadvantaged group ({low}: "
                      f"{'lowest' if favourable else 'highest'} base rate)",
-                     on_change=lambda: ss.update(fd_protected=ss["protected_group"] or None))
+                     on_change=lambda: ss.update({state.PROTECTED: ss[state.PROTECTED_GROUP] or None}))
         j, role = ui.group_role(names, base_rates, task.spec)
         return ui.literal(f"{names[j]} is the protected group (chosen above)." if role == "the protected group"
                           else meaning.disadvantaged_sentence(names[j], favourable, how))

@@ -30,7 +30,7 @@ import pandas as pd
 import streamlit as st
 
 from .. import data, targets
-from . import session
+from . import session, state
 from . import target_state
 from .session import add_run, keep_widgets, remember, runs  # noqa: F401 (the pages' one facade)
 from ..errors import FairDashError
@@ -136,13 +136,13 @@ def fit_cache():
     vectors are rows of the table) stay in this session's memory only, and go with the session or with
     "Forget this session"."""
     ss = st.session_state
-    if str(ss.get("fd_table_id", "")).startswith("sample:"):
+    if str(ss.get(state.TABLE_ID, "")).startswith("sample:"):
         return _samples_fit_cache()
-    if ss.get("fd_fit_cache") is None:  # (kept with the session: a reload keeps it, Forget deletes it)
+    if ss.get(state.FIT_CACHE) is None:  # (kept with the session: a reload keeps it, Forget deletes it)
         from ..fit_cache import FitCache
 
-        ss["fd_fit_cache"] = FitCache(directory=False, memory_items=32)
-    return ss["fd_fit_cache"]
+        ss[state.FIT_CACHE] = FitCache(directory=False, memory_items=32)
+    return ss[state.FIT_CACHE]
 
 
 def forget_session(training_cancelled: bool = False) -> None:
@@ -151,18 +151,18 @@ def forget_session(training_cancelled: bool = False) -> None:
     and every address and snapshot link it had, say that the owner deleted it); the session starts again
     (new token, the default sample). Cached parses and scores of uploads go too."""
     ss = st.session_state
-    token = ss.get("fd_token")
-    cache = ss.get("fd_fit_cache")
+    token = ss.get(state.TOKEN)
+    cache = ss.get(state.FIT_CACHE)
     if cache is not None:
         cache.clear()
     gone = session.forget_saved(token)
     for f in (_parsed_upload, _profile, _leaks_and_proxies, _column_groups):
         f.clear()  # content-keyed caches of tables and what was derived from them (uploads among them)
     for key in list(ss.keys()):
-        if key != "_fd_browser":  # (the browser stays the same browser)
+        if key != state.BROWSER:  # (the browser stays the same browser)
             del ss[key]
-    ss["fd_token"] = session.new_token()
-    ss["fd_link_note"] = session.FORGOTTEN
+    ss[state.TOKEN] = session.new_token()
+    ss[state.LINK_NOTE] = session.FORGOTTEN
     log_event("forget", session=token, snapshots=max(len(gone) - 1, 0), training_cancelled=training_cancelled)
 
 
@@ -192,10 +192,10 @@ def read_upload_file(up) -> tuple[pd.DataFrame, str]:
     """:func:`read_upload` for the uploader's file, once: every later rerun with the same file (its
     ``file_id``) reuses the table instead of hashing and parsing its bytes again."""
     ss = st.session_state
-    seen = ss.get("_fd_upload_read")
-    if seen is not None and seen[0] == up.file_id:
-        return seen[1], seen[2]
-    started, token = time.monotonic(), ss.get("fd_token")
+    seen = ss.get(state.UPLOAD_READ)
+    if seen is not None and seen.file_id == up.file_id:
+        return seen.df, seen.table_id
+    started, token = time.monotonic(), ss.get(state.TOKEN)
     try:
         check_memory("uploads")  # the server's guard, before a byte is parsed
         df, table_id = read_upload(up.getvalue(), up.name)
@@ -204,13 +204,13 @@ def read_upload_file(up) -> tuple[pd.DataFrame, str]:
         raise
     log_event("upload", session=token, bytes=up.size, rows=len(df), columns=df.shape[1],
               seconds=round(time.monotonic() - started, 3))
-    ss["_fd_upload_read"] = (up.file_id, df, table_id)
+    ss[state.UPLOAD_READ] = state.UploadRead(up.file_id, df, table_id)
     return df, table_id
 
 
 def log_export(kind: str, nbytes: int) -> None:
     """A download's event (``on_click`` of the Export page's buttons): what kind, how large; never what."""
-    log_event("export", session=st.session_state.get("fd_token"), kind=kind, bytes=int(nbytes))
+    log_event("export", session=st.session_state.get(state.TOKEN), kind=kind, bytes=int(nbytes))
 
 
 def read_upload(raw: bytes, name: str) -> tuple[pd.DataFrame, str]:
@@ -227,8 +227,8 @@ def _profile(table_id: str, _df: pd.DataFrame) -> pd.DataFrame:
 def profile(df: pd.DataFrame | None = None, table_id: str | None = None) -> pd.DataFrame:
     """The column profile of ``df`` (default: the current table), computed once per table id."""
     ss = st.session_state
-    df = ss["fd_table"] if df is None else df
-    return _profile(table_id or ss.get("fd_table_id", "?"), df)
+    df = ss[state.TABLE] if df is None else df
+    return _profile(table_id or ss.get(state.TABLE_ID, "?"), df)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -244,27 +244,27 @@ def set_task(df: pd.DataFrame, table_id: str, table_name: str, spec: data.TaskSp
     task (table included). On a :class:`FairDashError` nothing changes and the error propagates."""
     ss = st.session_state
     key = _task_key(table_id, spec)
-    if ss.get("fd_task_key") == key and ss.get("fd_task") is not None:
-        return ss["fd_task"]
+    if ss.get(state.TASK_KEY) == key and ss.get(state.TASK) is not None:
+        return ss[state.TASK]
     task = task if task is not None else data.build_task(df, spec)
     # the readouts' split and rates must exist too, before anything is committed (a table whose
     # smallest (group, label) cell has one row builds, but cannot be split)
     split = data.split_task(task, seed=SPLIT_SEED)
     rates = training_rates(task, split)
-    old = ss.get("fd_spec")
-    same_target = (old is not None and ss.get("fd_table_id") == table_id and old.s_column == spec.s_column
+    old = ss.get(state.SPEC)
+    same_target = (old is not None and ss.get(state.TABLE_ID) == table_id and old.s_column == spec.s_column
                    and old.y_column == spec.y_column and old.s1_values == spec.s1_values
                    and old.y1_values == spec.y1_values)
-    if ss.get("fd_table_id") != table_id:
-        ss["fd_table_desc"] = ""  # a sample's description belongs to the sample (load_sample_task sets it)
-    ss["fd_table"], ss["fd_table_id"], ss["fd_table_name"] = df, table_id, table_name
-    ss["fd_spec"], ss["fd_task"], ss["fd_task_key"] = spec, task, key
-    ss["fd_rates"], ss["fd_split0"] = (key, rates), (key, split)
+    if ss.get(state.TABLE_ID) != table_id:
+        ss[state.TABLE_DESC] = ""  # a sample's description belongs to the sample (load_sample_task sets it)
+    ss[state.TABLE], ss[state.TABLE_ID], ss[state.TABLE_NAME] = df, table_id, table_name
+    ss[state.SPEC], ss[state.TASK], ss[state.TASK_KEY] = spec, task, key
+    ss[state.RATES], ss[state.SPLIT0] = state.Keyed(key, rates), state.Keyed(key, split)
     if not same_target:
         target_state.new_task(rates.presets["avg"])
-        ss["fd_pr_t_box_v"] = ss.get("fd_pr_t_box_v", 0) + 1  # the number box shows the new PR_t
+        state.show_new_pr_t(ss)  # the number box shows the new PR_t
     if str(table_id).startswith("upload:"):
-        log_event("confirm", session=ss.get("fd_token"), rows=len(df), columns=df.shape[1], groups=task.n_groups)
+        log_event("confirm", session=ss.get(state.TOKEN), rows=len(df), columns=df.shape[1], groups=task.n_groups)
     return task
 
 
@@ -272,12 +272,12 @@ def candidate_task(df: pd.DataFrame, table_id: str, spec: data.TaskSpec) -> data
     """The task these choices would make, built and checked (split included) but not committed: an
     upload's choices become the session's task only when the user confirms them."""
     key = _task_key(table_id, spec)
-    cached = st.session_state.get("fd_candidate")
-    if cached is not None and cached[0] == key:
-        return cached[1]
+    cached = st.session_state.get(state.CANDIDATE)
+    if cached is not None and cached.key == key:
+        return cached.value
     task = data.build_task(df, spec)
     data.split_task(task, seed=SPLIT_SEED)  # a table too small to split is refused now, not at training
-    st.session_state["fd_candidate"] = (key, task)
+    st.session_state[state.CANDIDATE] = state.Keyed(key, task)
     return task
 
 
@@ -335,7 +335,7 @@ def sample_task_spec(name: str) -> data.TaskSpec:
 def load_sample_task(name: str) -> data.Task:
     df, spec, prebuilt = _sample_task(name)
     task = set_task(df, f"sample:{name}", data.SAMPLES[name].title, spec, task=prebuilt)
-    st.session_state["fd_table_desc"] = data.SAMPLES[name].description
+    st.session_state[state.TABLE_DESC] = data.SAMPLES[name].description
     return task
 
 
@@ -355,7 +355,7 @@ def navigation(position: str = "sidebar"):
 
 def in_frame() -> None:
     """Called by app.py on every run: the page that follows runs inside the frame."""
-    st.session_state["_fd_in_frame"] = True
+    st.session_state[state.IN_FRAME] = True
 
 
 def ensure_router() -> None:
@@ -365,7 +365,7 @@ def ensure_router() -> None:
     runs the page file alone (Streamlit treats a ``pages/`` folder as its old multipage layout until
     ``st.navigation`` has run once). Then the page declares the navigation itself and reruns: from then
     on every run goes through app.py, so the same URL opens inside the frame."""
-    if st.session_state.get("_fd_in_frame"):
+    if st.session_state.get(state.IN_FRAME):
         return
     navigation(position="hidden")
     st.rerun()
@@ -376,7 +376,7 @@ def ensure_state() -> None:
     sample with s = sex and y = salary, so every page is useful at once."""
     ensure_router()
     ss = st.session_state
-    if "fd_token" not in ss:
+    if state.TOKEN not in ss:
         if session.open_session():
             # the URL's target wins over the saved one (an address edited at another PR_t)
             target_state.from_link(st.query_params.get("criterion"), st.query_params.get("pr_t"))
@@ -385,43 +385,43 @@ def ensure_state() -> None:
     note = session.link_note()
     if note:
         (st.info if note in (session.SNAPSHOT_OPENED, session.FORGOTTEN) else st.warning)(note, icon=":material/link:")
-    if ss.get("fd_task") is None:
+    if ss.get(state.TASK) is None:
         load_sample_task(DEFAULT_SAMPLE)
 
 
 def current_task() -> data.Task:
     ensure_state()
-    return st.session_state["fd_task"]
+    return st.session_state[state.TASK]
 
 
 def task_rates() -> TrainingRates:
     """Training-split rates of the current task (seed-0 split, as the command line); computed once per task."""
     ss = st.session_state
-    key = ss.get("fd_task_key")
-    cached = ss.get("fd_rates")
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    task = ss["fd_task"]
+    key = ss.get(state.TASK_KEY)
+    cached = ss.get(state.RATES)
+    if cached is not None and cached.key == key:
+        return cached.value
+    task = ss[state.TASK]
     split = data.split_task(task, seed=SPLIT_SEED)
     rates = training_rates(task, split)
-    ss["fd_rates"] = (key, rates)
-    ss["fd_split0"] = (key, split)
+    ss[state.RATES] = state.Keyed(key, rates)
+    ss[state.SPLIT0] = state.Keyed(key, split)
     return rates
 
 
 def split0() -> data.Split:
     task_rates()
-    return st.session_state["fd_split0"][1]
+    return st.session_state[state.SPLIT0].value
 
 
 def set_strata(column: str | None) -> None:
     """Conditional parity: rebuild the task with ``column`` as the legitimate factor (or none)."""
     ss = st.session_state
-    spec = ss["fd_spec"]
+    spec = ss[state.SPEC]
     if (spec.strata_column or None) == (column or None):
         return
     new = replace(spec, strata_column=column or None)  # the factor stays a feature unless the user drops it
-    set_task(ss["fd_table"], ss["fd_table_id"], ss["fd_table_name"], new)
+    set_task(ss[state.TABLE], ss[state.TABLE_ID], ss[state.TABLE_NAME], new)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -442,21 +442,21 @@ def group_role(names, base_rates, spec=None) -> tuple[int, str]:
     """The group the wording singles out, and its word: the protected group the analyst named on the Data
     page, else the disadvantaged group: the lowest base rate where a positive label of ``spec`` (default:
     the current task's) is favourable for the person, the highest where it is unfavourable."""
-    chosen = st.session_state.get("fd_protected")
+    chosen = st.session_state.get(state.PROTECTED)
     if chosen in tuple(names):
         return tuple(names).index(chosen), "the protected group"
-    favourable, _ = label_favourable(spec if spec is not None else st.session_state.get("fd_spec"))
+    favourable, _ = label_favourable(spec if spec is not None else st.session_state.get(state.SPEC))
     return targets.disadvantaged_group(base_rates, favourable), "the disadvantaged group"
 
 
 def readout(spec: TargetSpec | None = None) -> dict:
     """``rates_readout`` for the current task and target: exactly what ``python -m fairdash rates`` prints."""
-    return rates_readout(st.session_state["fd_task"], spec or target_spec(), seed=SPLIT_SEED, split=split0())
+    return rates_readout(st.session_state[state.TASK], spec or target_spec(), seed=SPLIT_SEED, split=split0())
 
 
 def readout_and_table(spec: TargetSpec | None = None):
     """:func:`readout` and the transition table behind it, computed once."""
-    return readout_and_table_of(st.session_state["fd_task"], spec or target_spec(), seed=SPLIT_SEED, split=split0())
+    return readout_and_table_of(st.session_state[state.TASK], spec or target_spec(), seed=SPLIT_SEED, split=split0())
 
 
 # --------------------------------------------------------------------------------------------------
@@ -472,8 +472,8 @@ def restore(key: str, value) -> None:
 def data_source() -> str:
     """How the command line names the current data: a sample's name, or the uploaded file's name."""
     ss = st.session_state
-    table_id = str(ss.get("fd_table_id", ""))
-    return table_id.split(":", 1)[1] if table_id.startswith("sample:") else str(ss.get("fd_table_name", "upload"))
+    table_id = str(ss.get(state.TABLE_ID, ""))
+    return table_id.split(":", 1)[1] if table_id.startswith("sample:") else str(ss.get(state.TABLE_NAME, "upload"))
 
 
 def model_options(name: str) -> dict:
