@@ -9,7 +9,6 @@ label as text.
 from __future__ import annotations
 
 import math
-import re
 
 import plotly.graph_objects as go
 
@@ -33,7 +32,7 @@ _RUN_FILLS = ("", "-open", "-dot", "-open-dot")  # run 1, 2, 3, 4 of one model (
 # Where a label sits beside its point, one per line drawn: neighbours' labels go to different sides.
 # (Two runs of one model are drawn two lines apart: they get different heights.)
 TEXT_POSITIONS = ("top right", "top left", "bottom right", "bottom left", "middle right", "middle left")
-_RUN = re.compile(r"^(?P<base>.*) · run (?P<run>\d+)$")
+RUN = "run"  # the results column that carries a row's run number where several runs are drawn together
 
 # A light look close to plotly_white, spelled out: a named template costs ~40 ms per figure, too much
 # for a figure redrawn on every slider move. (The dashboard applies Streamlit's theme on top.)
@@ -55,25 +54,32 @@ def figure(traces: list, layout: dict) -> go.Figure:
     return go.Figure(data=traces, layout=layout)
 
 
-def label_styles(labels) -> dict[str, dict]:
+def run_numbers(df) -> dict:
+    """Each label's run number, from the results' ``run`` column (several runs drawn together); none without it."""
+    if df is None or RUN not in getattr(df, "columns", ()):
+        return {}
+    return {str(lb): int(r) for lb, r in zip(df["label"], df[RUN]) if r == r}
+
+
+def label_styles(labels, runs: dict | None = None) -> dict[str, dict]:
     """Each label's look: ``{"colour", "symbol"}``. The model's colour and symbol come from its name (the
-    label may carry suffixes such as " (decides with s)"); labels ending in " · run N" (several runs drawn
-    together) get the run's fill on the model's symbol, so no two labels drawn together look alike."""
+    label may carry suffixes such as " (decides with s)"); the labels of several runs drawn together
+    (``runs``: each label's run number, :func:`run_numbers`) get their run's fill on the model's symbol, so
+    no two labels drawn together look alike."""
     labels = list(dict.fromkeys(str(x) for x in labels))
-    runs = sorted({int(m["run"]) for x in labels if (m := _RUN.match(x))})
+    runs = {str(k): int(v) for k, v in (runs or {}).items()}
+    numbers = sorted({runs[x] for x in labels if x in runs})
     out, spare = {}, 0
     for label in labels:
-        m = _RUN.match(label)
-        base = m["base"] if m else label
-        key = max((k for k in MODEL_STYLES if base.startswith(k)), key=len, default=None)
+        key = max((k for k in MODEL_STYLES if label.startswith(k)), key=len, default=None)
         if key is not None:
             colour, symbol = MODEL_STYLES[key]
         else:
             colour, symbol = OKABE_ITO[spare % len(OKABE_ITO)], _SPARE_SYMBOLS[spare % len(_SPARE_SYMBOLS)]
             spare += 1
         fill = ""
-        if m:
-            i = runs.index(int(m["run"]))
+        if label in runs:
+            i = numbers.index(runs[label])
             fill = _RUN_FILLS[i % len(_RUN_FILLS)]
             if i >= len(_RUN_FILLS):  # a fifth run of one model: next colour as well
                 colour = OKABE_ITO[(OKABE_ITO.index(colour) + i // len(_RUN_FILLS)) % len(OKABE_ITO)]

@@ -29,7 +29,7 @@ from .metrics import summarize
 from .target_spec import criterion_info
 
 from .plot_style import FULL_WIDTH, HALF_WIDTH, MARGIN, PLOT_HEIGHT, legend_below, place_labels
-from .plot_style import GRID as _GRID, LAYOUT as _LAYOUT, MODEL_COLOURS, OKABE_ITO, figure as _figure, label_styles
+from .plot_style import GRID as _GRID, LAYOUT as _LAYOUT, MODEL_COLOURS, OKABE_ITO, RUN, figure as _figure, label_styles, run_numbers
 from .plot_style import marker as _marker, scatter as _scatter, text_font as _text_font, text_position as _text_position
 from .plots_target import TARGET_LINE_NAME, target_view, target_view_note, worst_gaps  # noqa: F401
 
@@ -85,7 +85,7 @@ def ceiling_curve_figure(rates, shares, target_rate=None, group_names=None, *, g
 # --------------------------------------------------------------------------------------------------
 # Results helpers
 # --------------------------------------------------------------------------------------------------
-def as_summary(summary_or_results: pd.DataFrame, by=("model", "label", "target_rate")) -> pd.DataFrame:
+def as_summary(summary_or_results: pd.DataFrame, by=("model", "label", RUN, "target_rate")) -> pd.DataFrame:
     """``summarize``'s table (``<metric>_mean``/``_std``): passed through if it already is one."""
     df = summary_or_results
     if df is None or len(df) == 0:
@@ -225,7 +225,7 @@ def _model_traces(df, xname, yname, *, show_error=True, xrange=(0.0, 1.0), yrang
     beside its last point where it fits (else a number, the legend giving the name: :func:`label_points`,
     for a figure ``width`` pixels wide)."""
     traces = []
-    styles = label_styles(df["label"].astype(str))
+    styles = label_styles(df["label"].astype(str), run_numbers(df))
     for i, (label, g) in enumerate(df.groupby("label", sort=False)):
         g = g.sort_values("target_rate")
         x, xs = _col(g, xname)
@@ -308,7 +308,7 @@ def group_rates_figure(summary_or_results, metric: str = "pr", *, group_names=No
         ts = [float(fair["target_rate"].iloc[0])] if len(fair) else []
     names = [str(group_names[j]) if group_names is not None and j < len(group_names) else f"s={j}" for j in range(G)]
     traces = []
-    styles = label_styles(df["label"].astype(str))
+    styles = label_styles(df["label"].astype(str), run_numbers(df))
     n = len(df)
     step = min(0.6 / max(n, 1), 0.15)  # each model's points a little apart within its group, none hidden behind another
     values = n <= 2  # each rate written beside its point only where there is room: otherwise hover gives it
@@ -497,7 +497,7 @@ def frontier_figure(results: pd.DataFrame, *, s_name: str = "s", title: str | No
         return _empty(title, xtitle, ytitle)
     means = landing_means(results)
     means = means[np.isfinite(means["target_rate"].astype(float))].sort_values("target_rate")
-    styles = label_styles(list(dict.fromkeys(means["label"])))
+    styles = label_styles(list(dict.fromkeys(means["label"])), run_numbers(results))
     traces = []
     for label, rows in means.groupby("label", sort=False):
         landed = rows[rows["lands"]]

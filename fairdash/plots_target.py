@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .plot_style import GRID, LAYOUT, TEXT, figure, label_styles, marker, scatter, text_font
+from .plot_style import GRID, LAYOUT, TEXT, figure, label_styles, marker, run_numbers, scatter, text_font
 from .target_spec import criterion_info
 
 TARGET_LINE_NAME = "each group's target"
@@ -150,7 +150,7 @@ def target_view(results: pd.DataFrame, criterion: str = "dp", *, population: boo
     names = {j: html.escape(str(group_names[j]) if group_names is not None and j < len(group_names) else f"s={j}")
              for j in groups}
     labels = list(dict.fromkeys(pts["label"]))
-    styles = label_styles(labels)
+    styles = label_styles(labels, run_numbers(df))
     n = len(labels)
     # y: one row per (group, label), groups in blocks one row apart, top to bottom
     pts["y"] = [g * (n + 1) + labels.index(lb) for g, lb in zip(pts["group"], pts["label"])]

@@ -15,6 +15,7 @@ from .data import Task
 from .decision import choosable
 from .experiments import PlannedFit, plan_fits, run_experiment, serving_models
 from .models.registry import MODELS, model_info
+from .plot_style import RUN
 from .run_spec import RunSpec
 from .target_spec import TargetSpec, criterion_info
 
@@ -145,6 +146,21 @@ def plan_training(spec: RunSpec, *, only_serving: bool = True) -> TrainingPlan:
     models, skipped = serving_models(spec.models, spec.target.criterion, only_serving)
     fits: list[PlannedFit] = plan_fits(models, spec.target, spec.target_rates, spec.seeds)
     return TrainingPlan(tuple(fits), tuple(skipped))
+
+
+def side_by_side(runs) -> pd.DataFrame:
+    """The results rows of several runs drawn together: with more than one run, each row carries its run's
+    number as data (the ``run`` column, :data:`fairdash.plot_style.RUN`, which the figures' styles read) and
+    its label says it in words (``FairLR · run 2``)."""
+    runs = list(runs)
+    frames = []
+    for r in runs:
+        f = r.results.copy()
+        if len(runs) > 1:
+            f["label"] = f["label"].astype(str) + f" · run {r.number}"
+            f[RUN] = r.number
+        frames.append(f)
+    return pd.concat(frames, ignore_index=True)
 
 
 def run_key(task: Task, spec: RunSpec) -> str:

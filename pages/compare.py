@@ -7,13 +7,14 @@ was measured on: the population (the ordinary test set, as the model will meet i
 paper's balanced test set, one click away. A slider over the swept targets rings the selected point."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from fairdash import plots
-from fairdash.app import compare, target_state, ui
+from fairdash.app import compare, state, target_state, ui
 from fairdash.rates import evaluation_rates
 from fairdash.metrics import summarize
+from fairdash.plot_style import RUN
+from fairdash.runs import side_by_side
 from fairdash.target_spec import criterion_info
 
 ss = st.session_state
@@ -30,15 +31,15 @@ if not history:
     st.stop()
 
 by_number = {r.number: r for r in history}
-ss["compare_runs"] = [n for n in ss.get("compare_runs", []) if n in by_number] or [history[-1].number]
+ss[state.COMPARE_RUNS] = [n for n in ss.get(state.COMPARE_RUNS, []) if n in by_number] or [history[-1].number]
 c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
-chosen = c1.multiselect("Runs to compare", list(by_number), key="compare_runs",
+chosen = c1.multiselect("Runs to compare", list(by_number), key=state.COMPARE_RUNS,
                         format_func=lambda n: by_number[n].title,
                         help="Each run's number, time, models, data, s and y, criterion and target, decision rule and "
                              "flags. " + " | ".join(r.description for r in by_number.values()))
 if c2.button("Clear the run history", key="clear_runs"):
-    ss["fd_runs"], ss["fd_run"] = [], None
-    ss.pop("compare_runs", None)
+    ss[state.RUNS], ss[state.RUN] = [], None
+    ss.pop(state.COMPARE_RUNS, None)
     st.rerun()
 if not chosen:
     st.info("Choose at least one run.")
@@ -51,23 +52,17 @@ if len(criteria) > 1:
 criterion = criteria.pop()
 first = runs[0]
 names = ui.figure_text(first.task.group_names)  # user text: shown literally in the figures
-frames = []
-for r in runs:
-    f = r.results.copy()
-    if len(runs) > 1:
-        f["label"] = f["label"].astype(str) + f" · run {r.number}"
-    frames.append(f)
-results = pd.concat(frames, ignore_index=True)
+results = side_by_side(runs)  # each row's run as data (a column), its label in words
 
 view = "population"
 if criterion_info(criterion).balanced_eval:  # the paper's balanced test set exists for this criterion
-    ui.remember("compare_view", "population")
-    view = st.radio("Measured on", list(VIEWS), key="compare_view", horizontal=True, format_func=VIEWS.get)
+    ui.remember(state.COMPARE_VIEW, "population")
+    view = st.radio("Measured on", list(VIEWS), key=state.COMPARE_VIEW, horizontal=True, format_func=VIEWS.get)
     st.caption("The population is what the model will meet, so its rates are the ones to hold against PR_t. The "
                "paper's balanced test set cuts both groups to the same base rate, which lowers the rates of the "
                "group with the higher base rate: there the points sit below the target by design.")
 population = view == "population"
-summary = summarize(results, by=("model", "label", "target_rate"))
+summary = summarize(results, by=("model", "label", RUN, "target_rate"))
 shown = plots.population_view(summary) if population else summary
 where = plots.measured_on(results, population)
 on = "<br><sup>on " + plots.measured_on(results, population, short=True) + "</sup>"  # figure subtitles
@@ -75,10 +70,10 @@ on = "<br><sup>on " + plots.measured_on(results, population, short=True) + "</su
 swept = sorted(float(t) for t in results["target_rate"].dropna().unique())
 highlight = None
 if len(swept) > 1:
-    if ss.get("compare_target") not in swept:
-        ss["compare_target"] = min(swept, key=lambda t: abs(t - float(target_state.current_or_default().target_rate
+    if ss.get(state.COMPARE_TARGET) not in swept:
+        ss[state.COMPARE_TARGET] = min(swept, key=lambda t: abs(t - float(target_state.current_or_default().target_rate
                                                                          or swept[0])))
-    highlight = st.select_slider("Highlight target PR_t (what-if)", options=swept, key="compare_target",
+    highlight = st.select_slider("Highlight target PR_t (what-if)", options=swept, key=state.COMPARE_TARGET,
                                  format_func=lambda t: f"{t:.3f}",
                                  help="Scrub through the trained targets; the ringed points in every figure "
                                       "are the models trained at this target.")

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import streamlit as st
 
 from fairdash import export, report
-from fairdash.app import target_state, ui
+from fairdash.app import state, target_state, ui
 from fairdash.results_file import to_file
 
 ss = st.session_state
@@ -23,9 +22,9 @@ if not history:
     st.stop()
 
 by_number = {r.number: r for r in history}
-if ss.get("export_run") not in by_number:
-    ss["export_run"] = history[-1].number
-number = st.selectbox("Run", list(by_number), key="export_run", format_func=lambda n: by_number[n].title,
+if ss.get(state.EXPORT_RUN) not in by_number:
+    ss[state.EXPORT_RUN] = history[-1].number
+number = st.selectbox("Run", list(by_number), key=state.EXPORT_RUN, format_func=lambda n: by_number[n].title,
                       help=" | ".join(r.description for r in by_number.values()))
 run = by_number[number]
 results = run.results
@@ -35,29 +34,15 @@ st.caption(ui.literal(f"Trained on {run.data_name} at {run.created} (UTC); targe
 # The model
 # --------------------------------------------------------------------------------------------------
 st.subheader("Trained model")
-models = run.models
-keys = list(models)
-
-
-def _describe(k) -> str:
-    name, t, seed = k
-    tt = "" if t is None or (isinstance(t, float) and np.isnan(t)) else f", PR_t {float(t):.3f}"
-    return f"{models[k].label}{tt}, repeat {seed}"
-
-
+keys = list(run.models)
 if not keys:
     st.info("This run kept no fitted models.")
 else:
-    pr_t = target_state.current_or_default().target_rate
-    default = min(range(len(keys)), key=lambda i: (not models[keys[i]].name.startswith("fair"),
-                                                   abs(float(keys[i][1]) - float(pr_t or 0))
-                                                   if keys[i][1] is not None and not np.isnan(keys[i][1]) else 9,
-                                                   keys[i][2]))
-    if ss.get("export_model") not in range(len(keys)):
-        ss["export_model"] = default
-    i = st.selectbox("Model to download", range(len(keys)), format_func=lambda j: _describe(keys[j]),
-                     key="export_model")
-    trained = models[keys[i]]
+    if ss.get(state.EXPORT_MODEL) not in range(len(keys)):
+        ss[state.EXPORT_MODEL] = keys.index(run.default_model(target_state.current_or_default().target_rate))
+    i = st.selectbox("Model to download", range(len(keys)), format_func=lambda j: run.model_words(keys[j]),
+                     key=state.EXPORT_MODEL)
+    trained = run.models[keys[i]]
     try:
         blob = export.model_bytes(trained)
     except Exception as e:  # noqa: BLE001
@@ -79,13 +64,13 @@ st.subheader("Report")
 if st.button("Build the HTML report", key="build_report_button"):
     try:
         html = report.report_for_run(run)
-        ss["fd_report_html"] = (run.key, number, html)
+        ss[state.REPORT_HTML] = state.ReportHtml(run.key, number, html)
     except Exception as e:  # noqa: BLE001
         ui.show_error(e, "The report could not be built: ")
-rep = ss.get("fd_report_html")
-if rep is not None and rep[:2] == (run.key, number):
-    st.download_button("Download the report (HTML)", rep[2].encode("utf-8"), "fairdash_report.html",
-                       "text/html", key="download_report", on_click=ui.log_export, args=("report", len(rep[2])))
+rep = ss.get(state.REPORT_HTML)
+if rep is not None and (rep.run_key, rep.number) == (run.key, number):
+    st.download_button("Download the report (HTML)", rep.html.encode("utf-8"), "fairdash_report.html",
+                       "text/html", key="download_report", on_click=ui.log_export, args=("report", len(rep.html)))
     st.caption("One self-contained page that opens offline and prints to A4.")
 
 # --------------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import time
 import streamlit as st
 
 from fairdash import data
-from fairdash.app import target_state, ui, views
+from fairdash.app import state, target_state, ui, views
 from fairdash.errors import FairDashError
 from fairdash.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
 
@@ -35,20 +35,20 @@ names = task.group_names
 # --------------------------------------------------------------------------------------------------
 # Criterion, legitimate factor, delta (a change here reruns the page)
 # --------------------------------------------------------------------------------------------------
-ui.restore("criterion", target_state.mode_of(target_state.current_or_default()))
-st.radio("Fairness criterion", list(target_state.MODES), format_func=target_state.MODES.get, key="criterion",
-         on_change=lambda: target_state.set_mode(ss["criterion"]))
-mode = ss["criterion"]  # a criterion, or opportunity by explicit targets
+ui.restore(state.CRITERION, target_state.mode_of(target_state.current_or_default()))
+st.radio("Fairness criterion", list(target_state.MODES), format_func=target_state.MODES.get, key=state.CRITERION,
+         on_change=lambda: target_state.set_mode(ss[state.CRITERION]))
+mode = ss[state.CRITERION]  # a criterion, or opportunity by explicit targets
 if mode in target_state.MODE_NOTES:
     st.caption(target_state.MODE_NOTES[mode])
 
 c_left, c_right = st.columns(2)
 with c_left:
     if target_state.mode_criterion(mode).supports_strata:
-        candidates = ["(none)"] + data.strata_candidates(ss["fd_table"], task)
+        candidates = ["(none)"] + data.strata_candidates(ss[state.TABLE], task)
         current = task.spec.strata_column or "(none)"
-        ui.restore("strata_column", current if current in candidates else "(none)")
-        strata = st.selectbox("Legitimate factor (conditional parity)", candidates, key="strata_column",
+        ui.restore(state.STRATA_COLUMN, current if current in candidates else "(none)")
+        strata = st.selectbox("Legitimate factor (conditional parity)", candidates, key=state.STRATA_COLUMN,
                               help="Require equal positive rates only within each value of this column (for "
                                    "example the education level): P(ybar=1 | l, s) is the same for every s.")
         if (strata if strata != "(none)" else None) != task.spec.strata_column:
@@ -70,7 +70,8 @@ with c_right:
                                  "Smaller values also flip some labels the other way; too small a value cannot "
                                  "reach the target and is refused.")
 
-task = ss["fd_task"]
+task = ss[state.TASK]
+views.target_changes()
 rates = ui.task_rates()
 conditional = target_state.mode_criterion(mode).supports_strata and task.spec.strata_column is not None
 views.s_predictability_note(task)  # what a model that does not see s can do (once per task)
@@ -80,20 +81,20 @@ views.s_predictability_note(task)  # what a model that does not see s can do (on
 # The live part
 # --------------------------------------------------------------------------------------------------
 def _box_key() -> str:
-    return f"pr_t_box_{ss.get('fd_pr_t_box_v', 0)}"
+    return state.pr_t_box_key(ss)
 
 
 def _renew_box() -> None:
     """The number box is drawn afresh (a new widget showing the target's PR_t) instead of having its state
     written: a written widget state is stale in the browser's next request, and Streamlit would take
     that stale value for a user edit."""
-    ss["fd_pr_t_box_v"] = ss.get("fd_pr_t_box_v", 0) + 1
+    state.show_new_pr_t(ss)
 
 
 def _set_pr_t(value: float) -> None:
     """A preset: PR_t, the slider and the number box take the value."""
     target_state.set_rate(value)
-    ss["pr_t_slider"] = target_state.clip_rate(value)
+    ss[state.PR_T_SLIDER] = target_state.clip_rate(value)
     _renew_box()
 
 
@@ -103,7 +104,7 @@ def _from_slider():
     box = ss.get(_box_key())
     if box is not None and round(float(box), 3) != _pr_t():
         return  # the box was typed in during this same run: the typed value wins (_from_input sets it)
-    target_state.set_rate(ss["pr_t_slider"])
+    target_state.set_rate(ss[state.PR_T_SLIDER])
     _renew_box()
 
 
@@ -116,7 +117,7 @@ def _from_input(key: str):
     if v is None or round(float(v), 3) == _pr_t():
         return
     target_state.set_rate(v)
-    ss["pr_t_slider"] = target_state.clip_rate(v)
+    ss[state.PR_T_SLIDER] = target_state.clip_rate(v)
 
 
 def _pr_t() -> float | None:
@@ -142,7 +143,7 @@ def live_target() -> None:
     finally:
         # FairDash's own server-side work for this readout (widgets, table, figure), for benchmarks/
         ms = (time.perf_counter() - t0) * 1000.0
-        ss["fd_readout_ms"] = ms
+        ss[state.READOUT_MS] = ms
         views.sidebar_target()
         with st.container(key="readout_timing"):
             st.caption(f"Readouts computed in {ms:.1f} ms on the server.")
@@ -169,10 +170,10 @@ def _live_target() -> None:
         return
 
     if conditional:
-        ui.restore("strata_rates", target_state.strata_mode_of(target_state.current_or_default()))
-        strata_mode = st.radio("Target in each stratum", list(target_state.STRATA_MODES), key="strata_rates",
+        ui.restore(state.STRATA_RATES, target_state.strata_mode_of(target_state.current_or_default()))
+        strata_mode = st.radio("Target in each stratum", list(target_state.STRATA_MODES), key=state.STRATA_RATES,
                                horizontal=True, format_func=target_state.STRATA_MODES.get,
-                               on_change=lambda: target_state.set_strata_mode(ss["strata_rates"]))
+                               on_change=lambda: target_state.set_strata_mode(ss[state.STRATA_RATES]))
         if strata_mode == "own":
             st.caption("Each stratum aims at the average of its own groups' base rates, so the PR_t slider does not "
                        "apply here; choose \"The slider's PR_t in every stratum\" to set one rate for all strata.")
@@ -183,9 +184,9 @@ def _live_target() -> None:
     if pr_t is None or pr_t != target_state.clip_rate(pr_t):  # none yet, or an old state at 0 or 1
         pr_t = target_state.clip_rate(presets["avg"] if pr_t is None else pr_t)
         target_state.set_rate(pr_t)
-    ui.restore("pr_t_slider", pr_t)
+    ui.restore(state.PR_T_SLIDER, pr_t)
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    c1.slider("Target positive rate PR_t", PR_T_MIN, PR_T_MAX, step=0.001, format="%.3f", key="pr_t_slider",
+    c1.slider("Target positive rate PR_t", PR_T_MIN, PR_T_MAX, step=0.001, format="%.3f", key=state.PR_T_SLIDER,
               on_change=_from_slider,
               help="The share of every group the fair model should label positive.")
     with c2.container(key="pr_t_input"):  # stable key for browser tests; the widget key changes

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
 import streamlit as st
 
-from fairdash.app import compare, jobs, target_state, ui, views
-from fairdash.decision import CHOOSABLE, RULES, choosable
+from fairdash.app import compare, jobs, state, target_state, ui, views
+from fairdash import runs
+from fairdash.decision import CHOOSABLE, RULES
 from fairdash.errors import FairDashError
 from fairdash.target_spec import criterion_info
 from fairdash.models.registry import MODELS
@@ -30,6 +30,7 @@ try:
 except FairDashError as e:
     target, target_error = None, str(e)
 criterion = (target or target_state.current_or_default()).criterion
+views.target_changes()
 
 st.markdown(f"**Device:** {ui.device_text()} · **Target:** "
             + (ui.literal(target.describe(target.rate_for(rates.base_rates))) if target is not None else "not valid"))
@@ -50,18 +51,18 @@ for name, info in MODELS.items():
     ok, why = ui.model_available(name)
     (available if ok else unavailable).append(name if ok else f"{info.label} ({why})")
 
-ui.remember("include_other_criteria", False)
+ui.remember(state.INCLUDE_OTHER, False)
 include_other = st.checkbox("Also offer models made for another criterion (they are labelled as such)",
-                            key="include_other_criteria")
-offered = [m for m in available if include_other or MODELS[m].serves(criterion)]
+                            key=state.INCLUDE_OTHER)
+offered = runs.offered_models(available, criterion, include_other)
 hidden = [MODELS[m].label for m in available if m not in offered]
-ui.remember("train_models", [m for m in ("fair-lr", "lr") if m in offered])
-ss["train_models"] = [m for m in ss["train_models"] if m in offered]
-st.multiselect("Models to train", offered, key="train_models",
+ui.remember(state.TRAIN_MODELS, [m for m in runs.DEFAULT_MODELS if m in offered])
+ss[state.TRAIN_MODELS] = [m for m in ss[state.TRAIN_MODELS] if m in offered]
+st.multiselect("Models to train", offered, key=state.TRAIN_MODELS,
                format_func=lambda m: f"{MODELS[m].label}: {_serves(MODELS[m])}"
                + ("" if MODELS[m].serves(criterion) else f" (NOT {criterion_info(criterion).words})"),
                help="FairLR and FairGP are the paper's method; the others are the paper's baselines.")
-chosen = list(ss["train_models"])
+chosen = list(ss[state.TRAIN_MODELS])
 notes = []
 if hidden:
     notes.append(f"Not offered for {criterion_info(criterion).words}: {', '.join(hidden)} (made for another criterion).")
@@ -76,59 +77,60 @@ with st.expander("What each model is"):
 
 c1, c2 = st.columns(2)
 with c1:
-    ui.remember("repeats", 1)
+    ui.remember(state.REPEATS, 1)
     repeats = st.number_input("Repeats (random splits; the paper uses 10)", min_value=1, max_value=20, step=1,
-                              key="repeats")
-sweepable = target is not None and not target.explicit and not (target.conditional and target.target_rate is None)
+                              key=state.REPEATS)
+sweepable = runs.sweepable(target)
 with c2:
-    ui.remember("train_mode", "single")
-    mode = st.radio("What to train", ["single", "sweep"], key="train_mode", horizontal=True,
+    ui.remember(state.TRAIN_MODE, "single")
+    mode = st.radio("What to train", ["single", "sweep"], key=state.TRAIN_MODE, horizontal=True,
                     format_func={"single": "The current target", "sweep": "A sweep over targets (what-if)"}.get,
                     disabled=not sweepable,
                     help=None if sweepable else "A sweep moves one PR_t; this target is not one PR_t.")
 if not sweepable:
     mode = "single"
 
-strata = task.spec.strata_column and criterion_info(criterion).supports_strata
-rules = list(choosable(bool(strata)))  # the rules that combine with a legitimate factor (decision.py)
+rules = list(runs.offered_rules(task, criterion))  # with a legitimate factor, the rules that combine with it
 decision = target_state.current_or_default().decision
-ui.restore("decision", decision if decision in rules else "threshold")
-st.radio("How scores become decisions", rules, key="decision", horizontal=True,
-         format_func=lambda r: RULES[r].words, on_change=lambda: target_state.edit(decision=ss["decision"]),
+ui.restore(state.DECISION, decision if decision in rules else "threshold")
+st.radio("How scores become decisions", rules, key=state.DECISION, horizontal=True,
+         format_func=lambda r: RULES[r].words, on_change=lambda: target_state.edit(decision=ss[state.DECISION]),
          help="The target sets the rate of the target labels; a model that does not see s, cut at 1/2, can land far "
               "from it. " + " ".join(f"{r}: {RULES[r].explanation}" for r in CHOOSABLE))
-if ss["decision"] != decision and target is not None:  # the widget kept another rule than the target's
-    target_state.edit(decision=ss["decision"])
+if ss[state.DECISION] != decision and target is not None:  # the widget kept another rule than the target's
+    target_state.edit(decision=ss[state.DECISION])
     target = ui.target_spec()
-st.caption(RULES[ss["decision"]].explanation + ("" if len(rules) == len(CHOOSABLE) else
+st.caption(RULES[ss[state.DECISION]].explanation + ("" if len(rules) == len(CHOOSABLE) else
            " (One cut per group is not offered with a legitimate factor: it would need one per stratum and group.)"))
 
 grid: list = [None]
 if mode == "sweep":
     s1, s2, s3 = st.columns(3)
-    ui.remember("sweep_from", round(float(rates.presets["min"]), 3))
-    ui.remember("sweep_to", round(float(rates.presets["max"]), 3))
-    ui.remember("sweep_points", 5)
-    lo = s1.number_input("Sweep from PR_t", target_state.PR_T_MIN, target_state.PR_T_MAX, step=0.01, format="%.3f", key="sweep_from")
-    hi = s2.number_input("Sweep to PR_t", target_state.PR_T_MIN, target_state.PR_T_MAX, step=0.01, format="%.3f", key="sweep_to")
-    n = s3.number_input("Number of targets", 2, 25, step=1, key="sweep_points")
-    grid = sorted({round(float(t), 3) for t in np.linspace(min(lo, hi), max(lo, hi), int(n))})
+    ui.remember(state.SWEEP_FROM, round(float(rates.presets["min"]), 3))
+    ui.remember(state.SWEEP_TO, round(float(rates.presets["max"]), 3))
+    ui.remember(state.SWEEP_POINTS, 5)
+    lo = s1.number_input("Sweep from PR_t", target_state.PR_T_MIN, target_state.PR_T_MAX, step=0.01, format="%.3f", key=state.SWEEP_FROM)
+    hi = s2.number_input("Sweep to PR_t", target_state.PR_T_MIN, target_state.PR_T_MAX, step=0.01, format="%.3f", key=state.SWEEP_TO)
+    n = s3.number_input("Number of targets", 2, 25, step=1, key=state.SWEEP_POINTS)
+    grid = runs.sweep_grid(lo, hi, n)
     st.caption("Targets: " + ", ".join(f"{t:.3f}" for t in grid)
                + ". The Compare page's slider scrubs through them with no waiting.")
 
 with st.expander("Advanced settings"):
-    ui.remember("parallel_jobs", 1)
-    n_jobs = st.number_input("Parallel jobs", 1, max(1, os.cpu_count() or 1), step=1, key="parallel_jobs",
+    ui.remember(state.PARALLEL_JOBS, 1)
+    n_jobs = st.number_input("Parallel jobs", 1, max(1, os.cpu_count() or 1), step=1, key=state.PARALLEL_JOBS,
                              help="Independent fits (model x target x repeat) run in parallel worker processes.")
     st.caption(f"Keep-rate delta: {target.delta if target is not None else 1.0:.2f} (set on the Target page).")
     views.s_as_feature_option(task)
     model_opts = views.model_option_inputs(chosen)
 
-n_fair = sum(MODELS[m].uses_target_rate or ss["decision"] != "threshold" for m in chosen)
-n_runs = int(repeats) * (n_fair * len(grid) + (len(chosen) - n_fair))
-st.caption(f"{n_runs} fit(s). Fits already made with the same data and settings come from the cache at once.")
+spec = None if target is None else RunSpec(
+    data=ui.data_source(), task=task.spec, target=target, models=tuple(chosen), target_rates=tuple(grid),
+    seeds=tuple(range(int(repeats))), options=model_opts, group_names=task.group_names)
+n_fits = runs.plan_training(spec, only_serving=not include_other).n_fits if spec is not None else 0
+st.caption(f"{n_fits} fit(s). Fits already made with the same data and settings come from the cache at once.")
 
-pending = ss.get("fd_pending")
+pending = ss.get(state.PENDING)
 job = jobs.current()
 why_not = ("a training is running (its progress and a Cancel button are in the sidebar)" if job is not None
            else "a new upload waits for you to confirm its columns on the Data page" if pending is not None
@@ -137,20 +139,15 @@ if why_not:
     st.caption(f"Train is unavailable: {why_not}.")
 leak_columns = views.leak_warnings(task)  # leaks of y, and of s unless the run sees s on purpose
 if st.button("Train", key="train_button", type="primary", disabled=why_not is not None):
-    from fairdash.runs import run_key, train_run
-
-    spec = RunSpec(data=ui.data_source(), task=task.spec, target=target, models=tuple(chosen),
-                   target_rates=tuple(grid), seeds=tuple(range(int(repeats))), options=model_opts,
-                   group_names=task.group_names)
-    last = ss.get("fd_run")
-    if last is not None and last.key == run_key(task, spec):
+    last = ss.get(state.RUN)
+    if last is not None and last.key == runs.run_key(task, spec):
         st.success("These results are already here (same data and settings).")
     else:
         job = None
         with ui.guard("Training was not started: "):  # (the server's memory guard)
-            job = jobs.start_training(task, spec, title=f"Training {n_runs} fit(s) on {ui.device_text()}",
-                                         data_name=str(ss.get("fd_table_name", "?")), leaks=leak_columns,
-                                         data_description=str(ss.get("fd_table_desc") or ""),
+            job = jobs.start_training(task, spec, title=f"Training {n_fits} fit(s) on {ui.device_text()}",
+                                         data_name=str(ss.get(state.TABLE_NAME, "?")), leaks=leak_columns,
+                                         data_description=str(ss.get(state.TABLE_DESC) or ""),
                                          only_serving=not include_other, cache=ui.fit_cache(), n_jobs=int(n_jobs))
         if job is not None and jobs.outcome() is None:  # (not already collected: tests may wait for the job)
             st.rerun()  # every part of the app (the sidebar's progress box, this button) sees the job
@@ -158,12 +155,13 @@ if job is not None and job.running:
     st.status(f"{job.title}: you can use other pages meanwhile; the progress and a Cancel button are in the "
               "sidebar.", state="running")
 elif jobs.outcome() is not None:  # the training that ended just now (in this script run)
-    kind, text = jobs.outcome()
-    with st.status("Training failed" if kind == "failed" else text, state="complete" if kind == "done" else "error"):
-        if kind == "failed":  # (the sidebar shows it too, on every page, until dismissed)
-            st.error(ui.literal(text), icon=":material/warning:")
+    done = jobs.outcome()
+    with st.status("Training failed" if done.kind == "failed" else done.text,
+                   state="complete" if done.kind == "done" else "error"):
+        if done.kind == "failed":  # (the sidebar shows it too, on every page, until dismissed)
+            st.error(ui.literal(done.text), icon=":material/warning:")
 
-run = ss.get("fd_run")
+run = ss.get(state.RUN)
 if run is not None:
     if run.task is not task:
         st.info(ui.literal(f"Showing {run.title}: trained on {run.data_name}, which is not the current task."))

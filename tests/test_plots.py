@@ -282,7 +282,7 @@ def test_no_two_labels_drawn_together_share_a_marker_symbol(pairs, suffix):
     """Several runs of several models on one figure: every label gets a marker symbol of its own, so two
     runs of FairLR never look alike, whatever the viewer's colour vision."""
     labels = [f"{m}{suffix} · run {r}" for m, r in pairs]
-    styles = plot_style.label_styles(labels)
+    styles = plot_style.label_styles(labels, {f"{m}{suffix} · run {r}": r for m, r in pairs})  # the run as data
     assert len({styles[lb]["symbol"] for lb in labels}) == len(labels)
     for lb in labels:  # the model's own colour and base symbol, whatever suffix the label carries
         model = lb.split(" · run ")[0].removesuffix(suffix)
@@ -295,8 +295,8 @@ def test_no_two_labels_drawn_together_share_a_marker_symbol(pairs, suffix):
 def test_models_are_labelled_on_the_figure_and_never_only_by_colour():
     res = _results()
     res2 = res.copy()
-    res["label"] = res["label"] + " · run 1"
-    res2["label"] = res2["label"] + " · run 2"
+    res["label"], res["run"] = res["label"] + " · run 1", 1
+    res2["label"], res2["run"] = res2["label"] + " · run 2", 2
     both = pd.concat([res, res2], ignore_index=True)
     for fig in (plots.pr_scatter(both), plots.tpr_scatter(both), plots.accuracy_fairness(both, "dp")):
         models = [t for t in fig.data if t.name and " · run " in t.name]

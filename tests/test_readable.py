@@ -30,7 +30,7 @@ HALF, FULL, PLOT_H = 390, 800, 300
 
 
 def _summary(groups: int) -> pd.DataFrame:
-    return plots.population_view(summarize(three_runs(groups), by=("model", "label", "target_rate")))
+    return plots.population_view(summarize(three_runs(groups), by=("model", "label", "run", "target_rate")))
 
 
 def _figures(groups: int) -> dict:
@@ -287,6 +287,7 @@ def _results_for(task) -> pd.DataFrame:
     res = three_runs(2)
     res = res[res["label"].str.endswith("run 1")].copy()
     res["label"] = res["label"].str.replace(" · run 1", "", regex=False)
+    res = res.drop(columns="run")  # one run: its rows carry no run number
     names = task.group_names
     for c in ("pop_worst_gap_group", "bal_worst_gap_group"):
         res[c] = names[0]

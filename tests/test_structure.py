@@ -255,3 +255,55 @@ def _code_strings(path: Path) -> list[str]:
             and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
     return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
             and id(n) not in docs]
+
+
+def _session_state_literals(path: Path) -> list[str]:
+    """Every session-state key written as text: ``ss["x"]``, ``st.session_state.get(f"x_{y}")``, ``ss.update(x=...)``
+    (``ss`` a name bound to ``st.session_state``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+
+    def is_state(node) -> bool:
+        return (isinstance(node, ast.Attribute) and node.attr == "session_state") or \
+            (isinstance(node, ast.Name) and node.id in ("ss", "state_"))
+
+    def text(node) -> bool:
+        return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str))
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and is_state(node.value) and text(node.slice):
+            found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and is_state(node.func.value):
+            if node.func.attr in ("get", "pop", "setdefault") and node.args and text(node.args[0]):
+                found.append((node.lineno, ast.unparse(node)))
+            elif node.func.attr == "update" and node.keywords:
+                found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) \
+                and is_state(node.comparators[-1]) and text(node.left):
+            found.append((node.lineno, ast.unparse(node)))
+    return [f"{path.relative_to(ROOT)}:{line}: {expr}" for line, expr in found]
+
+
+def test_session_state_keys_have_one_home():
+    """Issue 28, item 4: the session's keys are named in ``fairdash/app/state.py`` only; pages, ``app.py`` and the
+    glue read and write the session through those names, never a string of their own nor one built from text."""
+    files = [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(PKG / "app").glob("*.py")]
+    found = [hit for p in files if p != PKG / "app" / "state.py" for hit in _session_state_literals(p)]
+    assert not found, found
+    sample = ROOT / "tests" / "_state_sample.py"
+    try:
+        sample.write_text('import streamlit as st\nss = st.session_state\nss["a"], ss.get(f"b_{1}")\n'
+                          'st.session_state.pop("c", None)\nss.update(d=1)\n"e" in ss\nss[KEY]\n')
+        assert len(_session_state_literals(sample)) == 5, "the check no longer sees a key written as text"
+    finally:
+        sample.unlink()
+
+
+def test_a_run_label_is_data_never_parsed_back():
+    """Issue 28, item 3: the run a row belongs to is a column (``plot_style.RUN``), written by one function
+    (``runs.side_by_side``); no module writes or parses a label's " · run N" text elsewhere, and the figures'
+    style module reads no text with a regular expression."""
+    where = [str(p.relative_to(ROOT)) for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
+             if any("· run" in c or "run (" in c for c in _code_strings(p))]
+    assert where == ["fairdash/runs.py"], where
+    assert not re.search(r"^\s*import re\b", (PKG / "plot_style.py").read_text(), re.MULTILINE)

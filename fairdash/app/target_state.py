@@ -20,10 +20,10 @@ import streamlit as st
 from ..decision import choosable
 from ..errors import FairDashError
 from ..target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, criterion_info, make_target_spec
-from . import session
+from . import session, state
 
-KEY = "fd_target"  # the TargetSpec
-ERROR = "fd_target_error"  # the reason the last edit was refused (then ``current`` raises it)
+KEY = state.TARGET  # the TargetSpec
+ERROR = state.TARGET_ERROR  # the reason the last edit was refused (then ``current`` raises it)
 
 MODES = {
     "dp": "Demographic parity (equal positive rates)",
@@ -42,7 +42,7 @@ STRATA_MODES = {"own": "Each stratum's own average (default)", "slider": "The sl
 PR_T_MIN, PR_T_MAX = 0.001, 0.999  # the slider never reaches 0 or 1 (no target there: one class for everyone)
 
 # the widgets whose last values a mode switch brings back (kept by session.remember)
-RATE_WIDGET, TPR_WIDGET, TNR_WIDGET, DELTA_WIDGET = "pr_t_slider", "tpr_target", "tnr_target", "delta"
+RATE_WIDGET, TPR_WIDGET, TNR_WIDGET, DELTA_WIDGET = state.PR_T_SLIDER, state.TPR_TARGET, state.TNR_TARGET, state.DELTA
 
 
 def mode_of(spec: TargetSpec) -> str:
@@ -67,28 +67,49 @@ def clip_rate(value: float) -> float:
 
 # --------------------------------------------------------------------------------------------------
 def current() -> TargetSpec:
-    """The session's target, consistent with the current task (its legitimate factor applies where the
-    criterion allows one). Raises the :class:`FairDashError` of a refused edit until a valid one."""
+    """The session's target, consistent with the current task (:func:`follow_task`). Raises the
+    :class:`FairDashError` of a refused edit until a valid one."""
     ss = st.session_state
     if ss.get(ERROR):
         raise FairDashError(ss[ERROR])
+    follow_task()
+    return ss[KEY]
+
+
+def follow_task() -> list[str]:
+    """Bring the session's target in line with the current task: its legitimate factor applies where the
+    criterion allows one (a rule that cannot be combined with it goes back to the threshold; a new factor
+    starts from each stratum's own average; without one, one PR_t again). Returns what it changed, in
+    words (none: ``[]``), and keeps the sentence for the pages to show (:func:`take_changes`)."""
+    ss = st.session_state
     spec = ss.get(KEY)
     if spec is None:
         spec = ss[KEY] = _default()
-    task = ss.get("fd_task")
+    task = ss.get(state.TASK)
     strata = task.spec.strata_column if task is not None else None
     if spec.explicit or not criterion_info(spec.criterion).supports_strata:
         strata = None
-    if (spec.strata_column or None) != (strata or None):
-        changes = {"strata_column": strata}
-        if strata and spec.decision not in choosable(strata=True):  # a factor came after the rule: the paper's rule
-            changes["decision"] = "threshold"
-        if strata and not spec.conditional:  # a new factor: each stratum's own average, the default
-            changes.update(target_rate=None, preset="avg")
-        if not strata and spec.target_rate is None and not spec.explicit:  # back to one PR_t
-            changes.update(target_rate=_kept_rate(), preset=None)
-        spec = ss[KEY] = spec.edited(**changes)
-    return spec
+    if (spec.strata_column or None) == (strata or None):
+        return []
+    changes = {"strata_column": strata}
+    said = [f"the legitimate factor {strata!r} applies" if strata else "no legitimate factor applies any more"]
+    if strata and spec.decision not in choosable(strata=True):  # a factor came after the rule: the paper's rule
+        changes["decision"] = "threshold"
+        said.append(f"the decision rule is the threshold again ({spec.decision} cannot be combined with a factor)")
+    if strata and not spec.conditional:  # a new factor: each stratum's own average, the default
+        changes.update(target_rate=None, preset="avg")
+        said.append("each stratum's own average is its target")
+    if not strata and spec.target_rate is None and not spec.explicit:  # back to one PR_t
+        changes.update(target_rate=_kept_rate(), preset=None)
+        said.append(f"PR_t is {changes['target_rate']:.3f} in every group")
+    ss[KEY] = spec.edited(**changes)
+    ss[state.TARGET_CHANGED] = "The task changed, so the target did: " + "; ".join(said) + "."
+    return said
+
+
+def take_changes() -> str | None:
+    """The sentence of the target's last change by the task (:func:`follow_task`), once."""
+    return st.session_state.pop(state.TARGET_CHANGED, None)
 
 
 def edit(**changes) -> bool:
@@ -179,8 +200,8 @@ def _kept_rate() -> float:
 
 
 def _avg_preset() -> float:
-    rates = st.session_state.get("fd_rates")
-    return clip_rate(rates[1].presets["avg"]) if rates is not None else 0.5
+    rates = st.session_state.get(state.RATES)
+    return clip_rate(rates.value.presets["avg"]) if rates is not None else 0.5
 
 
 def _default() -> TargetSpec:

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from .. import plots
-from . import jobs, session, tables, target_state, ui
+from . import jobs, session, state, tables, target_state, ui
 from ..errors import FairDashError
 from ..rates import decisions_words, describe_t
 
@@ -23,7 +23,7 @@ def sidebar_frame() -> None:
         lines = st.container(gap=None)  # the three slots read as one list
         with lines:
             slots = {"task": st.empty(), "target": st.empty(), "rest": st.empty()}
-    st.session_state["_fd_sidebar"] = slots
+    st.session_state[state.SIDEBAR] = slots
     with st.sidebar.popover("Share a snapshot", icon=":material/share:", key="share_popover"):
         share_snapshot()
     with st.sidebar.popover("Forget this session", icon=":material/delete:", key="forget_popover"):
@@ -36,10 +36,10 @@ def sidebar_frame() -> None:
 
 def forget_session() -> None:
     """"Forget this session": its training stops at once, then everything of it is deleted (``ui.forget_session``)."""
-    ui.forget_session(training_cancelled=jobs.forget(st.session_state.get("fd_token")))
+    ui.forget_session(training_cancelled=jobs.forget(st.session_state.get(state.TOKEN)))
 
 
-SNAPSHOT_KEY = "fd_snapshot_link"  # the last snapshot link made in this tab
+SNAPSHOT_KEY = state.SNAPSHOT_LINK  # the last snapshot link made in this tab
 
 
 def share_snapshot() -> None:
@@ -75,7 +75,7 @@ def _target_line() -> str:
 def sidebar_target() -> None:
     """Rewrite the sidebar's target line and keep the session (called from the Target page's fragment,
     whose reruns do not reach the end of app.py)."""
-    slots = st.session_state.get("_fd_sidebar")
+    slots = st.session_state.get(state.SIDEBAR)
     if slots is not None:
         slots["target"].markdown(_target_line())
     ui.save_session()
@@ -84,10 +84,10 @@ def sidebar_target() -> None:
 def sidebar_summary() -> None:
     """Fill the sidebar's task box: data set, s, y, PR_t, criterion, device."""
     ss = st.session_state
-    if ss.get("_fd_sidebar") is None:
+    if ss.get(state.SIDEBAR) is None:
         sidebar_frame()
-    slots = ss["_fd_sidebar"]
-    task = ss.get("fd_task")
+    slots = ss[state.SIDEBAR]
+    task = ss.get(state.TASK)
     if task is None:
         slots["task"].caption("No data loaded.")
         return
@@ -99,7 +99,7 @@ def sidebar_summary() -> None:
     except FairDashError:
         pass
     rows = [
-        ("Data set", lit(ss.get("fd_table_name", "?"))),
+        ("Data set", lit(ss.get(state.TABLE_NAME, "?"))),
         ("Sensitive s", lit(spec.s_column, code=True) + (f" × {lit(spec.s_with, code=True)}" if spec.s_with else "")
          + (f" (group 1: {names[1]}; group 0: {names[0]})" if task.n_groups == 2
             else f" ({task.n_groups} groups: {', '.join(names[:6])}{' ...' if task.n_groups > 6 else ''})")),
@@ -118,6 +118,14 @@ def sidebar_summary() -> None:
 # --------------------------------------------------------------------------------------------------
 # The target's readouts (Target page)
 # --------------------------------------------------------------------------------------------------
+def target_changes() -> None:
+    """What the last change of the task did to the target (``target_state.follow_task``), said once."""
+    target_state.follow_task()
+    note = target_state.take_changes()
+    if note:
+        st.info(ui.literal(note), icon=":material/sync:")
+
+
 def target_readouts(spec, rates, names) -> None:
     """Every readout of ``spec`` on the training split (the Target page), or the reason it is not valid:
     the ceiling, ``t_s`` with the flipped region in words, the transition table and the ceiling curve, or
@@ -261,7 +269,7 @@ def leak_warnings(task) -> list[str]:
     s on purpose (``s_as_feature``), as the command line's ``train`` and ``sweep`` print them. Returns the
     columns warned about (a run trained with them says so)."""
     ss = st.session_state
-    leaks = ui.leaks_and_proxies(ss["fd_table"], ss["fd_table_id"], task)[0]
+    leaks = ui.leaks_and_proxies(ss[state.TABLE], ss[state.TABLE_ID], task)[0]
     y_leaks = list(dict.fromkeys(x["column"] for x in leaks if x["of"] == "y"))
     s_leaks = [] if task.spec.s_as_feature else list(dict.fromkeys(x["column"] for x in leaks if x["of"] == "s"))
     if y_leaks:
@@ -286,6 +294,6 @@ def s_as_feature_option(task) -> None:
                             "labelled '(sees s)' in every table, figure and report.")
     if sees != task.spec.s_as_feature:
         ss = st.session_state
-        ui.set_task(ss["fd_table"], ss["fd_table_id"], ss["fd_table_name"], replace(task.spec, s_as_feature=sees))
+        ui.set_task(ss[state.TABLE], ss[state.TABLE_ID], ss[state.TABLE_NAME], replace(task.spec, s_as_feature=sees))
         st.rerun()
 
