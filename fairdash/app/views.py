@@ -120,7 +120,10 @@ def sidebar_summary() -> None:
 # --------------------------------------------------------------------------------------------------
 def target_changes() -> None:
     """What the last change of the task did to the target (``target_state.follow_task``), said once."""
-    target_state.follow_task()
+    try:
+        target_state.follow_task()
+    except FairDashError:  # (a target the task refuses: the page shows ``target_state.current``'s error)
+        pass
     note = target_state.take_changes()
     if note:
         st.info(ui.literal(note), icon=":material/sync:")
