@@ -76,6 +76,8 @@ def one_browser(monkeypatch):
 #   adult_app_task              the task the dashboard builds when it opens on Adult (the app's
 #                               ``sample_spec``: the sample's default features, its positive meaning); not
 #                               the paper's set-up. Module-scoped; y and s read-only.
+#   adult_1000_csv              1,000 rows of Adult (``sample(1000, random_state=0)``) as CSV bytes: a small
+#                               upload for the dashboard's tests (bytes, so nothing can change it).
 # A test that needs something else (another s or label) builds it in the test; a module that shares a
 # subsample names it for what it is (test_export's compas_600, test_population_and_groups_page's
 # adult_table_12k).
@@ -140,3 +142,8 @@ def adult_app_task():
 
     table = _sample_table("adult")
     return _read_only(data.build_task(table, sample_spec("adult", table)))
+
+
+@pytest.fixture(scope="session")
+def adult_1000_csv() -> bytes:
+    return _sample_table("adult").sample(1000, random_state=0).to_csv(index=False).encode()
