@@ -2,7 +2,7 @@
 
 Fixtures:
 
-- ``streamlit_server`` (session): starts the server the way the README does, ``streamlit run app.py``
+- ``streamlit_server`` (session: one per pytest-xdist worker that runs these tests): starts the server the way the README does, ``streamlit run app.py``
   from the repository root, with the ``streamlit`` script of the interpreter that runs pytest and no
   command-line flags: the app's own ``.streamlit/config.toml`` sets everything else (headless, the file
   watcher), so these tests see what a user sees. Only the port differs: a free one, given through the
