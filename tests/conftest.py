@@ -168,8 +168,14 @@ SLOW_MODULES = {
     "test_model_numbers.py",
     "test_numbers_unchanged.py",
     "test_weighted_lr.py",
+    "test_worker_process.py",  # real worker processes, one a real training
 }
 SLOW_TESTS = {  # module: test functions (every parameter of each)
+    "test_team_server.py": {
+        "test_the_train_button_trains_in_a_worker_process_and_cancel_ends_it",
+        "test_a_fit_cache_that_cannot_write_is_said_with_the_finished_run",
+        "test_a_reload_mid_training_returns_to_the_session_with_its_queue_place_and_cancel",
+    },
     "test_agarwal_progress.py": {
         "test_agarwal_reports_each_fit_and_fits_what_fairlearn_fits",
     },
