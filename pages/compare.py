@@ -10,11 +10,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from fairdash import plots
+from fairdash.figures import plots
 from fairdash.app import compare, target_state, ui
-from fairdash.rates import evaluation_rates
-from fairdash.metrics import summarize
-from fairdash.target_spec import criterion_info
+from fairdash.analysis.rates import evaluation_rates
+from fairdash.evaluation.metrics import summarize
+from fairdash.target.target_spec import criterion_info
 
 ss = st.session_state
 CHART = compare.CHART

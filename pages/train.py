@@ -11,15 +11,15 @@ import os
 import numpy as np
 import streamlit as st
 
-from fairdash import plots
+from fairdash.figures import plots
 from fairdash.app import jobs, target_state, ui, views
-from fairdash.decision import CHOOSABLE, RULES, choosable
+from fairdash.target.decision import CHOOSABLE, RULES, choosable
 from fairdash.errors import FairDashError
-from fairdash.gaps import ceiling_table, moved_away_summary
-from fairdash.target_spec import criterion_info
-from fairdash.metrics import result_notes
+from fairdash.evaluation.gaps import ceiling_table, moved_away_summary
+from fairdash.target.target_spec import criterion_info
+from fairdash.evaluation.metrics import result_notes
 from fairdash.models.registry import MODELS
-from fairdash.run_spec import RunSpec
+from fairdash.files.run_spec import RunSpec
 
 ss = st.session_state
 
@@ -140,7 +140,7 @@ if why_not:
     st.caption(f"Train is unavailable: {why_not}.")
 leak_columns = views.leak_warnings(task)  # leaks of y, and of s unless the run sees s on purpose
 if st.button("Train", key="train_button", type="primary", disabled=why_not is not None):
-    from fairdash.runs import run_key, train_run
+    from fairdash.work.runs import run_key, train_run
 
     spec = RunSpec(data=ui.data_source(), task=task.spec, target=target, models=tuple(chosen),
                    target_rates=tuple(grid), seeds=tuple(range(int(repeats))), options=model_opts,

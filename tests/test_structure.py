@@ -171,9 +171,9 @@ def test_only_the_app_package_imports_streamlit():
 LEAVES = {"fairdash.errors", "fairdash._version", "fairdash.jsonable", "fairdash.device", "fairdash.progress",
           "fairdash.events"}
 UPWARD = {
-    "fairdash.models": ("fairdash.experiments", "fairdash.runs", "fairdash.fit_cache", "fairdash.export",
-                        "fairdash.report", "fairdash.plots", "fairdash.app", "fairdash.cli"),
-    "fairdash.report": ("fairdash.experiments", "fairdash.runs", "fairdash.fit_cache", "fairdash.app",
+    "fairdash.models": ("fairdash.work.experiments", "fairdash.work.runs", "fairdash.work.fit_cache", "fairdash.files.export",
+                        "fairdash.report", "fairdash.figures.plots", "fairdash.app", "fairdash.cli"),
+    "fairdash.report": ("fairdash.work.experiments", "fairdash.work.runs", "fairdash.work.fit_cache", "fairdash.app",
                         "fairdash.cli"),
     "fairdash.app": ("fairdash.cli",),
     "fairdash.cli": ("fairdash.app",),
@@ -206,7 +206,7 @@ def test_no_criterion_string_branch_outside_the_criterion_module():
     branch = re.compile(r"criterion\w*\s*(==|!=)\s*[\"'](dp|eo)[\"']")
     found = []
     for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]:
-        if p == PKG / "criteria.py":
+        if p == PKG / "target" / "criteria.py":
             continue
         for i, line in enumerate(p.read_text().splitlines(), 1):
             if branch.search(line.split("#", 1)[0]):
@@ -227,20 +227,20 @@ def _rate_comparisons(path: Path) -> list[str]:
 
 def test_no_rate_branch_outside_the_criterion_module():
     """Issue 28, item 2: a criterion carries its rate's behaviour (which rows its rate is measured on, its
-    fairlearn constraints, its words: ``fairdash.criteria.Criterion``); no other module compares a rate's name
+    fairlearn constraints, its words: ``fairdash.target.criteria.Criterion``); no other module compares a rate's name
     with 'pr' or 'tpr'."""
     found = [hit for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
-             if p != PKG / "criteria.py" for hit in _rate_comparisons(p)]
+             if p != PKG / "target" / "criteria.py" for hit in _rate_comparisons(p)]
     assert not found, found
-    assert _rate_comparisons(PKG / "criteria.py"), "the check no longer sees the criterion module's own branches"
+    assert _rate_comparisons(PKG / "target" / "criteria.py"), "the check no longer sees the criterion module's own branches"
 
 
 def test_each_criterion_and_rule_fact_has_one_home():
     """Issue 28, item 2: the dp/eo -> fairlearn constraint map, "group-rates cannot be combined with strata" and
     the probe of whether a model needs s to predict are written once (``criteria.py``, ``decision.py``)."""
-    homes = {"DemographicParity": "fairdash/criteria.py", "demographic_parity": "fairdash/criteria.py",
-             "decision rule cannot be combined with a legitimate factor": "fairdash/decision.py",
-             "needs_s_to_predict": "fairdash/decision.py"}  # the one probe: decision.predicts_with_s
+    homes = {"DemographicParity": "fairdash/target/criteria.py", "demographic_parity": "fairdash/target/criteria.py",
+             "decision rule cannot be combined with a legitimate factor": "fairdash/target/decision.py",
+             "needs_s_to_predict": "fairdash/target/decision.py"}  # the one probe: decision.predicts_with_s
     for text, home in homes.items():
         where = [str(p.relative_to(ROOT)) for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py")]
                  if any(text in c for c in _code_strings(p))]

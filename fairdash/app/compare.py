@@ -1,19 +1,19 @@
 """The Compare page's blocks below its run choice (Streamlit glue, no rules of its own): the selected
 target's readouts, accuracy against fairness beside the target view, the groups a fair model moved away
-from their targets, and the results table with its downloads. The numbers come from :mod:`fairdash.plots`.
+from their targets, and the results table with its downloads. The numbers come from :mod:`fairdash.figures.plots`.
 """
 from __future__ import annotations
 
 import numpy as np
 import streamlit as st
 
-from .. import plots
+from ..figures import plots
 from . import ui
-from ..blindness import LAND_TOLERANCE, has_both_sides, price_sentences
-from ..gaps import moved_away_summary
-from ..metrics import result_notes
-from ..results_file import to_file
-from ..target_spec import criterion_info
+from ..evaluation.blindness import LAND_TOLERANCE, has_both_sides, price_sentences
+from ..evaluation.gaps import moved_away_summary
+from ..evaluation.metrics import result_notes
+from ..files.results_file import to_file
+from ..target.target_spec import criterion_info
 
 CHART = {"displayModeBar": False}
 

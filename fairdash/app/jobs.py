@@ -4,7 +4,7 @@ page's script run) does not stop it.
 A UI-helper module: it imports Streamlit.
 
 - :class:`TrainingJob`: one training (``runs.train_run``), watched by a daemon thread, holding its progress,
-  its :class:`~fairdash.experiments.Run` or its error message, and a cancel flag that the progress
+  its :class:`~fairdash.work.experiments.Run` or its error message, and a cancel flag that the progress
   callback checks, so the experiment runner stops at its next progress call. The training itself runs in
   a worker process (:mod:`fairdash.app.worker`), at a lower CPU priority, so that no page waits for it.
 - :class:`JobRegistry` (:func:`registry`): the process-wide jobs, one per session token (one job per
@@ -260,7 +260,7 @@ def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
     :class:`~fairdash.errors.FairDashError` while the server is short of memory. Everything the worker needs
     is passed in here (the fit cache object included): it reads no session state. While it runs, the
     caller reruns the app so that every part of it shows the job."""
-    from ..runs import train_run
+    from ..work.runs import train_run
 
     running = current()
     if running is not None:  # (a second click that reached the page before the button was disabled)

@@ -259,7 +259,7 @@ def keep_widgets() -> None:
 
 
 def runs() -> list:
-    """This session's run history (oldest first); each a :class:`fairdash.runs.Run`."""
+    """This session's run history (oldest first); each a :class:`fairdash.work.runs.Run`."""
     return st.session_state.setdefault("fd_runs", [])
 
 

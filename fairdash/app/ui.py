@@ -9,11 +9,11 @@ Session state (per browser session; nothing here is shared between sessions):
 - ``fd_spec`` / ``fd_task`` / ``fd_task_key``: the current valid :class:`~fairdash.data.Task`.
 - ``fd_rates`` (keyed by ``fd_task_key``): training-split rates of the seed-0 split, the same split the
   command line's ``rates`` uses.
-- ``fd_target``: the target, one :class:`~fairdash.target_spec.TargetSpec` (:mod:`fairdash.app.target_state`).
+- ``fd_target``: the target, one :class:`~fairdash.target.target_spec.TargetSpec` (:mod:`fairdash.app.target_state`).
 - ``fd_run``: the last training run (results table, fitted models, configuration).
 
 Shared between sessions (keyed by content only, so no session can see another's choices): the
-bundled samples, parsed uploads (by their bytes) and the :class:`~fairdash.fit_cache.FitCache`.
+bundled samples, parsed uploads (by their bytes) and the :class:`~fairdash.work.fit_cache.FitCache`.
 """
 from __future__ import annotations
 
@@ -29,17 +29,18 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from .. import data, targets
+from .. import data
+from ..target import targets
 from . import session
 from . import target_state
 from .session import add_run, keep_widgets, remember, runs  # noqa: F401 (the pages' one facade)
 from ..errors import FairDashError
 from ..events import log_event
 from .limits import check_memory
-from ..rates import TrainingRates, rates_readout, training_rates
-from ..rates import readout_and_table as readout_and_table_of
+from ..analysis.rates import TrainingRates, rates_readout, training_rates
+from ..analysis.rates import readout_and_table as readout_and_table_of
 from ..data.meaning import label_favourable
-from ..target_spec import TargetSpec
+from ..target.target_spec import TargetSpec
 
 DEFAULT_SAMPLE = "adult"
 
@@ -125,7 +126,7 @@ def guard(prefix: str = ""):
 @st.cache_resource(show_spinner=False)
 def _samples_fit_cache():
     """The fit cache on disk (``FAIRDASH_CACHE_DIR``), shared by every session: bundled samples only."""
-    from ..fit_cache import FitCache
+    from ..work.fit_cache import FitCache
 
     return FitCache()
 
@@ -139,7 +140,7 @@ def fit_cache():
     if str(ss.get("fd_table_id", "")).startswith("sample:"):
         return _samples_fit_cache()
     if ss.get("fd_fit_cache") is None:  # (kept with the session: a reload keeps it, Forget deletes it)
-        from ..fit_cache import FitCache
+        from ..work.fit_cache import FitCache
 
         ss["fd_fit_cache"] = FitCache(directory=False, memory_items=32)
     return ss["fd_fit_cache"]
@@ -283,7 +284,7 @@ def candidate_task(df: pd.DataFrame, table_id: str, spec: data.TaskSpec) -> data
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _leaks_and_proxies(task_key: str, _df: pd.DataFrame, _task: data.Task) -> tuple[list, pd.DataFrame]:
-    from ..proxies import task_leaks_and_proxies
+    from ..analysis.proxies import task_leaks_and_proxies
 
     leaks, proxy = task_leaks_and_proxies(_df, _task)
     return leaks, pd.DataFrame(proxy, columns=["column", "score"])
@@ -297,7 +298,7 @@ def leaks_and_proxies(df: pd.DataFrame, table_id: str, task: data.Task) -> tuple
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _column_groups(table_id: str, _df: pd.DataFrame, columns: tuple) -> dict:
-    from ..proxies import column_groups
+    from ..analysis.proxies import column_groups
 
     return column_groups(_df[list(columns)])
 
@@ -509,9 +510,9 @@ def model_available(name: str) -> tuple[bool, str]:
 
 
 def csv_bytes(df: pd.DataFrame) -> bytes:
-    """CSV for download; formula-like cells are neutralised when fairdash.export provides it."""
+    """CSV for download; formula-like cells are neutralised when fairdash.files.export provides it."""
     try:
-        from ..export import results_csv
+        from ..files.export import results_csv
 
         return results_csv(df).encode("utf-8")
     except ImportError:

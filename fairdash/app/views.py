@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from .. import plots
+from ..figures import plots
 from . import jobs, session, target_state, ui
 from ..errors import FairDashError
-from ..rates import decisions_words, describe_t
+from ..analysis.rates import decisions_words, describe_t
 
 CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
 
@@ -137,8 +137,8 @@ def target_readouts(spec, rates, names) -> None:
 def s_predictability_note(task) -> None:
     """How well the features tell the groups apart (``rates_readout``'s ``s_predictability``), in one
     sentence, shown as plain text. Computed once per task and split (remembered), not per slider move."""
-    from ..rates import s_predictability_text
-    from ..separability import s_predictability
+    from ..analysis.rates import s_predictability_text
+    from ..analysis.separability import s_predictability
 
     auc = s_predictability(task, ui.split0())
     name = task.spec.s_column + (f" × {task.spec.s_with}" if task.spec.s_with else "")

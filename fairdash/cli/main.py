@@ -23,8 +23,8 @@ EXIT_INTERNAL_ERROR = 1
 # rates
 # --------------------------------------------------------------------------------------------------
 def _cmd_rates(args) -> int:
-    from ..proxies import leak_text, task_leaks_and_proxies
-    from ..rates import describe_t, rates_readout, s_predictability_text
+    from ..analysis.proxies import leak_text, task_leaks_and_proxies
+    from ..analysis.rates import describe_t, rates_readout, s_predictability_text
 
     task, setup, table = load_task_and_table(args)
     out = rates_readout(task, target_spec_from_args(args, setup), seed=args.seed)

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FairDashError
-from ..targets import PRESETS
-from ..metrics import one_class_reason, result_notes
-from ..metric_table import METRICS
-from ..results_file import from_file, row_to_file, to_file
+from ..target.targets import PRESETS
+from ..evaluation.metrics import one_class_reason, result_notes
+from ..evaluation.metric_table import METRICS
+from ..files.results_file import from_file, row_to_file, to_file
 
 def printed_metrics(group_names) -> list[tuple[str, str]]:
     """``train``'s summary lines, ``(metric key, what it is)``: accuracy, each group's PR, TPR and TNR (every
@@ -54,7 +54,7 @@ def _model_names(text: str, criterion: str) -> list[str]:
 
 
 def _cache(args):
-    from ..fit_cache import FitCache
+    from ..work.fit_cache import FitCache
 
     return None if args.no_cache else FitCache()
 
@@ -103,7 +103,7 @@ def _output_columns(columns) -> tuple[str, str]:
 # --------------------------------------------------------------------------------------------------
 def _warn_leaks(task, table) -> None:
     """Before training: a warning for each leak of y, and of s unless the run sees s on purpose."""
-    from ..proxies import leak_text, task_leaks
+    from ..analysis.proxies import leak_text, task_leaks
 
     why = {"y": "the model will learn it instead of the task. Leave it out with --drop.",
            "s": "a model meant not to see s would use s through it. Leave it out with --drop (or let the "
@@ -117,7 +117,7 @@ def _warn_thin(task, spec, seed: int) -> None:
     """Before training: a warning for each group whose threshold or whose measured rates rest on few rows
     (on the split of ``seed``, the first of a sweep's)."""
     from ..data import split_arrays
-    from ..thin import thin_notes
+    from ..evaluation.thin import thin_notes
 
     for note in thin_notes(split_arrays(task, seed), task.group_names, criterion=spec.criterion,
                            rule=spec.decision_rule.name):
@@ -126,9 +126,9 @@ def _warn_thin(task, spec, seed: int) -> None:
 
 def _cmd_train(args) -> int:
     from .options import label_line, load_task_and_table, model_options, target_spec_from_args
-    from ..experiments import run_experiment
-    from ..gaps import REFERENCE_MODEL, moved_away_summary
-    from ..metrics import below_majority_notes, rule_notes
+    from ..work.experiments import run_experiment
+    from ..evaluation.gaps import REFERENCE_MODEL, moved_away_summary
+    from ..evaluation.metrics import below_majority_notes, rule_notes
     from ..models.registry import model_info
 
     task, setup, table = load_task_and_table(args)
@@ -148,7 +148,7 @@ def _cmd_train(args) -> int:
                                task.group_names)
     price = _price_beside(args, task, spec, exp.results)
     try:
-        from ..export import save_model
+        from ..files.export import save_model
     except ImportError as e:  # pragma: no cover
         raise FairDashError(f"Saving models is not available: {e}") from None
     save_model(trained, out)
@@ -209,8 +209,8 @@ def _price_beside(args, task, spec, results) -> dict:
     on the same split; any other run has no price (empty)."""
     import pandas as pd
 
-    from ..blindness import PRICE_COLUMNS, add_price_columns, price_sentence, price_table
-    from ..experiments import run_experiment
+    from ..evaluation.blindness import PRICE_COLUMNS, add_price_columns, price_sentence, price_table
+    from ..work.experiments import run_experiment
 
     if spec.decision_rule.needs_s:
         name, other = "target-reduction", spec.edited(decision="threshold")
@@ -229,10 +229,10 @@ def _price_beside(args, task, spec, results) -> dict:
 
 
 def _noise_line(task, seed: int, m: dict, criterion: str) -> str:
-    """How much of a split's miss is sampling noise (:func:`fairdash.gaps.sampling_noise_sentence`)."""
+    """How much of a split's miss is sampling noise (:func:`fairdash.evaluation.gaps.sampling_noise_sentence`)."""
     from ..data import split_arrays
-    from ..gaps import sampling_noise_sentence
-    from ..target_spec import criterion_info
+    from ..evaluation.gaps import sampling_noise_sentence
+    from ..target.target_spec import criterion_info
 
     groups = sorted(int(k.rsplit("_", 1)[1]) for k in m if k.startswith("target_") and k[7:].isdigit())
     if not groups:
@@ -244,7 +244,7 @@ def _noise_line(task, seed: int, m: dict, criterion: str) -> str:
 
 def gap_lines(m: dict, group_names, criterion: str) -> list[str]:
     """Each group's signed gap to its target on the population and the worst one, in words."""
-    from ..target_spec import criterion_info
+    from ..target.target_spec import criterion_info
 
     rate = criterion_info(criterion).rate.upper()
     groups = [int(k.rsplit("_", 1)[1]) for k in m if k.startswith("target_") and k[7:].isdigit()]
@@ -280,7 +280,7 @@ def _stderr_progress():
 def _cmd_predict(args) -> int:
 
     from .. import data
-    from ..export import load_model
+    from ..files.export import load_model
 
     model = load_model(args.model)
     df = data.read_table_or_sample(args.data)
@@ -297,7 +297,7 @@ def _cmd_predict(args) -> int:
     res[prob_col] = scores.probability
     res[pred_col] = scores.decision  # by the model's decision rule (the file records it)
     try:
-        from ..export import results_csv
+        from ..files.export import results_csv
 
         out.write_text(results_csv(res), encoding="utf-8")
     except ImportError:  # pragma: no cover
@@ -309,13 +309,13 @@ def _cmd_predict(args) -> int:
 # --------------------------------------------------------------------------------------------------
 def _cmd_sweep(args) -> int:
     from .options import decisions_from_args, load_task_and_table, model_options, target_spec_from_args
-    from ..blindness import price_sentences
-    from ..experiments import run_experiment
-    from ..metrics import below_majority_notes, rule_notes
-    from ..gaps import moved_away_summary
-    from ..run_spec import RunSpec
-    from ..target_spec import criterion_info
-    from ..metrics import format_mean_std, summarize
+    from ..evaluation.blindness import price_sentences
+    from ..work.experiments import run_experiment
+    from ..evaluation.metrics import below_majority_notes, rule_notes
+    from ..evaluation.gaps import moved_away_summary
+    from ..files.run_spec import RunSpec
+    from ..target.target_spec import criterion_info
+    from ..evaluation.metrics import format_mean_std, summarize
 
     task, setup, table = load_task_and_table(args)
     _warn_leaks(task, table)
@@ -340,7 +340,7 @@ def _cmd_sweep(args) -> int:
     for name, reason in exp.skipped:
         print(f"note: skipped {name}: {reason}", file=sys.stderr)
     try:
-        from ..export import results_csv
+        from ..files.export import results_csv
 
         out.write_text(results_csv(to_file(exp.results)), encoding="utf-8")
     except ImportError:  # pragma: no cover

@@ -106,7 +106,7 @@ def label_line(task) -> str:
     """The positive label in one line: what it is, whether it is favourable for the person (said, read from
     its meaning, or assumed) and so which group is the disadvantaged one (base rates on the whole table)."""
     from ..data.meaning import label_favourable, label_words
-    from ..targets import disadvantaged_group
+    from ..target.targets import disadvantaged_group
 
     favourable, how = label_favourable(task.spec)
     j = disadvantaged_group(task.group_table()["base rate"].to_numpy(), favourable)
@@ -126,10 +126,10 @@ def _print_warnings(task) -> None:
 # rates
 # --------------------------------------------------------------------------------------------------
 def target_spec_from_args(args, setup=None, rate="given"):
-    """The :class:`~fairdash.target_spec.TargetSpec` the target options ask for (built by the one
+    """The :class:`~fairdash.target.target_spec.TargetSpec` the target options ask for (built by the one
     function that validates targets). ``rate`` replaces ``--pr-t`` (a sweep passes ``None``: its grid
     is applied point by point)."""
-    from ..target_spec import make_target_spec
+    from ..target.target_spec import make_target_spec
 
     criterion = args.criterion or (setup.criterion if setup is not None else "dp")
     pr_t = args.pr_t if rate == "given" else rate
@@ -140,7 +140,7 @@ def target_spec_from_args(args, setup=None, rate="given"):
 
 def decisions_from_args(args) -> list[str]:
     """The decision rules ``--decision`` names (a sweep takes a comma list: models x rules in one sweep)."""
-    from ..decision import check_rule
+    from ..target.decision import check_rule
 
     text = getattr(args, "decision", None) or "threshold"
     rules = [check_rule(r) for r in str(text).split(",") if r.strip()]
@@ -174,7 +174,7 @@ def model_options(args, models) -> dict:
 def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: bool = False) -> None:
     """The target options every command shares; ``many`` takes a list of rates (sweeps), ``training``
     adds the device and cache options."""
-    from ..target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
+    from ..target.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
 
     g = p.add_argument_group("target" + (" and training" if training else ""))
     if many:
@@ -190,7 +190,7 @@ def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: b
     g.add_argument("--tnr-target", type=float, help="explicit TNR target (with --criterion eo; default "
                                                     f"{DEFAULT_TNR_TARGET:g} when --tpr-target is given)")
     if training:
-        from ..decision import CHOOSABLE, RULES
+        from ..target.decision import CHOOSABLE, RULES
 
         words = "how scores become decisions: " + "; ".join(f"{r}: {RULES[r].explanation}" for r in CHOOSABLE)
         if many:

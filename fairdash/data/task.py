@@ -100,7 +100,7 @@ class Task:
 
     def group_table(self) -> pd.DataFrame:
         """Group sizes and base rates on the whole table (the readouts use the training split)."""
-        from ..targets import group_counts
+        from ..target.targets import group_counts
 
         n, n_pos = group_counts(self.y, self.s, self.n_groups)
         return pd.DataFrame({

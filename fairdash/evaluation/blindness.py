@@ -30,7 +30,7 @@ def _groups(results: pd.DataFrame) -> list[int]:
 
 
 def _rate(results: pd.DataFrame) -> str:
-    from .target_spec import criterion_info
+    from ..target.target_spec import criterion_info
 
     crit = results["criterion"].dropna().iloc[0] if "criterion" in results and results["criterion"].notna().any() else "dp"
     return criterion_info(str(crit)).rate

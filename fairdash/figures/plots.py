@@ -11,7 +11,7 @@ Pure functions with no Streamlit import, shared by the dashboard and the HTML re
   TPR ratio for opportunity) with the accuracy ceiling for each ratio drawn.
 
 Every results-based builder takes either the tidy results of ``run_experiment`` (one row per model,
-target and seed) or the output of :func:`fairdash.metrics.summarize`, and an optional
+target and seed) or the output of :func:`fairdash.evaluation.metrics.summarize`, and an optional
 ``highlight_target``: the point(s) trained at the nearest target rate are ringed.
 """
 from __future__ import annotations
@@ -22,11 +22,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from . import targets
-from .criteria import criterion_of_rate
-from .metric_table import table_columns
-from .metrics import summarize
-from .target_spec import criterion_info
+from ..target import targets
+from ..target.criteria import criterion_of_rate
+from ..evaluation.metric_table import table_columns
+from ..evaluation.metrics import summarize
+from ..target.target_spec import criterion_info
 
 from .plot_style import GRID as _GRID, LAYOUT as _LAYOUT, MODEL_COLOURS, OKABE_ITO, figure as _figure, label_styles
 from .plot_style import marker as _marker, scatter as _scatter, text_font as _text_font, text_position as _text_position
@@ -392,7 +392,7 @@ def results_table(summary_or_results, criterion: str = "dp", population: bool = 
     on the ordinary test set. Given the results rows (not a summary) that carry it, the ``worst gap``
     column: the largest gap of a group's rate to its target, with the group (on the population, or on
     the balanced test set); otherwise, on the population, the mean ``target_gap`` of older results."""
-    from .metrics import format_mean_std
+    from ..evaluation.metrics import format_mean_std
 
     df = as_summary(summary_or_results)
     if df.empty:
@@ -424,10 +424,10 @@ PAPER_RULE_MODEL = "fair-lr"  # the paper's method: FairLR decided at 1/2 (the t
 def frontier_figure(results: pd.DataFrame, *, s_name: str = "s", title: str | None = None) -> go.Figure:
     """The price of deciding without s over a sweep of ``PR_t``: population accuracy (mean over repeats)
     against ``PR_t`` for every rule that lands on the target there (each group's mean population rate within
-    :data:`fairdash.blindness.LAND_TOLERANCE` of its target; solid: decides with s, dashed: without), and the
+    :data:`fairdash.evaluation.blindness.LAND_TOLERANCE` of its target; solid: decides with s, dashed: without), and the
     paper's rule (FairLR at 1/2) beside them, whether it lands or not, with its worst gap written at each
     point."""
-    from .blindness import LAND_TOLERANCE, landing_means
+    from ..evaluation.blindness import LAND_TOLERANCE, landing_means
 
     title = title or f"Accuracy of the rules that land on the target, with and without {s_name}, over PR_t"
     xtitle, ytitle = "target rate PR_t", "accuracy on the population (mean over repeats)"

@@ -463,7 +463,7 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         self.device = device
 
     def _constraint(self):
-        from ..criteria import CRITERIA_INFO
+        from ..target.criteria import CRITERIA_INFO
 
         if self.criterion not in CRITERIA_INFO:
             raise FairDashError(f"Agarwal et al. serves criterion 'dp' or 'eo', not {self.criterion!r}.")

@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..target_spec import TargetSpec
+from ..target.target_spec import TargetSpec
 from . import inputs as I
 from . import likelihood as L
 from . import params as P
@@ -424,7 +424,7 @@ class FairGP(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _SVGPF
     Parameters
     ----------
     target : TargetSpec or None, default=None
-        What to train for (:func:`fairdash.target_spec.make_target_spec`); ``None``: the paper's default,
+        What to train for (:func:`fairdash.target.target_spec.make_target_spec`); ``None``: the paper's default,
         demographic parity at the ``avg`` preset. A frozen value, so ``clone`` keeps it.
     target_rate : float, {"min", "avg", "max"} or None, default=None
         Shorthand for ``target=make_target_spec(target_rate=...)``; given with ``target``, it must say the
@@ -437,7 +437,7 @@ class FairGP(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _SVGPF
     """
 
     _parameter_constraints = {
-        "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.target_spec.make_target_spec)"), P.NONE],
+        "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.target.target_spec.make_target_spec)"), P.NONE],
         "target_rate": [P.Interval(numbers.Real, 0, 1, "neither"), P.Options(("min", "avg", "max")), P.NONE],
         **_GP_CONSTRAINTS,
     }

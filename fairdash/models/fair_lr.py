@@ -22,7 +22,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..target_spec import TargetSpec
+from ..target.target_spec import TargetSpec
 from . import inputs as I
 from . import likelihood as L
 from . import params as P
@@ -407,7 +407,7 @@ class FairLR(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _Logis
     Parameters
     ----------
     target : TargetSpec or None, default=None
-        What to train for (:func:`fairdash.target_spec.make_target_spec`: criterion, ``PR_t`` or preset,
+        What to train for (:func:`fairdash.target.target_spec.make_target_spec`: criterion, ``PR_t`` or preset,
         keep-rate ``delta``, explicit TPR/TNR targets, per-stratum rates). ``None``: the paper's default,
         demographic parity at the ``avg`` preset. A frozen value, so ``clone`` keeps it.
     target_rate : float, {"min", "avg", "max"} or None, default=None
@@ -421,7 +421,7 @@ class FairLR(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _Logis
     """
 
     _parameter_constraints = {
-        "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.target_spec.make_target_spec)"), P.NONE],
+        "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.target.target_spec.make_target_spec)"), P.NONE],
         "target_rate": [P.Interval(numbers.Real, 0, 1, "neither"), P.Options(("min", "avg", "max")), P.NONE],
         **_LOGISTIC_CONSTRAINTS,
     }

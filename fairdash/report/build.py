@@ -12,8 +12,8 @@ import pandas as pd
 
 from .._version import software_versions
 from ..errors import FairDashError
-from ..metrics import summarize
-from ..target_spec import criterion_info
+from ..evaluation.metrics import summarize
+from ..target.target_spec import criterion_info
 from . import content
 from .figures import figure_html, make_figures, plotly_js
 
@@ -46,7 +46,7 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     """One self-contained HTML page for a sweep's ``results``.
 
     ``task_description``: :func:`describe_task`'s dict (any subset of its keys). ``readout``:
-    :func:`fairdash.rates.rates_readout` at the chosen target. ``command``: the command line that
+    :func:`fairdash.analysis.rates.rates_readout` at the chosen target. ``command``: the command line that
     reproduces ``results``. ``criterion`` defaults to the results' own; ``seeds`` to those in the
     results; ``eval_rates``/``population_rates`` (base rates, group shares) of the evaluation rows and
     of the population draw the ceilings in the accuracy/fairness figures.
@@ -96,8 +96,8 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
 
 
 def eval_rates_for(task, criterion: str, seed: int = 0):
-    """Base rates and group shares of the evaluation rows (see :func:`fairdash.rates.evaluation_rates`)."""
-    from ..rates import evaluation_rates
+    """Base rates and group shares of the evaluation rows (see :func:`fairdash.analysis.rates.evaluation_rates`)."""
+    from ..analysis.rates import evaluation_rates
 
     return evaluation_rates(task, criterion, seed)
 
@@ -107,7 +107,7 @@ def readout_target(spec, results: pd.DataFrame, task, seed: int = 0):
     it names no single ``PR_t`` (explicit TPR/TNR targets, each stratum's own preset) or where no target
     rate was recorded; else the swept ``PR_t`` nearest to the spec's own (its preset resolved on the
     training split of ``seed``), so the readout is always one of the targets the results were trained at."""
-    from ..rates import training_rates
+    from ..analysis.rates import training_rates
 
     tried = sorted({float(t) for t in pd.to_numeric(results.get("target_rate", pd.Series(dtype=float)),
                                                     errors="coerce").dropna()})
@@ -118,7 +118,7 @@ def readout_target(spec, results: pd.DataFrame, task, seed: int = 0):
 
 
 def _report_for_task(results: pd.DataFrame, run_spec, task, desc: dict) -> str:
-    from ..rates import evaluation_rates, rates_readout
+    from ..analysis.rates import evaluation_rates, rates_readout
 
     seeds = list(run_spec.seeds)
     seed0 = seeds[0] if seeds else 0
@@ -131,8 +131,8 @@ def _report_for_task(results: pd.DataFrame, run_spec, task, desc: dict) -> str:
 
 
 def report_for_run(run) -> str:
-    """The report of one training run: anything with ``spec`` (a :class:`fairdash.run_spec.RunSpec`),
-    ``task``, ``results``, ``data_name`` and ``data_description``, such as :class:`fairdash.runs.Run`
+    """The report of one training run: anything with ``spec`` (a :class:`fairdash.files.run_spec.RunSpec`),
+    ``task``, ``results``, ``data_name`` and ``data_description``, such as :class:`fairdash.work.runs.Run`
     (the dashboard's Export page). The report reads the run; it never trains."""
     desc = content.describe_task(run.task, dataset=run.data_name, description=run.data_description,
                                  positive_meaning=run.task.spec.positive_meaning)
@@ -160,7 +160,7 @@ def report_for_runs(runs) -> str:
 
 
 def build_report_from_sweep(results: pd.DataFrame, config) -> str:
-    """The report for a results CSV and its configuration JSON (:class:`fairdash.run_spec.RunSpec`'s
+    """The report for a results CSV and its configuration JSON (:class:`fairdash.files.run_spec.RunSpec`'s
     format, written alike by ``python -m fairdash sweep`` and the dashboard's Export page).
 
     The configuration names the data (a sample, a file or a ``paper`` set-up), the task and the target;
@@ -168,7 +168,7 @@ def build_report_from_sweep(results: pd.DataFrame, config) -> str:
     (moved, deleted) the report is still built from the results alone, with a note saying so. A
     malformed configuration is a :class:`FairDashError`."""
     from .. import data
-    from ..run_spec import RunSpec
+    from ..files.run_spec import RunSpec
 
     run = RunSpec.from_dict(config)
     results = results.copy()

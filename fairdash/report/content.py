@@ -8,12 +8,12 @@ import json
 import numpy as np
 import pandas as pd
 
-from ..blindness import price_sentences
-from ..gaps import ceiling_verdict, moved_away_summary
-from ..metrics import format_mean_std, result_notes, summarize
-from ..target_spec import criterion_info
+from ..evaluation.blindness import price_sentences
+from ..evaluation.gaps import ceiling_verdict, moved_away_summary
+from ..evaluation.metrics import format_mean_std, result_notes, summarize
+from ..target.target_spec import criterion_info
 from ..data.meaning import ASSUMED, WORDS, disadvantaged_sentence, label_favourable
-from ..targets import disadvantaged_group
+from ..target.targets import disadvantaged_group
 
 
 # --------------------------------------------------------------------------------------------------
@@ -202,7 +202,7 @@ def section_choices(readout: dict | None, criterion: str, results: pd.DataFrame,
 
 
 def section_readout(desc: dict, readout: dict | None, results: pd.DataFrame) -> dict:
-    from ..rates import describe_t
+    from ..analysis.rates import describe_t
 
     title = "3. What the target rate means"
     if not readout:
@@ -240,7 +240,7 @@ def section_readout(desc: dict, readout: dict | None, results: pd.DataFrame) -> 
                            "every group can be more than ", (fmt(readout.get("ceiling_at_target"), 4), True),
                            " accurate on the training split."))
     if "s_predictability" in readout:
-        from ..rates import s_predictability_text
+        from ..analysis.rates import s_predictability_text
 
         auc = readout["s_predictability"]
         s_name = str(desc.get("s_column") or "s")
@@ -284,7 +284,7 @@ def _ceiling_blocks(results: pd.DataFrame, t) -> list:
 
 
 def _results_table(summary: pd.DataFrame, criterion: str, prefix: str) -> dict:
-    from ..plots import n_groups_of, result_columns
+    from ..figures.plots import n_groups_of, result_columns
 
     cols = [(prefix + k, h) for k, h in result_columns(criterion, n_groups_of(summary))] + [(prefix + "worst_gap", "worst gap")]
     cols = [(k, h) for k, h in cols if f"{k}_mean" in summary.columns]
@@ -311,7 +311,7 @@ def worst_groups(summary: pd.DataFrame, prefix: str):
 
 def decision_text(results: pd.DataFrame) -> str | None:
     """The runs' decision rule(s) in words, saying where a rule decides with s."""
-    from ..decision import RULES
+    from ..target.decision import RULES
 
     if "decision" not in results.columns:
         return "threshold: " + RULES["threshold"].explanation

@@ -1,6 +1,6 @@
 """Runs as the dashboard keeps them: one training run with everything that describes it (the request,
 the task, the data's name, results and fitted models), its title in lists, and ``train_run``, which
-trains a :class:`~fairdash.run_spec.RunSpec` into a :class:`Run`."""
+trains a :class:`~fairdash.files.run_spec.RunSpec` into a :class:`Run`."""
 from __future__ import annotations
 
 import hashlib
@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .progress import utc_now
-from .data import Task
+from ..progress import utc_now
+from ..data import Task
 from .experiments import run_experiment
-from .models.registry import MODELS, model_info
-from .run_spec import RunSpec
-from .target_spec import criterion_info
+from ..models.registry import MODELS, model_info
+from ..files.run_spec import RunSpec
+from ..target.target_spec import criterion_info
 
 
 # --------------------------------------------------------------------------------------------------
