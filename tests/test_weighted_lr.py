@@ -268,7 +268,7 @@ def test_identity_table_shortcut_gives_the_same_numbers(compas):
     """``lbfgs_logistic(labels=y)`` (WeightedLR's path) and the general fair likelihood with the identity
     table (FairLR's path, as LR uses it) are the same computation: identical coefficients."""
     from fairdash.models import likelihood as L
-    from fairdash.models.fair_lr import lbfgs_logistic
+    from fairdash.models.solver import lbfgs_logistic
 
     a = compas
     n = len(a.y_train)
@@ -307,7 +307,7 @@ def test_one_hot_data_take_the_sparse_design_and_agree_with_the_dense_one(adult,
 def test_sparse_products_are_the_dense_float64_solver(compas):
     """``lbfgs_logistic`` on a CSR matrix with its transpose does the dense float64 computation (only
     the order of the sums differs)."""
-    from fairdash.models.fair_lr import lbfgs_logistic, logistic_hessian_root
+    from fairdash.models.solver import lbfgs_logistic, logistic_hessian_root
 
     a = compas
     X = torch.as_tensor(a.X_train, dtype=torch.float64)

@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 import numbers
 
 from ..errors import FairDashError
+from .common import one_blas_thread, proba_from_p1
 from .inputs import check_s
 from . import inputs as I
 from . import params as P
@@ -25,28 +26,6 @@ from .state import check_state, make_state
 __all__ = ["SVM", "KamiranReweighing", "AgarwalReduction"]
 
 _LR_MAX_ITER = 1000  # L-BFGS iterations for every inner logistic regression (at most; Adult needs 25-100)
-
-
-# --------------------------------------------------------------------------------------------------
-# Shared helpers
-# --------------------------------------------------------------------------------------------------
-def _one_blas_thread():
-    """A context that runs numpy's BLAS on one thread.
-
-    The iterative solvers here (SLSQP, lbfgs) make many small matrix products; with several BLAS
-    threads on a busy 2-core machine they ran up to 10x slower, and their last digits depended on the
-    thread count. One thread makes fits faster and reproducible; parallelism comes from running several
-    fits at once (joblib), not from BLAS.
-    """
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
-
-
-
-
-def _proba_from_p1(p1: np.ndarray) -> np.ndarray:
-    return np.column_stack([1.0 - p1, p1])
 
 
 def _make_lr(C: float, seed=None, device="auto"):
@@ -65,7 +44,7 @@ class _DecisionClassifier:
     """``predict`` (decision value > 0) and ``predict_proba`` (its sigmoid) from ``decision_function``."""
 
     def predict_proba(self, X) -> np.ndarray:
-        return _proba_from_p1(expit(self.decision_function(X)))
+        return proba_from_p1(expit(self.decision_function(X)))
 
     def predict(self, X) -> np.ndarray:
         return I.labels(self, self.decision_function(X) > 0)
@@ -293,7 +272,7 @@ class KamiranReweighing(_DecisionClassifier, I.BinaryClassifierMixin, Classifier
         s = check_s(s, len(y), "Kamiran & Calders reweighing")
         w = kamiran_weights(y, s)
         lr = _make_lr(self.C, self.seed, self.device)
-        with _one_blas_thread():
+        with one_blas_thread():
             lr.fit(X, y, sample_weight=w)
         self.sample_weight_ = w
         self.device_ = lr.device_  # where the weighted fit ran (what the results' device column says)
@@ -494,7 +473,7 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         memory = FitMemory() if isinstance(inner, WeightedLR) else None
         eg = ExponentiatedGradient(_CountingFits(inner, on_fit=one_more_fit, memory=memory),
                                    constraints=self._constraint(), eps=self.eps, max_iter=self.max_iter)
-        with warnings.catch_warnings(), _one_blas_thread():
+        with warnings.catch_warnings(), one_blas_thread():
             warnings.simplefilter("ignore", FutureWarning)
             eg.fit(X, y, sensitive_features=s)
         report(1.0, f"{self._words}: done after {int(eg.last_iter_) + 1} iteration(s), {fits[0]} fit(s)")
@@ -545,7 +524,7 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         return preds.dot(self.weights_)
 
     def predict_proba(self, X) -> np.ndarray:
-        return _proba_from_p1(self._positive_probs(X))
+        return proba_from_p1(self._positive_probs(X))
 
     def predict(self, X) -> np.ndarray:
         """Randomised, as fairlearn's: each row positive with its probability, drawn from ``seed``."""
