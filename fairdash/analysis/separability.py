@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import FairDashError
+from ..data import split_task
 
 JOINT_LEAK_AUC = 0.99  # all features together predicting s or y with at least this AUC is a leak
 MAX_ROWS = 10_000  # training rows used at most (a fixed stratified subset) ...
@@ -149,8 +150,6 @@ def _forget(k: int) -> None:
 
 def _train_rows(task, split) -> np.ndarray:
     if split is None:
-        from ..data import split_task
-
         split = split_task(task, seed=0)
     return np.asarray(split.train)
 

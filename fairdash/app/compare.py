@@ -14,6 +14,7 @@ from ..evaluation.gaps import moved_away_summary
 from ..evaluation.metrics import result_notes
 from ..files.results_file import to_file
 from ..target.target_spec import criterion_info
+from ..report import report_for_runs
 
 CHART = {"displayModeBar": False}
 
@@ -111,7 +112,6 @@ REPORT_KEY = "fd_compare_report"  # (the shown runs' numbers, the report's HTML)
 def report_of_runs(runs) -> None:
     """A report of the shown runs together (the price of deciding without s among it, where a rule deciding
     with s sits beside a blind one): built on request, then downloaded."""
-    from ..report import report_for_runs
 
     shown = tuple(r.number for r in runs)
     if st.button("Build a report of these runs", key="build_compare_report",

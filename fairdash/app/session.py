@@ -16,6 +16,7 @@ import secrets
 import streamlit as st
 
 from ..events import log_event
+from .session_store import SessionStore
 
 SAVED = ("fd_table", "fd_table_id", "fd_table_name", "fd_table_desc", "fd_spec", "fd_task", "fd_task_key", "fd_rates",
          "fd_split0", "fd_target", "fd_target_error", "fd_runs", "fd_run", "_fd_kept", "fd_pending", "fd_guess", "fd_protected",
@@ -29,8 +30,6 @@ COOKIE = "fairdash_browser"
 
 @st.cache_resource(show_spinner=False)
 def _sessions():
-    from .session_store import SessionStore
-
     mb = os.environ.get("FAIRDASH_SESSIONS_MB", "")
     store = SessionStore(max_bytes=int(float(mb) * 2**20)) if mb.strip() else SessionStore()
     log_event("server_start", bytes=store.max_bytes)  # (the first session of this server process)

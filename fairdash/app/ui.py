@@ -41,6 +41,11 @@ from ..analysis.rates import TrainingRates, rates_readout, training_rates
 from ..analysis.rates import readout_and_table as readout_and_table_of
 from ..data.meaning import label_favourable
 from ..target.target_spec import TargetSpec
+from ..analysis.proxies import column_groups as proxy_column_groups, task_leaks_and_proxies
+from ..device import device_description, device_hint
+from ..files.export import results_csv
+from ..models.registry import model_info
+from ..work.fit_cache import FitCache
 
 DEFAULT_SAMPLE = "adult"
 
@@ -126,7 +131,6 @@ def guard(prefix: str = ""):
 @st.cache_resource(show_spinner=False)
 def _samples_fit_cache():
     """The fit cache on disk (``FAIRDASH_CACHE_DIR``), shared by every session: bundled samples only."""
-    from ..work.fit_cache import FitCache
 
     return FitCache()
 
@@ -140,7 +144,6 @@ def fit_cache():
     if str(ss.get("fd_table_id", "")).startswith("sample:"):
         return _samples_fit_cache()
     if ss.get("fd_fit_cache") is None:  # (kept with the session: a reload keeps it, Forget deletes it)
-        from ..work.fit_cache import FitCache
 
         ss["fd_fit_cache"] = FitCache(directory=False, memory_items=32)
     return ss["fd_fit_cache"]
@@ -169,8 +172,6 @@ def forget_session(training_cancelled: bool = False) -> None:
 
 @st.cache_resource(show_spinner=False)
 def _device_text() -> str:
-    from ..device import device_description
-
     try:
         return device_description()
     except Exception:  # noqa: BLE001
@@ -179,7 +180,6 @@ def _device_text() -> str:
 
 def device_text() -> str:
     """The training device in words; on a first page, without importing torch where that can be avoided."""
-    from ..device import device_hint
 
     return device_hint() or _device_text()
 
@@ -284,8 +284,6 @@ def candidate_task(df: pd.DataFrame, table_id: str, spec: data.TaskSpec) -> data
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _leaks_and_proxies(task_key: str, _df: pd.DataFrame, _task: data.Task) -> tuple[list, pd.DataFrame]:
-    from ..analysis.proxies import task_leaks_and_proxies
-
     leaks, proxy = task_leaks_and_proxies(_df, _task)
     return leaks, pd.DataFrame(proxy, columns=["column", "score"])
 
@@ -298,9 +296,7 @@ def leaks_and_proxies(df: pd.DataFrame, table_id: str, task: data.Task) -> tuple
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _column_groups(table_id: str, _df: pd.DataFrame, columns: tuple) -> dict:
-    from ..analysis.proxies import column_groups
-
-    return column_groups(_df[list(columns)])
+    return proxy_column_groups(_df[list(columns)])
 
 
 def column_groups(df: pd.DataFrame, table_id: str, columns) -> dict:
@@ -480,7 +476,6 @@ def data_source() -> str:
 def model_options(name: str) -> dict:
     """Numeric constructor settings of a model class that a user may change (name -> default); the
     target, seed, device and progress are set by FairDash itself. Empty if the model is not available."""
-    from ..models.registry import model_info
 
     try:
         cls = model_info(name).load_class()
@@ -500,8 +495,6 @@ def model_options(name: str) -> dict:
 
 
 def model_available(name: str) -> tuple[bool, str]:
-    from ..models.registry import model_info
-
     try:
         model_info(name).load_class()
         return True, ""
@@ -512,8 +505,6 @@ def model_available(name: str) -> tuple[bool, str]:
 def csv_bytes(df: pd.DataFrame) -> bytes:
     """CSV for download; formula-like cells are neutralised when fairdash.files.export provides it."""
     try:
-        from ..files.export import results_csv
-
         return results_csv(df).encode("utf-8")
     except ImportError:
         return df.to_csv(index=False).encode("utf-8")

@@ -152,7 +152,7 @@ class ProcessWork:
 def train_run_detached(task, spec, **kwargs):
     """The worker's side of a training (``runs.train_run``): the run goes back without its task (the
     parent has the table already; :func:`attach_task` puts it back), so the table crosses once."""
-    from ..work.runs import train_run
+    from ..work.runs import train_run  # lazy: heavy, defers numpy, pandas (and read at call time)
 
     run = train_run(task, spec, **kwargs)
     run.task = None

@@ -25,12 +25,13 @@ import plotly.graph_objects as go
 from ..target import targets
 from ..target.criteria import criterion_of_rate
 from ..evaluation.metric_table import table_columns
-from ..evaluation.metrics import summarize
+from ..evaluation.metrics import format_mean_std, summarize
 from ..target.target_spec import criterion_info
 
 from .plot_style import GRID as _GRID, LAYOUT as _LAYOUT, MODEL_COLOURS, OKABE_ITO, figure as _figure, label_styles
 from .plot_style import marker as _marker, scatter as _scatter, text_font as _text_font, text_position as _text_position
 from .plots_target import TARGET_LINE_NAME, target_view, target_view_note, worst_gaps  # noqa: F401
+from ..evaluation.blindness import LAND_TOLERANCE, landing_means
 
 HIGHLIGHT_NAME = "selected target"
 TARGET_NAME = "targets (PR_t, PR_t)"
@@ -392,7 +393,6 @@ def results_table(summary_or_results, criterion: str = "dp", population: bool = 
     on the ordinary test set. Given the results rows (not a summary) that carry it, the ``worst gap``
     column: the largest gap of a group's rate to its target, with the group (on the population, or on
     the balanced test set); otherwise, on the population, the mean ``target_gap`` of older results."""
-    from ..evaluation.metrics import format_mean_std
 
     df = as_summary(summary_or_results)
     if df.empty:
@@ -427,7 +427,6 @@ def frontier_figure(results: pd.DataFrame, *, s_name: str = "s", title: str | No
     :data:`fairdash.evaluation.blindness.LAND_TOLERANCE` of its target; solid: decides with s, dashed: without), and the
     paper's rule (FairLR at 1/2) beside them, whether it lands or not, with its worst gap written at each
     point."""
-    from ..evaluation.blindness import LAND_TOLERANCE, landing_means
 
     title = title or f"Accuracy of the rules that land on the target, with and without {s_name}, over PR_t"
     xtitle, ytitle = "target rate PR_t", "accuracy on the population (mean over repeats)"

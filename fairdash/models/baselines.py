@@ -22,6 +22,10 @@ from . import inputs as I
 from . import params as P
 from .params import check_params
 from .state import check_state, make_state
+from .weighted_lr import FitMemory, WeightedLR
+from ..device import resolve_device
+from ..progress import as_progress
+from ..target.criteria import CRITERIA_INFO
 
 __all__ = ["SVM", "KamiranReweighing", "AgarwalReduction"]
 
@@ -32,7 +36,6 @@ def _make_lr(C: float, seed=None, device="auto"):
     """The inner learner of Kamiran & Calders and Agarwal et al.: ``WeightedLR`` (scikit-learn's
     weighted logistic regression problem on FairDash's L-BFGS solver, on ``device``). Its fit is
     deterministic, so ``seed`` changes nothing; it is accepted for the callers' sake."""
-    from .weighted_lr import WeightedLR
 
     return WeightedLR(C=C, max_iter=_LR_MAX_ITER, device=device)
 
@@ -442,8 +445,6 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         self.device = device
 
     def _constraint(self):
-        from ..target.criteria import CRITERIA_INFO
-
         if self.criterion not in CRITERIA_INFO:
             raise FairDashError(f"Agarwal et al. serves criterion 'dp' or 'eo', not {self.criterion!r}.")
         return CRITERIA_INFO[self.criterion].fairlearn_constraint(difference_bound=self.difference_bound)
@@ -454,8 +455,6 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
 
         from fairlearn.reductions import ExponentiatedGradient
 
-        from ..progress import as_progress
-        from .weighted_lr import FitMemory, WeightedLR
 
         report = as_progress(self.progress)
         fits = [0]
@@ -508,7 +507,6 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         self.n_oracle_calls_ = int(eg.n_oracle_calls_)
         self.last_iter_ = int(eg.last_iter_)
         self.n_iter_ = self.last_iter_ + 1  # exponentiated-gradient iterations run (scikit-learn's name)
-        from ..device import resolve_device
 
         self.device_ = str(resolve_device(self.device))  # where its inner fits ran
 

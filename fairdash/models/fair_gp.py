@@ -31,6 +31,8 @@ from . import inputs as I
 from . import likelihood as L
 from . import params as P
 from .state import make_state
+from ..device import resolve_device, torch_generator
+from ..progress import as_progress
 
 MAX_INDUCING = 2000
 PREDICTOR_PREFIX = "predictor."  # the predictor's state_dict in a model file
@@ -174,8 +176,6 @@ class _SVGPFit(L.FairModelBase):
     def _fit(self, X, y, s, strata):
         import torch
 
-        from ..device import resolve_device
-        from ..progress import as_progress
 
         t0 = time.perf_counter()
         report = as_progress(self.progress)
@@ -223,7 +223,6 @@ class _SVGPFit(L.FairModelBase):
         import gpytorch
         import torch
 
-        from ..device import torch_generator
 
         n = Xt.shape[0]
         bs = int(min(self.batch_size or auto_batch_size(n), n))

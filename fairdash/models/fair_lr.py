@@ -28,6 +28,8 @@ from . import likelihood as L
 from . import params as P
 from .solver import lbfgs_logistic, place_matrix
 from .state import make_state
+from ..device import resolve_device, torch_generator
+from ..progress import as_progress
 
 _OPTIMIZERS = ("lbfgs", "radam")
 _PRECISIONS = ("mixed", "double")
@@ -109,8 +111,6 @@ class _LogisticFit(L.FairModelBase):
     def _fit(self, X, y, s, strata):
         import torch
 
-        from ..device import resolve_device
-        from ..progress import as_progress
 
         t0 = time.perf_counter()
         report = as_progress(self.progress)
@@ -150,7 +150,6 @@ class _LogisticFit(L.FairModelBase):
     def _fit_radam(self, Xt, w0, w1, report):
         import torch
 
-        from ..device import torch_generator
 
         n, p = Xt.shape
         dev = w0.device

@@ -17,6 +17,16 @@ import functools
 import numpy as np
 import torch
 
+from .inputs import check_fit_inputs as check, fit_inputs
+from .params import check_params
+from .state import check_state, table_from_state, table_to_state
+from ..device import torch_threads
+from ..errors import FairDashError
+from ..jsonable import int_keyed
+from ..target import targets as T
+from ..target.target_spec import TargetSpec, make_target_spec
+from ..target.targets import identity_table
+
 # log(0) is replaced by this finite number: exp() of it is exactly 0 in float32 and float64, so a zero
 # entry of d contributes nothing to the log-sum-exp (the identity table stays exact), yet gradients
 # stay finite where both terms would otherwise be -inf.
@@ -130,7 +140,6 @@ def __getattr__(name):  # lazy: importing this module must not require gpytorch
 # --------------------------------------------------------------------------------------------------
 def check_fit_inputs(X, y, s=None, strata=None):
     """Validate ``fit``'s arrays (see :func:`fairdash.models.inputs.check_fit_inputs`)."""
-    from .inputs import check_fit_inputs as check
 
     return check(X, y, s, strata)
 
@@ -146,9 +155,6 @@ def resolve_target(y, s, strata=None, *, target=None, identity: bool = False):
     Returns ``(table, d_rows, info)`` with ``info`` holding ``base_rates``, ``group_shares``,
     ``n_groups``, the resolved ``target_rate`` (``None`` where not one number) and the ``spec``.
     """
-    from ..target import targets as T
-    from ..errors import FairDashError
-    from ..target.target_spec import make_target_spec
 
     n_groups = int(s.max()) + 1 if s.size else 1
     rates = T.base_rates(y, s, n_groups)
@@ -191,8 +197,6 @@ class FairModelBase:
         positive one) and group codes ``s`` (fit time only; a fair model needs them).
 
         On the CPU torch runs on ``device.fit_threads()`` threads (1 unless ``FAIRDASH_THREADS``)."""
-        from ..device import torch_threads
-        from .params import check_params
 
         check_params(self)
         with torch_threads():
@@ -220,8 +224,6 @@ class FairTargetMixin:
 
 def spec_from_params(target, target_rate, model: str = "The model"):
     """The :class:`~fairdash.target.target_spec.TargetSpec` of a fair model's ``target`` and ``target_rate``."""
-    from ..errors import FairDashError
-    from ..target.target_spec import make_target_spec
 
     if target_rate is None:
         return make_target_spec() if target is None else target
@@ -238,14 +240,10 @@ def begin_fair_fit(est, X, y, s=None, strata=None):
     target on the training data and record the fitted attributes FairLR and FairGP (and LR, GP) share
     (``transition_table_``, ``d_``, ``base_rates_``, ``group_shares_``, ``n_groups_``, ``target_rate_``,
     ``classes_``, ``n_features_in_``). Returns ``(X, y01, s, strata, d_rows)``."""
-    from ..target.targets import identity_table
-    from .inputs import fit_inputs
 
     X, y01 = fit_inputs(est, X, y)
     target = est.target_spec()
     if target is not None and s is None:
-        from ..errors import FairDashError
-
         raise FairDashError(f"{type(est).__name__} needs the sensitive attribute s at fit: fit(X, y, s) with every "
                             "training row's group code (0, 1, ...).")
     X, y01, s, strata = check_fit_inputs(X, y01, s, strata)
@@ -264,7 +262,6 @@ def begin_fair_fit(est, X, y, s=None, strata=None):
 def fair_target_state(est) -> tuple[dict, dict]:
     """The shared fitted attributes as ``(arrays, meta)`` for ``get_state``; the model adds its own
     arrays and its own entries to ``meta["fitted"]``."""
-    from .state import table_to_state
 
     arrays = {"base_rates": est.base_rates_, "group_shares": est.group_shares_}
     if est.d_ is not None:
@@ -285,7 +282,6 @@ def fair_target_state(est) -> tuple[dict, dict]:
 def fair_model_from_state(cls, state: dict):
     """A model of ``cls`` built from its stored parameters, with the shared fitted attributes restored.
     Returns ``(model, arrays, fitted)`` so that the caller restores what is its own."""
-    from .state import check_state, table_from_state
 
     arrays, meta = check_state(state, cls)
     params = target_params_from_state(meta["params"], cls)
@@ -314,8 +310,6 @@ def target_params_from_state(stored: dict, cls) -> dict:
     :class:`~fairdash.target.target_spec.TargetSpec`; a file of format 1 (loose ``criterion``, ``target_rate``,
     ``tpr_target``, ``tnr_target``, ``delta``, ``stratum_target_rates``) into the same spec those
     parameters made; a plain model (LR, GP) drops them (they did nothing for it)."""
-    from ..target.target_spec import TargetSpec, make_target_spec
-    from ..jsonable import int_keyed
 
     params = dict(stored)
     fair = issubclass(cls, FairTargetMixin)

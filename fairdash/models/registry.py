@@ -17,6 +17,7 @@ import importlib
 from dataclasses import dataclass
 
 from ..errors import FairDashError
+from ..target.target_spec import TargetSpec
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ AGARWAL_PAPER_BOUND = 0.1  # the paper's allowed difference for Agarwal et al.'s
 def check_agarwal_bound(value) -> float:
     """Agarwal et al.'s allowed difference, as the estimator's own constraint has it (a number in (0, 1]:
     ``AgarwalReduction._parameter_constraints``, the one home of the rule), checked before any training."""
-    from .baselines import AgarwalReduction
+    from .baselines import AgarwalReduction  # lazy: heavy, defers numpy, scipy, sklearn
 
     try:
         bound = float(value)
@@ -136,8 +137,6 @@ def make_model(name: str, target=None, *, seed=None, device=None, **options):
     the model's default) go to the models that declare them (``shared``); every other keyword is one of
     the model's own settings, passed as it is (an unknown one is a :class:`FairDashError`).
     """
-    from ..target.target_spec import TargetSpec
-
     info = model_info(name)
     if target is not None and not isinstance(target, TargetSpec):
         raise FairDashError(f"make_model's target must be a TargetSpec (fairdash.target.target_spec.make_target_spec), "

@@ -20,13 +20,14 @@ from fairlearn.reductions import ClassificationMoment, ErrorRate
 
 from ..target.criteria import criterion_of_rate
 from ..errors import FairDashError
-from ..target.target_spec import TargetSpec
+from ..target.target_spec import TargetSpec, make_target_spec
 from .inputs import check_s
 from . import inputs as I
 from . import params as P
 from .baselines import AgarwalReduction
 from .params import check_params
 from .state import check_state
+from ..target import targets as T
 
 __all__ = ["TargetRateMoment", "TargetReduction", "DEFAULT_TOLERANCE"]
 
@@ -172,8 +173,6 @@ class TargetReduction(AgarwalReduction):
         self.device = device
 
     def _spec(self) -> TargetSpec:
-        from ..target.target_spec import make_target_spec
-
         spec = make_target_spec() if self.target is None else self.target
         if spec.conditional:
             raise FairDashError("The target reduction constrains each group's rate over all rows; it cannot be "
@@ -189,7 +188,6 @@ class TargetReduction(AgarwalReduction):
             self._spec()  # refuses a conditional target in words
         X, y = I.fit_inputs(self, X, y)
         s = check_s(s, len(y), self._words)
-        from ..target import targets as T
 
         spec = self._spec()
         y01 = y  # fit_inputs gives the labels as 0/1 (1 for classes_[1])

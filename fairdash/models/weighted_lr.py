@@ -51,6 +51,7 @@ from ..errors import FairDashError
 from .inputs import BinaryClassifierMixin, check_X, fit_inputs, predict_X
 from .params import DEVICE, Interval, check_params
 from .solver import lbfgs_logistic, logistic_hessian_root, place_matrix, preconditioner_of
+from ..device import resolve_device, torch_threads
 
 # The solver's rounds (``WeightedLR._solve``): the iterations on the Hessian at zero; the float32
 # rounds' tolerance (about what float32 sums resolve on Adult-sized data) and the second one's cap; the
@@ -175,7 +176,6 @@ class FitMemory:
         could differ only where the score is within about 1e-15 of 0)."""
         import torch
 
-        from ..device import torch_threads
 
         d = self._design
         if not d.sparse:
@@ -233,7 +233,6 @@ class WeightedLR(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         other fits on the same ``X`` (a reduction's best responses), or ``None``."""
         import torch
 
-        from ..device import resolve_device, torch_threads
 
         t0 = time.perf_counter()
         check_params(self)

@@ -16,6 +16,11 @@ from ..evaluation.metrics import summarize
 from ..target.target_spec import criterion_info
 from . import content
 from .figures import figure_html, make_figures, plotly_js
+from .. import data
+from ..analysis.rates import evaluation_rates, rates_readout, training_rates
+from ..files.run_spec import RunSpec
+from ..models.registry import MODELS
+from ..progress import utc_now
 
 CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
        "font-src data:; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'")
@@ -58,8 +63,6 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     desc = dict(task_description or {})
     results = results.copy()
     if "label" not in results.columns:
-        from ..models.registry import MODELS
-
         results["label"] = [MODELS[m].label if m in MODELS else m for m in results["model"].astype(str)]
     if "target_rate" not in results.columns:
         results["target_rate"] = np.nan
@@ -74,8 +77,6 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     summary = content.with_worst_groups(summarize(results, by=("model", "label", "target_rate")), results,
                                         ("model", "label", "target_rate"))
     if created is None:
-        from ..progress import utc_now
-
         created = utc_now()
     title = title or f"FairDash report: {desc.get('dataset') or 'results'}"
     figures = [{"title": t, "html": figure_html(fig, f"fig{i + 1}"), "caption": caption}
@@ -97,7 +98,6 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
 
 def eval_rates_for(task, criterion: str, seed: int = 0):
     """Base rates and group shares of the evaluation rows (see :func:`fairdash.analysis.rates.evaluation_rates`)."""
-    from ..analysis.rates import evaluation_rates
 
     return evaluation_rates(task, criterion, seed)
 
@@ -107,7 +107,6 @@ def readout_target(spec, results: pd.DataFrame, task, seed: int = 0):
     it names no single ``PR_t`` (explicit TPR/TNR targets, each stratum's own preset) or where no target
     rate was recorded; else the swept ``PR_t`` nearest to the spec's own (its preset resolved on the
     training split of ``seed``), so the readout is always one of the targets the results were trained at."""
-    from ..analysis.rates import training_rates
 
     tried = sorted({float(t) for t in pd.to_numeric(results.get("target_rate", pd.Series(dtype=float)),
                                                     errors="coerce").dropna()})
@@ -118,8 +117,6 @@ def readout_target(spec, results: pd.DataFrame, task, seed: int = 0):
 
 
 def _report_for_task(results: pd.DataFrame, run_spec, task, desc: dict) -> str:
-    from ..analysis.rates import evaluation_rates, rates_readout
-
     seeds = list(run_spec.seeds)
     seed0 = seeds[0] if seeds else 0
     criterion = run_spec.target.criterion
@@ -167,8 +164,6 @@ def build_report_from_sweep(results: pd.DataFrame, config) -> str:
     the data is read again for the group table, the readout and the fingerprint. If it cannot be read
     (moved, deleted) the report is still built from the results alone, with a note saying so. A
     malformed configuration is a :class:`FairDashError`."""
-    from .. import data
-    from ..files.run_spec import RunSpec
 
     run = RunSpec.from_dict(config)
     results = results.copy()

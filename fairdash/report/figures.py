@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..target.target_spec import criterion_info
+from ..evaluation.blindness import LAND_TOLERANCE, has_both_sides
 
 # A4 portrait, 14 mm margins: 182 mm of width = 688 CSS pixels. Figures are drawn at this width.
 FIG_WIDTH = 680
@@ -44,7 +45,7 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
     for demographic parity the population (the ordinary test set) first, then the paper's balanced test
     set, each with the group rates, accuracy against fairness and (for results that carry per-group
     targets) the target view; then the ceiling over the target rate. Every text in them is escaped."""
-    from ..figures import plots
+    from ..figures import plots  # lazy: heavy, defers plotly
 
     names = [esc(g) for g in group_names]
     safe = _escape_strings(summary)
@@ -84,7 +85,6 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
                          f"Each point is one model's {what[:-1]} for one group (mean over repeats); the dashed line "
                          "is that group's target, and the number beside the point is the gap, rate minus target "
                          "(negative: short of the target)."))
-    from ..evaluation.blindness import LAND_TOLERANCE, has_both_sides
 
     if has_both_sides(results):  # a rule that decides with s beside blind ones: the price of deciding without s
         t = f"Accuracy of the rules that land on the target, with and without {esc(s_name)}, on the population"

@@ -26,6 +26,7 @@ import numpy as np
 from . import targets as T
 from .criteria import CRITERIA, CRITERIA_INFO, CRITERION_NAMES, Criterion, criterion_info  # noqa: F401 (re-exported)
 from ..errors import FairDashError
+from .decision import check_rule, check_with_strata, rule_info
 
 # Explicit targets' defaults (docs/METHOD.md: keep every positive; TNR_t is the user's dial). The one
 # home of these numbers: the command line's help and the dashboard's inputs read them from here.
@@ -164,8 +165,6 @@ class TargetSpec:
 
     @property
     def decision_rule(self):
-        from .decision import rule_info
-
         return rule_info(self.decision)
 
     def stratum_rates_dict(self) -> dict | None:
@@ -256,7 +255,6 @@ def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, 
     into decisions (:mod:`fairdash.target.decision`); ``group-rates`` cannot be combined with strata. Every
     refusal is a :class:`FairDashError`.
     """
-    from .decision import check_rule, check_with_strata
 
     decision = check_rule(decision)
     check_with_strata(decision, strata_column)

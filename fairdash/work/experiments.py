@@ -20,6 +20,7 @@ from .fit_cache import FitCache, cache_key, source_version
 from ..progress import as_progress, scaled_progress, utc_now
 from ..data import Arrays, Task, TaskSpec, split_arrays
 from ..files.scoring import ScoresRawTables, training_schema
+from .. import _version
 from ..errors import FairDashError
 from ..evaluation.blindness import add_price_columns
 from ..target.decision import FittedDecision, Reached, check_reached, check_rule, fit_decision, predicts_with_s, rule_info
@@ -28,6 +29,7 @@ from ..evaluation.metric_table import gap_metrics, lead_columns, population_copi
 from ..evaluation.metrics import conditional_ratio, flag_below_majority, group_metrics, one_class_note
 from ..models.registry import make_model, model_info
 from ..target.target_spec import ResolvedTarget, TargetSpec, criterion_info, make_target_spec
+from ..jsonable import to_jsonable
 
 RESULT_COLUMNS = lead_columns()  # the leading column order, from the one table of metrics (metric_table)
 """One row per fit. Columns without ``pop_`` are measured on the paper's evaluation rows (``eval_set``: the
@@ -213,7 +215,7 @@ def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cac
     # in the paper's set-ups the numeric columns' own units, as the paper ran it; elsewhere the standardised
     # columns, where it beats the majority class (in raw units it did not on COMPAS race: issue 19, item 5)
     if arrays.paper_setup in info.raw_units:
-        from ..models.zafar import raw_units
+        from ..models.zafar import raw_units  # lazy: heavy, defers scipy, sklearn
 
         scale, offset = raw_units(arrays.preprocessor, arrays.X_train.shape[1])
         params.update(feature_scale=scale.tolist(), feature_offset=offset.tolist())
@@ -301,7 +303,6 @@ def scored(fit: _Fit, arrays: Arrays, criterion: str, cache: FitCache | None = N
 
     if cache is None:
         return run()
-    from ..jsonable import to_jsonable
 
     state = fit.est.get_state()
     extra = [] if arrays.strata_test is None else [arrays.strata_test]
@@ -423,8 +424,6 @@ def _check_workers(client, address: str, *, deadline: float, timeout: float) -> 
     the scheduler by the deadline, or a worker cannot import FairDash (or runs another version of it)."""
     import threading
 
-    from .._version import __version__
-
     try:
         client.wait_for_workers(n_workers=1, timeout=max(0.5, deadline - time.monotonic()))
     except (TimeoutError, OSError):  # distributed's WorkerStartTimeoutError is a TimeoutError
@@ -459,10 +458,10 @@ def _check_workers(client, address: str, *, deadline: float, timeout: float) -> 
         raise FairDashError(f"{some or 'The '}Dask workers at {address!r} cannot import fairdash "
                             f"({type(e).__name__}: {_first_line(e)}): install FairDash (pip install -e . or the same "
                             "requirements) on every worker.")
-    other = sorted({str(v) for v in answers.values()} - {__version__})
+    other = sorted({str(v) for v in answers.values()} - {_version.__version__})
     if other:
         raise FairDashError(f"The Dask workers at {address!r} run FairDash {', '.join(other)}, this machine "
-                            f"{__version__}: install the same FairDash version on every worker.")
+                            f"{_version.__version__}: install the same FairDash version on every worker.")
 
 
 def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, target: TargetSpec | None = None,

@@ -18,9 +18,12 @@ from typing import Callable
 
 import numpy as np
 
+from .. import _version
 from ..device import resolve_device
 from ..errors import FairDashError
 from ..progress import utc_now
+from ..jsonable import to_jsonable
+from ..models.state import class_path, load_state, model_from_state, params_meta, save_state
 
 CACHE_ENV = "FAIRDASH_CACHE_DIR"
 
@@ -83,13 +86,11 @@ def code_version(model_class=None) -> str:
 
 def _sources_version(paths, root: Path) -> str:
     """``fairdash.__version__`` plus a short hash of these source files (names and contents)."""
-    from .._version import __version__
-
     h = hashlib.sha256()
     for p in sorted(paths):
         h.update(str(p.relative_to(root)).encode())
         h.update(p.read_bytes())
-    return f"{__version__}+{h.hexdigest()[:12]}"
+    return f"{_version.__version__}+{h.hexdigest()[:12]}"
 
 
 @lru_cache(maxsize=None)
@@ -106,7 +107,6 @@ def source_version(*modules: str) -> str:
 def _canonical(obj):
     """Config values as JSON-able data for a cache key (``jsonable.to_jsonable``; other objects by ``repr``;
     the key's JSON sorts the dict keys and writes floats exactly)."""
-    from ..jsonable import to_jsonable
 
     return to_jsonable(obj, other=repr)
 
@@ -174,7 +174,6 @@ def cache_key(*arrays, config: dict, code_version: str | None = None) -> str:
 
 def model_cache_key(model, X, y, s=None, strata=None, extra: dict | None = None) -> str:
     """The key of ``model.fit(X, y, s, strata)``: data, the model class and its parameters."""
-    from ..models.state import class_path, params_meta
 
     config = {"class": class_path(type(model)), "params": params_meta(model), "extra": extra or {}}
     # the device actually used can change numbers slightly; it is part of the request
@@ -263,7 +262,6 @@ class FitCache:
         stem = self._stem(key)
         if stem is None or not stem.with_name(stem.name + ".json").exists():
             return None
-        from ..models.state import load_state, model_from_state
 
         try:
             model = model_from_state(load_state(stem))
@@ -277,8 +275,6 @@ class FitCache:
         self._remember(key, model)
         stem = self._stem(key)
         if stem is not None:
-            from ..models.state import save_state
-
             try:
                 save_state(stem, model.get_state())  # removes its own temporary files when it fails
             except OSError as e:
