@@ -1,13 +1,12 @@
-"""Progress reports and timings of long jobs.
+"""Progress reports of long jobs and the time stamp of fits, files and reports.
 
 A progress callback is any ``progress(fraction: float, message: str)``; ``no_progress`` does nothing,
 ``as_progress`` turns ``None`` into it and ``scaled_progress`` maps a step onto part of a longer job.
-``Timer`` times a block; ``utc_now`` stamps fits, files and reports.
+``utc_now`` stamps fits, files and reports.
 """
 from __future__ import annotations
 
 import datetime as _dt
-import time
 from typing import Callable, Protocol
 
 
@@ -39,17 +38,3 @@ def scaled_progress(progress: Callable | None, start: float, stop: float) -> Cal
 def utc_now() -> str:
     """The current time in UTC, ISO 8601 to the second (fit times, file and report creation)."""
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
-
-
-
-class Timer:
-    """``with Timer() as t: ...; t.seconds``."""
-
-    def __enter__(self):
-        self._t0 = time.perf_counter()
-        self.seconds = 0.0
-        return self
-
-    def __exit__(self, *exc):
-        self.seconds = time.perf_counter() - self._t0
-        return False

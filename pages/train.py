@@ -140,7 +140,7 @@ if why_not:
     st.caption(f"Train is unavailable: {why_not}.")
 leak_columns = views.leak_warnings(task)  # leaks of y, and of s unless the run sees s on purpose
 if st.button("Train", key="train_button", type="primary", disabled=why_not is not None):
-    from fairdash.work.runs import run_key, train_run
+    from fairdash.work.runs import run_key
 
     spec = RunSpec(data=ui.data_source(), task=task.spec, target=target, models=tuple(chosen),
                    target_rates=tuple(grid), seeds=tuple(range(int(repeats))), options=model_opts,

@@ -503,8 +503,5 @@ def model_available(name: str) -> tuple[bool, str]:
 
 
 def csv_bytes(df: pd.DataFrame) -> bytes:
-    """CSV for download; formula-like cells are neutralised when fairdash.files.export provides it."""
-    try:
-        return results_csv(df).encode("utf-8")
-    except ImportError:
-        return df.to_csv(index=False).encode("utf-8")
+    """CSV for download; formula-like cells are neutralised (``files.export.results_csv``)."""
+    return results_csv(df).encode("utf-8")

@@ -74,11 +74,10 @@ def _cache(args):
 
 def _json_safe(obj):
     """JSON for other programs: non-finite numbers are ``null``."""
-
     return to_jsonable(obj, nonfinite="null", other=str)
 
 
-def _check_out(path: str, suffixes=None) -> Path:
+def _check_out(path: str) -> Path:
     """``--out`` as a path that can be written, checked before any work is done: a folder, a missing
     folder or a place that cannot be written is refused in one line (a new file is created to find out,
     and removed again)."""
@@ -287,10 +286,7 @@ def _cmd_predict(args) -> int:
     res = df.copy()
     res[prob_col] = scores.probability
     res[pred_col] = scores.decision  # by the model's decision rule (the file records it)
-    try:
-        out.write_text(results_csv(res), encoding="utf-8")
-    except ImportError:  # pragma: no cover
-        res.to_csv(out, index=False)
+    out.write_text(results_csv(res), encoding="utf-8")
     print(f"Scored {len(res)} rows; {int(res[pred_col].sum())} predicted positive. Written to {out}.")
     return 0
 
@@ -319,10 +315,7 @@ def _cmd_sweep(args) -> int:
                          decisions=decisions if len(decisions) > 1 else None)
     for name, reason in exp.skipped:
         print(f"note: skipped {name}: {reason}", file=sys.stderr)
-    try:
-        out.write_text(results_csv(to_file(exp.results)), encoding="utf-8")
-    except ImportError:  # pragma: no cover
-        exp.results.to_csv(out, index=False)
+    out.write_text(results_csv(to_file(exp.results)), encoding="utf-8")
     command = ("python -m fairdash " + " ".join(shlex.quote(a) for a in sys.argv[1:])
                if sys.argv and sys.argv[0].endswith(("__main__.py", "fairdash")) else None)
     run = RunSpec(data=args.data or (setup.sample if setup else None), task=task.spec, target=spec,

@@ -22,7 +22,7 @@ class _Parser(argparse.ArgumentParser):
         raise FairDashError(f"{message} (see '{self.prog} --help')")
 
 
-def task_arguments(p: argparse.ArgumentParser, required: bool = True) -> None:
+def task_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("data and task")
     g.add_argument("--data", help="a table file (CSV/TSV/gz, Parquet, Excel) or a bundled sample: adult, compas")
     g.add_argument("--paper", help="the paper's set-up: adult-sex, adult-race, compas-sex, compas-race")

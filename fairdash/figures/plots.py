@@ -28,7 +28,7 @@ from ..evaluation.metric_table import table_columns
 from ..evaluation.metrics import format_mean_std, summarize
 from ..target.target_spec import criterion_info
 
-from .plot_style import GRID as _GRID, LAYOUT as _LAYOUT, MODEL_COLOURS, OKABE_ITO, figure as _figure, label_styles
+from .plot_style import GRID as _GRID, LAYOUT as _LAYOUT, OKABE_ITO, figure as _figure, label_styles
 from .plot_style import marker as _marker, scatter as _scatter, text_font as _text_font, text_position as _text_position
 from .plots_target import TARGET_LINE_NAME, target_view, target_view_note, worst_gaps  # noqa: F401
 from ..evaluation.blindness import LAND_TOLERANCE, landing_means

@@ -185,10 +185,6 @@ class FitMemory:
             z = torch.mv(d.X64, coef) + float(model.intercept_[0])
             return z.cpu().numpy()
 
-    def checked(self, X) -> np.ndarray:
-        """``X`` as ``check_X`` returns it: the prepared copy when the memory holds ``X``."""
-        return self._design.X if self.holds(X) else check_X(X)
-
 
 def _digest(*arrays) -> bytes:
     import hashlib
