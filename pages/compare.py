@@ -109,5 +109,5 @@ compare.accuracy_and_target(f3, results, criterion, population=population, names
                               on=on, where=where, same_task=same_task)
 compare.moved_away(runs)
 compare.price_of_blindness(runs, results)
-compare.results_table(results, summary, criterion, population=population, where=where)
+compare.results_table(results, summary, criterion, population=population, where=where, runs=runs)
 compare.report_of_runs(runs)

@@ -11,13 +11,10 @@ import os
 import numpy as np
 import streamlit as st
 
-from fairdash.figures import plots
-from fairdash.app import jobs, target_state, ui, views
+from fairdash.app import compare, jobs, target_state, ui, views
 from fairdash.target.decision import CHOOSABLE, RULES, choosable
 from fairdash.errors import FairDashError
-from fairdash.evaluation.gaps import ceiling_table, moved_away_summary
 from fairdash.target.target_spec import criterion_info
-from fairdash.evaluation.metrics import result_notes
 from fairdash.models.registry import MODELS
 from fairdash.files.run_spec import RunSpec
 
@@ -172,25 +169,5 @@ if run is not None:
         st.info(ui.literal(f"Showing {run.title}: trained on {run.data_name}, which is not the current task."))
     for m, why in run.skipped:
         st.info(ui.literal(f"Skipped {m}: {why}."))
-    res = run.results
-    pop = criterion_info(run.spec.target.criterion).balanced_eval  # a population beside the paper's rows
-    st.subheader("Results (mean ± std over repeats)")
-    st.caption(f"Measured on {plots.POPULATION if pop else 'the ordinary test set'}; the paper's balanced test set "
-               "is on the Compare page." if pop else "Measured on the ordinary test set (equality of opportunity).")
-    st.dataframe(plots.results_table(res, run.spec.target.criterion, population=pop), key="train_results",
-                 hide_index=True, column_config=ui.RESULTS_COLUMNS)
-    for note in result_notes(res):
-        st.warning(ui.literal(note), icon=":material/warning:")
-    for sentence in moved_away_summary(res, run.task.group_names):
-        st.warning(ui.literal(sentence), icon=":material/trending_down:")
-    fair = res[res["target_rate"].notna() | (res["target"].astype(str) != "")]
-    if len(fair):
-        where = res["eval_set"].iloc[0]
-        st.markdown(f"**Measured accuracy beside the ceilings** (Theorem 2, each computed on the same {where} rows as "
-                    "the accuracy beside it):")
-        st.dataframe(ceiling_table(fair).rename(columns={
-            "accuracy": f"accuracy ({where})",
-            "ceiling_at_measured": "ceiling at its measured rates (it must stay below this)",
-            "ceiling_at_target": "ceiling if it hit the target exactly"}),
-            key="accuracy_vs_bound", hide_index=True)
+    compare.run_results(run)
     st.page_link("pages/compare.py", label="Compare the models", icon=":material/bar_chart:")

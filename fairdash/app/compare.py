@@ -8,13 +8,15 @@ import numpy as np
 import streamlit as st
 
 from ..figures import plots
-from . import ui
+from . import tables, ui
 from ..evaluation.blindness import LAND_TOLERANCE, has_both_sides, price_sentences
-from ..evaluation.gaps import moved_away_summary
+from ..evaluation.gaps import ceiling_table, moved_away_summary
 from ..evaluation.metrics import result_notes
 from ..files.results_file import to_file
 from ..target.target_spec import criterion_info
 from ..report import report_for_runs
+from ..data import split_arrays
+from ..evaluation.thin import thin_notes
 
 CHART = {"displayModeBar": False}
 
@@ -125,8 +127,11 @@ def report_of_runs(runs) -> None:
                            key="download_compare_report", on_click=ui.log_export, args=("report", len(rep[1])))
 
 
-def results_table(results, summary, criterion: str, *, population: bool, where: str) -> None:
-    """The results table (with the worst gap and its group where the results carry it) and two downloads."""
+def results_table(results, summary, criterion: str, *, population: bool, where: str, runs=()) -> None:
+    """The results table (with the worst gap and its group where the results carry it, per-group columns
+    headed with the groups' names where the ``runs`` shown share them) and two downloads."""
+    names = {tuple(map(str, r.task.group_names)) for r in runs}
+    names = names.pop() if len(names) == 1 else None
     st.subheader("Results table")
     worst = plots.worst_gaps(results, population) is not None
     st.caption(f"Measured on {where}." + (" Worst gap: the largest distance of a group's rate from its target (mean "
@@ -134,10 +139,67 @@ def results_table(results, summary, criterion: str, *, population: bool, where: 
                                           " Target gap: mean over groups of |rate_s − target_s| on the population (PR; TPR under "
                                           "equality of opportunity)."
                                           if population else ""))
-    st.dataframe(plots.results_table(results, criterion, population=population), key="compare_table",
-                 hide_index=True, column_config=ui.RESULTS_COLUMNS)
+    tables.show_results(plots.results_table(results, criterion, population=population, group_names=names),
+                        "compare_table")
     c1, c2 = st.columns(2)
     c1.download_button("Download results (CSV, one row per fit)", ui.csv_bytes(to_file(results)), "fairdash_results.csv",
                        "text/csv", key="download_results_csv")
     c2.download_button("Download summary (CSV, mean and std)", ui.csv_bytes(summary), "fairdash_summary.csv",
                        "text/csv", key="download_summary_csv")
+    thin_warnings(runs)
+
+
+def thin_warnings(runs) -> None:
+    """Where the shown runs' numbers rest on few rows (:func:`fairdash.evaluation.thin.thin_notes`, on each run's first
+    split, for every decision rule it ran): one warning per group, naming it and the count. The notes quote
+    group names (user text), so they are shown literally."""
+
+    notes: dict = {}  # note -> the numbers of the runs it is true of (runs on one split share their notes)
+    for r in runs:
+        rules = list(r.spec.decisions) or [r.spec.target.decision_rule.name]
+        arrays = split_arrays(r.task, int((r.spec.seeds or (0,))[0]))
+        for rule in rules:
+            for note in thin_notes(arrays, r.task.group_names, criterion=r.spec.target.criterion, rule=rule):
+                notes.setdefault(note, []).append(r.number)
+    for note, numbers in notes.items():
+        numbers = sorted(set(numbers))
+        which = "" if len(runs) == 1 else (f"Run {numbers[0]}: " if len(numbers) == 1 else
+                                           f"Runs {', '.join(map(str, numbers[:-1]))} and {numbers[-1]}: ")
+        st.warning(ui.literal(which + note), icon=":material/warning:")
+
+
+CEILING_HEADERS = {"ceiling_at_measured": "ceiling at its measured rates",
+                   "ceiling_at_target": "ceiling at the target"}
+CEILING_HELP = {"ceiling at its measured rates": "Theorem 2's ceiling at the rates the model reached: its accuracy "
+                                                 "must stay below this.",
+                "ceiling at the target": "Theorem 2's ceiling if the model hit the target exactly."}
+
+
+def run_results(run) -> None:
+    """The Train page's results of ``run``: the results table (population first where the criterion has
+    both), its warnings (one-class and rule notes, thin groups, groups moved away from their targets), and
+    the measured accuracy beside Theorem 2's ceilings, every number with three decimals."""
+
+    res = run.results
+    pop = criterion_info(run.spec.target.criterion).balanced_eval  # a population beside the paper's rows
+    st.subheader("Results (mean ± std over repeats)")
+    st.caption(f"Measured on {plots.POPULATION}; the paper's balanced test set is on the Compare page." if pop
+               else "Measured on the ordinary test set (equality of opportunity).")
+    tables.show_results(plots.results_table(res, run.spec.target.criterion, population=pop,
+                                            group_names=run.task.group_names), "train_results")
+    for note in result_notes(res):
+        st.warning(ui.literal(note), icon=":material/warning:")
+    thin_warnings([run])
+    for sentence in moved_away_summary(res, run.task.group_names):
+        st.warning(ui.literal(sentence), icon=":material/trending_down:")
+    fair = res[res["target_rate"].notna() | (res["target"].astype(str) != "")]
+    if len(fair):
+        where = res["eval_set"].iloc[0]
+        st.markdown(f"**Measured accuracy beside the ceilings** (Theorem 2, each computed on the same {where} rows as "
+                    "the accuracy beside it):")
+        tab = ceiling_table(fair).rename(columns={"accuracy": f"accuracy ({where})", **CEILING_HEADERS})
+        tab = tab[[c for c in tab.columns if c != "target"] + [c for c in tab.columns if c == "target"]]  # numbers first
+        tables.show_numbers(tab, "accuracy_vs_bound", column_config={
+            **{c: tables.number_column(help=h) for c, h in CEILING_HELP.items()},
+            "label": st.column_config.TextColumn("model", width=tables.RESULTS_WIDTHS["model"], pinned=True)})
+

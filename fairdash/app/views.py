@@ -6,11 +6,12 @@ import pandas as pd
 import streamlit as st
 
 from ..figures import plots
-from . import jobs, session, target_state, ui
+from . import jobs, session, tables, target_state, ui
 from ..errors import FairDashError
 from ..analysis.rates import decisions_words, describe_t, s_predictability_text
 from ..analysis.separability import s_predictability
 from ..models.registry import MODELS, PARAMETER_NAMES
+from .settings_help import setting_help
 
 CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
 
@@ -216,7 +217,7 @@ def _conditional_readouts(out: dict, names) -> None:
                          "t_s": sd["t"][k], "P(ybar=1 | y=1)": sd["transition"][k]["p_ybar1_given_y1"],
                          "P(ybar=1 | y=0)": sd["transition"][k]["p_ybar1_given_y0"],
                          "ceiling in stratum": sd["ceiling_at_target"]})
-    st.dataframe(pd.DataFrame(rows), key="strata_table", hide_index=True)
+    tables.show_numbers(pd.DataFrame(rows), "strata_table", digits=4)
     st.caption("Per stratum of the training split: the target holds within each stratum, so each row's target "
                "label comes from its own (stratum, group) cell.")
     if out["strata_warnings"]:
@@ -245,7 +246,8 @@ def model_option_inputs(models) -> dict:
             session.remember(key, default)
             label = f"{PARAMETER_NAMES[p]} ({p})" if p in PARAMETER_NAMES else p
             v = cols[i % len(cols)].number_input(label, value=None, step=1 if isinstance(default, int) else None,
-                                                 format=None if isinstance(default, int) else "%g", key=key)
+                                                 format=None if isinstance(default, int) else "%g", key=key,
+                                                 help=setting_help(m, p))
             values[p] = default if v is None else type(default)(v)
         changed = {p: v for p, v in values.items() if v != params[p]}
         if changed:

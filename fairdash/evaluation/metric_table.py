@@ -54,8 +54,14 @@ class Metric:
             return "bal_" + base
         return base
 
-    def header(self, group: int | None = None) -> str:
-        return f"{self.label} s={group}" if self.per_group else self.label
+    def header(self, group: int | None = None, group_names=None) -> str:
+        """The column's header: a per-group column named by its group where ``group_names`` are given
+        (``PR (Female)``), else by its number (``PR s=0``)."""
+        if not self.per_group:
+            return self.label
+        if group_names is not None and group is not None and group < len(group_names):
+            return f"{self.label} ({group_names[group]})"
+        return f"{self.label} s={group}"
 
 
 _G = "metrics.group_metrics"
@@ -215,13 +221,14 @@ def gap_metrics() -> list[Metric]:
         [m for m in METRICS if m.name in ("worst_gap", "worst_gap_group")]
 
 
-def table_columns(criterion_rate: str, other_rate: str, n_groups: int) -> list[tuple[str, str]]:
+def table_columns(criterion_rate: str, other_rate: str, n_groups: int, group_names=None) -> list[tuple[str, str]]:
     """A results table's columns in reading order, ``(column, header)``: accuracy, then the criterion's own
-    per-group rates and ratio, then the other's (:func:`fairdash.figures.plots.result_columns`, the report's tables)."""
+    per-group rates and ratio, then the other's (:func:`fairdash.figures.plots.result_columns`, the report's tables);
+    per-group headers name their groups where ``group_names`` are given."""
     by = {m.name: m for m in METRICS}
     groups = range(max(2, n_groups))
     out = [("accuracy", by["accuracy"].header())]
     for r in (criterion_rate, other_rate):
-        out += [(by[r].column(EVAL, j), by[r].header(j)) for j in groups]
+        out += [(by[r].column(EVAL, j), by[r].header(j, group_names)) for j in groups]
         out.append((f"{r}_ratio", by[f"{r}_ratio"].header()))
     return out

@@ -8,6 +8,7 @@ label as text.
 """
 from __future__ import annotations
 
+import math
 import re
 
 import plotly.graph_objects as go
@@ -104,3 +105,110 @@ def text_position(i: int, where: float | None = None) -> str:
 
 def text_font(size: int = 11) -> dict:
     return dict(color=TEXT, size=size)
+
+
+# --------------------------------------------------------------------------------------------------
+# Legible at 1280 px (issue 27, item 5): the legend below the plot, labels placed where they fit
+# --------------------------------------------------------------------------------------------------
+# The widths a figure gets in a 1280 px window (the sidebar open): half of the page's column, and all of it.
+HALF_WIDTH, FULL_WIDTH = 390, 800
+PLOT_HEIGHT = 300  # the plot area's height: the legend below it adds to the figure's height, never takes from it
+MARGIN = dict(l=60, r=20, t=60, b=50)  # the plot area's margins, the legend's rows not counted
+LEGEND_FONT, LEGEND_ROW = 12, 24  # the legend's font size and the height of one of its rows (px)
+CHAR_WIDTH = 0.55  # a character's width in units of the font size: Latin text measures 0.44 in Chromium, so generous
+# Where a label may sit beside its point, in the order tried: the first that fits is taken.
+CANDIDATES = ("top right", "top left", "bottom right", "bottom left", "middle right", "middle left",
+              "top center", "bottom center")
+
+
+def text_width(text: str, size: float) -> float:
+    """A label's width in pixels at font ``size`` (a generous estimate: wider than Plotly draws it)."""
+    return len(str(text)) * CHAR_WIDTH * size + 2
+
+
+def legend_rows(names, width: float, font: int = LEGEND_FONT) -> int:
+    """How many rows a horizontal legend of ``names`` takes in a figure ``width`` pixels wide: Plotly fills a
+    row with entries (each its symbol, 40 px, and its text) up to the plot area's width, then starts another."""
+    room = width - MARGIN["l"] - MARGIN["r"]
+    rows, used = 1, 0.0
+    for name in names:
+        w = 40 + text_width(name, font)
+        if used and used + w > room:
+            rows, used = rows + 1, 0.0
+        used += w
+    return rows
+
+
+def legend_below(names, width: float = HALF_WIDTH, plot_height: int = PLOT_HEIGHT) -> dict:
+    """Layout settings that put a horizontal legend of ``names`` below the plot, in a bottom margin grown by
+    its rows, so the plot area keeps ``plot_height`` pixels and the whole figure's width whatever the legend
+    holds (a legend beside a half-width plot takes half of it)."""
+    bottom = MARGIN["b"] + LEGEND_ROW * legend_rows(list(names), width) + 10
+    return dict(height=MARGIN["t"] + plot_height + bottom, margin=dict(MARGIN, b=bottom), showlegend=True,
+                legend=dict(orientation="h", xref="container", yref="container", x=0.01, xanchor="left", y=0.005,
+                            yanchor="bottom", font=dict(size=LEGEND_FONT), tracegroupgap=0))
+
+
+def _box(px: float, py: float, w: float, h: float, position: str, gap: float) -> tuple:
+    """(left, top, right, bottom) of a label ``w`` x ``h`` at ``position`` beside the point (``px``, ``py``)."""
+    vertical, horizontal = position.split()
+    left = {"left": px - gap - w, "center": px - w / 2, "right": px + gap}[horizontal]
+    top = {"top": py - gap - h, "middle": py - h / 2, "bottom": py + gap}[vertical]
+    return left, top, left + w, top + h
+
+
+def _area(a: tuple, b: tuple) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def place_labels(points, *, xrange, yrange, width: float, height: float, size: float = 11,
+                 marker_size: float = 11, obstacles=()) -> tuple[list, bool]:
+    """Where to write each label so that none covers another or the plot area's edge, and if it can be, no
+    marker either.
+
+    ``points``: ``(x, y, text, marked)`` in data units (``marked``: a marker is drawn there; empty text: no
+    label); ``xrange``/``yrange``: the axes' ranges; ``width``/``height``: the plot area in pixels. Each label
+    takes the first of :data:`CANDIDATES` that fits (in the order given: put the labels that matter first);
+    one that fits nowhere takes the place where it covers least. Returns the positions (``None`` where there
+    is no label) and whether every label fits (covers no other label and stays within the plot area).
+    ``obstacles``: other markers, ``(x, y, size)``, that labels had better not cover (the selected target's
+    rings)."""
+    (x0, x1), (y0, y1) = xrange, yrange
+    sx = width / (x1 - x0) if x1 != x0 else 1.0
+    sy = height / (y1 - y0) if y1 != y0 else 1.0
+    pix = [((x - x0) * sx, (y1 - y) * sy) if _finite(x, y) else None for x, y, *_ in points]
+    half = marker_size / 2 + 1
+    markers = [(p[0] - half, p[1] - half, p[0] + half, p[1] + half) for p, (*_, marked) in zip(pix, points)
+               if p is not None and marked]
+    for x, y, big in obstacles:
+        if _finite(x, y):
+            px, py, r = (x - x0) * sx, (y1 - y) * sy, big / 2 + 1
+            markers.append((px - r, py - r, px + r, py + r))
+    h = size * 1.3
+    out, fits, labels = [None] * len(points), True, []
+    for i, ((_, _, text, _), p) in enumerate(zip(points, pix)):
+        if not text or p is None:
+            continue
+        w = text_width(text, size)
+        best, cost = None, (math.inf, math.inf)
+        for pos in CANDIDATES:
+            box = _box(p[0], p[1], w, h, pos, half)
+            outside = (max(0.0, -box[0]) + max(0.0, box[2] - width)) * h + (max(0.0, -box[1]) + max(0.0, box[3] - height)) * w
+            # a label over another label or past the plot's edge is unreadable; one over a marker only worse
+            c = (sum(_area(box, t) for t in labels) + outside, sum(_area(box, t) for t in markers))
+            if c < cost:
+                best, cost = (pos, box), c
+            if c[0] <= 0.5 and c[1] <= 0.5:
+                break
+        fits = fits and cost[0] <= 0.5
+        out[i] = best[0]
+        labels.append(best[1])
+    return out, fits
+
+
+def _finite(*values) -> bool:
+    try:
+        return all(math.isfinite(float(v)) for v in values)
+    except (TypeError, ValueError):
+        return False
+

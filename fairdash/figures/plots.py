@@ -28,12 +28,14 @@ from ..evaluation.metric_table import table_columns
 from ..evaluation.metrics import format_mean_std, summarize
 from ..target.target_spec import criterion_info
 
+from .plot_style import FULL_WIDTH, HALF_WIDTH, MARGIN, PLOT_HEIGHT, legend_below, place_labels
 from .plot_style import GRID as _GRID, LAYOUT as _LAYOUT, OKABE_ITO, figure as _figure, label_styles
-from .plot_style import marker as _marker, scatter as _scatter, text_font as _text_font, text_position as _text_position
+from .plot_style import marker as _marker, scatter as _scatter, text_font as _text_font
 from .plots_target import TARGET_LINE_NAME, target_view, target_view_note, worst_gaps  # noqa: F401
 from ..evaluation.blindness import LAND_TOLERANCE, landing_means
 
 HIGHLIGHT_NAME = "selected target"
+RING_SIZE = 22  # the ring around the points trained at the selected target
 TARGET_NAME = "targets (PR_t, PR_t)"
 DIAGONAL_NAME = "equal rates (parity)"
 CEILING_NAME = "accuracy ceiling (Theorem 2)"
@@ -167,34 +169,62 @@ def _point_labels(label: str, g: pd.DataFrame) -> list[str]:
     return text
 
 
-def _untangle(traces: list, xmax: float, yspan: float) -> None:
-    """Names of points close together (within 15% of the x axis and 8% of the y axis) go to different
-    places: the upper half of the cluster writes above its points, the lower half below, alternating
-    right and left (left first near the right edge of the x axis, where names turn inwards)."""
-    pts = []
-    for t in traces:
-        k = next((j for j in range(len(t["text"]) - 1, -1, -1) if t["text"][j]), None)
-        ok = k is not None and np.isfinite(t["x"][k]) and np.isfinite(t["y"][k])
-        pts.append((float(t["x"][k]), float(t["y"][k])) if ok else None)
-    for i, (t, p) in enumerate(zip(traces, pts)):
-        if p is None:
-            continue
-        cluster = [(j, q) for j, q in enumerate(pts) if q is not None and abs(q[0] - p[0]) < 0.15 * xmax
-                   and abs(q[1] - p[1]) < 0.08 * yspan]
-        if len(cluster) < 2:
-            continue
-        order = [j for j, q in sorted(cluster, key=lambda jq: (-jq[1][1], jq[1][0], jq[0]))]
-        rank, half = order.index(i), (len(order) + 1) // 2
-        k = rank if rank < half else rank - half
-        sides = ("left", "right") if p[0] / xmax > 0.7 else ("right", "left")
-        vertical = "middle" if k >= 2 else "top" if rank < half else "bottom"
-        t["textposition"] = f"{vertical} {sides[k % 2]}"
+def _points_of(trace) -> list:
+    x, y = np.asarray(trace["x"], dtype=float), np.asarray(trace["y"], dtype=float)
+    text = list(trace.get("text") or [""] * len(x))
+    return [(float(a), float(b), str(t or "")) for a, b, t in zip(x, y, text)]
 
 
-def _model_traces(df, xname, yname, *, show_error=True, xmax: float = 1.0, yspan: float = 1.0) -> list:
+def label_points(traces, *, xrange, yrange, width: float, height: float = PLOT_HEIGHT, rings=()) -> bool:
+    """Place the labels of ``traces`` (their ``text``) so that none covers another, a marker or the plot's
+    edge (:func:`fairdash.figures.plot_style.place_labels`, on a plot area ``width`` x ``height`` pixels). Where the
+    names do not fit, each labelled trace gets a number instead: its point says ``3``, its legend entry
+    ``(3) FairLR · run 2``, and points drawn at one place share one label (``1, 4``). Hover still gives every
+    name and number. ``rings``: ``(x, y)`` of the selected target's rings, which labels avoid where they can.
+    Sets each trace's ``textposition``; returns whether the full names were kept."""
+    pts = [(i, k, *p) for i, t in enumerate(traces) for k, p in enumerate(_points_of(t))]
+
+    def place(texts) -> bool:
+        spots = [(x, y, texts.get((i, k), ""), True) for i, k, x, y, _ in pts]
+        where, fits = place_labels(spots, xrange=xrange, yrange=yrange, width=width, height=height,
+                                   obstacles=[(x, y, RING_SIZE) for x, y in rings])
+        for t in traces:
+            t["textposition"] = ["middle right"] * len(t["x"])
+        for (i, k, *_), pos in zip(pts, where):
+            if pos is not None:
+                traces[i]["textposition"][k] = pos
+        return fits
+
+    if place({(i, k): text for i, k, _, _, text in pts if text}):
+        return True
+    labelled = [i for i, t in enumerate(traces) if any(p[2] for p in _points_of(t))]
+    key = {i: n + 1 for n, i in enumerate(labelled)}
+    sx = width / max(xrange[1] - xrange[0], 1e-12)
+    sy = height / max(yrange[1] - yrange[0], 1e-12)
+    spots = {}  # one label per place (within 4 px), listing every key drawn there
+    for i, k, x, y, text in pts:
+        if not text or i not in key or not np.isfinite(x) or not np.isfinite(y):
+            continue
+        here = next((s for s in spots if abs(s[2] - x) * sx < 4 and abs(s[3] - y) * sy < 4), None)
+        if here is None:
+            spots[(i, k, x, y)] = [key[i]]
+        else:
+            spots[here].append(key[i])
+    for i in labelled:
+        traces[i]["name"] = f"({key[i]}) {traces[i]['name']}"
+        traces[i]["text"] = [""] * len(traces[i]["x"])
+    texts = {}
+    for (i, k, _, _), keys in spots.items():
+        traces[i]["text"][k] = texts[(i, k)] = ", ".join(map(str, sorted(set(keys))))
+    place(texts)
+    return False
+
+
+def _model_traces(df, xname, yname, *, show_error=True, xrange=(0.0, 1.0), yrange=(0.0, 1.0),
+                  width: float = HALF_WIDTH, highlight_target=None) -> list:
     """One trace per label: its own colour-blind-safe colour and marker symbol, and its name written
-    beside its last point (a name near the edge of the x axis, which ends at ``xmax``, turns inwards;
-    names of points close together go to different sides: :func:`_untangle`)."""
+    beside its last point where it fits (else a number, the legend giving the name: :func:`label_points`,
+    for a figure ``width`` pixels wide)."""
     traces = []
     styles = label_styles(df["label"].astype(str))
     for i, (label, g) in enumerate(df.groupby("label", sort=False)):
@@ -203,16 +233,17 @@ def _model_traces(df, xname, yname, *, show_error=True, xmax: float = 1.0, yspan
         y, ys = _col(g, yname)
         several = g["target_rate"].notna().sum() > 1
         style = styles[str(label)]
-        where = float(x[-1]) / xmax if len(x) and np.isfinite(x[-1]) and xmax > 0 else None
         traces.append(_scatter(
             x=x, y=y, name=str(label), mode="lines+markers+text" if several else "markers+text",
             marker=_marker(style), line=dict(width=1.5, color=style["colour"]), cliponaxis=False,
-            text=_point_labels(str(label), g), textposition=_text_position(i, where), textfont=_text_font(),
+            text=_point_labels(str(label), g), textfont=_text_font(),
             error_x=dict(type="data", array=xs, visible=show_error, thickness=1),
             error_y=dict(type="data", array=ys, visible=show_error, thickness=1),
             customdata=_hover(g), hovertemplate="%{customdata}<br>x %{x:.3f}<br>y %{y:.3f}<extra></extra>",
         ))
-    _untangle(traces, xmax, yspan)
+    ringed = _nearest_rows(df, highlight_target)
+    label_points(traces, xrange=xrange, yrange=yrange, width=width - MARGIN["l"] - MARGIN["r"],
+                 rings=list(zip(_col(ringed, xname)[0], _col(ringed, yname)[0])))
     return traces
 
 
@@ -223,13 +254,16 @@ def _highlight_trace(df, xname, yname, highlight_target):
     return _scatter(
         x=x, y=y, mode="markers", name=HIGHLIGHT_NAME if highlight_target is None
         else f"{HIGHLIGHT_NAME} (PR_t {float(highlight_target):.3f})",
-        marker=dict(size=22, color="rgba(0,0,0,0)", line=dict(color="black", width=2.5)), hoverinfo="skip",
+        marker=dict(size=RING_SIZE, color="rgba(0,0,0,0)", line=dict(color="black", width=2.5)), hoverinfo="skip",
         visible=True if len(sel) else "legendonly",
     )
 
 
-def _layout(title, xtitle, ytitle, xrange=None, yrange=None, square=False, **extra) -> dict:
-    """One layout dict (figures are built in one go: ``update_layout`` per property is slow)."""
+def _layout(title, xtitle, ytitle, xrange=None, yrange=None, square=False, *, traces=None, width=None,
+            **extra) -> dict:
+    """One layout dict (figures are built in one go: ``update_layout`` per property is slow). Given the
+    ``traces`` and the figure's ``width`` in a 1280 px window, the legend goes below the plot
+    (:func:`fairdash.figures.plot_style.legend_below`)."""
     xaxis = dict(_GRID, title=dict(text=xtitle))
     yaxis = dict(_GRID, title=dict(text=ytitle))
     if xrange is not None:
@@ -238,7 +272,12 @@ def _layout(title, xtitle, ytitle, xrange=None, yrange=None, square=False, **ext
         yaxis["range"] = list(yrange)
     if square:
         yaxis.update(scaleanchor="x", scaleratio=1)
-    return dict(_LAYOUT, title=dict(text=title), xaxis=xaxis, yaxis=yaxis, **extra)
+    below = {} if traces is None else legend_below(_legend_names(traces), width or HALF_WIDTH)
+    return dict(_LAYOUT, title=dict(text=title), xaxis=xaxis, yaxis=yaxis, **dict(below, **extra))
+
+
+def _legend_names(traces) -> list[str]:
+    return [str(t.get("name")) for t in traces if t.get("name") and t.get("showlegend", True) is not False]
 
 
 def _empty(title, xtitle, ytitle, message="No results yet: train a model first.") -> go.Figure:
@@ -271,28 +310,36 @@ def group_rates_figure(summary_or_results, metric: str = "pr", *, group_names=No
     names = [str(group_names[j]) if group_names is not None and j < len(group_names) else f"s={j}" for j in range(G)]
     traces = []
     styles = label_styles(df["label"].astype(str))
+    n = len(df)
+    step = min(0.6 / max(n, 1), 0.15)  # each model's points a little apart within its group, none hidden behind another
+    values = n <= 2  # each rate written beside its point only where there is room: otherwise hover gives it
+    hi = 0.05
     for i, (_, r) in enumerate(df.iterrows()):
         style = styles[str(r["label"])]
         y = [r.get(f"{metric}_{j}_mean", np.nan) for j in range(G)]
         e = [np.nan_to_num(r.get(f"{metric}_{j}_std", 0.0)) for j in range(G)]
+        hi = max([hi] + [v + d for v, d in zip(y, e) if np.isfinite(v)])
         t = r.get("target_rate", np.nan)
         name = str(r["label"]) + (f" (PR_t {t:.3f})" if np.isfinite(t) else "")
-        text = [f"{v:.3f}" if np.isfinite(v) else "" for v in y]  # each rate written beside its point
+        hover = name
+        text = [f"{v:.3f}" if values and np.isfinite(v) else "" for v in y]
         text[-1] = f"{text[-1]} {r['label']}".strip()
-        traces.append(_scatter(x=names, y=y, mode="lines+markers+text", name=name, marker=_marker(style),
-                               line=dict(width=1.5, color=style["colour"]), text=text, cliponaxis=False,
-                               textposition=_text_position(i), textfont=_text_font(),
-                               error_y=dict(type="data", array=e, thickness=1),
-                               hovertemplate="%{x}: %{y:.3f}<extra>" + name + "</extra>"))
+        traces.append(_scatter(x=[j + (i - (n - 1) / 2) * step for j in range(G)], y=y, mode="lines+markers+text",
+                               name=name, marker=_marker(style), line=dict(width=1.5, color=style["colour"]), text=text,
+                               cliponaxis=False, textfont=_text_font(), error_y=dict(type="data", array=e, thickness=1),
+                               customdata=names, hovertemplate="%{customdata}: %{y:.3f}<extra>" + hover + "</extra>"))
     shapes = []
     if show_targets and not criterion_of_rate(metric).positives_only:  # the targets PR_t are rates of every row
         for t in ts:
+            hi = max(hi, t)
             shapes.append(dict(type="line", xref="paper", x0=0, x1=1, y0=t, y1=t,
                                line=dict(color="#444444", dash="dash", width=1.5)))
-            traces.append(_scatter(x=[names[0]], y=[t], mode="markers", name=f"target PR_t {t:.3f}",
-                                   marker=dict(symbol="x", size=9, color="#444444")))
-    layout = _layout(title, "group", what, shapes=shapes)
-    layout["xaxis"]["range"] = [-0.4, G - 0.2]  # room for the names written right of the last group
+            traces.append(_scatter(x=[-0.45], y=[t], mode="markers", name=f"target PR_t {t:.3f}",
+                                   marker=dict(symbol="x", size=9, color="#444444"), hoverinfo="skip"))
+    xrange, yrange = (-0.6, G - 0.4), (0.0, min(1.05, hi * 1.15 + 0.05))
+    label_points(traces, xrange=xrange, yrange=yrange, width=HALF_WIDTH - MARGIN["l"] - MARGIN["r"])
+    layout = _layout(title, "group", what, xrange, yrange, shapes=shapes, traces=traces, width=HALF_WIDTH)
+    layout["xaxis"].update(tickmode="array", tickvals=list(range(G)), ticktext=names, zeroline=False)
     return _figure(traces, layout)
 
 
@@ -321,9 +368,10 @@ def _rate_scatter(summary_or_results, metric: str, title: str, xtitle: str, ytit
     y, _ = _col(df, f"{metric}_1")
     hi = float(np.nanmax(np.concatenate([x, y, ts, [0.05]])))  # the targets stay in view too
     lim = min(1.0, hi * 1.15 + 0.02)
-    traces += _model_traces(df, f"{metric}_0", f"{metric}_1", xmax=lim, yspan=lim)
+    traces += _model_traces(df, f"{metric}_0", f"{metric}_1", xrange=(0, lim), yrange=(0, lim),
+                            highlight_target=highlight_target)
     traces.append(_highlight_trace(df, f"{metric}_0", f"{metric}_1", highlight_target))
-    return _figure(traces, _layout(title, xtitle, ytitle, [0, lim], [0, lim]))
+    return _figure(traces, _layout(title, xtitle, ytitle, [0, lim], [0, lim], traces=traces, width=HALF_WIDTH))
 
 
 def pr_scatter(summary_or_results, target_rates=None, *, highlight_target=None, group_names=None,
@@ -375,24 +423,31 @@ def accuracy_fairness(summary_or_results, criterion: str = "dp", *, rates=None, 
         y = np.concatenate([y, ry])
         ys = np.concatenate([ys, np.zeros_like(ry)])
     lo = max(0.0, float(np.nanmin(np.concatenate([y - ys, [1.0]]))) - 0.05)
-    traces += _model_traces(df, xname, "accuracy", xmax=1.05, yspan=1.01 - lo)
+    traces += _model_traces(df, xname, "accuracy", xrange=(0, 1.05), yrange=(lo, 1.01), width=FULL_WIDTH,
+                            highlight_target=highlight_target)
     traces.append(_highlight_trace(df, xname, "accuracy", highlight_target))
-    return _figure(traces, _layout(title, xtitle, "accuracy", [0, 1.05], [lo, 1.01]))
+    return _figure(traces, _layout(title, xtitle, "accuracy", [0, 1.05], [lo, 1.01], traces=traces, width=FULL_WIDTH))
 
 
-def result_columns(criterion, n_groups: int) -> list[tuple[str, str]]:
+def result_columns(criterion, n_groups: int, group_names=None) -> list[tuple[str, str]]:
     """The results columns in reading order, ``(column, header)``: accuracy, then the criterion's own
-    per-group rates and ratio, then the other rates (one order for every table, the report's too)."""
+    per-group rates and ratio, then the other rates (one order for every table, the report's too). A
+    per-group column is headed with its group's name where ``group_names`` are given (``PR (Female)``),
+    else with its number (``PR s=0``)."""
     crit = criterion_info(criterion)
-    return table_columns(crit.rate, crit.other_rate, n_groups)  # names and headers from the one table
+    return table_columns(crit.rate, crit.other_rate, n_groups, group_names)  # names and headers from the one table
 
 
-def results_table(summary_or_results, criterion: str = "dp", population: bool = False) -> pd.DataFrame:
+def results_table(summary_or_results, criterion: str = "dp", population: bool = False, group_names=None) -> pd.DataFrame:
     """A readable table: one row per model and target with ``mean ± std`` text columns (the mean alone
     for a single repeat; ``n/a`` for an empty ratio), on the evaluation rows or, with ``population``,
     on the ordinary test set. Given the results rows (not a summary) that carry it, the ``worst gap``
     column: the largest gap of a group's rate to its target, with the group (on the population, or on
-    the balanced test set); otherwise, on the population, the mean ``target_gap`` of older results."""
+    the balanced test set); otherwise, on the population, the mean ``target_gap`` of older results.
+
+    Columns in reading order, the ones a decision rests on first: model, accuracy, the worst gap (or the
+    target gap), the target, then the per-group rates headed with the groups' names (``group_names``: a
+    header says ``PR (Female)``, never ``pr_0``), the ratios and the repeats."""
 
     df = as_summary(summary_or_results)
     if df.empty:
@@ -401,18 +456,25 @@ def results_table(summary_or_results, criterion: str = "dp", population: bool = 
     worst = worst_gaps(summary_or_results, population or not criterion_info(criterion).balanced_eval)
     if population:
         df = population_view(df)
-    cols = [k for k, _ in result_columns(criterion, n_groups_of(df))]
-    cols += ["cond_pr_ratio"] + (["target_gap"] if population and worst is None else [])
-    out = pd.DataFrame({"model": df["label"],
-                        "target PR_t": [f"{t:.3f}" if np.isfinite(t) else "-" for t in df["target_rate"].astype(float)]})
+    heads = result_columns(criterion, n_groups_of(df), group_names)
+    heads += [("cond_pr_ratio", "cond_pr_ratio")] + ([("target_gap", "target_gap")] if population and worst is None else [])
+    out = pd.DataFrame({"model": df["label"]})
     repeats = df["repeats"].to_numpy() if "repeats" in df.columns else np.ones(len(df), int)
-    for c in cols:
+    text = {}
+    for c, h in heads:
         if f"{c}_mean" in df.columns and df[f"{c}_mean"].notna().any():
-            out[c] = [format_mean_std(m, s, repeats=n) for m, s, n in zip(df[f"{c}_mean"], df[f"{c}_std"], repeats)]
+            text[h] = [format_mean_std(m, s, repeats=n) for m, s, n in zip(df[f"{c}_mean"], df[f"{c}_std"], repeats)]
+    if "accuracy" in text:
+        out["accuracy"] = text.pop("accuracy")
     if worst is not None:
         keys = pd.DataFrame({"label": df["label"].to_numpy(), "target_rate": df["target_rate"].to_numpy(dtype=float)})
         worst["target_rate"] = worst["target_rate"].astype(float)
         out["worst gap"] = keys.merge(worst, how="left", on=["label", "target_rate"])["worst gap"].fillna("-").to_numpy()
+    elif "target_gap" in text:
+        out["target_gap"] = text.pop("target_gap")
+    out["target PR_t"] = [f"{t:.3f}" if np.isfinite(t) else "-" for t in df["target_rate"].astype(float)]
+    for h, values in text.items():
+        out[h] = values
     if "repeats" in df.columns:
         out["repeats"] = df["repeats"].to_numpy()
     return out
@@ -454,4 +516,4 @@ def frontier_figure(results: pd.DataFrame, *, s_name: str = "s", title: str | No
                                line=dict(color="grey", dash="dot"), marker=dict(symbol="x", size=10, color="grey")))
     if not traces:
         return _empty(title, xtitle, ytitle, f"No rule landed on the target (within {LAND_TOLERANCE:.2f}).")
-    return _figure(traces, _layout(title, xtitle, ytitle, xrange=(0, 1)))
+    return _figure(traces, _layout(title, xtitle, ytitle, xrange=(0, 1), traces=traces, width=FULL_WIDTH))

@@ -34,7 +34,8 @@ def _escape_strings(df: pd.DataFrame) -> pd.DataFrame:
 def _sized(fig):
     # a taller figure (the target view: one row per group and model) keeps its height
     fig.update_layout(width=FIG_WIDTH, height=max(FIG_HEIGHT, fig.layout.height or 0), autosize=False,
-                      legend=dict(orientation="h", yanchor="top", y=-0.16, xanchor="left", x=0.0),
+                      legend=dict(orientation="h", yanchor="top", y=-0.16, xanchor="left", x=0.0, xref="paper",
+                                  yref="paper"),  # (the dashboard's figures place it in the container's margin)
                       margin=dict(l=60, r=20, t=60, b=120))
     return fig
 

@@ -17,7 +17,7 @@ import pandas as pd
 from ..target import targets
 from ..device import device_description
 from .fit_cache import FitCache, cache_key, source_version
-from ..progress import as_progress, scaled_progress, utc_now
+from ..progress import as_progress, counted_progress, scaled_progress, utc_now
 from ..data import Arrays, Task, TaskSpec, split_arrays
 from ..files.scoring import ScoresRawTables, training_schema
 from .. import _version
@@ -507,6 +507,8 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
             for sp in ruled(specs if model_info(m).uses_target_rate or rule != "threshold" else once, rule)]
     if len(jobs) > MAX_SWEEP_RUNS:
         raise FairDashError(f"This sweep has {len(jobs)} runs; the limit is {MAX_SWEEP_RUNS}. Use fewer targets or repeats.")
+    if len(jobs) > 1:  # each message says which fit of how many, and the time left once a few are done
+        progress = counted_progress(progress, len(jobs))
     progress(0.0, f"Preparing {len(seeds)} split(s)")
     arrays = {seed: split_arrays(task, seed) for seed in seeds}
     cache_dir = cache.directory if cache is not None else None
