@@ -64,7 +64,7 @@ def test_code_version_is_per_model_so_a_change_retrains_only_that_model(tmp_path
     from fairdash.models.registry import MODELS
 
     pkg = tmp_path / "fairdash"
-    shutil.copytree(fit_cache.Path(fit_cache.__file__).parent, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(fit_cache.Path(fit_cache.__file__).parent.parent, pkg, ignore=shutil.ignore_patterns("__pycache__"))
     root = pkg.resolve()
 
     def version(module):
