@@ -380,14 +380,8 @@ def test_sessions_do_not_share_state(tmp_path):
 # --------------------------------------------------------------------------------------------------
 # Train -> Compare -> Export on a small upload
 # --------------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def small_csv() -> bytes:
-    df = data.load_sample("adult").sample(1000, random_state=0)
-    return df.to_csv(index=False).encode()
-
-
-def test_train_fair_lr_on_a_small_upload_then_compare_and_export(small_csv):
-    at = _upload(_new_app(), "adult_small.csv", small_csv)
+def test_train_fair_lr_on_a_small_upload_then_compare_and_export(adult_1000_csv):
+    at = _upload(_new_app(), "adult_small.csv", adult_1000_csv)
     # the guessed roles are suggestions: nothing is committed, and Train waits, until the user confirms
     assert (at.session_state["s_column"], at.session_state["y_column"]) == ("sex", "salary")
     assert any("Suggested from the column names" in i.value for i in at.info)
@@ -441,7 +435,7 @@ def test_train_fair_lr_on_a_small_upload_then_compare_and_export(small_csv):
         assert "Download the trained model" in labels
 
 
-def test_training_errors_are_messages_and_keep_the_session(monkeypatch, small_csv):
+def test_training_errors_are_messages_and_keep_the_session(monkeypatch, adult_1000_csv):
     import fairdash.work.runs as runs
     from fairdash.errors import FairDashError
 

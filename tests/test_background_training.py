@@ -14,7 +14,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import fairdash.work.runs as ex
-from fairdash import data
 from fairdash.app import jobs
 from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
 import app_state
@@ -177,13 +176,8 @@ def test_one_training_per_session_and_the_repeat_shortcut(gate):
 # --------------------------------------------------------------------------------------------------
 # A pending upload's choices
 # --------------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def small_csv() -> bytes:
-    return data.load_sample("adult").sample(1000, random_state=0).to_csv(index=False).encode()
-
-
-def test_pending_upload_choices_survive_a_page_switch_until_confirmed(small_csv):
-    at = _upload(_new_app(), "adult_small.csv", small_csv)
+def test_pending_upload_choices_survive_a_page_switch_until_confirmed(adult_1000_csv):
+    at = _upload(_new_app(), "adult_small.csv", adult_1000_csv)
     assert app_state.get(at, "table_id") == "sample:adult"  # pending: nothing committed yet
     at.multiselect(key="y1_values").set_value(["<=50K"]).run()
     at.text_input(key="positive_meaning").set_value("income at most $50K").run()
@@ -205,8 +199,8 @@ def test_pending_upload_choices_survive_a_page_switch_until_confirmed(small_csv)
     assert spec.features == ("age", "education", "hours-per-week")
 
 
-def test_a_pending_upload_can_be_discarded(small_csv):
-    at = _upload(_new_app(), "adult_small.csv", small_csv)
+def test_a_pending_upload_can_be_discarded(adult_1000_csv):
+    at = _upload(_new_app(), "adult_small.csv", adult_1000_csv)
     at.text_input(key="positive_meaning").set_value("something").run()
     at.button(key="discard_upload").click().run()
     _ok(at)
@@ -244,8 +238,8 @@ def test_a_reload_during_a_training_finds_it_and_gets_its_run(gate):
     assert [r.number for r in app_state.get(at, "runs")] == [1]  # one session: one history, one run 1
 
 
-def test_pending_upload_choices_survive_a_reload(small_csv):
-    at = _upload(_new_app(), "adult_small.csv", small_csv)
+def test_pending_upload_choices_survive_a_reload(adult_1000_csv):
+    at = _upload(_new_app(), "adult_small.csv", adult_1000_csv)
     at.text_input(key="positive_meaning").set_value("kept over a reload").run()
     b = _reopen(at)
     b.switch_page("pages/data.py").run()

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
-from fairdash.data import paper_arrays
 from fairdash.errors import FairDashError
 from fairdash.models.baselines import SVM, AgarwalReduction, KamiranReweighing, kamiran_weights
 from fairdash.models.registry import MODELS, make_model
@@ -36,54 +35,44 @@ def _subsample(a, n, seed=0):
 
 
 @pytest.fixture(scope="module")
-def adult():
-    return paper_arrays("adult-sex", seed=0)
+def adult_lr(adult_arrays):
+    return LogisticRegression(C=1.0, max_iter=1000).fit(adult_arrays.X_train, adult_arrays.y_train)
 
 
 @pytest.fixture(scope="module")
-def compas():
-    return paper_arrays("compas-race", seed=0)
+def zafar_fairness(adult_arrays):
+    return ZafarFairness().fit(adult_arrays.X_train, adult_arrays.y_train, adult_arrays.s_train)
 
 
 @pytest.fixture(scope="module")
-def adult_lr(adult):
-    return LogisticRegression(C=1.0, max_iter=1000).fit(adult.X_train, adult.y_train)
+def zafar_accuracy(adult_arrays):
+    return ZafarAccuracy().fit(adult_arrays.X_train, adult_arrays.y_train, adult_arrays.s_train)
 
 
 @pytest.fixture(scope="module")
-def zafar_fairness(adult):
-    return ZafarFairness().fit(adult.X_train, adult.y_train, adult.s_train)
+def zafar_eqopp(compas_arrays):
+    return ZafarEqOpp().fit(compas_arrays.X_train, compas_arrays.y_train, compas_arrays.s_train)
 
 
 @pytest.fixture(scope="module")
-def zafar_accuracy(adult):
-    return ZafarAccuracy().fit(adult.X_train, adult.y_train, adult.s_train)
+def kamiran(adult_arrays):
+    return KamiranReweighing().fit(adult_arrays.X_train, adult_arrays.y_train, adult_arrays.s_train)
 
 
 @pytest.fixture(scope="module")
-def zafar_eqopp(compas):
-    return ZafarEqOpp().fit(compas.X_train, compas.y_train, compas.s_train)
+def adult_5000(adult_arrays):
+    return _subsample(adult_arrays, 5000)
 
 
 @pytest.fixture(scope="module")
-def kamiran(adult):
-    return KamiranReweighing().fit(adult.X_train, adult.y_train, adult.s_train)
-
-
-@pytest.fixture(scope="module")
-def adult_small(adult):
-    return _subsample(adult, 5000)
-
-
-@pytest.fixture(scope="module")
-def agarwal(adult_small):
-    X, y, s = adult_small
+def agarwal(adult_5000):
+    X, y, s = adult_5000
     return AgarwalReduction(seed=0).fit(X, y, s)
 
 
 @pytest.fixture(scope="module")
-def svm_data(adult):
-    return _subsample(adult, 3000, seed=1)
+def svm_data(adult_arrays):
+    return _subsample(adult_arrays, 3000, seed=1)
 
 
 @pytest.fixture(scope="module")
@@ -147,14 +136,14 @@ def test_defaults_are_the_papers():
 
 
 @pytest.mark.parametrize("cls", [KamiranReweighing, AgarwalReduction, ZafarFairness, ZafarAccuracy, ZafarEqOpp])
-def test_fairness_baselines_need_s(cls, adult_small):
-    X, y, _ = adult_small
+def test_fairness_baselines_need_s(cls, adult_5000):
+    X, y, _ = adult_5000
     with pytest.raises(FairDashError):
         cls().fit(X[:200], y[:200])
 
 
-def test_bad_inputs_are_user_errors(adult_small):
-    X, y, s = adult_small
+def test_bad_inputs_are_user_errors(adult_5000):
+    X, y, s = adult_5000
     with pytest.raises(FairDashError):
         AgarwalReduction(criterion="xx").fit(X[:300], y[:300], s[:300])
     with pytest.raises(FairDashError):
@@ -168,8 +157,8 @@ def test_bad_inputs_are_user_errors(adult_small):
 # --------------------------------------------------------------------------------------------------
 # Kamiran & Calders
 # --------------------------------------------------------------------------------------------------
-def test_kamiran_weights_sum_to_n_and_make_s_and_y_independent(adult):
-    y, s = adult.y_train, adult.s_train
+def test_kamiran_weights_sum_to_n_and_make_s_and_y_independent(adult_arrays):
+    y, s = adult_arrays.y_train, adult_arrays.s_train
     w = kamiran_weights(y, s)
     n = len(y)
     assert w.sum() == pytest.approx(n, rel=1e-12)
@@ -210,10 +199,10 @@ def test_kamiran_weights_more_groups():
         assert w[(s == g) & (y == 1)].sum() == pytest.approx(np.mean(s == g) * np.mean(y) * 500)
 
 
-def test_kamiran_fits_fairer_than_lr_and_beats_majority(kamiran, adult, adult_lr):
-    b = adult.balanced_test
-    Xb, yb, sb = adult.X_test[b], adult.y_test[b], adult.s_test[b]
-    assert np.mean(kamiran.predict(adult.X_test) == adult.y_test) > _majority_accuracy(adult.y_test) + 0.05
+def test_kamiran_fits_fairer_than_lr_and_beats_majority(kamiran, adult_arrays, adult_lr):
+    b = adult_arrays.balanced_test
+    Xb, yb, sb = adult_arrays.X_test[b], adult_arrays.y_test[b], adult_arrays.s_test[b]
+    assert np.mean(kamiran.predict(adult_arrays.X_test) == adult_arrays.y_test) > _majority_accuracy(adult_arrays.y_test) + 0.05
     assert _pr_ratio(kamiran.predict(Xb), sb) > _pr_ratio(adult_lr.predict(Xb), sb) + 0.1
     p = kamiran.predict_proba(Xb)
     assert p.shape == (len(b), 2) and np.allclose(p.sum(1), 1)
@@ -223,12 +212,12 @@ def test_kamiran_fits_fairer_than_lr_and_beats_majority(kamiran, adult, adult_lr
 # --------------------------------------------------------------------------------------------------
 # Agarwal et al.
 # --------------------------------------------------------------------------------------------------
-def test_agarwal_is_deterministic_with_a_seed(agarwal, adult_small, adult):
-    X, y, s = adult_small
+def test_agarwal_is_deterministic_with_a_seed(agarwal, adult_5000, adult_arrays):
+    X, y, s = adult_5000
     again = AgarwalReduction(seed=0).fit(X, y, s)
     assert np.array_equal(agarwal.weights_, again.weights_)
     assert np.array_equal(agarwal.coefs_, again.coefs_)
-    Xt = adult.X_test
+    Xt = adult_arrays.X_test
     assert np.array_equal(agarwal.predict(Xt), again.predict(Xt))
     assert np.array_equal(agarwal.predict(Xt), agarwal.predict(Xt))
     assert np.array_equal(agarwal.predict_proba(Xt), again.predict_proba(Xt))
@@ -241,27 +230,27 @@ def clone_with_seed(model, seed):
     return copy.deepcopy(model).set_params(seed=seed)
 
 
-def test_agarwal_reproduces_fairlearns_randomised_predictions(agarwal, adult_small, adult):
-    X, y, s = adult_small
+def test_agarwal_reproduces_fairlearns_randomised_predictions(agarwal, adult_5000, adult_arrays):
+    X, y, s = adult_5000
     eg = agarwal._fit_expgrad(X, y, s)
-    Xt = adult.X_test
+    Xt = adult_arrays.X_test
     assert np.array_equal(eg._pmf_predict(Xt), agarwal.predict_proba(Xt))
     for rs in (0, 5):
         assert np.array_equal(eg.predict(Xt, random_state=rs), clone_with_seed(agarwal, rs).predict(Xt))
     assert agarwal.weights_.sum() == pytest.approx(1.0)
 
 
-def test_agarwal_fairer_than_lr_and_beats_majority(agarwal, adult_small, adult):
-    X, y, _ = adult_small
+def test_agarwal_fairer_than_lr_and_beats_majority(agarwal, adult_5000, adult_arrays):
+    X, y, _ = adult_5000
     lr = LogisticRegression(C=1.0, max_iter=1000).fit(X, y)
-    b = adult.balanced_test
-    Xb, sb = adult.X_test[b], adult.s_test[b]
-    assert np.mean(agarwal.predict(adult.X_test) == adult.y_test) > _majority_accuracy(adult.y_test) + 0.05
+    b = adult_arrays.balanced_test
+    Xb, sb = adult_arrays.X_test[b], adult_arrays.s_test[b]
+    assert np.mean(agarwal.predict(adult_arrays.X_test) == adult_arrays.y_test) > _majority_accuracy(adult_arrays.y_test) + 0.05
     assert _pr_ratio(agarwal.predict(Xb), sb) > _pr_ratio(lr.predict(Xb), sb) + 0.05
 
 
-def test_agarwal_true_positive_rate_parity(compas):
-    X, y, s = compas.X_train, compas.y_train, compas.s_train
+def test_agarwal_true_positive_rate_parity(compas_arrays):
+    X, y, s = compas_arrays.X_train, compas_arrays.y_train, compas_arrays.s_train
     m = AgarwalReduction(criterion="eo", seed=0).fit(X, y, s)
     lr = LogisticRegression(C=1.0, max_iter=1000).fit(X, y)
     pred = m.predict(X)
@@ -272,37 +261,37 @@ def test_agarwal_true_positive_rate_parity(compas):
 # --------------------------------------------------------------------------------------------------
 # Zafar et al.
 # --------------------------------------------------------------------------------------------------
-def test_zafar_fairness_satisfies_its_covariance_bound(zafar_fairness, adult, adult_lr):
+def test_zafar_fairness_satisfies_its_covariance_bound(zafar_fairness, adult_arrays, adult_lr):
     m = zafar_fairness
-    A = covariance_vectors(adult.X_train, adult.s_train)
+    A = covariance_vectors(adult_arrays.X_train, adult_arrays.s_train)
     assert np.all(np.abs(A @ m.w_) <= m.c + 1e-6)
     # ... which the plain model does not, and the loss pays for it
     w_lr = np.concatenate([adult_lr.intercept_, adult_lr.coef_.ravel()])
     assert np.abs(A @ w_lr).max() > 10 * m.c
     assert m.loss_ >= m.unconstrained_loss_
-    assert logistic_loss(m.w_, adult.X_train, adult.y_train) == pytest.approx(m.loss_, rel=1e-9)
-    b = adult.balanced_test
-    Xb, sb = adult.X_test[b], adult.s_test[b]
+    assert logistic_loss(m.w_, adult_arrays.X_train, adult_arrays.y_train) == pytest.approx(m.loss_, rel=1e-9)
+    b = adult_arrays.balanced_test
+    Xb, sb = adult_arrays.X_test[b], adult_arrays.s_test[b]
     assert _pr_ratio(m.predict(Xb), sb) > _pr_ratio(adult_lr.predict(Xb), sb) + 0.1
-    assert np.mean(m.predict(adult.X_test) == adult.y_test) > _majority_accuracy(adult.y_test) + 0.05
+    assert np.mean(m.predict(adult_arrays.X_test) == adult_arrays.y_test) > _majority_accuracy(adult_arrays.y_test) + 0.05
 
 
-def test_zafar_accuracy_stays_within_gamma_of_the_best_loss(zafar_accuracy, adult, adult_lr):
+def test_zafar_accuracy_stays_within_gamma_of_the_best_loss(zafar_accuracy, adult_arrays, adult_lr):
     m = zafar_accuracy
-    loss = logistic_loss(m.w_, adult.X_train, adult.y_train)
+    loss = logistic_loss(m.w_, adult_arrays.X_train, adult_arrays.y_train)
     assert loss <= (1 + m.gamma) * m.unconstrained_loss_ * (1 + 1e-9)
-    A = covariance_vectors(adult.X_train, adult.s_train)
+    A = covariance_vectors(adult_arrays.X_train, adult_arrays.s_train)
     w_lr = np.concatenate([adult_lr.intercept_, adult_lr.coef_.ravel()])
     assert np.abs(A @ m.w_).max() < 1e-3 * np.abs(A @ w_lr).max()
     # different from plain LR
-    pred, pred_lr = m.predict(adult.X_test), adult_lr.predict(adult.X_test)
+    pred, pred_lr = m.predict(adult_arrays.X_test), adult_lr.predict(adult_arrays.X_test)
     assert np.mean(pred != pred_lr) > 0.02
-    assert np.mean(pred == adult.y_test) > _majority_accuracy(adult.y_test)
+    assert np.mean(pred == adult_arrays.y_test) > _majority_accuracy(adult_arrays.y_test)
 
 
-def test_zafar_eqopp_brings_the_fnr_covariance_to_zero(zafar_eqopp, compas):
+def test_zafar_eqopp_brings_the_fnr_covariance_to_zero(zafar_eqopp, compas_arrays):
     m = zafar_eqopp
-    X, y, s = compas.X_train, compas.y_train, compas.s_train
+    X, y, s = compas_arrays.X_train, compas_arrays.y_train, compas_arrays.s_train
     lr = LogisticRegression(C=1.0, max_iter=1000).fit(X, y)
     w_lr = np.concatenate([lr.intercept_, lr.coef_.ravel()])
     cov, cov_lr = fnr_covariance(m.w_, X, y, s), fnr_covariance(w_lr, X, y, s)
@@ -311,17 +300,17 @@ def test_zafar_eqopp_brings_the_fnr_covariance_to_zero(zafar_eqopp, compas):
     # on the training data the groups' false negative rates move closer (the covariance is a proxy for
     # the rates, so the gap shrinks without closing: on this split from about 0.20 to 0.10)
     assert np.ptp(_tpr(m.predict(X), y, s)) < 0.75 * np.ptp(_tpr(lr.predict(X), y, s))
-    Xt, yt = compas.X_test, compas.y_test
+    Xt, yt = compas_arrays.X_test, compas_arrays.y_test
     assert np.mean(m.predict(Xt) == yt) > _majority_accuracy(yt) + 0.05
 
 
-def test_zafar_prediction_is_the_sign_with_zero_positive(zafar_fairness, adult):
+def test_zafar_prediction_is_the_sign_with_zero_positive(zafar_fairness, adult_arrays):
     m = zafar_fairness
-    d = m.decision_function(adult.X_test)
-    assert np.array_equal(m.predict(adult.X_test), (d >= 0).astype(int))
-    assert np.allclose(m.predict_proba(adult.X_test)[:, 1], 1 / (1 + np.exp(-d)))
+    d = m.decision_function(adult_arrays.X_test)
+    assert np.array_equal(m.predict(adult_arrays.X_test), (d >= 0).astype(int))
+    assert np.allclose(m.predict_proba(adult_arrays.X_test)[:, 1], 1 / (1 + np.exp(-d)))
     # a row exactly on the boundary is positive
-    x = np.zeros((1, adult.X_test.shape[1]))
+    x = np.zeros((1, adult_arrays.X_test.shape[1]))
     m0 = ZafarFairness.from_state(m.get_state())
     m0.w_ = np.zeros_like(m.w_)
     assert m0.predict(x)[0] == 1
@@ -330,16 +319,16 @@ def test_zafar_prediction_is_the_sign_with_zero_positive(zafar_fairness, adult):
 # --------------------------------------------------------------------------------------------------
 # SVM
 # --------------------------------------------------------------------------------------------------
-def test_svm_decision_from_arrays_equals_sklearn(svm, svm_data, adult):
+def test_svm_decision_from_arrays_equals_sklearn(svm, svm_data, adult_arrays):
     from sklearn.svm import SVC
 
     X, y, _ = svm_data
     ref = SVC(C=1.0, kernel="rbf", gamma="auto").fit(X, y)
-    Xt = adult.X_test[:3000]
+    Xt = adult_arrays.X_test[:3000]
     np.testing.assert_allclose(svm.decision_function(Xt), ref.decision_function(Xt), rtol=0, atol=1e-9)
     assert np.array_equal(svm.predict(Xt), ref.predict(Xt))
     assert svm.gamma_ == pytest.approx(1.0 / X.shape[1])
-    assert np.mean(svm.predict(adult.X_test) == adult.y_test) > _majority_accuracy(adult.y_test) + 0.05
+    assert np.mean(svm.predict(adult_arrays.X_test) == adult_arrays.y_test) > _majority_accuracy(adult_arrays.y_test) + 0.05
     p = svm.predict_proba(Xt)
     assert np.array_equal(svm.predict(Xt), (p[:, 1] > 0.5).astype(int))
 
@@ -354,7 +343,7 @@ def test_svm_decision_from_arrays_equals_sklearn(svm, svm_data, adult):
 )
 def test_state_round_trip_predicts_identically(fixture, data, request, tmp_path):
     model = request.getfixturevalue(fixture)
-    Xt = request.getfixturevalue(data).X_test
+    Xt = request.getfixturevalue(f"{data}_arrays").X_test
     state = model.get_state()
     json.dumps(state["meta"])
     assert all(isinstance(a, np.ndarray) and a.dtype != object for a in state["arrays"].values())

@@ -10,18 +10,26 @@ from the row order, so that everything else of the contract (any two labels, inp
 ``n_features_in_``, invariances) is checked for them too. The plain models (LR, GP, SVM) run without ``s``."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fairdash.models.registry import MODELS
 
-SMALL = {  # quick settings: the checks fit dozens of times on tiny data
-    "fair-gp": dict(num_inducing=8, max_epochs=2, max_seconds=None, device="cpu"),
-    "gp": dict(num_inducing=8, max_epochs=2, max_seconds=None, device="cpu"),
+# The smallest settings that keep each check's meaning (the checks fit dozens of times on tiny data; issue 28
+# item 7): one epoch of FairGP/GP still runs the whole training loop (minibatch ELBO, best-epoch state, n_iter_);
+# Agarwal's exponentiated gradient with 2 iterations still updates its multipliers and mixes best responses;
+# target-reduction needs 4 iterations for its mixture to stay randomised on the checks' blobs (with 2 or 3 it
+# collapses to one classifier and its expected failures, a randomised predict, would pass). Every check gives
+# the outcome it gave at the earlier settings (2 epochs, 5 iterations).
+SMALL = {
+    "fair-gp": dict(num_inducing=8, max_epochs=1, max_seconds=None, device="cpu"),
+    "gp": dict(num_inducing=8, max_epochs=1, max_seconds=None, device="cpu"),
     "fair-lr": dict(device="cpu"), "lr": dict(device="cpu"),
-    "kamiran": dict(device="cpu"), "agarwal": dict(max_iter=5, device="cpu"),
-    "target-reduction": dict(max_iter=5, device="cpu"),
+    "kamiran": dict(device="cpu"), "agarwal": dict(max_iter=2, device="cpu"),
+    "target-reduction": dict(max_iter=4, device="cpu"),
 }
 PLAIN = ("lr", "gp", "svm")  # fit without s
 
@@ -133,14 +141,35 @@ def expected_failed_checks(est) -> dict:
     return out
 
 
+def _check_name(check) -> str:
+    while hasattr(check, "__wrapped__"):
+        check = check.__wrapped__
+    return check.func.__name__ if isinstance(check, functools.partial) else check.__name__
+
+
+def run_check(estimator, check) -> None:
+    """Run one of scikit-learn's checks. A check expected to fail (its reason written above) must still fail,
+    and does so here with its own exception type and message, but without its traceback: pytest formats the
+    traceback of every expected failure (about 280 here), parsing scikit-learn's 5,000-line module of checks
+    for each frame, which took more than half of this module's time. A check that is not expected to fail
+    keeps its whole traceback."""
+    if _check_name(check) not in expected_failed_checks(estimator):
+        check(estimator)
+        return
+    try:
+        check(estimator)
+    except Exception as exc:  # noqa: BLE001 - re-raised as it is, less its traceback
+        raise exc.with_traceback(None) from None
+
+
 @parametrize_with_checks([registry_estimator(n) for n in MODELS], expected_failed_checks=expected_failed_checks)
 def test_registry_estimator_follows_scikit_learns_contract(estimator, check):
-    check(estimator)
+    run_check(estimator, check)
 
 
 @parametrize_with_checks([with_groups(n) for n in NEEDS_S], expected_failed_checks=expected_failed_checks)
 def test_with_groups_follows_scikit_learns_contract(estimator, check):
-    check(estimator)
+    run_check(estimator, check)
 
 
 @pytest.mark.parametrize("name", list(MODELS))

@@ -17,23 +17,16 @@ GP_FAST = dict(num_inducing=64, batch_size=512, max_epochs=4, max_seconds=None, 
 
 
 @pytest.fixture(scope="module")
-def adult():
-    from fairdash.data import paper_arrays
-
-    return paper_arrays("adult-sex", seed=0)
-
-
-@pytest.fixture(scope="module")
-def adult_small(adult):
+def adult_3000(adult_arrays):
     """3000 training rows for the GP tests."""
     rng = np.random.default_rng(0)
-    idx = rng.choice(adult.X_train.shape[0], 3000, replace=False)
-    return adult.X_train[idx], adult.y_train[idx], adult.s_train[idx]
+    idx = rng.choice(adult_arrays.X_train.shape[0], 3000, replace=False)
+    return adult_arrays.X_train[idx], adult_arrays.y_train[idx], adult_arrays.s_train[idx]
 
 
 @pytest.fixture(scope="module")
-def fitted_lr(adult):
-    a = adult
+def fitted_lr(adult_arrays):
+    a = adult_arrays
     return (
         LR(device="cpu").fit(a.X_train, a.y_train, a.s_train),
         FairLR(device="cpu").fit(a.X_train, a.y_train, a.s_train),
@@ -73,11 +66,11 @@ def synthetic(n=1500, groups=2, seed=0):
 # --------------------------------------------------------------------------------------------------
 # FairLR / LR on Adult
 # --------------------------------------------------------------------------------------------------
-def test_lr_models_beat_majority_and_fair_lr_is_fairer(fitted_lr, adult):
+def test_lr_models_beat_majority_and_fair_lr_is_fairer(fitted_lr, adult_arrays):
     lr, flr = fitted_lr
-    acc_lr, ratio_lr = balanced_metrics(lr, adult)
-    acc_f, ratio_f = balanced_metrics(flr, adult)
-    assert beats_majority(lr, adult, 0.05) and beats_majority(flr, adult, 0.05)
+    acc_lr, ratio_lr = balanced_metrics(lr, adult_arrays)
+    acc_f, ratio_f = balanced_metrics(flr, adult_arrays)
+    assert beats_majority(lr, adult_arrays, 0.05) and beats_majority(flr, adult_arrays, 0.05)
     assert ratio_f > ratio_lr + 0.2  # e.g. 0.86 against 0.54 at PR_t avg
     assert flr.target_rate_ == pytest.approx(np.mean(flr.base_rates_))
     assert flr.device_ == "cpu" and flr.converged_
@@ -96,11 +89,11 @@ def test_lr_matches_sklearn_coefficients():
     np.testing.assert_allclose(ours.predict_proba(a.X_test), sk.predict_proba(a.X_test), atol=1e-4)
 
 
-def test_mixed_precision_agrees_with_double(adult):
+def test_mixed_precision_agrees_with_double(adult_arrays):
     """At a tolerance tight enough that the stopping point is not decided by rounding. (At the default,
     scikit-learn's 1e-4, where L-BFGS stops depends on summation order: on a 16-core machine mixed and
     double differed by 0.048 in probability, while on 2 cores they agree to 0.01.)"""
-    a = adult
+    a = adult_arrays
     mixed = FairLR(device="cpu", tol=1e-6).fit(a.X_train, a.y_train, a.s_train)
     double = FairLR(device="cpu", precision="double", tol=1e-6).fit(a.X_train, a.y_train, a.s_train)
     agree = (double.predict(a.X_test) == mixed.predict(a.X_test)).mean()
@@ -108,9 +101,9 @@ def test_mixed_precision_agrees_with_double(adult):
     np.testing.assert_allclose(double.predict_proba(a.X_test), mixed.predict_proba(a.X_test), atol=0.02)
 
 
-def test_identity_table_gives_the_plain_lr(adult):
+def test_identity_table_gives_the_plain_lr(adult_arrays):
     """TPR and TNR targets of 1 make d = (0, 1): FairLR then is LR, bit for bit."""
-    a = adult
+    a = adult_arrays
     X, y, s = a.X_train[:5000], a.y_train[:5000], a.s_train[:5000]
     plain = LR().fit(X, y, s)
     ident = FairLR(make_target_spec("eo", tpr_target=1.0, tnr_target=1.0)).fit(X, y, s)
@@ -119,8 +112,8 @@ def test_identity_table_gives_the_plain_lr(adult):
     np.testing.assert_array_equal(plain.predict_proba(a.X_test), ident.predict_proba(a.X_test))
 
 
-def test_same_seed_same_predictions_lr(adult):
-    a = adult
+def test_same_seed_same_predictions_lr(adult_arrays):
+    a = adult_arrays
     X, y, s = a.X_train[:8000], a.y_train[:8000], a.s_train[:8000]
     p1 = FairLR(seed=3).fit(X, y, s).predict_proba(a.X_test)
     p2 = FairLR(seed=3).fit(X, y, s).predict_proba(a.X_test)
@@ -130,8 +123,8 @@ def test_same_seed_same_predictions_lr(adult):
     np.testing.assert_array_equal(r1, r2)
 
 
-def test_eo_without_explicit_targets_is_dp_mode(adult):
-    a = adult
+def test_eo_without_explicit_targets_is_dp_mode(adult_arrays):
+    a = adult_arrays
     X, y, s = a.X_train[:5000], a.y_train[:5000], a.s_train[:5000]
     dp = FairLR(target_rate=0.3).fit(X, y, s)
     eo = FairLR(make_target_spec("eo", 0.3)).fit(X, y, s)
@@ -204,13 +197,13 @@ def test_sklearn_protocol_and_progress():
     np.testing.assert_allclose(m.predict_proba(X).sum(1), 1.0)
 
 
-def test_lr_state_round_trip(tmp_path, fitted_lr, adult):
+def test_lr_state_round_trip(tmp_path, fitted_lr, adult_arrays):
     for model in fitted_lr:
         state = model.get_state()
         save_state(tmp_path / type(model).__name__, state)
         back = model_from_state(load_state(tmp_path / type(model).__name__))
         assert type(back) is type(model)
-        np.testing.assert_array_equal(back.predict_proba(adult.X_test), model.predict_proba(adult.X_test))
+        np.testing.assert_array_equal(back.predict_proba(adult_arrays.X_test), model.predict_proba(adult_arrays.X_test))
         assert back.get_params() == {**model.get_params(), "progress": None}
         if model.transition_table_ is not None:
             assert back.transition_table_.to_dict() == model.transition_table_.to_dict()
@@ -220,39 +213,39 @@ def test_lr_state_round_trip(tmp_path, fitted_lr, adult):
 # FairGP / GP (subsampled: 3000 rows, few epochs)
 # --------------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def fitted_gp(adult_small):
-    X, y, s = adult_small
+def fitted_gp(adult_3000):
+    X, y, s = adult_3000
     return GP(**GP_FAST).fit(X, y, s), FairGP(**GP_FAST).fit(X, y, s)
 
 
-def test_gp_models_beat_majority_and_fair_gp_is_fairer(fitted_gp, adult):
+def test_gp_models_beat_majority_and_fair_gp_is_fairer(fitted_gp, adult_arrays):
     gp, fgp = fitted_gp
-    acc_gp, ratio_gp = balanced_metrics(gp, adult)
-    acc_f, ratio_f = balanced_metrics(fgp, adult)
-    assert beats_majority(gp, adult, 0.03) and beats_majority(fgp, adult, 0.03)
+    acc_gp, ratio_gp = balanced_metrics(gp, adult_arrays)
+    acc_f, ratio_f = balanced_metrics(fgp, adult_arrays)
+    assert beats_majority(gp, adult_arrays, 0.03) and beats_majority(fgp, adult_arrays, 0.03)
     assert ratio_f > ratio_gp
-    p = fgp.predict_proba(adult.X_test[:50])
+    p = fgp.predict_proba(adult_arrays.X_test[:50])
     assert np.all((p >= 0) & (p <= 1))
     assert fgp.n_epochs_ == len(fgp.elbo_history_) <= GP_FAST["max_epochs"]
     assert fgp.stop_reason_ in ("plateau", "max_epochs")
 
 
-def test_gp_same_seed_same_predictions_and_round_trip(fitted_gp, adult_small, adult):
-    X, y, s = adult_small
+def test_gp_same_seed_same_predictions_and_round_trip(fitted_gp, adult_3000, adult_arrays):
+    X, y, s = adult_3000
     _, fgp = fitted_gp
     again = FairGP(**GP_FAST).fit(X, y, s)
-    np.testing.assert_array_equal(again.predict_proba(adult.X_test[:500]), fgp.predict_proba(adult.X_test[:500]))
+    np.testing.assert_array_equal(again.predict_proba(adult_arrays.X_test[:500]), fgp.predict_proba(adult_arrays.X_test[:500]))
     back = FairGP.from_state(fgp.get_state())
-    np.testing.assert_array_equal(back.predict_proba(adult.X_test[:500]), fgp.predict_proba(adult.X_test[:500]))
+    np.testing.assert_array_equal(back.predict_proba(adult_arrays.X_test[:500]), fgp.predict_proba(adult_arrays.X_test[:500]))
     assert back.transition_table_.to_dict() == fgp.transition_table_.to_dict()
 
 
-def test_identity_table_gives_the_plain_gp(adult_small, adult):
-    X, y, s = adult_small
+def test_identity_table_gives_the_plain_gp(adult_3000, adult_arrays):
+    X, y, s = adult_3000
     kw = dict(GP_FAST, max_epochs=1)
     plain = GP(**kw).fit(X[:1500], y[:1500], s[:1500])
     ident = FairGP(make_target_spec("eo", tpr_target=1.0, tnr_target=1.0), **kw).fit(X[:1500], y[:1500], s[:1500])
-    np.testing.assert_allclose(plain.predict_proba(adult.X_test[:300]), ident.predict_proba(adult.X_test[:300]), atol=1e-6)
+    np.testing.assert_allclose(plain.predict_proba(adult_arrays.X_test[:300]), ident.predict_proba(adult_arrays.X_test[:300]), atol=1e-6)
 
 
 def test_gp_adam_variational_option_and_inducing_cap():
@@ -268,8 +261,8 @@ def test_gp_adam_variational_option_and_inducing_cap():
 # CUDA
 # --------------------------------------------------------------------------------------------------
 @CUDA
-def test_cuda_fit_and_cpu_restore_lr(adult):
-    a = adult
+def test_cuda_fit_and_cpu_restore_lr(adult_arrays):
+    a = adult_arrays
     m = FairLR(device="cuda").fit(a.X_train, a.y_train, a.s_train)
     assert m.device_.startswith("cuda")
     back = FairLR.from_state(m.get_state())
@@ -279,10 +272,10 @@ def test_cuda_fit_and_cpu_restore_lr(adult):
 
 
 @CUDA
-def test_cuda_fit_and_cpu_restore_gp(adult_small, adult):
-    X, y, s = adult_small
+def test_cuda_fit_and_cpu_restore_gp(adult_3000, adult_arrays):
+    X, y, s = adult_3000
     m = FairGP(device="cuda", **GP_FAST).fit(X, y, s)
     assert m.device_.startswith("cuda")
     back = FairGP.from_state(m.get_state())
-    np.testing.assert_array_equal(back.predict(adult.X_test), m.predict(adult.X_test))
-    np.testing.assert_array_equal(back.predict_proba(adult.X_test), m.predict_proba(adult.X_test))
+    np.testing.assert_array_equal(back.predict(adult_arrays.X_test), m.predict(adult_arrays.X_test))
+    np.testing.assert_array_equal(back.predict_proba(adult_arrays.X_test), m.predict_proba(adult_arrays.X_test))

@@ -7,8 +7,8 @@ connected to the owner's later work; Forget deletes the session and its snapshot
 says so. The store: unguessable tokens only, one entry per session whatever the number of reloads,
 bounded by memory and age, never forgetting a live session or pushing out a kept one for a newcomer.
 
-AppTest has no browser and so no cookie: ``browser`` (below) plays the browser's cookie, patched into
-``fairdash.app.session.browser_cookie`` (the one place that reads it; ``one_browser`` in conftest)."""
+AppTest has no browser and so no cookie: ``one_browser`` (conftest) plays the browser's cookie, patched into
+``fairdash.app.session.browser_cookie`` (the one place that reads it)."""
 import gc
 
 import numpy as np
@@ -23,11 +23,6 @@ from fairdash.app.session import (FORGOTTEN, LINK_DELETED, LINK_FOREIGN, LINK_NO
 from fairdash.app.views import SNAPSHOT_KEY
 from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
 import app_state
-
-
-@pytest.fixture
-def browser(one_browser):
-    return one_browser
 
 
 def _open(query: dict) -> AppTest:
@@ -73,7 +68,7 @@ def test_the_url_carries_the_session_and_the_target():
     assert url["criterion"] == "dp" and float(url["pr_t"]) == pytest.approx(app_state.pr_t(at))
 
 
-def test_a_reload_returns_to_the_same_session_under_the_same_token(browser):
+def test_a_reload_returns_to_the_same_session_under_the_same_token(one_browser):
     a = _new_app()
     a.selectbox(key="sample_choice").set_value("compas").run()
     a.button(key="load_sample_button").click().run()
@@ -99,37 +94,37 @@ def test_a_reload_returns_to_the_same_session_under_the_same_token(browser):
     assert _url(d)["session"] != url["session"]
 
 
-def test_the_owners_address_in_another_browser_gives_nothing_and_says_to_ask_for_a_snapshot(browser):
+def test_the_owners_address_in_another_browser_gives_nothing_and_says_to_ask_for_a_snapshot(one_browser):
     owner = _new_app()
     owner.selectbox(key="sample_choice").set_value("compas").run()
     owner.button(key="load_sample_button").click().run()
     _train_lr(owner, pr_t=0.333)
     url = _url(owner)
 
-    browser.name = "browser-B"  # someone else, with the owner's address
+    one_browser.name = "browser-B"  # someone else, with the owner's address
     other = _open(url)
     _ok(other)
     assert _notes(other) == [LINK_FOREIGN]
     assert _url(other)["session"] != url["session"]
     assert app_state.get(other, "table_id") == "sample:adult" and not app_state.get(other, "runs")
 
-    browser.name = "browser-A"  # the owner goes on: a new run; the other browser still sees none of it
+    one_browser.name = "browser-A"  # the owner goes on: a new run; the other browser still sees none of it
     _train_lr(owner, pr_t=0.5)
     assert [r.number for r in app_state.get(owner, "runs")] == [1, 2]
     other.run()
     assert not app_state.get(other, "runs")
-    browser.name = "browser-B"
+    one_browser.name = "browser-B"
     again = _open(url)
     assert _notes(again) == [LINK_FOREIGN] and not app_state.get(again, "runs")
 
 
-def test_a_snapshot_is_a_frozen_copy_never_connected_to_its_owner(browser):
+def test_a_snapshot_is_a_frozen_copy_never_connected_to_its_owner(one_browser):
     owner = _new_app()
     _train_lr(owner, pr_t=0.333)
     snap = _snapshot(owner)
     assert SessionStore.valid(snap) and snap != _url(owner)["session"]
 
-    browser.name = "browser-B"
+    one_browser.name = "browser-B"
     copy = _open({"snapshot": snap})
     _ok(copy)
     assert _notes(copy) == [SNAPSHOT_OPENED]
@@ -138,28 +133,28 @@ def test_a_snapshot_is_a_frozen_copy_never_connected_to_its_owner(browser):
     _train_lr(copy, pr_t=0.6)  # the opener's work stays theirs
     assert [r.number for r in app_state.get(copy, "runs")] == [1, 2]
 
-    browser.name = "browser-A"
+    one_browser.name = "browser-A"
     _train_lr(owner, pr_t=0.4)  # the owner's later work never reaches the copy, nor the snapshot
     owner.run()
     assert [r.number for r in app_state.get(owner, "runs")] == [1, 2]
     assert app_state.get(owner, "runs")[1].spec.target.target_rate == pytest.approx(0.4)
-    browser.name = "browser-B"
+    one_browser.name = "browser-B"
     copy.run()
     assert app_state.get(copy, "runs")[1].spec.target.target_rate == pytest.approx(0.6)
-    browser.name = "browser-C"
+    one_browser.name = "browser-C"
     late = _open({"snapshot": snap})  # opened later: the session as it was when the link was made
     assert [r.number for r in app_state.get(late, "runs")] == [1] and app_state.pr_t(late) == pytest.approx(0.333)
 
 
-def test_forget_deletes_the_session_and_its_snapshots_and_every_address_says_so(browser):
+def test_forget_deletes_the_session_and_its_snapshots_and_every_address_says_so(one_browser):
     owner = _new_app()
     _train_lr(owner, pr_t=0.333)
     url, snap = _url(owner), _snapshot(owner)
     second_tab = _open(url)
     assert [r.number for r in app_state.get(second_tab, "runs")] == [1]
-    browser.name = "browser-B"
+    one_browser.name = "browser-B"
     theirs = _open({"snapshot": snap})  # a copy opened before Forget: theirs, and it stays
-    browser.name = "browser-A"
+    one_browser.name = "browser-A"
 
     owner.button(key="forget_session").click().run()
     _ok(owner)
@@ -171,12 +166,12 @@ def test_forget_deletes_the_session_and_its_snapshots_and_every_address_says_so(
         at = _open(query)
         assert _notes(at) == [LINK_DELETED], query
         assert not app_state.get(at, "runs") and app_state.get(at, "table_id") == "sample:adult"
-    browser.name = "browser-B"
+    one_browser.name = "browser-B"
     theirs.run()
     assert [r.number for r in app_state.get(theirs, "runs")] == [1]
 
 
-def test_an_unknown_malformed_or_old_token_starts_a_fresh_session(browser):
+def test_an_unknown_malformed_or_old_token_starts_a_fresh_session(one_browser):
     store = session._sessions()
     for token, note in ((store.boot + "y" * 22, LINK_UNKNOWN), ("x" * 22, LINK_RESTARTED),
                         ("Zq9" + "x" * 23, LINK_RESTARTED), ("../../etc/passwd", LINK_UNKNOWN)):
@@ -189,7 +184,7 @@ def test_an_unknown_malformed_or_old_token_starts_a_fresh_session(browser):
     assert _url(at)["session"] and not _notes(at)
 
 
-def test_a_5_mb_upload_survives_four_reloads_with_50_mb_for_sessions(browser, monkeypatch):
+def test_a_5_mb_upload_survives_four_reloads_with_50_mb_for_sessions(one_browser, monkeypatch):
     monkeypatch.setenv("FAIRDASH_SESSIONS_MB", "50")
     session._sessions.clear()  # (a fresh store with that budget)
     try:

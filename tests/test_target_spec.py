@@ -26,7 +26,7 @@ from fairdash.target.target_spec import TargetSpec, make_target_spec
 
 import app_state
 from test_app import (CEILING, _always_run_the_frame, _cpu, _errors, _frame, _metric, _new_app,  # noqa: F401
-                      _ok, _upload, small_csv)  # the app as tests/test_app.py runs it (autouse fixtures included)
+                      _ok, _upload)  # the app as tests/test_app.py runs it (autouse fixtures included)
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPAS_RACE = ["--data", "compas", "--s", "race", "--s1", "Caucasian", "--y", "two-year-recid", "--y1", "1"]
@@ -391,10 +391,10 @@ def test_valid_rate_specs_round_trip(rate, delta, strata, crit):
 # --------------------------------------------------------------------------------------------------
 # 7. Runs keep where they came from; model files keep when they were fitted
 # --------------------------------------------------------------------------------------------------
-def test_a_run_keeps_its_data_and_task_after_other_data_is_loaded(small_csv):
+def test_a_run_keeps_its_data_and_task_after_other_data_is_loaded(adult_1000_csv):
     from fairdash.report import build_report_from_sweep
 
-    at = _upload(_new_app(), "adult_small.csv", small_csv)
+    at = _upload(_new_app(), "adult_small.csv", adult_1000_csv)
     if _has_widget(at, "button", "confirm_task"):  # an upload's guessed choices are confirmed by a click
         at.button(key="confirm_task").click().run()
         _ok(at)

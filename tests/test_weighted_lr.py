@@ -22,21 +22,10 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fairdash.data import paper_arrays
 from fairdash.errors import FairDashError
 from fairdash.models.baselines import AgarwalReduction, KamiranReweighing, _make_lr, kamiran_weights
 from fairdash.models.registry import make_model
 from fairdash.models.weighted_lr import WeightedLR
-
-
-@pytest.fixture(scope="module")
-def adult():
-    return paper_arrays("adult-sex", seed=0)
-
-
-@pytest.fixture(scope="module")
-def compas():
-    return paper_arrays("compas-race", seed=0)
 
 
 def _weights(kind: str, n: int) -> np.ndarray:
@@ -71,7 +60,7 @@ def _assert_same_solution(ours, ref, X_rows):
 @pytest.mark.parametrize("kind", ["random", "equal", "skewed"])
 @pytest.mark.parametrize("data", ["adult", "compas"])
 def test_matches_sklearn_with_sample_weights(data, kind, request):
-    a = request.getfixturevalue(data)
+    a = request.getfixturevalue(f"{data}_arrays")
     w = _weights(kind, len(a.y_train))
     ours = WeightedLR(C=1.0).fit(a.X_train, a.y_train, sample_weight=w)
     assert ours.converged_
@@ -83,15 +72,15 @@ def test_matches_sklearn_with_sample_weights(data, kind, request):
 
 
 @pytest.mark.parametrize("C", [0.01, 30.0])
-def test_matches_sklearn_for_other_C(compas, C):
-    a = compas
+def test_matches_sklearn_for_other_C(compas_arrays, C):
+    a = compas_arrays
     w = _weights("random", len(a.y_train))
     ours = WeightedLR(C=C).fit(a.X_train, a.y_train, sample_weight=w)
     _assert_same_solution(ours, _sklearn(a.X_train, a.y_train, w, C=C), np.vstack([a.X_train, a.X_test]))
 
 
-def test_no_weights_is_plain_logistic_regression(adult):
-    a = adult
+def test_no_weights_is_plain_logistic_regression(adult_arrays):
+    a = adult_arrays
     ours = WeightedLR().fit(a.X_train, a.y_train)
     _assert_same_solution(ours, _sklearn(a.X_train, a.y_train, None), a.X_test)
     ones = WeightedLR().fit(a.X_train, a.y_train, sample_weight=np.ones(len(a.y_train)))
@@ -127,18 +116,18 @@ def test_clone_and_get_params():
     assert c.C == 2.0 and m.C == 0.5
 
 
-def test_clone_of_a_fitted_model_is_unfitted(compas):
+def test_clone_of_a_fitted_model_is_unfitted(compas_arrays):
     from sklearn.exceptions import NotFittedError
 
-    m = WeightedLR().fit(compas.X_train, compas.y_train)
+    m = WeightedLR().fit(compas_arrays.X_train, compas_arrays.y_train)
     c = clone(m)
     assert not [k for k in vars(c) if k.endswith("_") and not k.startswith("_")]
     with pytest.raises(NotFittedError):
-        c.predict(compas.X_test)
+        c.predict(compas_arrays.X_test)
 
 
-def test_prediction_api(compas):
-    a = compas
+def test_prediction_api(compas_arrays):
+    a = compas_arrays
     m = WeightedLR().fit(a.X_train, a.y_train, sample_weight=_weights("random", len(a.y_train)))
     d = m.decision_function(a.X_test)
     assert np.array_equal(d, (a.X_test @ m.coef_.T + m.intercept_).ravel())
@@ -150,8 +139,8 @@ def test_prediction_api(compas):
     assert m.score(a.X_test, a.y_test) > 0.6  # ClassifierMixin
 
 
-def test_labels_other_than_0_and_1(compas):
-    a = compas
+def test_labels_other_than_0_and_1(compas_arrays):
+    a = compas_arrays
     names = np.array(["no", "yes"])[a.y_train]
     m = WeightedLR().fit(a.X_train, names)
     plain = WeightedLR().fit(a.X_train, a.y_train)
@@ -160,8 +149,8 @@ def test_labels_other_than_0_and_1(compas):
     assert np.array_equal(m.predict(a.X_test), np.array(["no", "yes"])[plain.predict(a.X_test)])
 
 
-def test_fit_is_reproducible_and_seeds_nothing(adult):
-    a = adult
+def test_fit_is_reproducible_and_seeds_nothing(adult_arrays):
+    a = adult_arrays
     w = _weights("random", len(a.y_train))
     np.random.seed(11)
     random.seed(11)
@@ -179,8 +168,8 @@ def test_fit_is_reproducible_and_seeds_nothing(adult):
     dict(sample_weight="negative"), dict(sample_weight="nan"), dict(sample_weight="short"),
     dict(sample_weight="zero"), dict(y="one class"), dict(y="three classes"), dict(C=0.0),
 ])
-def test_bad_input_is_a_user_error(compas, bad):
-    a = compas
+def test_bad_input_is_a_user_error(compas_arrays, bad):
+    a = compas_arrays
     X, y, w = a.X_train[:300], a.y_train[:300].copy(), np.ones(300)
     sw = bad.get("sample_weight")
     if sw == "negative":
@@ -199,8 +188,8 @@ def test_bad_input_is_a_user_error(compas, bad):
         WeightedLR(C=bad.get("C", 1.0)).fit(X, y, sample_weight=w)
 
 
-def test_zero_weights_leave_rows_out(compas):
-    a = compas
+def test_zero_weights_leave_rows_out(compas_arrays):
+    a = compas_arrays
     w = _weights("random", len(a.y_train))
     w[::3] = 0.0
     keep = w > 0
@@ -212,12 +201,12 @@ def test_zero_weights_leave_rows_out(compas):
 # --------------------------------------------------------------------------------------------------
 # Inside fairlearn's reductions, Kamiran & Calders and Agarwal et al.
 # --------------------------------------------------------------------------------------------------
-def test_fairlearn_exponentiated_gradient_runs_on_it(compas):
+def test_fairlearn_exponentiated_gradient_runs_on_it(compas_arrays):
     import warnings
 
     from fairlearn.reductions import DemographicParity, ExponentiatedGradient
 
-    a = compas
+    a = compas_arrays
     plain = WeightedLR().fit(a.X_train, a.y_train).predict(a.X_train)
     eg = ExponentiatedGradient(WeightedLR(), constraints=DemographicParity(difference_bound=0.01), eps=0.1,
                                max_iter=50)
@@ -235,14 +224,14 @@ def test_fairlearn_exponentiated_gradient_runs_on_it(compas):
     assert gap(pred) < gap(plain) / 2  # the reduction closes most of the plain model's gap
 
 
-def test_kamiran_and_agarwal_use_it(compas):
+def test_kamiran_and_agarwal_use_it(compas_arrays):
     assert isinstance(_make_lr(1.0, 0), WeightedLR)
     assert _make_lr(2.0, 0, "cpu").get_params()["device"] == "cpu"
     for name in ("kamiran", "agarwal"):
         m = make_model(name, seed=0, device="cpu")
         assert m.device == "cpu"
         clone(m)
-    a = compas
+    a = compas_arrays
     k = KamiranReweighing(device="cpu").fit(a.X_train, a.y_train, a.s_train)
     ref = _sklearn(a.X_train, a.y_train, kamiran_weights(a.y_train, a.s_train))
     assert np.abs(np.append(k.coef_, k.intercept_) - _params(ref)).max() <= 1e-3 * np.abs(_params(ref)).max()
@@ -252,8 +241,8 @@ def test_kamiran_and_agarwal_use_it(compas):
 
 @pytest.mark.skipif(not torch.cuda.is_available(),
                     reason="no CUDA GPU on this machine; the CUDA path is exercised where one is")
-def test_cuda_gives_the_cpu_solution(adult):
-    a = adult
+def test_cuda_gives_the_cpu_solution(adult_arrays):
+    a = adult_arrays
     w = _weights("random", len(a.y_train))
     cpu = WeightedLR(device="cpu").fit(a.X_train, a.y_train, sample_weight=w)
     gpu = WeightedLR(device="cuda").fit(a.X_train, a.y_train, sample_weight=w)
@@ -264,13 +253,13 @@ def test_cuda_gives_the_cpu_solution(adult):
     assert np.mean(gpu.predict(a.X_test) == cpu.predict(a.X_test)) >= 0.999
 
 
-def test_identity_table_shortcut_gives_the_same_numbers(compas):
+def test_identity_table_shortcut_gives_the_same_numbers(compas_arrays):
     """``lbfgs_logistic(labels=y)`` (WeightedLR's path) and the general fair likelihood with the identity
     table (FairLR's path, as LR uses it) are the same computation: identical coefficients."""
     from fairdash.models import likelihood as L
     from fairdash.models.solver import lbfgs_logistic
 
-    a = compas
+    a = compas_arrays
     n = len(a.y_train)
     X = torch.as_tensor(a.X_train, dtype=torch.float64)
     w = torch.as_tensor(_weights("random", n))
@@ -286,12 +275,12 @@ def test_identity_table_shortcut_gives_the_same_numbers(compas):
 # The sparse design and the memory shared by a reduction's fits
 # --------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("kind", ["random", "skewed"])
-def test_one_hot_data_take_the_sparse_design_and_agree_with_the_dense_one(adult, kind):
+def test_one_hot_data_take_the_sparse_design_and_agree_with_the_dense_one(adult_arrays, kind):
     """Shared by a memory's fits, Adult (12% non-zeros) is solved on CSR copies of X in float64; one
     fit alone takes the dense float32-then-float64 path; both give the same solution."""
     from fairdash.models import weighted_lr as W
 
-    a = adult
+    a = adult_arrays
     cpu = torch.device("cpu")
     assert W._Design(a.X_train, cpu, shared=True).sparse and not W._Design(a.X_train, cpu).sparse
     w = _weights(kind, len(a.y_train))
@@ -304,12 +293,12 @@ def test_one_hot_data_take_the_sparse_design_and_agree_with_the_dense_one(adult,
     assert np.mean(sparse.predict(a.X_test) == dense.predict(a.X_test)) >= 0.999
 
 
-def test_sparse_products_are_the_dense_float64_solver(compas):
+def test_sparse_products_are_the_dense_float64_solver(compas_arrays):
     """``lbfgs_logistic`` on a CSR matrix with its transpose does the dense float64 computation (only
     the order of the sums differs)."""
     from fairdash.models.solver import lbfgs_logistic, logistic_hessian_root
 
-    a = compas
+    a = compas_arrays
     X = torch.as_tensor(a.X_train, dtype=torch.float64)
     labels = torch.as_tensor(a.y_train, dtype=torch.float64)
     w = torch.as_tensor(_weights("random", len(a.y_train)))
@@ -321,14 +310,14 @@ def test_sparse_products_are_the_dense_float64_solver(compas):
     assert abs(sparse[1] - dense[1]) <= 1e-9 * np.abs(dense[0]).max()
 
 
-def test_fits_sharing_a_memory_give_each_problem_its_own_solution(adult):
+def test_fits_sharing_a_memory_give_each_problem_its_own_solution(adult_arrays):
     """As an Agarwal reduction uses it: labels switching between two patterns, weights changing from
     fit to fit. Each fit from the memory's warm start ends at the solution a fresh fit finds, within
     the 1e-3 of scikit-learn's; the very same problem again gets the stored solution; another array
     replaces the prepared matrix."""
     from fairdash.models.weighted_lr import FitMemory
 
-    a = adult
+    a = adult_arrays
     rng = np.random.default_rng(3)
     cells = a.y_train * 2 + a.s_train
     flipped = np.where(cells == 2, 0, a.y_train)  # one cell's labels flipped, as a large multiplier does
@@ -354,7 +343,7 @@ def test_fits_sharing_a_memory_give_each_problem_its_own_solution(adult):
     assert memory.holds(other) and not memory.holds(a.X_train)
 
 
-def test_a_memory_is_shared_by_clones_and_made_per_agarwal_fit(compas):
+def test_a_memory_is_shared_by_clones_and_made_per_agarwal_fit(compas_arrays):
     import copy
 
     from fairdash.models.baselines import _CountingFits
@@ -364,7 +353,7 @@ def test_a_memory_is_shared_by_clones_and_made_per_agarwal_fit(compas):
     assert copy.deepcopy(memory) is memory
     wrapped = _CountingFits(WeightedLR(C=2.0), memory=memory)
     assert clone(wrapped).memory is memory and clone(wrapped).estimator.C == 2.0
-    a = compas
+    a = compas_arrays
     m = AgarwalReduction(device="cpu", max_iter=4)
     memories = []
     for _ in range(2):

@@ -2,7 +2,7 @@
 
 Fixtures:
 
-- ``streamlit_server`` (session): starts the server the way the README does, ``streamlit run app.py``
+- ``streamlit_server`` (session: one per pytest-xdist worker that runs these tests): starts the server the way the README does, ``streamlit run app.py``
   from the repository root, with the ``streamlit`` script of the interpreter that runs pytest and no
   command-line flags: the app's own ``.streamlit/config.toml`` sets everything else (headless, the file
   watcher), so these tests see what a user sees. Only the port differs: a free one, given through the
@@ -11,9 +11,10 @@ Fixtures:
   is a real one.
 - ``app_url``: the server's base URL (``http://127.0.0.1:<port>``).
 - ``events``: the server's event log so far (``FAIRDASH_EVENT_LOG``, one JSON line per event).
-- ``browser`` (module): Chromium from ``/usr/bin/chromium`` (never a Playwright download). Module scope
-  on purpose: Playwright's sync API cannot run two instances at once in one thread, so another test
-  module that launches its own browser (tests/e2e/test_report_browser.py) must not overlap with ours.
+- ``browser`` (module): Chromium from ``/usr/bin/chromium`` (never a Playwright download), for every
+  module here (tests/e2e/test_report_browser.py opens its report files in it too). Module scope on
+  purpose: Playwright's sync API runs one instance at a time in a thread, and it is closed before the
+  tests outside this directory run.
 - ``page``: a fresh browser context (a new Streamlit session) with a 1280x800 viewport.
 - ``st_ui``: small helpers for driving Streamlit (wait until the script is idle, go to a page, read a
   metric, upload a table, take a screenshot), as a fixture so the test modules need no import from this file.
@@ -44,13 +45,16 @@ SKIP_REASON = "Debian's chromium is not installed (apt-get install chromium)"
 VIEWPORT = {"width": 1280, "height": 800}
 
 
+@pytest.hookimpl(tryfirst=True)  # before ``-m "not e2e"`` deselects
 def pytest_collection_modifyitems(config, items):
-    if Path(CHROMIUM).exists():
-        return
-    skip = pytest.mark.skip(reason=SKIP_REASON)
+    """Every test in this directory is marked ``e2e`` (the fast subset leaves them out), and skipped with
+    :data:`SKIP_REASON` where Debian's Chromium is missing."""
+    skip = None if Path(CHROMIUM).exists() else pytest.mark.skip(reason=SKIP_REASON)
     for item in items:
         if HERE in Path(str(item.fspath)).resolve().parents:
-            item.add_marker(skip)
+            item.add_marker(pytest.mark.e2e)
+            if skip is not None:
+                item.add_marker(skip)
 
 
 def _free_port() -> int:

@@ -8,8 +8,6 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run", "--disable-sync"]
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOT = ROOT / "docs" / "screenshots" / "report.png"
 A4_CONTENT_PX = 688  # 210 mm - 2 x 14 mm margins at 96 px per inch
@@ -61,14 +59,6 @@ def reports(tmp_path_factory):
     evil.write_text(build_report(evil_results, task_description=evil_desc, readout=evil_readout,
                                  command="python -m fairdash sweep --s '<script>alert(7)</script>'"), encoding="utf-8")
     return clean, evil
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def _open(browser, path: Path, **context):
