@@ -369,10 +369,10 @@ def test_a_memory_is_shared_by_clones_and_made_per_agarwal_fit(compas_arrays):
 @pytest.mark.parametrize("bad, name", [(dict(C=-1.0), "'C'"), (dict(C="1"), "'C'"), (dict(tol=0.0), "'tol'"),
                                        (dict(max_iter=0), "'max_iter'"), (dict(max_iter=2.5), "'max_iter'"),
                                        (dict(device=3), "'device'")])
-def test_parameters_are_checked_under_parameter_constraints(compas, bad, name):
+def test_parameters_are_checked_under_parameter_constraints(compas_arrays, bad, name):
     assert set(WeightedLR._parameter_constraints) == set(WeightedLR().get_params())
     with pytest.raises(FairDashError, match=f"The {name} parameter of WeightedLR must be"):
-        WeightedLR(**bad).fit(compas.X_train[:50], compas.y_train[:50])
+        WeightedLR(**bad).fit(compas_arrays.X_train[:50], compas_arrays.y_train[:50])
 
 
 @parametrize_with_checks([WeightedLR(device="cpu")])
