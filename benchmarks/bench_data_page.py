@@ -39,8 +39,9 @@ import numpy as np
 import pandas as pd
 
 from benchmarks.common import Recording
-from fairdash import data, proxies
-from fairdash.rates import training_rates
+from fairdash import data
+from fairdash.analysis import proxies
+from fairdash.analysis.rates import training_rates
 
 
 def synthetic_table(n: int, n_cols: int, seed: int = 0) -> pd.DataFrame:

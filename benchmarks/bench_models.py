@@ -22,7 +22,7 @@ import numpy as np
 
 from benchmarks.common import Recording, timed
 from fairdash.device import device_description, resolve_device
-from fairdash.fit_cache import FitCache, model_cache_key
+from fairdash.work.fit_cache import FitCache, model_cache_key
 from fairdash.data import paper_arrays
 from fairdash.models.fair_gp import GP, FairGP
 from fairdash.models.fair_lr import LR, FairLR
@@ -119,7 +119,7 @@ def bench_cache(a, lines: list, device="auto", results=None):
             frozen.append(t)
     # the whole request as the dashboard and the library make it: fit_model on a task, cached model
     from fairdash.data import paper_task
-    from fairdash.experiments import fit_model
+    from fairdash.work.experiments import fit_model
 
     task = paper_task("adult-sex")
     whole = {}

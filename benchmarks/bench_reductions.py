@@ -12,7 +12,7 @@ Old and new run interleaved in one process (old, new, old, new, ...), so a busy 
 alike; the load average is recorded before and after every fit. Agarwal is fitted at each bound in
 ``--bounds`` (0.1 and 0.01 by default), Kamiran with its usual weights.
 
-``--table1``: Table 1's Kamiran and Agarwal rows instead (``fairdash.experiments.run_experiment`` as
+``--table1``: Table 1's Kamiran and Agarwal rows instead (``fairdash.work.experiments.run_experiment`` as
 ``fairdash sweep --paper adult-sex|adult-race`` runs them: demographic parity, the paper's bound 0.1,
 seeds 0..repeats-1, scored on the balanced test set, no fit cache), with the inner learner(s) named by
 ``--inner``; one CSV per set-up and inner learner in ``--csv-dir`` and a before/after table.
@@ -38,7 +38,7 @@ from benchmarks.common import Recording
 from fairdash.data import paper_arrays
 from fairdash.models import baselines
 from fairdash.models.baselines import AgarwalReduction, KamiranReweighing
-from fairdash.target_spec import make_target_spec
+from fairdash.target.target_spec import make_target_spec
 
 
 def _sklearn_lr(C: float, seed=None, device=None):
@@ -183,7 +183,7 @@ TABLE1_MODELS = ("kamiran", "agarwal")
 def table1(repeats: int, inner: str, csv_dir: Path, setups=TABLE1_SETUPS) -> None:
     """Table 1's Kamiran and Agarwal rows on one inner learner, one CSV per set-up (as the sweep writes)."""
     from fairdash.data import paper_task
-    from fairdash.experiments import run_experiment
+    from fairdash.work.experiments import run_experiment
 
     csv_dir.mkdir(parents=True, exist_ok=True)
     for setup in setups:
@@ -201,7 +201,7 @@ def table1_summary(csv_dir: Path) -> str:
     """Before (old inner learner) and after (new), mean ± std over repeats, from ``table1``'s CSVs."""
     import pandas as pd
 
-    from fairdash.metrics import format_mean_std, summarize
+    from fairdash.evaluation.metrics import format_mean_std, summarize
 
     out = ["| model | attribute | inner learner | PR ratio | accuracy | repeats | mean fit (s) | load (1-min) |",
            "|---|---|---|---|---|---|---|---|"]

@@ -85,7 +85,7 @@ def peak_mb() -> float:
 
 def measure(stage: str, csv: Path, work: Path) -> dict:
     from fairdash import data
-    from fairdash.rates import rates_readout
+    from fairdash.analysis.rates import rates_readout
 
     out = {"stage": stage, "rss_after_imports_mb": rss_now_mb()}
     if stage == "rates":

@@ -17,8 +17,8 @@ function), drives both with Debian's Chromium (``/usr/bin/chromium``) and measur
 2. the server-side time of that rerun: the time the Target page itself reports for each rerun of its
    fragment (widgets + table + figure; the caption in the ``readout_timing`` container), read in the
    browser after each measured move; the same hook (``st.session_state["fd_readout_ms"]``) read through
-   ``streamlit.testing.v1.AppTest``; and the library work alone (``fairdash.rates.target_table`` +
-   ``fairdash.plots.ceiling_curve_figure`` + its JSON), timed in-process. Target: < 50 ms.
+   ``streamlit.testing.v1.AppTest``; and the library work alone (``fairdash.analysis.rates.target_table`` +
+   ``fairdash.figures.plots.ceiling_curve_figure`` + its JSON), timed in-process. Target: < 50 ms.
 3. time to first render of the Data page: from navigation to the "Groups and base rates" table with the
    app idle; cold (the first session on a fresh server: the Adult sample is read) and warm (new
    sessions afterwards: the sample comes from Streamlit's shared cache).
@@ -147,10 +147,11 @@ def server_side(n: int) -> dict:
 
     import plotly.io as pio
 
-    from fairdash import data, plots
+    from fairdash import data
+    from fairdash.figures import plots
     from fairdash.app import ui
-    from fairdash.rates import target_table, training_rates
-    from fairdash.target_spec import make_target_spec
+    from fairdash.analysis.rates import target_table, training_rates
+    from fairdash.target.target_spec import make_target_spec
 
     df = data.load_sample("adult")
     task = data.build_task(df, ui.sample_spec("adult", df))

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from benchmarks.common import Recording
-from fairdash.metrics import format_mean_std, summarize
+from fairdash.evaluation.metrics import format_mean_std, summarize
 
 PAPER_TABLE1 = {  # model: (race PR ratio, sd, race accuracy, sd, sex PR ratio, sd, sex accuracy, sd)
     "gp": (0.80, 0.07, 0.888, 0.007, 0.54, 0.05, 0.900, 0.006),

@@ -21,7 +21,7 @@ from fairdash.data import paper_task, split_arrays  # noqa: E402
 def loss_sum(w, X, y):
     return float(np.logaddexp(0.0, -y * (X @ w)).sum())
 
-def faithful(X, y, s, gamma=0.5, seed=1122334455, stage1="slsqp", maxiter=100000):
+def faithful(X, y, s, gamma=0.5, seed=1122334455, maxiter=100000):
     rng = np.random.RandomState(seed)
     Xa = np.hstack([np.ones((len(X), 1)), X])
     ys = 2.0 * y - 1

@@ -10,6 +10,6 @@ __all__ = ["FairDashError", "__version__"]
 
 def __getattr__(name):  # lazy: ``fairdash.load_model`` without importing numpy/pandas on ``import fairdash``
     if name == "load_model":
-        from .export import load_model
+        from .files.export import load_model  # lazy: heavy, keeps numpy and pandas out of `import fairdash`
         return load_model
     raise AttributeError(f"module 'fairdash' has no attribute {name!r}")

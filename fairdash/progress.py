@@ -1,10 +1,10 @@
-"""Progress reports and timings of long jobs.
+"""Progress reports of long jobs and the time stamp of fits, files and reports.
 
 A progress callback is any ``progress(fraction: float, message: str)``; ``no_progress`` does nothing,
 ``as_progress`` turns ``None`` into it and ``scaled_progress`` maps a step onto part of a longer job.
 ``counted_progress`` counts a job's fits from its fractions and adds the time left, estimated from the
 durations of the fits done so far (``time_left``, said in words by ``time_left_words``).
-``Timer`` times a block; ``utc_now`` stamps fits, files and reports.
+``utc_now`` stamps fits, files and reports.
 """
 from __future__ import annotations
 
@@ -44,20 +44,6 @@ def utc_now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
 
 
-
-class Timer:
-    """``with Timer() as t: ...; t.seconds``."""
-
-    def __enter__(self):
-        self._t0 = time.perf_counter()
-        self.seconds = 0.0
-        return self
-
-    def __exit__(self, *exc):
-        self.seconds = time.perf_counter() - self._t0
-        return False
-
-
 MIN_FITS_FOR_ESTIMATE = 2  # the time left is said once this many fits are done (the first one includes warm-up)
 
 
@@ -89,7 +75,7 @@ def time_left_words(seconds: float) -> str:
 
 def counted_progress(progress: Callable | None, n_fits: int, clock: Callable[[], float] = time.monotonic):
     """A callback for a job of ``n_fits`` fits whose fractions count them (fit ``i`` ends at ``(i + 1) / n_fits``,
-    as :func:`fairdash.experiments.run_experiment` reports): each message gets the fit's number in front and,
+    as :func:`fairdash.work.experiments.run_experiment` reports): each message gets the fit's number in front and,
     once :data:`MIN_FITS_FOR_ESTIMATE` fits are done, the time left behind it, e.g. ``fit 3 of 10 · Training
     FairGP (seed 2) · about 4 min left``. ``clock``: seconds (the tests give their own)."""
     report = as_progress(progress)

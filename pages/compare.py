@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from fairdash import plots
+from fairdash.figures import plots
 from fairdash.app import compare, state, target_state, ui
-from fairdash.rates import evaluation_rates
-from fairdash.metrics import summarize
-from fairdash.plot_style import RUN
-from fairdash.runs import side_by_side
-from fairdash.target_spec import criterion_info
+from fairdash.analysis.rates import evaluation_rates
+from fairdash.evaluation.metrics import summarize
+from fairdash.figures.plot_style import RUN
+from fairdash.work.runs import side_by_side
+from fairdash.target.target_spec import criterion_info
 
 ss = st.session_state
 CHART = compare.CHART

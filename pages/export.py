@@ -1,4 +1,4 @@
-"""Export page: download a trained model (``fairdash.export``), the HTML report (``fairdash.report``),
+"""Export page: download a trained model (``fairdash.files.export``), the HTML report (``fairdash.report``),
 the results and the configuration of one run from the session's history. Everything describes the run
 itself (its own task, target and data name), whatever data is loaded now."""
 from __future__ import annotations
@@ -7,9 +7,10 @@ import json
 
 import streamlit as st
 
-from fairdash import export, report
+from fairdash import report
+from fairdash.files import export
 from fairdash.app import state, target_state, ui
-from fairdash.results_file import to_file
+from fairdash.files.results_file import to_file
 
 ss = st.session_state
 

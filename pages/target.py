@@ -3,7 +3,7 @@ legitimate factor (conditional parity), and live readouts of what the target imp
 split: base rates, t_s with a sentence each, transition probabilities and Theorem 2's ceiling.
 
 The slider, number box, presets and readouts live in one ``st.fragment``: a slider move reruns only
-them, and the work per move is one tiny table (``fairdash.rates.target_table``) and one figure."""
+them, and the work per move is one tiny table (``fairdash.analysis.rates.target_table``) and one figure."""
 from __future__ import annotations
 
 import time
@@ -13,7 +13,7 @@ import streamlit as st
 from fairdash import data
 from fairdash.app import state, target_state, ui, views
 from fairdash.errors import FairDashError
-from fairdash.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
+from fairdash.target.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
 
 ss = st.session_state
 PR_T_MIN, PR_T_MAX = target_state.PR_T_MIN, target_state.PR_T_MAX

@@ -11,12 +11,12 @@ import os
 import streamlit as st
 
 from fairdash.app import compare, jobs, state, target_state, ui, views
-from fairdash import runs
-from fairdash.decision import CHOOSABLE, RULES
+from fairdash.work import runs
+from fairdash.target.decision import CHOOSABLE, RULES
 from fairdash.errors import FairDashError
-from fairdash.target_spec import criterion_info
+from fairdash.target.target_spec import criterion_info
 from fairdash.models.registry import MODELS
-from fairdash.run_spec import RunSpec
+from fairdash.files.run_spec import RunSpec
 
 ss = st.session_state
 

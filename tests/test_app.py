@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from fairdash import cli, data
-from fairdash.target_spec import TargetSpec
+from fairdash.target.target_spec import TargetSpec
 import app_state
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -183,7 +183,7 @@ def test_slider_changes_readouts_to_what_fairdash_computes(app, capsys, pr_t):
 
 def test_target_page_says_what_a_model_that_does_not_see_s_can_do(app):
     """Issue 18, item 3: the features' AUC for s (the readout's s_predictability), in one sentence."""
-    from fairdash.separability import s_predictability
+    from fairdash.analysis.separability import s_predictability
 
     app.switch_page("pages/target.py").run()
     _ok(app)
@@ -414,7 +414,7 @@ def test_train_fair_lr_on_a_small_upload_then_compare_and_export(adult_1000_csv)
     at.switch_page("pages/compare.py").run()
     _ok(at)
     charts = at.get("plotly_chart")
-    from fairdash.plots import target_view_note
+    from fairdash.figures.plots import target_view_note
 
     assert len(charts) == 3 + (target_view_note(res) is None)  # the target view, for results with targets
     swept = sorted(res["target_rate"].dropna().unique())
@@ -428,7 +428,7 @@ def test_train_fair_lr_on_a_small_upload_then_compare_and_export(adult_1000_csv)
     labels = [d.proto.label for d in at.get("download_button")]
     assert "Download results (CSV)" in labels and "Download configuration (JSON)" in labels
     try:
-        import fairdash.export  # noqa: F401
+        import fairdash.files.export  # noqa: F401
     except ImportError:
         pass
     else:
@@ -436,7 +436,7 @@ def test_train_fair_lr_on_a_small_upload_then_compare_and_export(adult_1000_csv)
 
 
 def test_training_errors_are_messages_and_keep_the_session(monkeypatch, adult_1000_csv):
-    import fairdash.runs as runs
+    import fairdash.work.runs as runs
     from fairdash.errors import FairDashError
 
     def boom(*a, **k):
@@ -458,9 +458,9 @@ def test_training_errors_are_messages_and_keep_the_session(monkeypatch, adult_10
 # Compare: the target view and the moved-away sentence (issue 18, item 6), on a hand-made run
 # --------------------------------------------------------------------------------------------------
 def _hand_made_run(at, results, target_rate):
-    from fairdash.runs import Run
-    from fairdash.run_spec import RunSpec
-    from fairdash.target_spec import make_target_spec
+    from fairdash.work.runs import Run
+    from fairdash.files.run_spec import RunSpec
+    from fairdash.target.target_spec import make_target_spec
 
     task = app_state.get(at, "task")
     spec = RunSpec(data="adult", task=task.spec, target=make_target_spec("dp", target_rate), models=("fair-lr", "lr"),
@@ -508,7 +508,7 @@ def test_compare_shows_the_target_view_the_worst_gap_and_the_moved_away_sentence
 def test_compare_without_per_group_targets_says_why_in_one_line():
     from test_plots import _results
 
-    from fairdash.plots_target import NO_TARGET_COLUMNS
+    from fairdash.figures.plots_target import NO_TARGET_COLUMNS
 
     at = _new_app()
     results = _results(targets_=(0.2,), seeds=(0,))

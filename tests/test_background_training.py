@@ -13,7 +13,7 @@ import threading
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import fairdash.runs as ex
+import fairdash.work.runs as ex
 from fairdash.app import jobs
 from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
 import app_state

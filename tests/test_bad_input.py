@@ -18,7 +18,7 @@ import pytest
 
 from fairdash import data
 from fairdash.errors import FairDashError
-from fairdash.rates import rates_readout
+from fairdash.analysis.rates import rates_readout
 
 BAD = Path(__file__).resolve().parent / "data" / "bad"
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ from fairdash.errors import FairDashError
 from fairdash.models.baselines import SVM, AgarwalReduction, KamiranReweighing, kamiran_weights
 from fairdash.models.registry import MODELS, make_model
 from fairdash.models.state import load_state, model_from_state, save_state
-from fairdash.target_spec import make_target_spec
+from fairdash.target.target_spec import make_target_spec
 from fairdash.models.zafar import (
     ZafarAccuracy,
     ZafarEqOpp,

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairdash.blindness import LAND_TOLERANCE, add_price_columns, price_sentence, price_table
-from fairdash.experiments import run_experiment
-from fairdash.target_spec import make_target_spec
+from fairdash.evaluation.blindness import LAND_TOLERANCE, add_price_columns, price_sentence, price_table
+from fairdash.work.experiments import run_experiment
+from fairdash.target.target_spec import make_target_spec
 
 
 def _row(label, with_s, pr0, pr1, acc, seed=0, t=0.3):
@@ -68,7 +68,7 @@ def test_adult_sex_price_at_030_reports_both_accuracies(adult_task):
 
 
 def test_nothing_is_said_where_no_rule_of_either_side_landed():
-    from fairdash.blindness import price_sentences
+    from fairdash.evaluation.blindness import price_sentences
 
     res = pd.DataFrame([_row("W", True, 0.10, 0.30, 0.80), _row("B", False, 0.10, 0.30, 0.85)])
     assert price_sentences(res, "sex") == []

@@ -7,7 +7,7 @@ import pytest
 
 from fairdash import data
 from fairdash.cli import main
-from fairdash.rates import rates_readout
+from fairdash.analysis.rates import rates_readout
 
 ADULT_SEX = ["--data", "adult", "--s", "sex", "--s1", "Male", "--y", "salary", "--y1", ">50K"]
 
@@ -29,7 +29,7 @@ def test_rates_json_has_every_key_and_matches_the_library(capsys):
     assert set(got["transition"]["0"]) >= {"p_ybar1_given_y1", "p_ybar1_given_y0", "p_y1_given_ybar0", "p_y1_given_ybar1"}
     assert abs(got["base_rates"]["0"] - 0.1136) < 0.003 and abs(got["base_rates"]["1"] - 0.3125) < 0.003
     task = data.build_task(data.load_sample("adult"), data.TaskSpec("sex", "salary", ("Male",), (">50K",)))
-    from fairdash.proxies import task_leaks, task_proxies
+    from fairdash.analysis.proxies import task_leaks, task_proxies
 
     # the readout is the library's, plus the proxy and leak checks of the task (issue 12)
     assert got.pop("proxies") == task_proxies(task) and got.pop("leaks") == task_leaks(data.load_sample("adult"), task)

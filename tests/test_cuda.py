@@ -52,7 +52,7 @@ def test_cli_trains_on_the_gpu_and_the_file_predicts_on_a_machine_without_one(tm
 
 def test_experiment_on_the_gpu_in_parallel_records_the_device():
     from fairdash.data import paper_task
-    from fairdash.experiments import run_experiment
+    from fairdash.work.experiments import run_experiment
 
     table = run_experiment(paper_task("adult-sex"), ["fair-lr", "lr"], [None], [0, 1], device="cuda", n_jobs=2).results
     assert len(table) == 4
@@ -92,9 +92,9 @@ def test_a_dashboard_training_in_a_worker_process_runs_on_the_gpu():
     initialised in the worker, never in the fork server, and the fitted models come back to the server."""
     from fairdash.app import worker
     from fairdash.data import build_paper_task
-    from fairdash.fit_cache import FitCache
-    from fairdash.run_spec import RunSpec
-    from fairdash.target_spec import make_target_spec
+    from fairdash.work.fit_cache import FitCache
+    from fairdash.files.run_spec import RunSpec
+    from fairdash.target.target_spec import make_target_spec
 
     task = build_paper_task("adult-sex")
     spec = RunSpec(data="adult", task=task.spec, target=make_target_spec(target_rate=0.3),

@@ -8,7 +8,7 @@ import pytest
 
 from fairdash import data
 from fairdash.errors import FairDashError
-from fairdash.rates import rates_readout, training_rates
+from fairdash.analysis.rates import rates_readout, training_rates
 
 
 def test_samples_load_by_name(adult_table, compas_table):

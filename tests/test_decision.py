@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 
 from fairdash import data
 from fairdash.cli import main
-from fairdash.decision import FittedDecision, cut_for_rate, fit_decision, rule_info
+from fairdash.target.decision import FittedDecision, cut_for_rate, fit_decision, rule_info
 from fairdash.errors import FairDashError
-from fairdash.experiments import fit_model, run_experiment
-from fairdash.export import load_model, save_model
-from fairdash.gaps import group_gaps, moved_away_summary
-from fairdash.run_spec import RunSpec
-from fairdash.target_spec import TargetSpec, make_target_spec
+from fairdash.work.experiments import fit_model, run_experiment
+from fairdash.files.export import load_model, save_model
+from fairdash.evaluation.gaps import group_gaps, moved_away_summary
+from fairdash.files.run_spec import RunSpec
+from fairdash.target.target_spec import TargetSpec, make_target_spec
 
 COMPAS_RACE = ["--data", "compas", "--s", "race", "--s1", "Caucasian", "--y", "two-year-recid", "--y1", "1"]
 
@@ -248,7 +248,7 @@ def test_threshold_optimizer_reaches_parity_on_adult_and_matches_fairlearn(adult
 # --------------------------------------------------------------------------------------------------
 def test_conditional_own_average_ceiling_uses_the_trained_targets(compas_task):
     from fairdash.data import split_arrays
-    from fairdash.targets import accuracy_ceiling
+    from fairdash.target.targets import accuracy_ceiling
 
     task = data.build_task(data.load_sample("compas"), data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",),
                                                                      strata_column="sex"))
@@ -270,7 +270,7 @@ def test_conditional_own_average_ceiling_uses_the_trained_targets(compas_task):
 
 
 def test_a_model_that_is_too_good_is_flagged(tmp_path, capsys):
-    from fairdash.metrics import result_notes
+    from fairdash.evaluation.metrics import result_notes
 
     rng = np.random.default_rng(0)
     n = 1500
@@ -284,8 +284,8 @@ def test_a_model_that_is_too_good_is_flagged(tmp_path, capsys):
 
 
 def test_the_results_file_says_where_each_column_was_measured_and_older_files_still_read(compas_task, tmp_path):
-    from fairdash.export import results_csv
-    from fairdash.results_file import RESULTS_FORMAT, from_file, to_file
+    from fairdash.files.export import results_csv
+    from fairdash.files.results_file import RESULTS_FORMAT, from_file, to_file
 
     dp = run_experiment(compas_task, ["fair-lr", "lr"], target=make_target_spec("dp", 0.401)).results
     eo = run_experiment(compas_task, ["lr"], target=make_target_spec("eo", 0.5)).results
@@ -311,7 +311,7 @@ def test_the_results_file_says_where_each_column_was_measured_and_older_files_st
 
 
 def test_the_report_says_what_a_model_blind_to_s_can_do(compas_task):
-    from fairdash.rates import rates_readout
+    from fairdash.analysis.rates import rates_readout
     from fairdash.report import build_report
     from fairdash.report.content import describe_task
 
@@ -325,7 +325,7 @@ def test_the_report_says_what_a_model_blind_to_s_can_do(compas_task):
 
 def test_one_class_for_everyone_has_no_ratio_and_the_note_says_who_gets_what():
     """Issue 19, item 4: one rule for models that give one class to everyone or to a whole group."""
-    from fairdash.metrics import group_metrics, one_class_note, result_notes, summarize
+    from fairdash.evaluation.metrics import group_metrics, one_class_note, result_notes, summarize
 
     y = np.array([0, 1, 0, 1, 0, 1])
     s = np.array([0, 0, 0, 1, 1, 1])

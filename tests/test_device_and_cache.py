@@ -1,5 +1,5 @@
 """Device choice and seeding (fairdash/device.py), progress (fairdash/progress.py) and the fit cache
-(fairdash/fit_cache.py)."""
+(fairdash/work/fit_cache.py)."""
 import json
 import random
 
@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from fairdash import device as D
-from fairdash import fit_cache as C
+from fairdash.work import fit_cache as C
 from fairdash import progress as P
 from fairdash.errors import FairDashError
 from fairdash.models.fair_lr import FairLR, LR

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fairdash import data, targets as T
-from fairdash.decision import fit_decision
-from fairdash.experiments import run_experiment
-from fairdash.target_spec import make_target_spec
+from fairdash import data
+from fairdash.target import targets as T
+from fairdash.target.decision import fit_decision
+from fairdash.work.experiments import run_experiment
+from fairdash.target.target_spec import make_target_spec
 
 
 def test_one_pr_t_gives_every_group_the_same_tpr_target():

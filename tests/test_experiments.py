@@ -3,9 +3,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairdash.fit_cache import FitCache
-from fairdash.experiments import RESULT_COLUMNS, fit_model, run_experiment
-from fairdash.target_spec import make_target_spec
+from fairdash.work.fit_cache import FitCache
+from fairdash.work.experiments import RESULT_COLUMNS, fit_model, run_experiment
+from fairdash.target.target_spec import make_target_spec
 
 
 def test_tidy_table_has_one_row_per_model_target_seed(compas_task, tmp_path):
@@ -60,11 +60,11 @@ def test_code_version_is_per_model_so_a_change_retrains_only_that_model(tmp_path
 
     import hashlib
 
-    from fairdash import fit_cache
+    from fairdash.work import fit_cache
     from fairdash.models.registry import MODELS
 
     pkg = tmp_path / "fairdash"
-    shutil.copytree(fit_cache.Path(fit_cache.__file__).parent, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(fit_cache.Path(fit_cache.__file__).parent.parent, pkg, ignore=shutil.ignore_patterns("__pycache__"))
     root = pkg.resolve()
 
     def version(module):
@@ -97,7 +97,7 @@ def test_progress_moves_within_each_fit_and_ends_at_one(compas_task):
 
 
 def test_a_repeated_request_skips_the_fit_and_the_scoring(compas_task, tmp_path, monkeypatch):
-    import fairdash.experiments as E
+    import fairdash.work.experiments as E
 
     first = fit_model(compas_task, "fair-lr", target=make_target_spec("dp", 0.45), cache=FitCache(tmp_path))
     calls = []

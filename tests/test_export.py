@@ -22,11 +22,11 @@ import pytest
 
 import fairdash
 from fairdash import FairDashError, data
-from fairdash.experiments import fit_model
-from fairdash.export import (ARRAYS, FORMAT_VERSION, MANIFEST, META, PlainPreprocessor, load_model, model_bytes,
+from fairdash.work.experiments import fit_model
+from fairdash.files.export import (ARRAYS, FORMAT_VERSION, MANIFEST, META, PlainPreprocessor, load_model, model_bytes,
                              results_csv, save_model)
 from fairdash.models.registry import MODELS
-from fairdash.target_spec import make_target_spec
+from fairdash.target.target_spec import make_target_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -95,7 +95,7 @@ def exported(compas_600, tmp_path_factory):
         import os, sys, json
         os.environ["CUDA_VISIBLE_DEVICES"] = ""
         import numpy as np, pandas as pd
-        import fairdash.export as ex
+        import fairdash.files.export as ex
         from fairdash.models.registry import MODELS
         import pickle, builtins
         def _refuse(*a, **k):
@@ -381,7 +381,7 @@ def test_loader_source_never_unpickles():
     """export.py imports nothing that can unpickle and calls no eval/exec/np.load/torch.load."""
     import ast
 
-    tree = ast.parse((ROOT / "fairdash" / "export.py").read_text())
+    tree = ast.parse((ROOT / "fairdash" / "files" / "export.py").read_text())
     banned_modules = {"pickle", "cPickle", "dill", "cloudpickle", "joblib", "marshal", "shelve", "torch", "skops"}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

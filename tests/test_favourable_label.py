@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fairdash import data, targets
+from fairdash import data
+from fairdash.target import targets
 from fairdash.cli import main
 from fairdash.data.meaning import (ASSUMED, READ, SAID, disadvantaged_sentence, favourable_from_meaning,
                                    label_favourable, parse_positive_is)
@@ -60,7 +61,7 @@ def test_the_bundled_samples_and_the_papers_set_ups_carry_the_answer():
 
 
 def test_old_model_files_load_and_read_the_answer_from_their_meaning():
-    from fairdash.export import load_model
+    from fairdash.files.export import load_model
 
     for path in sorted(MODEL_FILES.glob("*.fairdash")):
         model = load_model(path)
@@ -70,9 +71,9 @@ def test_old_model_files_load_and_read_the_answer_from_their_meaning():
 
 
 def test_a_model_file_keeps_the_answer(tmp_path):
-    from fairdash.experiments import fit_model
-    from fairdash.export import load_model, save_model
-    from fairdash.target_spec import make_target_spec
+    from fairdash.work.experiments import fit_model
+    from fairdash.files.export import load_model, save_model
+    from fairdash.target.target_spec import make_target_spec
 
     task = data.build_task(data.load_sample("compas").head(600),
                            data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",), positive_favourable=False))
@@ -140,8 +141,8 @@ def test_a_bad_positive_is_is_one_line(capsys):
 
 
 def test_the_configuration_command_line_carries_the_answer():
-    from fairdash.run_spec import RunSpec
-    from fairdash.target_spec import make_target_spec
+    from fairdash.files.run_spec import RunSpec
+    from fairdash.target.target_spec import make_target_spec
 
     spec = data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",), positive_favourable=False,
                          positive_meaning="rearrested")
@@ -189,8 +190,8 @@ def test_the_data_page_asks_and_the_words_follow():
 # Other words that said something false (issue 27)
 # --------------------------------------------------------------------------------------------------
 def test_the_worst_conditional_cell_is_named_by_its_strata_value():
-    from fairdash.experiments import fit_model
-    from fairdash.target_spec import make_target_spec
+    from fairdash.work.experiments import fit_model
+    from fairdash.target.target_spec import make_target_spec
 
     task = data.build_task(data.load_sample("compas"), data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",),
                                                                      strata_column="sex"))
@@ -202,9 +203,9 @@ def test_the_worst_conditional_cell_is_named_by_its_strata_value():
 
 def test_target_gap_is_the_mean_gap_of_the_criterions_rate():
     """Under equality of opportunity ``target_gap`` is the mean |TPR gap|, as the docstring now says."""
-    import fairdash.experiments as experiments
-    from fairdash.experiments import fit_model
-    from fairdash.target_spec import make_target_spec
+    import fairdash.work.experiments as experiments
+    from fairdash.work.experiments import fit_model
+    from fairdash.target.target_spec import make_target_spec
 
     task = data.paper_task("compas-race")
     m = fit_model(task, "lr", target=make_target_spec("eo", 0.401, decision="group-rates")).metrics

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fairdash import fit_cache as C
+from fairdash.work import fit_cache as C
 from fairdash.models.fair_lr import LR, FairLR
 
 MESSAGE = r"The fit cache could not write to .+ \(No space left on device\): fits are kept in memory only until it can\."
@@ -137,9 +137,9 @@ def test_code_versions_are_computed_safely_by_threads_at_once():
     gets the same answer, and none fails."""
     import threading
 
-    from fairdash import fit_cache
+    from fairdash.work import fit_cache
 
-    want = fit_cache.source_version("experiments.py")
+    want = fit_cache.source_version("work/experiments.py")
     results, errors = [], []
 
     def work():
@@ -147,7 +147,7 @@ def test_code_versions_are_computed_safely_by_threads_at_once():
             for _ in range(5):
                 fit_cache.source_version.cache_clear()
                 fit_cache.code_version.cache_clear()
-                results.append((fit_cache.source_version("experiments.py"), fit_cache.code_version()))
+                results.append((fit_cache.source_version("work/experiments.py"), fit_cache.code_version()))
         except Exception as e:  # noqa: BLE001 - collected and asserted below
             errors.append(repr(e))
 

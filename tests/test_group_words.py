@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from fairdash import targets
-from fairdash.rates import decisions_words, describe_t
+from fairdash.target import targets
+from fairdash.analysis.rates import decisions_words, describe_t
 from test_app import _always_run_the_frame, _cpu, _new_app, _ok, _sidebar  # noqa: F401 (autouse fixtures)
 
 rate = st.floats(0.01, 0.99)

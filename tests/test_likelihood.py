@@ -5,10 +5,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairdash import targets as T
+from fairdash.target import targets as T
 from fairdash.errors import FairDashError
 from fairdash.models import likelihood as L
-from fairdash.target_spec import make_target_spec
+from fairdash.target.target_spec import make_target_spec
 
 
 def _bernoulli(logit, y):

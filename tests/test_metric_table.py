@@ -1,4 +1,4 @@
-"""Issue 28, item 1: one table of metrics (fairdash.metric_table). Every column the table lists is produced by
+"""Issue 28, item 1: one table of metrics (fairdash.evaluation.metric_table). Every column the table lists is produced by
 some run, every column a run produces is listed, the results file and ``train --json`` name a figure alike, and
 the evaluation, the results file and the tables read their names from the table."""
 import numpy as np
@@ -6,11 +6,11 @@ import pandas as pd
 import pytest
 
 from fairdash import data
-from fairdash.experiments import RESULT_COLUMNS, run_experiment
-from fairdash.metric_table import EVAL, METRICS, POP, columns, is_listed, lead_columns, metric_of, summarized_columns
-from fairdash.metrics import flag_below_majority, summarize
-from fairdash.results_file import from_file, row_to_file, to_file
-from fairdash.target_spec import make_target_spec
+from fairdash.work.experiments import RESULT_COLUMNS, run_experiment
+from fairdash.evaluation.metric_table import EVAL, METRICS, POP, columns, is_listed, lead_columns, metric_of, summarized_columns
+from fairdash.evaluation.metrics import flag_below_majority, summarize
+from fairdash.files.results_file import from_file, row_to_file, to_file
+from fairdash.target.target_spec import make_target_spec
 
 
 @pytest.fixture(scope="module")

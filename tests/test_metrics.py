@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairdash.metrics import format_mean_std, group_metrics, min_over_max, summarize
+from fairdash.evaluation.metrics import format_mean_std, group_metrics, min_over_max, summarize
 
 
 def test_group_metrics_by_hand():

@@ -13,7 +13,7 @@ from fairdash.data import paper_arrays
 from fairdash.models.fair_gp import GP, FairGP
 from fairdash.models.fair_lr import LR, FairLR
 from fairdash.models.state import load_state, model_from_state
-from fairdash.target_spec import make_target_spec
+from fairdash.target.target_spec import make_target_spec
 
 DATA = Path(__file__).parent / "data"
 GOLDEN = np.load(DATA / "golden_predictions.npz")

@@ -14,7 +14,7 @@ from fairdash.models.fair_gp import GP, FairGP
 from fairdash.models.fair_lr import LR, FairLR
 from fairdash.models.likelihood import target_params_from_state
 from fairdash.models.registry import MODELS, make_model
-from fairdash.target_spec import make_target_spec
+from fairdash.target.target_spec import make_target_spec
 
 
 def synthetic(n=400, seed=0):
@@ -102,7 +102,7 @@ def test_a_fit_leaves_the_global_random_state_alone():
 
 def test_importing_fairdash_installs_no_warnings_filter():
     code = ("import warnings, numpy, scipy.special, torch, sklearn, gpytorch; before = list(warnings.filters); "
-            "import fairdash.device, fairdash.fit_cache, fairdash.progress, fairdash.models.fair_lr, fairdash.models.fair_gp; "
+            "import fairdash.device, fairdash.work.fit_cache, fairdash.progress, fairdash.models.fair_lr, fairdash.models.fair_gp; "
             "assert warnings.filters == before, [f for f in warnings.filters if f not in before]")
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fairdash.experiments import run_experiment
-from fairdash.gaps import ceiling_table, ceiling_verdict, mark_moves, moved_away_summary
-from fairdash.target_spec import make_target_spec
+from fairdash.work.experiments import run_experiment
+from fairdash.evaluation.gaps import ceiling_table, ceiling_verdict, mark_moves, moved_away_summary
+from fairdash.target.target_spec import make_target_spec
 
 
 def _rows(fair_rates, plain_rates, target=0.5, model="fair-lr", label="FairLR"):

@@ -1,4 +1,4 @@
-"""Figure builders in fairdash.plots: pure functions from results/rates to Plotly figures."""
+"""Figure builders in fairdash.figures.plots: pure functions from results/rates to Plotly figures."""
 import re
 import subprocess
 import sys
@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairdash import plot_style, plots, plots_target, targets
-from fairdash.metrics import summarize
+from fairdash.figures import plot_style, plots, plots_target
+from fairdash.target import targets
+from fairdash.evaluation.metrics import summarize
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -187,7 +188,7 @@ def test_results_table_formats_mean_and_std():
 
 
 def test_plots_does_not_import_streamlit():
-    code = "import sys, fairdash.plots; print('streamlit' in sys.modules)"
+    code = "import sys, fairdash.figures.plots; print('streamlit' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -253,7 +254,7 @@ def test_accuracy_fairness_reference_ceiling_is_drawn_dotted():
 def test_rate_scatter_keeps_the_target_markers_in_view():
     import pandas as pd
 
-    from fairdash import plots
+    from fairdash.figures import plots
 
     res = pd.DataFrame({"model": ["fair-lr"] * 2, "label": ["FairLR"] * 2, "target_rate": [0.305, 0.305],
                         "seed": [0, 1], "pr_0": [0.15, 0.16], "pr_1": [0.16, 0.17], "tpr_0": [0.7, 0.7],
@@ -477,7 +478,7 @@ def test_results_rows_with_a_mean_column_of_their_own_are_still_summarised():
 
 
 def test_moved_away_sentences_are_collected_once_each():
-    from fairdash.gaps import moved_away_summary
+    from fairdash.evaluation.gaps import moved_away_summary
 
     s = "FairLR moved Caucasian away from its target: 0.181 on the population against plain LR's 0.238, target 0.401."
     res = target_results(seeds=(0, 1), moved_away=s)

@@ -19,7 +19,7 @@ def _figure_titles(at) -> list[str]:
 
 def _target_views(results) -> int:
     """1 where Compare draws the target view (results with per-group targets), else 0."""
-    from fairdash.plots import target_view_note
+    from fairdash.figures.plots import target_view_note
 
     return int(target_view_note(results) is None)
 

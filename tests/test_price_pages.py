@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from fairdash import cli
-from fairdash.blindness import has_both_sides
+from fairdash.evaluation.blindness import has_both_sides
 
 COMPAS = ["--data", "compas", "--s", "race", "--s1", "Caucasian", "--y", "two-year-recid", "--y1", "1"]
 
@@ -56,8 +56,8 @@ def test_train_json_carries_the_price(tmp_path, capsys):
 def test_compare_shows_the_price_sentence_and_the_frontier(sweep, monkeypatch):
     from test_app import _hand_made_run, _new_app
 
-    from fairdash.experiments import run_experiment
-    from fairdash.target_spec import make_target_spec
+    from fairdash.work.experiments import run_experiment
+    from fairdash.target.target_spec import make_target_spec
     import app_state
 
     monkeypatch.setenv("FAIRDASH_DEVICE", "cpu")
@@ -73,7 +73,7 @@ def test_compare_shows_the_price_sentence_and_the_frontier(sweep, monkeypatch):
 
 
 def test_the_sweeps_configuration_keeps_every_rule(sweep):
-    from fairdash.run_spec import RunSpec
+    from fairdash.files.run_spec import RunSpec
 
     config = json.loads(open(str(sweep) + ".json").read())
     assert config["decisions"] == ["threshold", "group-rates"]

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from fairdash import data
-from fairdash.fit_cache import default_cache_dir
+from fairdash.work.fit_cache import default_cache_dir
 from test_app import _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
 import app_state
 

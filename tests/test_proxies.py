@@ -1,4 +1,4 @@
-"""Proxies, leaks and the guess at s and y (fairdash.proxies), on tables with known proxies and leaks
+"""Proxies, leaks and the guess at s and y (fairdash.analysis.proxies), on tables with known proxies and leaks
 and on the bundled samples."""
 import numpy as np
 import pandas as pd
@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from sklearn.metrics import roc_auc_score
 
-from fairdash import data, feature_auc, proxies
+from fairdash import data
+from fairdash.analysis import feature_auc, proxies
 from fairdash.errors import FairDashError
 
 
@@ -357,7 +358,7 @@ def test_three_columns_that_together_give_s_away_are_named():
     assert max(proxies.feature_scores(task.X, task.s).values()) < 0.85
     leaks = proxies.task_leaks(df, task)
     assert {r["column"] for r in leaks} == {"a", "b", "c"} and {r["of"] for r in leaks} == {"s"}
-    from fairdash import separability
+    from fairdash.analysis import separability
 
     assert separability.s_predictability(task) >= 0.99
     assert separability.separability(task, "y") < 0.6  # y is noise
@@ -369,7 +370,7 @@ def test_three_columns_that_together_give_s_away_are_named():
     ("compas", data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",)), 0.65),
 ])
 def test_s_predictability_on_the_samples(setup, spec, expected):
-    from fairdash import separability
+    from fairdash.analysis import separability
 
     task = data.build_task(data.load_sample(setup), spec)
     got = separability.s_predictability(task)
@@ -382,7 +383,7 @@ def test_s_predictability_on_the_samples(setup, spec, expected):
 def test_s_predictability_reads_the_whole_training_split(adult_task):
     """Issue 27, item 4: on a 10,000-row subset it was 0.029 low on Adult with race's 5 groups (0.7387
     against 0.7673 on all 36,177 training rows); it now reads every training row."""
-    from fairdash import separability
+    from fairdash.analysis import separability
 
     blind = [c for c in adult_task.features if c != "sex"]
     assert len(data.split_task(adult_task, seed=0).train) > separability.MAX_ROWS
@@ -391,7 +392,7 @@ def test_s_predictability_reads_the_whole_training_split(adult_task):
 
 
 def test_s_predictability_with_more_groups_is_the_one_vs_rest_average():
-    from fairdash import separability
+    from fairdash.analysis import separability
 
     rng = np.random.default_rng(12)
     n = 3000

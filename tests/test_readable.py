@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 import app_state
-from fairdash import plot_style, plots
-from fairdash.metrics import summarize
+from fairdash.figures import plot_style, plots
+from fairdash.evaluation.metrics import summarize
 from fairdash import progress
 from readable_cases import GROUP_NAMES, three_runs
 from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _ok  # noqa: F401 (autouse fixtures)
@@ -210,7 +210,7 @@ def test_a_training_of_ten_fits_says_which_fit_and_the_time_left():
 
 
 def test_a_training_of_several_fits_reports_which_fit_it_is_on(compas_task):
-    from fairdash.experiments import run_experiment
+    from fairdash.work.experiments import run_experiment
 
     seen = []
     run_experiment(compas_task, ["lr"], [None], [0, 1, 2], progress=lambda f, m="": seen.append(m))
@@ -269,9 +269,9 @@ def _thin_task():
 
 
 def _with_run(at, task, results, page: str):
-    from fairdash.run_spec import RunSpec
-    from fairdash.runs import Run
-    from fairdash.target_spec import make_target_spec
+    from fairdash.files.run_spec import RunSpec
+    from fairdash.work.runs import Run
+    from fairdash.target.target_spec import make_target_spec
 
     spec = RunSpec(data="upload", task=task.spec, target=make_target_spec("dp", 0.3), models=("fair-lr", "lr"),
                    target_rates=(0.3,), seeds=(0, 1, 2), group_names=task.group_names)
@@ -298,7 +298,7 @@ def _results_for(task) -> pd.DataFrame:
 
 @pytest.mark.parametrize("page", ["pages/train.py", "pages/compare.py"])
 def test_thin_groups_are_named_where_results_are_shown(page):
-    from fairdash.thin import thin_notes
+    from fairdash.evaluation.thin import thin_notes
     from fairdash.data import split_arrays
 
     task = _thin_task()

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from fairdash import FairDashError, data
-from fairdash.experiments import run_experiment
-from fairdash.rates import rates_readout
+from fairdash.work.experiments import run_experiment
+from fairdash.analysis.rates import rates_readout
 from fairdash.report import build_report, build_report_from_sweep, describe_task, eval_rates_for, figure_html
 import app_state
 
@@ -71,7 +71,7 @@ def test_everything_from_the_data_is_escaped(evil):
     n_figures = html.count("Plotly.newPlot(")
     # rates and accuracy (and the target view, for results with per-group targets) on the population and
     # on the balanced test set, and the ceiling
-    from fairdash.plots import target_view_note
+    from fairdash.figures.plots import target_view_note
 
     assert n_figures == 5 + 2 * (target_view_note(results) is None)
     assert sum(1 for t, _ in p.tags if t == "script") == 1 + n_figures  # plotly.js once, one per figure
@@ -140,7 +140,7 @@ def test_build_report_from_sweep_config(tmp_path):
     task = data.paper_task("compas-sex")
     results = run_experiment(task, ["fair-lr", "lr"], [0.4], seeds=[0], device="cpu").results
     path = tmp_path / "r.csv"
-    from fairdash.export import results_csv
+    from fairdash.files.export import results_csv
 
     path.write_text(results_csv(results))
     config = {"task": task.spec.to_dict(), "data": "compas", "paper": "compas-sex", "criterion": "eo",
@@ -238,10 +238,10 @@ def test_a_report_of_several_runs_prices_deciding_without_s_and_refuses_two_task
     from types import SimpleNamespace
 
     from fairdash.errors import FairDashError
-    from fairdash.experiments import run_experiment
+    from fairdash.work.experiments import run_experiment
     from fairdash.report import report_for_runs
-    from fairdash.run_spec import RunSpec
-    from fairdash.target_spec import make_target_spec
+    from fairdash.files.run_spec import RunSpec
+    from fairdash.target.target_spec import make_target_spec
 
     def run(task, model, decision, data_name):
         target = make_target_spec("dp", 0.30, decision=decision)

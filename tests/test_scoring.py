@@ -1,5 +1,5 @@
 """Issue 27, item 1: the scoring contract. A table is compared with the training table column by column
-before it is scored (fairdash/scoring.py): every difference that could change a decision is refused in one
+before it is scored (fairdash/files/scoring.py): every difference that could change a decision is refused in one
 line (naming the column, the value, how many rows) or scored with one warning line saying the same. Model
 files written by earlier FairDash versions score as that version did, or are refused saying which version
 wrote them and what to do."""
@@ -16,10 +16,10 @@ import pytest
 
 from fairdash import data
 from fairdash.errors import FairDashError
-from fairdash.experiments import fit_model
-from fairdash.export import load_model, model_bytes
-from fairdash.scoring import ScoringWarning
-from fairdash.target_spec import make_target_spec
+from fairdash.work.experiments import fit_model
+from fairdash.files.export import load_model, model_bytes
+from fairdash.files.scoring import ScoringWarning
+from fairdash.target.target_spec import make_target_spec
 
 FILES = Path(__file__).parent / "data" / "model_files"
 TRAIN, SCORE = slice(0, 2000), slice(2000, 2300)
@@ -154,7 +154,7 @@ def test_the_model_file_keeps_the_training_record(models):
 
 def test_the_command_line_refuses_in_one_line_and_warns_once(models, compas_2000_300, tmp_path, capsys):
     from fairdash.cli import main
-    from fairdash.export import save_model
+    from fairdash.files.export import save_model
 
     model = save_model(models["lr"], tmp_path / "m.fairdash")
     table = compas_2000_300[1].copy()

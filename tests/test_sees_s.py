@@ -7,7 +7,7 @@ import numpy as np
 
 from fairdash import data
 from fairdash.cli import main
-from fairdash.experiments import run_experiment
+from fairdash.work.experiments import run_experiment
 from fairdash.models.baselines import AgarwalReduction
 from fairdash.models.fair_lr import FairLR
 
@@ -31,7 +31,7 @@ def test_the_command_line_flag(capsys, tmp_path):
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["model"] == "fair-lr"
-    from fairdash.export import load_model
+    from fairdash.files.export import load_model
 
     model = load_model(tmp_path / "m.fairdash")
     assert "race" in model.feature_columns  # it needs s to predict, and says so through its columns

@@ -164,40 +164,92 @@ def test_only_the_app_package_imports_streamlit():
     assert not found, found
 
 
-# Issue 21: the layout shows the architecture and no arrow runs back up. Leaves import nothing of FairDash
-# but its error type; the library never imports its two front ends (the Streamlit glue in ``app``, the
-# command line in ``cli``), nor they each other; the models never reach up to what trains, caches,
-# exports or reports them; the report is fed runs and never trains.
-LEAVES = {"fairdash.errors", "fairdash._version", "fairdash.jsonable", "fairdash.device", "fairdash.progress",
-          "fairdash.events"}
-UPWARD = {
-    "fairdash.models": ("fairdash.experiments", "fairdash.runs", "fairdash.fit_cache", "fairdash.export",
-                        "fairdash.report", "fairdash.plots", "fairdash.app", "fairdash.cli"),
-    "fairdash.report": ("fairdash.experiments", "fairdash.runs", "fairdash.fit_cache", "fairdash.app",
-                        "fairdash.cli"),
-    "fairdash.app": ("fairdash.cli",),
-    "fairdash.cli": ("fairdash.app",),
-}
+# Issue 21, issue 28 item 6: the layout shows the architecture and no arrow runs back up. Every module sits on a
+# floor (a subpackage of fairdash is one floor's room, a leaf directly under fairdash/ is a room of its own); a
+# module imports its own room or a room on a lower floor, never a room beside it or above it. So the leaves
+# import nothing of FairDash but its error type; the models never reach up to what evaluates, trains, caches,
+# exports or reports them; the report is fed runs and results files and never trains (``work``); the two front
+# ends (the Streamlit glue in ``app``, the command line in ``cli``) never import each other.
+FLOORS = [
+    ("fairdash.errors",),
+    ("fairdash._version", "fairdash.jsonable", "fairdash.device", "fairdash.progress", "fairdash.events"),  # leaves
+    ("fairdash.target",),                       # the target maths: targets, criteria, decision rules, TargetSpec
+    ("fairdash.data",),                         # tables, tasks, splits
+    ("fairdash.analysis", "fairdash.models"),   # what the data says before training; the estimators
+    ("fairdash.evaluation",),                   # metrics, gaps, the price of blindness, thin groups
+    ("fairdash.figures", "fairdash.files"),     # Plotly figures; the configuration, results and model files
+    ("fairdash.work", "fairdash.report"),       # fitting, the fit cache, runs; the HTML report
+    ("fairdash.app", "fairdash.cli"),           # the front ends
+    ("fairdash.__main__", "fairdash"),          # python -m fairdash; the package's lazy load_model
+]
+LEAVES = set(FLOORS[1])
+
+
+def _room(module: str) -> tuple[int, str]:
+    """``(floor, room)`` of a module: the longest room name that holds it."""
+    rooms = [(f, r) for f, names in enumerate(FLOORS) for r in names if _within(module, r)]
+    return max(rooms, key=lambda fr: len(fr[1]))
 
 
 def _within(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
 
 
+def test_every_module_has_a_floor_and_the_flat_ones_are_leaves():
+    """Issue 28, item 6: a module directly under ``fairdash/`` is a leaf (or the package's own entry points);
+    everything else lives in the subpackage of its responsibility."""
+    graph = _graph()
+    for m in graph:
+        _room(m)  # raises on a module no floor names
+    flat = {m for m in graph if m.count(".") == 1 and not (PKG / m.split(".")[1]).is_dir()}
+    assert flat <= LEAVES | {"fairdash.errors", "fairdash.__main__"}, sorted(flat - LEAVES)
+    rooms = {r for names in FLOORS for r in names}
+    assert {f"fairdash.{p.name}" for p in PKG.iterdir() if (p / "__init__.py").exists()} <= rooms
+
+
 def test_layers_have_no_arrow_back_up():
     graph = _graph()
     bad = []
     for m, deps in graph.items():
-        if m in LEAVES:
-            bad += [f"{m} (a leaf) imports {d}" for d in deps if d != "fairdash.errors"]
-        front_end = _within(m, "fairdash.app") or _within(m, "fairdash.cli") or m == "fairdash.__main__"
-        if not front_end:
-            bad += [f"{m} imports the front end {d}" for d in deps
-                    if _within(d, "fairdash.app") or _within(d, "fairdash.cli")]
-        for pkg, above in UPWARD.items():
-            if _within(m, pkg):
-                bad += [f"{m} imports {d}, above it" for d in deps if any(_within(d, a) for a in above)]
+        floor, room = _room(m)
+        for d in deps:
+            d_floor, d_room = _room(d)
+            if d_room != room and d_floor >= floor:
+                where = "above it" if d_floor > floor else "beside it"
+                bad.append(f"{m} (floor {floor}) imports {d} (floor {d_floor}), {where}")
     assert not bad, bad
+
+
+def _local_imports(path: Path) -> list[tuple[int, str]]:
+    """FairDash's own imports inside functions: ``(line, the statement's first line)``."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    found = []
+    for f in ast.walk(ast.parse(text)):
+        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(f):
+                own = (isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("fairdash"))
+                       or isinstance(node, ast.Import) and any(a.name.startswith("fairdash") for a in node.names))
+                if own:
+                    found.append((node.lineno, lines[node.lineno - 1]))
+    return sorted(set(found))
+
+
+def test_every_function_local_import_says_why():
+    """Issue 28, item 6: FairDash's own modules are imported at the top; an import inside a function breaks a
+    real import cycle or defers a heavy import (torch, plotly, pandas...), and says so on its line
+    (``# lazy: heavy, defers torch``)."""
+    found = [f"{p.relative_to(ROOT)}:{i}: {line.strip()}"
+             for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
+             for i, line in _local_imports(p) if not re.search(r"#\s*lazy:\s*\S", line)]
+    assert not found, found
+
+
+def test_the_local_import_check_sees_what_it_should(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("from .a import b\n\ndef f():\n    from .c import d\n    from ..e import g  # lazy: heavy, torch\n"
+                      "    import numpy\n")
+    assert [i for i, _ in _local_imports(sample)] == [4, 5]
 
 
 def test_no_criterion_string_branch_outside_the_criterion_module():
@@ -206,7 +258,7 @@ def test_no_criterion_string_branch_outside_the_criterion_module():
     branch = re.compile(r"criterion\w*\s*(==|!=)\s*[\"'](dp|eo)[\"']")
     found = []
     for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]:
-        if p == PKG / "criteria.py":
+        if p == PKG / "target" / "criteria.py":
             continue
         for i, line in enumerate(p.read_text().splitlines(), 1):
             if branch.search(line.split("#", 1)[0]):
@@ -227,20 +279,20 @@ def _rate_comparisons(path: Path) -> list[str]:
 
 def test_no_rate_branch_outside_the_criterion_module():
     """Issue 28, item 2: a criterion carries its rate's behaviour (which rows its rate is measured on, its
-    fairlearn constraints, its words: ``fairdash.criteria.Criterion``); no other module compares a rate's name
+    fairlearn constraints, its words: ``fairdash.target.criteria.Criterion``); no other module compares a rate's name
     with 'pr' or 'tpr'."""
     found = [hit for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
-             if p != PKG / "criteria.py" for hit in _rate_comparisons(p)]
+             if p != PKG / "target" / "criteria.py" for hit in _rate_comparisons(p)]
     assert not found, found
-    assert _rate_comparisons(PKG / "criteria.py"), "the check no longer sees the criterion module's own branches"
+    assert _rate_comparisons(PKG / "target" / "criteria.py"), "the check no longer sees the criterion module's own branches"
 
 
 def test_each_criterion_and_rule_fact_has_one_home():
     """Issue 28, item 2: the dp/eo -> fairlearn constraint map, "group-rates cannot be combined with strata" and
     the probe of whether a model needs s to predict are written once (``criteria.py``, ``decision.py``)."""
-    homes = {"DemographicParity": "fairdash/criteria.py", "demographic_parity": "fairdash/criteria.py",
-             "decision rule cannot be combined with a legitimate factor": "fairdash/decision.py",
-             "needs_s_to_predict": "fairdash/decision.py"}  # the one probe: decision.predicts_with_s
+    homes = {"DemographicParity": "fairdash/target/criteria.py", "demographic_parity": "fairdash/target/criteria.py",
+             "decision rule cannot be combined with a legitimate factor": "fairdash/target/decision.py",
+             "needs_s_to_predict": "fairdash/target/decision.py"}  # the one probe: decision.predicts_with_s
     for text, home in homes.items():
         where = [str(p.relative_to(ROOT)) for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py")]
                  if any(text in c for c in _code_strings(p))]
@@ -305,5 +357,5 @@ def test_a_run_label_is_data_never_parsed_back():
     style module reads no text with a regular expression."""
     where = [str(p.relative_to(ROOT)) for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
              if any("· run" in c or "run (" in c for c in _code_strings(p))]
-    assert where == ["fairdash/runs.py"], where
-    assert not re.search(r"^\s*import re\b", (PKG / "plot_style.py").read_text(), re.MULTILINE)
+    assert where == ["fairdash/work/runs.py"], where
+    assert not re.search(r"^\s*import re\b", (PKG / "figures" / "plot_style.py").read_text(), re.MULTILINE)

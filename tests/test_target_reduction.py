@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 from fairdash.errors import FairDashError
-from fairdash.experiments import fit_model, run_experiment
+from fairdash.work.experiments import fit_model, run_experiment
 from fairdash.models.registry import make_model, model_info
 from fairdash.models.target_reduction import TargetRateMoment, TargetReduction
-from fairdash.target_spec import make_target_spec
+from fairdash.target.target_spec import make_target_spec
 
 
 def _toy(n=400, seed=0):
@@ -108,7 +108,7 @@ def test_compas_race_lands_on_0401_over_five_repeats(compas_task):
 
 
 def test_the_sampling_error_of_a_groups_rate_is_said():
-    from fairdash.gaps import sampling_errors, sampling_noise_sentence
+    from fairdash.evaluation.gaps import sampling_errors, sampling_noise_sentence
 
     s = np.array([0] * 813 + [1] * 420)
     np.testing.assert_allclose(sampling_errors([0.401, 0.401], s), np.sqrt(0.401 * 0.599 / np.array([813, 420])))

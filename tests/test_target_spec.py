@@ -13,14 +13,16 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from fairdash import data, metrics, targets
-from fairdash.fit_cache import FitCache
+from fairdash import data
+from fairdash.evaluation import metrics
+from fairdash.target import targets
+from fairdash.work.fit_cache import FitCache
 from fairdash.cli import main
 from fairdash.errors import FairDashError
-from fairdash.experiments import fit_model, run_experiment
-from fairdash.rates import describe_t, rates_readout
-from fairdash.run_spec import RunSpec
-from fairdash.target_spec import TargetSpec, make_target_spec
+from fairdash.work.experiments import fit_model, run_experiment
+from fairdash.analysis.rates import describe_t, rates_readout
+from fairdash.files.run_spec import RunSpec
+from fairdash.target.target_spec import TargetSpec, make_target_spec
 
 import app_state
 from test_app import (CEILING, _always_run_the_frame, _cpu, _errors, _frame, _metric, _new_app,  # noqa: F401
@@ -171,7 +173,7 @@ def test_a_single_tpr_target_fills_tnr_with_the_one_default_everywhere(capsys, c
 
 
 def test_the_missing_explicit_target_has_one_default_in_spec_cli_help_dashboard_and_method(capsys):
-    from fairdash.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
+    from fairdash.target.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
 
     assert (DEFAULT_TPR_TARGET, DEFAULT_TNR_TARGET) == (1.0, 0.8)
     assert "**Default: `TPR_t = 1`, `TNR_t = 0.8`**" in (Path(__file__).parents[1] / "docs" / "METHOD.md").read_text()
@@ -444,7 +446,7 @@ def test_a_configuration_without_a_task_is_a_message(config):
 
 
 def test_model_file_and_cache_keep_the_original_fit(tmp_path, compas_task):
-    from fairdash.export import load_model, model_bytes
+    from fairdash.files.export import load_model, model_bytes
 
     cache = FitCache(tmp_path / "cache")
     spec = make_target_spec("dp", 0.4)
@@ -560,16 +562,16 @@ def test_avg_preset_three_groups():
 # Target resolution has one home
 # --------------------------------------------------------------------------------------------------
 def test_only_target_spec_resolves_presets():
-    """``presets(...)[name]`` (turning a preset name into a PR_t) appears only in fairdash/target_spec.py
-    and in fairdash/targets.py itself (its per-stratum maths)."""
-    allowed = {ROOT / "fairdash" / "target_spec.py", ROOT / "fairdash" / "targets.py"}
+    """``presets(...)[name]`` (turning a preset name into a PR_t) appears only in fairdash/target/target_spec.py
+    and in fairdash/target/targets.py itself (its per-stratum maths)."""
+    allowed = {ROOT / "fairdash" / "target" / "target_spec.py", ROOT / "fairdash" / "target" / "targets.py"}
     files = [*(ROOT / "fairdash").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
     pattern = re.compile(r"presets\([^()]*\)\s*\[")
     offenders = [f"{f.relative_to(ROOT)}:{i}" for f in files if f not in allowed
                  for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
     assert not offenders, offenders
     # the check finds what it looks for
-    assert pattern.search((ROOT / "fairdash" / "target_spec.py").read_text(encoding="utf-8"))
+    assert pattern.search((ROOT / "fairdash" / "target" / "target_spec.py").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("rate", ["avg", "min", 0.3])
@@ -627,6 +629,6 @@ def test_the_readout_words_say_what_moves_and_no_longer_that_nobody_else_changes
         assert f"{abs(0.2 - out['base_rates'][k]):.1%} of the group's labels move from" in text
     code, printed, _ = run(["rates", "--paper", "adult-sex", "--pr-t", "0.2"], capsys)
     assert code == 0 and "Nobody else" not in printed and "of the group's labels move from 0 to 1" in printed
-    for doc in ("docs/METHOD.md", "assets/how_it_works.md", "pages/target.py", "fairdash/rates.py"):
+    for doc in ("docs/METHOD.md", "assets/how_it_works.md", "pages/target.py", "fairdash/analysis/rates.py"):
         text = (Path(__file__).parents[1] / doc).read_text().lower()
         assert "nobody else's label" not in text and "nobody on the\nother side of one half is relabelled" not in text

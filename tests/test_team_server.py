@@ -10,7 +10,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import fairdash.runs as ex
+import fairdash.work.runs as ex
 from fairdash.app import jobs, limits
 from fairdash.errors import FairDashError
 from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
@@ -226,7 +226,7 @@ def test_a_fit_cache_that_cannot_write_is_said_with_the_finished_run(monkeypatch
     """The fits of a training (made in its worker process) could not be written to the cache's disk: the
     note of the finished run says so, not only the server's log."""
     from fairdash.app import ui
-    from fairdash.fit_cache import FitCache
+    from fairdash.work.fit_cache import FitCache
 
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")

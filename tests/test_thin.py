@@ -31,7 +31,7 @@ def test_train_prints_every_group(tmp_path, capsys):
 def test_two_runs_download_their_model_files_under_two_names():
     from types import SimpleNamespace
 
-    from fairdash.export import model_file_name
+    from fairdash.files.export import model_file_name
 
     m = SimpleNamespace(name="fair-lr", target_rate=0.3, seed=0)
     assert model_file_name(m, 1) != model_file_name(m, 2)

@@ -257,7 +257,7 @@ def test_identity_table_shortcut_gives_the_same_numbers(compas_arrays):
     """``lbfgs_logistic(labels=y)`` (WeightedLR's path) and the general fair likelihood with the identity
     table (FairLR's path, as LR uses it) are the same computation: identical coefficients."""
     from fairdash.models import likelihood as L
-    from fairdash.models.fair_lr import lbfgs_logistic
+    from fairdash.models.solver import lbfgs_logistic
 
     a = compas_arrays
     n = len(a.y_train)
@@ -296,7 +296,7 @@ def test_one_hot_data_take_the_sparse_design_and_agree_with_the_dense_one(adult_
 def test_sparse_products_are_the_dense_float64_solver(compas_arrays):
     """``lbfgs_logistic`` on a CSR matrix with its transpose does the dense float64 computation (only
     the order of the sums differs)."""
-    from fairdash.models.fair_lr import lbfgs_logistic, logistic_hessian_root
+    from fairdash.models.solver import lbfgs_logistic, logistic_hessian_root
 
     a = compas_arrays
     X = torch.as_tensor(a.X_train, dtype=torch.float64)
@@ -369,10 +369,10 @@ def test_a_memory_is_shared_by_clones_and_made_per_agarwal_fit(compas_arrays):
 @pytest.mark.parametrize("bad, name", [(dict(C=-1.0), "'C'"), (dict(C="1"), "'C'"), (dict(tol=0.0), "'tol'"),
                                        (dict(max_iter=0), "'max_iter'"), (dict(max_iter=2.5), "'max_iter'"),
                                        (dict(device=3), "'device'")])
-def test_parameters_are_checked_under_parameter_constraints(compas, bad, name):
+def test_parameters_are_checked_under_parameter_constraints(compas_arrays, bad, name):
     assert set(WeightedLR._parameter_constraints) == set(WeightedLR().get_params())
     with pytest.raises(FairDashError, match=f"The {name} parameter of WeightedLR must be"):
-        WeightedLR(**bad).fit(compas.X_train[:50], compas.y_train[:50])
+        WeightedLR(**bad).fit(compas_arrays.X_train[:50], compas_arrays.y_train[:50])
 
 
 @parametrize_with_checks([WeightedLR(device="cpu")])

@@ -8,7 +8,7 @@ import pytest
 from fairdash.data import paper_arrays, paper_task
 from fairdash.errors import FairDashError
 from fairdash.models.zafar import ZafarAccuracy, covariance_vectors, logistic_loss, raw_units
-from fairdash.target_spec import make_target_spec
+from fairdash.target.target_spec import make_target_spec
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +95,7 @@ def test_bad_coordinates_are_refused(kw):
 def test_the_sweep_runs_zafar_accuracy_in_raw_units_as_the_paper_did():
     """The registry says ZafarAccuracy solves in the numeric columns' own units, and fit_model/run_experiment
     hand it those coordinates: the sweep's own row is in the paper's band (seed 0: about 0.81)."""
-    from fairdash.experiments import run_experiment
+    from fairdash.work.experiments import run_experiment
     from fairdash.models.registry import MODELS
 
     assert MODELS["zafar-accuracy"].raw_units and not MODELS["zafar-fairness"].raw_units
@@ -110,7 +110,7 @@ def test_the_sweep_runs_zafar_accuracy_in_raw_units_as_the_paper_did():
 def test_zafar_accuracy_beats_the_majority_class_on_every_bundled_task(setup):
     """Under demographic parity, measured on the population (the ordinary test set). In raw units COMPAS
     race ended at 0.458 against the majority's 0.545, predicting positive for 99% of people."""
-    from fairdash.experiments import RAW_UNITS, run_experiment
+    from fairdash.work.experiments import RAW_UNITS, run_experiment
 
     task = paper_task(setup)
     row = run_experiment(task, ["zafar-accuracy"], [None], [0], target=make_target_spec("dp")).results.iloc[0]
@@ -126,7 +126,7 @@ def test_the_same_data_outside_the_paper_presets_solves_on_standardised_columns(
     """A task built from the bundled sample by hand (the dashboard's way) is not a --paper preset: it gets
     the standardised columns, and its label says nothing about raw units."""
     from fairdash.data import build_task, load_sample, paper_setup
-    from fairdash.experiments import fit_model
+    from fairdash.work.experiments import fit_model
 
     setup = paper_setup("adult-sex")
     task = build_task(load_sample(setup.sample), setup.spec)

@@ -1,19 +1,22 @@
 """The Compare page's blocks below its run choice (Streamlit glue, no rules of its own): the selected
 target's readouts, accuracy against fairness beside the target view, the groups a fair model moved away
-from their targets, and the results table with its downloads. The numbers come from :mod:`fairdash.plots`.
+from their targets, and the results table with its downloads. The numbers come from :mod:`fairdash.figures.plots`.
 """
 from __future__ import annotations
 
 import numpy as np
 import streamlit as st
 
-from .. import plots
+from ..figures import plots
 from . import state, tables, ui
-from ..blindness import LAND_TOLERANCE, has_both_sides, price_sentences
-from ..gaps import moved_away_summary
-from ..metrics import result_notes
-from ..results_file import to_file
-from ..target_spec import criterion_info
+from ..evaluation.blindness import LAND_TOLERANCE, has_both_sides, price_sentences
+from ..evaluation.gaps import ceiling_table, moved_away_summary
+from ..evaluation.metrics import result_notes
+from ..files.results_file import to_file
+from ..target.target_spec import criterion_info
+from ..report import report_for_runs
+from ..data import split_arrays
+from ..evaluation.thin import thin_notes
 
 CHART = {"displayModeBar": False}
 
@@ -111,7 +114,6 @@ REPORT_KEY = state.COMPARE_REPORT  # (the shown runs' numbers, the report's HTML
 def report_of_runs(runs) -> None:
     """A report of the shown runs together (the price of deciding without s among it, where a rule deciding
     with s sits beside a blind one): built on request, then downloaded."""
-    from ..report import report_for_runs
 
     shown = tuple(r.number for r in runs)
     if st.button("Build a report of these runs", key="build_compare_report",
@@ -148,11 +150,9 @@ def results_table(results, summary, criterion: str, *, population: bool, where: 
 
 
 def thin_warnings(runs) -> None:
-    """Where the shown runs' numbers rest on few rows (:func:`fairdash.thin.thin_notes`, on each run's first
+    """Where the shown runs' numbers rest on few rows (:func:`fairdash.evaluation.thin.thin_notes`, on each run's first
     split, for every decision rule it ran): one warning per group, naming it and the count. The notes quote
     group names (user text), so they are shown literally."""
-    from ..data import split_arrays
-    from ..thin import thin_notes
 
     notes: dict = {}  # note -> the numbers of the runs it is true of (runs on one split share their notes)
     for r in runs:
@@ -179,7 +179,6 @@ def run_results(run) -> None:
     """The Train page's results of ``run``: the results table (population first where the criterion has
     both), its warnings (one-class and rule notes, thin groups, groups moved away from their targets), and
     the measured accuracy beside Theorem 2's ceilings, every number with three decimals."""
-    from ..gaps import ceiling_table, moved_away_summary
 
     res = run.results
     pop = criterion_info(run.spec.target.criterion).balanced_eval  # a population beside the paper's rows

@@ -4,7 +4,7 @@ page's script run) does not stop it.
 A UI-helper module: it imports Streamlit.
 
 - :class:`TrainingJob`: one training (``runs.train_run``), watched by a daemon thread, holding its progress,
-  its :class:`~fairdash.experiments.Run` or its error message, and a cancel flag that the progress
+  its :class:`~fairdash.work.experiments.Run` or its error message, and a cancel flag that the progress
   callback checks, so the experiment runner stops at its next progress call. The training itself runs in
   a worker process (:mod:`fairdash.app.worker`), at a lower CPU priority, so that no page waits for it.
 - :class:`JobRegistry` (:func:`registry`): the process-wide jobs, one per session token (one job per
@@ -31,6 +31,7 @@ import streamlit as st
 from . import state, ui, session, worker
 from .limits import ServerLimits, check_memory, lower_thread_priority
 from ..events import log_event
+from ..work import runs
 
 REFRESH_S = 2.0  # how often the sidebar's progress box is redrawn while a job runs (a fragment-only rerun)
 QUEUED_REFRESH_S = 5.0  # ... and while it waits in the queue (a place changes seldom; each redraw costs the server)
@@ -260,7 +261,6 @@ def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
     :class:`~fairdash.errors.FairDashError` while the server is short of memory. Everything the worker needs
     is passed in here (the fit cache object included): it reads no session state. While it runs, the
     caller reruns the app so that every part of it shows the job."""
-    from ..runs import train_run
 
     running = current()
     if running is not None:  # (a second click that reached the page before the button was disabled)
@@ -279,7 +279,7 @@ def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
             return worker.attach_task(in_worker(progress), task)
     else:
         def work(progress):
-            return train_run(task, spec, progress=progress, **train_kwargs)
+            return runs.train_run(task, spec, progress=progress, **train_kwargs)
     job = TrainingJob(work, title, session=_token(), grace_s=limits.closed_tab_grace_s, nice=limits.training_nice)
     job.worker = in_worker if IN_WORKER_PROCESS else None
     registry().start(_token(), job)

@@ -17,6 +17,7 @@ import streamlit as st
 
 from ..events import log_event
 from . import state
+from .session_store import SessionStore
 
 SAVED = state.SAVED  # what the session store keeps
 SNAPSHOT = state.SNAPSHOT
@@ -25,8 +26,6 @@ COOKIE = "fairdash_browser"
 
 @st.cache_resource(show_spinner=False)
 def _sessions():
-    from .session_store import SessionStore
-
     mb = os.environ.get("FAIRDASH_SESSIONS_MB", "")
     store = SessionStore(max_bytes=int(float(mb) * 2**20)) if mb.strip() else SessionStore()
     log_event("server_start", bytes=store.max_bytes)  # (the first session of this server process)
@@ -255,7 +254,7 @@ def keep_widgets() -> None:
 
 
 def runs() -> list:
-    """This session's run history (oldest first); each a :class:`fairdash.runs.Run`."""
+    """This session's run history (oldest first); each a :class:`fairdash.work.runs.Run`."""
     return st.session_state.setdefault(state.RUNS, [])
 
 

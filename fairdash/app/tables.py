@@ -29,7 +29,7 @@ def number_columns(frame: pd.DataFrame, digits: int = DIGITS, *, digits_of: dict
 
 
 def results_columns(frame: pd.DataFrame) -> dict:
-    """The results table's ``column_config`` (:func:`fairdash.plots.results_table`): the model pinned at the
+    """The results table's ``column_config`` (:func:`fairdash.figures.plots.results_table`): the model pinned at the
     left, then accuracy and the worst gap at widths that keep them in view at 1280 px, the rest after."""
     config = {"model": st.column_config.TextColumn("model", width=RESULTS_WIDTHS["model"], pinned=True)}
     for c, width in RESULTS_WIDTHS.items():
@@ -40,7 +40,7 @@ def results_columns(frame: pd.DataFrame) -> dict:
 
 
 def show_results(frame: pd.DataFrame, key: str) -> None:
-    """The results table, its columns in :func:`fairdash.plots.results_table`'s reading order."""
+    """The results table, its columns in :func:`fairdash.figures.plots.results_table`'s reading order."""
     st.dataframe(frame, key=key, hide_index=True, column_config=results_columns(frame))
 
 

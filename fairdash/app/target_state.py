@@ -1,4 +1,4 @@
-"""The session's target: one :class:`~fairdash.target_spec.TargetSpec` in session state.
+"""The session's target: one :class:`~fairdash.target.target_spec.TargetSpec` in session state.
 
 The Target page's controls (criterion, PR_t slider, number box, presets, keep-rate delta, TPR/TNR
 targets, the strata mode) and the Train page's decision rule each edit that one object through
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..decision import choosable
+from ..target.decision import choosable
 from ..errors import FairDashError
-from ..target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, criterion_info, make_target_spec
+from ..target.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, criterion_info, make_target_spec
 from . import session, state
 
 KEY = state.TARGET  # the TargetSpec
@@ -51,7 +51,7 @@ def mode_of(spec: TargetSpec) -> str:
 
 
 def mode_criterion(mode: str):
-    """The :class:`~fairdash.target_spec.Criterion` of a mode."""
+    """The :class:`~fairdash.target.target_spec.Criterion` of a mode."""
     return criterion_info(str(mode).split("-")[0])
 
 

@@ -1,12 +1,14 @@
 """The Data page's choice widgets and their state: filled from the current task (same table) or from a
-guess (a new table, :func:`fairdash.proxies.guess_roles`), refilled when the user picks another column,
+guess (a new table, :func:`fairdash.analysis.proxies.guess_roles`), refilled when the user picks another column,
 and read back as a :class:`~fairdash.data.TaskSpec`. A UI-helper module: it imports Streamlit."""
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from .. import data, proxies, targets
+from .. import data
+from ..analysis import proxies
+from ..target import targets
 from ..data import meaning
 from . import state, ui
 

@@ -9,11 +9,11 @@ Session state (per browser session; nothing here is shared between sessions):
 - ``fd_spec`` / ``fd_task`` / ``fd_task_key``: the current valid :class:`~fairdash.data.Task`.
 - ``fd_rates`` (keyed by ``fd_task_key``): training-split rates of the seed-0 split, the same split the
   command line's ``rates`` uses.
-- ``fd_target``: the target, one :class:`~fairdash.target_spec.TargetSpec` (:mod:`fairdash.app.target_state`).
+- ``fd_target``: the target, one :class:`~fairdash.target.target_spec.TargetSpec` (:mod:`fairdash.app.target_state`).
 - ``fd_run``: the last training run (results table, fitted models, configuration).
 
 Shared between sessions (keyed by content only, so no session can see another's choices): the
-bundled samples, parsed uploads (by their bytes) and the :class:`~fairdash.fit_cache.FitCache`.
+bundled samples, parsed uploads (by their bytes) and the :class:`~fairdash.work.fit_cache.FitCache`.
 """
 from __future__ import annotations
 
@@ -29,17 +29,23 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from .. import data, targets
+from .. import data
+from ..target import targets
 from . import session, state
 from . import target_state
 from .session import add_run, keep_widgets, remember, runs  # noqa: F401 (the pages' one facade)
 from ..errors import FairDashError
 from ..events import log_event
 from .limits import check_memory
-from ..rates import TrainingRates, rates_readout, training_rates
-from ..rates import readout_and_table as readout_and_table_of
+from ..analysis.rates import TrainingRates, rates_readout, training_rates
+from ..analysis.rates import readout_and_table as readout_and_table_of
 from ..data.meaning import label_favourable
-from ..target_spec import TargetSpec
+from ..target.target_spec import TargetSpec
+from ..analysis.proxies import column_groups as proxy_column_groups, task_leaks_and_proxies
+from ..device import device_description, device_hint
+from ..files.export import results_csv
+from ..models.registry import model_info
+from ..work.fit_cache import FitCache
 
 DEFAULT_SAMPLE = "adult"
 
@@ -125,7 +131,6 @@ def guard(prefix: str = ""):
 @st.cache_resource(show_spinner=False)
 def _samples_fit_cache():
     """The fit cache on disk (``FAIRDASH_CACHE_DIR``), shared by every session: bundled samples only."""
-    from ..fit_cache import FitCache
 
     return FitCache()
 
@@ -139,7 +144,6 @@ def fit_cache():
     if str(ss.get(state.TABLE_ID, "")).startswith("sample:"):
         return _samples_fit_cache()
     if ss.get(state.FIT_CACHE) is None:  # (kept with the session: a reload keeps it, Forget deletes it)
-        from ..fit_cache import FitCache
 
         ss[state.FIT_CACHE] = FitCache(directory=False, memory_items=32)
     return ss[state.FIT_CACHE]
@@ -168,8 +172,6 @@ def forget_session(training_cancelled: bool = False) -> None:
 
 @st.cache_resource(show_spinner=False)
 def _device_text() -> str:
-    from ..device import device_description
-
     try:
         return device_description()
     except Exception:  # noqa: BLE001
@@ -178,7 +180,6 @@ def _device_text() -> str:
 
 def device_text() -> str:
     """The training device in words; on a first page, without importing torch where that can be avoided."""
-    from ..device import device_hint
 
     return device_hint() or _device_text()
 
@@ -283,8 +284,6 @@ def candidate_task(df: pd.DataFrame, table_id: str, spec: data.TaskSpec) -> data
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _leaks_and_proxies(task_key: str, _df: pd.DataFrame, _task: data.Task) -> tuple[list, pd.DataFrame]:
-    from ..proxies import task_leaks_and_proxies
-
     leaks, proxy = task_leaks_and_proxies(_df, _task)
     return leaks, pd.DataFrame(proxy, columns=["column", "score"])
 
@@ -297,9 +296,7 @@ def leaks_and_proxies(df: pd.DataFrame, table_id: str, task: data.Task) -> tuple
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _column_groups(table_id: str, _df: pd.DataFrame, columns: tuple) -> dict:
-    from ..proxies import column_groups
-
-    return column_groups(_df[list(columns)])
+    return proxy_column_groups(_df[list(columns)])
 
 
 def column_groups(df: pd.DataFrame, table_id: str, columns) -> dict:
@@ -479,7 +476,6 @@ def data_source() -> str:
 def model_options(name: str) -> dict:
     """Numeric constructor settings of a model class that a user may change (name -> default); the
     target, seed, device and progress are set by FairDash itself. Empty if the model is not available."""
-    from ..models.registry import model_info
 
     try:
         cls = model_info(name).load_class()
@@ -499,8 +495,6 @@ def model_options(name: str) -> dict:
 
 
 def model_available(name: str) -> tuple[bool, str]:
-    from ..models.registry import model_info
-
     try:
         model_info(name).load_class()
         return True, ""
@@ -509,10 +503,5 @@ def model_available(name: str) -> tuple[bool, str]:
 
 
 def csv_bytes(df: pd.DataFrame) -> bytes:
-    """CSV for download; formula-like cells are neutralised when fairdash.export provides it."""
-    try:
-        from ..export import results_csv
-
-        return results_csv(df).encode("utf-8")
-    except ImportError:
-        return df.to_csv(index=False).encode("utf-8")
+    """CSV for download; formula-like cells are neutralised (``files.export.results_csv``)."""
+    return results_csv(df).encode("utf-8")

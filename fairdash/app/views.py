@@ -5,10 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from .. import plots
+from ..figures import plots
 from . import jobs, session, state, tables, target_state, ui
 from ..errors import FairDashError
-from ..rates import decisions_words, describe_t
+from ..analysis.rates import decisions_words, describe_t, s_predictability_text
+from ..analysis.separability import s_predictability
+from ..models.registry import MODELS, PARAMETER_NAMES
+from .settings_help import setting_help
 
 CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
 
@@ -148,8 +151,6 @@ def target_readouts(spec, rates, names) -> None:
 def s_predictability_note(task) -> None:
     """How well the features tell the groups apart (``rates_readout``'s ``s_predictability``), in one
     sentence, shown as plain text. Computed once per task and split (remembered), not per slider move."""
-    from ..rates import s_predictability_text
-    from ..separability import s_predictability
 
     auc = s_predictability(task, ui.split0())
     name = task.spec.s_column + (f" × {task.spec.s_with}" if task.spec.s_with else "")
@@ -242,8 +243,6 @@ def _conditional_readouts(out: dict, names) -> None:
 def model_option_inputs(models) -> dict:
     """A number box for every numeric setting of each chosen model (kept for the session); returns only
     the settings changed from their defaults, ``{model: {parameter: value}}``."""
-    from ..models.registry import MODELS, PARAMETER_NAMES
-    from .settings_help import setting_help
 
     changed_all: dict = {}
     for m in models:

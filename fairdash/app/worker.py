@@ -31,7 +31,7 @@ import traceback
 from ..errors import FairDashError
 
 CANCEL_GRACE_S = 3.0  # after a cancel, how long the child may take to reach its next progress call
-_PRELOAD = ["fairdash.runs"]  # imported once by the fork server: every worker starts with it loaded
+_PRELOAD = ["fairdash.work.runs"]  # imported once by the fork server: every worker starts with it loaded
 _context_lock = threading.Lock()
 _context = None
 
@@ -152,7 +152,7 @@ class ProcessWork:
 def train_run_detached(task, spec, **kwargs):
     """The worker's side of a training (``runs.train_run``): the run goes back without its task (the
     parent has the table already; :func:`attach_task` puts it back), so the table crosses once."""
-    from ..runs import train_run
+    from ..work.runs import train_run  # lazy: heavy, defers numpy, pandas (and read at call time)
 
     run = train_run(task, spec, **kwargs)
     run.task = None

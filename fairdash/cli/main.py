@@ -14,6 +14,8 @@ import sys
 from . import model_commands
 from .options import _Parser, label_line, load_task_and_table, target_arguments, target_spec_from_args, task_arguments
 from ..errors import FairDashError
+from ..analysis.proxies import leak_text, task_leaks_and_proxies
+from ..analysis.rates import describe_t, rates_readout, s_predictability_text
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
@@ -23,9 +25,6 @@ EXIT_INTERNAL_ERROR = 1
 # rates
 # --------------------------------------------------------------------------------------------------
 def _cmd_rates(args) -> int:
-    from ..proxies import leak_text, task_leaks_and_proxies
-    from ..rates import describe_t, rates_readout, s_predictability_text
-
     task, setup, table = load_task_and_table(args)
     out = rates_readout(task, target_spec_from_args(args, setup), seed=args.seed)
     # features that give s or y away (alone or together), and how well each feature alone predicts s

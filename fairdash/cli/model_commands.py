@@ -9,10 +9,27 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FairDashError
-from ..targets import PRESETS
-from ..metrics import one_class_reason, result_notes
-from ..metric_table import METRICS
-from ..results_file import from_file, row_to_file, to_file
+from ..target.targets import PRESETS
+from ..evaluation.metrics import (below_majority_notes, format_mean_std, one_class_reason, result_notes, rule_notes,
+                                  summarize)
+from ..evaluation.metric_table import METRICS
+from ..files.results_file import from_file, row_to_file, to_file
+from .options import (decisions_from_args, label_line, load_task_and_table, model_options, target_arguments,
+                      target_spec_from_args, task_arguments)
+from .. import data
+from ..analysis.proxies import leak_text, task_leaks
+from ..data import split_arrays
+from ..evaluation.blindness import PRICE_COLUMNS, add_price_columns, price_sentence, price_sentences, price_table
+from ..evaluation.gaps import REFERENCE_MODEL, moved_away_summary, sampling_noise_sentence
+from ..evaluation.thin import thin_notes
+from ..files.export import load_model, results_csv, save_model
+from ..files.run_spec import RunSpec
+from ..jsonable import to_jsonable
+from ..models.registry import PAPER_MODELS, model_info
+from ..report import build_report_from_sweep
+from ..target.target_spec import criterion_info
+from ..work.experiments import run_experiment
+from ..work.fit_cache import FitCache
 
 def printed_metrics(group_names) -> list[tuple[str, str]]:
     """``train``'s summary lines, ``(metric key, what it is)``: accuracy, each group's PR, TPR and TNR (every
@@ -41,8 +58,6 @@ def _rates_list(text: str | None):
 
 
 def _model_names(text: str, criterion: str) -> list[str]:
-    from ..models.registry import PAPER_MODELS, model_info
-
     if not text:
         raise FairDashError("Say which models to train with --models NAME,NAME (or --models all).")
     if text.strip() == "all":
@@ -54,19 +69,15 @@ def _model_names(text: str, criterion: str) -> list[str]:
 
 
 def _cache(args):
-    from ..fit_cache import FitCache
-
     return None if args.no_cache else FitCache()
 
 
 def _json_safe(obj):
     """JSON for other programs: non-finite numbers are ``null``."""
-    from ..jsonable import to_jsonable
-
     return to_jsonable(obj, nonfinite="null", other=str)
 
 
-def _check_out(path: str, suffixes=None) -> Path:
+def _check_out(path: str) -> Path:
     """``--out`` as a path that can be written, checked before any work is done: a folder, a missing
     folder or a place that cannot be written is refused in one line (a new file is created to find out,
     and removed again)."""
@@ -103,7 +114,6 @@ def _output_columns(columns) -> tuple[str, str]:
 # --------------------------------------------------------------------------------------------------
 def _warn_leaks(task, table) -> None:
     """Before training: a warning for each leak of y, and of s unless the run sees s on purpose."""
-    from ..proxies import leak_text, task_leaks
 
     why = {"y": "the model will learn it instead of the task. Leave it out with --drop.",
            "s": "a model meant not to see s would use s through it. Leave it out with --drop (or let the "
@@ -116,8 +126,6 @@ def _warn_leaks(task, table) -> None:
 def _warn_thin(task, spec, seed: int) -> None:
     """Before training: a warning for each group whose threshold or whose measured rates rest on few rows
     (on the split of ``seed``, the first of a sweep's)."""
-    from ..data import split_arrays
-    from ..thin import thin_notes
 
     for note in thin_notes(split_arrays(task, seed), task.group_names, criterion=spec.criterion,
                            rule=spec.decision_rule.name):
@@ -125,12 +133,6 @@ def _warn_thin(task, spec, seed: int) -> None:
 
 
 def _cmd_train(args) -> int:
-    from .options import label_line, load_task_and_table, model_options, target_spec_from_args
-    from ..experiments import run_experiment
-    from ..gaps import REFERENCE_MODEL, moved_away_summary
-    from ..metrics import below_majority_notes, rule_notes
-    from ..models.registry import model_info
-
     task, setup, table = load_task_and_table(args)
     _warn_leaks(task, table)
     spec = target_spec_from_args(args, setup)
@@ -147,10 +149,6 @@ def _cmd_train(args) -> int:
     moved = moved_away_summary(exp.results,
                                task.group_names)
     price = _price_beside(args, task, spec, exp.results)
-    try:
-        from ..export import save_model
-    except ImportError as e:  # pragma: no cover
-        raise FairDashError(f"Saving models is not available: {e}") from None
     save_model(trained, out)
     m = trained.metrics
     result = {"model": trained.name, "label": row["label"], "target_rate": trained.target_rate,
@@ -209,8 +207,6 @@ def _price_beside(args, task, spec, results) -> dict:
     on the same split; any other run has no price (empty)."""
     import pandas as pd
 
-    from ..blindness import PRICE_COLUMNS, add_price_columns, price_sentence, price_table
-    from ..experiments import run_experiment
 
     if spec.decision_rule.needs_s:
         name, other = "target-reduction", spec.edited(decision="threshold")
@@ -229,10 +225,7 @@ def _price_beside(args, task, spec, results) -> dict:
 
 
 def _noise_line(task, seed: int, m: dict, criterion: str) -> str:
-    """How much of a split's miss is sampling noise (:func:`fairdash.gaps.sampling_noise_sentence`)."""
-    from ..data import split_arrays
-    from ..gaps import sampling_noise_sentence
-    from ..target_spec import criterion_info
+    """How much of a split's miss is sampling noise (:func:`fairdash.evaluation.gaps.sampling_noise_sentence`)."""
 
     groups = sorted(int(k.rsplit("_", 1)[1]) for k in m if k.startswith("target_") and k[7:].isdigit())
     if not groups:
@@ -244,7 +237,6 @@ def _noise_line(task, seed: int, m: dict, criterion: str) -> str:
 
 def gap_lines(m: dict, group_names, criterion: str) -> list[str]:
     """Each group's signed gap to its target on the population and the worst one, in words."""
-    from ..target_spec import criterion_info
 
     rate = criterion_info(criterion).rate.upper()
     groups = [int(k.rsplit("_", 1)[1]) for k in m if k.startswith("target_") and k[7:].isdigit()]
@@ -279,8 +271,6 @@ def _stderr_progress():
 # --------------------------------------------------------------------------------------------------
 def _cmd_predict(args) -> int:
 
-    from .. import data
-    from ..export import load_model
 
     model = load_model(args.model)
     df = data.read_table_or_sample(args.data)
@@ -296,27 +286,13 @@ def _cmd_predict(args) -> int:
     res = df.copy()
     res[prob_col] = scores.probability
     res[pred_col] = scores.decision  # by the model's decision rule (the file records it)
-    try:
-        from ..export import results_csv
-
-        out.write_text(results_csv(res), encoding="utf-8")
-    except ImportError:  # pragma: no cover
-        res.to_csv(out, index=False)
+    out.write_text(results_csv(res), encoding="utf-8")
     print(f"Scored {len(res)} rows; {int(res[pred_col].sum())} predicted positive. Written to {out}.")
     return 0
 
 
 # --------------------------------------------------------------------------------------------------
 def _cmd_sweep(args) -> int:
-    from .options import decisions_from_args, load_task_and_table, model_options, target_spec_from_args
-    from ..blindness import price_sentences
-    from ..experiments import run_experiment
-    from ..metrics import below_majority_notes, rule_notes
-    from ..gaps import moved_away_summary
-    from ..run_spec import RunSpec
-    from ..target_spec import criterion_info
-    from ..metrics import format_mean_std, summarize
-
     task, setup, table = load_task_and_table(args)
     _warn_leaks(task, table)
     spec = target_spec_from_args(args, setup, rate=None)
@@ -339,12 +315,7 @@ def _cmd_sweep(args) -> int:
                          decisions=decisions if len(decisions) > 1 else None)
     for name, reason in exp.skipped:
         print(f"note: skipped {name}: {reason}", file=sys.stderr)
-    try:
-        from ..export import results_csv
-
-        out.write_text(results_csv(to_file(exp.results)), encoding="utf-8")
-    except ImportError:  # pragma: no cover
-        exp.results.to_csv(out, index=False)
+    out.write_text(results_csv(to_file(exp.results)), encoding="utf-8")
     command = ("python -m fairdash " + " ".join(shlex.quote(a) for a in sys.argv[1:])
                if sys.argv and sys.argv[0].endswith(("__main__.py", "fairdash")) else None)
     run = RunSpec(data=args.data or (setup.sample if setup else None), task=task.spec, target=spec,
@@ -394,7 +365,6 @@ def _cmd_sweep(args) -> int:
 def _cmd_report(args) -> int:
     import pandas as pd
 
-    from ..report import build_report_from_sweep
 
     results = Path(args.results)
     if not results.exists():
@@ -415,8 +385,6 @@ def _cmd_report(args) -> int:
 
 
 def add_commands(sub) -> None:
-    from .options import target_arguments, task_arguments
-
     t = sub.add_parser("train", help="train one model on the training split and save it")
     task_arguments(t)
     t.add_argument("--model", required=True, help="fair-lr, fair-gp, lr, gp, svm, kamiran, agarwal, zafar-...")

@@ -9,6 +9,12 @@ import sys
 from pathlib import Path
 
 from ..errors import FairDashError
+from .. import data
+from ..data.meaning import label_favourable, label_words, parse_positive_is
+from ..models.registry import check_agarwal_bound
+from ..target.decision import CHOOSABLE, RULES, check_rule
+from ..target.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, make_target_spec
+from ..target.targets import disadvantaged_group
 
 
 class _Parser(argparse.ArgumentParser):
@@ -16,7 +22,7 @@ class _Parser(argparse.ArgumentParser):
         raise FairDashError(f"{message} (see '{self.prog} --help')")
 
 
-def task_arguments(p: argparse.ArgumentParser, required: bool = True) -> None:
+def task_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("data and task")
     g.add_argument("--data", help="a table file (CSV/TSV/gz, Parquet, Excel) or a bundled sample: adult, compas")
     g.add_argument("--paper", help="the paper's set-up: adult-sex, adult-race, compas-sex, compas-race")
@@ -59,9 +65,7 @@ def load_task(args):
 def load_task_and_table(args):
     """:func:`load_task` and the table it was built from (for the proxy and leak checks), the table read
     once."""
-    from .. import data
 
-    from ..data.meaning import parse_positive_is
 
     favourable = parse_positive_is(getattr(args, "positive_is", None))
     if args.paper:
@@ -105,8 +109,6 @@ def load_task_and_table(args):
 def label_line(task) -> str:
     """The positive label in one line: what it is, whether it is favourable for the person (said, read from
     its meaning, or assumed) and so which group is the disadvantaged one (base rates on the whole table)."""
-    from ..data.meaning import label_favourable, label_words
-    from ..targets import disadvantaged_group
 
     favourable, how = label_favourable(task.spec)
     j = disadvantaged_group(task.group_table()["base rate"].to_numpy(), favourable)
@@ -126,10 +128,9 @@ def _print_warnings(task) -> None:
 # rates
 # --------------------------------------------------------------------------------------------------
 def target_spec_from_args(args, setup=None, rate="given"):
-    """The :class:`~fairdash.target_spec.TargetSpec` the target options ask for (built by the one
+    """The :class:`~fairdash.target.target_spec.TargetSpec` the target options ask for (built by the one
     function that validates targets). ``rate`` replaces ``--pr-t`` (a sweep passes ``None``: its grid
     is applied point by point)."""
-    from ..target_spec import make_target_spec
 
     criterion = args.criterion or (setup.criterion if setup is not None else "dp")
     pr_t = args.pr_t if rate == "given" else rate
@@ -140,7 +141,6 @@ def target_spec_from_args(args, setup=None, rate="given"):
 
 def decisions_from_args(args) -> list[str]:
     """The decision rules ``--decision`` names (a sweep takes a comma list: models x rules in one sweep)."""
-    from ..decision import check_rule
 
     text = getattr(args, "decision", None) or "threshold"
     rules = [check_rule(r) for r in str(text).split(",") if r.strip()]
@@ -150,7 +150,6 @@ def decisions_from_args(args) -> list[str]:
 def model_options(args, models) -> dict:
     """Per-model settings from the command line: ``--agarwal-bound`` (Agarwal et al.'s allowed
     difference; the paper's 0.1 when left out)."""
-    from ..models.registry import check_agarwal_bound
 
     out = {}
     tolerance = getattr(args, "target_tolerance", None)
@@ -174,7 +173,6 @@ def model_options(args, models) -> dict:
 def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: bool = False) -> None:
     """The target options every command shares; ``many`` takes a list of rates (sweeps), ``training``
     adds the device and cache options."""
-    from ..target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
 
     g = p.add_argument_group("target" + (" and training" if training else ""))
     if many:
@@ -190,8 +188,6 @@ def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: b
     g.add_argument("--tnr-target", type=float, help="explicit TNR target (with --criterion eo; default "
                                                     f"{DEFAULT_TNR_TARGET:g} when --tpr-target is given)")
     if training:
-        from ..decision import CHOOSABLE, RULES
-
         words = "how scores become decisions: " + "; ".join(f"{r}: {RULES[r].explanation}" for r in CHOOSABLE)
         if many:
             g.add_argument("--decision", default="threshold",

@@ -11,6 +11,7 @@ import pandas as pd
 from ..errors import FairDashError
 from .profile import HIGH_CARDINALITY, MAX_CATEGORIES, _as_text, _check_column, left_out_by_default, left_out_note, profile_columns
 from .read import clean_table
+from ..target.targets import group_counts
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,6 @@ class Task:
 
     def group_table(self) -> pd.DataFrame:
         """Group sizes and base rates on the whole table (the readouts use the training split)."""
-        from ..targets import group_counts
 
         n, n_pos = group_counts(self.y, self.s, self.n_groups)
         return pd.DataFrame({

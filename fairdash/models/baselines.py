@@ -16,44 +16,26 @@ from sklearn.utils.validation import check_is_fitted
 import numbers
 
 from ..errors import FairDashError
+from .common import one_blas_thread, proba_from_p1
 from .inputs import check_s
 from . import inputs as I
 from . import params as P
 from .params import check_params
 from .state import check_state, make_state
+from .weighted_lr import FitMemory, WeightedLR
+from ..device import resolve_device
+from ..progress import as_progress
+from ..target.criteria import CRITERIA_INFO
 
 __all__ = ["SVM", "KamiranReweighing", "AgarwalReduction"]
 
 _LR_MAX_ITER = 1000  # L-BFGS iterations for every inner logistic regression (at most; Adult needs 25-100)
 
 
-# --------------------------------------------------------------------------------------------------
-# Shared helpers
-# --------------------------------------------------------------------------------------------------
-def _one_blas_thread():
-    """A context that runs numpy's BLAS on one thread.
-
-    The iterative solvers here (SLSQP, lbfgs) make many small matrix products; with several BLAS
-    threads on a busy 2-core machine they ran up to 10x slower, and their last digits depended on the
-    thread count. One thread makes fits faster and reproducible; parallelism comes from running several
-    fits at once (joblib), not from BLAS.
-    """
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
-
-
-
-
-def _proba_from_p1(p1: np.ndarray) -> np.ndarray:
-    return np.column_stack([1.0 - p1, p1])
-
-
 def _make_lr(C: float, seed=None, device="auto"):
     """The inner learner of Kamiran & Calders and Agarwal et al.: ``WeightedLR`` (scikit-learn's
     weighted logistic regression problem on FairDash's L-BFGS solver, on ``device``). Its fit is
     deterministic, so ``seed`` changes nothing; it is accepted for the callers' sake."""
-    from .weighted_lr import WeightedLR
 
     return WeightedLR(C=C, max_iter=_LR_MAX_ITER, device=device)
 
@@ -65,7 +47,7 @@ class _DecisionClassifier:
     """``predict`` (decision value > 0) and ``predict_proba`` (its sigmoid) from ``decision_function``."""
 
     def predict_proba(self, X) -> np.ndarray:
-        return _proba_from_p1(expit(self.decision_function(X)))
+        return proba_from_p1(expit(self.decision_function(X)))
 
     def predict(self, X) -> np.ndarray:
         return I.labels(self, self.decision_function(X) > 0)
@@ -293,7 +275,7 @@ class KamiranReweighing(_DecisionClassifier, I.BinaryClassifierMixin, Classifier
         s = check_s(s, len(y), "Kamiran & Calders reweighing")
         w = kamiran_weights(y, s)
         lr = _make_lr(self.C, self.seed, self.device)
-        with _one_blas_thread():
+        with one_blas_thread():
             lr.fit(X, y, sample_weight=w)
         self.sample_weight_ = w
         self.device_ = lr.device_  # where the weighted fit ran (what the results' device column says)
@@ -463,8 +445,6 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         self.device = device
 
     def _constraint(self):
-        from ..criteria import CRITERIA_INFO
-
         if self.criterion not in CRITERIA_INFO:
             raise FairDashError(f"Agarwal et al. serves criterion 'dp' or 'eo', not {self.criterion!r}.")
         return CRITERIA_INFO[self.criterion].fairlearn_constraint(difference_bound=self.difference_bound)
@@ -475,8 +455,6 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
 
         from fairlearn.reductions import ExponentiatedGradient
 
-        from ..progress import as_progress
-        from .weighted_lr import FitMemory, WeightedLR
 
         report = as_progress(self.progress)
         fits = [0]
@@ -494,7 +472,7 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         memory = FitMemory() if isinstance(inner, WeightedLR) else None
         eg = ExponentiatedGradient(_CountingFits(inner, on_fit=one_more_fit, memory=memory),
                                    constraints=self._constraint(), eps=self.eps, max_iter=self.max_iter)
-        with warnings.catch_warnings(), _one_blas_thread():
+        with warnings.catch_warnings(), one_blas_thread():
             warnings.simplefilter("ignore", FutureWarning)
             eg.fit(X, y, sensitive_features=s)
         report(1.0, f"{self._words}: done after {int(eg.last_iter_) + 1} iteration(s), {fits[0]} fit(s)")
@@ -529,7 +507,6 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         self.n_oracle_calls_ = int(eg.n_oracle_calls_)
         self.last_iter_ = int(eg.last_iter_)
         self.n_iter_ = self.last_iter_ + 1  # exponentiated-gradient iterations run (scikit-learn's name)
-        from ..device import resolve_device
 
         self.device_ = str(resolve_device(self.device))  # where its inner fits ran
 
@@ -545,7 +522,7 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         return preds.dot(self.weights_)
 
     def predict_proba(self, X) -> np.ndarray:
-        return _proba_from_p1(self._positive_probs(X))
+        return proba_from_p1(self._positive_probs(X))
 
     def predict(self, X) -> np.ndarray:
         """Randomised, as fairlearn's: each row positive with its probability, drawn from ``seed``."""

@@ -26,11 +26,13 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..target_spec import TargetSpec
+from ..target.target_spec import TargetSpec
 from . import inputs as I
 from . import likelihood as L
 from . import params as P
 from .state import make_state
+from ..device import resolve_device, torch_generator
+from ..progress import as_progress
 
 MAX_INDUCING = 2000
 PREDICTOR_PREFIX = "predictor."  # the predictor's state_dict in a model file
@@ -174,8 +176,6 @@ class _SVGPFit(L.FairModelBase):
     def _fit(self, X, y, s, strata):
         import torch
 
-        from ..device import resolve_device
-        from ..progress import as_progress
 
         t0 = time.perf_counter()
         report = as_progress(self.progress)
@@ -223,7 +223,6 @@ class _SVGPFit(L.FairModelBase):
         import gpytorch
         import torch
 
-        from ..device import torch_generator
 
         n = Xt.shape[0]
         bs = int(min(self.batch_size or auto_batch_size(n), n))
@@ -424,7 +423,7 @@ class FairGP(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _SVGPF
     Parameters
     ----------
     target : TargetSpec or None, default=None
-        What to train for (:func:`fairdash.target_spec.make_target_spec`); ``None``: the paper's default,
+        What to train for (:func:`fairdash.target.target_spec.make_target_spec`); ``None``: the paper's default,
         demographic parity at the ``avg`` preset. A frozen value, so ``clone`` keeps it.
     target_rate : float, {"min", "avg", "max"} or None, default=None
         Shorthand for ``target=make_target_spec(target_rate=...)``; given with ``target``, it must say the
@@ -437,7 +436,7 @@ class FairGP(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _SVGPF
     """
 
     _parameter_constraints = {
-        "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.target_spec.make_target_spec)"), P.NONE],
+        "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.target.target_spec.make_target_spec)"), P.NONE],
         "target_rate": [P.Interval(numbers.Real, 0, 1, "neither"), P.Options(("min", "avg", "max")), P.NONE],
         **_GP_CONSTRAINTS,
     }

@@ -17,6 +17,16 @@ import functools
 import numpy as np
 import torch
 
+from .inputs import check_fit_inputs as check, fit_inputs
+from .params import check_params
+from .state import check_state, table_from_state, table_to_state
+from ..device import torch_threads
+from ..errors import FairDashError
+from ..jsonable import int_keyed
+from ..target import targets as T
+from ..target.target_spec import TargetSpec, make_target_spec
+from ..target.targets import identity_table
+
 # log(0) is replaced by this finite number: exp() of it is exactly 0 in float32 and float64, so a zero
 # entry of d contributes nothing to the log-sum-exp (the identity table stays exact), yet gradients
 # stay finite where both terms would otherwise be -inf.
@@ -130,7 +140,6 @@ def __getattr__(name):  # lazy: importing this module must not require gpytorch
 # --------------------------------------------------------------------------------------------------
 def check_fit_inputs(X, y, s=None, strata=None):
     """Validate ``fit``'s arrays (see :func:`fairdash.models.inputs.check_fit_inputs`)."""
-    from .inputs import check_fit_inputs as check
 
     return check(X, y, s, strata)
 
@@ -138,17 +147,14 @@ def check_fit_inputs(X, y, s=None, strata=None):
 def resolve_target(y, s, strata=None, *, target=None, identity: bool = False):
     """The transition table a fair model trains on and each row's ``d`` (shape ``(n, 2)``).
 
-    ``target`` is the :class:`~fairdash.target_spec.TargetSpec` (validated where it was built, by
-    :func:`~fairdash.target_spec.make_target_spec`); ``None`` is the paper's default, demographic parity
+    ``target`` is the :class:`~fairdash.target.target_spec.TargetSpec` (validated where it was built, by
+    :func:`~fairdash.target.target_spec.make_target_spec`); ``None`` is the paper's default, demographic parity
     at the ``avg`` preset. ``identity``: the plain model, ``d[s] = (0, 1)`` (``table`` is ``None``).
     With ``strata``: conditional demographic parity, one table per stratum.
 
     Returns ``(table, d_rows, info)`` with ``info`` holding ``base_rates``, ``group_shares``,
     ``n_groups``, the resolved ``target_rate`` (``None`` where not one number) and the ``spec``.
     """
-    from .. import targets as T
-    from ..errors import FairDashError
-    from ..target_spec import make_target_spec
 
     n_groups = int(s.max()) + 1 if s.size else 1
     rates = T.base_rates(y, s, n_groups)
@@ -191,15 +197,13 @@ class FairModelBase:
         positive one) and group codes ``s`` (fit time only; a fair model needs them).
 
         On the CPU torch runs on ``device.fit_threads()`` threads (1 unless ``FAIRDASH_THREADS``)."""
-        from ..device import torch_threads
-        from .params import check_params
 
         check_params(self)
         with torch_threads():
             return self._fit(X, y, s, strata)
 
     def target_spec(self):
-        """The :class:`~fairdash.target_spec.TargetSpec` the model trains for; ``None``: a plain model."""
+        """The :class:`~fairdash.target.target_spec.TargetSpec` the model trains for; ``None``: a plain model."""
         return None
 
     def _check_fitted(self):
@@ -209,7 +213,7 @@ class FairModelBase:
 
 
 class FairTargetMixin:
-    """The target parameters of FairLR and FairGP: ``target`` (a :class:`~fairdash.target_spec.TargetSpec`;
+    """The target parameters of FairLR and FairGP: ``target`` (a :class:`~fairdash.target.target_spec.TargetSpec`;
     ``None`` is the paper's default, demographic parity at the ``avg`` preset) and its shorthand
     ``target_rate`` (a number in (0, 1) or a preset name ``"min"``/``"avg"``/``"max"``: the same as
     ``target=make_target_spec(target_rate=...)``; given with ``target``, it must say the same)."""
@@ -219,9 +223,7 @@ class FairTargetMixin:
 
 
 def spec_from_params(target, target_rate, model: str = "The model"):
-    """The :class:`~fairdash.target_spec.TargetSpec` of a fair model's ``target`` and ``target_rate``."""
-    from ..errors import FairDashError
-    from ..target_spec import make_target_spec
+    """The :class:`~fairdash.target.target_spec.TargetSpec` of a fair model's ``target`` and ``target_rate``."""
 
     if target_rate is None:
         return make_target_spec() if target is None else target
@@ -238,14 +240,10 @@ def begin_fair_fit(est, X, y, s=None, strata=None):
     target on the training data and record the fitted attributes FairLR and FairGP (and LR, GP) share
     (``transition_table_``, ``d_``, ``base_rates_``, ``group_shares_``, ``n_groups_``, ``target_rate_``,
     ``classes_``, ``n_features_in_``). Returns ``(X, y01, s, strata, d_rows)``."""
-    from ..targets import identity_table
-    from .inputs import fit_inputs
 
     X, y01 = fit_inputs(est, X, y)
     target = est.target_spec()
     if target is not None and s is None:
-        from ..errors import FairDashError
-
         raise FairDashError(f"{type(est).__name__} needs the sensitive attribute s at fit: fit(X, y, s) with every "
                             "training row's group code (0, 1, ...).")
     X, y01, s, strata = check_fit_inputs(X, y01, s, strata)
@@ -264,7 +262,6 @@ def begin_fair_fit(est, X, y, s=None, strata=None):
 def fair_target_state(est) -> tuple[dict, dict]:
     """The shared fitted attributes as ``(arrays, meta)`` for ``get_state``; the model adds its own
     arrays and its own entries to ``meta["fitted"]``."""
-    from .state import table_to_state
 
     arrays = {"base_rates": est.base_rates_, "group_shares": est.group_shares_}
     if est.d_ is not None:
@@ -285,7 +282,6 @@ def fair_target_state(est) -> tuple[dict, dict]:
 def fair_model_from_state(cls, state: dict):
     """A model of ``cls`` built from its stored parameters, with the shared fitted attributes restored.
     Returns ``(model, arrays, fitted)`` so that the caller restores what is its own."""
-    from .state import check_state, table_from_state
 
     arrays, meta = check_state(state, cls)
     params = target_params_from_state(meta["params"], cls)
@@ -311,11 +307,9 @@ FORMAT1_TARGET = _FORMAT1_TARGET  # what a model file's loader lets through to t
 
 def target_params_from_state(stored: dict, cls) -> dict:
     """The constructor parameters of ``cls`` from a model file's stored parameters: ``target`` back to a
-    :class:`~fairdash.target_spec.TargetSpec`; a file of format 1 (loose ``criterion``, ``target_rate``,
+    :class:`~fairdash.target.target_spec.TargetSpec`; a file of format 1 (loose ``criterion``, ``target_rate``,
     ``tpr_target``, ``tnr_target``, ``delta``, ``stratum_target_rates``) into the same spec those
     parameters made; a plain model (LR, GP) drops them (they did nothing for it)."""
-    from ..target_spec import TargetSpec, make_target_spec
-    from ..jsonable import int_keyed
 
     params = dict(stored)
     fair = issubclass(cls, FairTargetMixin)

@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
-from ..criteria import CRITERIA, criterion_info
+from ..target.criteria import CRITERIA, criterion_info
 from .inputs import check_s
 from . import inputs as I
 from . import params as P

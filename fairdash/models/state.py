@@ -2,7 +2,7 @@
 
 Every model implements ``get_state() -> {"arrays": {name: ndarray}, "meta": {...}}`` and a
 classmethod ``from_state(state)`` that returns a fitted model predicting identically (on the CPU).
-The fit cache (``fairdash.fit_cache.FitCache``) and the model export store exactly this, in one format:
+The fit cache (``fairdash.work.fit_cache.FitCache``) and the model export store exactly this, in one format:
 the numeric arrays in safetensors, text arrays and the metadata in JSON (``split_arrays``).
 
 Helpers shared by all models:
@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import FairDashError
 from ..jsonable import to_jsonable
-from ..targets import ConditionalTables, TransitionTable
+from ..target.targets import ConditionalTables, TransitionTable
 
 # 2: a fair model's target is one parameter, ``target`` (the TargetSpec's ``to_dict()``); format 1 stored
 # its loose ``criterion``, ``target_rate``, ``tpr_target``, ``tnr_target``, ``delta``, ``stratum_target_rates``

@@ -18,15 +18,16 @@ import numpy as np
 import pandas as pd
 from fairlearn.reductions import ClassificationMoment, ErrorRate
 
-from ..criteria import criterion_of_rate
+from ..target.criteria import criterion_of_rate
 from ..errors import FairDashError
-from ..target_spec import TargetSpec
+from ..target.target_spec import TargetSpec, make_target_spec
 from .inputs import check_s
 from . import inputs as I
 from . import params as P
 from .baselines import AgarwalReduction
 from .params import check_params
 from .state import check_state
+from ..target import targets as T
 
 __all__ = ["TargetRateMoment", "TargetReduction", "DEFAULT_TOLERANCE"]
 
@@ -150,7 +151,7 @@ class TargetReduction(AgarwalReduction):
 
     _words = "Target reduction"
     _parameter_constraints = {
-        "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.target_spec.make_target_spec)"), P.NONE],
+        "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.target.target_spec.make_target_spec)"), P.NONE],
         "tolerance": [P.Interval(numbers.Real, 0, 1, "neither")],
         "eps": [P.Interval(numbers.Real, 0, None, "neither")],
         "max_iter": [P.Interval(numbers.Integral, 1, None)],
@@ -172,8 +173,6 @@ class TargetReduction(AgarwalReduction):
         self.device = device
 
     def _spec(self) -> TargetSpec:
-        from ..target_spec import make_target_spec
-
         spec = make_target_spec() if self.target is None else self.target
         if spec.conditional:
             raise FairDashError("The target reduction constrains each group's rate over all rows; it cannot be "
@@ -189,7 +188,6 @@ class TargetReduction(AgarwalReduction):
             self._spec()  # refuses a conditional target in words
         X, y = I.fit_inputs(self, X, y)
         s = check_s(s, len(y), self._words)
-        from .. import targets as T
 
         spec = self._spec()
         y01 = y  # fit_inputs gives the labels as 0/1 (1 for classes_[1])

@@ -11,7 +11,7 @@ scikit-learn's problem,
 coefficients within 1e-3 (relative) and the same predictions on Adult and COMPAS
 (``tests/test_weighted_lr.py``), in a fraction of its time (``benchmarks/results_reductions.md``).
 
-How: ``fair_lr.lbfgs_logistic`` (the solver FairLR uses) with the identity transition table and
+How: ``solver.lbfgs_logistic`` (the solver FairLR uses) with the identity transition table and
 row weights, preconditioned by the Cholesky factor of the Hessian (``WeightedLR._solve``). The
 preconditioner keeps L-BFGS quick where one-hot columns are collinear with the intercept; there only
 the penalty decides the solution, and an unpreconditioned solver stopped at scikit-learn's default
@@ -50,6 +50,8 @@ from sklearn.utils.validation import check_is_fitted
 from ..errors import FairDashError
 from .inputs import BinaryClassifierMixin, check_X, fit_inputs, predict_X
 from .params import DEVICE, Interval, check_params
+from .solver import lbfgs_logistic, logistic_hessian_root, place_matrix, preconditioner_of
+from ..device import resolve_device, torch_threads
 
 # The solver's rounds (``WeightedLR._solve``): the iterations on the Hessian at zero; the float32
 # rounds' tolerance (about what float32 sums resolve on Adult-sized data) and the second one's cap; the
@@ -74,12 +76,11 @@ SPARSE_DENSITY = 0.25
 class _Design:
     """The training matrix as the solver reads it on device ``dev``: ``X`` (checked, float64 numpy),
     and either ``sparse`` CSR float64 tensors of ``X`` and ``X^T`` (with ``rows``, the row of every
-    stored entry, for the Hessian) or ``X32`` and ``X64``, dense tensors (``fair_lr.place_matrix``)."""
+    stored entry, for the Hessian) or ``X32`` and ``X64``, dense tensors (``solver.place_matrix``)."""
 
     def __init__(self, X: np.ndarray, dev, shared: bool = False):
         import torch
 
-        from .fair_lr import place_matrix
 
         self.X, self.dev = X, dev
         # sparse only for a matrix shared by many fits (a FitMemory's): for one fit, making the CSR
@@ -108,12 +109,11 @@ class _Design:
 
 
 def _sparse_hessian_root(design: _Design, aw, coef, C):
-    """``fair_lr.logistic_hessian_root`` on the sparse design, summed in float64: ``L^-T`` for the
+    """``solver.logistic_hessian_root`` on the sparse design, summed in float64: ``L^-T`` for the
     Cholesky factor of ``([X 1]^T diag(a q (1 - q)) [X 1] + diag(1/C, ..., 1/C, 0)) / sum(a)`` at
     ``coef``; ``None`` if not numerically positive definite."""
     import torch
 
-    from .fair_lr import preconditioner_of
 
     Xs, XTs = design.X64, design.XT64
     n, p = Xs.shape
@@ -176,7 +176,6 @@ class FitMemory:
         could differ only where the score is within about 1e-15 of 0)."""
         import torch
 
-        from ..device import torch_threads
 
         d = self._design
         if not d.sparse:
@@ -185,10 +184,6 @@ class FitMemory:
             coef = torch.as_tensor(model.coef_.ravel(), dtype=torch.float64, device=d.dev)
             z = torch.mv(d.X64, coef) + float(model.intercept_[0])
             return z.cpu().numpy()
-
-    def checked(self, X) -> np.ndarray:
-        """``X`` as ``check_X`` returns it: the prepared copy when the memory holds ``X``."""
-        return self._design.X if self.holds(X) else check_X(X)
 
 
 def _digest(*arrays) -> bytes:
@@ -234,7 +229,6 @@ class WeightedLR(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         other fits on the same ``X`` (a reduction's best responses), or ``None``."""
         import torch
 
-        from ..device import resolve_device, torch_threads
 
         t0 = time.perf_counter()
         check_params(self)
@@ -284,7 +278,7 @@ class WeightedLR(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
 
     def _solve(self, design: _Design, labels, aw, start=None, P=None):
         """``(coef and intercept as one array, L-BFGS iterations, converged, the last preconditioner)``,
-        in rounds of ``fair_lr.lbfgs_logistic``, each preconditioned by the Cholesky factor ``P`` of a
+        in rounds of ``solver.lbfgs_logistic``, each preconditioned by the Cholesky factor ``P`` of a
         Hessian. From ``start`` with ``P`` (a memory's earlier fit with the same labels) the first
         rounds go; from zero:
 
@@ -300,7 +294,6 @@ class WeightedLR(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         """
         import torch
 
-        from .fair_lr import lbfgs_logistic, logistic_hessian_root
 
         chunk = CPU_CHUNK_ROWS if labels.device.type == "cpu" else None
         C, tol = self.C, float(self.tol)

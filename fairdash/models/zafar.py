@@ -28,11 +28,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
+from .common import one_blas_thread, proba_from_p1
 from .inputs import check_s
 from . import inputs as I
 from . import params as P
 from .params import check_params
-from .baselines import _one_blas_thread, _proba_from_p1
 from .state import check_state, make_state
 
 __all__ = ["ZafarFairness", "ZafarAccuracy", "ZafarEqOpp", "logistic_loss", "covariance_vectors",
@@ -142,7 +142,7 @@ class _ZafarBase(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y, s=None):
         """Fit on ``X`` (preprocessed features), two-valued labels ``y`` and group codes ``s``."""
         check_params(self)
-        with _one_blas_thread():
+        with one_blas_thread():
             return self._fit(X, y, s)
 
     def decision_function(self, X) -> np.ndarray:
@@ -151,7 +151,7 @@ class _ZafarBase(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         return X @ self.w_[1:] + self.w_[0]
 
     def predict_proba(self, X) -> np.ndarray:
-        return _proba_from_p1(expit(self.decision_function(X)))
+        return proba_from_p1(expit(self.decision_function(X)))
 
     def predict(self, X) -> np.ndarray:
         return I.labels(self, self.decision_function(X) >= 0)

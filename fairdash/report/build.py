@@ -12,10 +12,15 @@ import pandas as pd
 
 from .._version import software_versions
 from ..errors import FairDashError
-from ..metrics import summarize
-from ..target_spec import criterion_info
+from ..evaluation.metrics import summarize
+from ..target.target_spec import criterion_info
 from . import content
 from .figures import figure_html, make_figures, plotly_js
+from .. import data
+from ..analysis.rates import evaluation_rates, rates_readout, training_rates
+from ..files.run_spec import RunSpec
+from ..models.registry import MODELS
+from ..progress import utc_now
 
 CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
        "font-src data:; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'")
@@ -46,7 +51,7 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     """One self-contained HTML page for a sweep's ``results``.
 
     ``task_description``: :func:`describe_task`'s dict (any subset of its keys). ``readout``:
-    :func:`fairdash.rates.rates_readout` at the chosen target. ``command``: the command line that
+    :func:`fairdash.analysis.rates.rates_readout` at the chosen target. ``command``: the command line that
     reproduces ``results``. ``criterion`` defaults to the results' own; ``seeds`` to those in the
     results; ``eval_rates``/``population_rates`` (base rates, group shares) of the evaluation rows and
     of the population draw the ceilings in the accuracy/fairness figures.
@@ -58,8 +63,6 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     desc = dict(task_description or {})
     results = results.copy()
     if "label" not in results.columns:
-        from ..models.registry import MODELS
-
         results["label"] = [MODELS[m].label if m in MODELS else m for m in results["model"].astype(str)]
     if "target_rate" not in results.columns:
         results["target_rate"] = np.nan
@@ -74,8 +77,6 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     summary = content.with_worst_groups(summarize(results, by=("model", "label", "target_rate")), results,
                                         ("model", "label", "target_rate"))
     if created is None:
-        from ..progress import utc_now
-
         created = utc_now()
     title = title or f"FairDash report: {desc.get('dataset') or 'results'}"
     figures = [{"title": t, "html": figure_html(fig, f"fig{i + 1}"), "caption": caption}
@@ -96,8 +97,7 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
 
 
 def eval_rates_for(task, criterion: str, seed: int = 0):
-    """Base rates and group shares of the evaluation rows (see :func:`fairdash.rates.evaluation_rates`)."""
-    from ..rates import evaluation_rates
+    """Base rates and group shares of the evaluation rows (see :func:`fairdash.analysis.rates.evaluation_rates`)."""
 
     return evaluation_rates(task, criterion, seed)
 
@@ -107,7 +107,6 @@ def readout_target(spec, results: pd.DataFrame, task, seed: int = 0):
     it names no single ``PR_t`` (explicit TPR/TNR targets, each stratum's own preset) or where no target
     rate was recorded; else the swept ``PR_t`` nearest to the spec's own (its preset resolved on the
     training split of ``seed``), so the readout is always one of the targets the results were trained at."""
-    from ..rates import training_rates
 
     tried = sorted({float(t) for t in pd.to_numeric(results.get("target_rate", pd.Series(dtype=float)),
                                                     errors="coerce").dropna()})
@@ -118,8 +117,6 @@ def readout_target(spec, results: pd.DataFrame, task, seed: int = 0):
 
 
 def _report_for_task(results: pd.DataFrame, run_spec, task, desc: dict) -> str:
-    from ..rates import evaluation_rates, rates_readout
-
     seeds = list(run_spec.seeds)
     seed0 = seeds[0] if seeds else 0
     criterion = run_spec.target.criterion
@@ -131,8 +128,8 @@ def _report_for_task(results: pd.DataFrame, run_spec, task, desc: dict) -> str:
 
 
 def report_for_run(run) -> str:
-    """The report of one training run: anything with ``spec`` (a :class:`fairdash.run_spec.RunSpec`),
-    ``task``, ``results``, ``data_name`` and ``data_description``, such as :class:`fairdash.runs.Run`
+    """The report of one training run: anything with ``spec`` (a :class:`fairdash.files.run_spec.RunSpec`),
+    ``task``, ``results``, ``data_name`` and ``data_description``, such as :class:`fairdash.work.runs.Run`
     (the dashboard's Export page). The report reads the run; it never trains."""
     desc = content.describe_task(run.task, dataset=run.data_name, description=run.data_description,
                                  positive_meaning=run.task.spec.positive_meaning)
@@ -160,15 +157,13 @@ def report_for_runs(runs) -> str:
 
 
 def build_report_from_sweep(results: pd.DataFrame, config) -> str:
-    """The report for a results CSV and its configuration JSON (:class:`fairdash.run_spec.RunSpec`'s
+    """The report for a results CSV and its configuration JSON (:class:`fairdash.files.run_spec.RunSpec`'s
     format, written alike by ``python -m fairdash sweep`` and the dashboard's Export page).
 
     The configuration names the data (a sample, a file or a ``paper`` set-up), the task and the target;
     the data is read again for the group table, the readout and the fingerprint. If it cannot be read
     (moved, deleted) the report is still built from the results alone, with a note saying so. A
     malformed configuration is a :class:`FairDashError`."""
-    from .. import data
-    from ..run_spec import RunSpec
 
     run = RunSpec.from_dict(config)
     results = results.copy()

@@ -8,12 +8,16 @@ import json
 import numpy as np
 import pandas as pd
 
-from ..blindness import price_sentences
-from ..gaps import ceiling_verdict, moved_away_summary
-from ..metrics import format_mean_std, result_notes, summarize
-from ..target_spec import criterion_info
+from ..evaluation.blindness import price_sentences
+from ..evaluation.gaps import ceiling_verdict, moved_away_summary
+from ..evaluation.metrics import format_mean_std, result_notes, summarize
+from ..target.target_spec import criterion_info
 from ..data.meaning import ASSUMED, WORDS, disadvantaged_sentence, label_favourable
-from ..targets import disadvantaged_group
+from ..target.targets import disadvantaged_group
+from ..analysis.rates import describe_t, s_predictability_text
+from ..data import SAMPLES, sample_of
+from ..models.registry import MODELS
+from ..target.decision import RULES
 
 
 # --------------------------------------------------------------------------------------------------
@@ -65,8 +69,6 @@ def cell(r, k) -> str:
 
 
 def uses_target(model: str) -> bool:
-    from ..models.registry import MODELS
-
     info = MODELS.get(str(model))
     return bool(info and info.uses_target_rate)
 
@@ -89,7 +91,6 @@ def describe_task(task, *, dataset: str | None = None, description: str | None =
     from that sample (:func:`fairdash.data.sample_of`): an upload, a part of the sample or the sample with
     another label never opens with the sample's words, whatever the caller passed (a session that held
     the sample before an upload passed them)."""
-    from ..data import SAMPLES, sample_of
 
     spec = task.spec
     gt = task.group_table()
@@ -180,8 +181,6 @@ def section_data(desc: dict) -> dict:
 
 
 def section_choices(readout: dict | None, criterion: str, results: pd.DataFrame, seeds) -> dict:
-    from ..models.registry import MODELS
-
     crit = criterion_info(criterion).measured_words
     models = list(dict.fromkeys(results["model"].astype(str))) if "model" in results.columns else []
     labels = [MODELS[m].label if m in MODELS else m for m in models]
@@ -202,8 +201,6 @@ def section_choices(readout: dict | None, criterion: str, results: pd.DataFrame,
 
 
 def section_readout(desc: dict, readout: dict | None, results: pd.DataFrame) -> dict:
-    from ..rates import describe_t
-
     title = "3. What the target rate means"
     if not readout:
         return {"title": title, "blocks": [para("No target-rate readout was supplied.", cls="note")]}
@@ -240,8 +237,6 @@ def section_readout(desc: dict, readout: dict | None, results: pd.DataFrame) -> 
                            "every group can be more than ", (fmt(readout.get("ceiling_at_target"), 4), True),
                            " accurate on the training split."))
     if "s_predictability" in readout:
-        from ..rates import s_predictability_text
-
         auc = readout["s_predictability"]
         s_name = str(desc.get("s_column") or "s")
         blocks.append(para(("What a model that does not see s can do: ", True),
@@ -284,7 +279,7 @@ def _ceiling_blocks(results: pd.DataFrame, t) -> list:
 
 
 def _results_table(summary: pd.DataFrame, criterion: str, prefix: str) -> dict:
-    from ..plots import n_groups_of, result_columns
+    from ..figures.plots import n_groups_of, result_columns  # lazy: heavy, defers plotly
 
     cols = [(prefix + k, h) for k, h in result_columns(criterion, n_groups_of(summary))] + [(prefix + "worst_gap", "worst gap")]
     cols = [(k, h) for k, h in cols if f"{k}_mean" in summary.columns]
@@ -311,7 +306,6 @@ def worst_groups(summary: pd.DataFrame, prefix: str):
 
 def decision_text(results: pd.DataFrame) -> str | None:
     """The runs' decision rule(s) in words, saying where a rule decides with s."""
-    from ..decision import RULES
 
     if "decision" not in results.columns:
         return "threshold: " + RULES["threshold"].explanation

@@ -1,4 +1,4 @@
-"""The report's figures: Plotly figures from :mod:`fairdash.plots`, sized for A4, as HTML fragments by
+"""The report's figures: Plotly figures from :mod:`fairdash.figures.plots`, sized for A4, as HTML fragments by
 ``plotly.io.to_html`` (plotly.js is inlined once for the whole page, so it opens offline)."""
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..target_spec import criterion_info
+from ..target.target_spec import criterion_info
+from ..evaluation.blindness import LAND_TOLERANCE, has_both_sides
 
 # A4 portrait, 14 mm margins: 182 mm of width = 688 CSS pixels. Figures are drawn at this width.
 FIG_WIDTH = 680
@@ -45,7 +46,7 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
     for demographic parity the population (the ordinary test set) first, then the paper's balanced test
     set, each with the group rates, accuracy against fairness and (for results that carry per-group
     targets) the target view; then the ceiling over the target rate. Every text in them is escaped."""
-    from .. import plots
+    from ..figures import plots  # lazy: heavy, defers plotly
 
     names = [esc(g) for g in group_names]
     safe = _escape_strings(summary)
@@ -85,7 +86,6 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
                          f"Each point is one model's {what[:-1]} for one group (mean over repeats); the dashed line "
                          "is that group's target, and the number beside the point is the gap, rate minus target "
                          "(negative: short of the target)."))
-    from ..blindness import LAND_TOLERANCE, has_both_sides
 
     if has_both_sides(results):  # a rule that decides with s beside blind ones: the price of deciding without s
         t = f"Accuracy of the rules that land on the target, with and without {esc(s_name)}, on the population"

@@ -2,7 +2,7 @@
 
 One user's path: the Adult sample is loaded on first open with s = sex and y = salary (Data page), the
 PR_t slider and its number box change the Theorem 2 ceiling readout to exactly what
-``fairdash.rates.rates_readout`` computes (Target page), FairLR trains (Train page), the three Plotly
+``fairdash.analysis.rates.rates_readout`` computes (Target page), FairLR trains (Train page), the three Plotly
 figures appear (Compare page) and the model downloads as a valid ``.fairdash`` file that
 ``fairdash.load_model`` reads and predicts with (Export page).
 
@@ -31,7 +31,7 @@ def _number(text: str) -> float:
 
 
 def _expected_ceiling(task, pr_t: float) -> float:
-    from fairdash.rates import rates_readout
+    from fairdash.analysis.rates import rates_readout
 
     return float(rates_readout(task, pr_t)["ceiling_at_target"])
 
@@ -109,7 +109,7 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_table, adult
     page.locator(".st-key-ceiling_readout").wait_for()
     _no_exception(page, server_log)
     start = _slider_value(page)
-    from fairdash.rates import rates_readout
+    from fairdash.analysis.rates import rates_readout
 
     avg = round(float(rates_readout(task)["presets"]["avg"]), 3)  # the paper's default: the avg preset
     assert start == pytest.approx(avg), f"PR_t starts at {start}, not at the avg preset {avg}"
@@ -155,7 +155,7 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_table, adult
         "() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .js-plotly-plot .main-svg').length >= 3",
         timeout=60_000)
     # the target view is the fourth figure, for runs with per-group targets (else a caption says why not)
-    from fairdash.plots_target import NO_TARGET_COLUMNS, NO_TARGETS
+    from fairdash.figures.plots_target import NO_TARGET_COLUMNS, NO_TARGETS
 
     why_not = page.get_by_text(NO_TARGET_COLUMNS).count() + page.get_by_text(NO_TARGETS).count()
     keys = ("fig_pr", "fig_tpr", "fig_accuracy_fairness") + (() if why_not else ("fig_target",))

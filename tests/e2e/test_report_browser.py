@@ -30,9 +30,9 @@ EVIL_GROUP = "</script><script>alert(6)</script>"
 def reports(tmp_path_factory):
     """A clean report of a small real sweep, and one whose names try to inject HTML."""
     from fairdash import data
-    from fairdash.experiments import run_experiment
-    from fairdash.rates import rates_readout
-    from fairdash.rates import evaluation_rates
+    from fairdash.work.experiments import run_experiment
+    from fairdash.analysis.rates import rates_readout
+    from fairdash.analysis.rates import evaluation_rates
     from fairdash.report import build_report, describe_task, eval_rates_for
 
     setup = data.paper_setup("compas-race")

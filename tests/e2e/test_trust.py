@@ -242,8 +242,8 @@ def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log
 
     from fairdash import data
     from fairdash.app import ui
-    from fairdash.rates import rates_readout
-    from fairdash.target_spec import make_target_spec
+    from fairdash.analysis.rates import rates_readout
+    from fairdash.target.target_spec import make_target_spec
 
     task = data.build_task(adult_table, replace(ui.sample_spec("adult", adult_table), strata_column="race"))
     _open(page, app_url, st_ui, "/target")
@@ -290,8 +290,8 @@ def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log
 def test_explicit_targets_ceiling_matches_and_curve_has_no_pr_t(page, app_url, st_ui, server_log, adult_app_task):
     """Bug 5: with explicit TPR/TNR targets the ceiling shown is the one of those targets (1.0 / 0.8 by
     default), and the curve beside it marks no PR_t point that would contradict it."""
-    from fairdash.rates import rates_readout
-    from fairdash.target_spec import make_target_spec
+    from fairdash.analysis.rates import rates_readout
+    from fairdash.target.target_spec import make_target_spec
 
     _open(page, app_url, st_ui, "/target")
     _radio(page, st_ui, "criterion", "Equality of opportunity: explicit TPR / TNR targets")
@@ -318,7 +318,7 @@ def test_explicit_targets_ceiling_matches_and_curve_has_no_pr_t(page, app_url, s
 def test_pr_t_slider_stops_short_of_0_and_1(page, app_url, st_ui, server_log, adult_app_task):
     """Bug 6: Home / End on the slider reach 0.001 and 0.999, never 0 or 1; the reason is on the page;
     the number box refuses 1.5; Train stays enabled at either end."""
-    from fairdash.rates import rates_readout
+    from fairdash.analysis.rates import rates_readout
 
     _open(page, app_url, st_ui, "/target")
     thumb = page.locator('.st-key-pr_t_slider input[type="range"]')

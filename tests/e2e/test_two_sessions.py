@@ -59,7 +59,8 @@ def tables():
 def _app_task(name: str, raw: bytes):
     """The task the Data page builds for an upload with its suggested choices, once confirmed (the same
     library calls as the page: ``proxies.guess_roles`` and ``data.default_features``)."""
-    from fairdash import data, proxies
+    from fairdash import data
+    from fairdash.analysis import proxies
 
     df = data.read_table(raw, name)
     prof = data.profile_columns(df)
@@ -132,7 +133,7 @@ def test_two_sessions_are_isolated_and_both_answer(browser, app_url, st_ui, serv
         # can begin after wait_idle's settle time, so wait for it to show before reading the ceiling.
         expect(pb.locator('.st-key-pr_t_slider input[type="range"]')).to_have_attribute("value", "0.9")
         st_ui.wait_idle(pb)
-        from fairdash.rates import rates_readout
+        from fairdash.analysis.rates import rates_readout
 
         want = rates_readout(task_of[B], 0.9)["ceiling_at_target"]
         assert _number(_ceiling(pb, st_ui)) == pytest.approx(want, abs=6e-5)

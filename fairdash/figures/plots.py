@@ -11,7 +11,7 @@ Pure functions with no Streamlit import, shared by the dashboard and the HTML re
   TPR ratio for opportunity) with the accuracy ceiling for each ratio drawn.
 
 Every results-based builder takes either the tidy results of ``run_experiment`` (one row per model,
-target and seed) or the output of :func:`fairdash.metrics.summarize`, and an optional
+target and seed) or the output of :func:`fairdash.evaluation.metrics.summarize`, and an optional
 ``highlight_target``: the point(s) trained at the nearest target rate are ringed.
 """
 from __future__ import annotations
@@ -22,16 +22,17 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from . import targets
-from .criteria import criterion_of_rate
-from .metric_table import table_columns
-from .metrics import summarize
-from .target_spec import criterion_info
+from ..target import targets
+from ..target.criteria import criterion_of_rate
+from ..evaluation.metric_table import table_columns
+from ..evaluation.metrics import format_mean_std, summarize
+from ..target.target_spec import criterion_info
 
 from .plot_style import FULL_WIDTH, HALF_WIDTH, MARGIN, PLOT_HEIGHT, legend_below, place_labels
-from .plot_style import GRID as _GRID, LAYOUT as _LAYOUT, MODEL_COLOURS, OKABE_ITO, RUN, figure as _figure, label_styles, run_numbers
-from .plot_style import marker as _marker, scatter as _scatter, text_font as _text_font, text_position as _text_position
+from .plot_style import GRID as _GRID, LAYOUT as _LAYOUT, OKABE_ITO, RUN, figure as _figure, label_styles, run_numbers
+from .plot_style import marker as _marker, scatter as _scatter, text_font as _text_font
 from .plots_target import TARGET_LINE_NAME, target_view, target_view_note, worst_gaps  # noqa: F401
+from ..evaluation.blindness import LAND_TOLERANCE, landing_means
 
 HIGHLIGHT_NAME = "selected target"
 RING_SIZE = 22  # the ring around the points trained at the selected target
@@ -176,7 +177,7 @@ def _points_of(trace) -> list:
 
 def label_points(traces, *, xrange, yrange, width: float, height: float = PLOT_HEIGHT, rings=()) -> bool:
     """Place the labels of ``traces`` (their ``text``) so that none covers another, a marker or the plot's
-    edge (:func:`fairdash.plot_style.place_labels`, on a plot area ``width`` x ``height`` pixels). Where the
+    edge (:func:`fairdash.figures.plot_style.place_labels`, on a plot area ``width`` x ``height`` pixels). Where the
     names do not fit, each labelled trace gets a number instead: its point says ``3``, its legend entry
     ``(3) FairLR · run 2``, and points drawn at one place share one label (``1, 4``). Hover still gives every
     name and number. ``rings``: ``(x, y)`` of the selected target's rings, which labels avoid where they can.
@@ -262,7 +263,7 @@ def _layout(title, xtitle, ytitle, xrange=None, yrange=None, square=False, *, tr
             **extra) -> dict:
     """One layout dict (figures are built in one go: ``update_layout`` per property is slow). Given the
     ``traces`` and the figure's ``width`` in a 1280 px window, the legend goes below the plot
-    (:func:`fairdash.plot_style.legend_below`)."""
+    (:func:`fairdash.figures.plot_style.legend_below`)."""
     xaxis = dict(_GRID, title=dict(text=xtitle))
     yaxis = dict(_GRID, title=dict(text=ytitle))
     if xrange is not None:
@@ -447,7 +448,6 @@ def results_table(summary_or_results, criterion: str = "dp", population: bool = 
     Columns in reading order, the ones a decision rests on first: model, accuracy, the worst gap (or the
     target gap), the target, then the per-group rates headed with the groups' names (``group_names``: a
     header says ``PR (Female)``, never ``pr_0``), the ratios and the repeats."""
-    from .metrics import format_mean_std
 
     df = as_summary(summary_or_results)
     if df.empty:
@@ -486,10 +486,9 @@ PAPER_RULE_MODEL = "fair-lr"  # the paper's method: FairLR decided at 1/2 (the t
 def frontier_figure(results: pd.DataFrame, *, s_name: str = "s", title: str | None = None) -> go.Figure:
     """The price of deciding without s over a sweep of ``PR_t``: population accuracy (mean over repeats)
     against ``PR_t`` for every rule that lands on the target there (each group's mean population rate within
-    :data:`fairdash.blindness.LAND_TOLERANCE` of its target; solid: decides with s, dashed: without), and the
+    :data:`fairdash.evaluation.blindness.LAND_TOLERANCE` of its target; solid: decides with s, dashed: without), and the
     paper's rule (FairLR at 1/2) beside them, whether it lands or not, with its worst gap written at each
     point."""
-    from .blindness import LAND_TOLERANCE, landing_means
 
     title = title or f"Accuracy of the rules that land on the target, with and without {s_name}, over PR_t"
     xtitle, ytitle = "target rate PR_t", "accuracy on the population (mean over repeats)"

@@ -5,7 +5,7 @@ logistic regression on a task's training split. One function, two uses:
   differently (``rates --json``, the Target page); about 0.93 on Adult (sex), 0.65 on COMPAS (race);
 * :func:`joint_leaks`: features that give ``s`` or ``y`` away only together (drop-first dummies of a text
   label: no column alone, all of them exactly), a cross-validated AUC of at least
-  :data:`JOINT_LEAK_AUC`, with the columns that carry it (:mod:`fairdash.proxies` checks single features).
+  :data:`JOINT_LEAK_AUC`, with the columns that carry it (:mod:`fairdash.analysis.proxies` checks single features).
 
 Quick by design: at most :data:`MAX_ROWS` training rows (a fixed, stratified subset; :func:`s_predictability`
 reads them all, :data:`S_ROWS`), numeric columns
@@ -23,7 +23,8 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
-from .errors import FairDashError
+from ..errors import FairDashError
+from ..data import split_task
 
 JOINT_LEAK_AUC = 0.99  # all features together predicting s or y with at least this AUC is a leak
 MAX_ROWS = 10_000  # training rows used at most (a fixed stratified subset) ...
@@ -149,8 +150,6 @@ def _forget(k: int) -> None:
 
 def _train_rows(task, split) -> np.ndarray:
     if split is None:
-        from .data import split_task
-
         split = split_task(task, seed=0)
     return np.asarray(split.train)
 

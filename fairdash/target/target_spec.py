@@ -15,7 +15,7 @@ pages, the configuration JSON, the report and the model file:
   ``PR_t`` is every stratum's target, a preset is taken of each stratum's own base rates, and
   ``stratum_target_rates`` (stratum code -> ``PR_t``) overrides single strata.
 
-The maths it resolves to lives in :mod:`fairdash.targets`; this module only says which of it applies.
+The maths it resolves to lives in :mod:`fairdash.target.targets`; this module only says which of it applies.
 """
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ import numpy as np
 
 from . import targets as T
 from .criteria import CRITERIA, CRITERIA_INFO, CRITERION_NAMES, Criterion, criterion_info  # noqa: F401 (re-exported)
-from .errors import FairDashError
+from ..errors import FairDashError
+from .decision import check_rule, check_with_strata, rule_info
 
 # Explicit targets' defaults (docs/METHOD.md: keep every positive; TNR_t is the user's dial). The one
 # home of these numbers: the command line's help and the dashboard's inputs read them from here.
@@ -70,7 +71,7 @@ class TargetSpec:
     tnr_target: float | None = None
     strata_column: str | None = None
     stratum_target_rates: tuple | None = None  # ((stratum code, PR_t), ...)
-    decision: str = "threshold"  # how scores become decisions (fairdash.decision): threshold | overall-rate | group-rates
+    decision: str = "threshold"  # how scores become decisions (fairdash.target.decision): threshold | overall-rate | group-rates
 
     # ---------------------------------------------------------------------------------------------
     @property
@@ -164,8 +165,6 @@ class TargetSpec:
 
     @property
     def decision_rule(self):
-        from .decision import rule_info
-
         return rule_info(self.decision)
 
     def stratum_rates_dict(self) -> dict | None:
@@ -253,10 +252,9 @@ def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, 
     (``preset``, default ``"avg"``). Explicit ``tpr_target``/``tnr_target`` need ``criterion="eo"``; a
     missing one is :data:`DEFAULT_TPR_TARGET` / :data:`DEFAULT_TNR_TARGET`; they exclude ``PR_t``, ``delta != 1`` and strata.
     Strata (conditional parity) need ``criterion="dp"``. ``decision`` is the rule that turns scores
-    into decisions (:mod:`fairdash.decision`); ``group-rates`` cannot be combined with strata. Every
+    into decisions (:mod:`fairdash.target.decision`); ``group-rates`` cannot be combined with strata. Every
     refusal is a :class:`FairDashError`.
     """
-    from .decision import check_rule, check_with_strata
 
     decision = check_rule(decision)
     check_with_strata(decision, strata_column)

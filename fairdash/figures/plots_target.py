@@ -19,7 +19,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .plot_style import GRID, LAYOUT, TEXT, figure, label_styles, marker, run_numbers, scatter, text_font
-from .target_spec import criterion_info
+from ..target.target_spec import criterion_info
+from ..evaluation.metrics import format_mean_std
 
 TARGET_LINE_NAME = "each group's target"
 NO_TARGET_COLUMNS = ("These runs were trained before FairDash recorded each group's target, so there is no target "
@@ -47,7 +48,6 @@ def worst_gaps(results: pd.DataFrame, population: bool = True) -> pd.DataFrame |
     """Per label and target rate: ``worst gap`` as text, the mean (± std over repeats) of the largest
     absolute gap between a group's rate and its target, with that group's name (the most frequent over
     repeats), e.g. ``0.142 (Female)``. ``None`` for results without the column."""
-    from .metrics import format_mean_std
 
     col = "pop_worst_gap" if population else "bal_worst_gap"
     if results is None or col not in getattr(results, "columns", ()) or "label" not in results.columns:

@@ -1,12 +1,12 @@
 """What the features say about ``s`` and ``y``: proxies, leaks, and a guess at which column is which.
 
 * :func:`proxy_scores`: per feature, how well it alone predicts the sensitive attribute (a single-feature
-  AUC, reported as ``max(a, 1 - a)``; every column at once, :mod:`fairdash.feature_auc`). A model that does not see ``s`` moves a group's rate only
+  AUC, reported as ``max(a, 1 - a)``; every column at once, :mod:`fairdash.analysis.feature_auc`). A model that does not see ``s`` moves a group's rate only
   through such features.
 * :func:`find_leaks`: features that determine ``s`` or ``y`` almost exactly (a score of at least
   :data:`LEAK_SCORE`, or a one-hot sibling of the ``s``/``y`` column; see :func:`one_hot_groups`).
 * :func:`task_leaks_and_proxies`: both for a built task, with one scoring pass, and the leaks that only
-  the features together give away (:mod:`fairdash.separability`, the one place a model is fitted).
+  the features together give away (:mod:`fairdash.analysis.separability`, the one place a model is fitted).
 * :func:`guess_roles`: a suggestion for ``s`` and ``y`` on an uploaded table (the user confirms it).
 
 Nothing imports streamlit.
@@ -19,14 +19,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .errors import FairDashError
+from ..errors import FairDashError
 from .feature_auc import BINS, FEW_VALUES, FOLDS, MAX_ROWS, feature_scores, is_numeric, scores_against  # noqa: F401
+from .separability import joint_leaks
+from ..data import column_values, left_out_by_default, profile_columns
+from ..data.profile import THRESHOLD_DISTINCT
 
 LEAK_SCORE = 0.95  # a single feature scoring at least this against s or y is a leak
 
 
 # --------------------------------------------------------------------------------------------------
-# Proxies (the scores themselves: fairdash.feature_auc)
+# Proxies (the scores themselves: fairdash.analysis.feature_auc)
 # --------------------------------------------------------------------------------------------------
 def proxy_scores(X: pd.DataFrame, s, top: int | None = 10, max_rows: int | None = MAX_ROWS) -> list[dict]:
     """How well each feature column alone predicts the sensitive attribute: ``[{"column", "score"}]``,
@@ -211,7 +214,7 @@ def task_leaks_and_proxies(table: pd.DataFrame, task, top: int | None = 10, max_
     * leaks: :func:`find_leaks`'s (single features scoring at least ``LEAK_SCORE``, and the one-hot
       siblings of its ``s``/``y`` columns found in ``table``, the table it was built from), then, with
       ``joint``, the leaks that only the other features together give away
-      (:func:`fairdash.separability.joint_leaks`: a logistic regression's cross-validated AUC of at
+      (:func:`fairdash.analysis.separability.joint_leaks`: a logistic regression's cross-validated AUC of at
       least 0.99 on the training split; those entries carry ``"with"``, the columns that do it);
     * proxies: :func:`task_proxies`'s table, the ``top`` strongest.
     """
@@ -221,8 +224,6 @@ def task_leaks_and_proxies(table: pd.DataFrame, task, top: int | None = 10, max_
     for role, scores in (("s", s_scores), ("y", y_scores)):
         found += [{"column": c, "of": role, "score": v} for c, v in scores.items() if v >= LEAK_SCORE]
     if joint:
-        from .separability import joint_leaks
-
         found += joint_leaks(task, exclude={(f["column"], f["of"]) for f in found})
     ranked = sorted(s_scores.items(), key=lambda kv: -kv[1])[:top]
     return _merge_leaks(found), [{"column": c, "score": v} for c, v in ranked]
@@ -282,8 +283,6 @@ def _word_rank(name: str, words) -> int | None:
 
 
 def _text_values(col: pd.Series) -> list[str]:
-    from .data import column_values
-
     return column_values(col.to_frame("c"), "c")
 
 
@@ -291,15 +290,12 @@ def guess_values(df: pd.DataFrame, column: str, role: str, profile: pd.DataFrame
     """``(values, threshold, words)`` for a column chosen as ``s`` (``role="s"``) or ``y``: a many-valued
     numeric column is split at its median; else group 1 is the most frequent value (s), positive the
     positive-looking or rarer value (y). ``words`` says which, for the user."""
-    from .data import profile_columns
 
     prof = profile if profile is not None else profile_columns(df[[column]])
     return _values_or_threshold(df, column, prof.set_index("column").loc[column], role)
 
 
 def _values_or_threshold(df, c, prof_row, role):
-    from .data.profile import THRESHOLD_DISTINCT
-
     col = df[c]
     if prof_row["kind"] == "numeric" and int(prof_row["distinct"]) > THRESHOLD_DISTINCT:
         thr = float(pd.to_numeric(col).median())
@@ -325,7 +321,6 @@ def guess_roles(df: pd.DataFrame, profile: pd.DataFrame | None = None) -> RoleGu
     first, in ``S_WORDS`` order; without one, the first two-valued column. Never a member of a one-hot
     group (:func:`one_hot_groups`), never an id-like, constant or empty column, never the same column
     for both."""
-    from .data import left_out_by_default, profile_columns
 
     if df is None or df.shape[1] < 2:
         raise FairDashError("A table needs at least two columns to choose a sensitive attribute and a label.")

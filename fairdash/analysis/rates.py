@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import targets
-from .data import Split, Task, split_task
-from .data.meaning import label_favourable
-from .errors import FairDashError
+from ..target import targets
+from ..data import Split, Task, split_task
+from ..data.meaning import label_favourable
+from ..errors import FairDashError
 from .separability import JOINT_LEAK_AUC, s_predictability
-from .target_spec import TargetSpec, criterion_info, make_target_spec
+from ..target.target_spec import TargetSpec, criterion_info, make_target_spec
 
 
 @dataclass(frozen=True)
@@ -68,10 +68,10 @@ def rates_readout(task: Task, spec: TargetSpec | None = None, seed: int = 0, spl
     ``strata_ceiling_at_target`` the share-weighted ceiling the conditional model must respect.
 
     ``s_predictability`` is the cross-validated ROC AUC of a logistic regression predicting ``s`` from
-    the features on the training split (:func:`fairdash.separability.s_predictability`; remembered per
+    the features on the training split (:func:`fairdash.analysis.separability.s_predictability`; remembered per
     task and split, so a readout asked again costs nothing).
 
-    ``spec`` is the :class:`~fairdash.target_spec.TargetSpec` (default: parity at the avg preset); a bare
+    ``spec`` is the :class:`~fairdash.target.target_spec.TargetSpec` (default: parity at the avg preset); a bare
     ``target_rate`` is shorthand for ``make_target_spec(target_rate=...)``."""
     if spec is not None and not isinstance(spec, TargetSpec):  # a bare rate or preset name in its place
         if target_rate is not None:

@@ -1,9 +1,9 @@
 """Single-feature AUC of every column of a table at once, against one or more code arrays (groups or
-labels): the scores behind :mod:`fairdash.proxies` (proxy table, single-feature leaks).
+labels): the scores behind :mod:`fairdash.analysis.proxies` (proxy table, single-feature leaks).
 
 Each column is scored as ``max(a, 1 - a)`` of an AUC: numeric columns by their ranks (and as categories:
 their values when few, else equal-count bins), other columns through their categories' out-of-fold shares
-(see :func:`fairdash.proxies.proxy_scores` for the rule). All columns go together: the ranks of the
+(see :func:`fairdash.analysis.proxies.proxy_scores` for the rule). All columns go together: the ranks of the
 numeric ones come from one count or one sort of the column block, their AUCs against every target from
 one matrix product, and the category shares from one count over all columns. Nothing imports streamlit.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .errors import FairDashError
+from ..errors import FairDashError
 
 MAX_ROWS = 50_000  # larger tables are scored on a fixed random subset of this many rows
 FOLDS = 5  # categories' group rates are computed out of fold (see _category_strengths)
@@ -200,7 +200,7 @@ def _sample(n: int, max_rows: int | None) -> np.ndarray | None:
 
 def feature_scores(X: pd.DataFrame, codes, max_rows: int | None = MAX_ROWS) -> dict[str, float]:
     """Every column of ``X`` scored against ``codes`` (group or label codes, one per row): the rule of
-    :func:`fairdash.proxies.proxy_scores`, for all columns, in ``X``'s column order."""
+    :func:`fairdash.analysis.proxies.proxy_scores`, for all columns, in ``X``'s column order."""
     return scores_against(X, [codes], max_rows)[0]
 
 

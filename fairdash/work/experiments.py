@@ -15,34 +15,36 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from . import targets
-from .device import device_description
+from ..target import targets
+from ..device import device_description
 from .fit_cache import FitCache, cache_key, source_version
-from .progress import as_progress, counted_progress, scaled_progress, utc_now
-from .data import Arrays, Task, TaskSpec, split_arrays
-from .scoring import ScoresRawTables, training_schema
-from .errors import FairDashError
-from .blindness import add_price_columns
-from .decision import FittedDecision, Reached, check_reached, check_rule, fit_decision, predicts_with_s, rule_info
-from .gaps import cell_gaps, group_gaps, mark_moves, tnr_gaps
-from .metric_table import gap_metrics, lead_columns, population_copied
-from .metrics import conditional_ratio, flag_below_majority, group_metrics, one_class_note
-from .models.registry import make_model, model_info
-from .target_spec import ResolvedTarget, TargetSpec, criterion_info, make_target_spec
+from ..progress import as_progress, counted_progress, scaled_progress, utc_now
+from ..data import Arrays, Task, TaskSpec, split_arrays
+from ..files.scoring import ScoresRawTables, training_schema
+from .. import _version
+from ..errors import FairDashError
+from ..evaluation.blindness import add_price_columns
+from ..target.decision import FittedDecision, Reached, check_reached, check_rule, fit_decision, predicts_with_s, rule_info
+from ..evaluation.gaps import cell_gaps, group_gaps, mark_moves, tnr_gaps
+from ..evaluation.metric_table import gap_metrics, lead_columns, population_copied
+from ..evaluation.metrics import conditional_ratio, flag_below_majority, group_metrics, one_class_note
+from ..models.registry import make_model, model_info
+from ..target.target_spec import ResolvedTarget, TargetSpec, criterion_info, make_target_spec
+from ..jsonable import to_jsonable
 
 RESULT_COLUMNS = lead_columns()  # the leading column order, from the one table of metrics (metric_table)
 """One row per fit. Columns without ``pop_`` are measured on the paper's evaluation rows (``eval_set``: the
 balanced test set for demographic parity, the test set for equality of opportunity); ``pop_`` columns on
 the ordinary test set, distributed like the data the model will score. Each group's target
 (``target_<g>``), its signed gap on each set (``pop_gap_<g>``, ``bal_gap_<g>``) and the worst gap with
-its group (``pop_worst_gap``, ``pop_worst_gap_group``...) are described in :mod:`fairdash.gaps`;
+its group (``pop_worst_gap``, ``pop_worst_gap_group``...) are described in :mod:`fairdash.evaluation.gaps`;
 ``target_gap`` is the mean over groups of |pop_gap_s|: |pop PR_s - target_s| under demographic parity, |pop TPR_s -
 target TPR| under equality of opportunity (kept for older readers; never shown alone). A ratio whose largest value is 0 is empty (0/0 is
 not parity) and ``one_class`` says in words where a model predicts one class for everyone or a group.
 
 Columns present only where they say something, after these: ``rule_reached`` and ``rule_note`` (rows of rules
-that aim at a rate, :func:`fairdash.decision.check_reached`), ``price_of_blindness``, ``pop_with_s_accuracy``
-and ``pop_blind_accuracy`` (results holding a rule that decides with s, :mod:`fairdash.blindness`),
+that aim at a rate, :func:`fairdash.target.decision.check_reached`), ``price_of_blindness``, ``pop_with_s_accuracy``
+and ``pop_blind_accuracy`` (results holding a rule that decides with s, :mod:`fairdash.evaluation.blindness`),
 ``pop_majority_accuracy`` and ``below_majority`` (where some row is below the majority class), the TNR gaps
 ``pop_tnr_gap_<g>`` (explicit TPR/TNR targets)."""
 
@@ -147,9 +149,9 @@ def evaluate(estimator, arrays: Arrays, target: ResolvedTarget | None = None, gr
 
     Each set carries Theorem 2's ceiling at the measured group rates (``ceiling_at_measured``) and at the
     target (``ceiling_at_target``), both computed on that set's own rows. ``target`` is the one
-    :class:`~fairdash.target_spec.ResolvedTarget` the model is measured against (its criterion, the model's
+    :class:`~fairdash.target.target_spec.ResolvedTarget` the model is measured against (its criterion, the model's
     own spec and PR_t, and the run's ``goal``: each group's target, and so the gaps ``target_<g>``,
-    ``pop_gap_<g>``, ``bal_gap_<g>``, the worst of each; :mod:`fairdash.gaps`). Decisions come from
+    ``pop_gap_<g>``, ``bal_gap_<g>``, the worst of each; :mod:`fairdash.evaluation.gaps`). Decisions come from
     ``decision`` (the paper's rule by default)."""
     decision = decision or FittedDecision()
     target = target or ResolvedTarget()
@@ -214,7 +216,7 @@ def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cac
     # in the paper's set-ups the numeric columns' own units, as the paper ran it; elsewhere the standardised
     # columns, where it beats the majority class (in raw units it did not on COMPAS race: issue 19, item 5)
     if arrays.paper_setup in info.raw_units:
-        from .models.zafar import raw_units
+        from ..models.zafar import raw_units  # lazy: heavy, defers scipy, sklearn
 
         scale, offset = raw_units(arrays.preprocessor, arrays.X_train.shape[1])
         params.update(feature_scale=scale.tolist(), feature_offset=offset.tolist())
@@ -302,7 +304,6 @@ def scored(fit: _Fit, arrays: Arrays, criterion: str, cache: FitCache | None = N
 
     if cache is None:
         return run()
-    from .jsonable import to_jsonable
 
     state = fit.est.get_state()
     extra = [] if arrays.strata_test is None else [arrays.strata_test]
@@ -314,8 +315,8 @@ def scored(fit: _Fit, arrays: Arrays, criterion: str, cache: FitCache | None = N
                             "spec": spec.to_dict() if isinstance(spec, TargetSpec) else spec,
                             "decision": fit.decision.to_dict(), "goal": to_jsonable(goal),
                             "group_names": list(map(str, group_names or ()))},
-                    code_version=source_version("experiments.py", "metrics.py", "targets.py", "target_spec.py",
-                                                "gaps.py", "decision.py"))
+                    code_version=source_version("work/experiments.py", "evaluation/metrics.py", "target/targets.py",
+                                                "target/target_spec.py", "evaluation/gaps.py", "target/decision.py"))
     value, _ = cache.result(key, lambda: to_jsonable(run()))
     return {k: _from_json_number(v) for k, v in value.items()}
 
@@ -424,8 +425,6 @@ def _check_workers(client, address: str, *, deadline: float, timeout: float) -> 
     the scheduler by the deadline, or a worker cannot import FairDash (or runs another version of it)."""
     import threading
 
-    from ._version import __version__
-
     try:
         client.wait_for_workers(n_workers=1, timeout=max(0.5, deadline - time.monotonic()))
     except (TimeoutError, OSError):  # distributed's WorkerStartTimeoutError is a TimeoutError
@@ -436,7 +435,7 @@ def _check_workers(client, address: str, *, deadline: float, timeout: float) -> 
     def probe():  # defined here, so it is pickled by value: a worker without FairDash runs it and says so
         import importlib
 
-        importlib.import_module("fairdash.experiments")  # what the jobs need: FairDash and its requirements
+        importlib.import_module("fairdash.work.experiments")  # what the jobs need: FairDash and its requirements
         return importlib.import_module("fairdash").__version__
 
     answers: dict = {}
@@ -460,10 +459,10 @@ def _check_workers(client, address: str, *, deadline: float, timeout: float) -> 
         raise FairDashError(f"{some or 'The '}Dask workers at {address!r} cannot import fairdash "
                             f"({type(e).__name__}: {_first_line(e)}): install FairDash (pip install -e . or the same "
                             "requirements) on every worker.")
-    other = sorted({str(v) for v in answers.values()} - {__version__})
+    other = sorted({str(v) for v in answers.values()} - {_version.__version__})
     if other:
         raise FairDashError(f"The Dask workers at {address!r} run FairDash {', '.join(other)}, this machine "
-                            f"{__version__}: install the same FairDash version on every worker.")
+                            f"{_version.__version__}: install the same FairDash version on every worker.")
 
 
 class PlannedFit(NamedTuple):
@@ -515,9 +514,9 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
     the task's default request); ``target_rates`` is the sweep's grid, each point ``target.with_rate(t)``
     (``None``: the spec as it is). Models that do not serve the criterion are skipped with a reason
     when ``only_serving`` (else they run and their rows say what they serve). ``decisions``: several decision
-    rules (:mod:`fairdash.decision`) to run every model under, models x rules in one sweep (``None``: the
+    rules (:mod:`fairdash.target.decision`) to run every model under, models x rules in one sweep (``None``: the
     target's own rule); a run holding a rule that decides with s gets the price of deciding without s
-    (:func:`fairdash.blindness.add_price_columns`)."""
+    (:func:`fairdash.evaluation.blindness.add_price_columns`)."""
     from joblib import Parallel, delayed
 
     spec = _request(target, task)

@@ -1,9 +1,9 @@
 """The one table of a results row: every column FairDash measures or records, where it was measured, whether
 it is per group or a summary, how it is computed, how it is shown and which criterion it serves.
 
-The evaluation (:mod:`fairdash.metrics`, :func:`fairdash.experiments.evaluate`, the results' column order), the
-results file (:mod:`fairdash.results_file`: which columns carry ``bal_``), the figures and tables
-(:func:`fairdash.plots.result_columns`), the report (which reads those) and ``train --json`` (which names its
+The evaluation (:mod:`fairdash.evaluation.metrics`, :func:`fairdash.work.experiments.evaluate`, the results' column order), the
+results file (:mod:`fairdash.files.results_file`: which columns carry ``bal_``), the figures and tables
+(:func:`fairdash.figures.plots.result_columns`), the report (which reads those) and ``train --json`` (which names its
 figures as the results file does) read it; ``tests/test_metric_table.py`` checks that every listed column is
 produced and every produced column is listed. Adding a metric column is one row here (and, where it is measured
 by a function of its own, that function).
@@ -185,7 +185,7 @@ def is_listed(column: str) -> bool:
 
 
 def summarized_columns(columns_present) -> list[str]:
-    """The columns a summary averages over repeats by default (:func:`fairdash.metrics.summarize`): on the
+    """The columns a summary averages over repeats by default (:func:`fairdash.evaluation.metrics.summarize`): on the
     evaluation rows, then on the population, per-group ones for every group the results hold."""
     present = list(columns_present)
     groups = sorted({int(g.group(1)) for c in present if (g := re.match(r"^(?:pop_)?pr_(\d+)$", str(c)))}) or [0, 1]
@@ -210,7 +210,7 @@ def population_twin(column: str) -> str | None:
 
 
 def population_copied() -> list[Metric]:
-    """The measurements :func:`fairdash.experiments.evaluate` takes from the population's rows (per set, unprefixed
+    """The measurements :func:`fairdash.work.experiments.evaluate` takes from the population's rows (per set, unprefixed
     in its own measurement): each metric measured on both sets by ``group_metrics`` or beside it."""
     return [m for m in METRICS if m.where == EP and not m.prefixed and not m.names]
 
@@ -223,7 +223,7 @@ def gap_metrics() -> list[Metric]:
 
 def table_columns(criterion_rate: str, other_rate: str, n_groups: int, group_names=None) -> list[tuple[str, str]]:
     """A results table's columns in reading order, ``(column, header)``: accuracy, then the criterion's own
-    per-group rates and ratio, then the other's (:func:`fairdash.plots.result_columns`, the report's tables);
+    per-group rates and ratio, then the other's (:func:`fairdash.figures.plots.result_columns`, the report's tables);
     per-group headers name their groups where ``group_names`` are given."""
     by = {m.name: m for m in METRICS}
     groups = range(max(2, n_groups))

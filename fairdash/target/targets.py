@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import FairDashError
+from ..errors import FairDashError
 
 _EPS = 1e-12
 

@@ -19,7 +19,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .criteria import CRITERIA_INFO, criterion_of_rate
+from ..target.criteria import CRITERIA_INFO, criterion_of_rate
+from .blindness import LAND_TOLERANCE
+from ..models.registry import MODELS, model_info
 
 MOVE_TOLERANCE = 0.01  # closer or further by less than one percentage point is "no move" (noise, not a move)
 REFERENCE_MODEL = "lr"
@@ -93,7 +95,6 @@ def mark_moves(results: pd.DataFrame, group_names=None) -> pd.DataFrame:
     """Add ``pop_moved_<g>`` ("toward", "away" or "") and ``moved_away`` (a sentence or "") to the rows
     of models that serve a fairness criterion, each compared with plain LR's row of the same seed (and
     the same targets, where LR ran once per target). Rows without such a reference are left empty."""
-    from .models.registry import model_info
 
     res = results.copy()
     groups = _groups(res)
@@ -153,7 +154,6 @@ def moved_away_summary(results: pd.DataFrame, group_names=None) -> list[str]:
     repeats: the mean of the fair model's rates over every repeat against the mean of plain LR's on the same
     splits (not only the repeats that moved away). What the CLI, Compare and the report say. Rows without
     the plain model's rows beside them (results kept without them) give their own sentences."""
-    from .models.registry import model_info
 
     if results is None or "moved_away" not in results or not results["moved_away"].fillna("").astype(str).str.len().any():
         return []  # rows never marked by mark_moves, or no repeat moved any group away
@@ -189,8 +189,6 @@ def moved_away_summary(results: pd.DataFrame, group_names=None) -> list[str]:
 
 
 def _registry_names():
-    from .models.registry import MODELS
-
     return MODELS
 
 
@@ -199,10 +197,9 @@ def _registry_names():
 # --------------------------------------------------------------------------------------------------
 def ceiling_verdict(accuracy, ceiling_at_measured, worst_gap) -> str:
     """Whether a measured accuracy is within Theorem 2's ceiling, said only of a run that reached its target
-    (its mean worst gap on the population within :data:`fairdash.blindness.LAND_TOLERANCE`): the ceiling at
+    (its mean worst gap on the population within :data:`fairdash.evaluation.blindness.LAND_TOLERANCE`): the ceiling at
     ``PR_t`` is what a classifier *reaching* the target could achieve, so a run that missed it is not
     compared with it."""
-    from .blindness import LAND_TOLERANCE
 
     if worst_gap is None or not np.isfinite(worst_gap):
         return "no per-group target to reach"

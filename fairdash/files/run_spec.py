@@ -18,8 +18,9 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
-from .errors import FairDashError
-from .target_spec import TargetSpec, make_target_spec
+from ..errors import FairDashError
+from ..target.target_spec import TargetSpec, make_target_spec
+from ..target.decision import check_rule
 
 FORMAT = "fairdash-run"
 VERSION = 2
@@ -51,7 +52,7 @@ class RunSpec:
     def from_dict(cls, d) -> "RunSpec":
         """Read a configuration (this format or the command line's earlier one); anything malformed is a
         :class:`FairDashError` saying what."""
-        from .data import TaskSpec
+        from ..data import TaskSpec  # lazy: heavy, defers pandas
 
         if not isinstance(d, dict):
             raise FairDashError("The configuration is not a JSON object of named settings.")
@@ -82,7 +83,7 @@ class RunSpec:
 
     def load_task(self):
         """The task, built again from the data it names (a bundled sample, a paper set-up or a file)."""
-        from . import data
+        from .. import data  # lazy: heavy, defers pandas
 
         if self.paper:
             return data.paper_task(self.paper)
@@ -147,8 +148,6 @@ class RunSpec:
 
 
 def _decisions(value) -> list[str]:
-    from .decision import check_rule
-
     if value is None:
         return []
     if not isinstance(value, (list, tuple)):

@@ -18,9 +18,12 @@ from typing import Callable
 
 import numpy as np
 
-from .device import resolve_device
-from .errors import FairDashError
-from .progress import utc_now
+from .. import _version
+from ..device import resolve_device
+from ..errors import FairDashError
+from ..progress import utc_now
+from ..jsonable import to_jsonable
+from ..models.state import class_path, load_state, model_from_state, params_meta, save_state
 
 CACHE_ENV = "FAIRDASH_CACHE_DIR"
 
@@ -28,7 +31,7 @@ CACHE_ENV = "FAIRDASH_CACHE_DIR"
 # --------------------------------------------------------------------------------------------------
 # Cache keys
 # --------------------------------------------------------------------------------------------------
-_SHARED_SOURCES = ("models/state.py", "targets.py", "target_spec.py")
+_SHARED_SOURCES = ("models/state.py", "target/targets.py", "target/target_spec.py")
 # Python 3.11's parser is not safe for threads that parse at once: trainings started together in the
 # dashboard's threads failed with "SystemError: AST constructor recursion depth mismatch" (found by
 # benchmarks/bench_team_load.py, six trainings at once). One parse at a time.
@@ -69,7 +72,7 @@ def code_version(model_class=None) -> str:
     it, every model module. Edited model code never answers from a stale cache."""
     import inspect
 
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parent.parent  # the fairdash package
     seen: set = set()
     if model_class is not None:
         _module_sources(Path(inspect.getfile(model_class)).resolve(), root, seen)
@@ -83,20 +86,18 @@ def code_version(model_class=None) -> str:
 
 def _sources_version(paths, root: Path) -> str:
     """``fairdash.__version__`` plus a short hash of these source files (names and contents)."""
-    from ._version import __version__
-
     h = hashlib.sha256()
     for p in sorted(paths):
         h.update(str(p.relative_to(root)).encode())
         h.update(p.read_bytes())
-    return f"{__version__}+{h.hexdigest()[:12]}"
+    return f"{_version.__version__}+{h.hexdigest()[:12]}"
 
 
 @lru_cache(maxsize=None)
 def source_version(*modules: str) -> str:
     """Like ``code_version`` for code that is not a model: ``fairdash.__version__`` plus a hash of the
-    named modules (paths relative to the package, e.g. ``"metrics.py"``) and what they import."""
-    root = Path(__file__).resolve().parent
+    named modules (paths relative to the package, e.g. ``"evaluation/metrics.py"``) and what they import."""
+    root = Path(__file__).resolve().parent.parent  # the fairdash package
     seen: set = set()
     for rel in modules:
         _module_sources((root / rel).resolve(), root, seen)
@@ -106,7 +107,6 @@ def source_version(*modules: str) -> str:
 def _canonical(obj):
     """Config values as JSON-able data for a cache key (``jsonable.to_jsonable``; other objects by ``repr``;
     the key's JSON sorts the dict keys and writes floats exactly)."""
-    from .jsonable import to_jsonable
 
     return to_jsonable(obj, other=repr)
 
@@ -174,7 +174,6 @@ def cache_key(*arrays, config: dict, code_version: str | None = None) -> str:
 
 def model_cache_key(model, X, y, s=None, strata=None, extra: dict | None = None) -> str:
     """The key of ``model.fit(X, y, s, strata)``: data, the model class and its parameters."""
-    from .models.state import class_path, params_meta
 
     config = {"class": class_path(type(model)), "params": params_meta(model), "extra": extra or {}}
     # the device actually used can change numbers slightly; it is part of the request
@@ -223,7 +222,7 @@ class FitCache:
         if self.directory is None:
             return None
         if not all(c in "0123456789abcdef" for c in key) or not key:
-            raise FairDashError("Cache keys must be hexadecimal digests (use fairdash.fit_cache.cache_key).")
+            raise FairDashError("Cache keys must be hexadecimal digests (use fairdash.work.fit_cache.cache_key).")
         return self.directory / key[:2] / key
 
     # -- memory -----------------------------------------------------------------------------------
@@ -263,7 +262,6 @@ class FitCache:
         stem = self._stem(key)
         if stem is None or not stem.with_name(stem.name + ".json").exists():
             return None
-        from .models.state import load_state, model_from_state
 
         try:
             model = model_from_state(load_state(stem))
@@ -277,8 +275,6 @@ class FitCache:
         self._remember(key, model)
         stem = self._stem(key)
         if stem is not None:
-            from .models.state import save_state
-
             try:
                 save_state(stem, model.get_state())  # removes its own temporary files when it fails
             except OSError as e:

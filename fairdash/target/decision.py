@@ -14,7 +14,7 @@ the scores so that the decisions reach the target, and says what it needs:
   TPR). Needs ``s`` when deciding: it treats people differently by group, which the paper's method
   avoids and which the law forbids in some settings.
 
-A rule is part of the target request (:class:`fairdash.target_spec.TargetSpec`, ``decision``); the cuts
+A rule is part of the target request (:class:`fairdash.target.target_spec.TargetSpec`, ``decision``); the cuts
 it chose on the training rows are a :class:`FittedDecision`, stored with the model.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .criteria import criterion_of_rate
-from .errors import FairDashError
+from ..errors import FairDashError
 
 
 @dataclass(frozen=True)

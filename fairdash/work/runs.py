@@ -1,6 +1,6 @@
 """Runs as the dashboard keeps them: one training run with everything that describes it (the request,
 the task, the data's name, results and fitted models), its title in lists, and ``train_run``, which
-trains a :class:`~fairdash.run_spec.RunSpec` into a :class:`Run`."""
+trains a :class:`~fairdash.files.run_spec.RunSpec` into a :class:`Run`."""
 from __future__ import annotations
 
 import hashlib
@@ -10,14 +10,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .progress import utc_now
-from .data import Task
-from .decision import choosable
+from ..progress import utc_now
+from ..data import Task
+from ..target.decision import choosable
 from .experiments import PlannedFit, plan_fits, run_experiment, serving_models
-from .models.registry import MODELS, model_info
-from .plot_style import RUN
-from .run_spec import RunSpec
-from .target_spec import TargetSpec, criterion_info
+from ..models.registry import MODELS, model_info
+from ..figures.plot_style import RUN
+from ..files.run_spec import RunSpec
+from ..target.target_spec import TargetSpec, criterion_info
 
 
 PAPER_METHOD = ("fair-lr", "fair-gp")  # the paper's own models: offered first for download

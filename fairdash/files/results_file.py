@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .errors import FairDashError
-from .metric_table import file_measured, population_twin
+from ..errors import FairDashError
+from ..evaluation.metric_table import file_measured, population_twin
 
 RESULTS_FORMAT = 2
 _OLDER_NAMES = {"accuracy_bound": "ceiling_at_measured", "pop_accuracy_bound": "pop_ceiling_at_measured"}

@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..target.target_spec import criterion_info
+
 LAND_TOLERANCE = 0.03  # a group's population rate within 3 points of its target counts as landing on it
 PRICE_COLUMNS = ("pop_with_s_accuracy", "pop_blind_accuracy", "price_of_blindness")  # measured on the population
 
@@ -30,8 +32,6 @@ def _groups(results: pd.DataFrame) -> list[int]:
 
 
 def _rate(results: pd.DataFrame) -> str:
-    from .target_spec import criterion_info
-
     crit = results["criterion"].dropna().iloc[0] if "criterion" in results and results["criterion"].notna().any() else "dp"
     return criterion_info(str(crit)).rate
 

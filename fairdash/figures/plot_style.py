@@ -1,6 +1,6 @@
 """How FairDash's figures look, in one place: a colour-blind-safe palette (Okabe & Ito), one marker symbol
 per model and a fill per run, labels written beside the points (so no figure needs hovering to be read),
-and the shared Plotly layout. Used by :mod:`fairdash.plots` and :mod:`fairdash.plots_target`.
+and the shared Plotly layout. Used by :mod:`fairdash.figures.plots` and :mod:`fairdash.figures.plots_target`.
 
 Colour is never the only cue: every model has its own marker symbol; when several runs are drawn each
 run of a model gets its own fill (filled, open, dotted, open-dotted), and every point or line carries its

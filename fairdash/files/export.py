@@ -11,7 +11,7 @@ A ``.fairdash`` file is one zip archive with exactly three members:
   (imputer medians, scaler mean/scale, one-hot categories and which of them are "infrequent"), the
   estimator's JSON metadata (``get_state()["meta"]``) and, from issue 27 on, the training table's record
   for the scoring contract (``scoring``: each feature's kind, missing values and range, the values of s;
-  :mod:`fairdash.scoring`). Files without it still load; their tables are compared by what their
+  :mod:`fairdash.files.scoring`). Files without it still load; their tables are compared by what their
   preprocessing knows.
 - ``arrays.safetensors``: every numeric array (preprocessing numbers under ``pre.``, the estimator's
   arrays under ``model.``), read with ``safetensors.numpy.load``: no pickle, no code.
@@ -40,11 +40,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._version import software_versions
-from .data.preprocess import PlainPreprocessor
+from .._version import software_versions
+from ..data.preprocess import PlainPreprocessor
 from .scoring import ScoresRawTables
-from .models.state import join_arrays, split_arrays
-from .errors import FairDashError
+from ..models.state import RETIRED_PARAMS, class_path, join_arrays, split_arrays
+from ..errors import FairDashError
+from ..data import TaskSpec
+from ..jsonable import to_jsonable
+from ..models.registry import MODELS, model_info
+from ..progress import utc_now
+from ..target.decision import FittedDecision, predicts_with_s, rule_info
 
 FORMAT_NAME = "fairdash-model"
 FORMAT_VERSION = 1
@@ -67,8 +72,6 @@ MAX_RATIO = 200  # uncompressed / compressed size above this (for members over 1
 # JSON helpers
 # --------------------------------------------------------------------------------------------------
 def _jsonable(value):
-    from .jsonable import to_jsonable
-
     return to_jsonable(value)  # non-finite numbers as text, which the loader reads back
 
 
@@ -88,10 +91,9 @@ def _table_dict(table):
 # Saving
 # --------------------------------------------------------------------------------------------------
 def model_bytes(trained) -> bytes:
-    """The ``.fairdash`` file of a trained model (a :class:`fairdash.experiments.TrainedModel`), as bytes."""
+    """The ``.fairdash`` file of a trained model (a :class:`fairdash.work.experiments.TrainedModel`), as bytes."""
     import safetensors.numpy
 
-    from .models.registry import model_info
 
     est = trained.estimator
     if not hasattr(est, "get_state"):
@@ -105,13 +107,11 @@ def model_bytes(trained) -> bytes:
 
     model_arrays, text_arrays = split_arrays(state["arrays"], prefix="model.")
     arrays: dict[str, np.ndarray] = {**pre_arrays, **model_arrays}
-    from .progress import utc_now
 
     created = utc_now()
     spec = trained.spec.to_dict() if hasattr(trained.spec, "to_dict") else dict(trained.spec)
     table = trained.transition_table if hasattr(trained, "transition_table") else getattr(est, "transition_table_", None)
     table_d = _table_dict(table)
-    from .decision import FittedDecision, predicts_with_s, rule_info
 
     decision = getattr(trained, "decision", None) or FittedDecision()
     if predicts_with_s(est):
@@ -361,9 +361,6 @@ def _load_arrays(data: bytes, name: str) -> dict:
 
 
 def _estimator_from(meta: dict, arrays: dict, name: str):
-    from .models.registry import MODELS, model_info
-    from .models.state import class_path
-
     m = meta.get("model")
     if not isinstance(m, dict) or m.get("name") not in MODELS:
         raise FairDashError(f"{name} names a model this FairDash does not know ({(m or {}).get('name')!r}); it was "
@@ -405,8 +402,7 @@ def _current_params(state_meta: dict, cls, info, name: str, meta: dict) -> dict:
     refused in one line (which version wrote the file, what to do) where it did something."""
     import inspect
 
-    from .models.likelihood import FORMAT1_TARGET
-    from .models.state import RETIRED_PARAMS
+    from ..models.likelihood import FORMAT1_TARGET  # lazy: heavy, defers torch
 
     params = state_meta.get("params")
     if not isinstance(params, dict):
@@ -427,12 +423,10 @@ def _current_params(state_meta: dict, cls, info, name: str, meta: dict) -> dict:
 class LoadedModel(ScoresRawTables):
     """A model read from a ``.fairdash`` file. ``predict``/``predict_proba`` take a raw table with the
     training feature columns (the sensitive attribute only for a model that decides with s), compared
-    with the training table first (:mod:`fairdash.scoring`); everything else the file holds is in
+    with the training table first (:mod:`fairdash.files.scoring`); everything else the file holds is in
     ``metadata`` and the attributes below."""
 
     def __init__(self, estimator, preprocessor: PlainPreprocessor, meta: dict, manifest: dict):
-        from .data import TaskSpec
-
         task = meta["task"]
         self.estimator = estimator
         self.preprocessor = preprocessor
@@ -458,14 +452,11 @@ class LoadedModel(ScoresRawTables):
         self.versions = meta.get("versions") or {}
         self.transition = meta.get("transition_table")
         self.schema = meta.get("scoring")  # None in files written before the scoring contract (issue 27)
-        from .decision import FittedDecision
 
         self.decision = FittedDecision.from_dict(meta.get("decision"))  # older files: the paper's rule
 
     @property
     def decides_with_s(self) -> bool:
-        from .decision import predicts_with_s
-
         return self.decision.needs_s or predicts_with_s(self.estimator)
 
     def describe(self) -> str:

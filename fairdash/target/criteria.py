@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import targets as T
-from .errors import FairDashError
+from ..errors import FairDashError
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import shorten
+from ..errors import shorten
+from ..target.decision import RULES
+from ..target.target_spec import criterion_info
 
 MIN_CUT_ROWS = 30  # a group's own threshold chosen on fewer training rows than this is a rough guess
 MIN_EVAL_ROWS = 30  # a group's rates measured on fewer rows than this move by 0.1 or more with one row's label
@@ -15,8 +17,6 @@ MIN_EVAL_ROWS = 30  # a group's rates measured on fewer rows than this move by 0
 def thin_notes(arrays, group_names, *, criterion: str = "dp", rule: str = "threshold") -> list[str]:
     """The warning lines for one split (``arrays``, :func:`fairdash.data.split_arrays`) of a task with groups
     ``group_names``, for a run judged by ``criterion`` whose decision rule is ``rule``."""
-    from .decision import RULES
-    from .target_spec import criterion_info
 
     info = criterion_info(criterion)
     names = [shorten(n, 60) for n in group_names]

@@ -29,8 +29,8 @@ a model that decides with s: a value of s      warned (decided as group 0, "ever
 an empty table                                 refused
 ============================================  ==========================================================
 
-:class:`ScoresRawTables` is what the trained model (:mod:`fairdash.experiments`) and the model file
-(:mod:`fairdash.export`) share to score a raw table: ``predict``/``predict_proba`` check first and issue
+:class:`ScoresRawTables` is what the trained model (:mod:`fairdash.work.experiments`) and the model file
+(:mod:`fairdash.files.export`) share to score a raw table: ``predict``/``predict_proba`` check first and issue
 each warning as a :class:`ScoringWarning`; ``score`` returns the warnings instead (the command line).
 """
 from __future__ import annotations
@@ -44,7 +44,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .errors import FairDashError, shorten
+from ..errors import FairDashError, shorten
+from ..data.preprocess import PlainPreprocessor, known_categories
+from ..data.profile import values_as_text
+from ..data.task import group_codes, group_index
+from ..target.decision import FittedDecision, predicts_with_s
 
 SCHEMA_VERSION = 1
 SHOWN_ROWS = 3  # row labels quoted in a message
@@ -296,13 +300,11 @@ def check_groups(df: pd.DataFrame, spec, group_names, s_values) -> list:
                                 f"row(s) hold no number there (first: {_q(df[spec.s_column].to_numpy()[wrong][0])}, "
                                 f"{_rows(bad)}).")
         return []
-    from .data.profile import values_as_text
 
     text = values_as_text(df[spec.s_column])
     if spec.s_multi or spec.s_with is not None:
         if spec.s_with is not None:
             text = text + " × " + values_as_text(df[spec.s_with])
-        from .data.task import group_index
 
         unseen = text[~text.isin(set(group_index(spec, group_names)))]
         if len(unseen) and not spec.group_labels:
@@ -341,7 +343,7 @@ class Scores:
 
 class ScoresRawTables:
     """What a fitted model with its preprocessing offers for a raw table (a mixin of the trained model of
-    :mod:`fairdash.experiments` and the loaded model file of :mod:`fairdash.export`): it needs the
+    :mod:`fairdash.work.experiments` and the loaded model file of :mod:`fairdash.files.export`): it needs the
     attributes ``estimator``, ``preprocessor``, ``feature_columns``, ``categorical_features``, ``spec``
     and ``group_names``, and uses ``schema`` and ``decision`` where it has them."""
 
@@ -351,8 +353,6 @@ class ScoresRawTables:
 
     @property
     def decides_with_s(self) -> bool:
-        from .decision import predicts_with_s
-
         return bool(getattr(getattr(self, "decision", None), "needs_s", False) or predicts_with_s(self.estimator))
 
     def scoring_schema(self) -> dict:
@@ -362,7 +362,6 @@ class ScoresRawTables:
     def check_table(self, df: pd.DataFrame) -> Checked:
         """The comparison with the training table (:func:`check_table`, and :func:`check_groups` for a
         model that decides with s): refuses in one line, or returns the table ready with its warnings."""
-        from .data.preprocess import PlainPreprocessor, known_categories
 
         plain = self.preprocessor if isinstance(self.preprocessor, PlainPreprocessor) else None
         schema = self.scoring_schema()
@@ -392,14 +391,12 @@ class ScoresRawTables:
     def group_codes(self, df: pd.DataFrame) -> np.ndarray:
         """Each row's group code, read from the table's sensitive attribute as the task built them (for a
         model that decides with s)."""
-        from .data.task import group_codes
 
         return group_codes(df, self.spec, self.group_names)
 
     def score(self, df: pd.DataFrame) -> Scores:
         """Probabilities and decisions (by the model's decision rule) after one comparison, with its warning
         lines returned rather than issued."""
-        from .decision import FittedDecision, predicts_with_s
 
         checked = self.check_table(df)
         X = self._matrix(checked)
@@ -413,7 +410,6 @@ class ScoresRawTables:
         checked = self.check_table(df)
         _warn(checked.notes)
         X = self._matrix(checked)
-        from .decision import predicts_with_s
 
         if predicts_with_s(self.estimator):
             return np.asarray(self.estimator.predict_proba(X, s=self.group_codes(df)))
@@ -422,7 +418,6 @@ class ScoresRawTables:
     def predict(self, df: pd.DataFrame) -> np.ndarray:
         """Decisions for a raw table by the model's decision rule (``decision``; the paper's rule when it
         has none). A rule that decides with s reads the groups from the table's sensitive attribute."""
-        from .decision import FittedDecision
 
         checked = self.check_table(df)
         _warn(checked.notes)
