@@ -137,7 +137,7 @@ def test_reads_latin1_text():
     (bytes(range(256)) * 20, "not a table"),
     (b"just one column\nvalue\n", "column"),
     (b"a,a,b\n1,2,3\n", "duplicate"),
-    (gzip.compress(b"")[:-4], "damaged|empty"),
+    (gzip.compress(b"", mtime=0)[:-4], "damaged|empty"),
     (b"PK\x03\x04garbage", "damaged"),
 ])
 def test_malformed_files_give_clear_errors(raw, match):
