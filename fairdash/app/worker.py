@@ -117,7 +117,7 @@ class ProcessWork:
                         continue
                     return self._outcome(message)
                 progress(*last)  # no news: still the caller's chance to cancel (or a closed tab's)
-            proc.join(5)
+            proc.join(60)  # (its pipe is closed: it is ending; a busy machine may take a while to say how)
             raise FairDashError("The training's worker process ended without a result"
                                 + (f" (exit code {proc.exitcode}" + (": killed, perhaps for lack of memory)"
                                                                      if proc.exitcode == -9 else ")")
