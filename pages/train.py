@@ -12,7 +12,7 @@ import streamlit as st
 
 from fairdash.app import compare, jobs, state, target_state, ui, views
 from fairdash.work import runs
-from fairdash.target.decision import CHOOSABLE, RULES
+from fairdash.target.decision import PAPER_RULE, RULES, choosable
 from fairdash.errors import FairDashError
 from fairdash.target.target_spec import criterion_info
 from fairdash.models.registry import MODELS
@@ -92,15 +92,15 @@ if not sweepable:
 
 rules = list(runs.offered_rules(task, criterion))  # with a legitimate factor, the rules that combine with it
 decision = target_state.current_or_default().decision
-ui.restore(state.DECISION, decision if decision in rules else "threshold")
+ui.restore(state.DECISION, decision if decision in rules else PAPER_RULE)
 st.radio("How scores become decisions", rules, key=state.DECISION, horizontal=True,
          format_func=lambda r: RULES[r].words, on_change=lambda: target_state.edit(decision=ss[state.DECISION]),
          help="The target sets the rate of the target labels; a model that does not see s, cut at 1/2, can land far "
-              "from it. " + " ".join(f"{r}: {RULES[r].explanation}" for r in CHOOSABLE))
+              "from it. " + " ".join(f"{r}: {RULES[r].explanation}" for r in choosable()))
 if ss[state.DECISION] != decision and target is not None:  # the widget kept another rule than the target's
     target_state.edit(decision=ss[state.DECISION])
     target = ui.target_spec()
-st.caption(RULES[ss[state.DECISION]].explanation + ("" if len(rules) == len(CHOOSABLE) else
+st.caption(RULES[ss[state.DECISION]].explanation + ("" if len(rules) == len(choosable()) else
            " (One cut per group is not offered with a legitimate factor: it would need one per stratum and group.)"))
 
 grid: list = [None]

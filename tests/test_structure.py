@@ -6,6 +6,8 @@ import ast
 import re
 from pathlib import Path
 
+from fairdash.target.decision import RULES
+
 ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "fairdash"
 
@@ -297,6 +299,21 @@ def test_each_criterion_and_rule_fact_has_one_home():
         where = [str(p.relative_to(ROOT)) for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py")]
                  if any(text in c for c in _code_strings(p))]
         assert where == [home], (text, where)
+
+
+def _rule_names_in(path: Path) -> list[str]:
+    """Every string constant of a file's code that is exactly a decision rule's name (``"threshold"``...)."""
+    return [f"{path.relative_to(ROOT)}: {v!r}" for v in _code_strings(path) if v in RULES]
+
+
+def test_a_decision_rule_is_named_in_its_own_module_only():
+    """Issue 28: adding a decision rule touches one module (``fairdash/target/decision.py``). Everything else
+    asks the rule (``aims_at_target``, ``cuts_per_group``, ``needs_s``, ``named``, ``choosable()``) or names the
+    paper's rule by its constant, never by a rule's name written as text."""
+    found = [hit for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
+             if p != PKG / "target" / "decision.py" for hit in _rule_names_in(p)]
+    assert not found, found
+    assert _rule_names_in(PKG / "target" / "decision.py"), "the check no longer sees the rules' own names"
 
 
 def _code_strings(path: Path) -> list[str]:

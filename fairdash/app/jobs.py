@@ -124,21 +124,21 @@ class TrainingJob:
             log_event("training_start", session=self.session, queue_seconds=round(self.queue_wait(), 3))
             result = self._work(self._progress)
         except TrainingCancelled:
-            state = "cancelled"
+            ended = "cancelled"
         except BaseException as e:  # noqa: BLE001 - the analyst gets a message, the log the trace
             _log.exception("training failed")
             self.error = ui.error_text(e)
-            state = "failed"
+            ended = "failed"
         else:
-            self.result, state = result, "done"
+            self.result, ended = result, "done"
         finally:
             if holds_place:
                 self.registry.release(self)
         self._work = self.worker = None  # the task and its table are not held by a finished job
         self.finished = time.monotonic()
-        self.state = state  # last: a reader that sees a finished state sees its result or error
+        self.state = ended  # last: a reader that sees a finished state sees its result or error
         ran = self.finished - (self.began or self.finished)
-        log_event({"done": "training_end", "failed": "training_failed"}.get(state, "training_cancel"),
+        log_event({"done": "training_end", "failed": "training_failed"}.get(ended, "training_cancel"),
                   session=self.session, seconds=round(ran, 3), queue_seconds=round(self.queue_wait(), 3),
                   **({"reason": self.why_cancelled} if self.why_cancelled else {}))
 

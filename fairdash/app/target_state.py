@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..target.decision import choosable
+from ..target.decision import PAPER_RULE, choosable
 from ..errors import FairDashError
 from ..target.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, criterion_info, make_target_spec
 from . import session, state
@@ -94,7 +94,7 @@ def follow_task() -> list[str]:
     changes = {"strata_column": strata}
     said = [f"the legitimate factor {strata!r} applies" if strata else "no legitimate factor applies any more"]
     if strata and spec.decision not in choosable(strata=True):  # a factor came after the rule: the paper's rule
-        changes["decision"] = "threshold"
+        changes["decision"] = PAPER_RULE
         said.append(f"the decision rule is the threshold again ({spec.decision} cannot be combined with a factor)")
     if strata and not spec.conditional:  # a new factor: each stratum's own average, the default
         changes.update(target_rate=None, preset="avg")

@@ -27,6 +27,7 @@ from ..files.run_spec import RunSpec
 from ..jsonable import to_jsonable
 from ..models.registry import PAPER_MODELS, model_info
 from ..report import build_report_from_sweep
+from ..target.decision import PAPER_RULE, WITH_S_RULE, rule_info
 from ..target.target_spec import criterion_info
 from ..work.experiments import run_experiment
 from ..work.fit_cache import FitCache
@@ -163,7 +164,7 @@ def _cmd_train(args) -> int:
     else:
         if trained.target is not None:
             target = trained.target.describe(trained.target_rate)
-        elif spec.decision != "threshold":  # a plain model whose decisions are cut at the target all the same
+        elif spec.decision_rule.aims_at_target:  # a plain model whose decisions are cut at the target all the same
             target = f"a plain model, trained without a target; its decisions are cut to reach {spec.describe()}"
         else:
             target = "no target (plain model)"
@@ -209,9 +210,9 @@ def _price_beside(args, task, spec, results) -> dict:
 
 
     if spec.decision_rule.needs_s:
-        name, other = "target-reduction", spec.edited(decision="threshold")
+        name, other = "target-reduction", spec.edited(decision=PAPER_RULE)
     elif args.model == "target-reduction":
-        name, other = "lr", spec.edited(decision="group-rates")
+        name, other = "lr", spec.edited(decision=WITH_S_RULE)
     else:
         return {}
     more = run_experiment(task, [name], [None], [args.seed], target=other, device=args.device, cache=_cache(args),
@@ -328,8 +329,8 @@ def _cmd_sweep(args) -> int:
     by = ("model", "decision", "target_rate") if len(decisions) > 1 else ("model", "target_rate")
     summary = summarize(exp.results, by=by, metrics=shown)
     where = criterion_info(criterion).eval_set + " set"
-    rules = (", ".join(decisions) + " (each model under each rule; group-rates decides with s)" if len(decisions) > 1
-             else spec.decision_rule.name + (" (decides with s)" if spec.decision_rule.needs_s else ""))
+    rules = (", ".join(rule_info(d).named for d in decisions) + " (each model under each rule)" if len(decisions) > 1
+             else spec.decision_rule.named)
     print(f"{repeats} repeat(s). Paper's protocol: the {where}; population: the ordinary test set. "
           f"Decision rule: {rules}. Worst gap: the largest |population rate - target| over the groups, and its group.")
     width = max([16] + [len(f"{m}/{d}") + 1 for m in models for d in decisions if len(decisions) > 1])

@@ -12,7 +12,7 @@ from ..errors import FairDashError
 from .. import data
 from ..data.meaning import label_favourable, label_words, parse_positive_is
 from ..models.registry import check_agarwal_bound
-from ..target.decision import CHOOSABLE, RULES, check_rule
+from ..target.decision import PAPER_RULE, RULES, WITH_S_RULE, check_rule, choosable
 from ..target.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, make_target_spec
 from ..target.targets import disadvantaged_group
 
@@ -142,9 +142,9 @@ def target_spec_from_args(args, setup=None, rate="given"):
 def decisions_from_args(args) -> list[str]:
     """The decision rules ``--decision`` names (a sweep takes a comma list: models x rules in one sweep)."""
 
-    text = getattr(args, "decision", None) or "threshold"
+    text = getattr(args, "decision", None) or PAPER_RULE
     rules = [check_rule(r) for r in str(text).split(",") if r.strip()]
-    return list(dict.fromkeys(rules)) or ["threshold"]
+    return list(dict.fromkeys(rules)) or [PAPER_RULE]
 
 
 def model_options(args, models) -> dict:
@@ -188,13 +188,13 @@ def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: b
     g.add_argument("--tnr-target", type=float, help="explicit TNR target (with --criterion eo; default "
                                                     f"{DEFAULT_TNR_TARGET:g} when --tpr-target is given)")
     if training:
-        words = "how scores become decisions: " + "; ".join(f"{r}: {RULES[r].explanation}" for r in CHOOSABLE)
+        words = "how scores become decisions: " + "; ".join(f"{r}: {RULES[r].explanation}" for r in choosable())
         if many:
-            g.add_argument("--decision", default="threshold",
-                           help=words + " (default threshold). A comma list runs every model under every rule in one "
-                                        "sweep, e.g. threshold,group-rates")
+            g.add_argument("--decision", default=PAPER_RULE,
+                           help=words + f" (default {PAPER_RULE}). A comma list runs every model under every rule in one "
+                                        f"sweep, e.g. {PAPER_RULE},{WITH_S_RULE}")
         else:
-            g.add_argument("--decision", choices=CHOOSABLE, default="threshold", help=words + " (default threshold)")
+            g.add_argument("--decision", choices=choosable(), default=PAPER_RULE, help=words + f" (default {PAPER_RULE})")
         g.add_argument("--agarwal-bound", type=float,
                        help="Agarwal et al.'s allowed difference between a group's rate and the overall rate (default "
                             "0.1, the paper's); a tight bound such as 0.01 comes closer to population parity without s, "

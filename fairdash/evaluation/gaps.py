@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..target.criteria import CRITERIA_INFO, criterion_of_rate
+from ..target.decision import PAPER_RULE
 from .blindness import LAND_TOLERANCE
 from ..models.registry import MODELS, model_info
 
@@ -133,8 +134,8 @@ def _reference(refs: pd.DataFrame, row, groups):
     targets where LR ran once per target."""
     same = refs[refs["seed"] == row["seed"]] if "seed" in refs else refs
     if "decision" in refs and len(same):
-        paper = same[same["decision"] == "threshold"]
-        own = same[same["decision"] == row.get("decision", "threshold")]
+        paper = same[same["decision"] == PAPER_RULE]
+        own = same[same["decision"] == row.get("decision", PAPER_RULE)]
         same = paper if len(paper) else own if len(own) else same  # a post-processing model: the run's LR
     if len(same) > 1:  # LR ran once per target (a decision rule that depends on it): the same targets
         cols = [f"target_{g}" for g in groups]

@@ -7,21 +7,21 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import shorten
-from ..target.decision import RULES
+from ..target.decision import PAPER_RULE, rule_info
 from ..target.target_spec import criterion_info
 
 MIN_CUT_ROWS = 30  # a group's own threshold chosen on fewer training rows than this is a rough guess
 MIN_EVAL_ROWS = 30  # a group's rates measured on fewer rows than this move by 0.1 or more with one row's label
 
 
-def thin_notes(arrays, group_names, *, criterion: str = "dp", rule: str = "threshold") -> list[str]:
+def thin_notes(arrays, group_names, *, criterion: str = "dp", rule: str = PAPER_RULE) -> list[str]:
     """The warning lines for one split (``arrays``, :func:`fairdash.data.split_arrays`) of a task with groups
     ``group_names``, for a run judged by ``criterion`` whose decision rule is ``rule``."""
 
     info = criterion_info(criterion)
     names = [shorten(n, 60) for n in group_names]
     notes = []
-    if RULES[rule].needs_s:  # one threshold per group, chosen on its own training rows
+    if rule_info(rule).cuts_per_group:  # one threshold per group, chosen on its own training rows
         among = info.rows(arrays.y_train)
         counts = np.bincount(np.asarray(arrays.s_train)[among], minlength=len(names))
         what = info.rows_words

@@ -24,6 +24,7 @@ import plotly.graph_objects as go
 
 from ..target import targets
 from ..target.criteria import criterion_of_rate
+from ..target.decision import PAPER_RULE
 from ..evaluation.metric_table import table_columns
 from ..evaluation.metrics import format_mean_std, summarize
 from ..target.target_spec import criterion_info
@@ -508,7 +509,7 @@ def frontier_figure(results: pd.DataFrame, *, s_name: str = "s", title: str | No
                                mode="lines+markers", name=f"{label} (lands{', decides with ' + s_name if with_s else ''})",
                                line=dict(color=style["colour"], dash="solid" if with_s else "dash"),
                                marker=_marker(style)))
-    paper = means[(means["model"] == PAPER_RULE_MODEL) & (means["decision"] == "threshold")]
+    paper = means[(means["model"] == PAPER_RULE_MODEL) & (means["decision"] == PAPER_RULE)]
     if not paper.empty:
         traces.append(_scatter(x=paper["target_rate"].tolist(), y=paper["pop_accuracy"].tolist(),
                                mode="lines+markers+text", name="FairLR at 1/2 (the paper's rule), worst gap beside",

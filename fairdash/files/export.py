@@ -49,7 +49,7 @@ from ..data import TaskSpec
 from ..jsonable import to_jsonable
 from ..models.registry import MODELS, model_info
 from ..progress import utc_now
-from ..target.decision import FittedDecision, predicts_with_s, rule_info
+from ..target.decision import FittedDecision, carried_decision, predicts_with_s, rule_info
 
 FORMAT_NAME = "fairdash-model"
 FORMAT_VERSION = 1
@@ -113,9 +113,7 @@ def model_bytes(trained) -> bytes:
     table = trained.transition_table if hasattr(trained, "transition_table") else getattr(est, "transition_table_", None)
     table_d = _table_dict(table)
 
-    decision = getattr(trained, "decision", None) or FittedDecision()
-    if predicts_with_s(est):
-        decision = FittedDecision("post-processing")
+    decision = carried_decision(est, getattr(trained, "decision", None))
     rule = rule_info(decision.rule)
     meta = {
         "model": {"name": trained.name, "label": info.label + rule.label_suffix, "class": state["meta"].get("class"),

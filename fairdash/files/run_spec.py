@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ..errors import FairDashError
 from ..target.target_spec import TargetSpec, make_target_spec
-from ..target.decision import check_rule
+from ..target.decision import PAPER_RULE, check_rule
 
 FORMAT = "fairdash-run"
 VERSION = 2
@@ -134,7 +134,7 @@ class RunSpec:
                 parts += ["--delta", f"{g.delta:g}"]
         if len(self.decisions) > 1:
             parts += ["--decision", ",".join(self.decisions)]
-        elif g.decision != "threshold":
+        elif g.decision != PAPER_RULE:
             parts += ["--decision", g.decision]
         tolerance = (self.options.get("target-reduction") or {}).get("tolerance")
         if tolerance is not None:

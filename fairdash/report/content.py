@@ -17,7 +17,7 @@ from ..target.targets import disadvantaged_group
 from ..analysis.rates import describe_t, s_predictability_text
 from ..data import SAMPLES, sample_of
 from ..models.registry import MODELS
-from ..target.decision import RULES
+from ..target.decision import PAPER_RULE, RULES
 
 
 # --------------------------------------------------------------------------------------------------
@@ -308,7 +308,7 @@ def decision_text(results: pd.DataFrame) -> str | None:
     """The runs' decision rule(s) in words, saying where a rule decides with s."""
 
     if "decision" not in results.columns:
-        return "threshold: " + RULES["threshold"].explanation
+        return f"{PAPER_RULE}: " + RULES[PAPER_RULE].explanation
     parts = []
     for rule in dict.fromkeys(results["decision"].astype(str)):
         info = RULES.get(rule)

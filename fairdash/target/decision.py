@@ -27,18 +27,44 @@ from .criteria import criterion_of_rate
 from ..errors import FairDashError
 
 
+PAPER_RULE = "threshold"  # the paper's rule (the model's own decision), the default of every target and run
+POST_PROCESSING = "post-processing"  # the rule of a model that decides by its own per-group thresholds
+
+
 @dataclass(frozen=True)
 class DecisionRule:
+    """A decision rule and everything the rest of FairDash asks of it (a new rule is one entry in
+    :data:`RULES`, plus its cutting in :func:`fit_decision` / :meth:`FittedDecision.decide` when it cuts the
+    scores in a new way)."""
+
     name: str
     words: str  # one line for labels and tables
     explanation: str  # one line of what it does and what it needs
     needs_s: bool
     with_strata: bool = True  # combines with a legitimate factor (one cut per group cannot: it would need one per cell)
+    cuts: str = "none"  # where it cuts the scores: "none" (the model decides), "overall" (one cut at the overall
+    #                     target rate), "per-group" (one cut per group, at each group's target)
+    choosable: bool = True  # a run may ask for it (post-processing belongs to models that post-process by themselves)
+
+    @property
+    def aims_at_target(self) -> bool:
+        """Whether the rule cuts the scores to reach the target (so a plain model is decided per target)."""
+        return self.cuts != "none"
+
+    @property
+    def cuts_per_group(self) -> bool:
+        return self.cuts == "per-group"
+
+    @property
+    def named(self) -> str:
+        """Its name, saying where it decides with s."""
+        return self.name + (" (decides with s)" if self.needs_s else "")
 
     @property
     def label_suffix(self) -> str:
-        """What a model's label says about its rule: nothing for the paper's rule."""
-        if self.name in ("threshold", "post-processing"):  # a post-processing model's own label says it
+        """What a model's label says about its rule: nothing for a rule that aims at no target (the paper's
+        rule; a post-processing model's own label says it)."""
+        if not self.aims_at_target:
             return ""
         return f" [{self.name}, decides with s]" if self.needs_s else f" [{self.name}]"
 
@@ -46,31 +72,32 @@ class DecisionRule:
 RULES = {
     r.name: r
     for r in (
-        DecisionRule("threshold", "score above 1/2 (the paper's rule)",
+        DecisionRule(PAPER_RULE, "score above 1/2 (the paper's rule)",
                      "Positive when the model's score is above 1/2, as in the paper. Needs no s to decide; "
                      "the decisions land where the scores put them, which can be far from the target.", False),
         DecisionRule("overall-rate", "one cut for everyone, set to the overall target rate",
                      "One threshold for everyone, chosen on the training rows so that the overall positive rate "
                      "equals the overall target rate. Needs no s to decide; each group's rate follows its scores.",
-                     False),
+                     False, cuts="overall"),
         DecisionRule("group-rates", "one cut per group, set to each group's target (decides with s)",
                      "One threshold per group, chosen on the training rows so that each group's rate equals its "
                      "target. Decides with s: it needs every person's group when deciding, which the paper's method "
-                     "avoids and the law forbids in some settings.", True, with_strata=False),
-        DecisionRule("post-processing", "the model's own per-group rule (decides with s)",
+                     "avoids and the law forbids in some settings.", True, with_strata=False, cuts="per-group"),
+        DecisionRule(POST_PROCESSING, "the model's own per-group rule (decides with s)",
                      "The model post-processes its scores with per-group thresholds of its own, so it needs s when "
-                     "deciding.", True),
+                     "deciding.", True, choosable=False),
     )
 }
-CHOOSABLE = ("threshold", "overall-rate", "group-rates")  # what a run asks for; post-processing is a model's
+WITH_S_RULE = "group-rates"  # the rule that reaches each group's target by deciding with s: the price of deciding
+#                              without s is measured against it (fairdash.evaluation.blindness)
 
 
 def rule_info(name) -> DecisionRule:
     if isinstance(name, DecisionRule):
         return name
-    key = str(name).strip().lower() if name is not None else "threshold"
+    key = str(name).strip().lower() if name is not None else PAPER_RULE
     if key not in RULES:
-        raise FairDashError(f"Unknown decision rule {name!r}: use {', '.join(map(repr, CHOOSABLE))}.")
+        raise FairDashError(f"Unknown decision rule {name!r}: use {', '.join(map(repr, choosable()))}.")
     return RULES[key]
 
 
@@ -79,8 +106,9 @@ STRATA_REFUSAL = ("The {rule} decision rule cannot be combined with a legitimate
 
 
 def choosable(strata: bool = False) -> tuple:
-    """The rules a run may ask for; with a legitimate factor (``strata``), those that combine with it."""
-    return tuple(r for r in CHOOSABLE if RULES[r].with_strata or not strata)
+    """The names of the rules a run may ask for (the paper's first); with a legitimate factor (``strata``),
+    those that combine with it."""
+    return tuple(r.name for r in RULES.values() if r.choosable and (r.with_strata or not strata))
 
 
 def check_with_strata(name, strata_column) -> None:
@@ -98,8 +126,8 @@ def predicts_with_s(estimator) -> bool:
 def check_rule(name) -> str:
     """A rule a run may ask for (``post-processing`` belongs to models that post-process by themselves)."""
     rule = rule_info(name)
-    if rule.name not in CHOOSABLE:
-        raise FairDashError(f"Unknown decision rule {name!r}: use {', '.join(map(repr, CHOOSABLE))}.")
+    if not rule.choosable:
+        raise FairDashError(f"Unknown decision rule {name!r}: use {', '.join(map(repr, choosable()))}.")
     return rule.name
 
 
@@ -145,7 +173,7 @@ class FittedDecision:
     probability ``q``, drawn from ``RandomState(seed)`` (row ``i`` of the batch gets draw ``i``, as
     Agarwal et al.'s randomised predictions do), so that the rule meets its rate despite the ties."""
 
-    rule: str = "threshold"
+    rule: str = PAPER_RULE
     cuts: tuple = ()
     ties: tuple = ()
     seed: int = 0
@@ -157,13 +185,14 @@ class FittedDecision:
     def decide(self, estimator, X, s=None) -> np.ndarray:
         """The decisions for the rows ``X`` (with their groups ``s`` where the rule needs them)."""
         if predicts_with_s(estimator):
-            return np.asarray(estimator.predict(X, s=_groups(s, len(X), RULES["post-processing"]))).astype(int)
-        if self.rule == "threshold":
+            return np.asarray(estimator.predict(X, s=_groups(s, len(X), RULES[POST_PROCESSING]))).astype(int)
+        rule = RULES[self.rule]
+        if not rule.aims_at_target:
             return np.asarray(estimator.predict(X)).astype(int)
         scores = np.asarray(estimator.predict_proba(X))[:, 1]
-        if self.rule == "overall-rate":
+        if rule.cuts == "overall":
             return self._with_ties(scores, scores > self.cuts[0], np.zeros(len(scores), dtype=int))
-        s = _groups(s, len(scores), RULES[self.rule])
+        s = _groups(s, len(scores), rule)
         if s.size and s.max() >= len(self.cuts):
             raise FairDashError(f"A row belongs to group {int(s.max())}, but the rule has cuts for "
                                 f"{len(self.cuts)} groups.")
@@ -192,7 +221,7 @@ class FittedDecision:
             return cls()
         if not isinstance(d, dict):
             raise FairDashError("The model file's decision rule is malformed.")
-        rule = rule_info(d.get("rule", "threshold")).name
+        rule = rule_info(d.get("rule", PAPER_RULE)).name
         try:
             cuts = tuple(float(c) for c in d.get("cuts") or ())
             ties = tuple(tuple(float(x) for x in t) if t else () for t in d.get("ties") or ())
@@ -202,6 +231,14 @@ class FittedDecision:
         if ties and (len(ties) != len(cuts) or any(len(t) not in (0, 2) for t in ties)):
             raise FairDashError("The model file's decision ties are malformed.")
         return cls(rule, cuts, ties, seed)
+
+
+def carried_decision(estimator, decision: FittedDecision | None = None) -> FittedDecision:
+    """The decision a fitted model carries: a model that post-processes its scores by itself keeps its own
+    rule whatever was asked; any other keeps ``decision`` (the paper's rule when there is none)."""
+    if predicts_with_s(estimator):
+        return FittedDecision(POST_PROCESSING)
+    return decision or FittedDecision()
 
 
 def _groups(s, n: int, rule: DecisionRule) -> np.ndarray:
@@ -223,16 +260,14 @@ def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
     is the overall target positive rate (``TargetSpec.rate_targets``), which ``overall-rate`` cuts at. A
     model that decides by its own rule (post-processing) keeps it. A block of tied scores at a cut is
     split by a draw from ``seed`` (:func:`cut_with_ties`), so that the rule meets its rate."""
-    rule = check_rule(rule)
-    if predicts_with_s(estimator):
-        return FittedDecision("post-processing")
-    if rule == "threshold":
-        return FittedDecision()
+    rule = RULES[check_rule(rule)]
+    if predicts_with_s(estimator) or not rule.aims_at_target:
+        return carried_decision(estimator)
     scores = np.asarray(estimator.predict_proba(X))[:, 1]
     seed = 0 if seed is None else int(seed)
-    if rule == "overall-rate":
+    if rule.cuts == "overall":
         cut, tie = cut_with_ties(scores, overall)
-        return FittedDecision(rule, (cut,), (tie,) if tie else (), seed)
+        return FittedDecision(rule.name, (cut,), (tie,) if tie else (), seed)
     y = np.asarray(y).astype(int).ravel()
     s = np.asarray(s).astype(int).ravel()
     cuts, ties = [], []
@@ -244,7 +279,7 @@ def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
         cut, tie = cut_with_ties(scores[rows], t)
         cuts.append(cut)
         ties.append(tie)
-    return FittedDecision(rule, tuple(cuts), tuple(ties) if any(ties) else (), seed)
+    return FittedDecision(rule.name, tuple(cuts), tuple(ties) if any(ties) else (), seed)
 
 
 REACH_TOLERANCE = 0.01  # a rule reached a target when its training rate is this close (or one row's step)
@@ -266,14 +301,15 @@ def check_reached(decision: FittedDecision, estimator, X, y, s, group_targets, o
     target rate; ``group-rates``: each group's target), within :data:`REACH_TOLERANCE` or the smallest step
     the rows allow (one row of the group), and say why not: the group's scores take one value, it has too
     few rows, or a block of tied scores sits at its cut."""
-    if decision.rule not in ("overall-rate", "group-rates") or predicts_with_s(estimator):
+    rule = RULES[decision.rule]
+    if not rule.aims_at_target or predicts_with_s(estimator):
         return Reached(None)
     y = np.asarray(y).astype(int).ravel()
     s = np.asarray(s).astype(int).ravel()
     pred = decision.decide(estimator, X, s if decision.needs_s else None)
     scores = np.asarray(estimator.predict_proba(X))[:, 1]
     crit = criterion_of_rate(criterion_rate)
-    if decision.rule == "overall-rate":
+    if rule.cuts == "overall":
         checks = [("everyone", np.ones(len(pred), dtype=bool), float(overall), "positive rate")]
     else:
         checks = [(str(group_names[g]) if group_names is not None and g < len(group_names) else f"group {g}",

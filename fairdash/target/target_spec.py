@@ -26,7 +26,7 @@ import numpy as np
 from . import targets as T
 from .criteria import CRITERIA, CRITERIA_INFO, CRITERION_NAMES, Criterion, criterion_info  # noqa: F401 (re-exported)
 from ..errors import FairDashError
-from .decision import check_rule, check_with_strata, rule_info
+from .decision import PAPER_RULE, check_rule, check_with_strata, rule_info
 
 # Explicit targets' defaults (docs/METHOD.md: keep every positive; TNR_t is the user's dial). The one
 # home of these numbers: the command line's help and the dashboard's inputs read them from here.
@@ -71,7 +71,7 @@ class TargetSpec:
     tnr_target: float | None = None
     strata_column: str | None = None
     stratum_target_rates: tuple | None = None  # ((stratum code, PR_t), ...)
-    decision: str = "threshold"  # how scores become decisions (fairdash.target.decision): threshold | overall-rate | group-rates
+    decision: str = PAPER_RULE  # how scores become decisions (fairdash.target.decision): threshold | overall-rate | group-rates
 
     # ---------------------------------------------------------------------------------------------
     @property
@@ -207,8 +207,8 @@ class TargetSpec:
         text = CRITERION_NAMES[self.criterion] + ": " + text
         if self.conditional:
             text += f"; conditional on `{self.strata_column}`"
-        if self.decision != "threshold":
-            text += f"; decided by {self.decision}" + (" (decides with s)" if self.decision_rule.needs_s else "")
+        if self.decision_rule.aims_at_target:
+            text += f"; decided by {self.decision_rule.named}"
         return text
 
 
@@ -245,7 +245,7 @@ def _one_target(name: str, value) -> float:
 
 def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, tpr_target=None, tnr_target=None,
                      strata_column: str | None = None, stratum_target_rates=None, preset: str | None = None,
-                     decision: str | None = "threshold") -> TargetSpec:
+                     decision: str | None = PAPER_RULE) -> TargetSpec:
     """Build and validate the target request: the one place where criterion and targets are resolved.
 
     ``target_rate`` is a number in (0, 1), a preset name (``"min"``, ``"avg"``, ``"max"``) or ``None``

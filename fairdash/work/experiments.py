@@ -241,10 +241,10 @@ def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cac
     if not np.all(np.isfinite(est.predict_proba(arrays.X_test[:5], **few))):
         raise FairDashError(f"{info.label} did not converge (its outputs are not numbers); try another setting.")
     t = getattr(est, "target_rate_", None) if target is not None else None
-    if target is None and spec.decision != "threshold":  # a plain model decided to reach the target
+    if target is None and spec.decision_rule.aims_at_target:  # a plain model decided to reach the target
         t = spec.rate_for(targets.base_rates(arrays.y_train, arrays.s_train))
     goal = _goal(spec, arrays)
-    if goal is None and spec.decision != "threshold":
+    if goal is None and spec.decision_rule.aims_at_target:
         raise FairDashError(f"The {spec.decision} decision rule needs the target's rate for every group, and this "
                             "target has none on the training split.")
     rate = criterion_info(spec.criterion).rate
@@ -502,7 +502,7 @@ def plan_fits(models, spec: TargetSpec, target_rates=(None,), seeds=(0,), decisi
         return [sp if sp.decision == rule else sp.edited(decision=rule) for sp in sps]
 
     return [PlannedFit(m, sp, seed) for seed in seeds for m in models for rule in decisions
-            for sp in ruled(specs if model_info(m).uses_target_rate or rule != "threshold" else once, rule)]
+            for sp in ruled(specs if model_info(m).uses_target_rate or rule_info(rule).aims_at_target else once, rule)]
 
 
 def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, target: TargetSpec | None = None,
@@ -576,8 +576,9 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
                 client.close()
     progress(1.0, "Done")
     results = pd.DataFrame(rows)
-    if len(target_rates) > 1 and "threshold" in decisions:  # a plain model ran once for several targets: no gap
-        plain = ~results["model"].map(lambda m: model_info(m).uses_target_rate) & (results["decision"] == "threshold")
+    once = [d for d in decisions if not rule_info(d).aims_at_target]
+    if len(target_rates) > 1 and once:  # a plain model ran once for several targets: no gap
+        plain = ~results["model"].map(lambda m: model_info(m).uses_target_rate) & results["decision"].isin(once)
         for c in [c for c in results.columns if c.startswith(("target_", "pop_gap_", "bal_gap_"))
                   or c.endswith(("worst_gap", "worst_gap_group"))]:
             results.loc[plain, c] = "" if c.endswith("_group") else np.nan

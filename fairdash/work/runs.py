@@ -61,8 +61,8 @@ class Run:
         crit = criterion_info(g.criterion).words + (f" given {g.strata_column}" if g.conditional else "")
         parts = [labels, self.data_name, f"s = {t.s_column}" + (f" × {t.s_with}" if t.s_with else "")
                  + f", y = {t.y_column}", f"{crit}, {target}"]
-        if g.decision != "threshold":
-            parts.append(g.decision + (" (decides with s)" if g.decision_rule.needs_s else ""))
+        if g.decision_rule.aims_at_target:
+            parts.append(g.decision_rule.named)
         if t.drop:
             parts.append("without " + ", ".join(map(str, t.drop)))
         if t.s_as_feature:
