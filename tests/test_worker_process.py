@@ -149,3 +149,20 @@ def test_a_real_training_comes_back_with_its_task_and_its_fits_join_the_sessions
         lambda f, m: None), task)
     assert again.results["cached"].all() and cache.hits == 2
 
+
+
+def test_a_worker_never_runs_the_dashboards_script_again(tmp_path, monkeypatch):
+    """Under ``streamlit run`` the script run's module is ``__main__``, known only by its file (app.py);
+    multiprocessing would run that file again in every worker. The worker starts without running it."""
+    import sys
+    import types
+
+    marker = tmp_path / "ran"
+    script = tmp_path / "app_like.py"
+    script.write_text(f"open({str(marker)!r}, 'w').write('the script ran in the worker')\n")
+    fake = types.ModuleType("__main__")
+    fake.__file__ = str(script)  # as Streamlit's script runner makes it: a file, no spec
+    monkeypatch.setitem(sys.modules, "__main__", fake)
+    out = worker.ProcessWork(_where, tag="no script")(lambda f, m: None)
+    assert out["tag"] == "no script" and out["pid"] != os.getpid()
+    assert not marker.exists()

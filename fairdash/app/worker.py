@@ -17,11 +17,18 @@ only itself down, and its memory is returned to the system when it ends.
   (``multiprocessing``'s "forkserver" start method, Linux and macOS), so a training starts in
   milliseconds and never inherits the server's threads. Where there is no fork server (Windows), the
   "spawn" method is used.
+- A worker never runs the dashboard's script: ``multiprocessing`` prepares a child by running the parent's
+  ``__main__`` again from its file, and under ``streamlit run`` that module is the app script (Streamlit
+  installs each script run's module as ``__main__``). Every training would run ``app.py`` once more, bare
+  (Streamlit's "missing ScriptRunContext" warnings in the server's log, and a second of CPU). A
+  ``__main__`` without a spec is given one named ``__main__`` before a start, which tells
+  ``multiprocessing`` there is nothing to run again (:func:`_main_not_run_again`).
 - A fit cache passed as ``cache=`` comes back: the fits the child made join the caller's cache (an
   upload's fits live in the session's memory only, so they must come back to it).
 """
 from __future__ import annotations
 
+import importlib.machinery
 import multiprocessing
 import os
 import sys
@@ -51,6 +58,16 @@ def context():
             else:
                 _context = multiprocessing.get_context("spawn")
         return _context
+
+
+def _main_not_run_again() -> None:
+    """Name the running ``__main__`` by a spec where it has none, so that a child started now does not run
+    its file again (multiprocessing runs a ``__main__`` known only by its path, and leaves one named
+    ``__main__`` alone). Under ``streamlit run`` it is the script run's own module; a script or a test run
+    from a module keeps its spec."""
+    main = sys.modules.get("__main__")
+    if main is not None and getattr(main, "__spec__", None) is None and getattr(main, "__file__", None):
+        main.__spec__ = importlib.machinery.ModuleSpec("__main__", None)
 
 
 def _child(conn, stop, nice: int, environ: dict, fn, args, kwargs) -> None:
@@ -100,6 +117,8 @@ class ProcessWork:
         stop = ctx.Event()
         proc = ctx.Process(target=_child, args=(child, stop, self.nice, dict(os.environ), self.fn, self.args, self.kwargs),
                            name="fairdash-training", daemon=True)
+        if getattr(self.fn, "__module__", None) != "__main__":  # (a function of __main__ needs it run again)
+            _main_not_run_again()
         proc.start()
         child.close()
         self.pid = proc.pid
