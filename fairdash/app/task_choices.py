@@ -18,12 +18,37 @@ POSITIVE_IS = {"favourable": "Favourable (e.g. a loan granted, income above $50K
 KEPT = state.CHOICES_KEPT  # state.KeptChoices: a pending upload's choices, kept across pages
 
 
+def sample_names() -> list[str]:
+    """The bundled samples' names, in the order the Data page lists them."""
+    return list(data.SAMPLES)
+
+
+def sample_title(name: str) -> str:
+    return data.SAMPLES[name].title
+
+
+def sample_caption(name: str) -> str:
+    """The sample's description and what its positive label means (library text, Markdown)."""
+    smp = data.SAMPLES[name]
+    return f"{smp.description} Positive label: **{smp.positive_meaning}**."
+
+
 class Choices:
     """The choice widgets of one working table ``df`` (its profile ``prof``, its id ``table_id``)."""
 
     def __init__(self, df: pd.DataFrame, prof: pd.DataFrame, table_id: str):
         self.df, self.prof, self.table_id = df, prof, table_id
         self.columns = list(df.columns)
+
+    def values(self, column: str) -> list[str]:
+        """The values of ``column`` a multiselect offers (:func:`fairdash.data.column_values`)."""
+        return data.column_values(self.df, column)
+
+    def left_out_notes(self, exclude) -> list[str]:
+        """One sentence per column left out of the features by default (id-like, constant or empty), apart
+        from ``exclude``. They name columns (user text): shown literally."""
+        return [data.left_out_note(column, why) + " Add it if it should be a feature."
+                for column, why in data.left_out_by_default(self.prof, exclude=exclude).items()]
 
     def threshold(self, column: str) -> bool:
         """Is ``column`` split by a threshold rather than by its values (:func:`fairdash.data.is_threshold_column`)."""
