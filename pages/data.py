@@ -85,9 +85,8 @@ with st.expander(f"Preview and column profile: {lit(table_name)} ({len(df):,} ro
     tab1, tab2 = st.tabs(["Preview (first 200 rows)", "Column profile"])
     tab1.dataframe(df.head(200), key="data_preview", hide_index=True)
     tab2.dataframe(prof, key="data_profile", hide_index=True)
-    flagged = prof[prof["flags"] != ""]
-    if len(flagged):
-        tab2.caption("Flagged columns: " + "; ".join(f"{lit(r.column, code=True)}: {lit(r.flags)}" for r in flagged.itertuples()))
+    if choices.flagged_caption():
+        tab2.caption(choices.flagged_caption())
 
 # --------------------------------------------------------------------------------------------------
 # Choices
@@ -103,8 +102,8 @@ with left:
                       help="Two groups as in the paper, every value of s its own group, or every combination of s "
                            "and a second column (intersectional groups).")
     if s_mode == "cross":
-        others = [c for c in columns if c not in (s_col, ss.get(state.Y_COLUMN)) and 1 < df[c].nunique() <= 30]
-        st.selectbox(f"Cross {lit(s_col, code=True)} with", others, key=state.S_WITH,
+        st.selectbox(f"Cross {lit(s_col, code=True)} with", choices.cross_candidates(s_col, ss.get(state.Y_COLUMN)),
+                     key=state.S_WITH,
                      help="Every combination of the two columns' values is its own group; neither is a feature.")
     elif s_mode == "two" and choices.threshold(s_col):
         st.number_input(f"Group 1 = rows where {lit(s_col, code=True)} is above", key=state.S_THRESHOLD)
@@ -127,7 +126,7 @@ with right:
 choices.meaning_line(y_col)
 
 st.subheader("Features and missing values")
-feature_choices = [c for c in columns if c not in (s_col, y_col)]
+feature_choices = choices.feature_candidates(s_col, y_col)
 st.multiselect("Feature columns the model learns from", feature_choices, key=state.FEATURES,
                help=f"{lit(s_col, code=True)} itself is never a feature (it is needed only at training time).")
 if len(feature_choices) > 30:  # many (e.g. one-hot) columns: whole groups in or out with one click

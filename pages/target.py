@@ -27,7 +27,7 @@ try:
 except FairDashError as e:
     st.error(ui.literal(e), icon=":material/warning:")
     st.stop()
-presets = {k: round(float(v), 3) for k, v in rates.presets.items()}
+presets = target_state.presets(rates)
 names = task.group_names
 
 # --------------------------------------------------------------------------------------------------

@@ -61,6 +61,11 @@ def strata_mode_of(spec: TargetSpec) -> str:
     return "own" if spec.target_rate is None else "slider"
 
 
+def presets(rates) -> dict:
+    """The Target page's presets (min, avg, max of the groups' base rates), three decimals."""
+    return {k: round(float(v), 3) for k, v in rates.presets.items()}
+
+
 def strata_choices(table, task) -> list[str]:
     """The legitimate factors the Target page offers: none, or a column of ``table`` that can stratify ``task``."""
     return ["(none)"] + strata_candidates(table, task)

@@ -44,6 +44,22 @@ class Choices:
         """The values of ``column`` a multiselect offers (:func:`fairdash.data.column_values`)."""
         return data.column_values(self.df, column)
 
+    def feature_candidates(self, s_column: str, y_column: str) -> list[str]:
+        """The columns that may be features: every one but ``s`` and ``y``."""
+        return [c for c in self.columns if c not in (s_column, y_column)]
+
+    def cross_candidates(self, s_column: str, y_column) -> list[str]:
+        """The columns ``s`` may be crossed with: neither ``s`` nor ``y``, with 2 to 30 distinct values."""
+        return [c for c in self.columns if c not in (s_column, y_column) and 1 < self.df[c].nunique() <= 30]
+
+    def flagged_caption(self) -> str:
+        """The profile's flagged columns, each with its flags (column names shown literally); "" for none."""
+        flagged = self.prof[self.prof["flags"] != ""]
+        if not len(flagged):
+            return ""
+        return "Flagged columns: " + "; ".join(f"{ui.literal(r.column, code=True)}: {ui.literal(r.flags)}"
+                                               for r in flagged.itertuples())
+
     def left_out_notes(self, exclude) -> list[str]:
         """One sentence per column left out of the features by default (id-like, constant or empty), apart
         from ``exclude``. They name columns (user text): shown literally."""
