@@ -9,17 +9,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from fairdash.figures import plots
-from fairdash.app import compare, state, target_state, ui
-from fairdash.analysis.rates import evaluation_rates
-from fairdash.evaluation.metrics import summarize
-from fairdash.figures.plot_style import RUN
-from fairdash.work.runs import side_by_side
-from fairdash.target.target_spec import criterion_info
+from fairdash.app import compare, state, ui
 
 ss = st.session_state
 CHART = compare.CHART
-VIEWS = {"population": "The population (ordinary test set)", "balanced": "The paper's balanced test set"}
 
 st.title("Compare")
 ui.ensure_state()
@@ -52,27 +45,25 @@ if len(criteria) > 1:
 criterion = criteria.pop()
 first = runs[0]
 names = ui.figure_text(first.task.group_names)  # user text: shown literally in the figures
-results = side_by_side(runs)  # each row's run as data (a column), its label in words
+results = compare.results_of(runs)  # each row's run as data (a column), its label in words
 
 view = "population"
-if criterion_info(criterion).balanced_eval:  # the paper's balanced test set exists for this criterion
+if compare.has_balanced_view(criterion):  # the paper's balanced test set exists for this criterion
     ui.remember(state.COMPARE_VIEW, "population")
-    view = st.radio("Measured on", list(VIEWS), key=state.COMPARE_VIEW, horizontal=True, format_func=VIEWS.get)
+    view = st.radio("Measured on", list(compare.VIEWS), key=state.COMPARE_VIEW, horizontal=True,
+                    format_func=compare.VIEWS.get)
     st.caption("The population is what the model will meet, so its rates are the ones to hold against PR_t. The "
                "paper's balanced test set cuts both groups to the same base rate, which lowers the rates of the "
                "group with the higher base rate: there the points sit below the target by design.")
 population = view == "population"
-summary = summarize(results, by=("model", "label", RUN, "target_rate"))
-shown = plots.population_view(summary) if population else summary
-where = plots.measured_on(results, population)
-on = "<br><sup>on " + plots.measured_on(results, population, short=True) + "</sup>"  # figure subtitles
+numbers = compare.measured(results, population)
+shown, where, on = numbers.shown, numbers.where, numbers.on  # (on: the figures' subtitles)
 
-swept = sorted(float(t) for t in results["target_rate"].dropna().unique())
+swept = compare.swept_targets(results)
 highlight = None
 if len(swept) > 1:
     if ss.get(state.COMPARE_TARGET) not in swept:
-        ss[state.COMPARE_TARGET] = min(swept, key=lambda t: abs(t - float(target_state.current_or_default().target_rate
-                                                                         or swept[0])))
+        ss[state.COMPARE_TARGET] = compare.nearest_target(swept)
     highlight = st.select_slider("Highlight target PR_t (what-if)", options=swept, key=state.COMPARE_TARGET,
                                  format_func=lambda t: f"{t:.3f}",
                                  help="Scrub through the trained targets; the ringed points in every figure "
@@ -83,26 +74,16 @@ elif swept:
 if highlight is not None:
     compare.selected_target(shown, results, criterion, highlight, population=population, where=where)
 
-same_task = all(r.task is first.task for r in runs)
-rates = shares = None
-ref = {}
-if same_task:
-    rates, shares = evaluation_rates(first.task, criterion, population=population)
-    if criterion_info(criterion).balanced_eval and not population:
-        tr = ui.training_rates(first.task)
-        ref = {"reference_rates": tr.base_rates, "reference_shares": tr.group_shares}
-f3 = plots.accuracy_fairness(shown, criterion, rates=rates, shares=shares, highlight_target=highlight,
-                             title="Accuracy against fairness" + on, **ref)
+f3, f_pr, f_tpr = compare.figures(runs, shown, criterion, population=population, highlight=highlight, names=names,
+                                  on=on)
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(plots.pr_scatter(shown, highlight_target=highlight, group_names=names,
-                                     title="Positive rates per group" + on), key="fig_pr", config=CHART)
+    st.plotly_chart(f_pr, key="fig_pr", config=CHART)
 with right:
-    st.plotly_chart(plots.tpr_scatter(shown, highlight_target=highlight, group_names=names,
-                                      title="True positive rates per group" + on), key="fig_tpr", config=CHART)
+    st.plotly_chart(f_tpr, key="fig_tpr", config=CHART)
 compare.accuracy_and_target(f3, results, criterion, population=population, names=names, highlight=highlight,
-                              on=on, where=where, same_task=same_task)
+                            on=on, where=where, same_task=compare.same_task(runs))
 compare.moved_away(runs)
 compare.price_of_blindness(runs, results)
-compare.results_table(results, summary, criterion, population=population, where=where, runs=runs)
+compare.results_table(results, numbers.summary, criterion, population=population, where=where, runs=runs)
 compare.report_of_runs(runs)

@@ -1,11 +1,10 @@
 """Data page: choose a bundled sample or upload a table, then say which column is the sensitive
 attribute ``s`` (and which of its values form group 1), which is the label ``y`` (and which values are
-positive), which columns are features and how to treat missing values. Thin: calls fairdash.data."""
+positive), which columns are features and how to treat missing values. Thin: calls fairdash.app.task_choices."""
 from __future__ import annotations
 
 import streamlit as st
 
-from fairdash import data
 from fairdash.app import state, task_choices, ui
 from fairdash.errors import FairDashError
 
@@ -30,21 +29,20 @@ source = st.radio("Where does the data come from?", SOURCES, key=state.DATA_SOUR
 if source == SOURCES[0]:
     ss.pop(state.PENDING, None)  # an upload that never became valid is dropped when going back to samples
     ss.pop(task_choices.KEPT, None)
-    names = list(data.SAMPLES)
+    names = task_choices.sample_names()
     ui.restore("sample_choice", current_id.split(":", 1)[1] if current_id.startswith("sample:") else names[0])
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    name = c1.selectbox("Bundled sample", names, format_func=lambda n: data.SAMPLES[n].title, key="sample_choice")
+    name = c1.selectbox("Bundled sample", names, format_func=task_choices.sample_title, key="sample_choice")
     standard = current_id == f"sample:{name}" and ss[state.SPEC] == ui.sample_task_spec(name)
     load = c2.button("Load this sample" if current_id != f"sample:{name}" else "Reset to the sample's task",
                      key="load_sample_button", type="primary", disabled=standard,
                      help="Load the sample with its standard task (as in the paper).")
-    smp = data.SAMPLES[name]
-    st.caption(f"{smp.description} Positive label: **{smp.positive_meaning}**.")
+    st.caption(task_choices.sample_caption(name))
     if load:
         with ui.guard():
             ui.load_sample_task(name)
             ss.pop(state.WIDGETS_FOR, None)  # every choice below starts again from the sample's task
-            st.success(f"Loaded {smp.title}.")
+            st.success(f"Loaded {task_choices.sample_title(name)}.")
 else:
     up = st.file_uploader("Upload a table (CSV, TSV, gzip-compressed CSV, Parquet or Excel; at most 200 MB)",
                           type=["csv", "tsv", "txt", "gz", "parquet", "pq", "xlsx", "xls"], key="upload_file",
@@ -87,9 +85,8 @@ with st.expander(f"Preview and column profile: {lit(table_name)} ({len(df):,} ro
     tab1, tab2 = st.tabs(["Preview (first 200 rows)", "Column profile"])
     tab1.dataframe(df.head(200), key="data_preview", hide_index=True)
     tab2.dataframe(prof, key="data_profile", hide_index=True)
-    flagged = prof[prof["flags"] != ""]
-    if len(flagged):
-        tab2.caption("Flagged columns: " + "; ".join(f"{lit(r.column, code=True)}: {lit(r.flags)}" for r in flagged.itertuples()))
+    if choices.flagged_caption():
+        tab2.caption(choices.flagged_caption())
 
 # --------------------------------------------------------------------------------------------------
 # Choices
@@ -105,13 +102,13 @@ with left:
                       help="Two groups as in the paper, every value of s its own group, or every combination of s "
                            "and a second column (intersectional groups).")
     if s_mode == "cross":
-        others = [c for c in columns if c not in (s_col, ss.get(state.Y_COLUMN)) and 1 < df[c].nunique() <= 30]
-        st.selectbox(f"Cross {lit(s_col, code=True)} with", others, key=state.S_WITH,
+        st.selectbox(f"Cross {lit(s_col, code=True)} with", choices.cross_candidates(s_col, ss.get(state.Y_COLUMN)),
+                     key=state.S_WITH,
                      help="Every combination of the two columns' values is its own group; neither is a feature.")
     elif s_mode == "two" and choices.threshold(s_col):
         st.number_input(f"Group 1 = rows where {lit(s_col, code=True)} is above", key=state.S_THRESHOLD)
     elif s_mode == "two":
-        st.multiselect(f"Values of {lit(s_col, code=True)} that form group 1", data.column_values(df, s_col), key=state.S1_VALUES,
+        st.multiselect(f"Values of {lit(s_col, code=True)} that form group 1", choices.values(s_col), key=state.S1_VALUES,
                        help="Every other value forms group 0. The disadvantaged group follows from the base rates and "
                             "whether a positive label is favourable, unless you name the protected group below them.")
     st.text_input("Names for the groups (optional, comma-separated, in group order)", key=state.GROUP_LABELS,
@@ -123,20 +120,19 @@ with right:
     if choices.threshold(y_col):
         st.number_input(f"Positive = rows where {lit(y_col, code=True)} is above", key=state.Y_THRESHOLD)
     else:
-        st.multiselect(f"Values of {lit(y_col, code=True)} that count as positive (y = 1)", data.column_values(df, y_col),
+        st.multiselect(f"Values of {lit(y_col, code=True)} that count as positive (y = 1)", choices.values(y_col),
                        key=state.Y1_VALUES)
     choices.label_meaning()
 choices.meaning_line(y_col)
 
 st.subheader("Features and missing values")
-feature_choices = [c for c in columns if c not in (s_col, y_col)]
+feature_choices = choices.feature_candidates(s_col, y_col)
 st.multiselect("Feature columns the model learns from", feature_choices, key=state.FEATURES,
                help=f"{lit(s_col, code=True)} itself is never a feature (it is needed only at training time).")
 if len(feature_choices) > 30:  # many (e.g. one-hot) columns: whole groups in or out with one click
     choices.column_groups(feature_choices)
-left_out = data.left_out_by_default(prof, exclude=(s_col, y_col, *ss.get(state.FEATURES, [])))
-for column, why in left_out.items():  # id-like: one distinct value per row; constant; empty
-    st.warning(lit(data.left_out_note(column, why) + " Add it if it should be a feature."), icon=":material/badge:")
+for note in choices.left_out_notes((s_col, y_col, *ss.get(state.FEATURES, []))):  # id-like, constant, empty
+    st.warning(lit(note), icon=":material/badge:")
 st.radio("Rows with a missing feature value", ["drop", "impute"], key=state.MISSING, horizontal=True,
          format_func=lambda m: {"drop": "Drop those rows", "impute": "Fill in (median / 'missing' category)"}[m])
 choices.keep()  # a pending upload's choices survive a page switch until confirmed or discarded

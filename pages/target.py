@@ -10,10 +10,8 @@ import time
 
 import streamlit as st
 
-from fairdash import data
 from fairdash.app import state, target_state, ui, views
 from fairdash.errors import FairDashError
-from fairdash.target.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
 
 ss = st.session_state
 PR_T_MIN, PR_T_MAX = target_state.PR_T_MIN, target_state.PR_T_MAX
@@ -29,7 +27,7 @@ try:
 except FairDashError as e:
     st.error(ui.literal(e), icon=":material/warning:")
     st.stop()
-presets = {k: round(float(v), 3) for k, v in rates.presets.items()}
+presets = target_state.presets(rates)
 names = task.group_names
 
 # --------------------------------------------------------------------------------------------------
@@ -45,7 +43,7 @@ if mode in target_state.MODE_NOTES:
 c_left, c_right = st.columns(2)
 with c_left:
     if target_state.mode_criterion(mode).supports_strata:
-        candidates = ["(none)"] + data.strata_candidates(ss[state.TABLE], task)
+        candidates = target_state.strata_choices(ss[state.TABLE], task)
         current = task.spec.strata_column or "(none)"
         ui.restore(state.STRATA_COLUMN, current if current in candidates else "(none)")
         strata = st.selectbox("Legitimate factor (conditional parity)", candidates, key=state.STRATA_COLUMN,
@@ -155,8 +153,9 @@ def _explicit() -> None:
 
 def _live_target() -> None:
     if mode == "eo-targets":
-        ui.remember(target_state.TPR_WIDGET, float(target_state.current_or_default().tpr_target or DEFAULT_TPR_TARGET))
-        ui.remember(target_state.TNR_WIDGET, float(target_state.current_or_default().tnr_target or DEFAULT_TNR_TARGET))
+        tpr_t, tnr_t = target_state.explicit_targets()
+        ui.remember(target_state.TPR_WIDGET, tpr_t)
+        ui.remember(target_state.TNR_WIDGET, tnr_t)
         c1, c2 = st.columns(2)
         c1.number_input("Target true positive rate TPR_t", 0.0, 1.0, step=0.01, key=target_state.TPR_WIDGET,
                         on_change=_explicit,

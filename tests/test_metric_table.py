@@ -75,3 +75,21 @@ def test_summaries_average_the_table_s_summarized_columns(produced):
     assert {"accuracy", "pr_0", "pop_pr_1", "pop_tnr_0", "acc_1", "target_gap", "pop_worst_gap"} <= set(want)
     assert [c for c in s.columns if c.endswith("_mean")] == [f"{c}_mean" for c in want]
     assert np.isfinite(s["accuracy_mean"]).all()
+
+
+def test_a_metric_s_column_for_a_group_and_a_set():
+    """Issue 28, item 3: the figures name the columns they read with ``column_of``, never by hand."""
+    from fairdash.evaluation.metric_table import TRAIN, column_of
+
+    assert [column_of("pr", EVAL, 0), column_of("pr", POP, 1), column_of("tpr", EVAL, 1)] == ["pr_0", "pop_pr_1", "tpr_1"]
+    assert [column_of("gap", EVAL, 0), column_of("gap", POP, 0), column_of("target", TRAIN, 2)] == \
+        ["bal_gap_0", "pop_gap_0", "target_2"]
+    assert [column_of("worst_gap", POP), column_of("worst_gap_group", EVAL), column_of("accuracy", POP)] == \
+        ["pop_worst_gap", "bal_worst_gap_group", "pop_accuracy"]
+    assert column_of("n", EVAL) == "n" and column_of("n", EVAL, 0) == "n_0"  # two rows named n: summary, per group
+    for name, where, group in (("pr", TRAIN, 0), ("accuracy", EVAL, 0), ("nonesuch", EVAL, None)):
+        with pytest.raises(KeyError):
+            column_of(name, where, group)
+    for m in METRICS:  # every listed column is what column_of gives for its metric, set and group
+        for w in m.where:
+            assert column_of(m.name, w, 0 if m.per_group else None) == m.column(w, 0 if m.per_group else None)

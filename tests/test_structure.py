@@ -1,7 +1,8 @@
 """Issue 14: the house rules a maintainer relies on, checked on the source: no module of fairdash over
 600 lines, no import cycle between fairdash's modules (imports inside functions count), no private API
 of Streamlit or gpytorch (issue 21: of any dependency, on every line), the library never imports Streamlit outside its
-glue package ``fairdash.app``, the layers never import upwards, and the pages stay thin (850 lines in all)."""
+glue package ``fairdash.app``, the layers never import upwards, and the pages stay thin (850 lines in all, importing
+only Streamlit, the standard library and the glue)."""
 import ast
 import re
 from pathlib import Path
@@ -376,3 +377,52 @@ def test_a_run_label_is_data_never_parsed_back():
              if any("· run" in c or "run (" in c for c in _code_strings(p))]
     assert where == ["fairdash/work/runs.py"], where
     assert not re.search(r"^\s*import re\b", (PKG / "figures" / "plot_style.py").read_text(), re.MULTILINE)
+
+
+PAGE_IMPORTS = ("streamlit", "fairdash.app", "fairdash.errors")  # and the standard library
+
+
+def _page_imports(path: Path) -> list[str]:
+    """Every import of a page (or ``app.py``, the frame around them) that is not Streamlit, the standard library,
+    the Streamlit glue ``fairdash.app`` or FairDash's error type: ``line: module`` (``from x import y`` names
+    ``x.y``, so ``from fairdash import data`` is caught as ``fairdash.data``)."""
+    import sys
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            names = [base if node.module not in (None, "fairdash") else base + ("" if base.endswith(".") else ".") + a.name
+                     for a in node.names]
+        else:
+            continue
+        for name in names:
+            if name == "__future__" or name.split(".")[0] in sys.stdlib_module_names:
+                continue
+            if not any(_within(name, allowed) for allowed in PAGE_IMPORTS):
+                found.append((node.lineno, name))
+    return [f"{line}: {name}" for line, name in sorted(found)]
+
+
+def test_pages_import_only_streamlit_the_glue_and_the_standard_library():
+    """Issue 28, item 3: a page lays out widgets and calls the glue (``fairdash.app``), one function per action;
+    what it shows is computed there. So a page (and ``app.py``) imports only Streamlit, the standard library,
+    ``fairdash.app.*`` and ``fairdash.errors``, never the library's other modules."""
+    found = [f"{p.relative_to(ROOT)}:{hit}" for p in [*(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
+             for hit in _page_imports(p)]
+    assert not found, found
+
+
+def test_the_page_import_check_sees_what_it_should(tmp_path):
+    sample = tmp_path / "page.py"
+    sample.write_text("from __future__ import annotations\nimport os, json\nfrom pathlib import Path\n"
+                      "import streamlit as st\nimport streamlit.components.v1 as components\n"
+                      "from fairdash.app import ui, train_form as form\nfrom fairdash.errors import FairDashError\n"
+                      "from fairdash import data\nfrom fairdash.work import runs\nimport fairdash.figures.plots\n"
+                      "from fairdash.models.registry import MODELS\nimport pandas as pd\nfrom . import helper\n"
+                      "def f():\n    from fairdash.report import report_for_run  # lazy: heavy\n")
+    assert _page_imports(sample) == ["8: fairdash.data", "9: fairdash.work", "10: fairdash.figures.plots",
+                                     "11: fairdash.models.registry", "12: pandas", "13: .helper",
+                                     "15: fairdash.report"]

@@ -64,3 +64,50 @@ def test_the_model_offered_for_download(small_task):
     assert run.model_words(key).startswith("FairLR, PR_t ") and run.model_words(key).endswith(", repeat 0")
     lr = next(k for k in run.models if k[0] == "lr")
     assert run.model_words(lr) == "LR, repeat 0"  # a model without a PR_t says none
+
+
+# Issue 28, item 3: the Train page's defaults, words, request and "why not" are the library's (fairdash.app.train_form)
+def test_the_train_form_builds_the_request_the_page_trains(small_task):
+    from fairdash.app import train_form as form
+
+    target = make_target_spec("dp", 0.4)
+    spec = form.run_spec(small_task, target, ["fair-lr", "lr"], form.sweep_grid(0.5, 0.3, 3), 2, {"lr": {"C": 2.0}},
+                         data="test")
+    assert spec == RunSpec(data="test", task=small_task.spec, target=target, models=("fair-lr", "lr"),
+                           target_rates=(0.3, 0.4, 0.5), seeds=(0, 1), options={"lr": {"C": 2.0}},
+                           group_names=small_task.group_names)
+    assert form.n_fits(spec, include_other=False) == runs.plan_training(spec).n_fits
+    assert form.run_spec(small_task, None, ["lr"], form.SINGLE, 1, {}, data="test") is None
+    assert form.n_fits(None, include_other=False) == 0
+    assert form.DEFAULTS.sweep_range({"min": 0.24123, "max": 0.3117}) == (0.241, 0.312)
+    assert form.DEFAULTS.models == runs.DEFAULT_MODELS and form.DEFAULTS.repeats == 1
+
+
+def test_why_train_is_unavailable_in_order():
+    from fairdash.app import train_form as form
+
+    target = make_target_spec("dp", 0.4)
+    assert form.why_not(object(), object(), [], None).startswith("a training is running")
+    assert form.why_not(None, object(), [], None).startswith("a new upload waits")
+    assert form.why_not(None, None, [], target) == "choose at least one model"
+    assert form.why_not(None, None, ["lr"], None) == "the target is not valid"
+    assert form.why_not(None, None, ["lr"], target) is None
+
+
+def test_the_words_about_models_and_rules(small_task):
+    from fairdash.app import train_form as form
+    from fairdash.models.registry import MODELS
+
+    assert MODELS["lr"].serves_words() == "plain model (reference for every criterion)"
+    assert MODELS["kamiran"].choice_words("dp") == "Kamiran & Calders: serves demographic parity"
+    assert MODELS["kamiran"].choice_words("eo").endswith("(NOT equality of opportunity)")
+    choices = form.ModelChoices("dp", ("fair-lr", "lr", "zafar-eqopp"), ("GP (not installed yet (ImportError))",),
+                                ("fair-lr", "lr"), ("ZafarEqOpp",))
+    assert choices.default() == ["fair-lr", "lr"] and choices.keep(["zafar-eqopp", "lr"]) == ["lr"]
+    assert choices.note() == ("Not offered for demographic parity: ZafarEqOpp (made for another criterion). "
+                              "Not available yet: GP (not installed yet (ImportError)).")
+    assert choices.lines()[1] == "- **LR** (`lr`, plain model (reference for every criterion)): " + MODELS["lr"].description
+    rules = form.offered_rules(small_task, "dp")
+    assert form.first_rule("group-rates", rules) == "group-rates" and form.first_rule("nonesuch", rules) == "threshold"
+    assert not form.rule_caption("threshold", rules).endswith("one per stratum and group.)")
+    assert form.rule_caption("threshold", ["threshold", "overall-rate"]).endswith("one per stratum and group.)")

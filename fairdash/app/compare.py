@@ -7,8 +7,14 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from dataclasses import dataclass
+
 from ..figures import plots
-from . import state, tables, ui
+from . import state, tables, target_state, ui
+from ..analysis.rates import evaluation_rates
+from ..evaluation.metrics import summarize
+from ..figures.plot_style import RUN
+from ..work.runs import side_by_side
 from ..evaluation.blindness import LAND_TOLERANCE, has_both_sides, price_sentences
 from ..evaluation.gaps import ceiling_table, moved_away_summary
 from ..evaluation.metrics import result_notes
@@ -19,6 +25,70 @@ from ..data import split_arrays
 from ..evaluation.thin import thin_notes
 
 CHART = {"displayModeBar": False}
+VIEWS = {"population": "The population (ordinary test set)", "balanced": "The paper's balanced test set"}
+
+
+def results_of(runs):
+    """The shown runs' results rows together (:func:`fairdash.work.runs.side_by_side`: each row's run as data,
+    its label in words)."""
+    return side_by_side(runs)
+
+
+def has_balanced_view(criterion: str) -> bool:
+    """Whether the paper's balanced test set exists for ``criterion`` (then the page offers both views)."""
+    return criterion_info(criterion).balanced_eval
+
+
+@dataclass(frozen=True)
+class Measured:
+    """The numbers the figures draw on one view: the summary over repeats, what is shown (the population's
+    measurements in place of the evaluation rows' on the population view), where it was measured in words,
+    and the figures' subtitle saying so."""
+    summary: object
+    shown: object
+    where: str
+    on: str
+
+
+def measured(results, population: bool) -> Measured:
+    summary = summarize(results, by=("model", "label", RUN, "target_rate"))
+    return Measured(summary, plots.population_view(summary) if population else summary,
+                    plots.measured_on(results, population),
+                    "<br><sup>on " + plots.measured_on(results, population, short=True) + "</sup>")
+
+
+def swept_targets(results) -> list[float]:
+    """The targets the shown results were trained at, in order."""
+    return sorted(float(t) for t in results["target_rate"].dropna().unique())
+
+
+def nearest_target(swept) -> float:
+    """The swept target the what-if slider starts at: the nearest to the session's PR_t."""
+    return min(swept, key=lambda t: abs(t - float(target_state.current_or_default().target_rate or swept[0])))
+
+
+def same_task(runs) -> bool:
+    return all(r.task is runs[0].task for r in runs)
+
+
+def figures(runs, shown, criterion: str, *, population: bool, highlight, names, on: str) -> tuple:
+    """The Compare page's three figures of ``shown``: accuracy against fairness (with the accuracy ceiling where
+    the runs share one task, and the training split's beside it on the balanced view), positive rates and
+    true positive rates per group."""
+    rates = shares = None
+    ref = {}
+    if same_task(runs):
+        first = runs[0]
+        rates, shares = evaluation_rates(first.task, criterion, population=population)
+        if has_balanced_view(criterion) and not population:
+            tr = ui.training_rates(first.task)
+            ref = {"reference_rates": tr.base_rates, "reference_shares": tr.group_shares}
+    accuracy = plots.accuracy_fairness(shown, criterion, rates=rates, shares=shares, highlight_target=highlight,
+                                       title="Accuracy against fairness" + on, **ref)
+    pr = plots.pr_scatter(shown, highlight_target=highlight, group_names=names, title="Positive rates per group" + on)
+    tpr = plots.tpr_scatter(shown, highlight_target=highlight, group_names=names,
+                            title="True positive rates per group" + on)
+    return accuracy, pr, tpr
 
 
 def selected_target(shown, results, criterion: str, highlight: float, *, population: bool, where: str) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..data import strata_candidates
 from ..target.decision import PAPER_RULE, choosable
 from ..errors import FairDashError
 from ..target.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, criterion_info, make_target_spec
@@ -58,6 +59,22 @@ def mode_criterion(mode: str):
 def strata_mode_of(spec: TargetSpec) -> str:
     """``"own"`` (each stratum's own preset) or ``"slider"`` (one PR_t in every stratum)."""
     return "own" if spec.target_rate is None else "slider"
+
+
+def presets(rates) -> dict:
+    """The Target page's presets (min, avg, max of the groups' base rates), three decimals."""
+    return {k: round(float(v), 3) for k, v in rates.presets.items()}
+
+
+def strata_choices(table, task) -> list[str]:
+    """The legitimate factors the Target page offers: none, or a column of ``table`` that can stratify ``task``."""
+    return ["(none)"] + strata_candidates(table, task)
+
+
+def explicit_targets() -> tuple[float, float]:
+    """The TPR and TNR targets the explicit mode's boxes start at: the target's, else the defaults."""
+    spec = current_or_default()
+    return float(spec.tpr_target or DEFAULT_TPR_TARGET), float(spec.tnr_target or DEFAULT_TNR_TARGET)
 
 
 def clip_rate(value: float) -> float:

@@ -18,12 +18,53 @@ POSITIVE_IS = {"favourable": "Favourable (e.g. a loan granted, income above $50K
 KEPT = state.CHOICES_KEPT  # state.KeptChoices: a pending upload's choices, kept across pages
 
 
+def sample_names() -> list[str]:
+    """The bundled samples' names, in the order the Data page lists them."""
+    return list(data.SAMPLES)
+
+
+def sample_title(name: str) -> str:
+    return data.SAMPLES[name].title
+
+
+def sample_caption(name: str) -> str:
+    """The sample's description and what its positive label means (library text, Markdown)."""
+    smp = data.SAMPLES[name]
+    return f"{smp.description} Positive label: **{smp.positive_meaning}**."
+
+
 class Choices:
     """The choice widgets of one working table ``df`` (its profile ``prof``, its id ``table_id``)."""
 
     def __init__(self, df: pd.DataFrame, prof: pd.DataFrame, table_id: str):
         self.df, self.prof, self.table_id = df, prof, table_id
         self.columns = list(df.columns)
+
+    def values(self, column: str) -> list[str]:
+        """The values of ``column`` a multiselect offers (:func:`fairdash.data.column_values`)."""
+        return data.column_values(self.df, column)
+
+    def feature_candidates(self, s_column: str, y_column: str) -> list[str]:
+        """The columns that may be features: every one but ``s`` and ``y``."""
+        return [c for c in self.columns if c not in (s_column, y_column)]
+
+    def cross_candidates(self, s_column: str, y_column) -> list[str]:
+        """The columns ``s`` may be crossed with: neither ``s`` nor ``y``, with 2 to 30 distinct values."""
+        return [c for c in self.columns if c not in (s_column, y_column) and 1 < self.df[c].nunique() <= 30]
+
+    def flagged_caption(self) -> str:
+        """The profile's flagged columns, each with its flags (column names shown literally); "" for none."""
+        flagged = self.prof[self.prof["flags"] != ""]
+        if not len(flagged):
+            return ""
+        return "Flagged columns: " + "; ".join(f"{ui.literal(r.column, code=True)}: {ui.literal(r.flags)}"
+                                               for r in flagged.itertuples())
+
+    def left_out_notes(self, exclude) -> list[str]:
+        """One sentence per column left out of the features by default (id-like, constant or empty), apart
+        from ``exclude``. They name columns (user text): shown literally."""
+        return [data.left_out_note(column, why) + " Add it if it should be a feature."
+                for column, why in data.left_out_by_default(self.prof, exclude=exclude).items()]
 
     def threshold(self, column: str) -> bool:
         """Is ``column`` split by a threshold rather than by its values (:func:`fairdash.data.is_threshold_column`)."""

@@ -133,6 +133,16 @@ METRICS = (
 _BY_COLUMN: dict = {}
 
 
+def column_of(name: str, where: str = EVAL, group: int | None = None) -> str:
+    """The in-memory column of the metric ``name`` on a set (``EVAL``, ``POP``, ``TRAIN``), for ``group`` where the
+    metric is per group: ``column_of("pr", POP, 0) == "pop_pr_0"``, ``column_of("gap", EVAL, 1) == "bal_gap_1"``,
+    ``column_of("target", TRAIN, 0) == "target_0"``. The figures name the columns they read with it."""
+    for m in METRICS:
+        if m.name == name and where in m.where and m.per_group == (group is not None):
+            return m.column(where, group)
+    raise KeyError(f"no metric {name!r} on {where!r}" + (" per group" if group is not None else ""))
+
+
 def columns(metric: Metric, groups=(0, 1), *, file: bool = False) -> list[str]:
     """Every column of ``metric`` (per-group ones for ``groups``), in its sets' order."""
     gs = list(groups) if metric.per_group else [None]

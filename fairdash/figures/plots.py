@@ -25,7 +25,7 @@ import plotly.graph_objects as go
 from ..target import targets
 from ..target.criteria import criterion_of_rate
 from ..target.decision import PAPER_RULE
-from ..evaluation.metric_table import table_columns
+from ..evaluation.metric_table import EVAL, POP, column_of, table_columns
 from ..evaluation.metrics import format_mean_std, summarize
 from ..target.target_spec import criterion_info
 
@@ -317,8 +317,8 @@ def group_rates_figure(summary_or_results, metric: str = "pr", *, group_names=No
     hi = 0.05
     for i, (_, r) in enumerate(df.iterrows()):
         style = styles[str(r["label"])]
-        y = [r.get(f"{metric}_{j}_mean", np.nan) for j in range(G)]
-        e = [np.nan_to_num(r.get(f"{metric}_{j}_std", 0.0)) for j in range(G)]
+        y = [r.get(column_of(metric, EVAL, j) + "_mean", np.nan) for j in range(G)]
+        e = [np.nan_to_num(r.get(column_of(metric, EVAL, j) + "_std", 0.0)) for j in range(G)]
         hi = max([hi] + [v + d for v, d in zip(y, e) if np.isfinite(v)])
         t = r.get("target_rate", np.nan)
         name = str(r["label"]) + (f" (PR_t {t:.3f})" if np.isfinite(t) else "")
@@ -347,7 +347,8 @@ def group_rates_figure(summary_or_results, metric: str = "pr", *, group_names=No
 def _rate_scatter(summary_or_results, metric: str, title: str, xtitle: str, ytitle: str, target_rates=None,
                   highlight_target=None, group_names=None, show_targets=True) -> go.Figure:
     df = as_summary(summary_or_results)
-    if df.empty or f"{metric}_0_mean" not in df.columns:
+    x_col, y_col = column_of(metric, EVAL, 0), column_of(metric, EVAL, 1)  # (the population view renames pop_*)
+    if df.empty or x_col + "_mean" not in df.columns:
         return _empty(title, xtitle, ytitle)
     if n_groups_of(df) > 2:
         return group_rates_figure(df, metric, group_names=group_names, highlight_target=highlight_target,
@@ -365,13 +366,12 @@ def _rate_scatter(summary_or_results, metric: str, title: str, xtitle: str, ytit
             traces.append(_scatter(x=ts, y=ts, mode="markers", name=TARGET_NAME,
                                      marker=dict(symbol="x", size=9, color="#444444"),
                                      hovertemplate="target PR_t %{x:.3f}<extra></extra>"))
-    x, _ = _col(df, f"{metric}_0")
-    y, _ = _col(df, f"{metric}_1")
+    x, _ = _col(df, x_col)
+    y, _ = _col(df, y_col)
     hi = float(np.nanmax(np.concatenate([x, y, ts, [0.05]])))  # the targets stay in view too
     lim = min(1.0, hi * 1.15 + 0.02)
-    traces += _model_traces(df, f"{metric}_0", f"{metric}_1", xrange=(0, lim), yrange=(0, lim),
-                            highlight_target=highlight_target)
-    traces.append(_highlight_trace(df, f"{metric}_0", f"{metric}_1", highlight_target))
+    traces += _model_traces(df, x_col, y_col, xrange=(0, lim), yrange=(0, lim), highlight_target=highlight_target)
+    traces.append(_highlight_trace(df, x_col, y_col, highlight_target))
     return _figure(traces, _layout(title, xtitle, ytitle, [0, lim], [0, lim], traces=traces, width=HALF_WIDTH))
 
 
@@ -505,13 +505,13 @@ def frontier_figure(results: pd.DataFrame, *, s_name: str = "s", title: str | No
             continue
         with_s = bool(rows["decides_with_s"].iloc[0])
         style = styles[label]
-        traces.append(_scatter(x=landed["target_rate"].tolist(), y=landed["pop_accuracy"].tolist(),
+        traces.append(_scatter(x=landed["target_rate"].tolist(), y=landed[column_of("accuracy", POP)].tolist(),
                                mode="lines+markers", name=f"{label} (lands{', decides with ' + s_name if with_s else ''})",
                                line=dict(color=style["colour"], dash="solid" if with_s else "dash"),
                                marker=_marker(style)))
     paper = means[(means["model"] == PAPER_RULE_MODEL) & (means["decision"] == PAPER_RULE)]
     if not paper.empty:
-        traces.append(_scatter(x=paper["target_rate"].tolist(), y=paper["pop_accuracy"].tolist(),
+        traces.append(_scatter(x=paper["target_rate"].tolist(), y=paper[column_of("accuracy", POP)].tolist(),
                                mode="lines+markers+text", name="FairLR at 1/2 (the paper's rule), worst gap beside",
                                text=[f"gap {g:.3f}" for g in paper["worst_gap"]], textposition="top center",
                                line=dict(color="grey", dash="dot"), marker=dict(symbol="x", size=10, color="grey")))

@@ -21,6 +21,7 @@ import plotly.graph_objects as go
 from .plot_style import GRID, LAYOUT, TEXT, figure, label_styles, marker, run_numbers, scatter, text_font
 from ..target.target_spec import criterion_info
 from ..evaluation.metrics import format_mean_std
+from ..evaluation.metric_table import EVAL, POP, TRAIN, column_of
 
 TARGET_LINE_NAME = "each group's target"
 NO_TARGET_COLUMNS = ("These runs were trained before FairDash recorded each group's target, so there is no target "
@@ -40,7 +41,8 @@ def target_view_note(results: pd.DataFrame | None) -> str | None:
     groups = _groups(results)
     if not groups:
         return NO_TARGET_COLUMNS
-    t = results[[f"target_{g}" for g in groups]].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    t = results[[column_of("target", TRAIN, g) for g in groups]].apply(pd.to_numeric, errors="coerce")
+    t = t.to_numpy(dtype=float)
     return None if np.isfinite(t).any() else NO_TARGETS
 
 
@@ -49,7 +51,8 @@ def worst_gaps(results: pd.DataFrame, population: bool = True) -> pd.DataFrame |
     absolute gap between a group's rate and its target, with that group's name (the most frequent over
     repeats), e.g. ``0.142 (Female)``. ``None`` for results without the column."""
 
-    col = "pop_worst_gap" if population else "bal_worst_gap"
+    where = POP if population else EVAL
+    col, group_col = column_of("worst_gap", where), column_of("worst_gap_group", where)
     if results is None or col not in getattr(results, "columns", ()) or "label" not in results.columns:
         return None
     df = results.copy()
@@ -63,7 +66,7 @@ def worst_gaps(results: pd.DataFrame, population: bool = True) -> pd.DataFrame |
             text = "-"
         else:
             text = format_mean_std(float(v.mean()), float(v.std(ddof=1)) if len(v) > 1 else 0.0, repeats=len(v))
-            names = g.get(f"{col}_group", pd.Series(dtype=object)).dropna().astype(str)
+            names = g.get(group_col, pd.Series(dtype=object)).dropna().astype(str)
             names = names[names != ""]
             if len(names):
                 text += f" ({names.mode().iloc[0]})"
@@ -85,20 +88,22 @@ def _pick_targets(df: pd.DataFrame, highlight_target) -> pd.DataFrame:
     return pd.concat(keep) if keep else df
 
 
-def _points(df: pd.DataFrame, groups: list[int], rate_col: str, gap_col: str) -> pd.DataFrame:
-    """One row per label, target rate and group: the mean rate (and its std), target and gap over repeats."""
+def _points(df: pd.DataFrame, groups: list[int], metric: str, where: str) -> pd.DataFrame:
+    """One row per label, target rate and group: the mean rate of ``metric`` on the set ``where`` (and its std),
+    target and gap over repeats."""
     rows = []
     for (label, t), g in df.groupby(["label", "target_rate"], dropna=False, sort=False):
         for j in groups:
-            if f"{rate_col}{j}" not in g.columns:
+            rate_col, gap_col = column_of(metric, where, j), column_of("gap", where, j)
+            if rate_col not in g.columns:
                 continue
-            rate = pd.to_numeric(g[f"{rate_col}{j}"], errors="coerce")
-            target = pd.to_numeric(g[f"target_{j}"], errors="coerce")
+            rate = pd.to_numeric(g[rate_col], errors="coerce")
+            target = pd.to_numeric(g[column_of("target", TRAIN, j)], errors="coerce")
             if rate.dropna().empty:
                 continue
             gap = rate - target  # the recorded gap where there is one (it may come from finer cells)
-            if f"{gap_col}{j}" in g.columns:
-                gap = pd.to_numeric(g[f"{gap_col}{j}"], errors="coerce").fillna(gap)
+            if gap_col in g.columns:
+                gap = pd.to_numeric(g[gap_col], errors="coerce").fillna(gap)
             rows.append({"label": str(label), "target_rate": t, "group": j, "rate": float(rate.mean()),
                          "std": float(rate.std(ddof=1)) if rate.notna().sum() > 1 else 0.0,
                          "target": float(target.mean()) if target.notna().any() else np.nan,
@@ -141,8 +146,7 @@ def target_view(results: pd.DataFrame, criterion: str = "dp", *, population: boo
     if "target_rate" not in df.columns:
         df["target_rate"] = np.nan
     groups = _groups(df)
-    rate_col, gap_col = (f"pop_{crit.rate}_", "pop_gap_") if population else (f"{crit.rate}_", "bal_gap_")
-    pts = _points(_pick_targets(df, highlight_target), groups, rate_col, gap_col)
+    pts = _points(_pick_targets(df, highlight_target), groups, crit.rate, POP if population else EVAL)
     if pts.empty:
         return _message(base, what, "These results carry no per-group rates to draw.")
     repeats = int(pts["repeats"].max())

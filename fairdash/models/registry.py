@@ -17,7 +17,7 @@ import importlib
 from dataclasses import dataclass
 
 from ..errors import FairDashError
-from ..target.target_spec import TargetSpec
+from ..target.target_spec import TargetSpec, criterion_info
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,18 @@ class ModelInfo:
     def serves(self, criterion: str) -> bool:
         """Plain models (no fairness machinery) serve every comparison as a reference."""
         return not self.criteria or criterion in self.criteria
+
+    def serves_words(self) -> str:
+        """Which criteria the model serves, in words (a plain model is the reference for every one)."""
+        if not self.criteria:
+            return "plain model (reference for every criterion)"
+        return "serves " + " and ".join(criterion_info(c).words for c in self.criteria)
+
+    def choice_words(self, criterion: str) -> str:
+        """The model in a list of models to train for ``criterion``: its label, what it serves, and a warning
+        where it was made for another criterion."""
+        return (f"{self.label}: {self.serves_words()}"
+                + ("" if self.serves(criterion) else f" (NOT {criterion_info(criterion).words})"))
 
 
 MODELS: dict[str, ModelInfo] = {
