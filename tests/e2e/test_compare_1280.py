@@ -37,6 +37,12 @@ _MEASURE = """(key) => {
 }"""
 
 
+_LEGENDS_DRAWN = """(keys) => keys.every(k => {
+  const leg = document.querySelector('.st-key-' + k + ' .js-plotly-plot .legend');
+  return leg && leg.getBoundingClientRect().width > 0;
+})"""
+
+
 def _overlap(a, b) -> float:
     w = min(a["x"] + a["w"], b["x"] + b["w"]) - max(a["x"], b["x"])
     h = min(a["y"] + a["h"], b["y"] + b["h"]) - max(a["y"], b["y"])
