@@ -38,11 +38,10 @@ if not chosen:
     st.info("Choose at least one run.")
     st.stop()
 runs = [by_number[n] for n in chosen]
-criteria = {r.spec.target.criterion for r in runs}
-if len(criteria) > 1:
+criterion = compare.one_criterion(runs)
+if criterion is None:
     st.warning("These runs judge different criteria (parity and opportunity); compare runs of one criterion.")
     st.stop()
-criterion = criteria.pop()
 first = runs[0]
 names = ui.figure_text(first.task.group_names)  # user text: shown literally in the figures
 results = compare.results_of(runs)  # each row's run as data (a column), its label in words

@@ -195,7 +195,7 @@ if task is not None:
     st.caption(f"Base rate = the share of a group with a positive label in the whole table "
                f"({lit(task.label_names[1])}). {role} "
                f"{len(task.y):,} rows used, {len(task.features)} features. "
-               f"Base rates differ by up to {r.max() - r.min():.3f}: the Target page sets how to close that gap.")
+               f"Base rates differ by up to {choices.base_rate_spread(r):.3f}: the Target page sets how to close that gap.")
     for w in task.warnings:
         st.warning(lit(w))
     if pending is None:

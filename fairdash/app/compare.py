@@ -34,6 +34,12 @@ def results_of(runs):
     return side_by_side(runs)
 
 
+def one_criterion(runs) -> str | None:
+    """The criterion the runs judge, or ``None`` where they judge different ones (they cannot share figures)."""
+    criteria = {r.spec.target.criterion for r in runs}
+    return criteria.pop() if len(criteria) == 1 else None
+
+
 def has_balanced_view(criterion: str) -> bool:
     """Whether the paper's balanced test set exists for ``criterion`` (then the page offers both views)."""
     return criterion_info(criterion).balanced_eval

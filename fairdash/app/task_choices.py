@@ -258,6 +258,11 @@ class Choices:
                        "exactly). A model that does not see s moves a group's rate only through such features, so "
                        "weak proxies are why a target can stay out of reach; 0.95 or more is listed as a leak.")
 
+    @staticmethod
+    def base_rate_spread(base_rates) -> float:
+        """How far apart the groups' base rates lie: the largest less the smallest."""
+        return float(max(base_rates) - min(base_rates))
+
     def protected_group(self, task, base_rates) -> str:
         """The optional choice of the protected group (kept for the session; by default the disadvantaged group:
         the lowest base rate where a positive label is favourable for the person, the highest where it is
