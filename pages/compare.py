@@ -24,7 +24,7 @@ if not history:
     st.stop()
 
 by_number = {r.number: r for r in history}
-ss[state.COMPARE_RUNS] = [n for n in ss.get(state.COMPARE_RUNS, []) if n in by_number] or [history[-1].number]
+ui.set_if_changed(state.COMPARE_RUNS, compare.kept_runs(ss.get(state.COMPARE_RUNS, []), history))
 c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
 chosen = c1.multiselect("Runs to compare", list(by_number), key=state.COMPARE_RUNS,
                         format_func=lambda n: by_number[n].title,

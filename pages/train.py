@@ -37,7 +37,7 @@ include_other = st.checkbox("Also offer models made for another criterion (they 
                             key=state.INCLUDE_OTHER)
 models = form.model_choices(criterion, include_other)
 ui.remember(state.TRAIN_MODELS, models.default())
-ss[state.TRAIN_MODELS] = models.keep(ss[state.TRAIN_MODELS])
+ui.set_if_changed(state.TRAIN_MODELS, models.keep(ss[state.TRAIN_MODELS]))
 st.multiselect("Models to train", list(models.offered), key=state.TRAIN_MODELS, format_func=models.words,
                help="FairLR and FairGP are the paper's method; the others are the paper's baselines.")
 chosen = list(ss[state.TRAIN_MODELS])

@@ -34,6 +34,12 @@ def results_of(runs):
     return side_by_side(runs)
 
 
+def kept_runs(chosen, history) -> list:
+    """The chosen run numbers still in the history (the newest run where none is left)."""
+    numbers = {r.number for r in history}
+    return [n for n in chosen if n in numbers] or [history[-1].number]
+
+
 def one_criterion(runs) -> str | None:
     """The criterion the runs judge, or ``None`` where they judge different ones (they cannot share figures)."""
     criteria = {r.spec.target.criterion for r in runs}

@@ -271,7 +271,7 @@ class Choices:
         names = list(task.group_names)
         favourable, how = meaning.label_favourable(task.spec)
         low = names[targets.disadvantaged_group(base_rates, favourable)]
-        ss[state.PROTECTED_GROUP] = ss.get(state.PROTECTED) if ss.get(state.PROTECTED) in names else ""
+        ui.set_if_changed(state.PROTECTED_GROUP, ss.get(state.PROTECTED) if ss.get(state.PROTECTED) in names else "")
         st.selectbox("Protected group (optional: names the group the wording singles out)", [""] + names,
                      key=state.PROTECTED_GROUP, format_func=lambda g: g or f"The disadvantaged group ({low}: "
                      f"{'lowest' if favourable else 'highest'} base rate)",

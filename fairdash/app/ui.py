@@ -466,6 +466,14 @@ def restore(key: str, value) -> None:
         st.session_state[key] = value
 
 
+def set_if_changed(key: str, value) -> None:
+    """Write widget ``key``'s state only where it differs from ``value``. Any write marks the value as the
+    script's, and the browser then draws it over whatever the user picked while this run was going: written
+    on every run, a pick made during a slow rerun (a busy server) would vanish."""
+    if key not in st.session_state or st.session_state[key] != value:
+        st.session_state[key] = value
+
+
 def data_source() -> str:
     """How the command line names the current data: a sample's name, or the uploaded file's name."""
     ss = st.session_state
