@@ -205,6 +205,9 @@ def test_the_train_button_trains_in_a_worker_process_and_cancel_ends_it(monkeypa
         time.sleep(0.1)  # (in the queue, then the worker starts and reports its first step)
     pid = job.worker.pid
     assert pid is not None and pid != os.getpid() and _alive(pid)
+    # the worker process is FAIRDASH_TRAINING_NICE (10) below the server, once: not 19 (lowered twice, as it was
+    # when a lowered training thread started the fork server the worker is forked from)
+    assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + 10)
     job.cancel()  # what the sidebar's Cancel button does
     job.thread.join(WAIT_S)
     assert job.state == "cancelled" and not _alive(pid)
