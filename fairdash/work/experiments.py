@@ -527,7 +527,7 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
         raise FairDashError("None of the chosen models serves this criterion.")
     options = options or {}
     jobs = plan_fits(models, spec, target_rates, seeds, decisions)
-    decisions = [spec.decision] if decisions is None else list(dict.fromkeys(decisions))
+    decisions = list(dict.fromkeys(f.target.decision for f in jobs))  # the rules as the plan checked and named them
     if len(jobs) > MAX_SWEEP_RUNS:
         raise FairDashError(f"This sweep has {len(jobs)} runs; the limit is {MAX_SWEEP_RUNS}. Use fewer targets or repeats.")
     if len(jobs) > 1:  # each message says which fit of how many, and the time left once a few are done
