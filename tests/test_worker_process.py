@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,7 @@ from fairdash.app import worker
 from fairdash.app.limits import server_rss_bytes, process_rss_bytes
 from fairdash.errors import FairDashError
 
+ROOT = Path(__file__).resolve().parent.parent
 WAIT_S = 120  # generous: the machine may be busy; no assertion is about time
 
 
@@ -166,3 +168,28 @@ def test_a_worker_never_runs_the_dashboards_script_again(tmp_path, monkeypatch):
     out = worker.ProcessWork(_where, tag="no script")(lambda f, m: None)
     assert out["tag"] == "no script" and out["pid"] != os.getpid()
     assert not marker.exists()
+
+
+def test_a_worker_started_by_a_lowered_thread_is_lowered_once(tmp_path):
+    """A training's thread may be lowered already when it starts the fork server (it was, in the server): the
+    fork server then runs lowered, and a worker forked from it must end at the server's niceness + ``nice``,
+    not lowered again (it ran at 19). In a fresh process, so that its fork server is started by that thread."""
+    import subprocess
+    import sys
+
+    script = (
+        "import os, sys, threading\n"
+        f"sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / 'tests')!r}]\n"
+        "from fairdash.app import worker\n"
+        "from fairdash.app.limits import lower_thread_priority\n"
+        "import test_worker_process as t\n"
+        "out = {}\n"
+        "def run():\n"
+        "    lower_thread_priority(10)\n"
+        "    out['r'] = worker.ProcessWork(t._where, tag='x', nice=10)(lambda f, m: None)\n"
+        "th = threading.Thread(target=run); th.start(); th.join()\n"
+        "print(os.getpriority(os.PRIO_PROCESS, os.getpid()), out['r']['nice'])\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=WAIT_S, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    base, nice = map(int, proc.stdout.split())
+    assert nice == min(19, base + 10), (base, nice)

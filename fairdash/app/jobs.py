@@ -280,9 +280,8 @@ def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
     else:
         def work(progress):
             return runs.train_run(task, spec, progress=progress, **train_kwargs)
-    # a worker process lowers its own priority (once, from the fork server's): its thread here only waits on the
-    # pipe and stays at the pages' priority, so the fork server it may start is not lowered too (a worker forked
-    # from a lowered fork server and lowered again ran at niceness 19, not FAIRDASH_TRAINING_NICE)
+    # a worker process sets its own priority (fairdash.app.worker): its thread here only waits on the pipe and
+    # stays at the pages' priority, so the fork server it may start runs at the server's
     job = TrainingJob(work, title, session=_token(), grace_s=limits.closed_tab_grace_s,
                       nice=0 if IN_WORKER_PROCESS else limits.training_nice)
     job.worker = in_worker if IN_WORKER_PROCESS else None

@@ -70,14 +70,23 @@ def _main_not_run_again() -> None:
         main.__spec__ = importlib.machinery.ModuleSpec("__main__", None)
 
 
-def _child(conn, stop, nice: int, environ: dict, fn, args, kwargs) -> None:
+def _niceness(nice: int) -> int | None:
+    """The niceness a worker runs at: ``nice`` steps below the server's process (its main thread's), whatever
+    the niceness of the thread that starts it (``None``: the fork server's own, where ``nice`` is 0)."""
+    if nice <= 0 or not hasattr(os, "getpriority"):
+        return None
+    return min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + int(nice))
+
+
+def _child(conn, stop, niceness: int | None, environ: dict, fn, args, kwargs) -> None:
     """The worker process's body: run ``fn``, sending progress, then the outcome, to the parent."""
     os.environ.clear()  # the server's environment now (the fork server's dates from its start):
     os.environ.update(environ)  # FAIRDASH_* settings read during a training are the server's
-    if nice > 0:
+    if niceness is not None:  # set, not added: a fork server started by a lowered thread is lowered already
         try:
-            os.nice(min(int(nice), 19))
-        except (AttributeError, OSError):
+            if os.getpriority(os.PRIO_PROCESS, 0) < niceness:
+                os.setpriority(os.PRIO_PROCESS, 0, niceness)
+        except OSError:
             pass
     cache = kwargs.get("cache")
     before = cache.keys_now() if cache is not None and hasattr(cache, "keys_now") else None
@@ -115,7 +124,8 @@ class ProcessWork:
         ctx = context()
         parent, child = ctx.Pipe(duplex=False)
         stop = ctx.Event()
-        proc = ctx.Process(target=_child, args=(child, stop, self.nice, dict(os.environ), self.fn, self.args, self.kwargs),
+        proc = ctx.Process(target=_child, args=(child, stop, _niceness(self.nice), dict(os.environ), self.fn, self.args,
+                                                self.kwargs),
                            name="fairdash-training", daemon=True)
         if getattr(self.fn, "__module__", None) != "__main__":  # (a function of __main__ needs it run again)
             _main_not_run_again()
