@@ -93,7 +93,7 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_table, adult
     assert page.locator(".st-key-y_column input").input_value() == "salary"
     expect(page.locator(".st-key-y1_values [data-tag]")).to_have_text([">50K"])  # waits for the chips
     # The group table (a canvas grid: its cells are not in the DOM) and the caption under it.
-    assert page.locator('[data-testid="stDataFrame"]').last.is_visible()
+    expect(page.locator('[data-testid="stDataFrame"]').last).to_be_visible()  # (a grid drawn after the page is idle: waited for)
     gt = task.group_table()
     r = gt["base rate"].to_numpy()
     assert f"{len(task.y):,} rows used" in main, main
@@ -143,7 +143,7 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_table, adult
     assert len(chips) == 1 and chips[0].startswith("FairLR"), chips
     assert page.locator(".st-key-repeats input").input_value() == "1"
     assert "Training failed" not in st_ui.main_text(page)
-    assert page.locator('[data-testid="stDataFrame"]').first.is_visible()
+    expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
     _scroll_to(page, page.get_by_role("heading", name=re.compile("Results")).first)
     st_ui.screenshot(page, "train")
 
