@@ -130,11 +130,41 @@ def test_a_read_only_cache_directory_is_warned_once(tmp_path):
         directory.chmod(0o755)
 
 
+def test_code_versions_never_build_python_parse_trees(monkeypatch):
+    """Python 3.11 keeps the recursion depth of its parse-tree conversion in state that threads share: a
+    training's code version computed while Streamlit parsed a page in another thread (its "magic") failed
+    with "SystemError: AST constructor recursion depth mismatch" (CI: a FairGP training under AppTest; no
+    lock of ours can cover Streamlit's parses). So the imports are read from compiled code: with
+    ``ast.parse`` and the ``ast`` module's tree builder broken, every version is still computed, and the
+    same as before."""
+    import ast
+
+    from fairdash.models.registry import MODELS
+    from fairdash.work import fit_cache
+
+    classes = [info.load_class() for info in MODELS.values()]
+    fit_cache.code_version.cache_clear()
+    fit_cache.source_version.cache_clear()
+    want = [fit_cache.code_version(c) for c in classes] + [fit_cache.source_version("work/experiments.py")]
+
+    def broken(*_a, **_k):
+        raise SystemError("AST constructor recursion depth mismatch (before=48, after=21)")
+
+    monkeypatch.setattr(ast, "parse", broken)
+    fit_cache.code_version.cache_clear()
+    fit_cache.source_version.cache_clear()
+    try:
+        got = [fit_cache.code_version(c) for c in classes] + [fit_cache.source_version("work/experiments.py")]
+    finally:
+        fit_cache.code_version.cache_clear()
+        fit_cache.source_version.cache_clear()
+    assert got == want and len(set(got)) > 2
+
+
 def test_code_versions_are_computed_safely_by_threads_at_once():
-    """Trainings started together in the dashboard's threads each compute the code version of their models:
-    Python 3.11's parser is not safe for concurrent parses (one of six trainings at once failed with
-    "SystemError: AST constructor recursion depth mismatch", benchmarks/bench_team_load.py). Every thread
-    gets the same answer, and none fails."""
+    """Trainings started together in the dashboard's threads each compute the code version of their models
+    (one of six trainings at once once failed with "SystemError: AST constructor recursion depth mismatch",
+    benchmarks/bench_team_load.py). Every thread gets the same answer, and none fails."""
     import threading
 
     from fairdash.work import fit_cache

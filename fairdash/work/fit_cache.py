@@ -6,11 +6,13 @@ It sits above the models (it stores and rebuilds them through ``fairdash.models.
 """
 from __future__ import annotations
 
+import dis
 import hashlib
 import json
 import os
 import threading
 import time
+import types
 from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
@@ -32,34 +34,46 @@ CACHE_ENV = "FAIRDASH_CACHE_DIR"
 # Cache keys
 # --------------------------------------------------------------------------------------------------
 _SHARED_SOURCES = ("models/state.py", "target/targets.py", "target/target_spec.py")
-# Python 3.11's parser is not safe for threads that parse at once: trainings started together in the
-# dashboard's threads failed with "SystemError: AST constructor recursion depth mismatch" (found by
-# benchmarks/bench_team_load.py, six trainings at once). One parse at a time.
-_PARSE_LOCK = threading.Lock()
+
+
+def _relative_imports(path: Path) -> list[tuple[int, str, tuple]]:
+    """The relative imports in ``path`` as ``(level, module, names)``, every form of them (parenthesised
+    names, imports inside functions and classes, ``from . import module``), read from the compiled code:
+    each import is an ``IMPORT_NAME`` whose two operands before it are its level and its names.
+
+    Not ``ast.parse``: Python 3.11's conversion of a parse tree to Python objects keeps its recursion
+    depth in state that threads share, so a parse here at the same time as one in another thread (a
+    training's cache key beside Streamlit's own parse of a page for its "magic") failed with
+    "SystemError: AST constructor recursion depth mismatch" (seen in the dashboard's trainings, in
+    benchmarks/bench_team_load.py and in CI). Compiling to code does not build those objects."""
+    code = compile(path.read_text(encoding="utf-8"), str(path), "exec", dont_inherit=True)
+    found, todo = [], [code]
+    while todo:
+        c = todo.pop()
+        ins = list(dis.get_instructions(c))
+        for i, x in enumerate(ins):
+            if x.opname == "IMPORT_NAME" and i >= 2 and isinstance(ins[i - 2].argval, int) and ins[i - 2].argval > 0:
+                found.append((ins[i - 2].argval, x.argval or "", tuple(ins[i - 1].argval or ())))
+        todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return found
 
 
 def _module_sources(path: Path, root: Path, seen: set) -> None:
-    """``path`` and, transitively, the fairdash modules it imports relatively, found by parsing the
-    source (``ast``), so every form of import counts: parenthesised names, imports inside functions,
-    ``from . import module`` and packages (their ``__init__.py``)."""
-    import ast
-
+    """``path`` and, transitively, the fairdash modules it imports relatively (``_relative_imports``),
+    packages included (their ``__init__.py``)."""
     if path in seen or not path.exists():
         return
     seen.add(path)
-    with _PARSE_LOCK:
-        imports = [n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-                   if isinstance(n, ast.ImportFrom) and n.level > 0]
-    for node in imports:
+    for level, module, names in _relative_imports(path):
         base = path.parent
-        for _ in range(node.level - 1):
+        for _ in range(level - 1):
             base = base.parent
-        if node.module:
-            base = base.joinpath(*node.module.split("."))
+        if module:
+            base = base.joinpath(*module.split("."))
             candidates = [base.with_suffix(".py"), base / "__init__.py"]
-            candidates += [base / f"{a.name}.py" for a in node.names]  # from .pkg import module
+            candidates += [base / f"{n}.py" for n in names]  # from .pkg import module
         else:
-            candidates = [base / f"{a.name}.py" for a in node.names] + [base / a.name / "__init__.py" for a in node.names]
+            candidates = [base / f"{n}.py" for n in names] + [base / n / "__init__.py" for n in names]
         for c in candidates:
             if c.exists() and root in c.resolve().parents:
                 _module_sources(c.resolve(), root, seen)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -163,13 +164,36 @@ def _set_models(page, st_ui, wanted: list[str]) -> None:
     assert sorted(c.split(":")[0] for c in chips) == sorted(wanted), chips
 
 
+_IN_HISTORY = re.compile(r"run (\d+) is in the run history")
+
+
+def _newest_run(page) -> int:
+    """The highest run number the page says is in the run history (the Train page's status line and the
+    sidebar's note both say it; 0 where neither is shown)."""
+    text = page.locator('[data-testid="stApp"]').inner_text()
+    return max((int(n) for n in _IN_HISTORY.findall(text)), default=0)
+
+
 def _train(page, st_ui, server_log) -> None:
+    """Click Train and wait for *this* training's end: its status line names a run number above every one
+    shown before the click (or says it failed). Waiting for any "Trained ..." status was not enough: the
+    previous training's line can still be on the page while a changed widget's rerun is pending, and the
+    test then went on while the new training ran (CI, tests/e2e/test_decisions.py: run 3 missing)."""
+    before_runs = _newest_run(page)
     before = page.get_by_role("heading", name=re.compile("Results")).count()
     button = page.locator(".st-key-train_button button")
     assert button.is_enabled(), st_ui.main_text(page)[-1200:]
     button.click()
     status = page.locator('[data-testid="stExpander"]').filter(has_text=re.compile(r"Trained \d+ fit|Training failed"))
-    status.first.wait_for(timeout=TRAIN_TIMEOUT * 1000)
+    deadline = time.monotonic() + TRAIN_TIMEOUT
+    while True:
+        texts = status.all_inner_texts()
+        if any("Training failed" in t for t in texts):
+            break
+        if any(int(n) > before_runs for t in texts for n in _IN_HISTORY.findall(t)):
+            break
+        assert time.monotonic() < deadline, f"no new run after {TRAIN_TIMEOUT:.0f} s: {texts}"
+        page.wait_for_timeout(250)
     st_ui.wait_idle(page, timeout=TRAIN_TIMEOUT)
     _no_exception(page, server_log)
     main = st_ui.main_text(page)
