@@ -109,5 +109,7 @@ def test_the_words_about_models_and_rules(small_task):
     assert choices.lines()[1] == "- **LR** (`lr`, plain model (reference for every criterion)): " + MODELS["lr"].description
     rules = form.offered_rules(small_task, "dp")
     assert form.first_rule("group-rates", rules) == "group-rates" and form.first_rule("nonesuch", rules) == "threshold"
-    assert not form.rule_caption("threshold", rules).endswith("one per stratum and group.)")
-    assert form.rule_caption("threshold", ["threshold", "overall-rate"]).endswith("one per stratum and group.)")
+    assert not form.rule_caption("threshold", rules).endswith("one threshold per stratum and group.)")
+    assert form.rule_caption("threshold", ["threshold", "overall-rate"]).endswith(
+        "('one cut per group, set to each group's target (decides with s)' is not offered with a legitimate factor: "
+        "it would need one threshold per stratum and group.)")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from . import ui
 from ..files.run_spec import RunSpec
 from ..models.registry import MODELS
-from ..target.decision import PAPER_RULE, RULES, choosable
+from ..target.decision import PAPER_RULE, RULES, choosable, left_out_note
 from ..target.target_spec import TargetSpec, criterion_info
 from ..work import runs
 
@@ -112,10 +112,9 @@ def rules_help() -> str:
 
 
 def rule_caption(rule: str, rules) -> str:
-    """The chosen rule explained, and why one cut per group is missing where it is."""
-    return RULES[rule].explanation + ("" if len(rules) == len(choosable()) else
-                                      " (One cut per group is not offered with a legitimate factor: it would need "
-                                      "one per stratum and group.)")
+    """The chosen rule explained, and why a rule is missing where one is (``decision.left_out_note``)."""
+    note = left_out_note(rules)
+    return RULES[rule].explanation + (" " + note if note else "")
 
 
 # --------------------------------------------------------------------------------------------------

@@ -102,7 +102,7 @@ def rule_info(name) -> DecisionRule:
 
 
 STRATA_REFUSAL = ("The {rule} decision rule cannot be combined with a legitimate factor (it would need one threshold "
-                  "per stratum and group): use the threshold or overall-rate rule.")
+                  "per stratum and group): use {offered}.")
 
 
 def choosable(strata: bool = False) -> tuple:
@@ -111,10 +111,26 @@ def choosable(strata: bool = False) -> tuple:
     return tuple(r.name for r in RULES.values() if r.choosable and (r.with_strata or not strata))
 
 
+def _one_of(names) -> str:
+    names = [f"the {n} rule" for n in names]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
 def check_with_strata(name, strata_column) -> None:
     """Refuse a rule that cannot be combined with a legitimate factor, when there is one (the one sentence)."""
     if strata_column not in (None, "") and not rule_info(name).with_strata:
-        raise FairDashError(STRATA_REFUSAL.format(rule=rule_info(name).name))
+        raise FairDashError(STRATA_REFUSAL.format(rule=rule_info(name).name, offered=_one_of(choosable(strata=True))))
+
+
+def left_out_note(offered) -> str:
+    """Why the rules a run may ask for are not all ``offered`` (a legitimate factor leaves out those that
+    cannot be combined with it), as a sentence in parentheses; ``""`` when none is left out."""
+    missing = [RULES[r] for r in choosable() if r not in offered]
+    if not missing:
+        return ""
+    words = " and ".join(f"'{r.words}'" for r in missing)
+    return (f"({words} {'is' if len(missing) == 1 else 'are'} not offered with a legitimate factor: it would need "
+            "one threshold per stratum and group.)")
 
 
 def predicts_with_s(estimator) -> bool:
