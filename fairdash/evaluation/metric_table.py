@@ -143,6 +143,16 @@ def column_of(name: str, where: str = EVAL, group: int | None = None) -> str:
     raise KeyError(f"no metric {name!r} on {where!r}" + (" per group" if group is not None else ""))
 
 
+def groups_in(columns, name: str = "pr", where: str = EVAL) -> int:
+    """How many groups a table measures: the groups ``0, 1, ...`` whose column of the per-group metric
+    ``name`` on ``where`` is among ``columns`` (as itself or as a summary's ``_mean``)."""
+    have = set(map(str, columns))
+    g = 0
+    while column_of(name, where, g) in have or column_of(name, where, g) + "_mean" in have:
+        g += 1
+    return g
+
+
 def columns(metric: Metric, groups=(0, 1), *, file: bool = False) -> list[str]:
     """Every column of ``metric`` (per-group ones for ``groups``), in its sets' order."""
     gs = list(groups) if metric.per_group else [None]

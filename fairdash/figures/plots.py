@@ -16,8 +16,6 @@ target and seed) or the output of :func:`fairdash.evaluation.metrics.summarize`,
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -25,7 +23,7 @@ import plotly.graph_objects as go
 from ..target import targets
 from ..target.criteria import criterion_of_rate
 from ..target.decision import PAPER_RULE
-from ..evaluation.metric_table import EVAL, POP, column_of, table_columns
+from ..evaluation.metric_table import EVAL, POP, column_of, groups_in, table_columns
 from ..evaluation.metrics import format_mean_std, summarize
 from ..target.target_spec import criterion_info
 
@@ -287,8 +285,8 @@ def _empty(title, xtitle, ytitle, message="No results yet: train a model first."
 
 
 def n_groups_of(df: pd.DataFrame) -> int:
-    """How many groups a summary or results table measures (its ``pr_<j>`` columns)."""
-    return len({m.group(1) for c in df.columns if (m := re.match(r"^pr_(\d+)(_mean)?$", str(c)))})
+    """How many groups a summary or results table measures (its per-group positive-rate columns)."""
+    return groups_in(df.columns)
 
 
 def group_rates_figure(summary_or_results, metric: str = "pr", *, group_names=None, highlight_target=None,
