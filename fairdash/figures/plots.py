@@ -456,7 +456,8 @@ def results_table(summary_or_results, criterion: str = "dp", population: bool = 
     if population:
         df = population_view(df)
     heads = result_columns(criterion, n_groups_of(df), group_names)
-    heads += [("cond_pr_ratio", "cond_pr_ratio")] + ([("target_gap", "target_gap")] if population and worst is None else [])
+    cond, mean_gap = column_of("cond_pr_ratio", EVAL), column_of("target_gap", POP)
+    heads += [(cond, cond)] + ([(mean_gap, mean_gap)] if population and worst is None else [])
     out = pd.DataFrame({"model": df["label"]})
     repeats = df["repeats"].to_numpy() if "repeats" in df.columns else np.ones(len(df), int)
     text = {}
@@ -469,8 +470,8 @@ def results_table(summary_or_results, criterion: str = "dp", population: bool = 
         keys = pd.DataFrame({"label": df["label"].to_numpy(), "target_rate": df["target_rate"].to_numpy(dtype=float)})
         worst["target_rate"] = worst["target_rate"].astype(float)
         out["worst gap"] = keys.merge(worst, how="left", on=["label", "target_rate"])["worst gap"].fillna("-").to_numpy()
-    elif "target_gap" in text:
-        out["target_gap"] = text.pop("target_gap")
+    elif mean_gap in text:
+        out[mean_gap] = text.pop(mean_gap)
     out["target PR_t"] = [f"{t:.3f}" if np.isfinite(t) else "-" for t in df["target_rate"].astype(float)]
     for h, values in text.items():
         out[h] = values
