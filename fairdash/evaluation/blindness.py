@@ -22,13 +22,16 @@ import numpy as np
 import pandas as pd
 
 from ..target.target_spec import criterion_info
+from .metric_table import POP, TRAIN, column_of, groups_in
 
 LAND_TOLERANCE = 0.03  # a group's population rate within 3 points of its target counts as landing on it
-PRICE_COLUMNS = ("pop_with_s_accuracy", "pop_blind_accuracy", "price_of_blindness")  # measured on the population
+WITH_S, BLIND, PRICE = (column_of(n, POP) for n in ("with_s_accuracy", "blind_accuracy", "price_of_blindness"))
+PRICE_COLUMNS = (WITH_S, BLIND, PRICE)  # measured on the population
+ACCURACY = column_of("accuracy", POP)
 
 
 def _groups(results: pd.DataFrame) -> list[int]:
-    return sorted(int(c.rsplit("_", 1)[1]) for c in results.columns if c.startswith("target_") and c[7:].isdigit())
+    return list(range(groups_in(results.columns, "target", TRAIN)))
 
 
 def _rate(results: pd.DataFrame) -> str:
@@ -37,7 +40,8 @@ def _rate(results: pd.DataFrame) -> str:
 
 
 def _worst(rows: pd.DataFrame, groups, rate) -> pd.Series:
-    gaps = [(rows[f"pop_{rate}_{g}"].astype(float) - rows[f"target_{g}"].astype(float)).abs() for g in groups]
+    gaps = [(rows[column_of(rate, POP, g)].astype(float) - rows[column_of("target", TRAIN, g)].astype(float)).abs()
+            for g in groups]
     return pd.concat(gaps, axis=1).max(axis=1, skipna=False) if gaps else pd.Series(np.nan, index=rows.index)
 
 
@@ -60,7 +64,7 @@ def _best(rows: pd.DataFrame, lands: pd.Series, with_s: bool):
     side = rows[lands & (rows["decides_with_s"].astype(bool) == with_s)]
     if side.empty:
         return None
-    return side.loc[side["pop_accuracy"].astype(float).idxmax()]
+    return side.loc[side[ACCURACY].astype(float).idxmax()]
 
 
 def add_price_columns(results: pd.DataFrame) -> pd.DataFrame:
@@ -77,11 +81,11 @@ def add_price_columns(results: pd.DataFrame) -> pd.DataFrame:
     keys = [at] + ([res["seed"]] if "seed" in res else [])
     for _, rows in res.groupby(keys, dropna=False, sort=False):
         with_s, blind = _best(rows, lands[rows.index], True), _best(rows, lands[rows.index], False)
-        w = np.nan if with_s is None else float(with_s["pop_accuracy"])
-        b = np.nan if blind is None else float(blind["pop_accuracy"])
-        res.loc[rows.index, "pop_with_s_accuracy"] = w
-        res.loc[rows.index, "pop_blind_accuracy"] = b
-        res.loc[rows.index, "price_of_blindness"] = w - b
+        w = np.nan if with_s is None else float(with_s[ACCURACY])
+        b = np.nan if blind is None else float(blind[ACCURACY])
+        res.loc[rows.index, WITH_S] = w
+        res.loc[rows.index, BLIND] = b
+        res.loc[rows.index, PRICE] = w - b
     return res
 
 
@@ -90,7 +94,7 @@ def landing_means(results: pd.DataFrame) -> pd.DataFrame:
     group's rate, the worst gap of the means (``worst_gap``), whether that lands on the target (``lands``),
     ``model``, ``decision``, ``decides_with_s`` and ``repeats``."""
     groups, rate = _groups(results), _rate(results)
-    num = ["pop_accuracy", *(f"pop_{rate}_{g}" for g in groups), *(f"target_{g}" for g in groups)]
+    num = [ACCURACY, *(column_of(rate, POP, g) for g in groups), *(column_of("target", TRAIN, g) for g in groups)]
     res = _one_rate(results)
     for c in ("model", "decision"):
         if c not in res:
@@ -122,7 +126,7 @@ def price_table(results: pd.DataFrame | None) -> pd.DataFrame:
         for side, with_s in (("with_s", True), ("blind", False)):
             best = _best(rows, lands[rows.index], with_s)
             row[f"{side}_label"] = "" if best is None else str(best["label"])
-            row[f"{side}_accuracy"] = np.nan if best is None else float(best["pop_accuracy"])
+            row[f"{side}_accuracy"] = np.nan if best is None else float(best[ACCURACY])
             row[f"{side}_worst_gap"] = np.nan if best is None else float(best["worst_gap"])
         row["price_of_blindness"] = row["with_s_accuracy"] - row["blind_accuracy"]
         out.append(row)
