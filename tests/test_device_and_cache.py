@@ -173,7 +173,7 @@ def test_fit_cache_results_are_computed_once_and_survive_a_restart(tmp_path):
 
 
 def test_code_version_follows_every_form_of_relative_import(tmp_path):
-    """Issue 14: the import tracer parses the source, so parenthesised and in-function imports count."""
+    """Issue 14: the import tracer reads every import of the compiled code, so parenthesised and in-function imports count."""
     pkg = tmp_path / "pkg"
     (pkg / "sub").mkdir(parents=True)
     (pkg / "a.py").write_text("from .b import (\n    one,\n    two,\n)\n\ndef f():\n    from .c import three\n")
