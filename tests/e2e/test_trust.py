@@ -230,6 +230,19 @@ def _legend(page, key: str) -> list[str]:
         "(k) => Array.from(document.querySelectorAll('.st-key-' + k + ' .legendtext')).map(e => e.textContent)", key)
 
 
+def _legend_with(page, key: str, *words: str, timeout: float = 60.0) -> str:
+    """The legend of figure ``key`` once it names every one of ``words`` (the figure is redrawn a moment after
+    the widget that changed it: the chips update first), or, after ``timeout`` seconds, as it is then."""
+    try:
+        page.wait_for_function(
+            "([k, words]) => { const t = Array.from(document.querySelectorAll('.st-key-' + k + ' .legendtext'))"
+            ".map(e => e.textContent).join(' | '); return words.every(w => t.includes(w)); }",
+            arg=[key, list(words)], timeout=timeout * 1000)
+    except Exception:  # noqa: BLE001 - the caller's assertion says what the legend holds
+        pass
+    return " | ".join(_legend(page, key))
+
+
 def _svg_text(page, key: str) -> str:
     return page.evaluate(
         "(k) => Array.from(document.querySelectorAll('.st-key-' + k + ' svg text')).map(e => e.textContent).join(' | ')",
@@ -570,7 +583,7 @@ def test_run_history_reload_and_another_session(browser, page, app_url, st_ui, s
     chosen = _chips(page, "compare_runs")
     assert [c[:7] for c in chosen] == ["Run 2 (", "Run 1 ("], chosen
     _wait_figures(page)
-    legend = " | ".join(_legend(page, "fig_pr"))
+    legend = _legend_with(page, "fig_pr", "run 1", "run 2")  # (under load the figure was read before its redraw)
     assert "run 1" in legend and "run 2" in legend, legend
     assert "population" in _svg_text(page, "fig_pr")
     assert page.locator(".st-key-compare_view input[type=radio]").first.is_checked()
