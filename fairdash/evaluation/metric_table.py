@@ -148,7 +148,7 @@ def groups_in(columns, name: str = "pr", where: str = EVAL) -> int:
     ``name`` on ``where`` is among ``columns`` (as itself or as a summary's ``_mean``)."""
     have = set(map(str, columns))
     g = 0
-    while column_of(name, where, g) in have or column_of(name, where, g) + "_mean" in have:
+    while (c := column_of(name, where, g)) in have or c + "_mean" in have:
         g += 1
     return g
 

@@ -101,8 +101,8 @@ def rule_info(name) -> DecisionRule:
     return RULES[key]
 
 
-STRATA_REFUSAL = ("The {rule} decision rule cannot be combined with a legitimate factor (it would need one threshold "
-                  "per stratum and group): use {offered}.")
+_PER_CELL = "it would need one threshold per stratum and group"  # why a per-group cut cannot take a legitimate factor
+STRATA_REFUSAL = "The {rule} decision rule cannot be combined with a legitimate factor (" + _PER_CELL + "): use {offered}."
 
 
 def choosable(strata: bool = False) -> tuple:
@@ -129,8 +129,7 @@ def left_out_note(offered) -> str:
     if not missing:
         return ""
     words = " and ".join(f"'{r.words}'" for r in missing)
-    return (f"({words} {'is' if len(missing) == 1 else 'are'} not offered with a legitimate factor: it would need "
-            "one threshold per stratum and group.)")
+    return f"({words} {'is' if len(missing) == 1 else 'are'} not offered with a legitimate factor: {_PER_CELL}.)"
 
 
 def predicts_with_s(estimator) -> bool:
