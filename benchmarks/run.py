@@ -47,6 +47,9 @@ class Benchmark:
 BENCHMARKS = (
     Benchmark("models", "bench_models", "FairLR/LR vs scikit-learn fit time, the fit cache, GP/FairGP time and accuracy",
               "10-20 min", "results_models.md", ("--repeats", "1", "--skip-gp", "--setups", "adult-sex")),
+    Benchmark("convergence", "bench_convergence", "LR, FairLR, WeightedLR on shuffled rows and FairGP on other "
+              "kernels: how far the numbers move, before and after issue 38; scikit-learn at the same answer",
+              "3-5 min", "README.md (Fits that converge)", ("--orders", "1", "--skip-gp")),
     Benchmark("baselines", "bench_baselines", "one fit of each baseline, the RBF SVM's cost",
               "15-30 min", "results_baselines.md", ("--skip", "svm", "agarwal", "zafar-fairness", "zafar-accuracy",
                                                     "zafar-eqopp", "--setups", "compas-race")),

@@ -47,5 +47,6 @@ def results_csv(run) -> bytes:
 
 
 def config_json(run) -> bytes:
-    """The run's configuration, in the format the command line's ``sweep`` writes beside its results."""
-    return json.dumps(run.spec.to_dict(), indent=2).encode("utf-8")
+    """The run's configuration, in the format the command line's ``sweep`` writes beside its results (with
+    the versions and processor it was computed with: ``RunSpec.record``)."""
+    return json.dumps(run.spec.record(), indent=2).encode("utf-8")

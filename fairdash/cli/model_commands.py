@@ -323,7 +323,7 @@ def _cmd_sweep(args) -> int:
                   models=tuple(models), target_rates=tuple(grid), seeds=tuple(seeds), group_names=task.group_names,
                   paper=args.paper, command=command, options=options,
                   decisions=tuple(decisions) if len(decisions) > 1 else ())
-    Path(str(out) + ".json").write_text(json.dumps(_json_safe(run.to_dict()), indent=2), encoding="utf-8")
+    Path(str(out) + ".json").write_text(json.dumps(_json_safe(run.record()), indent=2), encoding="utf-8")
     key = criterion_info(criterion).ratio
     shown = ["accuracy", key, "pop_accuracy", "pop_" + key, "pop_worst_gap", "fit_seconds"]
     by = ("model", "decision", "target_rate") if len(decisions) > 1 else ("model", "target_rate")

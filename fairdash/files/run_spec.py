@@ -48,6 +48,16 @@ class RunSpec:
                 "seeds": [int(s) for s in self.seeds], "options": _plain(self.options),
                 "group_names": [str(g) for g in self.group_names], "command": self.command or self.cli_command()}
 
+    def record(self) -> dict:
+        """The configuration as a run's record (beside its results, in an export): ``to_dict()`` plus
+        ``computed_with``, the versions and the processor the numbers were computed with
+        (``_version.software_versions``), so that a colleague re-running it can tell a difference of
+        machines from a difference of code. ``from_dict`` reads it back (``computed_with`` is not a
+        setting)."""
+        from .._version import software_versions
+
+        return {**self.to_dict(), "computed_with": software_versions()}
+
     @classmethod
     def from_dict(cls, d) -> "RunSpec":
         """Read a configuration (this format or the command line's earlier one); anything malformed is a

@@ -10,7 +10,8 @@ Three parts, kept apart as in the gpytorch examples:
   the fair log-likelihood), given each minibatch's ``d`` weights.
 - the training loop (``_train``): minibatch Adam on the negative ``VariationalELBO``, stopping when
   the epoch's ELBO stops improving, after ``max_epochs``, or after ``max_seconds``; the parameters of
-  the epoch with the best ELBO are kept.
+  the epoch with the best ELBO are kept. It trains in ``device.training_dtype``'s precision: float64
+  on the CPU, so that the same fit on another CPU gives the same numbers; float32 on a GPU.
 
 Prediction integrates over the latent variance: ``P(ybar=1 | x) = Phi(mu / sqrt(1 + var))``. It is
 always computed on the CPU in float64 from the stored state, so a model trained on a GPU and the same
@@ -31,12 +32,12 @@ from . import inputs as I
 from . import likelihood as L
 from . import params as P
 from .state import make_state
-from ..device import resolve_device, torch_generator
+from ..device import resolve_device, torch_generator, training_dtype
 from ..progress import as_progress
 
 MAX_INDUCING = 2000
 PREDICTOR_PREFIX = "predictor."  # the predictor's state_dict in a model file
-JITTER = 1e-4  # the variational strategy's jitter, the same in float32 training and the float64 predictor
+JITTER = 1e-4  # the variational strategy's jitter, the same in training (float32 on a GPU) and the float64 predictor
 
 
 def _svgp_class():
@@ -199,7 +200,7 @@ class _SVGPFit(L.FairModelBase):
         med = float(np.sqrt(np.median(dist2[np.triu_indices_from(dist2, 1)]))) if sample.shape[0] > 1 else 1.0
         ls0 = max(med, 1e-2)
 
-        dtype = torch.float32
+        dtype = training_dtype(dev)
         Xt = torch.tensor(X, dtype=dtype, device=dev)  # a copy (X may be read-only, which torch cannot share)
         log_d = L.log_d_terms(d_rows, dtype=dtype, device=dev)
         yt = torch.as_tensor(y, device=dev)
@@ -207,8 +208,8 @@ class _SVGPFit(L.FairModelBase):
         yt = yt.to(dtype)
 
         natural = self.variational_optimizer == "ngd"
-        model = _svgp_class()(Xt[torch.as_tensor(rows, device=dev)].clone(), lengthscale=ls0, natural=natural).to(dev)
-        likelihood = L.FairBernoulliLikelihood().to(dev)
+        model = _svgp_class()(Xt[torch.as_tensor(rows, device=dev)].clone(), lengthscale=ls0, natural=natural).to(dev, dtype)
+        likelihood = L.FairBernoulliLikelihood().to(dev, dtype)
         history = self._train(model, likelihood, Xt, yt, w0, w1, report, t0)
         self.elbo_history_ = np.asarray(history, dtype=np.float64)
         self.n_epochs_ = len(history)

@@ -9,7 +9,9 @@ identity table (docs/METHOD.md, "The fair likelihood").
 Optimisers: ``"lbfgs"`` (default) is full-batch ``torch.optim.LBFGS`` with a strong-Wolfe line search
 and an analytic gradient (the gradient of the fair log-likelihood with respect to the logit is
 ``r - q``, where ``r = P(ybar=1 | y, x, s)`` is the posterior of the target label), evaluated in row
-chunks when the matrix is large, so it is deterministic and memory-bounded. ``"radam"`` is the paper's
+chunks when the matrix is large, so it is deterministic and memory-bounded; preconditioned, and run to
+where the answer no longer depends on the order of the sums (``solver.solve_logistic``), so another CPU
+or another row order gives the same probabilities within ``_version.SAME_NUMBERS_BOUND``. ``"radam"`` is the paper's
 set-up: RAdam, learning rate 1e-3, minibatches of 64, decoupled weight decay.
 """
 from __future__ import annotations
@@ -26,7 +28,7 @@ from ..target.target_spec import TargetSpec
 from . import inputs as I
 from . import likelihood as L
 from . import params as P
-from .solver import lbfgs_logistic, place_matrix
+from .solver import place_matrix, solve_logistic
 from .state import make_state
 from ..device import resolve_device, torch_generator
 from ..progress import as_progress
@@ -51,8 +53,10 @@ _LOGISTIC_PARAMETERS = """C : float, default=1.0
         Inverse L2 strength, as scikit-learn's (the intercept is not penalised).
     max_iter : int or None, default=None
         L-BFGS iterations, or RAdam epochs; ``None``: 1000 / 100.
-    tol : float, default=1e-4
-        L-BFGS: the largest gradient entry of the per-row objective it stops at (scikit-learn's default).
+    tol : float, default=1e-9
+        L-BFGS: the largest entry of the Newton step of the per-row objective, in the norm of its Hessian,
+        at which it stops (``solver.solve_logistic``): a bound on the distance to the optimum, where the
+        answer no longer depends on the order of the sums (another CPU, the rows shuffled).
     optimizer : {"lbfgs", "radam"}, default="lbfgs"
         Full-batch L-BFGS, or the paper's set-up (RAdam, learning rate 1e-3, minibatches).
     batch_size : int or None, default=None
@@ -60,8 +64,9 @@ _LOGISTIC_PARAMETERS = """C : float, default=1.0
     weight_decay : float, default=0.1
         RAdam's decoupled weight decay.
     precision : {"mixed", "double"}, default="mixed"
-        L-BFGS: ``"mixed"`` keeps the matrix in float32 for the two matrix-vector products (2-3x faster),
-        with weights, losses and gradient sums in float64; ``"double"`` is float64 throughout.
+        L-BFGS: ``"mixed"`` runs a first round on the float32 matrix (its two matrix-vector products are
+        2-3x faster; weights, losses and gradient sums stay float64), then refines in float64 to ``tol``;
+        ``"double"`` is float64 throughout. Both end at the same optimum (``solver.solve_logistic``).
     seed : int or None, default=0
         Seeds the fit's own generator (RAdam's minibatch order); the global random state is not touched.
     device : str, default="auto"
@@ -122,13 +127,11 @@ class _LogisticFit(L.FairModelBase):
         log_d = L.log_d_terms(d_rows, dtype=dtype, device=dev)
         yt = torch.as_tensor(y, device=dev)
         w0, w1 = L.select_log_d(log_d, yt)
-        mixed = self.precision == "mixed" and self.optimizer == "lbfgs"
-        Xt = place_matrix(X, torch.float32 if mixed else dtype, dev)
         report(0.0, "fitting logistic regression")
         if self.optimizer == "lbfgs":
-            coef, intercept, n_iter, converged = self._fit_lbfgs(Xt, w0, w1, report)
+            coef, intercept, n_iter, converged = self._fit_lbfgs(X, w0, w1, dev, report)
         else:
-            coef, intercept, n_iter, converged = self._fit_radam(Xt, w0, w1, report)
+            coef, intercept, n_iter, converged = self._fit_radam(place_matrix(X, dtype, dev), w0, w1, report)
         self.coef_ = coef.reshape(1, -1)
         self.intercept_ = np.array([intercept])
         self.n_iter_ = np.array([n_iter])
@@ -142,10 +145,10 @@ class _LogisticFit(L.FairModelBase):
         report(1.0, "done")
         return self
 
-    def _fit_lbfgs(self, Xt, w0, w1, report):
+    def _fit_lbfgs(self, X, w0, w1, dev, report):
         max_iter = 1000 if self.max_iter is None else int(self.max_iter)
-        return lbfgs_logistic(Xt, w0, w1, C=self.C, tol=self.tol, max_iter=max_iter,
-                              chunk_rows=self.batch_size, report=report)
+        return solve_logistic(X, w0, w1, C=self.C, tol=float(self.tol), max_iter=max_iter,
+                              mixed=self.precision == "mixed", dev=dev, chunk_rows=self.batch_size, report=report)
 
     def _fit_radam(self, Xt, w0, w1, report):
         import torch
@@ -245,7 +248,7 @@ class FairLR(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _Logis
         **_LOGISTIC_CONSTRAINTS,
     }
 
-    def __init__(self, target=None, target_rate=None, C=1.0, max_iter=None, tol=1e-4, optimizer="lbfgs",
+    def __init__(self, target=None, target_rate=None, C=1.0, max_iter=None, tol=1e-9, optimizer="lbfgs",
                  batch_size=None, weight_decay=0.1, precision="mixed", seed=0, device="auto", progress=None):
         self.target = target
         self.target_rate = target_rate
@@ -279,7 +282,7 @@ class LR(I.BinaryClassifierMixin, ClassifierMixin, _LogisticFit, BaseEstimator):
 
     _parameter_constraints = dict(_LOGISTIC_CONSTRAINTS)
 
-    def __init__(self, C=1.0, max_iter=None, tol=1e-4, optimizer="lbfgs", batch_size=None, weight_decay=0.1,
+    def __init__(self, C=1.0, max_iter=None, tol=1e-9, optimizer="lbfgs", batch_size=None, weight_decay=0.1,
                  precision="mixed", seed=0, device="auto", progress=None):
         self.C = C
         self.max_iter = max_iter

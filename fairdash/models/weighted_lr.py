@@ -200,8 +200,10 @@ class WeightedLR(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
 
     Parameters: ``C`` (inverse L2 strength, as scikit-learn's; the intercept is not penalised),
     ``tol`` (L-BFGS stops when the largest entry of the preconditioned gradient of the objective per
-    unit of weight is below it; 1e-7 puts the coefficients within about 1e-4 of the exact optimum on
-    Adult), ``max_iter`` (L-BFGS iterations), ``device`` (``"auto"``, ``"cpu"``, ``"cuda"``: where
+    unit of weight is below it, the last float64 round stopping on nothing else; at 1e-9 fits on rows in
+    shuffled orders, and on CPUs with other vector widths, give probabilities within 1e-7 of each other
+    on Adult and COMPAS, weights in the thousands included: benchmarks/README.md, "Fits that converge"),
+    ``max_iter`` (L-BFGS iterations), ``device`` (``"auto"``, ``"cpu"``, ``"cuda"``: where
     the solver runs, decided by ``fairdash.device.resolve_device``).
 
     ``fit(X, y, sample_weight=None, *, memory=None)``: ``y`` holds exactly two label values (sorted
@@ -218,7 +220,7 @@ class WeightedLR(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         "device": [DEVICE],
     }
 
-    def __init__(self, C: float = 1.0, tol: float = 1e-7, max_iter: int = 1000, device="auto"):
+    def __init__(self, C: float = 1.0, tol: float = 1e-9, max_iter: int = 1000, device="auto"):
         self.C = C
         self.tol = tol
         self.max_iter = max_iter
@@ -334,7 +336,7 @@ class WeightedLR(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
             c, b, it, converged = lbfgs_logistic(
                 matrix, None, None, labels=labels, C=C, tol=round_tol, max_iter=cap, row_weight=aw,
                 precondition=False if P is None else P, start=coef, chunk_rows=chunk,
-                transposed=design.XT64 if design.sparse else None)
+                transposed=design.XT64 if design.sparse else None, settle=precision == 64 and round_tol <= tol)
             coef = np.append(c, b)
             n_iter += it
             if it < cap:  # stopped by its own criteria, not by the cap

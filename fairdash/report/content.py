@@ -364,11 +364,22 @@ def section_results(summary: pd.DataFrame, criterion: str, group_names, results:
     return {"title": "4. Results against the baselines", "blocks": blocks}
 
 
+def _computed_with(config, versions) -> str | None:
+    """The versions and processor the results were computed with, where the run's record says them and
+    they differ from the report's own (a report made on another machine, or later)."""
+    was = (config or {}).get("computed_with")
+    if not isinstance(was, dict) or was == versions:
+        return None
+    return ", ".join(f"{k} {v}" for k, v in was.items())
+
+
 def repro_blocks(command, seeds, fingerprint, versions, results, config, created) -> list:
     devices = sorted(set(map(str, results["device"].dropna()))) if "device" in results.columns else []
     blocks = [defs([("Report created", created), ("Seeds", ", ".join(map(str, seeds)) if seeds else None),
                     ("Data fingerprint", fingerprint), ("Trained on", ", ".join(devices) if devices else None),
-                    ("Package versions", ", ".join(f"{k} {v}" for k, v in versions.items()))])]
+                    ("Package versions", ", ".join(f"{k} {v}" for k, v in versions.items() if k != "processor")),
+                    ("Processor", versions.get("processor")),
+                    ("Results computed with", _computed_with(config, versions))])]
     if command:
         blocks += [heading("Command that reproduces these numbers"), code(command)]
     if config:
