@@ -79,6 +79,8 @@ METRICS = (
     Metric("decides_with_s", (RUN,), "decision.rule_info(...).needs_s", "decides with s", lead=True),
     Metric("rule_reached", (TRAIN,), "decision.check_reached", "rule reached its targets"),
     Metric("rule_note", (TRAIN,), "decision.check_reached", "why not"),
+    Metric("converged", (TRAIN,), "the estimator's converged_ (its solver reached its tolerance, not its iteration cap)",
+           "fit converged"),
     Metric("target_rate", (RUN,), "the resolved PR_t (model.target_rate_ or TargetSpec.rate_for)", "target PR_t",
            lead=True),
     Metric("target", (RUN,), "TargetSpec.describe", "target", lead=True),

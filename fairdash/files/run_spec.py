@@ -18,6 +18,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
+from .._version import software_versions
 from ..errors import FairDashError
 from ..target.target_spec import TargetSpec, make_target_spec
 from ..target.decision import PAPER_RULE, check_rule
@@ -54,8 +55,6 @@ class RunSpec:
         (``_version.software_versions``), so that a colleague re-running it can tell a difference of
         machines from a difference of code. ``from_dict`` reads it back (``computed_with`` is not a
         setting)."""
-        from .._version import software_versions
-
         return {**self.to_dict(), "computed_with": software_versions()}
 
     @classmethod

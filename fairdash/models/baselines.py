@@ -255,6 +255,9 @@ class KamiranReweighing(_DecisionClassifier, I.BinaryClassifierMixin, Classifier
         The reweighing's row weights.
     device_ : str
         Where the weighted fit ran.
+    converged_ : bool
+        Whether the weighted fit reached its tolerance (not its iteration cap); read back from a model file
+        where it was written (absent from files written before it was recorded).
     """
 
 
@@ -279,6 +282,7 @@ class KamiranReweighing(_DecisionClassifier, I.BinaryClassifierMixin, Classifier
             lr.fit(X, y, sample_weight=w)
         self.sample_weight_ = w
         self.device_ = lr.device_  # where the weighted fit ran (what the results' device column says)
+        self.converged_ = bool(lr.converged_)
         self.coef_ = np.asarray(lr.coef_, dtype=np.float64).ravel()
         self.intercept_ = float(lr.intercept_[0])
         return self
@@ -290,7 +294,8 @@ class KamiranReweighing(_DecisionClassifier, I.BinaryClassifierMixin, Classifier
 
     def get_state(self) -> dict:
         check_is_fitted(self, "coef_")
-        return make_state(self, {"coef": self.coef_}, {"intercept": self.intercept_, "classes": self.classes_.tolist()})
+        return make_state(self, {"coef": self.coef_}, {"intercept": self.intercept_, "classes": self.classes_.tolist(),
+                                                       "converged": getattr(self, "converged_", None)})
 
     @classmethod
     def from_state(cls, state: dict) -> "KamiranReweighing":
@@ -300,6 +305,8 @@ class KamiranReweighing(_DecisionClassifier, I.BinaryClassifierMixin, Classifier
         m.intercept_ = float(meta["intercept"])
         m.classes_ = np.asarray(meta.get("classes", [0, 1]))
         m.n_features_in_ = len(m.coef_)
+        if meta.get("converged") is not None:
+            m.converged_ = bool(meta["converged"])
         return m
 
 

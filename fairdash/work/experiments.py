@@ -42,11 +42,11 @@ its group (``pop_worst_gap``, ``pop_worst_gap_group``...) are described in :mod:
 target TPR| under equality of opportunity (kept for older readers; never shown alone). A ratio whose largest value is 0 is empty (0/0 is
 not parity) and ``one_class`` says in words where a model predicts one class for everyone or a group.
 
-Columns present only where they say something, after these: ``rule_reached`` and ``rule_note`` (rows of rules
-that aim at a rate, :func:`fairdash.target.decision.check_reached`), ``price_of_blindness``, ``pop_with_s_accuracy``
-and ``pop_blind_accuracy`` (results holding a rule that decides with s, :mod:`fairdash.evaluation.blindness`),
-``pop_majority_accuracy`` and ``below_majority`` (where some row is below the majority class), the TNR gaps
-``pop_tnr_gap_<g>`` (explicit TPR/TNR targets)."""
+Columns present only where they say something, after these: ``rule_reached``, ``rule_note`` (rules that aim at a
+rate, :func:`fairdash.target.decision.check_reached`), ``converged`` (false: the solver stopped at its iteration
+cap), ``price_of_blindness``, ``pop_with_s_accuracy``, ``pop_blind_accuracy`` (results holding a rule that decides
+with s, :mod:`fairdash.evaluation.blindness`), ``pop_majority_accuracy``, ``below_majority`` (where some row is
+below the majority class), ``pop_tnr_gap_<g>`` (explicit TPR/TNR targets)."""
 
 TOO_GOOD = 0.99  # a held-out accuracy at or above this is flagged: "too good: look for a leak"
 MAX_SWEEP_RUNS = 2000  # larger grids are refused with a message (see issue: limits)
@@ -356,10 +356,10 @@ def _row(name, spec: TargetSpec, seed, f: _Fit, metrics, device, sees_s: bool = 
     rule = rule_info(f.decision.rule)
     units = RAW_UNITS if getattr(f.est, "coordinates_", None) == "raw units" else ""
     return {"model": name, "label": model_info(name).label + units + (SEES_S if sees_s else "") + rule.label_suffix,
-            "criterion": spec.criterion, "sees_s": bool(sees_s), "decision": rule.name,
-            "decides_with_s": bool(rule.needs_s),
+            "criterion": spec.criterion, "sees_s": bool(sees_s), "decision": rule.name, "decides_with_s": bool(rule.needs_s),
             **({} if f.reached.reached is None else {"rule_reached": bool(f.reached.reached),
                                                       "rule_note": f.reached.note}),
+            **({} if getattr(f.est, "converged_", None) is None else {"converged": bool(f.est.converged_)}),
             "target_rate": np.nan if f.t is None else float(f.t),
             "target": "" if f.target is None else f.target.describe(f.t), "seed": seed, **metrics,
             "fit_seconds": float(f.seconds), "fitted_at": f.fitted_at, "device": _device_label(f.est, device),
@@ -591,9 +591,9 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
 
 
 def _trained(task, name, f: _Fit, arrays, row, t, device, spec) -> TrainedModel:
-    metrics = {k: v for k, v in row.items() if k not in ("model", "label", "criterion", "target_rate", "target", "seed",
-                                                       "sees_s", "decision", "decides_with_s", "rule_reached", "rule_note",
-                                                       "fit_seconds", "fitted_at", "device", "cached")}
+    metrics = {k: v for k, v in row.items() if k not in (
+        "model", "label", "criterion", "target_rate", "target", "seed", "sees_s", "decision", "decides_with_s",
+        "rule_reached", "rule_note", "converged", "fit_seconds", "fitted_at", "device", "cached")}
     return TrainedModel(name, f.est, arrays.preprocessor, task.spec, task.features, task.categorical_features,
                         task.group_names, task.label_names, spec.criterion, t, row["seed"], metrics,
                         task.fingerprint, row["fit_seconds"], _device_label(f.est, device),
