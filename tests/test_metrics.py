@@ -18,6 +18,13 @@ def test_group_metrics_by_hand():
     assert m["accuracy"] == 5 / 8
     assert m["pr_ratio"] == 1.0 and m["tpr_ratio"] == 0.5 and m["tpr_diff"] == 0.5
     assert m["pr_ratio_01"] == 1.0
+    # the error rates: group 0 has 2 negatives (one flagged) and 2 positives (one missed); group 1 has 3
+    # negatives (one flagged), 1 positive (found); precision: the right share of each group's positive decisions
+    assert m["fpr_0"] == 0.5 and m["fnr_0"] == 0.5 and m["precision_0"] == 0.5
+    assert m["fpr_1"] == pytest.approx(1 / 3) and m["fnr_1"] == 0.0 and m["precision_1"] == 0.5
+    assert m["fpr_diff"] == pytest.approx(0.5 - 1 / 3) and m["fnr_diff"] == 0.5 and m["precision_diff"] == 0.0
+    none = group_metrics(y, np.zeros(8, int), s)  # no positive decision: precision undefined, never 0
+    assert np.isnan(none["precision_0"]) and np.isnan(none["precision_diff"]) and none["fnr_0"] == 1.0
 
 
 @given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1), st.integers(0, 2)), min_size=1, max_size=60))
@@ -50,8 +57,8 @@ def test_summarize_mean_and_std():
 @given(st.integers(min_value=0, max_value=10_000), st.integers(min_value=2, max_value=4))
 def test_group_metrics_equal_fairlearns_metric_frame(seed, n_groups):
     """Issue 14: the hand-written (fast) group_metrics gives fairlearn's MetricFrame numbers."""
-    from fairlearn.metrics import MetricFrame, selection_rate
-    from sklearn.metrics import accuracy_score, recall_score
+    from fairlearn.metrics import MetricFrame, false_negative_rate, false_positive_rate, selection_rate
+    from sklearn.metrics import accuracy_score, precision_score, recall_score
 
     rng = np.random.default_rng(seed)
     n = 400
@@ -63,12 +70,16 @@ def test_group_metrics_equal_fairlearns_metric_frame(seed, n_groups):
     pred = rng.integers(0, 2, n)
     ours = group_metrics(y, pred, s, n_groups)
     mf = MetricFrame(metrics={"pr": selection_rate, "tpr": recall_score, "acc": accuracy_score,
-                              "tnr": lambda a, b: recall_score(a, b, pos_label=0)},
+                              "tnr": lambda a, b: recall_score(a, b, pos_label=0),
+                              "fpr": false_positive_rate, "fnr": false_negative_rate,
+                              "precision": lambda a, b: precision_score(a, b, zero_division=np.nan)},
                      y_true=y, y_pred=pred, sensitive_features=s)
     for j in range(n_groups):
-        for m in ("pr", "tpr", "tnr", "acc"):
-            assert ours[f"{m}_{j}"] == pytest.approx(mf.by_group.loc[j, m], abs=1e-12)
+        for m in ("pr", "tpr", "tnr", "acc", "fpr", "fnr", "precision"):
+            assert ours[f"{m}_{j}"] == pytest.approx(mf.by_group.loc[j, m], abs=1e-12, nan_ok=True)
     for m in ("pr", "tpr", "tnr"):
         assert ours[f"{m}_ratio"] == pytest.approx(mf.ratio(method="between_groups")[m], abs=1e-12)
         assert ours[f"{m}_diff"] == pytest.approx(mf.difference(method="between_groups")[m], abs=1e-12)
+    for m in ("fpr", "fnr", "precision"):
+        assert ours[f"{m}_diff"] == pytest.approx(mf.difference(method="between_groups")[m], abs=1e-12, nan_ok=True)
     assert ours["accuracy"] == pytest.approx(mf.overall["acc"], abs=1e-12)

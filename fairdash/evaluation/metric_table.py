@@ -5,8 +5,10 @@ The evaluation (:mod:`fairdash.evaluation.metrics`, :func:`fairdash.work.experim
 results file (:mod:`fairdash.files.results_file`: which columns carry ``bal_``), the figures and tables
 (:func:`fairdash.figures.plots.result_columns`), the report (which reads those) and ``train --json`` (which names its
 figures as the results file does) read it; ``tests/test_metric_table.py`` checks that every listed column is
-produced and every produced column is listed. Adding a metric column is one row here (and, where it is measured
-by a function of its own, that function).
+produced and every produced column is listed. A row carries how its number is computed (``measure``: a function of
+the labels and the decisions of the rows, or an :class:`Across` the groups), so :func:`fairdash.evaluation.metrics.group_metrics`
+is one loop over the table, and a metric measured that way is one row here and nothing else (FPR, FNR and
+precision per group, and their differences, were added so).
 
 Names. A measured column is named by its set: on the paper's evaluation rows (``eval``: the balanced test set for
 demographic parity, the ordinary test set for equality of opportunity) in memory without a prefix (``pr_0``),
@@ -20,11 +22,55 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
 
 EVAL, POP, TRAIN, RUN = "eval", "pop", "train", "run"  # where a column is measured (RUN: what was asked, how it ran)
 SETS = {EVAL: "the paper's evaluation rows (balanced test set for dp, test set for eo)",
         POP: "the population (the ordinary test set)", TRAIN: "the training split",
         RUN: "not measured: what the run asked for and how it ran"}
+
+
+def share(event, among) -> float:
+    """The share of the rows where ``among`` holds on which ``event`` holds too (boolean arrays); NaN where
+    ``among`` holds on no row: a rate with nothing to measure it on is undefined, not 0."""
+    den = int(np.count_nonzero(among))
+    return float(np.count_nonzero(event & among) / den) if den else float("nan")
+
+
+def min_over_max(values) -> float:
+    """Fairness ratio: smallest over largest group value (<= 1; 1 is fair). Where every group's value is
+    0 the ratio is 0/0, which is not parity: it is empty (NaN), and ``metrics.one_class_note`` says why."""
+    v = np.asarray([x for x in values if np.isfinite(x)], dtype=float)
+    if v.size < 2:
+        return float("nan")
+    hi = v.max()
+    return float("nan") if hi == 0 else float(v.min() / hi)
+
+
+def max_minus_min(values) -> float:
+    """The difference between groups: largest minus smallest group value (NaN with fewer than two values)."""
+    v = [x for x in values if np.isfinite(x)]
+    return float(max(v) - min(v)) if len(v) >= 2 else float("nan")
+
+
+def first_over_second(values) -> float:
+    """Group 0's value over group 1's (the paper's ``PR s=0 / PR s=1``); NaN where group 1's is 0 or undefined."""
+    return float(values[0] / values[1]) if len(values) > 1 and np.isfinite(values[1]) and values[1] > 0 else float("nan")
+
+
+def _rows(y, p):
+    return np.ones(len(y), dtype=bool)
+
+
+@dataclass(frozen=True)
+class Across:
+    """How a summary over the groups is computed: ``how`` of the groups' values of the per-group metric ``of``,
+    in group order. Empty (NaN) where a model gives one class to everyone: then no ratio or difference describes
+    a decision (never a parity of 1)."""
+    of: str
+    how: Callable
 
 
 @dataclass(frozen=True)
@@ -41,6 +87,10 @@ class Metric:
     lead: bool = False  # in the results' leading column order (the rest follow in the order they are produced)
     in_file: bool = True  # written with bal_ in the results file (False: format 2's unprefixed names, kept)
     names: tuple = ()  # explicit (set, column) names where they are not the rule's (n_eval / n_pop)
+    # how ``metrics.group_metrics`` computes it, MetricFrame's way: a function of the labels ``y`` and the
+    # decisions ``p`` of a set's rows (of each group's rows, for a per-group metric), or an :class:`Across`
+    # the groups' values; ``None``: measured elsewhere (``computed`` says where)
+    measure: Callable | Across | None = None
 
     def column(self, where: str, group: int | None = None, *, file: bool = False) -> str:
         """The column's name on a set (``file``: as the results file and ``train --json`` name it)."""
@@ -88,20 +138,34 @@ METRICS = (
     Metric("worst_gap", (POP, EVAL), _GAPS, "worst gap", prefixed=True, summarized=True, lead=True),
     Metric("worst_gap_group", (POP, EVAL), "gaps.worst_gap", "worst gap's group", fmt="", prefixed=True, lead=True),
     Metric("moved_away", (POP,), "gaps.mark_moves", "moved away", fmt="", names=((POP, "moved_away"),), lead=True),
-    Metric("accuracy", EP, _G, "accuracy", summarized=True, lead=True),
-    Metric("n", E, _G, "rows", fmt="d", in_file=False),
-    Metric("pr", EP, _G, "PR", serves="dp", per_group=True, summarized=True, lead=True),
-    Metric("tpr", EP, _G, "TPR", serves="eo", per_group=True, summarized=True, lead=True),
-    Metric("tnr", EP, _G, "TNR", per_group=True, summarized=True, lead=True),
-    Metric("acc", E, _G, "accuracy", per_group=True, summarized=True, lead=True),
-    Metric("n", E, _G, "rows", fmt="d", per_group=True, in_file=False),
-    Metric("pr_ratio", EP, _G + " (metrics.min_over_max)", "PR ratio", serves="dp", summarized=True, lead=True),
-    Metric("pr_ratio_01", E, _G, "PR s=0 / PR s=1", summarized=True, lead=True),
-    Metric("pr_diff", E, _G, "PR difference", summarized=True, lead=True),
-    Metric("tpr_ratio", EP, _G + " (metrics.min_over_max)", "TPR ratio", serves="eo", summarized=True, lead=True),
-    Metric("tpr_diff", E, _G, "TPR difference", summarized=True, lead=True),
-    Metric("tnr_ratio", E, _G + " (metrics.min_over_max)", "TNR ratio", summarized=True, lead=True),
-    Metric("tnr_diff", E, _G, "TNR difference", in_file=False),
+    Metric("accuracy", EP, _G, "accuracy", summarized=True, lead=True, measure=lambda y, p: share(p == y, _rows(y, p))),
+    Metric("n", E, _G, "rows", fmt="d", in_file=False, measure=lambda y, p: int(len(y))),
+    Metric("pr", EP, _G, "PR", serves="dp", per_group=True, summarized=True, lead=True,
+           measure=lambda y, p: share(p == 1, _rows(y, p))),
+    Metric("tpr", EP, _G, "TPR", serves="eo", per_group=True, summarized=True, lead=True,
+           measure=lambda y, p: share(p == 1, y == 1)),
+    Metric("tnr", EP, _G, "TNR", per_group=True, summarized=True, lead=True, measure=lambda y, p: share(p == 0, y == 0)),
+    Metric("acc", E, _G, "accuracy", per_group=True, summarized=True, lead=True,
+           measure=lambda y, p: share(p == y, _rows(y, p))),
+    Metric("n", E, _G, "rows", fmt="d", per_group=True, in_file=False, measure=lambda y, p: int(len(y))),
+    # the error rates an analyst asks for first: who is wrongly flagged (FPR), wrongly passed over (FNR), and how
+    # often a positive decision is right (precision)
+    Metric("fpr", EP, _G, "FPR", per_group=True, summarized=True, measure=lambda y, p: share(p == 1, y == 0)),
+    Metric("fnr", EP, _G, "FNR", per_group=True, summarized=True, measure=lambda y, p: share(p == 0, y == 1)),
+    Metric("precision", EP, _G, "precision", per_group=True, summarized=True, measure=lambda y, p: share(y == 1, p == 1)),
+    Metric("pr_ratio", EP, _G + " (min_over_max)", "PR ratio", serves="dp", summarized=True, lead=True,
+           measure=Across("pr", min_over_max)),
+    Metric("pr_ratio_01", E, _G, "PR s=0 / PR s=1", summarized=True, lead=True, measure=Across("pr", first_over_second)),
+    Metric("pr_diff", E, _G, "PR difference", summarized=True, lead=True, measure=Across("pr", max_minus_min)),
+    Metric("tpr_ratio", EP, _G + " (min_over_max)", "TPR ratio", serves="eo", summarized=True, lead=True,
+           measure=Across("tpr", min_over_max)),
+    Metric("tpr_diff", E, _G, "TPR difference", summarized=True, lead=True, measure=Across("tpr", max_minus_min)),
+    Metric("tnr_ratio", E, _G + " (min_over_max)", "TNR ratio", summarized=True, lead=True,
+           measure=Across("tnr", min_over_max)),
+    Metric("tnr_diff", E, _G, "TNR difference", in_file=False, measure=Across("tnr", max_minus_min)),
+    Metric("fpr_diff", EP, _G, "FPR difference", summarized=True, measure=Across("fpr", max_minus_min)),
+    Metric("fnr_diff", EP, _G, "FNR difference", summarized=True, measure=Across("fnr", max_minus_min)),
+    Metric("precision_diff", EP, _G, "precision difference", summarized=True, measure=Across("precision", max_minus_min)),
     Metric("cond_pr_ratio", EP, "metrics.conditional_ratio (worst stratum)", "conditional PR ratio", serves="dp",
            summarized=True, lead=True),
     Metric("cond_pr_ratio_mean", EP, "metrics.conditional_ratio (share-weighted mean)", "conditional PR ratio (mean)",
@@ -235,6 +299,22 @@ def population_copied() -> list[Metric]:
     """The measurements :func:`fairdash.work.experiments.evaluate` takes from the population's rows (per set, unprefixed
     in its own measurement): each metric measured on both sets by ``group_metrics`` or beside it."""
     return [m for m in METRICS if m.where == EP and not m.prefixed and not m.names]
+
+
+def measured_on_rows() -> list[Metric]:
+    """The metrics ``metrics.group_metrics`` computes from a set's labels and decisions (per group, or over all
+    rows), in the table's order."""
+    return [m for m in METRICS if callable(m.measure)]
+
+
+def measured_across_groups() -> list[Metric]:
+    """The summaries over the groups ``metrics.group_metrics`` computes from the per-group values."""
+    return [m for m in METRICS if isinstance(m.measure, Across)]
+
+
+def per_group_metric(name: str) -> Metric:
+    """The per-group metric of that name (an :class:`Across`'s ``of``)."""
+    return next(m for m in METRICS if m.name == name and m.per_group)
 
 
 def gap_metrics() -> list[Metric]:

@@ -5,21 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .metric_table import EVAL, measured_across_groups, measured_on_rows, min_over_max, per_group_metric, share
 from .metric_table import summarized_columns
 
-def _rate(mask_num, mask_den) -> float:
-    den = int(mask_den.sum())
-    return float((mask_num & mask_den).sum() / den) if den else float("nan")
-
-
-def min_over_max(values) -> float:
-    """Fairness ratio: smallest over largest group value (<= 1; 1 is fair). Where every group's value is
-    0 the ratio is 0/0, which is not parity: it is empty (NaN), and :func:`one_class_note` says why."""
-    v = np.asarray([x for x in values if np.isfinite(x)], dtype=float)
-    if v.size < 2:
-        return float("nan")
-    hi = v.max()
-    return float("nan") if hi == 0 else float(v.min() / hi)
+__all__ = ["min_over_max"]  # the fairness ratio's home is the metric table; read here by its older callers
 
 
 def one_class_note(y_pred, s, n_groups: int, group_names=None) -> str:
@@ -52,7 +41,7 @@ def conditional_ratio(y_pred, s, strata, n_groups: int) -> tuple[float, float]:
     ratios, weights = [], []
     for k in np.unique(strata):
         in_k = strata == k
-        rates = [_rate(p == 1, in_k & (s == j)) for j in range(n_groups)]
+        rates = [share(p == 1, in_k & (s == j)) for j in range(n_groups)]
         r = min_over_max(rates) if all(np.isfinite(rates)) else float("nan")
         if np.isfinite(r):
             ratios.append(r)
@@ -63,31 +52,26 @@ def conditional_ratio(y_pred, s, strata, n_groups: int) -> tuple[float, float]:
 
 
 def group_metrics(y_true, y_pred, s, n_groups: int | None = None) -> dict:
-    """Overall accuracy and, per group ``j``: ``pr_j = P(yhat=1|s=j)``, ``tpr_j``, ``tnr_j``, ``acc_j``;
-    then ratios (min/max over groups, and ``pr_ratio_01 = pr_0 / pr_1``) and differences (max - min).
-    A rate with no rows to measure it on is NaN."""
+    """Every metric of the table measured from labels and decisions (``metric_table.measured_on_rows``:
+    accuracy, rows, and per group ``j`` ``pr_j = P(yhat=1|s=j)``, ``tpr_j``, ``tnr_j``, ``acc_j``, ``fpr_j``,
+    ``fnr_j``, ``precision_j``...), then the summaries across the groups (``measured_across_groups``: ratios,
+    min over max, and differences, max minus min), named by the table (``Metric.column``). A rate with no rows
+    to measure it on is NaN; where the model gives one class to everyone, every summary is NaN."""
     y = np.asarray(y_true).astype(int)
     p = np.asarray(y_pred).astype(int)
     s = np.asarray(s).astype(int)
     G = n_groups or (int(s.max()) + 1)
-    out = {"accuracy": float((y == p).mean()) if y.size else float("nan"), "n": int(y.size)}
-    for j in range(G):
-        g = s == j
-        out[f"pr_{j}"] = _rate(p == 1, g)
-        out[f"tpr_{j}"] = _rate(p == 1, g & (y == 1))
-        out[f"tnr_{j}"] = _rate(p == 0, g & (y == 0))
-        out[f"acc_{j}"] = _rate(p == y, g)
-        out[f"n_{j}"] = int(g.sum())
-    for m in ("pr", "tpr", "tnr"):
-        vals = [out[f"{m}_{j}"] for j in range(G)]
-        out[f"{m}_ratio"] = min_over_max(vals)
-        finite = [v for v in vals if np.isfinite(v)]
-        out[f"{m}_diff"] = float(max(finite) - min(finite)) if len(finite) >= 2 else float("nan")
-    pr1 = out.get("pr_1", float("nan"))
-    out["pr_ratio_01"] = float(out["pr_0"] / pr1) if np.isfinite(pr1) and pr1 > 0 else float("nan")
-    if p.size and np.all(p == p[0]):  # one class for everyone: no decision, so no ratio (never a parity of 1)
-        for k in ("pr_ratio", "tpr_ratio", "tnr_ratio", "pr_ratio_01", "pr_diff", "tpr_diff", "tnr_diff"):
-            out[k] = float("nan")
+    groups = [s == j for j in range(G)]
+    out = {}
+    for m in measured_on_rows():
+        if m.per_group:
+            out.update({m.column(EVAL, j): m.measure(y[g], p[g]) for j, g in enumerate(groups)})
+        else:
+            out[m.column(EVAL)] = m.measure(y, p)
+    one_class = p.size and np.all(p == p[0])  # no decision, so no ratio (never a parity of 1)
+    for m in measured_across_groups():
+        of = per_group_metric(m.measure.of)
+        out[m.column(EVAL)] = float("nan") if one_class else m.measure.how([out[of.column(EVAL, j)] for j in range(G)])
     return out
 
 
