@@ -12,7 +12,7 @@ from ..errors import FairDashError
 from ..target.targets import PRESETS
 from ..evaluation.metrics import (below_majority_notes, format_mean_std, one_class_reason, result_notes, rule_notes,
                                   summarize)
-from ..evaluation.metric_table import METRICS
+from ..evaluation.metric_table import EVAL, POP, measured_on_rows
 from ..files.results_file import from_file, row_to_file, to_file
 from .options import (decisions_from_args, label_line, load_task_and_table, model_options, target_arguments,
                       target_spec_from_args, task_arguments)
@@ -33,10 +33,11 @@ from ..work.experiments import run_experiment
 from ..work.fit_cache import FitCache
 
 def printed_metrics(group_names) -> list[tuple[str, str]]:
-    """``train``'s summary lines, ``(metric key, what it is)``: accuracy, each group's PR, TPR and TNR (every
-    group, named), and the ratios."""
-    label = {m.name: m.label for m in METRICS if m.per_group}
-    per_group = [(f"{r}_{g}", f"{label[r]} of {name}") for r in ("pr", "tpr", "tnr") for g, name in enumerate(group_names)]
+    """``train``'s summary lines, ``(metric key, what it is)``: accuracy, each group's rates measured on both sets
+    (PR, TPR, TNR and the error rates FPR, FNR, precision: the table's per-group metrics measured from decisions,
+    every group named), and the ratios."""
+    rates = [m for m in measured_on_rows() if m.per_group and POP in m.where]
+    per_group = [(m.column(EVAL, g), f"{m.label} of {name}") for m in rates for g, name in enumerate(group_names)]
     return [("accuracy", ""), *per_group, ("pr_ratio", ""), ("tpr_ratio", "")]
 
 
@@ -179,7 +180,7 @@ def _cmd_train(args) -> int:
             print(f"Evaluated on {title}, {n} rows:")
             for k, words in printed_metrics(task.group_names):
                 if pre + k in m:
-                    print(f"  {k:<10} {_fmt(m.get(pre + k))}" + (f"  {words}" if words else ""))
+                    print(f"  {k:<12} {_fmt(m.get(pre + k))}" + (f"  {words}" if words else ""))
             if m.get(pre + "one_class"):
                 print(f"  note: the model {m[pre + 'one_class']}; {one_class_reason(m[pre + 'one_class'])}")
             if pre + "cond_pr_ratio" in m and np.isfinite(m[pre + "cond_pr_ratio"]):
