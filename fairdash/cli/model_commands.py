@@ -41,6 +41,13 @@ def printed_metrics(group_names) -> list[tuple[str, str]]:
     return [("accuracy", ""), *per_group, ("pr_ratio", ""), ("tpr_ratio", "")]
 
 
+def _interval(lo, hi) -> str:
+    """A 95% interval in words: ``0.296 to 0.363``; ``n/a`` where no draw could measure it."""
+    if lo is None or hi is None or not (np.isfinite(lo) and np.isfinite(hi)):
+        return "n/a"
+    return f"{lo:.3f} to {hi:.3f}"
+
+
 def _rates_list(text: str | None):
     """A sweep's grid: comma-separated numbers or preset names (min/avg/max); ``None`` without one."""
     if not text:
@@ -180,7 +187,9 @@ def _cmd_train(args) -> int:
             print(f"Evaluated on {title}, {n} rows:")
             for k, words in printed_metrics(task.group_names):
                 if pre + k in m:
-                    print(f"  {k:<12} {_fmt(m.get(pre + k))}" + (f"  {words}" if words else ""))
+                    bounds = (m.get(pre + k + "_lo"), m.get(pre + k + "_hi"))
+                    print(f"  {k:<12} {_fmt(m.get(pre + k))}" + (f"  {words}" if words else "")
+                          + (f" (95%: {_interval(*bounds)})" if bounds[0] is not None else ""))
             if m.get(pre + "one_class"):
                 print(f"  note: the model {m[pre + 'one_class']}; {one_class_reason(m[pre + 'one_class'])}")
             if pre + "cond_pr_ratio" in m and np.isfinite(m[pre + "cond_pr_ratio"]):
@@ -346,6 +355,15 @@ def _cmd_sweep(args) -> int:
         gap = ("" if not np.isfinite(r["pop_worst_gap_mean"]) else
                f"{r['pop_worst_gap_mean']:.3f} ({worst_groups.get((r['model'], None if not np.isfinite(r['target_rate']) else round(r['target_rate'], 9)), '')})"[:23])
         print(f"{name:<{width}}{t:>7}" + "".join(f"{c:>16}" for c in cells) + f"{gap:>24}{r['fit_seconds_mean']:>8.2f}")
+    how = ("Student's t over the repeats" if repeats > 1 else "a bootstrap of the test rows, stratified by group")
+    print(f"95% intervals ({how}):")
+    for _, r in summary.iterrows():
+        name = f"{r['model']}/{r['decision']}" if len(decisions) > 1 else r["model"]
+        t = "" if not np.isfinite(r["target_rate"]) else f" at PR_t {r['target_rate']:.3f}"
+        said = [f"{m.replace('_', ' ')} {_interval(r.get(m + '_lo'), r.get(m + '_hi'))}" for m in shown
+                if np.isfinite(r.get(m + "_lo", float("nan")))]
+        if said:
+            print(f"  {name}{t}: " + "; ".join(said))
     for sentence in moved_away_summary(exp.results, task.group_names):
         print(f"warning: {sentence}")
     for sentence in price_sentences(exp.results, task.spec.s_column):

@@ -39,29 +39,82 @@ def share(event, among) -> float:
     return float(np.count_nonzero(event & among) / den) if den else float("nan")
 
 
-def min_over_max(values) -> float:
-    """Fairness ratio: smallest over largest group value (<= 1; 1 is fair). Where every group's value is
-    0 the ratio is 0/0, which is not parity: it is empty (NaN), and ``metrics.one_class_note`` says why."""
-    v = np.asarray([x for x in values if np.isfinite(x)], dtype=float)
-    if v.size < 2:
-        return float("nan")
-    hi = v.max()
-    return float("nan") if hi == 0 else float(v.min() / hi)
+# The four cells of (label, decision) a group's rows fall in, in this order: every metric measured from labels
+# and decisions is a function of a group's counts in them, so a bootstrap resamples those counts
+# (``intervals``), not the rows.
+CELL_Y = np.array([0, 0, 1, 1])
+CELL_P = np.array([0, 1, 0, 1])
 
 
-def max_minus_min(values) -> float:
-    """The difference between groups: largest minus smallest group value (NaN with fewer than two values)."""
-    v = [x for x in values if np.isfinite(x)]
-    return float(max(v) - min(v)) if len(v) >= 2 else float("nan")
+def cell_counts(y, p) -> np.ndarray:
+    """How many of the rows fall in each (label, decision) cell (``CELL_Y``, ``CELL_P``)."""
+    return np.bincount(2 * np.asarray(y, dtype=np.int64) + np.asarray(p, dtype=np.int64), minlength=4)[:4]
 
 
-def first_over_second(values) -> float:
+@dataclass(frozen=True)
+class Share:
+    """A rate, as MetricFrame computes it from labels ``y`` and decisions ``p``: the share of the rows where
+    ``event(y, p)`` holds among those where ``among(y, p)`` holds (NaN where none does)."""
+    event: Callable
+    among: Callable = lambda y, p: np.ones(np.shape(y), dtype=bool)
+
+    def value(self, y, p) -> float:
+        return share(self.event(y, p), self.among(y, p))
+
+    def on_cells(self, counts) -> np.ndarray:
+        """The rate from cell counts ``(..., 4)`` (e.g. a bootstrap's draws), NaN where its rows are none."""
+        among = self.among(CELL_Y, CELL_P)
+        num = counts[..., self.event(CELL_Y, CELL_P) & among].sum(-1)
+        den = counts[..., among].sum(-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, num / np.maximum(den, 1), np.nan)
+
+
+@dataclass(frozen=True)
+class Count:
+    """How many rows."""
+
+    def value(self, y, p) -> int:
+        return int(len(y))
+
+    def on_cells(self, counts) -> np.ndarray:
+        return counts.sum(-1)
+
+
+def _values(values) -> np.ndarray:
+    """Groups' values as an array ``(..., G)`` with the undefined ones NaN."""
+    return np.asarray(values, dtype=float)
+
+
+def min_over_max(values):
+    """Fairness ratio: smallest over largest group value (<= 1; 1 is fair), over the last axis (a list of the
+    groups' values gives a number). Where every group's value is 0 the ratio is 0/0, which is not parity: it
+    is empty (NaN), and ``metrics.one_class_note`` says why; so is it with fewer than two defined values."""
+    v = _values(values)
+    ok = np.isfinite(v)
+    lo = np.where(ok, v, np.inf).min(-1)
+    hi = np.where(ok, v, -np.inf).max(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where((ok.sum(-1) >= 2) & (hi > 0), lo / np.where(hi > 0, hi, 1.0), np.nan)
+    return float(out) if out.ndim == 0 else out
+
+
+def max_minus_min(values):
+    """The difference between groups: largest minus smallest group value (NaN with fewer than two defined
+    values), over the last axis."""
+    v = _values(values)
+    ok = np.isfinite(v)
+    out = np.where(ok.sum(-1) >= 2, np.where(ok, v, -np.inf).max(-1) - np.where(ok, v, np.inf).min(-1), np.nan)
+    return float(out) if out.ndim == 0 else out
+
+
+def first_over_second(values):
     """Group 0's value over group 1's (the paper's ``PR s=0 / PR s=1``); NaN where group 1's is 0 or undefined."""
-    return float(values[0] / values[1]) if len(values) > 1 and np.isfinite(values[1]) and values[1] > 0 else float("nan")
-
-
-def _rows(y, p):
-    return np.ones(len(y), dtype=bool)
+    v = _values(values)
+    a, b = v[..., 0], v[..., 1] if v.shape[-1] > 1 else np.full(v.shape[:-1], np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(np.isfinite(b) & (b > 0), a / np.where(b > 0, b, 1.0), np.nan)
+    return float(out) if out.ndim == 0 else out
 
 
 @dataclass(frozen=True)
@@ -87,10 +140,26 @@ class Metric:
     lead: bool = False  # in the results' leading column order (the rest follow in the order they are produced)
     in_file: bool = True  # written with bal_ in the results file (False: format 2's unprefixed names, kept)
     names: tuple = ()  # explicit (set, column) names where they are not the rule's (n_eval / n_pop)
-    # how ``metrics.group_metrics`` computes it, MetricFrame's way: a function of the labels ``y`` and the
-    # decisions ``p`` of a set's rows (of each group's rows, for a per-group metric), or an :class:`Across`
+    # how ``metrics.group_metrics`` computes it, MetricFrame's way: a :class:`Share` or :class:`Count` of a set's
+    # rows (of each group's rows, for a per-group metric) from their labels and decisions, or an :class:`Across`
     # the groups' values; ``None``: measured elsewhere (``computed`` says where)
-    measure: Callable | Across | None = None
+    measure: Share | Count | Across | None = None
+    bounded: bool = False  # has a 95% interval though measured elsewhere (the gaps; see ``interval``)
+
+    @property
+    def value_range(self) -> tuple[float, float]:
+        """Where its values can lie (an interval is clipped to it): a gap -1 to 1, group 0's rate over group 1's
+        0 upwards, every other rate, ratio, difference and worst gap 0 to 1."""
+        if self.name in ("gap", "tnr_gap"):
+            return -1.0, 1.0
+        if isinstance(self.measure, Across) and self.measure.how is first_over_second:
+            return 0.0, float("inf")
+        return 0.0, 1.0
+
+    @property
+    def interval(self) -> bool:
+        """Whether the results carry its 95% interval (``<column>_lo``, ``<column>_hi``: ``intervals``)."""
+        return isinstance(self.measure, (Share, Across)) or self.bounded
 
     def column(self, where: str, group: int | None = None, *, file: bool = False) -> str:
         """The column's name on a set (``file``: as the results file and ``train --json`` name it)."""
@@ -135,24 +204,24 @@ METRICS = (
            lead=True),
     Metric("target", (RUN,), "TargetSpec.describe", "target", lead=True),
     Metric("seed", (RUN,), "the split's seed", "seed", fmt="d", lead=True),
-    Metric("worst_gap", (POP, EVAL), _GAPS, "worst gap", prefixed=True, summarized=True, lead=True),
+    Metric("worst_gap", (POP, EVAL), _GAPS, "worst gap", prefixed=True, summarized=True, lead=True, bounded=True),
     Metric("worst_gap_group", (POP, EVAL), "gaps.worst_gap", "worst gap's group", fmt="", prefixed=True, lead=True),
     Metric("moved_away", (POP,), "gaps.mark_moves", "moved away", fmt="", names=((POP, "moved_away"),), lead=True),
-    Metric("accuracy", EP, _G, "accuracy", summarized=True, lead=True, measure=lambda y, p: share(p == y, _rows(y, p))),
-    Metric("n", E, _G, "rows", fmt="d", in_file=False, measure=lambda y, p: int(len(y))),
+    Metric("accuracy", EP, _G, "accuracy", summarized=True, lead=True, measure=Share(lambda y, p: p == y)),
+    Metric("n", E, _G, "rows", fmt="d", in_file=False, measure=Count()),
     Metric("pr", EP, _G, "PR", serves="dp", per_group=True, summarized=True, lead=True,
-           measure=lambda y, p: share(p == 1, _rows(y, p))),
+           measure=Share(lambda y, p: p == 1)),
     Metric("tpr", EP, _G, "TPR", serves="eo", per_group=True, summarized=True, lead=True,
-           measure=lambda y, p: share(p == 1, y == 1)),
-    Metric("tnr", EP, _G, "TNR", per_group=True, summarized=True, lead=True, measure=lambda y, p: share(p == 0, y == 0)),
+           measure=Share(lambda y, p: p == 1, lambda y, p: y == 1)),
+    Metric("tnr", EP, _G, "TNR", per_group=True, summarized=True, lead=True, measure=Share(lambda y, p: p == 0, lambda y, p: y == 0)),
     Metric("acc", E, _G, "accuracy", per_group=True, summarized=True, lead=True,
-           measure=lambda y, p: share(p == y, _rows(y, p))),
-    Metric("n", E, _G, "rows", fmt="d", per_group=True, in_file=False, measure=lambda y, p: int(len(y))),
+           measure=Share(lambda y, p: p == y)),
+    Metric("n", E, _G, "rows", fmt="d", per_group=True, in_file=False, measure=Count()),
     # the error rates an analyst asks for first: who is wrongly flagged (FPR), wrongly passed over (FNR), and how
     # often a positive decision is right (precision)
-    Metric("fpr", EP, _G, "FPR", per_group=True, summarized=True, measure=lambda y, p: share(p == 1, y == 0)),
-    Metric("fnr", EP, _G, "FNR", per_group=True, summarized=True, measure=lambda y, p: share(p == 0, y == 1)),
-    Metric("precision", EP, _G, "precision", per_group=True, summarized=True, measure=lambda y, p: share(y == 1, p == 1)),
+    Metric("fpr", EP, _G, "FPR", per_group=True, summarized=True, measure=Share(lambda y, p: p == 1, lambda y, p: y == 0)),
+    Metric("fnr", EP, _G, "FNR", per_group=True, summarized=True, measure=Share(lambda y, p: p == 0, lambda y, p: y == 1)),
+    Metric("precision", EP, _G, "precision", per_group=True, summarized=True, measure=Share(lambda y, p: y == 1, lambda y, p: p == 1)),
     Metric("pr_ratio", EP, _G + " (min_over_max)", "PR ratio", serves="dp", summarized=True, lead=True,
            measure=Across("pr", min_over_max)),
     Metric("pr_ratio_01", E, _G, "PR s=0 / PR s=1", summarized=True, lead=True, measure=Across("pr", first_over_second)),
@@ -173,11 +242,12 @@ METRICS = (
     Metric("one_class", EP, "metrics.one_class_note", "one class", fmt="", lead=True),
     Metric("ceiling_at_measured", EP, "targets.accuracy_ceiling at the measured rates", "ceiling at its own rates",
            lead=True),
-    Metric("ceiling_at_target", EP, "experiments._ceiling_at_target", "ceiling at PR_t", lead=True),
+    Metric("ceiling_at_target", EP, "ceiling.ceiling_at_target", "ceiling at PR_t", lead=True),
     Metric("eval_set", (RUN,), "Criterion.eval_set", "evaluated on", fmt="", lead=True),
     Metric("n_eval", EP, "len(rows)", "rows", fmt="d", names=((EVAL, "n_eval"), (POP, "n_pop")), lead=True),
     Metric("target", (TRAIN,), "TargetSpec.rate_targets on the training split", "target", per_group=True),
-    Metric("gap", EP, "gaps.group_gaps (rate - target)", "gap", fmt="+.3f", per_group=True, prefixed=True),
+    Metric("gap", EP, "gaps.group_gaps (rate - target)", "gap", fmt="+.3f", per_group=True, prefixed=True,
+           bounded=True),
     Metric("tnr_gap", EP, "gaps.tnr_gaps (explicit TNR targets)", "TNR gap", fmt="+.3f", per_group=True,
            prefixed=True, serves="eo"),
     Metric("target_gap", (POP,), "mean over groups of |pop_gap_g|", "mean gap", names=((POP, "target_gap"),),
@@ -248,9 +318,24 @@ def lead_columns(groups=(0, 1)) -> tuple:
 _RAN = ("fit_seconds", "fitted_at", "device", "cached")
 
 
+INTERVAL_BOUNDS = ("_lo", "_hi")  # a metric's 95% interval: <column>_lo, <column>_hi (``Metric.interval``)
+
+
+def interval_bound(column: str) -> tuple[str, str]:
+    """``(the metric's column, "_lo" or "_hi")`` for an interval's bound, else ``(column, "")``."""
+    for b in INTERVAL_BOUNDS:
+        if column.endswith(b):
+            return column[: -len(b)], b
+    return column, ""
+
+
 def metric_of(column: str) -> tuple[Metric, str, int | None] | None:
-    """The table's row of a column (in memory or as the file names it), its set and its group; ``None`` for a
-    column the table does not list."""
+    """The table's row of a column (in memory or as the file names it; an interval's bound is its metric's), its
+    set and its group; ``None`` for a column the table does not list."""
+    stem, bound = interval_bound(column)
+    if bound:
+        hit = metric_of(stem)
+        return hit if hit is not None and hit[0].interval else None
     if not _BY_COLUMN:
         for m in METRICS:
             for w in m.where:
@@ -284,7 +369,7 @@ def file_measured(column: str) -> bool:
     """Whether the results file writes this in-memory column of the evaluation rows with ``bal_``."""
     hit = metric_of(column)
     return (hit is not None and hit[1] == EVAL and hit[0].in_file and not hit[0].prefixed
-            and hit[0].column(EVAL, hit[2]) == column)
+            and hit[0].column(EVAL, hit[2]) == interval_bound(column)[0])
 
 
 def population_twin(column: str) -> str | None:
@@ -292,7 +377,7 @@ def population_twin(column: str) -> str | None:
     hit = metric_of(column)
     if hit is None or POP not in hit[0].where or hit[1] != EVAL:
         return None
-    return hit[0].column(POP, hit[2])
+    return hit[0].column(POP, hit[2]) + interval_bound(column)[1]
 
 
 def population_copied() -> list[Metric]:
@@ -304,7 +389,7 @@ def population_copied() -> list[Metric]:
 def measured_on_rows() -> list[Metric]:
     """The metrics ``metrics.group_metrics`` computes from a set's labels and decisions (per group, or over all
     rows), in the table's order."""
-    return [m for m in METRICS if callable(m.measure)]
+    return [m for m in METRICS if isinstance(m.measure, (Share, Count))]
 
 
 def measured_across_groups() -> list[Metric]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .metric_table import EVAL, measured_across_groups, measured_on_rows, min_over_max, per_group_metric, share
+from .intervals import interval_of_mean
+from .metric_table import (EVAL, INTERVAL_BOUNDS, measured_across_groups, measured_on_rows, metric_of, min_over_max,
+                           per_group_metric, share)
 from .metric_table import summarized_columns
 
 __all__ = ["min_over_max"]  # the fairness ratio's home is the metric table; read here by its older callers
@@ -65,9 +67,9 @@ def group_metrics(y_true, y_pred, s, n_groups: int | None = None) -> dict:
     out = {}
     for m in measured_on_rows():
         if m.per_group:
-            out.update({m.column(EVAL, j): m.measure(y[g], p[g]) for j, g in enumerate(groups)})
+            out.update({m.column(EVAL, j): m.measure.value(y[g], p[g]) for j, g in enumerate(groups)})
         else:
-            out[m.column(EVAL)] = m.measure(y, p)
+            out[m.column(EVAL)] = m.measure.value(y, p)
     one_class = p.size and np.all(p == p[0])  # no decision, so no ratio (never a parity of 1)
     for m in measured_across_groups():
         of = per_group_metric(m.measure.of)
@@ -77,7 +79,9 @@ def group_metrics(y_true, y_pred, s, n_groups: int | None = None) -> dict:
 
 def summarize(results: pd.DataFrame, by=("model", "target_rate"), metrics=None) -> pd.DataFrame:
     """Mean and standard deviation over repeats: one row per ``by`` group, columns ``<metric>_mean`` and
-    ``<metric>_std`` (sample std, ddof=1; 0 for a single repeat), and ``repeats``."""
+    ``<metric>_std`` (sample std, ddof=1; 0 for a single repeat), and ``repeats``; and for a metric with an
+    interval, the mean's 95% interval ``<metric>_lo``, ``<metric>_hi`` (``intervals``: over several repeats
+    Student's t from their spread; for one, that run's own bootstrap interval)."""
     by = [b for b in by if b in results.columns]
     if metrics is None:  # every metric the table summarises, per-group columns of any number of groups included
         metrics = summarized_columns(results.columns)
@@ -88,6 +92,20 @@ def summarize(results: pd.DataFrame, by=("model", "target_rate"), metrics=None) 
     out = pd.concat([mean, std], axis=1)
     out["repeats"] = g.size()
     cols = [c for m in metrics for c in (f"{m}_mean", f"{m}_std")] + ["repeats"]
+    bounded = [m for m in metrics if all(m + b in results.columns for b in INTERVAL_BOUNDS)]
+    if bounded:
+        def of_mean(rows: pd.DataFrame) -> pd.Series:
+            got = {}
+            for m in bounded:
+                lo, hi = (interval_of_mean(rows[m], within=metric_of(m)[0].value_range) if len(rows) > 1
+                          else (float(rows[m + INTERVAL_BOUNDS[0]].iloc[0]), float(rows[m + INTERVAL_BOUNDS[1]].iloc[0])))
+                got[m + INTERVAL_BOUNDS[0]], got[m + INTERVAL_BOUNDS[1]] = lo, hi
+            return pd.Series(got)
+
+        bounds = pd.DataFrame([of_mean(rows) for _, rows in results.groupby(by, dropna=False, sort=False)],
+                              index=out.index)
+        out = pd.concat([out, bounds], axis=1)
+        cols += [m + b for m in bounded for b in INTERVAL_BOUNDS]
     return out[cols].reset_index()
 
 

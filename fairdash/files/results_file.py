@@ -68,9 +68,9 @@ def from_file(df: pd.DataFrame) -> pd.DataFrame:
                             f"{RESULTS_FORMAT}. Update FairDash to read it.")
     out = out.drop(columns="results_format")
     balanced = _balanced(out)
+    read = {}  # every bal_ column back under its in-memory name, its population's value where it was empty
     for c in [c for c in out.columns if c.startswith("bal_") and c[4:] in _measured([c[4:]])]:
-        base = c[4:]
-        pop = population_twin(base)
-        out[base] = out[c].where(balanced, out[pop] if pop in out.columns else out[c])
-        out = out.drop(columns=c)
-    return out
+        pop = population_twin(c[4:])
+        read[c[4:]] = out[c].where(balanced, out[pop] if pop in out.columns else out[c])
+    out = out.drop(columns=[f"bal_{c}" for c in read])
+    return pd.concat([out, pd.DataFrame(read, index=out.index)], axis=1)

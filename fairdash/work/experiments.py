@@ -25,8 +25,10 @@ from .. import _version
 from ..errors import FairDashError
 from ..evaluation.blindness import add_price_columns
 from ..target.decision import FittedDecision, Reached, check_reached, check_rule, fit_decision, predicts_with_s, rule_info
+from ..evaluation.ceiling import ceiling_at_target
 from ..evaluation.gaps import cell_gaps, group_gaps, mark_moves, tnr_gaps
-from ..evaluation.metric_table import gap_metrics, lead_columns, population_copied
+from ..evaluation.intervals import bootstrap_intervals
+from ..evaluation.metric_table import INTERVAL_BOUNDS, gap_metrics, lead_columns, population_copied
 from ..evaluation.metrics import conditional_ratio, flag_below_majority, group_metrics, one_class_note
 from ..models.registry import make_model, model_info
 from ..target.target_spec import ResolvedTarget, TargetSpec, criterion_info, make_target_spec
@@ -81,50 +83,13 @@ class TrainedModel(ScoresRawTables):
         return model_info(self.name).label
 
 
-def _ceiling_at_target(target: ResolvedTarget, y, s, strata, G) -> float:
-    """Theorem 2 on these rows at the rates the target asks for (NaN for a model without a target). With a
-    legitimate factor, each stratum at the targets that were trained (``goal.cells``, resolved on the
-    training split), never at targets recomputed from these rows."""
-    spec, target_rate, goal = target.spec, target.rate, target.goal
-    if spec is None:
-        return float("nan")
-    if spec.conditional and strata is not None and goal is not None and goal.cells is not None:
-        return _strata_ceiling(y, s, strata, goal.cells, G)
-    r = targets.base_rates(y, s, G)
-    p = targets.group_shares(s, G)
-    try:
-        if spec.conditional and strata is not None:
-            return spec.conditional_tables(y, s, strata, n_groups=G).accuracy_ceiling
-        if spec.explicit:
-            return spec.table(r, p).accuracy_ceiling  # the exact accuracy at explicit targets
-    except FairDashError:  # a group without positives among these rows: no target table here
-        return float("nan")
-    return targets.accuracy_ceiling(r, p, target_rate) if target_rate is not None else float("nan")
-
-
-def _strata_ceiling(y, s, strata, cells, G) -> float:
-    """Theorem 2 in every stratum at its (stratum, group) cells' targets, weighted by the strata's shares of
-    these rows."""
-    y, s, strata = (np.asarray(a).astype(int) for a in (y, s, strata))
-    total = 0.0
-    for k in range(cells.shape[0]):
-        rows = strata == k
-        if not rows.any():
-            continue
-        n, pos = np.bincount(s[rows], minlength=G)[:G], np.bincount(s[rows], weights=y[rows], minlength=G)[:G]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            r = np.where(n > 0, pos / np.maximum(n, 1), 0.0)
-        total += rows.mean() * targets.accuracy_ceiling(r, n / n.sum(), np.nan_to_num(cells[k]))
-    return float(total)
-
-
 def _measured(estimator, X, y, s, strata, G, target: ResolvedTarget, group_names, decision, prefix,
               strata_names=None) -> dict:
     pred = decision.decide(estimator, X, s)
     m = group_metrics(y, pred, s, G)
     m["ceiling_at_measured"] = targets.accuracy_ceiling(targets.base_rates(y, s, G), targets.group_shares(s, G),
                                                    [m[f"pr_{j}"] for j in range(G)])
-    m["ceiling_at_target"] = _ceiling_at_target(target, y, s, strata, G)
+    m["ceiling_at_target"] = ceiling_at_target(target, y, s, strata, G)
     goal = target.goal
     m["one_class"] = one_class_note(pred, s, G, group_names)
     m["cond_pr_ratio"], m["cond_pr_ratio_mean"] = (conditional_ratio(pred, s, strata, G) if strata is not None
@@ -136,6 +101,9 @@ def _measured(estimator, X, y, s, strata, G, target: ResolvedTarget, group_names
                               goal.other, group_names, prefix))
         if goal.cells is not None and strata is not None:  # conditional: the worst (stratum, group) cell
             m.update(cell_gaps(pred, y, s, strata, goal.cells, group_names, strata_names, goal.rate, prefix))
+    plain_worst = goal is not None and goal.other is None and (goal.cells is None or strata is None)
+    m.update(bootstrap_intervals(y, pred, s, G, rate=None if goal is None else goal.rate,
+                                 targets=None if goal is None else goal.group, prefix=prefix, worst=plain_worst))
     return m
 
 
@@ -170,13 +138,15 @@ def evaluate(estimator, arrays: Arrays, target: ResolvedTarget | None = None, gr
     m["eval_set"] = crit.eval_set
     m["n_eval"] = int(len(idx))
     pop = _measured(estimator, *rows(test), *args, "pop_", named) if crit.balanced_eval else m
-    for metric in population_copied():  # what the table measures on both sets
+    for metric in population_copied():  # what the table measures on both sets, with its interval
         for k in ([f"{metric.name}_{j}" for j in range(G)] if metric.per_group else [metric.name]):
-            m[f"pop_{k}"] = pop[k]
+            for b in ("", *INTERVAL_BOUNDS) if metric.interval else ("",):
+                m[f"pop_{k}{b}"] = pop[k + b]
     if goal is not None:
         for j in range(G):
             m[f"target_{j}"] = float(goal.group[j])
-        gaps = [f"{g.name}_{j}" if g.per_group else g.name for g in gap_metrics() for j in range(G if g.per_group else 1)]
+        gaps = [f"{g.name}_{j}{b}" if g.per_group else g.name + b for g in gap_metrics()
+                for b in (("", *INTERVAL_BOUNDS) if g.interval else ("",)) for j in range(G if g.per_group else 1)]
         for k in [k for k in gaps if f"pop_{k}" in pop or f"eval_{k}" in pop]:
             m[f"pop_{k}"] = pop.get(f"pop_{k}", pop.get(f"eval_{k}"))
             m[f"bal_{k}"] = m.get(f"bal_{k}", float("nan") if k != "worst_gap_group" else "")

@@ -1,0 +1,101 @@
+"""95% intervals on the numbers a decision rests on (docs/METHOD.md, "Intervals").
+
+One split: a bootstrap over the test rows, stratified by group. Every metric the table measures from labels
+and decisions (``metric_table.Share``) is a function of each group's counts in the four (label, decision)
+cells, so resampling a group's rows with replacement is a multinomial draw of those counts with the group's
+size kept, and the bootstrap costs ``DRAWS x groups x 4`` numbers whatever the number of rows. The summaries
+across groups (ratios, differences: ``metric_table.Across``), the gaps to the target (``rate_g - target_g``; the
+targets come from the training rows and are held fixed) and the worst gap (the largest ``|gap|``) are computed
+on the same draws, so their intervals keep the groups' draws together. The interval is the draws' 2.5th and
+97.5th percentiles, named ``<column>_lo`` and ``<column>_hi``; the draws are seeded, so the same decisions
+always get the same interval.
+
+Several splits (repeats): the mean over splits with Student's t interval from the splits' spread,
+``mean -+ t(0.975, R - 1) * sd / sqrt(R)`` (``interval_of_mean``). Each split's value already carries its test
+rows' sampling error and its training rows' variation, so the spread over splits holds both.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .metric_table import (EVAL, INTERVAL_BOUNDS, Share, cell_counts, column_of, measured_across_groups, measured_on_rows,
+                           per_group_metric)
+
+LEVEL = 0.95
+DRAWS = 2000
+SEED = 0
+BOUNDS = INTERVAL_BOUNDS
+
+
+def cell_draws(y, p, s, n_groups: int, draws: int = DRAWS, seed: int = SEED) -> np.ndarray:
+    """``(draws, n_groups, 4)``: each group's rows resampled with replacement ``draws`` times, as counts in the
+    (label, decision) cells (``metric_table.cell_counts``)."""
+    y, p, s = (np.asarray(a).astype(np.int64) for a in (y, p, s))
+    rng = np.random.default_rng(seed)
+    out = np.zeros((draws, n_groups, 4))
+    for j in range(n_groups):
+        counts = cell_counts(y[s == j], p[s == j])
+        n = int(counts.sum())
+        if n:
+            out[:, j] = rng.multinomial(n, counts / n, size=draws)
+    return out
+
+
+def _percentiles(values: np.ndarray, level: float) -> tuple[float, float]:
+    tail = 100.0 * (1.0 - level) / 2.0
+    with warnings.catch_warnings():  # a rate no draw can measure (a group without positives) is NaN: no interval
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo, hi = np.nanpercentile(values, [tail, 100.0 - tail])
+    return float(lo), float(hi)
+
+
+def bootstrap_intervals(y, p, s, n_groups: int, *, rate: str | None = None, targets=None, prefix: str = "",
+                        worst: bool = True, draws: int = DRAWS, level: float = LEVEL, seed: int = SEED) -> dict:
+    """``{<column>_lo: ..., <column>_hi: ...}`` for every metric of the table with an interval, measured on these
+    rows (named as ``metrics.group_metrics`` names them); with ``rate`` and ``targets`` (each group's target of
+    that rate) also the gaps ``<prefix>gap_<g>`` and, with ``worst``, ``<prefix>worst_gap`` (where the worst gap
+    is over these gaps alone). Where the decisions give one class to everyone the summaries across groups have
+    no value, and so no interval."""
+    p = np.asarray(p)
+    one_class = bool(p.size) and bool(np.all(p == p[0]))
+    cells = cell_draws(y, p, s, n_groups, draws, seed)
+    values = {}
+    for m in measured_on_rows():
+        if not isinstance(m.measure, Share):
+            continue
+        if m.per_group:
+            for j in range(n_groups):
+                values[m.column(EVAL, j)] = m.measure.on_cells(cells[:, j])
+        else:
+            values[m.column(EVAL)] = m.measure.on_cells(cells.sum(1))
+    for m in measured_across_groups():
+        of = per_group_metric(m.measure.of)
+        groups = np.stack([values[of.column(EVAL, j)] for j in range(n_groups)], axis=-1)
+        values[m.column(EVAL)] = np.full(draws, np.nan) if one_class else m.measure.how(groups)
+    if rate is not None and targets is not None and len(targets) == n_groups:
+        gaps = np.stack([values[column_of(rate, EVAL, j)] - float(targets[j]) for j in range(n_groups)], axis=-1)
+        for j in range(n_groups):
+            values[f"{prefix}gap_{j}"] = gaps[:, j]
+        if worst:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                values[f"{prefix}worst_gap"] = np.nanmax(np.abs(gaps), axis=-1)
+    out = {}
+    for column, v in values.items():
+        out[column + BOUNDS[0]], out[column + BOUNDS[1]] = _percentiles(v, level)
+    return out
+
+
+def interval_of_mean(values, level: float = LEVEL, within=(-np.inf, np.inf)) -> tuple[float, float]:
+    """Student's t interval of the mean of the splits' values, clipped to where the values can lie (``within``:
+    ``Metric.value_range``); NaN with fewer than two finite values."""
+    from scipy.stats import t
+
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size < 2:
+        return float("nan"), float("nan")
+    half = float(t.ppf(0.5 + level / 2.0, v.size - 1)) * float(v.std(ddof=1)) / np.sqrt(v.size)
+    return float(max(v.mean() - half, within[0])), float(min(v.mean() + half, within[1]))
