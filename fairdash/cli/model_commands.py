@@ -187,9 +187,10 @@ def _cmd_train(args) -> int:
             print(f"Evaluated on {title}, {n} rows:")
             for k, words in printed_metrics(task.group_names):
                 if pre + k in m:
-                    bounds = (m.get(pre + k + "_lo"), m.get(pre + k + "_hi"))
-                    print(f"  {k:<12} {_fmt(m.get(pre + k))}" + (f"  {words}" if words else "")
-                          + (f" (95%: {_interval(*bounds)})" if bounds[0] is not None else ""))
+                    value, bounds = m.get(pre + k), (m.get(pre + k + "_lo"), m.get(pre + k + "_hi"))
+                    shown = bounds[0] is not None and value is not None and np.isfinite(value)  # no interval of n/a
+                    print(f"  {k:<12} {_fmt(value)}" + (f"  {words}" if words else "")
+                          + (f" (95%: {_interval(*bounds)})" if shown else ""))
             if m.get(pre + "one_class"):
                 print(f"  note: the model {m[pre + 'one_class']}; {one_class_reason(m[pre + 'one_class'])}")
             if pre + "cond_pr_ratio" in m and np.isfinite(m[pre + "cond_pr_ratio"]):

@@ -61,13 +61,11 @@ class Share:
     def value(self, y, p) -> float:
         return share(self.event(y, p), self.among(y, p))
 
-    def on_cells(self, counts) -> np.ndarray:
-        """The rate from cell counts ``(..., 4)`` (e.g. a bootstrap's draws), NaN where its rows are none."""
+    def cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """Which of the four (label, decision) cells (``CELL_Y``, ``CELL_P``) it counts above and below the line:
+        the rate of a group is ``counts[event] / counts[among]`` (``intervals`` draws those counts)."""
         among = self.among(CELL_Y, CELL_P)
-        num = counts[..., self.event(CELL_Y, CELL_P) & among].sum(-1)
-        den = counts[..., among].sum(-1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(den > 0, num / np.maximum(den, 1), np.nan)
+        return self.event(CELL_Y, CELL_P) & among, among
 
 
 @dataclass(frozen=True)
@@ -76,9 +74,6 @@ class Count:
 
     def value(self, y, p) -> int:
         return int(len(y))
-
-    def on_cells(self, counts) -> np.ndarray:
-        return counts.sum(-1)
 
 
 def _values(values) -> np.ndarray:
