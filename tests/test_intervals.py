@@ -75,3 +75,19 @@ def test_a_run_carries_every_interval_on_both_sets_and_the_file_keeps_them(compa
     assert set(back.columns) == set(res.columns)
     s = summarize(res, metrics=["pop_accuracy"])
     assert (s["pop_accuracy_lo"] < s["pop_accuracy_mean"]).all() and (s["pop_accuracy_mean"] < s["pop_accuracy_hi"]).all()
+
+
+def test_the_price_carries_the_interval_of_its_splits_prices(compas_task):
+    from fairdash.evaluation.blindness import price_sentences, price_table
+
+    exp = run_experiment(compas_task, ["lr", "target-reduction"], [0.401], [0, 1, 2], target=make_target_spec("dp"),
+                         decisions=["threshold", "group-rates"])
+    row = price_table(exp.results).iloc[0]
+    own = exp.results.groupby("seed")["price_of_blindness"].first().dropna()
+    assert row["price_splits"] == len(own) >= 2
+    assert (row["price_lo"], row["price_hi"]) == pytest.approx(interval_of_mean(own, within=(-1.0, 1.0)))
+    said = price_sentences(exp.results, "race")[0]
+    assert f"95% interval {100 * row['price_lo']:.1f} to {100 * row['price_hi']:.1f} points" in said
+    assert ("cannot tell" in said) == (row["price_lo"] <= 0 <= row["price_hi"])
+    one = price_sentences(exp.results[exp.results["seed"] == 0], "race")[0]
+    assert "one split, so no interval yet" in one or "No rule" in one

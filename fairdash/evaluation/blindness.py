@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..target.target_spec import criterion_info
+from .intervals import interval_of_mean
 from .metric_table import POP, TRAIN, column_of, groups_in
 
 LAND_TOLERANCE = 0.03  # a group's population rate within 3 points of its target counts as landing on it
@@ -113,9 +114,10 @@ def price_table(results: pd.DataFrame | None) -> pd.DataFrame:
     (``with_s_label``, ``with_s_accuracy``, ``with_s_worst_gap``, ``blind_label``, ``blind_accuracy``,
     ``blind_worst_gap``), ``price_of_blindness``, and ``repeats``. Empty where no rule decides with s."""
     cols = ["target_rate", "with_s_label", "with_s_accuracy", "with_s_worst_gap", "blind_label", "blind_accuracy",
-            "blind_worst_gap", "price_of_blindness", "repeats"]
+            "blind_worst_gap", "price_of_blindness", "repeats", "price_lo", "price_hi", "price_splits"]
     if not has_both_sides(results):
         return pd.DataFrame(columns=cols)
+    splits = _split_prices(results)
     means = landing_means(results)
     lands = means["lands"]
     if means["target_rate"].notna().any():  # plain models run once beside several targets have none to land on
@@ -129,8 +131,23 @@ def price_table(results: pd.DataFrame | None) -> pd.DataFrame:
             row[f"{side}_accuracy"] = np.nan if best is None else float(best[ACCURACY])
             row[f"{side}_worst_gap"] = np.nan if best is None else float(best["worst_gap"])
         row["price_of_blindness"] = row["with_s_accuracy"] - row["blind_accuracy"]
+        own = splits.get(t, pd.Series(dtype=float)).dropna()
+        row["price_lo"], row["price_hi"] = interval_of_mean(own, within=(-1.0, 1.0))
+        row["price_splits"] = int(own.size)
         out.append(row)
     return pd.DataFrame(out, columns=cols)
+
+
+def _split_prices(results: pd.DataFrame) -> dict:
+    """Each target rate's prices on its own splits (``add_price_columns``: each split's best landing rules with and
+    without s on that split's rows), one per seed: what the interval of the price is drawn from."""
+    res = add_price_columns(_one_rate(results))
+    if PRICE not in res:
+        return {}
+    keys = ["target_rate"] + (["seed"] if "seed" in res else [])
+    per = res.groupby(keys, dropna=False, sort=False)[PRICE].first()
+    return {t: g.droplevel(0) if isinstance(g.index, pd.MultiIndex) else g
+            for t, g in per.groupby(level=0, dropna=False, sort=False)}
 
 
 def price_sentence(row, s_name: str = "s") -> str:
@@ -150,6 +167,15 @@ def price_sentence(row, s_name: str = "s") -> str:
     price = 100 * (w - b)
     detail = (f" ({row['with_s_label']} {w:.3f} with {s_name}, {row['blind_label']} {b:.3f} without; both "
               f"{land})")
+    lo, hi, n = (row.get(k, np.nan) for k in ("price_lo", "price_hi", "price_splits"))
+    if np.isfinite(lo) and np.isfinite(hi):
+        spread = f"; 95% interval {100 * lo:.1f} to {100 * hi:.1f} points over the {int(n)} splits' own prices"
+        if lo <= 0 <= hi:
+            return (f"Deciding without {s_name} costs {price:.1f} points of accuracy{at} on this table{detail}{spread}: "
+                    f"the table cannot tell deciding with {s_name} from deciding without it at this rate.")
+        detail += spread
+    else:
+        detail += "; one split, so no interval yet (run repeats for one)"
     if price <= 0:
         return f"Deciding without {s_name} costs no accuracy{at} on this table{detail}."
     return f"Deciding without {s_name} costs {price:.1f} points of accuracy{at} on this table{detail}."
