@@ -14,7 +14,8 @@ from fairdash.target.target_spec import make_target_spec
 
 
 class _Tied:
-    """Scores with 80% of the rows at 0, like Agarwal's mixture on Adult."""
+    """Scores with 80% of the rows at 0, like Agarwal's mixture on Adult (column 0 of X is the score; the other
+    columns are the rows' other features, which make them different people: a tie is split per person)."""
 
     def predict_proba(self, X):
         p = np.asarray(X, dtype=float)[:, 0]
@@ -25,6 +26,7 @@ def test_ties_at_the_cut_are_broken_by_the_seed_so_that_the_rate_is_met():
     rng = np.random.default_rng(0)
     n = 5000
     X = np.where(rng.random((n, 1)) < 0.8, 0.0, rng.choice([0.3, 0.6, 1.0], size=(n, 1)))
+    X = np.column_stack([X, rng.normal(size=n)])  # each row a person of its own
     s = rng.integers(0, 2, n)
     y = rng.integers(0, 2, n)
     cut, tie = cut_with_ties(X[:, 0], 0.30)
@@ -34,6 +36,9 @@ def test_ties_at_the_cut_are_broken_by_the_seed_so_that_the_rate_is_met():
     for g in (0, 1):
         assert pred[s == g].mean() == pytest.approx(0.30, abs=0.02)
     np.testing.assert_array_equal(pred, d.decide(_Tied(), X, s))  # the same draws every time
+    np.testing.assert_array_equal(pred[::-1], d.decide(_Tied(), X[::-1], s[::-1]))  # and for each person in any order
+    twin = d.decide(_Tied(), np.vstack([X[:1], X[:1]]), np.repeat(s[:1], 2))
+    assert twin[0] == twin[1] == pred[0]  # the same person, the same decision
     assert FittedDecision.from_dict(d.to_dict()) == d
     over = fit_decision("overall-rate", _Tied(), X, y, s, [0.3, 0.3], 0.30, seed=1)
     assert over.decide(_Tied(), X).mean() == pytest.approx(0.30, abs=0.02)
@@ -48,11 +53,11 @@ def test_a_missed_target_is_said_in_one_line_naming_the_group_the_rate_and_why()
             p = np.full(len(X), 0.4)
             return np.column_stack([1 - p, p])
 
-    X, s, y = np.zeros((40, 1)), np.zeros(40, int), (np.arange(40) < 10).astype(int)
-    d = fit_decision("group-rates", Constant(), X, y, s, [0.5], 0.5, seed=0)
+    X, s, y = np.arange(40.0)[:, None], np.zeros(40, int), (np.arange(40) < 10).astype(int)  # 40 people
+    d = fit_decision("group-rates", Constant(), X, y, s, [0.5], 0.5, seed=3)  # ties met only in expectation
     r = check_reached(d, Constant(), X, y, s, [0.5], 0.5, group_names=["Female"])
     assert r.reached is False
-    assert "Female at positive rate 0.325 against its target 0.500 (its scores take a single value)" in r.note
+    assert "Female at positive rate 0.375 against its target 0.500 (its scores take a single value)" in r.note
     assert check_reached(FittedDecision(), Constant(), X, y, s, [0.5], 0.5).reached is None  # the paper's rule
 
 

@@ -372,6 +372,9 @@ class ScoresRawTables:
             if s_values is None:
                 s_values = _values_in_names(self.spec, self.group_names)
             checked.notes.extend(check_groups(df, self.spec, self.group_names, s_values))
+        decision = getattr(self, "decision", None) or FittedDecision()
+        if getattr(self.estimator, "row_draws_", True) is False or (any(decision.ties) and not decision.row_draws):
+            checked.notes.append(DRAWN_BY_POSITION)
         return checked
 
     def scoring_notes(self, df: pd.DataFrame) -> list[str]:
@@ -436,6 +439,11 @@ def _values_in_names(spec, group_names):
         return None
     prefix = f"{spec.s_column} = "
     return [v for n in names for v in (n[len(prefix):] if n.startswith(prefix) else n).split(", ")]
+
+
+DRAWN_BY_POSITION = ("This model file was written before randomised decisions were drawn per person: a row's "
+                     "decision still depends on its position in the table, as it did. Train the model again for "
+                     "decisions that are the same for the same person in any file.")
 
 
 def _warn(notes) -> None:

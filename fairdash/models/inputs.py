@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import FairDashError
+from ..target.decision import row_draws
 
 
 class BinaryClassifierMixin:
@@ -93,13 +94,19 @@ def labels(est, positive: np.ndarray) -> np.ndarray:
     return est.classes_[np.asarray(positive, dtype=bool).astype(np.int64)]
 
 
-def randomised_labels(est, p1, seed) -> np.ndarray:
-    """A randomised classifier's decisions, as fairlearn's ``predict(random_state=seed)``: each row positive with
-    its probability ``p1``, drawn per position in the batch from ``seed`` (scikit-learn's ``check_random_state``)."""
+def randomised_labels(est, p1, seed, X=None) -> np.ndarray:
+    """A randomised classifier's decisions: each row positive with its probability ``p1``. With the rows' features
+    ``X``, each row's draw comes from the row itself (``target.decision.row_draws``), so the same row gets the
+    same decision in any order, batch or file; without, as fairlearn's ``predict(random_state=seed)``, per position in the batch
+    from ``seed`` (scikit-learn's ``check_random_state``: the baselines that reproduce fairlearn, and model files
+    written before draws were per row)."""
     from sklearn.utils import check_random_state
 
     p1 = np.asarray(p1)
-    return labels(est, p1 >= check_random_state(seed).rand(len(p1)))
+    u = row_draws(X, seed) if X is not None else check_random_state(seed).rand(len(p1))
+    return labels(est, p1 >= u)
+
+
 
 
 # --------------------------------------------------------------------------------------------------

@@ -106,8 +106,11 @@ class TargetReduction(AgarwalReduction):
     resolved on the training rows (``target.rate_targets(y, s)``: each group's target positive rate under
     demographic parity, each group's target TPR under equality of opportunity). The result is the same
     randomised mixture of logistic regressions as :class:`~fairdash.models.baselines.AgarwalReduction`'s,
-    stored and predicted the same way: ``predict_proba`` the mixture's probability of a positive, ``predict``
-    a draw from ``RandomState(seed)`` (``seed`` ``None`` draws from seed 0), never from global state.
+    stored the same way: ``predict_proba`` the mixture's probability of a positive; ``predict`` a draw per row
+    from the row itself and ``seed`` (``inputs.row_draws``: the same person gets the same decision in any order,
+    batch or file, and one row scored alone lands where it does in the table), never from global state. A model
+    file written before draws were per row (``row_draws_`` false) keeps drawing by position in the batch, as it
+    did.
 
     Needs from ``s``: every training row's group (fit time only); ``predict`` never takes it.
 
@@ -145,6 +148,9 @@ class TargetReduction(AgarwalReduction):
         The single ``PR_t`` of the target (``None`` for explicit TPR/TNR targets).
     train_rates_ : ndarray of shape (n_groups,)
         Each group's rate under the mixture's probabilities on the training rows.
+    row_draws_ : bool
+        Whether ``predict`` draws each row's decision from the row itself (every fit; ``False`` only for a
+        model file written before, which draws by position in the batch).
     coefs_, intercepts_, weights_, best_gap_, n_oracle_calls_, last_iter_, n_iter_, device_
         As :class:`~fairdash.models.baselines.AgarwalReduction`'s.
     """
@@ -200,17 +206,21 @@ class TargetReduction(AgarwalReduction):
         moment = TargetRateMoment(self.targets_, self.tolerance, self._rate)
         moment.load_data(X, y01, sensitive_features=s)
         self.train_rates_ = moment.rates(self._positive_probs(X))
+        self.row_draws_ = True
         return self
 
     def predict(self, X) -> np.ndarray:
-        """Randomised: each row positive with the mixture's probability, drawn from ``RandomState(seed)``."""
-        return I.randomised_labels(self, self._positive_probs(X), 0 if self.seed is None else self.seed)
+        """Randomised: each row positive with the mixture's probability, drawn from the row itself and ``seed``."""
+        X = I.predict_X(self, X)
+        return I.randomised_labels(self, self._positive_probs(X), 0 if self.seed is None else self.seed,
+                                   X if self.row_draws_ else None)
 
     def get_state(self) -> dict:
         state = super().get_state()
         state["arrays"]["targets"] = self.targets_
         state["arrays"]["train_rates"] = self.train_rates_
         state["meta"]["target_rate"] = self.target_rate_
+        state["meta"]["draws"] = "row" if self.row_draws_ else "position"
         return state
 
     @classmethod
@@ -223,4 +233,5 @@ class TargetReduction(AgarwalReduction):
         m.targets_ = np.asarray(arrays["targets"], dtype=np.float64).ravel()
         m.train_rates_ = np.asarray(arrays["train_rates"], dtype=np.float64).ravel()
         m.target_rate_ = meta.get("target_rate")
+        m.row_draws_ = meta.get("draws") == "row"  # files written before draws were per row: by position
         return m

@@ -27,6 +27,33 @@ from .criteria import criterion_of_rate
 from ..errors import FairDashError
 
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser on every element (unsigned 64-bit arithmetic, wrapping)."""
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def row_draws(X, seed) -> np.ndarray:
+    """One number in ``[0, 1)`` per row of ``X``, drawn from the row itself: a 64-bit hash of its feature values
+    (their float64 bits, ``-0.0`` as ``0.0``) and of ``seed``, so a row's draw depends on nothing else (not its
+    position, the batch, the file or the machine: integer arithmetic only). Rows with the same features get the
+    same draw, and so the same decision."""
+    X = np.ascontiguousarray(np.asarray(X, dtype=np.float64) + 0.0)  # + 0.0: -0.0 becomes 0.0
+    if X.ndim != 2:
+        raise FairDashError("The feature matrix must be two-dimensional (rows x features).")
+    bits = X.view(np.uint64)
+    with np.errstate(over="ignore"):
+        h = _mix(np.full(X.shape[0], np.uint64(int(seed or 0) % 2**64) * _GOLDEN + _GOLDEN, dtype=np.uint64))
+        for j in range(X.shape[1]):
+            h = _mix((h ^ bits[:, j]) + _GOLDEN)
+    return (h >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)
+
+
 PAPER_RULE = "threshold"  # the paper's rule (the model's own decision), the default of every target and run
 POST_PROCESSING = "post-processing"  # the rule of a model that decides by its own per-group thresholds
 
@@ -185,13 +212,16 @@ class FittedDecision:
     one for ``overall-rate``, one per group for ``group-rates``. Positive when the score is above the
     cut (the row's group's cut for ``group-rates``). ``ties``: per cut, ``()`` or ``(v, q)`` where a block
     of tied scores straddled it (:func:`cut_with_ties`): a row scoring exactly ``v`` is then positive with
-    probability ``q``, drawn from ``RandomState(seed)`` (row ``i`` of the batch gets draw ``i``, as
-    Agarwal et al.'s randomised predictions do), so that the rule meets its rate despite the ties."""
+    probability ``q``, drawn from the row itself and ``seed`` (``models.inputs.row_draws``: the same person
+    gets the same decision in any order, batch or file), so that the rule meets its rate despite the ties.
+    ``row_draws`` false: a model file written before, whose row ``i`` of a batch gets draw ``i`` of
+    ``RandomState(seed)``, as it did."""
 
     rule: str = PAPER_RULE
     cuts: tuple = ()
     ties: tuple = ()
     seed: int = 0
+    row_draws: bool = True
 
     @property
     def needs_s(self) -> bool:
@@ -206,18 +236,18 @@ class FittedDecision:
             return np.asarray(estimator.predict(X)).astype(int)
         scores = np.asarray(estimator.predict_proba(X))[:, 1]
         if rule.cuts == "overall":
-            return self._with_ties(scores, scores > self.cuts[0], np.zeros(len(scores), dtype=int))
+            return self._with_ties(scores, scores > self.cuts[0], np.zeros(len(scores), dtype=int), X)
         s = _groups(s, len(scores), rule)
         if s.size and s.max() >= len(self.cuts):
             raise FairDashError(f"A row belongs to group {int(s.max())}, but the rule has cuts for "
                                 f"{len(self.cuts)} groups.")
-        return self._with_ties(scores, scores > np.asarray(self.cuts, dtype=float)[s], s)
+        return self._with_ties(scores, scores > np.asarray(self.cuts, dtype=float)[s], s, X)
 
-    def _with_ties(self, scores, above, which) -> np.ndarray:
-        """``above``, with the rows on a tied cut drawn positive with the tie's probability (seeded)."""
+    def _with_ties(self, scores, above, which, X) -> np.ndarray:
+        """``above``, with the rows on a tied cut drawn positive with the tie's probability (per row, seeded)."""
         pred = np.asarray(above, dtype=bool).copy()
         if any(self.ties):
-            u = np.random.RandomState(self.seed).rand(len(scores))
+            u = row_draws(X, self.seed) if self.row_draws else np.random.RandomState(self.seed).rand(len(scores))
             for j, tie in enumerate(self.ties):
                 if tie:
                     on = (which == j) & (scores == tie[0])
@@ -227,7 +257,8 @@ class FittedDecision:
     def to_dict(self) -> dict:
         d = {"rule": self.rule, "cuts": [float(c) for c in self.cuts]}
         if any(self.ties):
-            d.update(ties=[list(map(float, t)) if t else [] for t in self.ties], seed=int(self.seed))
+            d.update(ties=[list(map(float, t)) if t else [] for t in self.ties], seed=int(self.seed),
+                     draws="row" if self.row_draws else "position")
         return d
 
     @classmethod
@@ -245,7 +276,8 @@ class FittedDecision:
             raise FairDashError("The model file's decision thresholds are not numbers.") from None
         if ties and (len(ties) != len(cuts) or any(len(t) not in (0, 2) for t in ties)):
             raise FairDashError("The model file's decision ties are malformed.")
-        return cls(rule, cuts, ties, seed)
+        # ties written before draws were per row were drawn by position (without ties nothing is drawn)
+        return cls(rule, cuts, ties, seed, d.get("draws", "position" if any(ties) else "row") == "row")
 
 
 def carried_decision(estimator, decision: FittedDecision | None = None) -> FittedDecision:
