@@ -33,8 +33,8 @@ def test_ties_at_the_cut_are_broken_by_the_seed_so_that_the_rate_is_met():
     assert cut == 0.0 and tie and tie[0] == 0.0 and 0 < tie[1] < 1
     d = fit_decision("group-rates", _Tied(), X, y, s, [0.30, 0.30], 0.30, seed=7)
     pred = d.decide(_Tied(), X, s)
-    for g in (0, 1):
-        assert pred[s == g].mean() == pytest.approx(0.30, abs=0.02)
+    for g in (0, 1):  # met exactly: round(0.30 n_g) rows of each group
+        assert pred[s == g].sum() == round(0.30 * (s == g).sum())
     np.testing.assert_array_equal(pred, d.decide(_Tied(), X, s))  # the same draws every time
     np.testing.assert_array_equal(pred[::-1], d.decide(_Tied(), X[::-1], s[::-1]))  # and for each person in any order
     twin = d.decide(_Tied(), np.vstack([X[:1], X[:1]]), np.repeat(s[:1], 2))
@@ -53,11 +53,16 @@ def test_a_missed_target_is_said_in_one_line_naming_the_group_the_rate_and_why()
             p = np.full(len(X), 0.4)
             return np.column_stack([1 - p, p])
 
-    X, s, y = np.arange(40.0)[:, None], np.zeros(40, int), (np.arange(40) < 10).astype(int)  # 40 people
-    d = fit_decision("group-rates", Constant(), X, y, s, [0.5], 0.5, seed=3)  # ties met only in expectation
+    # 40 rows with the same features: one person as far as the model knows, one draw, one decision for all
+    X, s, y = np.zeros((40, 1)), np.zeros(40, int), (np.arange(40) < 10).astype(int)
+    d = fit_decision("group-rates", Constant(), X, y, s, [0.5], 0.5, seed=0)
     r = check_reached(d, Constant(), X, y, s, [0.5], 0.5, group_names=["Female"])
     assert r.reached is False
-    assert "Female at positive rate 0.375 against its target 0.500 (its scores take a single value)" in r.note
+    assert "Female at positive rate 0.000 against its target 0.500 (its scores take a single value)" in r.note
+    people = np.arange(40.0)[:, None]  # 40 different people with the same score: the tie is split exactly
+    d = fit_decision("group-rates", Constant(), people, y, s, [0.5], 0.5, seed=0)
+    assert d.decide(Constant(), people, s).sum() == 20
+    assert check_reached(d, Constant(), people, y, s, [0.5], 0.5, group_names=["Female"]).reached is True
     assert check_reached(FittedDecision(), Constant(), X, y, s, [0.5], 0.5).reached is None  # the paper's rule
 
 

@@ -191,19 +191,34 @@ def cut_for_rate(scores, rate: float) -> float:
     return float(mid) if lo <= mid < hi else float(lo)  # two neighbouring floats have no midpoint between them
 
 
-def cut_with_ties(scores, rate: float) -> tuple[float, tuple]:
+def cut_with_ties(scores, rate: float, draws=None) -> tuple[float, tuple]:
     """:func:`cut_for_rate`, with a tie at the cut broken so that the rate is met: where the k-th and the
     (k+1)-th score are equal (a block of tied scores straddles the cut), the cut is that score ``v`` and the
-    tie is ``(v, q)``: a row scoring exactly ``v`` is positive with probability ``q``, the share of the tied
-    block that the rate still needs. ``()`` where no tie straddles the cut."""
-    s = np.sort(np.asarray(scores, dtype=float))[::-1]
+    tie is ``(v, q)``: a row scoring exactly ``v`` is positive when its draw is below ``q``. ``q`` is the share
+    of the tied block that the rate still needs; with ``draws`` (each row's :func:`row_draws`, in the order of
+    ``scores``) it is placed between the tied rows' draws so that exactly the rows the rate needs fall below it,
+    and the rate is met exactly on these rows (rows with the same features share a draw, and so a decision:
+    then as near as their blocks allow).
+    ``()`` where no tie straddles the cut."""
+    scores = np.asarray(scores, dtype=float)
+    s = np.sort(scores)[::-1]
     n = s.size
     k = int(np.clip(np.rint(float(rate) * n), 0, n)) if n else 0
     if n == 0 or k in (0, n) or s[k - 1] != s[k]:
         return cut_for_rate(scores, rate), ()
     v = float(s[k - 1])
     above, tied = int((s > v).sum()), int((s == v).sum())
-    return v, (v, (k - above) / tied)
+    need = k - above  # 0 < need < tied: the block straddles the cut
+    if draws is None:
+        return v, (v, need / tied)
+    # the draw below which as many tied rows fall as the rate needs; rows with the same features share a draw, so
+    # the nearest count a threshold between distinct draws can give
+    values, counts = np.unique(np.asarray(draws, dtype=float)[scores == v], return_counts=True)
+    below = np.concatenate([[0], np.cumsum(counts)])  # below[i]: tied rows whose draw is under values[i]
+    i = int(np.argmin(np.abs(below - need)))
+    if i == values.size:
+        return v, (v, 1.0)
+    return v, (v, float(values[i] if i == 0 else values[i - 1] + (values[i] - values[i - 1]) / 2.0))
 
 
 @dataclass(frozen=True)
@@ -306,14 +321,16 @@ def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
     positive rates; ``"tpr"``: true positive rates, counted among each group's positives); ``overall``
     is the overall target positive rate (``TargetSpec.rate_targets``), which ``overall-rate`` cuts at. A
     model that decides by its own rule (post-processing) keeps it. A block of tied scores at a cut is
-    split by a draw from ``seed`` (:func:`cut_with_ties`), so that the rule meets its rate."""
+    split by each row's draw (:func:`row_draws` with ``seed``; :func:`cut_with_ties`), so that the rule meets its
+    rate on the training rows exactly (within one row)."""
     rule = RULES[check_rule(rule)]
     if predicts_with_s(estimator) or not rule.aims_at_target:
         return carried_decision(estimator)
     scores = np.asarray(estimator.predict_proba(X))[:, 1]
     seed = 0 if seed is None else int(seed)
+    draws = row_draws(X, seed)
     if rule.cuts == "overall":
-        cut, tie = cut_with_ties(scores, overall)
+        cut, tie = cut_with_ties(scores, overall, draws)
         return FittedDecision(rule.name, (cut,), (tie,) if tie else (), seed)
     y = np.asarray(y).astype(int).ravel()
     s = np.asarray(s).astype(int).ravel()
@@ -323,7 +340,7 @@ def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
         rows = (s == g) & crit.rows(y)
         if not rows.any():
             raise FairDashError(f"Group {g} has no training rows{crit.rows_words} to choose its decision threshold on.")
-        cut, tie = cut_with_ties(scores[rows], t)
+        cut, tie = cut_with_ties(scores[rows], t, draws[rows])
         cuts.append(cut)
         ties.append(tie)
     return FittedDecision(rule.name, tuple(cuts), tuple(ties) if any(ties) else (), seed)
