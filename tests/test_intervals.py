@@ -91,3 +91,18 @@ def test_the_price_carries_the_interval_of_its_splits_prices(compas_task):
     assert ("cannot tell" in said) == (row["price_lo"] <= 0 <= row["price_hi"])
     one = price_sentences(exp.results[exp.results["seed"] == 0], "race")[0]
     assert "one split, so no interval yet" in one or "No rule" in one
+
+
+def test_the_report_gives_each_group_s_error_rates_with_intervals_harmful_error_first(compas_task):
+    from fairdash.report.content import error_rates_table
+
+    exp = run_experiment(compas_task, ["fair-lr"], [0.401], [0], target=make_target_spec("dp"))
+    s = summarize(exp.results, by=("model", "label", "target_rate"))
+    rearrest = error_rates_table(s, compas_task.group_names, favourable=False)  # a positive label is unfavourable
+    assert rearrest["headers"][2:] == ["wrongly flagged (FPR)", "wrongly passed over (FNR)", "precision"]
+    row = exp.results.iloc[0]
+    first = rearrest["rows"][0]
+    assert first[1] == compas_task.group_names[0]
+    assert first[2] == f"{row['pop_fpr_0']:.3f} ({row['pop_fpr_0_lo']:.3f} to {row['pop_fpr_0_hi']:.3f})"
+    loan = error_rates_table(s, compas_task.group_names, favourable=True)
+    assert loan["headers"][2] == "wrongly passed over (FNR)"
