@@ -17,7 +17,8 @@ from ..figures.plot_style import RUN
 from ..work.runs import side_by_side
 from ..evaluation.blindness import LAND_TOLERANCE, has_both_sides, price_sentences
 from ..evaluation.gaps import ceiling_table, moved_away_summary
-from ..evaluation.metrics import result_notes
+from ..evaluation.metrics import error_rates_frame, result_notes
+from ..data.meaning import label_favourable
 from ..files.results_file import to_file
 from ..target.target_spec import criterion_info
 from ..report import report_for_runs
@@ -229,6 +230,23 @@ def results_table(results, summary, criterion: str, *, population: bool, where: 
     c2.download_button("Download summary (CSV, mean and std)", ui.csv_bytes(summary), "fairdash_summary.csv",
                        "text/csv", key="download_summary_csv")
     thin_warnings(runs)
+
+
+def error_rates(summary, runs) -> None:
+    """Each group's error rates on the population with their 95% intervals, the harmful error first
+    (:func:`fairdash.evaluation.metrics.error_rates_frame`), for runs of one task."""
+    if not same_task(runs):
+        return
+    task = runs[0].task
+    frame = error_rates_frame(summary, task.group_names, "pop_", label_favourable(task.spec)[0])
+    if frame is None:
+        return
+    st.subheader("Error rates per group")
+    st.caption("On the population. Mean over repeats with its 95% interval (one repeat: a bootstrap of the test rows, "
+               "stratified by group; several: Student's t over the repeats). FPR: people with a negative label given a "
+               "positive decision; FNR: people with a positive label given a negative one; precision: the share of "
+               "positive decisions that were right.")
+    st.dataframe(frame, hide_index=True, key="compare_error_rates")
 
 
 def thin_warnings(runs) -> None:

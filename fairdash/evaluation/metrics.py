@@ -109,6 +109,35 @@ def summarize(results: pd.DataFrame, by=("model", "target_rate"), metrics=None) 
     return out[cols].reset_index()
 
 
+def with_interval(r, column: str) -> str:
+    """A summary row's mean with its 95% interval: ``0.149 (0.121 to 0.180)``; the mean alone where it has none,
+    ``n/a`` where it is undefined."""
+    m, lo, hi = (r.get(f"{column}{k}", np.nan) for k in ("_mean", "_lo", "_hi"))
+    if m is None or not np.isfinite(m):
+        return "n/a"
+    return f"{m:.3f} ({lo:.3f} to {hi:.3f})" if np.isfinite(lo) and np.isfinite(hi) else f"{m:.3f}"
+
+
+ERROR_WORDS = {"fpr": "wrongly flagged (FPR)", "fnr": "wrongly passed over (FNR)", "precision": "precision"}
+
+
+def error_rates_frame(summary: pd.DataFrame, group_names, prefix: str = "pop_", favourable: bool = True):
+    """Each model's error rates per group from a summary over repeats (:func:`summarize`), with their 95%
+    intervals: who is wrongly flagged (FPR), wrongly passed over (FNR), and how often a positive decision is right
+    (precision); one row per (model, group). The harmful error leads: the wrongly passed over where a positive
+    label is favourable (a loan refused), the wrongly flagged where it is not (a rearrest predicted). ``None``
+    where the summary has no error rates."""
+    order = ("fnr", "fpr", "precision") if favourable else ("fpr", "fnr", "precision")
+    if f"{prefix}{order[0]}_0_mean" not in summary.columns:
+        return None
+    rows = []
+    for _, r in summary.iterrows():
+        for j, g in enumerate(map(str, group_names)):
+            if f"{prefix}{order[0]}_{j}_mean" in summary.columns:
+                rows.append([str(r.get("label", r["model"])), g] + [with_interval(r, f"{prefix}{m}_{j}") for m in order])
+    return pd.DataFrame(rows, columns=["model", "group"] + [ERROR_WORDS[m] for m in order])
+
+
 def format_mean_std(mean: float, std: float, digits: int = 3, repeats: int | None = None) -> str:
     """``0.874 ± 0.009``; the mean alone where there is no spread to show (one repeat, or no std); an
     undefined value shows as ``n/a``."""

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..evaluation.blindness import price_sentences
 from ..evaluation.gaps import ceiling_verdict, moved_away_summary
-from ..evaluation.metrics import format_mean_std, result_notes, summarize
+from ..evaluation.metrics import error_rates_frame, format_mean_std, result_notes, summarize
 from ..target.target_spec import criterion_info
 from ..data.meaning import ASSUMED, WORDS, disadvantaged_sentence, label_favourable
 from ..target.targets import disadvantaged_group
@@ -330,29 +330,12 @@ def with_worst_groups(summary: pd.DataFrame, results: pd.DataFrame, by) -> pd.Da
     return out
 
 
-def _with_interval(r, k) -> str:
-    """A mean with its 95% interval: ``0.149 (0.121 to 0.180)``; the mean alone where it has none."""
-    m, lo, hi = r.get(f"{k}_mean", np.nan), r.get(f"{k}_lo", np.nan), r.get(f"{k}_hi", np.nan)
-    if not np.isfinite(m):
-        return "n/a"
-    return f"{m:.3f} ({lo:.3f} to {hi:.3f})" if np.isfinite(lo) and np.isfinite(hi) else f"{m:.3f}"
-
-
 def error_rates_table(summary: pd.DataFrame, group_names, prefix: str = "pop_", favourable: bool = True) -> dict | None:
-    """Each model's error rates per group, with their 95% intervals: who is wrongly flagged (FPR), wrongly passed
-    over (FNR), and how often a positive decision is right (precision). The harmful error leads: the wrongly
-    passed over where a positive label is favourable (a loan refused), the wrongly flagged where it is not (a
-    rearrest predicted)."""
-    order = ("fnr", "fpr", "precision") if favourable else ("fpr", "fnr", "precision")
-    words = {"fpr": "wrongly flagged (FPR)", "fnr": "wrongly passed over (FNR)", "precision": "precision"}
-    if f"{prefix}{order[0]}_0_mean" not in summary.columns:
+    """:func:`fairdash.evaluation.metrics.error_rates_frame` as a report table."""
+    frame = error_rates_frame(summary, group_names, prefix, favourable)
+    if frame is None:
         return None
-    rows = []
-    for _, r in summary.iterrows():
-        for j, g in enumerate(map(str, group_names)):
-            if f"{prefix}{order[0]}_{j}_mean" in summary.columns:
-                rows.append([r.get("label", r["model"]), g] + [_with_interval(r, f"{prefix}{m}_{j}") for m in order])
-    return table(["model", "group"] + [words[m] for m in order], rows, num_cols=range(2, 2 + len(order)))
+    return table(list(frame.columns), frame.values.tolist(), num_cols=range(2, frame.shape[1]))
 
 
 def section_results(summary: pd.DataFrame, criterion: str, group_names, results: pd.DataFrame,
