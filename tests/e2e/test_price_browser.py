@@ -34,6 +34,7 @@ def test_compare_prices_deciding_without_sex(page, app_url, st_ui, server_log):
     main = st_ui.main_text(page)
     assert "The price of deciding without s" in main
     assert "Deciding without sex costs" in main and "at PR_t 0.30 on this table" in main, main[-3000:]
+    assert "Error rates per group" in main and "95% interval" in main  # each group's FNR, FPR, precision
     frontier = page.locator(".st-key-fig_frontier_0")
     expect(frontier).to_have_count(1)
     _shot(page, st_ui, "compare_price_of_blindness", ".st-key-price_of_blindness_0")
@@ -48,4 +49,5 @@ def test_compare_prices_deciding_without_sex(page, app_url, st_ui, server_log):
     html = open(info.value.path(), encoding="utf-8").read()
     assert "Price of deciding without s" in html and "Deciding without sex costs" in html
     assert "Accuracy of the rules that land on the target, with and without sex" in html
+    assert "Error rates per group, on the population" in html and "wrongly passed over (FNR)" in html
     _no_exception(page, server_log)
