@@ -10,7 +10,7 @@ from .metric_table import (EVAL, INTERVAL_BOUNDS, measured_across_groups, measur
                            per_group_metric, share)
 from .metric_table import summarized_columns
 
-__all__ = ["min_over_max"]  # the fairness ratio's home is the metric table; read here by its older callers
+# min_over_max: the fairness ratio, whose home is the metric table, is read from here by its older callers
 
 
 def one_class_note(y_pred, s, n_groups: int, group_names=None) -> str:
