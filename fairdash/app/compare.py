@@ -144,8 +144,9 @@ def accuracy_and_target(accuracy_figure, results, criterion: str, *, population:
             st.plotly_chart(plots.target_view(results, criterion, population=population, group_names=names,
                                               highlight_target=highlight, title="Each group's rate against its target"
                                               + on), key="fig_target", config=CHART)
-            st.caption("Each point is one model's rate for one group (mean over repeats), the dashed line that "
-                       "group's target; the number beside it is the gap, rate minus target (negative: short of it).")
+            st.caption("Each point is one model's rate for one group (mean over repeats), its bar the 95% interval, "
+                       "the dashed line that group's target; the number beside it is the gap, rate minus target "
+                       "(negative: short of it).")
         else:
             st.caption(no_view)
     for note in result_notes(results):

@@ -21,7 +21,8 @@ import plotly.graph_objects as go
 from .plot_style import GRID, LAYOUT, TEXT, figure, label_styles, marker, run_numbers, scatter, text_font
 from ..target.target_spec import criterion_info
 from ..evaluation.metrics import format_mean_std
-from ..evaluation.metric_table import EVAL, POP, TRAIN, column_of
+from ..evaluation.intervals import interval_of_mean
+from ..evaluation.metric_table import EVAL, INTERVAL_BOUNDS, POP, TRAIN, column_of
 
 TARGET_LINE_NAME = "each group's target"
 NO_TARGET_COLUMNS = ("These runs were trained before FairDash recorded each group's target, so there is no target "
@@ -104,8 +105,13 @@ def _points(df: pd.DataFrame, groups: list[int], metric: str, where: str) -> pd.
             gap = rate - target  # the recorded gap where there is one (it may come from finer cells)
             if gap_col in g.columns:
                 gap = pd.to_numeric(g[gap_col], errors="coerce").fillna(gap)
+            if rate.notna().sum() > 1:  # the mean's 95% interval over the repeats (evaluation.intervals)
+                lo, hi = interval_of_mean(rate, within=(0.0, 1.0))
+            else:  # one repeat: its own bootstrap interval, where the results carry it
+                lo, hi = (float(pd.to_numeric(g[rate_col + b], errors="coerce").mean()) if rate_col + b in g.columns
+                          else np.nan for b in INTERVAL_BOUNDS)
             rows.append({"label": str(label), "target_rate": t, "group": j, "rate": float(rate.mean()),
-                         "std": float(rate.std(ddof=1)) if rate.notna().sum() > 1 else 0.0,
+                         "std": float(rate.std(ddof=1)) if rate.notna().sum() > 1 else 0.0, "lo": lo, "hi": hi,
                          "target": float(target.mean()) if target.notna().any() else np.nan,
                          "gap": float(gap.mean()) if gap.notna().any() else np.nan,
                          "repeats": int(rate.notna().sum()), "own_target": bool(target.notna().any())})
@@ -127,7 +133,8 @@ def target_view(results: pd.DataFrame, criterion: str = "dp", *, population: boo
                 highlight_target=None, title: str | None = None) -> go.Figure:
     """Each group's rate (x) for each model and run (one row each, grouped by group) against that group's
     target (a vertical line), with the signed gap (rate - target, e.g. ``-0.142``) written beside the
-    point, on the side away from the target line. With repeats each point is the mean (± std).
+    point, on the side away from the target line. With repeats each point is the mean. Its bar is the 95%
+    interval (``evaluation.intervals``: Student's t over the repeats, or one repeat's bootstrap interval).
 
     ``results``: the tidy results rows with the ``target_<g>`` and gap columns (a figure with a message
     where they are missing: see :func:`target_view_note`). ``population``: the population's rates
@@ -166,10 +173,12 @@ def target_view(results: pd.DataFrame, criterion: str = "dp", *, population: boo
             x=p["rate"].tolist(), y=p["y"].tolist(), mode="markers+text", name=html.escape(label), cliponaxis=False,
             marker=marker(styles[label], size=12), text=gap_text, textfont=text_font(12),
             textposition=["middle left" if np.isfinite(v) and v < 0 else "middle right" for v in p["gap"]],
-            error_x=dict(type="data", array=p["std"].tolist(), visible=repeats > 1, thickness=1),
-            customdata=[_hover(label, names[j], r, t, v, k, own)
-                        for j, r, t, v, k, own in zip(p["group"], p["rate"], p["target"], p["gap"], p["repeats"],
-                                                      p["own_target"])],
+            error_x=dict(type="data", symmetric=False, array=(p["hi"] - p["rate"]).clip(lower=0).fillna(0).tolist(),
+                         arrayminus=(p["rate"] - p["lo"]).clip(lower=0).fillna(0).tolist(),
+                         visible=bool(p["lo"].notna().any()), thickness=1),
+            customdata=[_hover(label, names[j], r, t, v, k, own, a, b)
+                        for j, r, t, v, k, own, a, b in zip(p["group"], p["rate"], p["target"], p["gap"], p["repeats"],
+                                                            p["own_target"], p["lo"], p["hi"])],
             hovertemplate="%{customdata}<extra></extra>"))
     ys = sorted(pts["y"].unique())
     xs = np.concatenate([pts["rate"].to_numpy(float), pts["target"].dropna().to_numpy(float)])
@@ -188,11 +197,12 @@ def target_view(results: pd.DataFrame, criterion: str = "dp", *, population: boo
     return figure(traces, layout)
 
 
-def _hover(label, group, rate, target, gap, repeats, own) -> str:
+def _hover(label, group, rate, target, gap, repeats, own, lo=np.nan, hi=np.nan) -> str:
     t = f"target {target:.3f}" + ("" if own else " (its group's target in this figure)") if np.isfinite(target) \
         else "no target"
     g = f"gap {gap:+.3f}" if np.isfinite(gap) else "no gap"
-    return f"{html.escape(label)}<br>{group}: rate {rate:.3f}<br>{t}<br>{g}<br>repeats {repeats}"
+    ci = f" (95%: {lo:.3f} to {hi:.3f})" if np.isfinite(lo) and np.isfinite(hi) else ""
+    return f"{html.escape(label)}<br>{group}: rate {rate:.3f}{ci}<br>{t}<br>{g}<br>repeats {repeats}"
 
 
 def _target_lines(pts: pd.DataFrame, names: dict) -> dict:
