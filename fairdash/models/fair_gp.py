@@ -32,7 +32,7 @@ from . import inputs as I
 from . import likelihood as L
 from . import params as P
 from .state import make_state
-from ..device import resolve_device, torch_generator, training_dtype
+from ..device import resolve_device, torch_generator, torch_threads, training_dtype
 from ..progress import as_progress
 
 MAX_INDUCING = 2000
@@ -355,7 +355,9 @@ class _SVGPFit(L.FairModelBase):
         if getattr(self, "_predictor", None) is None:
             self._build_predictor()
         mus, vs = [], []
-        with torch.no_grad(), gpytorch.settings.fast_pred_var(False):
+        # on one thread: the same sums in the same order in any process, however busy the machine (a thread count
+        # chosen by load moved FairGP's float64 probabilities by 2e-9 between two processes)
+        with torch_threads(1), torch.no_grad(), gpytorch.settings.fast_pred_var(False):
             for i in range(0, X.shape[0], batch):
                 f = self._predictor(torch.tensor(X[i:i + batch]))
                 mus.append(f.mean.numpy())
