@@ -261,12 +261,18 @@ class FittedDecision:
     def _with_ties(self, scores, above, which, X) -> np.ndarray:
         """``above``, with the rows on a tied cut drawn positive with the tie's probability (per row, seeded)."""
         pred = np.asarray(above, dtype=bool).copy()
-        if any(self.ties):
-            u = row_draws(X, self.seed) if self.row_draws else np.random.RandomState(self.seed).rand(len(scores))
-            for j, tie in enumerate(self.ties):
-                if tie:
-                    on = (which == j) & (scores == tie[0])
-                    pred[on] = u[on] < tie[1]
+        if not any(self.ties):
+            return pred.astype(int)
+        on = [(which == j) & (scores == tie[0]) if tie else None for j, tie in enumerate(self.ties)]
+        tied = np.logical_or.reduce([m for m in on if m is not None])
+        u = np.full(len(scores), np.nan)
+        if self.row_draws:  # a row's draw depends on the row alone: hash only the rows on a tie
+            u[tied] = row_draws(np.asarray(X)[tied], self.seed)
+        else:
+            u = np.random.RandomState(self.seed).rand(len(scores))
+        for m, tie in zip(on, self.ties):
+            if m is not None:
+                pred[m] = u[m] < tie[1]
         return pred.astype(int)
 
     def to_dict(self) -> dict:
