@@ -90,7 +90,7 @@ def test_the_price_carries_the_interval_of_its_splits_prices(compas_task):
     assert f"95% interval {100 * row['price_lo']:.1f} to {100 * row['price_hi']:.1f} points" in said
     assert ("cannot tell" in said) == (row["price_lo"] <= 0 <= row["price_hi"])
     one = price_sentences(exp.results[exp.results["seed"] == 0], "race")[0]
-    assert "one split, so no interval yet" in one or "No rule" in one
+    assert "a bootstrap of the test rows, stratified by group and paired across the two rules" in one or "No rule" in one
 
 
 def test_the_report_gives_each_group_s_error_rates_with_intervals_harmful_error_first(compas_task):

@@ -239,19 +239,21 @@ def test_a_report_of_several_runs_prices_deciding_without_s_and_refuses_two_task
 
     from fairdash.errors import FairDashError
     from fairdash.work.experiments import run_experiment
+    from fairdash.work.runs import rows_together
     from fairdash.report import report_for_runs
     from fairdash.files.run_spec import RunSpec
     from fairdash.target.target_spec import make_target_spec
 
     def run(task, model, decision, data_name):
         target = make_target_spec("dp", 0.30, decision=decision)
-        res = run_experiment(task, [model], target_rates=[0.30], seeds=[0], target=target).results
+        exp = run_experiment(task, [model], target_rates=[0.30], seeds=[0], target=target, price=True)
         spec = RunSpec(data=data_name, task=task.spec, target=target, models=(model,), target_rates=(0.30,),
                        seeds=(0,), group_names=task.group_names)
-        return SimpleNamespace(task=task, results=res, spec=spec, data_name=data_name, data_description="")
+        return SimpleNamespace(task=task, results=exp.results, spec=spec, data_name=data_name, data_description="",
+                               sides=exp.sides)
 
     with_s, blind = run(adult_task, "lr", "group-rates", "adult"), run(adult_task, "target-reduction", "threshold", "adult")
-    html = report_for_runs([with_s, blind])
+    html = report_for_runs([with_s, blind], rows_together([with_s, blind]))
     assert "Price of deciding without s" in html and "Deciding without sex costs" in html
     assert "Accuracy of the rules that land on the target, with and without sex" in html
     with pytest.raises(FairDashError, match="different tables or tasks"):

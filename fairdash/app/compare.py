@@ -14,8 +14,8 @@ from . import state, tables, target_state, ui
 from ..analysis.rates import evaluation_rates
 from ..evaluation.metrics import summarize
 from ..figures.plot_style import RUN
-from ..work.runs import side_by_side
-from ..evaluation.blindness import LAND_TOLERANCE, has_both_sides, price_sentences
+from ..work.runs import rows_together, side_by_side
+from ..evaluation.blindness import has_both_sides, land_words, price_sentences
 from ..evaluation.gaps import ceiling_table, moved_away_summary
 from ..evaluation.metrics import error_rates_frame, result_notes
 from ..data.meaning import label_favourable
@@ -31,8 +31,14 @@ VIEWS = {"population": "The population (ordinary test set)", "balanced": "The pa
 
 def results_of(runs):
     """The shown runs' results rows together (:func:`fairdash.work.runs.side_by_side`: each row's run as data,
-    its label in words)."""
-    return side_by_side(runs)
+    its label in words, priced together), computed once for a choice of runs (pricing runs of one task together
+    fits the rules that use s)."""
+    key = tuple((r.number, r.created) for r in runs)
+    kept = st.session_state.get(state.COMPARE_ROWS)
+    if kept is None or kept.key != key:
+        kept = state.Keyed(key, side_by_side(runs))
+        st.session_state[state.COMPARE_ROWS] = kept
+    return kept.value.copy()
 
 
 def kept_runs(chosen, history) -> list:
@@ -187,8 +193,7 @@ def price_of_blindness(runs, results) -> None:
             box.text(sentence)
         box.plotly_chart(plots.frontier_figure(res, s_name=html.escape(str(s_name))), key=f"fig_frontier_{number or 0}",
                          config=CHART)
-        box.caption("Each line is one rule that lands on the target (every group's mean population rate within "
-                    f"{LAND_TOLERANCE:.2f} of its target); solid lines decide with s, dashed ones without. The paper's "
+        box.caption(f"Each line is one rule that lands on the target ({land_words('mean population rate')}); solid lines decide with s, dashed ones without. The paper's "
                     "rule (FairLR at 1/2) is drawn beside them with its worst gap, whether it lands or not.")
 
 
@@ -203,7 +208,7 @@ def report_of_runs(runs) -> None:
     if st.button("Build a report of these runs", key="build_compare_report",
                  help="One HTML page of the runs shown here, side by side (the Export page has each run's own)."):
         with ui.guard("The report could not be built: "):
-            st.session_state[REPORT_KEY] = state.ComparedReport(shown, report_for_runs(runs))
+            st.session_state[REPORT_KEY] = state.ComparedReport(shown, report_for_runs(runs, rows_together(runs)))
     rep = st.session_state.get(REPORT_KEY)
     if rep is not None and rep.shown == shown:
         st.download_button("Download the report of these runs (HTML)", rep.html.encode("utf-8"),

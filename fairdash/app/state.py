@@ -46,6 +46,7 @@ RUN = "fd_run"  # the latest run
 FIT_CACHE = "fd_fit_cache"
 REPORT_HTML = "fd_report_html"  # ReportHtml: the Export page's report
 COMPARE_REPORT = "fd_compare_report"  # ComparedReport: the Compare page's report
+COMPARE_ROWS = "_fd_compare_rows"  # Keyed(the shown runs, their rows priced together): pricing fits models once
 JOB_NOTE = "fd_job_note"  # JobNote of a failed or cancelled job, in the sidebar until dismissed
 JOB_OUTCOME = "fd_job_outcome"  # JobNote of the job collected in this script run
 

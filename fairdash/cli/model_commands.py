@@ -19,7 +19,7 @@ from .options import (decisions_from_args, label_line, load_task_and_table, mode
 from .. import data
 from ..analysis.proxies import leak_text, task_leaks
 from ..data import split_arrays
-from ..evaluation.blindness import PRICE_COLUMNS, add_price_columns, price_sentence, price_sentences, price_table
+from ..evaluation.blindness import PRICE_COLUMNS, PRICE_HI, PRICE_LO, RULES, price_sentence, price_sentences, price_table
 from ..evaluation.gaps import REFERENCE_MODEL, moved_away_summary, sampling_noise_sentence
 from ..evaluation.thin import thin_notes
 from ..files.export import load_model, results_csv, save_model
@@ -29,7 +29,7 @@ from ..models.registry import PAPER_MODELS, model_info
 from ..report import build_report_from_sweep
 from ..target.decision import PAPER_RULE, WITH_S_RULE, rule_info
 from ..target.target_spec import criterion_info
-from ..work.experiments import run_experiment
+from ..work.experiments import priced, run_experiment
 from ..work.fit_cache import FitCache
 
 def printed_metrics(group_names) -> list[tuple[str, str]]:
@@ -152,12 +152,13 @@ def _cmd_train(args) -> int:
     models = [args.model] + ([REFERENCE_MODEL] if model_info(args.model).criteria else [])
     exp = run_experiment(task, models, [None], [args.seed], target=spec, device=args.device, cache=_cache(args),
                          options=model_options(args, models), progress=None if args.json else _stderr_progress(),
-                         keep_models=True, only_serving=False)
+                         keep_models=True, only_serving=False,
+                         price=spec.decision_rule.needs_s or args.model == "target-reduction")
     row = exp.results.iloc[0]
     trained = next(m for (name, _, _), m in exp.models.items() if name == args.model)
     moved = moved_away_summary(exp.results,
                                task.group_names)
-    price = _price_beside(args, task, spec, exp.results)
+    price = _price_beside(args, task, spec, exp)
     save_model(trained, out)
     m = trained.metrics
     result = {"model": trained.name, "label": row["label"], "target_rate": trained.target_rate,
@@ -213,12 +214,11 @@ def _cmd_train(args) -> int:
     return 0
 
 
-def _price_beside(args, task, spec, results) -> dict:
+def _price_beside(args, task, spec, exp) -> dict:
     """The price of deciding without s for ``train``: a model that lands with s (``group-rates``) is
     trained beside the target reduction (without s), the target reduction beside LR under ``group-rates``,
     on the same split; any other run has no price (empty)."""
     import pandas as pd
-
 
     if spec.decision_rule.needs_s:
         name, other = "target-reduction", spec.edited(decision=PAPER_RULE)
@@ -227,11 +227,13 @@ def _price_beside(args, task, spec, results) -> dict:
     else:
         return {}
     more = run_experiment(task, [name], [None], [args.seed], target=other, device=args.device, cache=_cache(args),
-                          only_serving=False).results
-    both = pd.concat([results, more], ignore_index=True)
-    first = add_price_columns(both).iloc[0]
+                          only_serving=False, price=True)
+    both = priced(task, pd.concat([exp.results, more.results], ignore_index=True), exp.sides + more.sides,
+                  spec.criterion, device=args.device, cache=_cache(args))
+    first = both.iloc[0]
     table = price_table(both)
-    out = {c: float(first[c]) for c in PRICE_COLUMNS}
+    out = {c: float(first[c]) for c in PRICE_COLUMNS + (PRICE_LO, PRICE_HI)}
+    out.update({c: str(first[c]) for c in RULES})
     out["price_sentence"] = price_sentence(table.iloc[0], task.spec.s_column) if len(table) else ""
     return out
 

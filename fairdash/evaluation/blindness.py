@@ -1,20 +1,17 @@
-"""The price of deciding without s (issue 26, item 2; docs/METHOD.md, "The price of deciding without s").
+"""The price of deciding without s in a results table (issue 26, item 2; issue 34; docs/METHOD.md, "The price of
+deciding without s").
 
-For one target, the accuracy of the best rule that decides **with** s and lands on the target beside the
-best rule that decides **without** s and lands on it; their difference is ``price_of_blindness`` (points
-of population accuracy, as a fraction: 0.029 is 2.9 points). A rule *lands* on the target when every
-group's population rate is within :data:`LAND_TOLERANCE` of its target (``pop_worst_gap``); over several
-repeats, when every group's *mean* rate is (a single split's small group carries a sampling error of a few
-points, which the mean over repeats averages out).
+Each split's price is measured where the fits are (:mod:`fairdash.evaluation.matched_price`: the best blind rule
+that lands on the target against the best rule that uses s, placed at the blind rule's own training rates, with a
+paired interval); this module writes it into the results rows and summarises it over the repeats.
 
-- :func:`add_price_columns`: per results row, the price on its own split (the same ``target_rate`` and
-  seed): ``pop_with_s_accuracy``, ``pop_blind_accuracy``, ``price_of_blindness`` (empty where either side has no
-  landing rule). Added only to results that hold a rule deciding with s: a table without one has nothing to
-  compare, and keeps its columns.
-- :func:`price_table`: the same over the means of the repeats, one row per target rate (the sweep
-  summary, the report, Compare).
+- :func:`add_price_columns`: per results row, its split's price (the same ``target_rate`` and seed):
+  ``pop_with_s_accuracy``, ``pop_blind_accuracy``, ``price_of_blindness`` with its interval, ``with_s_rule``,
+  ``blind_rule`` and ``price_note`` (why the split has none). Added only to results that hold a rule deciding with s.
+- :func:`price_table`: one row per target rate over the splits: the mean of the splits' prices with Student's t
+  interval (one split: its own paired interval), and each split's own price.
 - :func:`price_sentence`: one sentence, "Deciding without sex costs 2.9 points of accuracy at PR_t 0.30 on
-  this table."
+  this table ... 95% interval 1.2 to 4.6 points".
 """
 from __future__ import annotations
 
@@ -23,12 +20,16 @@ import pandas as pd
 
 from ..target.target_spec import criterion_info
 from .intervals import interval_of_mean
-from .metric_table import POP, TRAIN, column_of, groups_in
+from .matched_price import LAND_TOLERANCE, SplitPrice, land_tolerance, land_words
+from .metric_table import INTERVAL_BOUNDS, POP, TRAIN, column_of, groups_in
 
-LAND_TOLERANCE = 0.03  # a group's population rate within 3 points of its target counts as landing on it
 WITH_S, BLIND, PRICE = (column_of(n, POP) for n in ("with_s_accuracy", "blind_accuracy", "price_of_blindness"))
+PRICE_LO, PRICE_HI = (PRICE + b for b in INTERVAL_BOUNDS)
+RULES = ("with_s_rule", "blind_rule", "price_note")  # which rules each side was, and why a split has no price
 PRICE_COLUMNS = (WITH_S, BLIND, PRICE)  # measured on the population
 ACCURACY = column_of("accuracy", POP)
+__all__ = ["LAND_TOLERANCE", "land_words", "add_price_columns", "price_table", "price_sentence", "price_sentences",
+           "landing_means", "has_both_sides"]
 
 
 def _groups(results: pd.DataFrame) -> list[int]:
@@ -41,9 +42,20 @@ def _rate(results: pd.DataFrame) -> str:
 
 
 def _worst(rows: pd.DataFrame, groups, rate) -> pd.Series:
+    """The largest of the groups' |rate - target| on the population."""
     gaps = [(rows[column_of(rate, POP, g)].astype(float) - rows[column_of("target", TRAIN, g)].astype(float)).abs()
             for g in groups]
     return pd.concat(gaps, axis=1).max(axis=1, skipna=False) if gaps else pd.Series(np.nan, index=rows.index)
+
+
+def _within(rows: pd.DataFrame, groups, rate) -> pd.Series:
+    """Whether every group's rate is within its :func:`land_tolerance` of its target."""
+    ok = pd.Series(bool(groups), index=rows.index)
+    for g in groups:
+        gap = (rows[column_of(rate, POP, g)].astype(float) - rows[column_of("target", TRAIN, g)].astype(float)).abs()
+        tol = rows[column_of("target", TRAIN, g)].astype(float).map(land_tolerance)
+        ok &= gap <= tol + 1e-12
+    return ok
 
 
 def _one_rate(results: pd.DataFrame) -> pd.DataFrame:
@@ -61,32 +73,21 @@ def has_both_sides(results: pd.DataFrame | None) -> bool:
             and results["decides_with_s"].astype(bool).any() and bool(_groups(results)))
 
 
-def _best(rows: pd.DataFrame, lands: pd.Series, with_s: bool):
-    side = rows[lands & (rows["decides_with_s"].astype(bool) == with_s)]
-    if side.empty:
-        return None
-    return side.loc[side[ACCURACY].astype(float).idxmax()]
-
-
-def add_price_columns(results: pd.DataFrame) -> pd.DataFrame:
-    """``pop_with_s_accuracy``, ``pop_blind_accuracy`` and ``price_of_blindness`` on every row, compared within its
-    own split and target (``target_rate``, ``seed``); the table unchanged where no rule decides with s."""
-    if not has_both_sides(results):
+def add_price_columns(results: pd.DataFrame, prices: dict | None = None) -> pd.DataFrame:
+    """Each row with its split's price (``prices``: ``{(target_rate, seed): SplitPrice}``,
+    :func:`fairdash.evaluation.matched_price.split_prices`); the table unchanged where no rule decides with s or no
+    prices were measured (a results file keeps the columns it was written with)."""
+    if not has_both_sides(results) or prices is None:
         return results
     res = results.copy()
     at = _one_rate(res)["target_rate"]
-    groups, rate = _groups(res), _rate(res)
-    for c in PRICE_COLUMNS:
-        res[c] = np.nan
-    lands = _worst(res, groups, rate) <= LAND_TOLERANCE
-    keys = [at] + ([res["seed"]] if "seed" in res else [])
-    for _, rows in res.groupby(keys, dropna=False, sort=False):
-        with_s, blind = _best(rows, lands[rows.index], True), _best(rows, lands[rows.index], False)
-        w = np.nan if with_s is None else float(with_s[ACCURACY])
-        b = np.nan if blind is None else float(blind[ACCURACY])
-        res.loc[rows.index, WITH_S] = w
-        res.loc[rows.index, BLIND] = b
-        res.loc[rows.index, PRICE] = w - b
+    seeds = res["seed"] if "seed" in res else pd.Series(0, index=res.index)
+    got = [prices.get((t, k), SplitPrice(note="no rule of this target and split decides without s"))
+           for t, k in zip(at, seeds)]
+    for column, field in ((WITH_S, "with_s_accuracy"), (BLIND, "blind_accuracy"), (PRICE, "price"),
+                          (PRICE_LO, "price_lo"), (PRICE_HI, "price_hi"), (RULES[0], "with_s_rule"),
+                          (RULES[1], "blind_rule"), (RULES[2], "note")):
+        res[column] = [getattr(p, field) for p in got]
     return res
 
 
@@ -105,80 +106,75 @@ def landing_means(results: pd.DataFrame) -> pd.DataFrame:
     means = g[num].mean().reset_index()
     means["repeats"] = g.size().to_numpy()
     means["worst_gap"] = _worst(means, groups, rate)
-    means["lands"] = means["worst_gap"] <= LAND_TOLERANCE
+    means["lands"] = _within(means, groups, rate)
     return means
 
 
 def price_table(results: pd.DataFrame | None) -> pd.DataFrame:
-    """One row per target rate: the best landing rule with s and without s over the means of the repeats
-    (``with_s_label``, ``with_s_accuracy``, ``with_s_worst_gap``, ``blind_label``, ``blind_accuracy``,
-    ``blind_worst_gap``), ``price_of_blindness``, and ``repeats``. Empty where no rule decides with s."""
-    cols = ["target_rate", "with_s_label", "with_s_accuracy", "with_s_worst_gap", "blind_label", "blind_accuracy",
-            "blind_worst_gap", "price_of_blindness", "repeats", "price_lo", "price_hi", "price_splits"]
-    if not has_both_sides(results):
+    """One row per target rate, over its splits: ``with_s_label`` and ``blind_label`` (the rule each side was on most
+    splits), the means of ``with_s_accuracy``, ``blind_accuracy`` and ``price_of_blindness`` over the splits that have
+    a price, its 95% interval ``price_lo``/``price_hi`` (Student's t over those splits; on one split, its own paired
+    bootstrap), ``price_splits`` (how many), ``split_prices`` (each split's own price, by seed), ``notes`` (each split
+    without a price and why) and ``repeats``. Empty where no rule decides with s or no price was measured."""
+    cols = ["target_rate", "with_s_label", "with_s_accuracy", "blind_label", "blind_accuracy", "price_of_blindness",
+            "repeats", "price_lo", "price_hi", "price_splits", "split_prices", "notes"]
+    if not has_both_sides(results) or PRICE not in results:
         return pd.DataFrame(columns=cols)
-    splits = _split_prices(results)
-    means = landing_means(results)
-    lands = means["lands"]
-    if means["target_rate"].notna().any():  # plain models run once beside several targets have none to land on
-        means = means[means["target_rate"].notna()]
+    res = _one_rate(results)
+    if "seed" not in res:
+        res["seed"] = 0
+    if res["target_rate"].notna().any():
+        res = res[res["target_rate"].notna()]
     out = []
-    for t, rows in means.groupby("target_rate", dropna=False, sort=False):
-        row = {"target_rate": t, "repeats": int(rows["repeats"].max())}
-        for side, with_s in (("with_s", True), ("blind", False)):
-            best = _best(rows, lands[rows.index], with_s)
-            row[f"{side}_label"] = "" if best is None else str(best["label"])
-            row[f"{side}_accuracy"] = np.nan if best is None else float(best[ACCURACY])
-            row[f"{side}_worst_gap"] = np.nan if best is None else float(best["worst_gap"])
-        row["price_of_blindness"] = row["with_s_accuracy"] - row["blind_accuracy"]
-        own = splits.get(t, pd.Series(dtype=float)).dropna()
-        row["price_lo"], row["price_hi"] = interval_of_mean(own, within=(-1.0, 1.0))
-        row["price_splits"] = int(own.size)
+    for t, rows in res.groupby("target_rate", dropna=False, sort=False):
+        splits = rows.groupby("seed", sort=True).first()
+        has = splits[splits[PRICE].astype(float).notna()]
+        row = {"target_rate": t, "repeats": int(len(splits)), "price_splits": int(len(has)),
+               "split_prices": {int(k): float(v) for k, v in has[PRICE].items()},
+               "notes": {int(k): str(v) for k, v in splits.loc[splits[PRICE].astype(float).isna(), RULES[2]].items()}}
+        for side, column, label in (("with_s", WITH_S, RULES[0]), ("blind", BLIND, RULES[1])):
+            row[f"{side}_accuracy"] = float(has[column].astype(float).mean()) if len(has) else np.nan
+            row[f"{side}_label"] = str(has[label].mode().iloc[0]) if len(has) else ""
+        row["price_of_blindness"] = float(has[PRICE].astype(float).mean()) if len(has) else np.nan
+        if len(has) == 1:
+            row["price_lo"], row["price_hi"] = float(has[PRICE_LO].iloc[0]), float(has[PRICE_HI].iloc[0])
+        else:
+            row["price_lo"], row["price_hi"] = interval_of_mean(has[PRICE].astype(float), within=(-1.0, 1.0))
         out.append(row)
     return pd.DataFrame(out, columns=cols)
 
 
-def _split_prices(results: pd.DataFrame) -> dict:
-    """Each target rate's prices on its own splits (``add_price_columns``: each split's best landing rules with and
-    without s on that split's rows), one per seed: what the interval of the price is drawn from."""
-    res = add_price_columns(_one_rate(results))
-    if PRICE not in res:
-        return {}
-    keys = ["target_rate"] + (["seed"] if "seed" in res else [])
-    per = res.groupby(keys, dropna=False, sort=False)[PRICE].first()
-    return {t: g.droplevel(0) if isinstance(g.index, pd.MultiIndex) else g
-            for t, g in per.groupby(level=0, dropna=False, sort=False)}
+LANDS_WORDS = land_words("rate on the training rows")
 
 
 def price_sentence(row, s_name: str = "s") -> str:
-    """One sentence for one row of :func:`price_table`."""
+    """One sentence for one row of :func:`price_table`. The accuracies are said in percent to two decimals and the
+    price in points as their difference, so that the figures in the sentence add up."""
     t = row["target_rate"]
     at = f" at PR_t {_rate_text(t)}" if t is not None and np.isfinite(t) else ""
-    land = f"within {LAND_TOLERANCE:.2f} of every group's target on the population"
+    notes = row.get("notes") or {}
+    missing = "; ".join(f"split {k}: {v}" for k, v in sorted(notes.items()))
     w, b = row["with_s_accuracy"], row["blind_accuracy"]
-    if not np.isfinite(b) and not np.isfinite(w):
-        return f"No rule landed on the target{at} ({land}), with or without {s_name}."
-    if not np.isfinite(b):
-        return (f"No rule that decides without {s_name} landed on the target{at} ({land}); the best one deciding "
-                f"with {s_name} ({row['with_s_label']}) reached accuracy {w:.3f}.")
-    if not np.isfinite(w):
-        return (f"No rule that decides with {s_name} landed on the target{at} ({land}); deciding without "
-                f"{s_name} ({row['blind_label']}) reached accuracy {b:.3f}.")
-    price = 100 * (w - b)
-    detail = (f" ({row['with_s_label']} {w:.3f} with {s_name}, {row['blind_label']} {b:.3f} without; both "
-              f"{land})")
-    lo, hi, n = (row.get(k, np.nan) for k in ("price_lo", "price_hi", "price_splits"))
-    if np.isfinite(lo) and np.isfinite(hi):
-        spread = f"; 95% interval {100 * lo:.1f} to {100 * hi:.1f} points over the {int(n)} splits' own prices"
-        if lo <= 0 <= hi:
-            return (f"Deciding without {s_name} costs {price:.1f} points of accuracy{at} on this table{detail}{spread}: "
-                    f"the table cannot tell deciding with {s_name} from deciding without it at this rate.")
-        detail += spread
-    else:
-        detail += "; one split, so no interval yet (run repeats for one)"
+    if not np.isfinite(w) or not np.isfinite(b):
+        return (f"No rule that decides without {s_name} landed on the target{at} ({LANDS_WORDS}), so there is no "
+                f"price to measure" + (f" ({missing})." if missing else "."))
+    wp, bp = round(100 * w, 2), round(100 * b, 2)
+    price = round(wp - bp, 2)
+    n, repeats = int(row.get("price_splits", 1)), int(row.get("repeats", 1))
+    lo, hi = row.get("price_lo", np.nan), row.get("price_hi", np.nan)
+    how = (f"Student's t over the {n} splits' own prices" if n > 1 else
+           "a bootstrap of the test rows, stratified by group and paired across the two rules")
+    interval = (f"95% interval {100 * lo:.1f} to {100 * hi:.1f} points, {how}" if np.isfinite(lo) and np.isfinite(hi)
+                else "no interval")
+    detail = (f" (without {s_name}: {row['blind_label']}, {bp:.2f}% accurate; with {s_name}: {row['with_s_label']}, "
+              f"placed at the rates the rule without {s_name} reached on the training rows, {wp:.2f}%; {interval})")
+    gone = f" No price on {repeats - n} of the {repeats} splits: {missing}." if missing else ""
+    if np.isfinite(lo) and np.isfinite(hi) and lo <= 0 <= hi:
+        return (f"Deciding without {s_name} costs {price:.2f} points of accuracy{at} on this table{detail}: the table "
+                f"cannot tell deciding with {s_name} from deciding without it at this rate.{gone}")
     if price <= 0:
-        return f"Deciding without {s_name} costs no accuracy{at} on this table{detail}."
-    return f"Deciding without {s_name} costs {price:.1f} points of accuracy{at} on this table{detail}."
+        return f"Deciding without {s_name} costs no accuracy{at} on this table{detail}.{gone}"
+    return f"Deciding without {s_name} costs {price:.2f} points of accuracy{at} on this table{detail}.{gone}"
 
 
 def _rate_text(t: float) -> str:
@@ -187,7 +183,5 @@ def _rate_text(t: float) -> str:
 
 
 def price_sentences(results: pd.DataFrame | None, s_name: str = "s") -> list[str]:
-    """:func:`price_sentence` for every target rate of ``results`` where a rule of either side landed (none
-    where no rule decides with s)."""
-    return [price_sentence(r, s_name) for _, r in price_table(results).iterrows()
-            if np.isfinite(r["with_s_accuracy"]) or np.isfinite(r["blind_accuracy"])]
+    """:func:`price_sentence` for every target rate of ``results`` (none where no rule decides with s)."""
+    return [price_sentence(r, s_name) for _, r in price_table(results).iterrows()]

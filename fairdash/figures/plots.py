@@ -31,7 +31,7 @@ from .plot_style import FULL_WIDTH, HALF_WIDTH, MARGIN, PLOT_HEIGHT, legend_belo
 from .plot_style import GRID as _GRID, LAYOUT as _LAYOUT, OKABE_ITO, RUN, figure as _figure, label_styles, run_numbers
 from .plot_style import marker as _marker, scatter as _scatter, text_font as _text_font
 from .plots_target import TARGET_LINE_NAME, target_view, target_view_note, worst_gaps  # noqa: F401
-from ..evaluation.blindness import LAND_TOLERANCE, landing_means
+from ..evaluation.blindness import land_words, landing_means
 
 HIGHLIGHT_NAME = "selected target"
 RING_SIZE = 22  # the ring around the points trained at the selected target
@@ -515,5 +515,5 @@ def frontier_figure(results: pd.DataFrame, *, s_name: str = "s", title: str | No
                                text=[f"gap {g:.3f}" for g in paper["worst_gap"]], textposition="top center",
                                line=dict(color="grey", dash="dot"), marker=dict(symbol="x", size=10, color="grey")))
     if not traces:
-        return _empty(title, xtitle, ytitle, f"No rule landed on the target (within {LAND_TOLERANCE:.2f}).")
+        return _empty(title, xtitle, ytitle, f"No rule landed on the target ({land_words('mean population rate')}).")
     return _figure(traces, _layout(title, xtitle, ytitle, xrange=(0, 1), traces=traces, width=FULL_WIDTH))

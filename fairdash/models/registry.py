@@ -43,6 +43,11 @@ class ModelInfo:
             return {}
         return {self.target_param: target if self.target_param == "target" else target.criterion}
 
+    def label_under(self, rule_needs_s: bool) -> str:
+        """Its label in a results row: under a rule that decides with s (its scores cut per group) the words that
+        say it decides without s are left out, so that a label never says both."""
+        return self.label.replace(" (decides without s, randomised)", "") if rule_needs_s else self.label
+
     def load_class(self):
         module, cls = self.target.split(":")
         return getattr(importlib.import_module(f"fairdash.models.{module}"), cls)

@@ -137,11 +137,12 @@ def report_for_run(run) -> str:
     return _report_for_task(run.results, run.spec, run.task, desc)
 
 
-def report_for_runs(runs) -> str:
+def report_for_runs(runs, results: pd.DataFrame | None = None) -> str:
     """The report of several runs of one task together (the Compare page's shown runs): their results rows
-    side by side, so that a rule deciding with s and a blind one are priced together (the price of deciding
-    without s, the frontier figure). The readout and the configuration shown are the first run's. Runs of
-    different tasks are refused: a report describes one task."""
+    side by side (``results``, as the caller priced them together: :func:`fairdash.work.runs.rows_together`, so
+    that a rule deciding with s and a blind one are priced together; default: the rows as they are). The readout
+    and the configuration shown are the first run's. Runs of different tasks are refused: a report describes one
+    task."""
     runs = list(runs)
     if not runs:
         raise FairDashError("Choose at least one run for the report.")
@@ -151,7 +152,8 @@ def report_for_runs(runs) -> str:
     if any(r.task is not first.task for r in runs):
         raise FairDashError("These runs were trained on different tables or tasks, and a report describes one task: "
                             "choose runs of one task on Compare, or download each run's report on Export.")
-    results = pd.concat([r.results for r in runs], ignore_index=True, sort=False)
+    if results is None:
+        results = pd.concat([r.results for r in runs], ignore_index=True, sort=False)
     desc = content.describe_task(first.task, dataset=first.data_name, description=first.data_description,
                                  positive_meaning=first.task.spec.positive_meaning)
     return _report_for_task(results, first.spec, first.task, desc)

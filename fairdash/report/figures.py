@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..target.target_spec import criterion_info
-from ..evaluation.blindness import LAND_TOLERANCE, has_both_sides
+from ..evaluation.blindness import has_both_sides, land_words
 
 # A4 portrait, 14 mm margins: 182 mm of width = 688 CSS pixels. Figures are drawn at this width.
 FIG_WIDTH = 680
@@ -90,8 +90,7 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
     if has_both_sides(results):  # a rule that decides with s beside blind ones: the price of deciding without s
         t = f"Accuracy of the rules that land on the target, with and without {esc(s_name)}, on the population"
         figs.append((t, plots.frontier_figure(_escape_strings(results), s_name=esc(s_name), title=t),
-                     f"Each line is one rule that lands on the target (every group's mean population rate within "
-                     f"{LAND_TOLERANCE:.2f} of its target), its accuracy over PR_t; solid lines decide with "
+                     f"Each line is one rule that lands on the target ({land_words('mean population rate')}), its accuracy over PR_t; solid lines decide with "
                      f"{esc(s_name)}, dashed ones without. The gap between the best of each is the price of deciding "
                      f"without {esc(s_name)}. The paper's rule (FairLR at 1/2) is drawn beside them with its worst gap, "
                      "whether it lands or not."))

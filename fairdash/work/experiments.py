@@ -18,12 +18,13 @@ import pandas as pd
 from ..target import targets
 from ..device import device_description
 from .fit_cache import FitCache, cache_key, source_version
+from .parallel import parallel_config
 from ..progress import as_progress, counted_progress, scaled_progress, utc_now
 from ..data import Arrays, Task, TaskSpec, split_arrays
 from ..files.scoring import ScoresRawTables, training_schema
-from .. import _version
 from ..errors import FairDashError
 from ..evaluation.blindness import add_price_columns
+from ..evaluation.matched_price import Side, group_rates, split_prices
 from ..target.decision import FittedDecision, Reached, check_reached, check_rule, fit_decision, predicts_with_s, rule_info
 from ..evaluation.ceiling import ceiling_at_target
 from ..evaluation.gaps import cell_gaps, group_gaps, mark_moves, tnr_gaps
@@ -176,6 +177,7 @@ class _Fit:
     decision: FittedDecision
     goal: object  # RateTargets of the run's target on the training split, or None where none resolves
     reached: Reached = field(default_factory=Reached)  # whether the rule reached its targets on the training rows
+    side: Side | None = None  # what the price of deciding without s needs of it (only where a run asks for the price)
 
 
 def _fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cache, progress,
@@ -313,6 +315,7 @@ class Experiment:
     models: dict = field(default_factory=dict)  # (model, target_rate, seed) -> TrainedModel, with keep_models
     skipped: list = field(default_factory=list)  # (model, reason)
     target: TargetSpec | None = None  # the request (each sweep point is target.with_rate(PR_t))
+    sides: list = field(default_factory=list)  # what the price of deciding without s needs of each fit (``price``)
 
 
 SEES_S = " (sees s)"  # the label of a model that was given s as a feature
@@ -325,7 +328,7 @@ def _row(name, spec: TargetSpec, seed, f: _Fit, metrics, device, sees_s: bool = 
     needs ``s``), and what was measured."""
     rule = rule_info(f.decision.rule)
     units = RAW_UNITS if getattr(f.est, "coordinates_", None) == "raw units" else ""
-    return {"model": name, "label": model_info(name).label + units + (SEES_S if sees_s else "") + rule.label_suffix,
+    return {"model": name, "label": model_info(name).label_under(rule.needs_s) + units + (SEES_S if sees_s else "") + rule.label_suffix,
             "criterion": spec.criterion, "sees_s": bool(sees_s), "decision": rule.name, "decides_with_s": bool(rule.needs_s),
             **({} if f.reached.reached is None else {"rule_reached": bool(f.reached.reached),
                                                       "rule_note": f.reached.note}),
@@ -336,103 +339,46 @@ def _row(name, spec: TargetSpec, seed, f: _Fit, metrics, device, sees_s: bool = 
             "cached": f.hit}
 
 
-def _fit_and_score(name, arrays, spec, seed, device, options, cache, progress, group_names, sees_s):
-    """One fit of the sweep, measured: its results row and the fit."""
+def _fit_and_score(name, arrays, spec, seed, device, options, cache, progress, group_names, sees_s, price=False):
+    """One fit of the sweep, measured: its results row and the fit (with ``price``, what the price of deciding
+    without s needs of it: :func:`_side`)."""
     f = _fit_on_arrays(name, arrays, spec, seed=seed, device=device, options=options, cache=cache, progress=progress,
                        group_names=group_names)
     m = scored(f, arrays, spec.criterion, cache, group_names)
-    return _row(name, spec, seed, f, m, device, sees_s), f
+    row = _row(name, spec, seed, f, m, device, sees_s)
+    if price:
+        f.side = _side(row, f, arrays, spec.criterion)
+    return row, f
 
 
-def _job(name, arrays, spec, seed, device, options, cache_dir, keep_model, n_threads, group_names, sees_s):
+def _side(row, f: _Fit, arrays, criterion: str) -> Side | None:
+    """The fit as the price sees it (:class:`fairdash.evaluation.matched_price.Side`): a blind rule's rates on the
+    training rows and decisions on the test rows, a with-s rule's estimator; ``None`` for a model that saw s or a
+    fit with no target to land on."""
+    if row["sees_s"] or f.goal is None:
+        return None
+    G = len(f.goal.group)
+    t = row["target_rate"]
+    if f.decision.needs_s or predicts_with_s(f.est):
+        return Side(row["label"], row["seed"], t, True, estimator=None if predicts_with_s(f.est) else f.est)
+    rate = criterion_info(criterion).rate
+    train = f.decision.decide(f.est, arrays.X_train)
+    rates, counts = group_rates(train, arrays.y_train, arrays.s_train, G, rate)
+    return Side(row["label"], row["seed"], t, False, tuple(rates), tuple(counts), tuple(f.goal.group),
+                np.asarray(f.decision.decide(f.est, arrays.X_test), dtype=np.int8))
+
+
+def _job(name, arrays, spec, seed, device, options, cache_dir, keep_model, n_threads, group_names, sees_s, price):
     """:func:`_fit_and_score` in a worker process (its own torch threads and fit cache object)."""
     if n_threads:
         import torch
 
         torch.set_num_threads(n_threads)
     cache = FitCache(cache_dir) if cache_dir is not None else None
-    row, f = _fit_and_score(name, arrays, spec, seed, device, options, cache, None, group_names, sees_s)
+    row, f = _fit_and_score(name, arrays, spec, seed, device, options, cache, None, group_names, sees_s, price)
     if not keep_model:
         f.est = None
     return row, f
-
-
-def _parallel_config(dask_address):
-    from contextlib import nullcontext
-
-    import joblib
-
-    address = dask_address or os.environ.get("FAIRDASH_DASK_ADDRESS")
-    if not address:
-        return nullcontext(), None
-    try:
-        from dask.distributed import Client
-    except ImportError:
-        raise FairDashError("A Dask address was given but dask.distributed is not installed "
-                            "(pip install 'dask[distributed]').") from None
-    timeout = float(os.environ.get("FAIRDASH_DASK_TIMEOUT", 20))
-    try:
-        client = Client(address, timeout=timeout)
-    except (OSError, TimeoutError, ValueError) as e:  # refused, unreachable, malformed address
-        reason = _first_line(e) or type(e).__name__
-        raise FairDashError(f"Could not reach the Dask scheduler at {address!r} within {timeout:g} s ({reason}). "
-                            "Check the address (for example tcp://host:8786) and that the scheduler is running, or "
-                            "leave the address out to run on this machine.") from None
-    try:
-        _check_workers(client, address, deadline=time.monotonic() + timeout, timeout=timeout)
-    except BaseException:
-        client.close()
-        raise
-    return joblib.parallel_config(backend="dask"), client
-
-
-def _first_line(e: BaseException) -> str:
-    return (str(e).strip().splitlines() or [""])[0][:160]
-
-
-def _check_workers(client, address: str, *, deadline: float, timeout: float) -> None:
-    """A FairDashError, before any job is sent, when the cluster cannot run FairDash: no worker joined
-    the scheduler by the deadline, or a worker cannot import FairDash (or runs another version of it)."""
-    import threading
-
-    try:
-        client.wait_for_workers(n_workers=1, timeout=max(0.5, deadline - time.monotonic()))
-    except (TimeoutError, OSError):  # distributed's WorkerStartTimeoutError is a TimeoutError
-        raise FairDashError(f"The Dask scheduler at {address!r} has no workers (none joined within {timeout:g} s). "
-                            "Start workers for it (dask worker ADDRESS on each machine, with FairDash installed), "
-                            "or leave the address out to run on this machine.") from None
-
-    def probe():  # defined here, so it is pickled by value: a worker without FairDash runs it and says so
-        import importlib
-
-        importlib.import_module("fairdash.work.experiments")  # what the jobs need: FairDash and its requirements
-        return importlib.import_module("fairdash").__version__
-
-    answers: dict = {}
-
-    def ask():
-        try:
-            answers.update(client.run(probe, on_error="return"))
-        except Exception as e:  # the cluster's own failure, reported below
-            answers[None] = e
-
-    asking = threading.Thread(target=ask, name="fairdash-dask-probe", daemon=True)
-    asking.start()
-    asking.join(max(0.5, deadline - time.monotonic()))
-    if asking.is_alive() or not answers:
-        raise FairDashError(f"The Dask workers at {address!r} did not answer within {timeout:g} s whether they can "
-                            "run FairDash. Check that they are running and not busy, or raise FAIRDASH_DASK_TIMEOUT.")
-    failed = {w: a for w, a in answers.items() if isinstance(a, BaseException)}
-    if failed:
-        e = next(iter(failed.values()))
-        some = "" if len(failed) == len(answers) else f"{len(failed)} of the {len(answers)} "
-        raise FairDashError(f"{some or 'The '}Dask workers at {address!r} cannot import fairdash "
-                            f"({type(e).__name__}: {_first_line(e)}): install FairDash (pip install -e . or the same "
-                            "requirements) on every worker.")
-    other = sorted({str(v) for v in answers.values()} - {_version.__version__})
-    if other:
-        raise FairDashError(f"The Dask workers at {address!r} run FairDash {', '.join(other)}, this machine "
-                            f"{_version.__version__}: install the same FairDash version on every worker.")
 
 
 class PlannedFit(NamedTuple):
@@ -478,15 +424,15 @@ def plan_fits(models, spec: TargetSpec, target_rates=(None,), seeds=(0,), decisi
 def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, target: TargetSpec | None = None,
                    options: dict | None = None, device="auto", cache: FitCache | None = None, n_jobs: int = 1,
                    progress=None, keep_models: bool = False, dask_address: str | None = None,
-                   only_serving: bool = True, decisions=None) -> Experiment:
+                   only_serving: bool = True, decisions=None, price: bool | None = None) -> Experiment:
     """Train ``models`` at every target rate (models that ignore the target train once per seed) on
     every seed's split; one row per (model, target, seed). ``target`` is the :class:`TargetSpec` (``None``:
     the task's default request); ``target_rates`` is the sweep's grid, each point ``target.with_rate(t)``
     (``None``: the spec as it is). Models that do not serve the criterion are skipped with a reason
     when ``only_serving`` (else they run and their rows say what they serve). ``decisions``: several decision
     rules (:mod:`fairdash.target.decision`) to run every model under, models x rules in one sweep (``None``: the
-    target's own rule); a run holding a rule that decides with s gets the price of deciding without s
-    (:func:`fairdash.evaluation.blindness.add_price_columns`)."""
+    target's own rule); a run holding a rule that decides with s gets the price of deciding without s (:func:`priced`;
+    ``price``: keep what it needs of each fit in ``Experiment.sides`` whatever the rules, ``None``: where one needs s)."""
     from joblib import Parallel, delayed
 
     spec = _request(target, task)
@@ -506,9 +452,13 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
     arrays = {seed: split_arrays(task, seed) for seed in seeds}
     cache_dir = cache.directory if cache is not None else None
     n_jobs = max(1, int(n_jobs)) if n_jobs != -1 else (os.cpu_count() or 1)
-    rows, fitted = [], {}
+    rows, fitted, sides = [], {}, []
+    if price is None:  # a rule with s beside blind ones asks for the price
+        price = any(rule_info(d).needs_s for d in decisions)
 
     def keep(row, f, sp):
+        if f.side is not None:
+            sides.append(f.side)
         if keep_models:
             t = None if np.isnan(row["target_rate"]) else row["target_rate"]
             key = (row["model"], row["target_rate"], row["seed"]) + ((row["decision"],) if len(decisions) > 1 else ())
@@ -524,18 +474,18 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
             row, est = _fit_and_score(
                 m, arrays[seed], sp, seed, device, options.get(m), cache,
                 lambda f, msg="", step=step, what=what: step(f, f"{what}: {msg}" if msg else what),
-                task.group_names, task.spec.s_as_feature)
+                task.group_names, task.spec.s_as_feature, price)
             rows.append(row)
             keep(row, est, sp)
     else:
-        ctx, client = _parallel_config(dask_address)
+        ctx, client = parallel_config(dask_address)
         threads = 1 if (os.cpu_count() or 1) <= n_jobs else max(1, (os.cpu_count() or 1) // n_jobs)
         try:
             with ctx:
                 # max_nbytes=None: the arrays go to the workers in memory, never memory-mapped to a temporary file
                 gen = Parallel(n_jobs=n_jobs, return_as="generator", max_nbytes=None)(
                     delayed(_job)(m, arrays[seed], sp, seed, device, options.get(m), cache_dir, keep_models, threads,
-                                  task.group_names, task.spec.s_as_feature)
+                                  task.group_names, task.spec.s_as_feature, price)
                     for m, sp, seed in jobs)
                 for i, ((_, sp, _), (row, est)) in enumerate(zip(jobs, gen)):  # the generator keeps the order
                     rows.append(row)
@@ -544,7 +494,6 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
         finally:
             if client is not None:
                 client.close()
-    progress(1.0, "Done")
     results = pd.DataFrame(rows)
     once = [d for d in decisions if not rule_info(d).aims_at_target]
     if len(target_rates) > 1 and once:  # a plain model ran once for several targets: no gap
@@ -552,12 +501,33 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
         for c in [c for c in results.columns if c.startswith(("target_", "pop_gap_", "bal_gap_"))
                   or c.endswith(("worst_gap", "worst_gap_group"))]:
             results.loc[plain, c] = "" if c.endswith("_group") else np.nan
-    results = add_price_columns(mark_moves(results, task.group_names))
+    if price and any(x.with_s for x in sides):
+        progress(1.0, "Measuring the price of deciding without s")
+    results = priced(task, mark_moves(results, task.group_names), sides, spec.criterion, device=device, cache=cache,
+                     arrays=arrays)
+    progress(1.0, "Done")
     majority = {seed: float(max(a.y_test.mean(), 1 - a.y_test.mean())) for seed, a in arrays.items() if len(a.y_test)}
     results = flag_below_majority(results, majority)
     results = results[[c for c in RESULT_COLUMNS if c in results.columns]
                       + [c for c in results.columns if c not in RESULT_COLUMNS]]
-    return Experiment(results, fitted, skipped, spec)
+    return Experiment(results, fitted, skipped, spec, sides)
+
+
+def priced(task: Task, results: pd.DataFrame, sides, criterion: str, *, device="auto", cache=None,
+           arrays: dict | None = None) -> pd.DataFrame:
+    """``results`` with each split's price of deciding without s (:mod:`fairdash.evaluation.matched_price`), measured
+    from the fits' ``sides`` (one run's, or several runs' on the same task and splits together); unchanged where no
+    fit decides with s."""
+    if not any(x.with_s for x in sides):
+        return results
+    arrays = arrays or {}
+    for seed in dict.fromkeys(x.seed for x in sides):
+        if seed not in arrays:
+            arrays[seed] = split_arrays(task, seed)
+    G = int(max(max(a.s_train.max(), a.s_test.max()) for a in arrays.values())) + 1
+    prices = split_prices(sides, arrays, criterion_info(criterion).rate, G, device=device, cache=cache,
+                          group_names=task.group_names)
+    return add_price_columns(results, prices)
 
 
 def _trained(task, name, f: _Fit, arrays, row, t, device, spec) -> TrainedModel:

@@ -13,7 +13,7 @@ import pandas as pd
 from ..progress import utc_now
 from ..data import Task
 from ..target.decision import choosable
-from .experiments import PlannedFit, plan_fits, run_experiment, serving_models
+from .experiments import PlannedFit, plan_fits, priced, run_experiment, serving_models
 from ..models.registry import MODELS, model_info
 from ..figures.plot_style import RUN
 from ..files.run_spec import RunSpec
@@ -42,6 +42,7 @@ class Run:
     created: str = field(default_factory=utc_now)
     number: int = 0
     leaks: tuple = ()  # feature columns that gave s or y away when it was trained
+    sides: list = field(default_factory=list)  # each fit as the price of deciding without s sees it (priced_together)
     same_as: int = 0  # the number of an earlier run of the session with the very same description
 
     @property
@@ -160,7 +161,23 @@ def side_by_side(runs) -> pd.DataFrame:
             f["label"] = f["label"].astype(str) + f" · run {r.number}"
             f[RUN] = r.number
         frames.append(f)
-    return pd.concat(frames, ignore_index=True)
+    return priced_together(runs, pd.concat(frames, ignore_index=True))
+
+
+def rows_together(runs) -> pd.DataFrame:
+    """The results rows of ``runs`` as they are, one after the other, priced together (:func:`priced_together`)."""
+    runs = list(runs)
+    return priced_together(runs, pd.concat([r.results for r in runs], ignore_index=True, sort=False))
+
+
+def priced_together(runs, results: pd.DataFrame) -> pd.DataFrame:
+    """``results`` (the rows of ``runs`` together) with the price of deciding without s measured over the runs' fits
+    together (:func:`fairdash.work.experiments.priced`: a rule with s in one run, a blind one in another, on the same
+    splits and target), where they are runs of one task; as they are otherwise."""
+    runs = list(runs)
+    if len(runs) < 2 or any(r.task is not runs[0].task for r in runs):
+        return results
+    return priced(runs[0].task, results, [x for r in runs for x in r.sides], runs[0].spec.target.criterion)
 
 
 def run_key(task: Task, spec: RunSpec) -> str:
@@ -177,7 +194,7 @@ def train_run(task: Task, spec: RunSpec, *, data_name: str, data_description: st
     the feature columns that gave s or y away, so the run says it was trained with them."""
     t0 = time.perf_counter()
     exp = run_experiment(task, list(spec.models), spec.target_rates, spec.seeds, target=spec.target,
-                         options=spec.options, keep_models=True, only_serving=only_serving, **kwargs)
+                         options=spec.options, keep_models=True, only_serving=only_serving, price=True, **kwargs)
     res = exp.results
     if not only_serving:  # a model run outside the criterion it was made for says so everywhere
         for i, m in res["model"].items():
@@ -185,6 +202,6 @@ def train_run(task: Task, spec: RunSpec, *, data_name: str, data_description: st
             if not info.serves(spec.target.criterion):
                 res.loc[i, "label"] = f"{res.loc[i, 'label']} (made for {'/'.join(info.criteria)})"
     return Run(spec, task, data_name, res, exp.models, exp.skipped, data_description,
-               time.perf_counter() - t0, number=number, leaks=tuple(leaks))
+               time.perf_counter() - t0, number=number, leaks=tuple(leaks), sides=exp.sides)
 
 

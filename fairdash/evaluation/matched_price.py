@@ -1,0 +1,246 @@
+"""The price of deciding without s on one split, at matched rates, against the best rule that uses s
+(issue 34, items 1, 3 and 4; docs/METHOD.md, "The price of deciding without s").
+
+On one split and one target, the blind side is the most accurate rule of the run that decides without s and
+*lands* (:func:`lands`): the rates it reaches on the training rows, group by group, are within
+:func:`land_tolerance` of each group's target. The with-s side is then placed at **that rule's own training
+rates** (its realised positive rates, or TPRs under equality of opportunity), so that the two sides are compared at
+one and the same set of rates, and it may use s as well as it can: per-group cuts (Corbett-Davies et al. 2017) on
+each candidate score, chosen by accuracy on the training rows:
+
+- ``LR with s``: logistic regression on the features and s (one-hot);
+- ``LR with s and its interactions``: the same with s times every feature (one slope per group and feature), so
+  a feature that acts differently in different groups is learnt as such;
+- the scores of every model the run cuts per group itself (``group-rates``), which never saw s.
+
+The price is the with-s rule's population accuracy minus the blind rule's, on the same test rows; its 95%
+interval is a bootstrap of those rows stratified by group and *paired* (both rules' decisions on a resampled row
+travel together), so it is the interval of the difference, not two overlapping ones (:func:`paired_interval`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..models.registry import make_model
+from ..target.criteria import criterion_of_rate
+from ..target.decision import WITH_S_RULE, fit_decision
+from .intervals import DRAWS, LEVEL, SEED
+
+LAND_TOLERANCE = 0.03  # a group's rate within 3 points of its target lands on it ...
+LAND_RELATIVE = 1 / 3  # ... and within a third of the target where that is smaller
+MAX_INTERACTION_CELLS = 30_000_000  # training rows x columns above which the interactions' scorer is left out
+
+SCORERS = (("LR with s", False), ("LR with s and its interactions", True))
+
+
+def land_words(rate_where: str) -> str:
+    """The landing rule in words, for ``rate_where`` ("rate on the training rows", "mean population rate")."""
+    return (f"every group's {rate_where} within {LAND_TOLERANCE:.2f} of its target, or within a third of the target "
+            "where that is smaller")
+
+
+def land_tolerance(target: float, n_rows: int = 0) -> float:
+    """How far a group's rate may sit from its target and still land on it: :data:`LAND_TOLERANCE`, or a third of
+    the target where that is smaller (a rule at 0.037 does not land on 0.02), and never less than one row's step
+    among ``n_rows`` rows."""
+    tol = min(LAND_TOLERANCE, LAND_RELATIVE * float(target))
+    return max(tol, 1.0 / n_rows if n_rows else 0.0)
+
+
+def group_rates(pred, y, s, n_groups: int, rate: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each group's ``rate`` of the decisions ``pred`` (``"pr"``: among its rows; ``"tpr"``: among its positives)
+    and how many rows it is counted among (NaN rate where none)."""
+    crit = criterion_of_rate(rate)
+    y, s, pred = (np.asarray(a).astype(int).ravel() for a in (y, s, pred))
+    rows = [(s == g) & crit.rows(y) for g in range(n_groups)]
+    n = np.array([int(r.sum()) for r in rows])
+    return np.array([float(pred[r].mean()) if r.any() else np.nan for r in rows]), n
+
+
+def lands(train_rates, counts, targets) -> tuple[bool, str]:
+    """Whether rates reached on the training rows land on the targets (every group within its
+    :func:`land_tolerance`), and where not, which group misses by how much."""
+    for g, (r, n, t) in enumerate(zip(train_rates, counts, targets)):
+        if not np.isfinite(r) or abs(r - t) > land_tolerance(t, int(n)) + 1e-12:
+            return False, f"group {g} at {r:.3f} on the training rows against its target {t:.3f}"
+    return True, ""
+
+
+def with_s_features(X, s, n_groups: int, interactions: bool) -> np.ndarray:
+    """The features with s one-hot beside them, and with ``interactions`` s times every feature."""
+    X = np.asarray(X, dtype=float)
+    onehot = np.eye(n_groups)[np.asarray(s).astype(int).ravel()]
+    parts = [X, onehot]
+    if interactions:
+        parts.append((onehot[:, :, None] * X[:, None, :]).reshape(len(X), -1))
+    return np.hstack(parts)
+
+
+@dataclass
+class Candidate:
+    """A score the with-s side may cut per group: ``features(X, s)`` is what its ``estimator`` scores."""
+
+    words: str
+    estimator: object
+    features: object  # (X, s) -> the estimator's input
+
+    def decide(self, decision, X, s):
+        return decision.decide(self.estimator, self.features(X, s), s)
+
+
+def fitted_scorers(arrays, n_groups: int, *, seed: int, device, cache=None) -> list[Candidate]:
+    """The scores that use s (:data:`SCORERS`), fitted on the split's training rows (through ``cache`` where given).
+    The interactions' scorer is left out where its matrix would exceed :data:`MAX_INTERACTION_CELLS`."""
+    out = []
+    for words, interactions in SCORERS:
+        cols = arrays.X_train.shape[1] * ((n_groups + 1) if interactions else 1) + n_groups
+        if interactions and arrays.X_train.shape[0] * cols > MAX_INTERACTION_CELLS:
+            continue
+
+        def features(X, s, interactions=interactions):
+            return with_s_features(X, s, n_groups, interactions)
+
+        X = features(arrays.X_train, arrays.s_train)
+        est = make_model("lr", seed=seed, device=device)
+        if cache is not None:
+            est, _ = cache.fit(est, X, arrays.y_train, arrays.s_train, None)
+        else:
+            est.fit(X, arrays.y_train, arrays.s_train)
+        out.append(Candidate(words, est, features))
+    return out
+
+
+def own_scores(words: str, estimator) -> Candidate:
+    """A model of the run that decides with s by cutting its own scores per group."""
+    return Candidate(f"{words}'s scores", estimator, lambda X, s: X)
+
+
+@dataclass
+class SplitPrice:
+    """The price on one split and target: both sides' population accuracy, the difference and its paired interval,
+    which rules they were, and ``note`` (why there is no price, in one line) where there is none."""
+
+    with_s_accuracy: float = np.nan
+    blind_accuracy: float = np.nan
+    price: float = np.nan
+    price_lo: float = np.nan
+    price_hi: float = np.nan
+    with_s_rule: str = ""
+    blind_rule: str = ""
+    note: str = ""
+
+
+def best_with_s(candidates, arrays, rates, rate: str, seed: int):
+    """The candidate whose per-group cuts at ``rates`` (each group's rate to reach on the training rows) are the
+    most accurate on the training rows: ``(candidate, its decisions on the test rows)``."""
+    best, best_acc = None, -np.inf
+    for c in candidates:
+        Xtr = c.features(arrays.X_train, arrays.s_train)
+        decision = fit_decision(WITH_S_RULE, c.estimator, Xtr, arrays.y_train, arrays.s_train, rates, np.nan, rate,
+                                seed=seed)
+        acc = float(np.mean(decision.decide(c.estimator, Xtr, arrays.s_train) == arrays.y_train))
+        if acc > best_acc:
+            best, best_acc = (c, decision), acc
+    c, decision = best
+    return c, np.asarray(c.decide(decision, arrays.X_test, arrays.s_test)).astype(int)
+
+
+def split_price(blind, candidates, arrays, rate: str, seed: int) -> SplitPrice:
+    """The price on one split: ``blind`` is ``(words, training rates, decisions on the test rows)`` of the blind
+    rule that lands (``None``: none did, said in ``note`` by the caller)."""
+    words, rates, pred_blind = blind
+    c, pred_with = best_with_s(candidates, arrays, rates, rate, seed)
+    y, s = np.asarray(arrays.y_test).astype(int), np.asarray(arrays.s_test).astype(int)
+    w, b = float(np.mean(pred_with == y)), float(np.mean(pred_blind == y))
+    lo, hi = paired_interval(pred_with == y, pred_blind == y, s, int(max(s.max(initial=0), len(rates) - 1)) + 1)
+    return SplitPrice(w, b, w - b, lo, hi, f"per-group cuts on {c.words}", words)
+
+
+def paired_interval(a_right, b_right, s, n_groups: int, draws: int = DRAWS, level: float = LEVEL,
+                    seed: int = SEED) -> tuple[float, float]:
+    """The 95% interval of ``mean(a_right) - mean(b_right)`` over the same rows: each group's rows resampled with
+    replacement (group sizes kept), both rules' outcomes on a row drawn together. A group's rows fall in four
+    cells (which of the two is right), so a resample is a multinomial draw of those counts."""
+    a, b, s = (np.asarray(v).astype(int).ravel() for v in (a_right, b_right, s))
+    n = a.size
+    if n == 0:
+        return np.nan, np.nan
+    rng = np.random.default_rng(seed)
+    diff = np.zeros(draws)
+    for g in range(n_groups):
+        rows = s == g
+        m = int(rows.sum())
+        if not m:
+            continue
+        cells = np.bincount(2 * a[rows] + b[rows], minlength=4)  # (a wrong, b wrong), (-, right), (right, -), both
+        counts = rng.multinomial(m, cells / m, size=draws)
+        diff += (counts[:, 2] - counts[:, 1]) / n
+    lo, hi = np.percentile(diff, [50 * (1 - level), 50 * (1 + level)])
+    return float(lo), float(hi)
+
+
+@dataclass
+class Side:
+    """One fit of a run as the price sees it: its ``label``, the split (``seed``) and ``target_rate`` it belongs to,
+    whether it decides with s; for a blind rule its rates reached on the training rows (``train_rates``, counted among
+    ``counts`` rows), the targets it aimed at and its decisions on the test rows; for a rule with s its estimator."""
+
+    label: str
+    seed: int
+    target_rate: float
+    with_s: bool
+    train_rates: tuple = ()
+    counts: tuple = ()
+    targets: tuple = ()
+    pred_test: object = None
+    estimator: object = None
+
+
+def split_prices(sides, arrays: dict, rate: str, n_groups: int, *, device=None, cache=None,
+                 group_names=None) -> dict:
+    """``{(target_rate, seed): SplitPrice}`` for every split and target of ``sides`` (:class:`Side`): the most
+    accurate blind rule that lands on the training rows against the best with-s rule at its rates; a split where no
+    blind rule lands gets a ``note`` saying which came nearest and by how much."""
+    out, scorers = {}, {}
+    known = {float(x.target_rate) for x in sides if np.isfinite(x.target_rate)}
+    # a plain model that ran once beside a single target is held at it; beside several, at none
+    sides = [x if np.isfinite(x.target_rate) else replace(x, target_rate=next(iter(known))) for x in sides
+             if np.isfinite(x.target_rate) or len(known) == 1]
+    keys = dict.fromkeys((x.target_rate, x.seed) for x in sides)
+    for key in keys:
+        here = [x for x in sides if (x.target_rate, x.seed) == key]
+        blind, misses = None, []
+        for x in here:
+            if x.with_s or x.pred_test is None:
+                continue
+            ok, why = lands(x.train_rates, x.counts, x.targets)
+            if not ok:
+                misses.append(f"{x.label}: {_named(why, group_names)}")
+                continue
+            acc = float(np.mean(np.asarray(x.pred_test) == np.asarray(arrays[x.seed].y_test)))
+            if blind is None or acc > blind[0]:
+                blind = (acc, x)
+        if blind is None:
+            out[key] = SplitPrice(note=("no rule that decides without s lands on the target on the training rows ("
+                                        + "; ".join(misses) + ")") if misses else "no rule that decides without s")
+            continue
+        seed = key[1]
+        if seed not in scorers:
+            scorers[seed] = fitted_scorers(arrays[seed], n_groups, seed=seed, device=device, cache=cache)
+        candidates = list(scorers[seed]) + [own_scores(x.label, x.estimator) for x in here
+                                            if x.with_s and x.estimator is not None]
+        x = blind[1]
+        out[key] = split_price((x.label, np.asarray(x.train_rates, dtype=float), np.asarray(x.pred_test)),
+                               candidates, arrays[seed], rate, seed)
+    return out
+
+
+def _named(why: str, group_names) -> str:
+    """``why`` with "group g" replaced by the group's name."""
+    if not group_names:
+        return why
+    for g, name in enumerate(group_names):
+        why = why.replace(f"group {g} ", f"{name} ", 1)
+    return why

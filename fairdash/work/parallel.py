@@ -1,0 +1,88 @@
+"""Where a run's fits go: this machine's processes (joblib), or a Dask cluster named by an address, checked
+before any job is sent (workers joined, FairDash importable, the same version)."""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from contextlib import nullcontext
+
+from .. import _version
+from ..errors import FairDashError
+
+
+def parallel_config(dask_address):
+    """``(context, client)``: joblib's Dask backend and its client where an address is given (the argument or
+    FAIRDASH_DASK_ADDRESS), else a context that changes nothing and ``None``; a FairDashError, before any job is
+    sent, where the cluster cannot run FairDash."""
+    import joblib  # lazy: only a run that goes parallel needs it
+
+    address = dask_address or os.environ.get("FAIRDASH_DASK_ADDRESS")
+    if not address:
+        return nullcontext(), None
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise FairDashError("A Dask address was given but dask.distributed is not installed "
+                            "(pip install 'dask[distributed]').") from None
+    timeout = float(os.environ.get("FAIRDASH_DASK_TIMEOUT", 20))
+    try:
+        client = Client(address, timeout=timeout)
+    except (OSError, TimeoutError, ValueError) as e:  # refused, unreachable, malformed address
+        reason = _first_line(e) or type(e).__name__
+        raise FairDashError(f"Could not reach the Dask scheduler at {address!r} within {timeout:g} s ({reason}). "
+                            "Check the address (for example tcp://host:8786) and that the scheduler is running, or "
+                            "leave the address out to run on this machine.") from None
+    try:
+        _check_workers(client, address, deadline=time.monotonic() + timeout, timeout=timeout)
+    except BaseException:
+        client.close()
+        raise
+    return joblib.parallel_config(backend="dask"), client
+
+
+def _first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [""])[0][:160]
+
+
+def _check_workers(client, address: str, *, deadline: float, timeout: float) -> None:
+    """A FairDashError, before any job is sent, when the cluster cannot run FairDash: no worker joined
+    the scheduler by the deadline, or a worker cannot import FairDash (or runs another version of it)."""
+    try:
+        client.wait_for_workers(n_workers=1, timeout=max(0.5, deadline - time.monotonic()))
+    except (TimeoutError, OSError):  # distributed's WorkerStartTimeoutError is a TimeoutError
+        raise FairDashError(f"The Dask scheduler at {address!r} has no workers (none joined within {timeout:g} s). "
+                            "Start workers for it (dask worker ADDRESS on each machine, with FairDash installed), "
+                            "or leave the address out to run on this machine.") from None
+
+    def probe():  # defined here, so it is pickled by value: a worker without FairDash runs it and says so
+        import importlib
+
+        importlib.import_module("fairdash.work.experiments")  # what the jobs need: FairDash and its requirements
+        return importlib.import_module("fairdash").__version__
+
+    answers: dict = {}
+
+    def ask():
+        try:
+            answers.update(client.run(probe, on_error="return"))
+        except Exception as e:  # the cluster's own failure, reported below
+            answers[None] = e
+
+    asking = threading.Thread(target=ask, name="fairdash-dask-probe", daemon=True)
+    asking.start()
+    asking.join(max(0.5, deadline - time.monotonic()))
+    if asking.is_alive() or not answers:
+        raise FairDashError(f"The Dask workers at {address!r} did not answer within {timeout:g} s whether they can "
+                            "run FairDash. Check that they are running and not busy, or raise FAIRDASH_DASK_TIMEOUT.")
+    failed = {w: a for w, a in answers.items() if isinstance(a, BaseException)}
+    if failed:
+        e = next(iter(failed.values()))
+        some = "" if len(failed) == len(answers) else f"{len(failed)} of the {len(answers)} "
+        raise FairDashError(f"{some or 'The '}Dask workers at {address!r} cannot import fairdash "
+                            f"({type(e).__name__}: {_first_line(e)}): install FairDash (pip install -e . or the same "
+                            "requirements) on every worker.")
+    other = sorted({str(v) for v in answers.values()} - {_version.__version__})
+    if other:
+        raise FairDashError(f"The Dask workers at {address!r} run FairDash {', '.join(other)}, this machine "
+                            f"{_version.__version__}: install the same FairDash version on every worker.")
