@@ -50,6 +50,9 @@ BENCHMARKS = (
     Benchmark("convergence", "bench_convergence", "LR, FairLR, WeightedLR on shuffled rows and FairGP on other "
               "kernels: how far the numbers move, before and after issue 38; scikit-learn at the same answer",
               "3-5 min", "README.md (Fits that converge)", ("--orders", "1", "--skip-gp")),
+    Benchmark("price", "bench_price", "a sweep's time with and without the price of deciding without s",
+              "2-4 min", "README.md (The price of deciding without s)", ("--repeats", "1", "--setup", "compas-race",
+                                                                     "--pr-t", "0.401")),
     Benchmark("baselines", "bench_baselines", "one fit of each baseline, the RBF SVM's cost",
               "15-30 min", "results_baselines.md", ("--skip", "svm", "agarwal", "zafar-fairness", "zafar-accuracy",
                                                     "zafar-eqopp", "--setups", "compas-race")),

@@ -334,7 +334,7 @@ def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
         return carried_decision(estimator)
     scores = np.asarray(estimator.predict_proba(X))[:, 1]
     seed = 0 if seed is None else int(seed)
-    draws = row_draws(X, seed)
+    draws = _tied_draws(X, scores, seed)
     if rule.cuts == "overall":
         cut, tie = cut_with_ties(scores, overall, draws)
         return FittedDecision(rule.name, (cut,), (tie,) if tie else (), seed)
@@ -350,6 +350,17 @@ def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
         cuts.append(cut)
         ties.append(tie)
     return FittedDecision(rule.name, tuple(cuts), tuple(ties) if any(ties) else (), seed)
+
+
+def _tied_draws(X, scores, seed: int) -> np.ndarray:
+    """Each row's :func:`row_draws`, computed for the rows whose score another row shares (the only rows a tie at a
+    cut can split); NaN for the others (hashing every row of a wide table costs more than the cut)."""
+    _, inverse, counts = np.unique(scores, return_inverse=True, return_counts=True)
+    shared = counts[inverse.ravel()] > 1
+    draws = np.full(len(scores), np.nan)
+    if shared.any():
+        draws[shared] = row_draws(np.asarray(X)[shared], seed)
+    return draws
 
 
 REACH_TOLERANCE = 0.01  # a rule reached a target when its training rate is this close (or one row's step)
