@@ -193,8 +193,10 @@ def price_of_blindness(runs, results) -> None:
             box.text(sentence)
         box.plotly_chart(plots.frontier_figure(res, s_name=html.escape(str(s_name))), key=f"fig_frontier_{number or 0}",
                          config=CHART)
-        box.caption(f"Each line is one rule that lands on the target ({land_words('mean population rate')}); solid lines decide with s, dashed ones without. The paper's "
-                    "rule (FairLR at 1/2) is drawn beside them with its worst gap, whether it lands or not.")
+        box.caption(f"Each line is one rule that lands on the target ({land_words('mean population rate')}); solid "
+                    "lines decide with s, dashed ones without; the black diamonds are the best rule with s placed at the "
+                    "blind rule's own rates, the side the price is measured against. The paper's rule (FairLR at 1/2) "
+                    "is drawn beside them with its worst gap, whether it lands or not.")
 
 
 REPORT_KEY = state.COMPARE_REPORT  # (the shown runs' numbers, the report's HTML)

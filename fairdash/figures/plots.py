@@ -31,7 +31,7 @@ from .plot_style import FULL_WIDTH, HALF_WIDTH, MARGIN, PLOT_HEIGHT, legend_belo
 from .plot_style import GRID as _GRID, LAYOUT as _LAYOUT, OKABE_ITO, RUN, figure as _figure, label_styles, run_numbers
 from .plot_style import marker as _marker, scatter as _scatter, text_font as _text_font
 from .plots_target import TARGET_LINE_NAME, target_view, target_view_note, worst_gaps  # noqa: F401
-from ..evaluation.blindness import land_words, landing_means
+from ..evaluation.blindness import land_words, landing_means, price_table
 
 HIGHLIGHT_NAME = "selected target"
 RING_SIZE = 22  # the ring around the points trained at the selected target
@@ -486,8 +486,9 @@ PAPER_RULE_MODEL = "fair-lr"  # the paper's method: FairLR decided at 1/2 (the t
 def frontier_figure(results: pd.DataFrame, *, s_name: str = "s", title: str | None = None) -> go.Figure:
     """The price of deciding without s over a sweep of ``PR_t``: population accuracy (mean over repeats)
     against ``PR_t`` for every rule that lands on the target there (each group's mean population rate within
-    :data:`fairdash.evaluation.blindness.LAND_TOLERANCE` of its target; solid: decides with s, dashed: without), and the
-    paper's rule (FairLR at 1/2) beside them, whether it lands or not, with its worst gap written at each
+    :func:`fairdash.evaluation.matched_price.land_tolerance` of its target; solid: decides with s, dashed: without),
+    the price's with-s side (the best rule with s at the blind rule's rates, :mod:`fairdash.evaluation.blindness`),
+    and the paper's rule (FairLR at 1/2) beside them, whether it lands or not, with its worst gap written at each
     point."""
 
     title = title or f"Accuracy of the rules that land on the target, with and without {s_name}, over PR_t"
@@ -508,6 +509,13 @@ def frontier_figure(results: pd.DataFrame, *, s_name: str = "s", title: str | No
                                mode="lines+markers", name=f"{label} (lands{', decides with ' + s_name if with_s else ''})",
                                line=dict(color=style["colour"], dash="solid" if with_s else "dash"),
                                marker=_marker(style)))
+    priced = price_table(results)
+    priced = priced[np.isfinite(priced["with_s_accuracy"].astype(float))].sort_values("target_rate")
+    if not priced.empty:  # the price's with-s side: the best rule with s, at the blind rule's own training rates
+        traces.append(_scatter(x=priced["target_rate"].tolist(), y=priced["with_s_accuracy"].astype(float).tolist(),
+                               mode="lines+markers", name=f"best rule with {s_name}, at the blind rule's rates (the "
+                               "price's with-s side)", line=dict(color="black", dash="solid"),
+                               marker=dict(symbol="diamond", size=9, color="black")))
     paper = means[(means["model"] == PAPER_RULE_MODEL) & (means["decision"] == PAPER_RULE)]
     if not paper.empty:
         traces.append(_scatter(x=paper["target_rate"].tolist(), y=paper[column_of("accuracy", POP)].tolist(),

@@ -90,9 +90,10 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
     if has_both_sides(results):  # a rule that decides with s beside blind ones: the price of deciding without s
         t = f"Accuracy of the rules that land on the target, with and without {esc(s_name)}, on the population"
         figs.append((t, plots.frontier_figure(_escape_strings(results), s_name=esc(s_name), title=t),
-                     f"Each line is one rule that lands on the target ({land_words('mean population rate')}), its accuracy over PR_t; solid lines decide with "
-                     f"{esc(s_name)}, dashed ones without. The gap between the best of each is the price of deciding "
-                     f"without {esc(s_name)}. The paper's rule (FairLR at 1/2) is drawn beside them with its worst gap, "
+                     f"Each line is one rule that lands on the target ({land_words('mean population rate')}), its "
+                     f"accuracy over PR_t; solid lines decide with {esc(s_name)}, dashed ones without. The black diamonds are the best rule with "
+                     f"{esc(s_name)} placed at the blind rule's own rates: the price of deciding without {esc(s_name)} "
+                     "is measured against them. The paper's rule (FairLR at 1/2) is drawn beside them with its worst gap, "
                      "whether it lands or not."))
     if readout and "base_rates" in readout:
         r = np.array([readout["base_rates"][k] for k in sorted(readout["base_rates"], key=int)], dtype=float)
