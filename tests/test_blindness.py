@@ -149,3 +149,15 @@ def test_adult_sex_under_equal_opportunity_the_price_at_matched_tpr_is_not_negat
     res = run_experiment(adult_task, ["lr", "target-reduction"], [0.30], [0], target=make_target_spec("eo", 0.30),
                          decisions=["threshold", "group-rates"]).results
     assert res["price_of_blindness"].iloc[0] >= 0
+
+
+def test_with_explicit_tpr_and_tnr_targets_a_blind_rule_lands_only_when_both_do(compas_task):
+    """The target reduction meets the TPR target (0.9) and misses the TNR target (0.8) by far: no price, and the note
+    names the TNR it missed."""
+    spec = make_target_spec("eo", tpr_target=0.9, tnr_target=0.8)
+    res = run_experiment(compas_task, ["lr", "target-reduction"], [None], [0], target=spec,
+                         decisions=["threshold", "group-rates"]).results
+    assert res["price_of_blindness"].isna().all()
+    note = res["price_note"].iloc[0]
+    assert "Target reduction (decides without s, randomised): " in note and "(TNR) on the training rows" in note
+    assert "there is no price to measure" in price_sentences(res, "race")[0]

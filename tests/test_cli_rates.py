@@ -115,3 +115,22 @@ def test_rates_names_a_joint_leak_once(tmp_path, capsys):
     assert sorted(x["column"] for x in json.loads(out)["leaks"]) == ["lab_b", "lab_c"]
     code, out, err = run(args, capsys)
     assert out.count("give y away together") == 1
+
+
+def test_equal_opportunity_with_one_pr_t_says_the_common_tpr_and_the_positive_rates_it_implies(compas_task):
+    """Issue 34, item 7: before training, the one TPR every group is held to (the same number the rules are held
+    to after training) and the least positive rate it implies for each group."""
+    from fairdash import data
+    from fairdash.analysis.rates import common_tpr_words, rates_readout
+    from fairdash.target.target_spec import make_target_spec
+
+    spec = make_target_spec("eo", 0.401)
+    out = rates_readout(compas_task, spec)
+    a = data.split_arrays(compas_task, 0)
+    held = spec.rate_targets(a.y_train, a.s_train).group
+    assert out["common_tpr"] == pytest.approx(held[0], abs=1e-12) and out["common_tpr"] == pytest.approx(0.873, abs=5e-4)
+    for k, base in out["base_rates"].items():
+        assert out["positive_rate_floor"][k] == pytest.approx(out["common_tpr"] * base)
+    said = common_tpr_words(out, compas_task.group_names)
+    assert "one true positive rate, 0.873" in said and "Caucasian 0.342" in said
+    assert "common_tpr" not in rates_readout(compas_task, make_target_spec("dp", 0.401))

@@ -112,6 +112,13 @@ def readout_and_table(task: Task, spec: TargetSpec, seed: int = 0, split: Split 
         # how well the features (s left out) tell the groups apart: computed once per task and split
         "s_predictability": s_predictability(task, split),
     })
+    if criterion_info(spec.criterion).positives_only and not spec.explicit and not spec.conditional:
+        # equality of opportunity with one PR_t: every group is held to the target labels' TPR over all groups
+        pos = np.asarray(table.group_shares) * np.asarray(table.base_rates)
+        tprs = np.asarray(table.p_ybar1_given_y)[:, 1]
+        common = float(np.dot(tprs, pos) / pos.sum()) if pos.sum() > 0 else float(np.mean(tprs))
+        out["common_tpr"] = common
+        out["positive_rate_floor"] = {str(j): float(common * b) for j, b in enumerate(table.base_rates)}
     if spec.explicit:
         out["target_rate"] = None  # no single PR_t was asked for; target_rates holds each group's implied rate
     if spec.conditional:
@@ -119,6 +126,20 @@ def readout_and_table(task: Task, spec: TargetSpec, seed: int = 0, split: Split 
             out["target_rate"] = float(np.mean(table.target_rates))  # the reference table's (whole split) PR_t
         out.update(_strata_readout(task, split, spec))
     return out, table
+
+
+def common_tpr_words(out: dict, names) -> str:
+    """Under equality of opportunity with one PR_t, the one TPR every group is held to and the positive rates it
+    implies before anything is trained ("" otherwise): each group's positives times that TPR are decided positive
+    at the least, and a model's false positives add to it."""
+    if "common_tpr" not in out:
+        return ""
+    c = out["common_tpr"]
+    floors = ", ".join(f"{names[int(k)]} {v:.3f}" for k, v in out["positive_rate_floor"].items())
+    return (f"Under equality of opportunity every group is held to one true positive rate, {c:.3f} (the target labels' "
+            f"TPR over all groups at PR_t {out['target_rate']:.3f}). That alone decides at least this share of each "
+            f"group positive: {floors} (its base rate times {c:.3f}); a model's false positives add to it, so the "
+            "positive rates will be higher than these and need not be near PR_t.")
 
 
 def _moved_words(moved: dict | None, direction: int) -> str:

@@ -8,7 +8,7 @@ import streamlit as st
 from ..figures import plots
 from . import jobs, session, state, tables, target_state, ui
 from ..errors import FairDashError
-from ..analysis.rates import decisions_words, describe_t, s_predictability_text
+from ..analysis.rates import common_tpr_words, decisions_words, describe_t, s_predictability_text
 from ..analysis.separability import s_predictability
 from ..models.registry import MODELS, PARAMETER_NAMES
 from .settings_help import setting_help
@@ -142,6 +142,8 @@ def target_readouts(spec, rates, names) -> None:
         st.error(ui.literal(e), icon=":material/warning:")
         return
     st.markdown(f"**Target:** {ui.literal(out['target_text'])}")
+    if common_tpr_words(out, names):
+        st.text(common_tpr_words(out, names))  # (names are user text: plain text, never markup)
     if spec.conditional:
         _conditional_readouts(out, names)
         return

@@ -15,7 +15,7 @@ from . import model_commands
 from .options import _Parser, label_line, load_task_and_table, target_arguments, target_spec_from_args, task_arguments
 from ..errors import FairDashError
 from ..analysis.proxies import leak_text, task_leaks_and_proxies
-from ..analysis.rates import describe_t, rates_readout, s_predictability_text
+from ..analysis.rates import common_tpr_words, describe_t, rates_readout, s_predictability_text
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
@@ -50,6 +50,8 @@ def _cmd_rates(args) -> int:
     ceiling = ("Accuracy of every classifier that meets these TPR/TNR targets" if out["target"].get("tpr_target") is not None
                else "Theorem 2 accuracy ceiling at this target")
     lines += ["", f"{ceiling} (training split): {out['ceiling_at_target']:.4f}", ""]
+    if common_tpr_words(out, list(g.values())):
+        lines += [common_tpr_words(out, list(g.values())), ""]
     lines += [describe_t(out["t"][k], f"s={k} ({name})", out["flips"][k], out["labels_moved"][k]) for k, name in g.items()]
     if "strata" in out:
         lines += ["", f"Conditional parity on `{task.spec.strata_column}`: ceiling {out['strata_ceiling_at_target']:.4f} "

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..target.target_spec import criterion_info
 from .intervals import interval_of_mean
-from .matched_price import LAND_TOLERANCE, SplitPrice, land_tolerance, land_words
+from .matched_price import LAND_TOLERANCE, SplitPrice, land_tolerance, land_words, price_key
 from .metric_table import INTERVAL_BOUNDS, POP, TRAIN, column_of, groups_in
 
 WITH_S, BLIND, PRICE = (column_of(n, POP) for n in ("with_s_accuracy", "blind_accuracy", "price_of_blindness"))
@@ -82,7 +82,7 @@ def add_price_columns(results: pd.DataFrame, prices: dict | None = None) -> pd.D
     res = results.copy()
     at = _one_rate(res)["target_rate"]
     seeds = res["seed"] if "seed" in res else pd.Series(0, index=res.index)
-    got = [prices.get((t, k), SplitPrice(note="no rule of this target and split decides without s"))
+    got = [prices.get(price_key(t, k), SplitPrice(note="no rule of this target and split decides without s"))
            for t, k in zip(at, seeds)]
     for column, field in ((WITH_S, "with_s_accuracy"), (BLIND, "blind_accuracy"), (PRICE, "price"),
                           (PRICE_LO, "price_lo"), (PRICE_HI, "price_hi"), (RULES[0], "with_s_rule"),

@@ -61,7 +61,8 @@ def group_rates(pred, y, s, n_groups: int, rate: str) -> tuple[np.ndarray, np.nd
 
 def lands(train_rates, counts, targets) -> tuple[bool, str]:
     """Whether rates reached on the training rows land on the targets (every group within its
-    :func:`land_tolerance`), and where not, which group misses by how much."""
+    :func:`land_tolerance`), and where not, which group misses by how much. With explicit TPR and TNR targets a
+    rule lands when both do (``split_prices`` asks twice)."""
     for g, (r, n, t) in enumerate(zip(train_rates, counts, targets)):
         if not np.isfinite(r) or abs(r - t) > land_tolerance(t, int(n)) + 1e-12:
             return False, f"group {g} at {r:.3f} on the training rows against its target {t:.3f}"
@@ -196,6 +197,7 @@ class Side:
     targets: tuple = ()
     pred_test: object = None
     estimator: object = None
+    tnr: tuple = ()  # with explicit TPR and TNR targets: (TNRs on the training rows, their counts, the TNR targets)
 
 
 def split_prices(sides, arrays: dict, rate: str, n_groups: int, *, device=None, cache=None,
@@ -205,17 +207,21 @@ def split_prices(sides, arrays: dict, rate: str, n_groups: int, *, device=None, 
     blind rule lands gets a ``note`` saying which came nearest and by how much."""
     out, scorers = {}, {}
     known = {float(x.target_rate) for x in sides if np.isfinite(x.target_rate)}
-    # a plain model that ran once beside a single target is held at it; beside several, at none
-    sides = [x if np.isfinite(x.target_rate) else replace(x, target_rate=next(iter(known))) for x in sides
-             if np.isfinite(x.target_rate) or len(known) == 1]
-    keys = dict.fromkeys((x.target_rate, x.seed) for x in sides)
+    # a plain model that ran once beside a single target is held at it; beside several, at none; without any PR_t
+    # (explicit TPR and TNR targets) every fit is held at the one target there is
+    sides = [x if np.isfinite(x.target_rate) or not known else replace(x, target_rate=next(iter(known)))
+             for x in sides if np.isfinite(x.target_rate) or len(known) <= 1]
+    keys = dict.fromkeys(price_key(x.target_rate, x.seed) for x in sides)
     for key in keys:
-        here = [x for x in sides if (x.target_rate, x.seed) == key]
+        here = [x for x in sides if price_key(x.target_rate, x.seed) == key]
         blind, misses = None, []
         for x in here:
             if x.with_s or x.pred_test is None:
                 continue
             ok, why = lands(x.train_rates, x.counts, x.targets)
+            if ok and x.tnr:
+                ok, why = lands(*x.tnr)
+                why = why.replace(" on the training rows", " (TNR) on the training rows")
             if not ok:
                 misses.append(f"{x.label}: {_named(why, group_names)}")
                 continue
@@ -235,6 +241,13 @@ def split_prices(sides, arrays: dict, rate: str, n_groups: int, *, device=None, 
         out[key] = split_price((x.label, np.asarray(x.train_rates, dtype=float), np.asarray(x.pred_test)),
                                candidates, arrays[seed], rate, seed)
     return out
+
+
+def price_key(target_rate, seed) -> tuple:
+    """A split's key in :func:`split_prices`' answer: the target rate (``None`` where there is none: explicit TPR
+    and TNR targets) and the seed."""
+    t = float(target_rate) if target_rate is not None else float("nan")
+    return (round(t, 12) if np.isfinite(t) else None, int(seed))
 
 
 def _named(why: str, group_names) -> str:

@@ -364,8 +364,12 @@ def _side(row, f: _Fit, arrays, criterion: str) -> Side | None:
     rate = criterion_info(criterion).rate
     train = f.decision.decide(f.est, arrays.X_train)
     rates, counts = group_rates(train, arrays.y_train, arrays.s_train, G, rate)
+    tnr = ()
+    if f.goal.other is not None:  # explicit TPR and TNR targets: landing means both (TNR: the negatives' "TPR" of 1 - p)
+        rates_n, counts_n = group_rates(1 - np.asarray(train), 1 - np.asarray(arrays.y_train), arrays.s_train, G, "tpr")
+        tnr = (tuple(rates_n), tuple(counts_n), tuple(f.goal.other))
     return Side(row["label"], row["seed"], t, False, tuple(rates), tuple(counts), tuple(f.goal.group),
-                np.asarray(f.decision.decide(f.est, arrays.X_test), dtype=np.int8))
+                np.asarray(f.decision.decide(f.est, arrays.X_test), dtype=np.int8), tnr=tnr)
 
 
 def _job(name, arrays, spec, seed, device, options, cache_dir, keep_model, n_threads, group_names, sees_s, price):
