@@ -340,11 +340,11 @@ def test_one_class_for_everyone_has_no_ratio_and_the_note_says_who_gets_what():
     s = np.array([0, 0, 0, 1, 1, 1])
     everyone = group_metrics(y, np.ones(6, int), s, 2)
     assert np.isnan(everyone["pr_ratio"]) and np.isnan(everyone["tpr_ratio"])  # no decision: no ratio, not 1.0
-    assert one_class_note(np.ones(6, int), s, 2, ("f", "m")) == "predicts 1 for everyone"
+    assert one_class_note(np.ones(6, int), s, 2, ("f", "m")) == "predicts 1 for everyone (6 rows)"
     group = group_metrics(y, np.array([0, 0, 0, 1, 0, 1]), s, 2)
     assert group["pr_0"] == 0.0 and group["pr_ratio"] == 0.0  # a whole group without positives: measured, 0
     note = one_class_note(np.array([0, 0, 0, 1, 0, 1]), s, 2, ("f", "m"))
-    assert note == "predicts 0 for everyone in f"
+    assert note == "predicts 0 for everyone in f (3 rows)"
     rows = pd.DataFrame({"model": ["lr", "lr"], "label": ["LR", "LR"], "target_rate": [np.nan, np.nan],
                          "pr_ratio": [everyone["pr_ratio"], 0.8], "one_class": ["predicts 1 for everyone", ""],
                          "pop_one_class": ["", ""]})

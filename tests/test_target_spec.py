@@ -520,7 +520,7 @@ def test_one_class_for_everyone_is_not_parity(noise_table, tmp_path, capsys):
     for _, row in res.iterrows():
         assert row["pr_0"] == 0 and row["pr_1"] == 0
         assert np.isnan(row["pr_ratio"]) and np.isnan(row["tpr_ratio"]) and np.isnan(row["pop_pr_ratio"])
-        assert row["one_class"] == "predicts 0 for everyone"
+        assert row["one_class"] == f"predicts 0 for everyone ({row['n_eval']} rows)"
     assert any("predicts 0 for everyone" in n for n in metrics.one_class_notes(res))
     code, out, err = run(["train", "--data", str(noise_table), *NOISE, "--model", "fair-lr", "--no-cache",
                           "--out", str(tmp_path / "m.fairdash")], capsys)

@@ -14,20 +14,21 @@ from .metric_table import summarized_columns
 
 
 def one_class_note(y_pred, s, n_groups: int, group_names=None) -> str:
-    """In words, where a model predicts one class for everyone or for a whole group (empty otherwise):
-    then its rates and ratios describe no decision, and a ratio of 1 would be a false parity."""
+    """In words, where a model predicts one class for everyone or for a whole group (empty otherwise), with the rows
+    it was seen on (a whole group of 6 balanced test rows says less than one of 6,000): then its rates and ratios
+    describe no decision, and a ratio of 1 would be a false parity."""
     p = np.asarray(y_pred).astype(int)
     s = np.asarray(s).astype(int)
     if p.size == 0:
         return ""
     if np.all(p == p[0]):
-        return f"predicts {int(p[0])} for everyone"
+        return f"predicts {int(p[0])} for everyone ({p.size} rows)"
     parts = []
     for j in range(n_groups):
         g = p[s == j]
         if g.size and np.all(g == g[0]):
             name = group_names[j] if group_names is not None and j < len(group_names) else f"group {j}"
-            parts.append(f"predicts {int(g[0])} for everyone in {name}")
+            parts.append(f"predicts {int(g[0])} for everyone in {name} ({g.size} rows)")
     return "; ".join(parts)
 
 
@@ -181,15 +182,23 @@ def result_notes(results: pd.DataFrame) -> list[str]:
 
 def rule_notes(results: pd.DataFrame) -> list[str]:
     """One line per model (label) whose decision rule did not reach its target on the training rows
-    (``rule_reached`` false), naming the group, the rate reached and why, with the seeds it happened on."""
+    (``rule_reached`` false), said once however many splits it happened on: the seeds, and the first one's note
+    (the group, the rate reached and why)."""
     if "rule_reached" not in results.columns or "rule_note" not in results.columns:
         return []
     missed = results[results["rule_reached"].astype(str).str.lower().isin(("false", "0", "0.0"))]
     notes = []
     labels = missed["label"] if "label" in missed.columns else missed["model"]
-    for (label, note), g in missed.groupby([labels, missed["rule_note"].fillna("").astype(str)], sort=False):
-        seeds = ", ".join(str(int(s)) for s in g["seed"]) if "seed" in g.columns else ""
-        notes.append(f"{label}{f' (seed {seeds})' if seeds else ''}: {note}")
+    for label, g in missed.groupby(labels, sort=False):
+        note = g["rule_note"].fillna("").astype(str).iloc[0]
+        if "seed" not in g.columns:
+            notes.append(f"{label}: {note}")
+            continue
+        seeds = [str(int(s)) for s in g["seed"]]
+        if len(seeds) == 1:
+            notes.append(f"{label} (seed {seeds[0]}): {note}")
+        else:
+            notes.append(f"{label}, on {len(seeds)} splits (seeds {', '.join(seeds)}); on seed {seeds[0]}: {note}")
     return notes
 
 
@@ -228,7 +237,7 @@ def below_majority_notes(results: pd.DataFrame) -> list[str]:
 
 def one_class_reason(note: str) -> str:
     """What a one-class note means for the numbers beside it (one rule for every output)."""
-    if note.endswith("for everyone"):
+    if " for everyone in " not in note:
         return ("it makes no decision at all, so its ratios are left empty (n/a) and never counted as parity in a "
                 "mean")
     return ("it makes no decision within those groups: their rates are measured (0 or 1), but say nothing about "
