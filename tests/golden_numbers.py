@@ -4,8 +4,9 @@ from the repository root, with the code whose numbers are the reference:
 
     FAIRDASH_DEVICE=cpu python tests/golden_numbers.py tests/data
 
-It was last run when issue 38's fits that converge changed the numbers (the record's machine: Intel Xeon;
-``tests/data/golden/README.md``). ``run`` also measures how close any decision of the sweep came to being
+It was last run when issue 34 added each group's row counts to the results (``n_<g>``, ``n_pos_<g>`` and their
+``pop_`` twins; every other column's value unchanged, checked to 1e-9), after issue 38's fits that converge changed
+the numbers (the record's machine: Intel Xeon; ``tests/data/golden/README.md``). ``run`` also measures how close any decision of the sweep came to being
 decided the other way: the smallest distance of a score to its cut over every decision the sweep made
 (``margin``). Where that is larger than ``SAME_NUMBERS_BOUND``, no decision can differ between machines, so
 every rate, and every number made of rates, is compared exactly."""

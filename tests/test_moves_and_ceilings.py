@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from fairdash.work.experiments import run_experiment
-from fairdash.evaluation.gaps import ceiling_table, ceiling_verdict, mark_moves, moved_away_summary
+from fairdash.evaluation.gaps import CANNOT_TELL, LANDS, MISSES, NO_TARGET, landing_verdict, ceiling_table, ceiling_verdict, mark_moves, moved_away_summary
 from fairdash.target.target_spec import make_target_spec
 
 
@@ -52,10 +52,31 @@ def test_compas_eo_overall_rate_fairlr_says_no_move_away_over_five_repeats(compa
 
 
 def test_a_run_that_missed_its_target_is_never_within_the_ceiling():
-    assert ceiling_verdict(0.886, 0.90, 0.142).startswith("did not reach the target (worst gap 0.142)")
-    assert ceiling_verdict(0.80, 0.81, 0.014) == "yes"
+    assert ceiling_verdict(0.886, 0.90, (MISSES, "misses the target: Female ...")) == (
+        "misses the target: Female ...; the ceiling at PR_t does not apply")
+    assert ceiling_verdict(0.80, 0.81, (LANDS, "lands")) == "yes"
+    assert ceiling_verdict(0.80, 0.81, (CANNOT_TELL, "too few rows to tell")).endswith("does not apply")
     res = pd.DataFrame({"label": ["FairLR", "FairLR [group-rates]"], "target": ["t", "t"], "accuracy": [0.886, 0.81],
                         "ceiling_at_measured": [0.95, 0.83], "ceiling_at_target": [0.814, 0.814],
-                        "pop_worst_gap": [0.142, 0.014]})
-    verdicts = list(ceiling_table(res)["reached the target, within the ceiling"])
-    assert verdicts[0].startswith("did not reach") and verdicts[1] == "yes"
+                        "target_0": [0.3, 0.3], "target_1": [0.3, 0.3], "pop_n_0": [5000, 5000],
+                        "pop_n_1": [10000, 10000], "pop_gap_0": [-0.142, -0.010], "pop_gap_0_lo": [-0.155, -0.022],
+                        "pop_gap_0_hi": [-0.130, 0.002], "pop_gap_1": [0.05, 0.004], "pop_gap_1_lo": [0.04, -0.006],
+                        "pop_gap_1_hi": [0.06, 0.014]})
+    verdicts = list(ceiling_table(res, group_names=("Female", "Male"))["reached the target, within the ceiling"])
+    assert verdicts[0].startswith("misses the target: Female (5000 test rows): gap -0.142, 95% interval -0.155 to "
+                                  "-0.130, against ±0.030") and verdicts[1] == "yes"
+
+
+def test_a_group_too_small_to_tell_is_said_with_its_rows_and_interval():
+    one = pd.DataFrame({"target_0": [0.4], "target_1": [0.4], "pop_n_0": [800], "pop_n_1": [40],
+                        "pop_gap_0": [0.005], "pop_gap_0_lo": [-0.02], "pop_gap_0_hi": [0.03 - 1e-9],
+                        "pop_gap_1": [-0.02], "pop_gap_1_lo": [-0.17], "pop_gap_1_hi": [0.13]})
+    verdict, words = landing_verdict(one, ("big", "small"))
+    assert verdict == CANNOT_TELL
+    assert words == ("too few rows to tell whether it lands: small (40 test rows): gap -0.020, 95% interval -0.170 to "
+                     "+0.130, against ±0.030")
+    # over splits: Student's t over the splits' gaps, the rows a split said as such
+    three = pd.concat([one] * 3, ignore_index=True).assign(pop_gap_1=[-0.01, 0.0, 0.01], pop_gap_0=[0.0, 0.001, 0.002])
+    verdict, words = landing_verdict(three, ("big", "small"))
+    assert verdict == LANDS, words
+    assert landing_verdict(one.assign(pop_gap_0=np.nan), None)[0] == NO_TARGET

@@ -305,7 +305,7 @@ def run_results(run) -> None:
         where = res["eval_set"].iloc[0]
         st.markdown(f"**Measured accuracy beside the ceilings** (Theorem 2, each computed on the same {where} rows as "
                     "the accuracy beside it):")
-        tab = ceiling_table(fair).rename(columns={"accuracy": f"accuracy ({where})", **CEILING_HEADERS})
+        tab = ceiling_table(fair, group_names=run.task.group_names).rename(columns={"accuracy": f"accuracy ({where})", **CEILING_HEADERS})
         tab = tab[[c for c in tab.columns if c != "target"] + [c for c in tab.columns if c == "target"]]  # numbers first
         tables.show_numbers(tab, "accuracy_vs_bound", column_config={
             **{c: tables.number_column(help=h) for c, h in CEILING_HELP.items()},

@@ -20,7 +20,7 @@ from .. import data
 from ..analysis.proxies import leak_text, task_leaks
 from ..data import split_arrays
 from ..evaluation.blindness import PRICE_COLUMNS, PRICE_HI, PRICE_LO, RULES, price_sentence, price_sentences, price_table
-from ..evaluation.gaps import REFERENCE_MODEL, moved_away_summary, sampling_noise_sentence
+from ..evaluation.gaps import NO_TARGET, REFERENCE_MODEL, landing_verdict, moved_away_summary, sampling_noise_sentence
 from ..evaluation.thin import thin_notes
 from ..files.export import load_model, results_csv, save_model
 from ..files.run_spec import RunSpec
@@ -161,13 +161,14 @@ def _cmd_train(args) -> int:
     price = _price_beside(args, task, spec, exp)
     save_model(trained, out)
     m = trained.metrics
+    landing = landing_verdict(exp.results.iloc[:1], task.group_names)
     result = {"model": trained.name, "label": row["label"], "target_rate": trained.target_rate,
               "criterion": spec.criterion, "target": spec.to_dict(), "decision": trained.decision.to_dict(),
               "decides_with_s": bool(row["decides_with_s"]), "seed": args.seed,
               **row_to_file({k: m[k] for k in m if not k.startswith("n_")}),  # named as the results file names them
               **{k: row[k] for k in row.index if k.startswith("pop_moved_")}, "moved_away": row["moved_away"],
               **{k: row[k] for k in ("rule_reached", "rule_note", "below_majority", "pop_majority_accuracy")
-                 if k in row.index}, **price, "fit_seconds": trained.fit_seconds, "device": trained.device, "out": str(out)}
+                 if k in row.index}, "lands": landing[0], "landing": landing[1], **price, "fit_seconds": trained.fit_seconds, "device": trained.device, "out": str(out)}
     if args.json:
         print(json.dumps(_json_safe(result), indent=2))
     else:
@@ -202,6 +203,8 @@ def _cmd_train(args) -> int:
             print(f"warning: {result_notes(exp.results.iloc[:1])[-1]}")
         for line in gap_lines(m, task.group_names, spec.criterion):
             print(line)
+        if landing[0] != NO_TARGET:
+            print(f"On the target (population, 95% intervals): {landing[1]}")
         noise = _noise_line(task, args.seed, m, spec.criterion)
         if noise:
             print(noise)

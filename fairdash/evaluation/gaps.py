@@ -21,7 +21,8 @@ import pandas as pd
 
 from ..target.criteria import CRITERIA_INFO, criterion_of_rate
 from ..target.decision import PAPER_RULE
-from .blindness import LAND_TOLERANCE
+from .intervals import interval_of_mean
+from .matched_price import land_tolerance
 from ..models.registry import MODELS, model_info
 
 MOVE_TOLERANCE = 0.01  # closer or further by less than one percentage point is "no move" (noise, not a move)
@@ -196,29 +197,75 @@ def _registry_names():
 # --------------------------------------------------------------------------------------------------
 # The ceiling beside a run: only for a run that reached the target
 # --------------------------------------------------------------------------------------------------
-def ceiling_verdict(accuracy, ceiling_at_measured, worst_gap) -> str:
-    """Whether a measured accuracy is within Theorem 2's ceiling, said only of a run that reached its target
-    (its mean worst gap on the population within :data:`fairdash.evaluation.blindness.LAND_TOLERANCE`): the ceiling at
-    ``PR_t`` is what a classifier *reaching* the target could achieve, so a run that missed it is not
-    compared with it."""
+LANDS, MISSES, CANNOT_TELL, NO_TARGET = "lands", "misses", "cannot tell", "no target"
 
-    if worst_gap is None or not np.isfinite(worst_gap):
-        return "no per-group target to reach"
-    if worst_gap > LAND_TOLERANCE:
-        return f"did not reach the target (worst gap {worst_gap:.3f}): the ceiling at PR_t does not apply"
+
+def landing_verdict(rows: pd.DataFrame, group_names=None) -> tuple[str, str]:
+    """Whether one rule's decisions land on the target on the population, read from the intervals (docs/METHOD.md,
+    "Lands on the target"): ``rows`` are its results rows (one per split). Each group's gap to its target carries a
+    95% interval (one split: the bootstrap of its test rows; several: Student's t over the splits' gaps). The rule
+    *lands* when every group's interval lies within the group's :func:`land_tolerance` of its target, *misses* when
+    some group's interval lies wholly outside it, and otherwise the table *cannot tell*. Returns ``(verdict, words)``:
+    the words name the group that decides it, its test rows and its interval."""
+    groups = [g for g in range(64) if f"pop_gap_{g}" in rows.columns]
+    gaps = {g: rows[f"pop_gap_{g}"].astype(float) for g in groups}
+    if not groups or any(not np.isfinite(v).any() for v in gaps.values()):
+        return NO_TARGET, "no per-group target to reach"
+    criterion = rows["criterion"].dropna().astype(str) if "criterion" in rows else pd.Series(dtype=str)
+    positives = bool(len(criterion)) and criterion.iloc[0] in CRITERIA_INFO and \
+        CRITERIA_INFO[criterion.iloc[0]].positives_only
+    missed, unclear = [], []
+    for g in groups:
+        t = float(rows[f"target_{g}"].astype(float).mean()) if f"target_{g}" in rows else np.nan
+        count = f"pop_n_pos_{g}" if positives else f"pop_n_{g}"  # the rows the rate is counted among
+        n = int(round(float(rows[count].astype(float).mean()))) if count in rows else 0
+        tol = land_tolerance(t) if np.isfinite(t) else np.nan
+        if len(rows) == 1:
+            lo, hi = (float(rows[f"pop_gap_{g}{b}"].iloc[0]) if f"pop_gap_{g}{b}" in rows else np.nan
+                      for b in ("_lo", "_hi"))
+        else:
+            lo, hi = interval_of_mean(gaps[g], within=(-1.0, 1.0))
+        gap = float(gaps[g].mean())
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            lo = hi = gap
+        what = "positive test rows" if positives else "test rows"
+        counted = f"{n} {what}" if len(rows) == 1 else f"{n} {what} a split, {len(rows)} splits"
+        where = (f"{_name(group_names, g)} ({counted}): gap {gap:+.3f}, "
+                 f"95% interval {lo:+.3f} to {hi:+.3f}, against ±{tol:.3f}")
+        if hi < -tol or lo > tol:
+            missed.append(where)
+        elif lo < -tol or hi > tol:
+            unclear.append(where)
+    if missed:
+        return MISSES, "misses the target: " + "; ".join(missed)
+    if unclear:
+        return CANNOT_TELL, "too few rows to tell whether it lands: " + "; ".join(unclear)
+    return LANDS, "lands on the target (every group's 95% interval within its tolerance)"
+
+
+def ceiling_verdict(accuracy, ceiling_at_measured, landing: tuple[str, str]) -> str:
+    """Whether a measured accuracy is within Theorem 2's ceiling, said only of a run that reached its target
+    (:func:`landing_verdict`): the ceiling at ``PR_t`` is what a classifier *reaching* the target could achieve, so
+    a run that missed it, or of which the table cannot tell, is not compared with it."""
+    verdict, words = landing
+    if verdict == NO_TARGET:
+        return words
+    if verdict != LANDS:
+        return f"{words}; the ceiling at PR_t does not apply"
     return "yes" if accuracy <= ceiling_at_measured + 1e-9 else "no (check the data)"
 
 
-def ceiling_table(results: pd.DataFrame, by=("label", "target")) -> pd.DataFrame:
+def ceiling_table(results: pd.DataFrame, by=("label", "target"), group_names=None) -> pd.DataFrame:
     """Each model's mean accuracy beside its two ceilings (at its measured rates, at the target) and the
     verdict of :func:`ceiling_verdict`: what the Train page shows."""
     by = [b for b in by if b in results.columns]
-    cols = [c for c in ("accuracy", "ceiling_at_measured", "ceiling_at_target", "pop_worst_gap") if c in results]
-    g = results.groupby(by, sort=False, dropna=False)[cols].mean().reset_index()
-    worst = g["pop_worst_gap"] if "pop_worst_gap" in g else pd.Series(np.nan, index=g.index)
-    g["reached the target, within the ceiling"] = [ceiling_verdict(a, c, w) for a, c, w in
-                                                    zip(g["accuracy"], g["ceiling_at_measured"], worst)]
-    return g.drop(columns=[c for c in ("pop_worst_gap",) if c in g])
+    cols = [c for c in ("accuracy", "ceiling_at_measured", "ceiling_at_target") if c in results]
+    grouped = results.groupby(by, sort=False, dropna=False)
+    g = grouped[cols].mean().reset_index()
+    g["reached the target, within the ceiling"] = [
+        ceiling_verdict(a, c, landing_verdict(rows, group_names))
+        for a, c, (_, rows) in zip(g["accuracy"], g["ceiling_at_measured"], grouped)]
+    return g
 
 
 def sampling_errors(targets, s_rows, rate_rows=None) -> np.ndarray:

@@ -70,10 +70,12 @@ class Share:
 
 @dataclass(frozen=True)
 class Count:
-    """How many rows."""
+    """How many rows (``among``: of those in some cells, ``Share``'s form, e.g. the positives)."""
+
+    among: object = None
 
     def value(self, y, p) -> int:
-        return int(len(y))
+        return int(len(y)) if self.among is None else int(np.sum(self.among(np.asarray(y), np.asarray(p))))
 
 
 def _values(values) -> np.ndarray:
@@ -211,7 +213,9 @@ METRICS = (
     Metric("tnr", EP, _G, "TNR", per_group=True, summarized=True, lead=True, measure=Share(lambda y, p: p == 0, lambda y, p: y == 0)),
     Metric("acc", E, _G, "accuracy", per_group=True, summarized=True, lead=True,
            measure=Share(lambda y, p: p == y)),
-    Metric("n", E, _G, "rows", fmt="d", per_group=True, in_file=False, measure=Count()),
+    Metric("n", EP, _G, "rows", fmt="d", per_group=True, in_file=False, measure=Count()),
+    Metric("n_pos", EP, _G, "positive rows (a TPR's rows)", fmt="d", per_group=True, in_file=False,
+           measure=Count(lambda y, p: y == 1)),
     # the error rates an analyst asks for first: who is wrongly flagged (FPR), wrongly passed over (FNR), and how
     # often a positive decision is right (precision)
     Metric("fpr", EP, _G, "FPR", per_group=True, summarized=True, measure=Share(lambda y, p: p == 1, lambda y, p: y == 0)),

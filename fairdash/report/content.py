@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..evaluation.blindness import price_sentences
-from ..evaluation.gaps import ceiling_verdict, moved_away_summary
+from ..evaluation.gaps import ceiling_verdict, landing_verdict, moved_away_summary
 from ..evaluation.metrics import error_rates_frame, format_mean_std, result_notes, summarize
 from ..target.target_spec import criterion_info
 from ..data.meaning import ASSUMED, WORDS, disadvantaged_sentence, label_favourable
@@ -247,11 +247,12 @@ def section_readout(desc: dict, readout: dict | None, results: pd.DataFrame) -> 
         blocks.append(para(("Conditional parity:", True), " the target holds within every stratum; weighted by the "
                            "strata's shares of the training rows the ceiling is ",
                            (fmt(readout.get("strata_ceiling_at_target"), 4), True), "."))
-    blocks += _ceiling_blocks(results, None if explicit else t)
+    names = [_group_name(desc, readout, str(k)) for k in sorted((readout.get("groups") or {}), key=int)]
+    blocks += _ceiling_blocks(results, None if explicit else t, names or None)
     return {"title": title, "blocks": blocks}
 
 
-def _ceiling_blocks(results: pd.DataFrame, t) -> list:
+def _ceiling_blocks(results: pd.DataFrame, t, group_names=None) -> list:
     need = {"model", "target_rate", "accuracy", "ceiling_at_measured"}
     if t is None or not need <= set(results.columns):
         return []
@@ -263,8 +264,10 @@ def _ceiling_blocks(results: pd.DataFrame, t) -> list:
     metrics = [m for m in ("accuracy", "ceiling_at_measured", "ceiling_at_target", "pop_worst_gap")
                if m in near.columns]
     s = summarize(near, by=[c for c in ("model", "label") if c in near.columns], metrics=metrics)
+    key = "label" if "label" in near.columns else "model"
     rows = [[r.get("label", r["model"]), cell(r, "accuracy"), cell(r, "ceiling_at_measured"), cell(r, "ceiling_at_target"),
-             ceiling_verdict(r["accuracy_mean"], r["ceiling_at_measured_mean"], r.get("pop_worst_gap_mean", np.nan))]
+             ceiling_verdict(r["accuracy_mean"], r["ceiling_at_measured_mean"],
+                             landing_verdict(near[near[key] == r[key]], group_names))]
             for _, r in s.iterrows()]
     where = str(near["eval_set"].dropna().iloc[0]) if "eval_set" in near.columns and near["eval_set"].notna().any() \
         else "evaluation"
