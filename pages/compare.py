@@ -24,7 +24,9 @@ if not history:
     st.stop()
 
 by_number = {r.number: r for r in history}
-ui.set_if_changed(state.COMPARE_RUNS, compare.kept_runs(ss.get(state.COMPARE_RUNS, []), history))
+ui.remember(state.COMPARE_RUNS, [])  # the choice of runs is kept for the session, across pages
+ui.set_if_changed(state.COMPARE_RUNS, compare.kept_runs(ss[state.COMPARE_RUNS], history, ss.get(state.COMPARE_SEEN)))
+ss[state.COMPARE_SEEN] = max(r.number for r in history)
 c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
 chosen = c1.multiselect("Runs to compare", list(by_number), key=state.COMPARE_RUNS,
                         format_func=lambda n: by_number[n].title,
@@ -33,6 +35,8 @@ chosen = c1.multiselect("Runs to compare", list(by_number), key=state.COMPARE_RU
 if c2.button("Clear the run history", key="clear_runs"):
     ss[state.RUNS], ss[state.RUN] = [], None
     ss.pop(state.COMPARE_RUNS, None)
+    ss.pop(state.COMPARE_SEEN, None)
+    ui.remember_value(state.COMPARE_RUNS, [])
     st.rerun()
 if not chosen:
     st.info("Choose at least one run.")

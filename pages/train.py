@@ -71,6 +71,8 @@ if ss[state.DECISION] != decision and target is not None:  # the widget kept ano
     target_state.edit(decision=ss[state.DECISION])
     target = ui.target_spec()
 st.caption(form.rule_caption(ss[state.DECISION], rules))
+ui.remember(state.EVERY_RULE, False)
+every_rule = st.checkbox(form.EVERY_RULE_WORDS, key=state.EVERY_RULE, disabled=len(rules) < 2)
 
 grid = form.SINGLE
 if mode == "sweep":
@@ -93,7 +95,7 @@ with st.expander("Advanced settings"):
     views.s_as_feature_option(task)
     model_opts = views.model_option_inputs(chosen)
 
-spec = form.run_spec(task, target, chosen, grid, repeats, model_opts)
+spec = form.run_spec(task, target, chosen, grid, repeats, model_opts, decisions=rules if every_rule else ())
 n_fits = form.n_fits(spec, include_other)
 st.caption(form.fits_caption(n_fits))
 

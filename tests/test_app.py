@@ -517,3 +517,64 @@ def test_compare_without_per_group_targets_says_why_in_one_line():
     _hand_made_run(at, results, 0.2)
     assert len(at.get("plotly_chart")) == 3
     assert NO_TARGET_COLUMNS in [c.value for c in at.caption]
+
+
+def test_the_train_page_trains_every_model_under_each_rule_in_one_run_and_prices_it():
+    """Issue 34, item 8: one run of LR under every rule the page offers (the paper's, one cut for everyone, one cut
+    per group) carries the price of deciding without s, as `sweep --decision` does."""
+    at = _new_app()
+    at.selectbox(key="sample_choice").set_value("compas").run()
+    at.button(key="load_sample_button").click().run()
+    at.switch_page("pages/train.py").run()
+    _ok(at)
+    at.multiselect(key="train_models").set_value(["lr", "target-reduction"]).run()
+    assert not at.checkbox(key="every_rule").value
+    at.checkbox(key="every_rule").check().run()
+    rules = list(at.radio(key="decision").options)
+    assert len(rules) >= 2
+    at.button(key="train_button").click().run(timeout=400)
+    _ok(at)
+    assert not _errors(at)
+    run = app_state.get(at, "run")
+    res = run.results
+    assert len(run.spec.decisions) == len(rules) and len(res) == 2 * len(rules)
+    assert res["decides_with_s"].any() and not res["decides_with_s"].all()
+    assert res["price_of_blindness"].notna().all() and (res["price_of_blindness_lo"] < res["price_of_blindness_hi"]).all()
+    assert all(len(k) == 4 for k in run.models)  # each fitted model keyed by its rule too
+    assert any(", decided by " in run.model_words(k) for k in run.models)
+
+
+def test_compare_keeps_its_choice_of_runs_across_pages_and_adds_a_newer_run():
+    """Issue 34, item 8: the runs chosen on Compare come back after another page; a run trained since joins them."""
+    from fairdash.app.compare import kept_runs
+    from types import SimpleNamespace
+
+    history = [SimpleNamespace(number=n) for n in (1, 2, 3)]
+    assert kept_runs([], history) == [3]  # never shown: the newest
+    assert kept_runs([1], history, seen=3) == [1]  # kept as chosen
+    assert kept_runs([1], history, seen=2) == [1, 3]  # run 3 was trained since
+    assert kept_runs([7], history, seen=3) == [3]  # none left: the newest
+
+
+def test_compare_s_choice_of_runs_survives_other_pages_in_the_app():
+    at = _new_app()
+    at.selectbox(key="sample_choice").set_value("compas").run()
+    at.button(key="load_sample_button").click().run()
+    at.switch_page("pages/train.py").run()
+    at.multiselect(key="train_models").set_value(["lr"]).run()
+    at.button(key="train_button").click().run(timeout=400)
+    at.radio(key="decision").set_value("group-rates").run()
+    at.button(key="train_button").click().run(timeout=400)
+    _ok(at)
+    at.switch_page("pages/compare.py").run()
+    assert at.multiselect(key="compare_runs").value == [2]  # first visit: the newest
+    at.multiselect(key="compare_runs").set_value([1]).run()
+    at.switch_page("pages/train.py").run()
+    at.switch_page("pages/compare.py").run()
+    _ok(at)
+    assert at.multiselect(key="compare_runs").value == [1]  # kept across pages
+    at.switch_page("pages/train.py").run()
+    at.radio(key="decision").set_value("overall-rate").run()
+    at.button(key="train_button").click().run(timeout=400)
+    at.switch_page("pages/compare.py").run()
+    assert at.multiselect(key="compare_runs").value == [1, 3]  # and the run trained since joins it

@@ -41,10 +41,13 @@ def results_of(runs):
     return kept.value.copy()
 
 
-def kept_runs(chosen, history) -> list:
-    """The chosen run numbers still in the history (the newest run where none is left)."""
+def kept_runs(chosen, history, seen: int | None = None) -> list:
+    """The chosen run numbers still in the history, with every run newer than ``seen`` (the newest run number the
+    page had shown when the choice was made; ``None``: the page was never shown) added: a choice is kept for the
+    session, and a run trained since is shown beside it (the newest run where none is left)."""
     numbers = {r.number for r in history}
-    return [n for n in chosen if n in numbers] or [history[-1].number]
+    newer = [] if seen is None else [r.number for r in history if r.number > seen and r.number not in chosen]
+    return [n for n in chosen if n in numbers] + newer or [history[-1].number]
 
 
 def one_criterion(runs) -> str | None:

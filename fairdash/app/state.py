@@ -94,12 +94,14 @@ PR_T_BOX = "pr_t_box"  # the number box's key stem (see pr_t_box_key)
 
 # the Train page
 TRAIN_MODELS, DECISION = "train_models", "decision"
+EVERY_RULE = "every_rule"  # the Train page's "every model under each rule" checkbox
 INCLUDE_OTHER = "include_other_criteria"
 REPEATS, TRAIN_MODE, PARALLEL_JOBS = "repeats", "train_mode", "parallel_jobs"
 SWEEP_FROM, SWEEP_TO, SWEEP_POINTS = "sweep_from", "sweep_to", "sweep_points"
 
 # the Compare and Export pages
 COMPARE_RUNS, COMPARE_TARGET, COMPARE_VIEW = "compare_runs", "compare_target", "compare_view"
+COMPARE_SEEN = "fd_compare_seen"  # the newest run number Compare had shown: runs trained since join the kept choice
 EXPORT_RUN, EXPORT_MODEL = "export_run", "export_model"
 
 # --------------------------------------------------------------------------------------------------

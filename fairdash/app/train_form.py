@@ -148,15 +148,21 @@ def delta_caption(target: TargetSpec | None) -> str:
 
 
 def run_spec(task, target: TargetSpec | None, models, grid, repeats: int, options: dict, *,
-             data: str | None = None) -> RunSpec | None:
+             data: str | None = None, decisions=()) -> RunSpec | None:
     """The training's request from the page's values (``None`` while the target is not valid): the data
     (``data``, by default the session's, as the command line names it) and task, the target, the chosen
-    models, the grid of PR_t, one seed per repeat, the models' settings and the groups' names."""
+    models, the grid of PR_t, one seed per repeat, the models' settings, the groups' names, and ``decisions``:
+    several decision rules, every model under each, the target's own first (fewer than two: the target's rule)."""
     if target is None:
         return None
+    rules = tuple(dict.fromkeys([target.decision, *decisions])) if len(decisions) > 1 else ()
     return RunSpec(data=ui.data_source() if data is None else data, task=task.spec, target=target, models=tuple(models),
                    target_rates=tuple(grid), seeds=tuple(range(int(repeats))), options=options,
-                   group_names=task.group_names)
+                   group_names=task.group_names, decisions=rules)
+
+
+EVERY_RULE_WORDS = ("Train every model under each of these rules in one run (the price of deciding without s needs a "
+                    "rule that decides with s beside one that decides without)")
 
 
 def n_fits(spec: RunSpec | None, include_other: bool) -> int:

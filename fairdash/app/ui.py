@@ -33,7 +33,7 @@ from .. import data
 from ..target import targets
 from . import session, state
 from . import target_state
-from .session import add_run, keep_widgets, remember, runs  # noqa: F401 (the pages' one facade)
+from .session import add_run, keep_widgets, remember, remember_value, runs  # noqa: F401 (the pages' one facade)
 from ..errors import FairDashError
 from ..events import log_event
 from .limits import check_memory

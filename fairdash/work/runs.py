@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..progress import utc_now
 from ..data import Task
-from ..target.decision import choosable
+from ..target.decision import choosable, rule_info
 from .experiments import PlannedFit, plan_fits, priced, run_experiment, serving_models
 from ..models.registry import MODELS, model_info
 from ..figures.plot_style import RUN
@@ -86,7 +86,8 @@ class Run:
         """A fitted model of the run in a list: its label, its PR_t where it has one, its repeat."""
         name, t, seed = key[:3]
         tt = "" if t is None or (isinstance(t, float) and np.isnan(t)) else f", PR_t {float(t):.3f}"
-        return f"{self.models[key].label}{tt}, repeat {seed}"
+        rule = f", decided by {rule_info(key[3]).named}" if len(key) > 3 else ""  # a run of several rules
+        return f"{self.models[key].label}{tt}{rule}, repeat {seed}"
 
     def default_model(self, target_rate: float | None = None):
         """The fitted model offered first for download: one of the paper's method (``PAPER_METHOD``), at the
@@ -145,7 +146,7 @@ def plan_training(spec: RunSpec, *, only_serving: bool = True) -> TrainingPlan:
     """The plan of :func:`train_run` for ``spec``: the same fits :func:`run_experiment` runs (both read
     :func:`fairdash.experiments.plan_fits`)."""
     models, skipped = serving_models(spec.models, spec.target.criterion, only_serving)
-    fits: list[PlannedFit] = plan_fits(models, spec.target, spec.target_rates, spec.seeds)
+    fits: list[PlannedFit] = plan_fits(models, spec.target, spec.target_rates, spec.seeds, spec.decisions or None)
     return TrainingPlan(tuple(fits), tuple(skipped))
 
 
@@ -194,7 +195,8 @@ def train_run(task: Task, spec: RunSpec, *, data_name: str, data_description: st
     the feature columns that gave s or y away, so the run says it was trained with them."""
     t0 = time.perf_counter()
     exp = run_experiment(task, list(spec.models), spec.target_rates, spec.seeds, target=spec.target,
-                         options=spec.options, keep_models=True, only_serving=only_serving, price=True, **kwargs)
+                         options=spec.options, keep_models=True, only_serving=only_serving, price=True,
+                         decisions=spec.decisions or None, **kwargs)
     res = exp.results
     if not only_serving:  # a model run outside the criterion it was made for says so everywhere
         for i, m in res["model"].items():
