@@ -161,3 +161,20 @@ def test_with_explicit_tpr_and_tnr_targets_a_blind_rule_lands_only_when_both_do(
     note = res["price_note"].iloc[0]
     assert "Target reduction (decides without s, randomised): " in note and "(TNR) on the training rows" in note
     assert "there is no price to measure" in price_sentences(res, "race")[0]
+
+
+def test_the_frontier_draws_intervals_the_with_s_side_and_plain_lr_and_the_majority_class_for_scale(compas_task):
+    from fairdash.evaluation.blindness import majority_accuracy
+    from fairdash.figures.plots import frontier_figure
+
+    res = run_experiment(compas_task, ["lr", "target-reduction"], [0.401], [0, 1], target=make_target_spec("dp"),
+                         decisions=["threshold", "group-rates"]).results
+    fig = frontier_figure(res, s_name="race")
+    names = [t.name for t in fig.data]
+    assert "best rule with race, at the blind rule's rates (the price's with-s side)" in names
+    assert "plain LR (no target), for scale" in names and "the majority class for everyone, for scale" in names
+    majority = next(t for t in fig.data if t.name.startswith("the majority class"))
+    shares = [data.split_arrays(compas_task, k).y_test.mean() for k in (0, 1)]
+    assert majority.y[0] == pytest.approx(majority_accuracy(res)) == pytest.approx(np.mean([max(p, 1 - p) for p in shares]))
+    landed = [t for t in fig.data if "(lands" in t.name]
+    assert landed and all(t.error_y.array is not None and min(t.error_y.array) >= 0 for t in landed)

@@ -92,9 +92,9 @@ def add_price_columns(results: pd.DataFrame, prices: dict | None = None) -> pd.D
 
 
 def landing_means(results: pd.DataFrame) -> pd.DataFrame:
-    """One row per (target rate, label): the means over the repeats of the population accuracy and of each
-    group's rate, the worst gap of the means (``worst_gap``), whether that lands on the target (``lands``),
-    ``model``, ``decision``, ``decides_with_s`` and ``repeats``."""
+    """One row per (target rate, label): the means over the repeats of the population accuracy (with its 95%
+    interval, ``pop_accuracy_lo/_hi``) and of each group's rate, the worst gap of the means (``worst_gap``), whether
+    the means land on the target (``lands``), ``model``, ``decision``, ``decides_with_s`` and ``repeats``."""
     groups, rate = _groups(results), _rate(results)
     num = [ACCURACY, *(column_of(rate, POP, g) for g in groups), *(column_of("target", TRAIN, g) for g in groups)]
     res = _one_rate(results)
@@ -105,9 +105,27 @@ def landing_means(results: pd.DataFrame) -> pd.DataFrame:
     g = res.groupby(keys, dropna=False, sort=False)
     means = g[num].mean().reset_index()
     means["repeats"] = g.size().to_numpy()
+    # the accuracy's 95% interval: Student's t over the repeats; on one split, its own bootstrap
+    lo_hi = [interval_of_mean(rows[ACCURACY].astype(float), within=(0.0, 1.0)) if len(rows) > 1 else
+             tuple(float(rows[ACCURACY + b].iloc[0]) if ACCURACY + b in rows else np.nan for b in INTERVAL_BOUNDS)
+             for _, rows in g]
+    means[ACCURACY + INTERVAL_BOUNDS[0]] = [a for a, _ in lo_hi]
+    means[ACCURACY + INTERVAL_BOUNDS[1]] = [b for _, b in lo_hi]
     means["worst_gap"] = _worst(means, groups, rate)
     means["lands"] = _within(means, groups, rate)
     return means
+
+
+def majority_accuracy(results: pd.DataFrame) -> float:
+    """The accuracy of deciding the majority class for everyone on the population, over the splits (from each
+    group's rows and positives, ``pop_n_<g>`` and ``pop_n_pos_<g>``); NaN where the results do not count them."""
+    groups = _groups(results)
+    n, pos = ([f"pop_{c}_{g}" for g in groups] for c in ("n", "n_pos"))
+    if not groups or not set(n + pos) <= set(results.columns):
+        return float("nan")
+    one = results.groupby("seed").first() if "seed" in results else results.iloc[:1]
+    total, positives = one[n].astype(float).sum(axis=1), one[pos].astype(float).sum(axis=1)
+    return float((np.maximum(positives, total - positives) / total).mean())
 
 
 def price_table(results: pd.DataFrame | None) -> pd.DataFrame:

@@ -31,7 +31,7 @@ from .plot_style import FULL_WIDTH, HALF_WIDTH, MARGIN, PLOT_HEIGHT, legend_belo
 from .plot_style import GRID as _GRID, LAYOUT as _LAYOUT, OKABE_ITO, RUN, figure as _figure, label_styles, run_numbers
 from .plot_style import marker as _marker, scatter as _scatter, text_font as _text_font
 from .plots_target import TARGET_LINE_NAME, target_view, target_view_note, worst_gaps  # noqa: F401
-from ..evaluation.blindness import land_words, landing_means, price_table
+from ..evaluation.blindness import land_words, landing_means, majority_accuracy, price_table
 
 HIGHLIGHT_NAME = "selected target"
 RING_SIZE = 22  # the ring around the points trained at the selected target
@@ -505,10 +505,14 @@ def frontier_figure(results: pd.DataFrame, *, s_name: str = "s", title: str | No
             continue
         with_s = bool(rows["decides_with_s"].iloc[0])
         style = styles[label]
-        traces.append(_scatter(x=landed["target_rate"].tolist(), y=landed[column_of("accuracy", POP)].tolist(),
+        acc = landed[column_of("accuracy", POP)].astype(float)
+        lo, hi = (landed[column_of("accuracy", POP) + b].astype(float) for b in ("_lo", "_hi"))
+        traces.append(_scatter(x=landed["target_rate"].tolist(), y=acc.tolist(),
                                mode="lines+markers", name=f"{label} (lands{', decides with ' + s_name if with_s else ''})",
                                line=dict(color=style["colour"], dash="solid" if with_s else "dash"),
-                               marker=_marker(style)))
+                               marker=_marker(style),
+                               error_y=dict(type="data", symmetric=False, array=(hi - acc).fillna(0).tolist(),
+                                            arrayminus=(acc - lo).fillna(0).tolist(), thickness=1)))
     priced = price_table(results)
     priced = priced[np.isfinite(priced["with_s_accuracy"].astype(float))].sort_values("target_rate")
     if not priced.empty:  # the price's with-s side: the best rule with s, at the blind rule's own training rates
@@ -524,4 +528,10 @@ def frontier_figure(results: pd.DataFrame, *, s_name: str = "s", title: str | No
                                line=dict(color="grey", dash="dot"), marker=dict(symbol="x", size=10, color="grey")))
     if not traces:
         return _empty(title, xtitle, ytitle, f"No rule landed on the target ({land_words('mean population rate')}).")
+    plain = means[(means["model"] == "lr") & (means["decision"] == PAPER_RULE)]  # for scale: no target at all
+    for y, name, dash in ((float(plain[column_of("accuracy", POP)].mean()) if len(plain) else np.nan,
+                           "plain LR (no target), for scale", "dot"),
+                          (majority_accuracy(results), "the majority class for everyone, for scale", "dashdot")):
+        if np.isfinite(y):
+            traces.append(_scatter(x=[0, 1], y=[y, y], mode="lines", name=name, line=dict(color="grey", dash=dash)))
     return _figure(traces, _layout(title, xtitle, ytitle, xrange=(0, 1), traces=traces, width=FULL_WIDTH))
