@@ -199,7 +199,8 @@ def price_of_blindness(runs, results) -> None:
         box.caption(f"Each line is one rule that lands on the target ({land_words('mean population rate')}); solid "
                     "lines decide with s, dashed ones without; the black diamonds are the best rule with s placed at the "
                     "blind rule's own rates, the side the price is measured against. The paper's rule (FairLR at 1/2) "
-                    "is drawn beside them with its worst gap, whether it lands or not.")
+                    "is drawn beside them with its worst gap, whether it lands or not. Error bars are 95% intervals; the grey "
+                    "lines are plain LR (no target) and the majority class for everyone, for scale.")
 
 
 REPORT_KEY = state.COMPARE_REPORT  # (the shown runs' numbers, the report's HTML)

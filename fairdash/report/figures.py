@@ -94,7 +94,8 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
                      f"accuracy over PR_t; solid lines decide with {esc(s_name)}, dashed ones without. The black diamonds are the best rule with "
                      f"{esc(s_name)} placed at the blind rule's own rates: the price of deciding without {esc(s_name)} "
                      "is measured against them. The paper's rule (FairLR at 1/2) is drawn beside them with its worst gap, "
-                     "whether it lands or not."))
+                     "whether it lands or not. Error bars are 95% intervals; the grey lines are plain LR (no target) "
+                     "and the majority class for everyone, for scale."))
     if readout and "base_rates" in readout:
         r = np.array([readout["base_rates"][k] for k in sorted(readout["base_rates"], key=int)], dtype=float)
         p = np.array([readout["group_share"][k] for k in sorted(readout["group_share"], key=int)], dtype=float)
