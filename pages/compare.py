@@ -89,5 +89,5 @@ compare.accuracy_and_target(f3, results, criterion, population=population, names
 compare.moved_away(runs)
 compare.price_of_blindness(runs, results)
 compare.results_table(results, numbers.summary, criterion, population=population, where=where, runs=runs)
-compare.error_rates(numbers.summary, runs)
+compare.error_rates(numbers.summary, runs, results)
 compare.report_of_runs(runs)

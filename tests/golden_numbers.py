@@ -9,7 +9,9 @@ It was last run when issue 34 added each group's row counts to the results (``n_
 the numbers (the record's machine: Intel Xeon; ``tests/data/golden/README.md``). ``run`` also measures how close any decision of the sweep came to being
 decided the other way: the smallest distance of a score to its cut over every decision the sweep made
 (``margin``). Where that is larger than ``SAME_NUMBERS_BOUND``, no decision can differ between machines, so
-every rate, and every number made of rates, is compared exactly."""
+every rate, and every number made of rates, is compared exactly. The margin also counts how close any score came to
+an edge of the calibration's bins (``evaluation.calibration.BINS``): then no row changes bins, and a calibration
+error (made of scores) moves by at most the bound."""
 from __future__ import annotations
 
 import json
@@ -39,6 +41,7 @@ def figure_traces(figures) -> list:
 def run(out_dir: Path, main, build_module) -> tuple[Path, list, float]:
     """Run the sweep and the report with ``main`` (the CLI) recording ``build_module.make_figures``'s output
     and the sweep's ``margin`` (see the module's notes)."""
+    from fairdash.evaluation.calibration import BINS
     from fairdash.target.decision import FittedDecision, rule_info
 
     csv = out_dir / "golden_sweep.csv"
@@ -47,7 +50,10 @@ def run(out_dir: Path, main, build_module) -> tuple[Path, list, float]:
 
     def measuring(self, estimator, X, s=None):
         assert not rule_info(self.rule).aims_at_target, "the golden sweep decides by the paper's rule (1/2)"
-        margins.append(float(np.abs(np.asarray(estimator.predict_proba(X))[:, 1] - 0.5).min()))
+        p = np.asarray(estimator.predict_proba(X))[:, 1]
+        margins.append(float(np.abs(p - 0.5).min()))
+        # the calibration's bins: a score as close to a bin's edge could fall in the next bin on another machine
+        margins.append(float(np.abs(p * BINS - np.rint(p * BINS)).min() / BINS))
         return decide(self, estimator, X, s)
 
     FittedDecision.decide = measuring

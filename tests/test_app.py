@@ -416,7 +416,8 @@ def test_train_fair_lr_on_a_small_upload_then_compare_and_export(adult_1000_csv)
     charts = at.get("plotly_chart")
     from fairdash.figures.plots import target_view_note
 
-    assert len(charts) == 3 + (target_view_note(res) is None)  # the target view, for results with targets
+    # the target view, for results with targets, and the calibration figure of a fitted model
+    assert len(charts) == 3 + (target_view_note(res) is None) + 1
     swept = sorted(res["target_rate"].dropna().unique())
     at.select_slider(key="compare_target").set_value(swept[-1]).run()
     _ok(at)

@@ -24,6 +24,8 @@ from fairdash._version import SAME_NUMBERS_BOUND
 DATA = Path(__file__).parent / "data"
 TOL = 1e-9
 NOT_COMPARED = {"fit_seconds", "fitted_at", "device"}
+# made of scores, not decisions: equal across machines within the bound (no score lies within it of a bin edge)
+FROM_SCORES = ("cal_error",)
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +77,7 @@ def test_the_sweep_csv_is_unchanged(now):
             a, b = got.loc[i, c], want.loc[i, c]
             if pd.isna(a) and pd.isna(b):
                 continue
-            if not _close(a, b, TOL):
+            if not _close(a, b, SAME_NUMBERS_BOUND if any(f in c for f in FROM_SCORES) else TOL):
                 differ.append(f"{want.loc[i, 'model']} PR_t {want.loc[i, 'target_rate']} seed {want.loc[i, 'seed']}: "
                               f"{c} {a!r} != {b!r}")
     assert not differ, differ[:20]

@@ -4,6 +4,8 @@ from their targets, and the results table with its downloads. The numbers come f
 """
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import streamlit as st
 
@@ -17,7 +19,10 @@ from ..figures.plot_style import RUN
 from ..work.runs import rows_together, side_by_side
 from ..evaluation.blindness import has_both_sides, land_words, price_sentences
 from ..evaluation.gaps import ceiling_table, moved_away_summary
-from ..evaluation.metrics import error_rates_frame, result_notes
+from ..evaluation.metrics import confusion_frame, error_rates_frame, result_notes
+from ..evaluation.calibration import reliability
+from ..figures.plots_calibration import calibration_figure
+from ..target.decision import predicts_with_s
 from ..data.meaning import label_favourable
 from ..files.results_file import to_file
 from ..target.target_spec import criterion_info
@@ -180,8 +185,6 @@ def price_of_blindness(runs, results) -> None:
     share one task; else each run on its own) where a rule deciding with s sits beside blind ones: one
     sentence per target (plain text: it names s, user text) and the frontier figure (accuracy over PR_t of
     every rule that lands on the target, the paper's rule beside)."""
-    import html
-
     first = runs[0]
     together = all(r.task is first.task for r in runs)
     for number, res, task in ([(None, results, first.task)] if together else
@@ -244,9 +247,10 @@ def results_table(results, summary, criterion: str, *, population: bool, where: 
     thin_warnings(runs)
 
 
-def error_rates(summary, runs) -> None:
+def error_rates(summary, runs, results=None) -> None:
     """Each group's error rates on the population with their 95% intervals, the harmful error first
-    (:func:`fairdash.evaluation.metrics.error_rates_frame`), for runs of one task."""
+    (:func:`fairdash.evaluation.metrics.error_rates_frame`), its confusion matrix (``results``' rows) and a
+    calibration figure of a chosen fitted model, for runs of one task."""
     if not same_task(runs):
         return
     task = runs[0].task
@@ -257,8 +261,36 @@ def error_rates(summary, runs) -> None:
     st.caption("On the population. Mean over repeats with its 95% interval (one repeat: a bootstrap of the test rows, "
                "stratified by group; several: Student's t over the repeats). FPR: people with a negative label given a "
                "positive decision; FNR: people with a positive label given a negative one; precision: the share of "
-               "positive decisions that were right.")
+               "positive decisions that were right; calibration error: how far the model's scores are from the share "
+               "of positive labels among the people given them, weighted by rows (0: a score of 0.7 is a 70% chance).")
     st.dataframe(frame, hide_index=True, key="compare_error_rates")
+    confusion = None if results is None else confusion_frame(results, task.group_names, "pop_")
+    if confusion is not None:
+        st.caption("Each group's confusion matrix on the population (the mean count over repeats where there are "
+                   "several).")
+        st.dataframe(confusion, hide_index=True, key="compare_confusion")
+    calibration(runs)
+
+
+def calibration(runs) -> None:
+    """The calibration figure of one fitted model of the shown runs (chosen in a list), on its split's population."""
+    keys = [(r, k) for r in runs for k in r.models]
+    if not keys:
+        return
+    words = {i: f"run {r.number}: {r.model_words(k)}" for i, (r, k) in enumerate(keys)}
+    first = next((i for i, (r, k) in enumerate(keys) if k == r.default_model()), 0)
+    i = st.selectbox("Calibration of", list(words), index=first, format_func=words.get, key="calibration_model")
+    run, key = keys[i]
+    trained = run.models[key]
+    arrays = split_arrays(run.task, int(key[2]))
+    scores = (trained.estimator.predict_proba(arrays.X_test, s=arrays.s_test) if predicts_with_s(trained.estimator)
+              else trained.estimator.predict_proba(arrays.X_test))
+    curve = reliability(np.asarray(scores)[:, 1], arrays.y_test, arrays.s_test, run.task.n_groups)
+    st.plotly_chart(calibration_figure(curve, group_names=[html.escape(str(g)) for g in run.task.group_names]),
+                    key="fig_calibration", config=CHART)
+    st.caption("Each group's reliability curve on the population: the model's mean score in each tenth of [0, 1] "
+               "against the share of those people with a positive label (bigger markers: more people). On the dotted "
+               "diagonal a score means the same chance in every group.")
 
 
 def thin_warnings(runs) -> None:

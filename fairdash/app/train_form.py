@@ -161,8 +161,8 @@ def run_spec(task, target: TargetSpec | None, models, grid, repeats: int, option
                    group_names=task.group_names, decisions=rules)
 
 
-EVERY_RULE_WORDS = ("Train every model under each of these rules in one run (the price of deciding without s needs a "
-                    "rule that decides with s beside one that decides without)")
+EVERY_RULE_WORDS = ("Train every model under each of these rules, in one training: the price of deciding without s "
+                    "needs a rule that decides with s beside one that decides without")
 
 
 def n_fits(spec: RunSpec | None, include_other: bool) -> int:

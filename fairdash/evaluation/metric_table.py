@@ -221,6 +221,14 @@ METRICS = (
     Metric("fpr", EP, _G, "FPR", per_group=True, summarized=True, measure=Share(lambda y, p: p == 1, lambda y, p: y == 0)),
     Metric("fnr", EP, _G, "FNR", per_group=True, summarized=True, measure=Share(lambda y, p: p == 0, lambda y, p: y == 1)),
     Metric("precision", EP, _G, "precision", per_group=True, summarized=True, measure=Share(lambda y, p: y == 1, lambda y, p: p == 1)),
+    # each group's confusion matrix, counted on the set's rows
+    Metric("tp", EP, _G, "true positives", fmt="d", per_group=True, measure=Count(lambda y, p: (y == 1) & (p == 1))),
+    Metric("fp", EP, _G, "false positives", fmt="d", per_group=True, measure=Count(lambda y, p: (y == 0) & (p == 1))),
+    Metric("tn", EP, _G, "true negatives", fmt="d", per_group=True, measure=Count(lambda y, p: (y == 0) & (p == 0))),
+    Metric("fn", EP, _G, "false negatives", fmt="d", per_group=True, measure=Count(lambda y, p: (y == 1) & (p == 0))),
+    # is a score of 0.7 a 70% chance of a positive label in every group (from the scores, before any decision)
+    Metric("cal_error", EP, "calibration.calibration_errors", "calibration error", per_group=True, summarized=True),
+    Metric("cal_error_diff", EP, "calibration.calibration_errors", "calibration error difference", summarized=True),
     Metric("pr_ratio", EP, _G + " (min_over_max)", "PR ratio", serves="dp", summarized=True, lead=True,
            measure=Across("pr", min_over_max)),
     Metric("pr_ratio_01", E, _G, "PR s=0 / PR s=1", summarized=True, lead=True, measure=Across("pr", first_over_second)),

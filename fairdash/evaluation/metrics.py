@@ -119,7 +119,8 @@ def with_interval(r, column: str) -> str:
     return f"{m:.3f} ({lo:.3f} to {hi:.3f})" if np.isfinite(lo) and np.isfinite(hi) else f"{m:.3f}"
 
 
-ERROR_WORDS = {"fpr": "wrongly flagged (FPR)", "fnr": "wrongly passed over (FNR)", "precision": "precision"}
+ERROR_WORDS = {"fpr": "wrongly flagged (FPR)", "fnr": "wrongly passed over (FNR)", "precision": "precision",
+               "cal_error": "calibration error (score vs outcome)"}
 
 
 def error_rates_frame(summary: pd.DataFrame, group_names, prefix: str = "pop_", favourable: bool = True):
@@ -131,12 +132,30 @@ def error_rates_frame(summary: pd.DataFrame, group_names, prefix: str = "pop_", 
     order = ("fnr", "fpr", "precision") if favourable else ("fpr", "fnr", "precision")
     if f"{prefix}{order[0]}_0_mean" not in summary.columns:
         return None
+    shown = order + (("cal_error",) if f"{prefix}cal_error_0_mean" in summary.columns else ())
     rows = []
     for _, r in summary.iterrows():
         for j, g in enumerate(map(str, group_names)):
             if f"{prefix}{order[0]}_{j}_mean" in summary.columns:
-                rows.append([str(r.get("label", r["model"])), g] + [with_interval(r, f"{prefix}{m}_{j}") for m in order])
-    return pd.DataFrame(rows, columns=["model", "group"] + [ERROR_WORDS[m] for m in order])
+                rows.append([str(r.get("label", r["model"])), g] + [with_interval(r, f"{prefix}{m}_{j}") for m in shown])
+    return pd.DataFrame(rows, columns=["model", "group"] + [ERROR_WORDS[m] for m in shown])
+
+
+def confusion_frame(results: pd.DataFrame, group_names, prefix: str = "pop_") -> pd.DataFrame | None:
+    """Each model's confusion matrix per group (true and false positives and negatives, counted on the set's rows;
+    the mean over repeats where there are several), one row per (model, group); ``None`` where the results do not
+    count them."""
+    cells = ("tp", "fp", "tn", "fn")
+    if f"{prefix}tp_0" not in results.columns:
+        return None
+    label = "label" if "label" in results.columns else "model"
+    rows = []
+    for name, g in results.groupby(label, sort=False):
+        for j, group in enumerate(map(str, group_names)):
+            counts = [float(g[f"{prefix}{c}_{j}"].astype(float).mean()) for c in cells]
+            rows.append([str(name), group, *(f"{v:.0f}" if len(g) == 1 else f"{v:.1f}" for v in counts)])
+    return pd.DataFrame(rows, columns=["model", "group", "true positives", "false positives", "true negatives",
+                                       "false negatives"])
 
 
 def format_mean_std(mean: float, std: float, digits: int = 3, repeats: int | None = None) -> str:

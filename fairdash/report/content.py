@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..evaluation.blindness import price_sentences
 from ..evaluation.gaps import ceiling_verdict, landing_verdict, moved_away_summary
-from ..evaluation.metrics import error_rates_frame, format_mean_std, result_notes, summarize
+from ..evaluation.metrics import confusion_frame, error_rates_frame, format_mean_std, result_notes, summarize
 from ..target.target_spec import criterion_info
 from ..data.meaning import ASSUMED, WORDS, disadvantaged_sentence, label_favourable
 from ..target.targets import disadvantaged_group
@@ -370,7 +370,14 @@ def section_results(summary: pd.DataFrame, criterion: str, group_names, results:
                    para("Mean over repeats, with its 95% interval (one repeat: a bootstrap of the test rows, stratified "
                         "by group; several: Student's t over the repeats). FPR = P(ŷ=1 | y=0): people with a negative "
                         "label given a positive decision; FNR = P(ŷ=0 | y=1): people with a positive label given a "
-                        "negative one; precision = P(y=1 | ŷ=1)."), errors]
+                        "negative one; precision = P(y=1 | ŷ=1); calibration error: the gap between the model's mean "
+                        "score and the share of positive labels in each tenth of [0, 1], weighted by rows (0: a score "
+                        "of 0.7 is a 70% chance in that group)."), errors]
+        confusion = confusion_frame(results, group_names, "pop_")
+        if confusion is not None:
+            blocks += [para("Each group's confusion matrix on the population (the mean count over repeats where there "
+                            "are several):"),
+                       table(list(confusion.columns), confusion.values.tolist(), num_cols=range(2, 6))]
     blocks += [para(n, cls="warn") for n in result_notes(results)]
     blocks += [para(n, cls="warn") for n in moved_away_summary(results, group_names)]
     blocks += [para(("Price of deciding without s: ", True), n) for n in price_sentences(results, s_name)]
