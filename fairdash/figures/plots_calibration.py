@@ -11,8 +11,8 @@ from .plot_style import FULL_WIDTH, GRID, LAYOUT, OKABE_ITO, figure, legend_belo
 
 
 def _layout(title: str, names, message: str | None = None) -> dict:
-    axes = dict(xaxis=dict(GRID, title=dict(text="mean score in the bin"), range=[0, 1]),
-                yaxis=dict(GRID, title=dict(text="share of the bin's rows with a positive label"), range=[0, 1]))
+    axes = dict(xaxis=dict(GRID, title=dict(text="mean score in the bin"), range=[-0.03, 1.03]),
+                yaxis=dict(GRID, title=dict(text="share of the bin's rows with a positive label"), range=[-0.03, 1.03]))
     extra = {"annotations": [dict(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")]} \
         if message else legend_below(names, FULL_WIDTH)
     return dict(LAYOUT, title=dict(text=title), **axes, **extra)

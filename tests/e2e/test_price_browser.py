@@ -38,6 +38,12 @@ def test_compare_prices_deciding_without_sex(page, app_url, st_ui, server_log):
     frontier = page.locator(".st-key-fig_frontier_0")
     expect(frontier).to_have_count(1)
     _shot(page, st_ui, "compare_price_of_blindness", ".st-key-price_of_blindness_0")
+    # each group's error rates with the calibration error, its confusion matrix, and a model's calibration figure
+    assert "calibration error: how far the model's scores are" in main and "confusion matrix on the population" in main
+    calibration = page.locator(".st-key-fig_calibration")
+    expect(calibration).to_have_count(1)
+    calibration.locator(".main-svg").first.wait_for()
+    _shot(page, st_ui, "compare_calibration", ".st-key-fig_calibration")
 
     # ---- and both in the report of the compared runs ----------------------------------------------
     page.locator(".st-key-build_compare_report").get_by_role("button", name="Build a report of these runs").click()
@@ -50,4 +56,5 @@ def test_compare_prices_deciding_without_sex(page, app_url, st_ui, server_log):
     assert "Price of deciding without s" in html and "Deciding without sex costs" in html
     assert "Accuracy of the rules that land on the target, with and without sex" in html
     assert "Error rates per group, on the population" in html and "wrongly passed over (FNR)" in html
+    assert "calibration error (score vs outcome)" in html and "confusion matrix" in html
     _no_exception(page, server_log)
