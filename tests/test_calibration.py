@@ -73,3 +73,17 @@ def test_compas_leads_with_the_wrongly_flagged_and_shows_calibration_and_the_con
     assert list(confusion["group"]) == list(compas_task.group_names)
     want = res[["pop_tp_0", "pop_fp_0", "pop_tn_0", "pop_fn_0"]].mean()
     assert [float(v) for v in confusion.iloc[0, 2:]] == pytest.approx(want.round(1).tolist())
+
+
+def test_a_runs_report_draws_the_calibration_of_its_first_model(compas_task):
+    from fairdash.files.run_spec import RunSpec
+    from fairdash.report import report_for_run
+    from fairdash.work.fit_cache import FitCache
+    from fairdash.work.runs import train_run
+
+    spec = RunSpec(data="compas", task=compas_task.spec, target=make_target_spec("dp", 0.401), models=("fair-lr", "lr"),
+                   target_rates=(None,), seeds=(0,), group_names=compas_task.group_names)
+    run = train_run(compas_task, spec, data_name="compas", cache=FitCache(directory=False))
+    html = report_for_run(run)
+    assert "Calibration per group, on the population: FairLR, PR_t 0.401, repeat 0" in html
+    assert "calibration error (score vs outcome)" in html and "confusion matrix on the population" in html

@@ -21,6 +21,8 @@ from ..analysis.rates import evaluation_rates, rates_readout, training_rates
 from ..files.run_spec import RunSpec
 from ..models.registry import MODELS
 from ..progress import utc_now
+from ..evaluation.calibration import reliability
+from ..target.decision import predicts_with_s
 
 CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
        "font-src data:; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'")
@@ -47,7 +49,7 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
                  command: str | None = None, criterion: str | None = None, seeds=None,
                  data_fingerprint: str | None = None, versions: dict | None = None, config: dict | None = None,
                  eval_rates=None, title: str | None = None, created: str | None = None,
-                 population_rates=None) -> str:
+                 population_rates=None, calibration=None) -> str:
     """One self-contained HTML page for a sweep's ``results``.
 
     ``task_description``: :func:`describe_task`'s dict (any subset of its keys). ``readout``:
@@ -82,7 +84,8 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     figures = [{"title": t, "html": figure_html(fig, f"fig{i + 1}"), "caption": caption}
                for i, (t, fig, caption) in enumerate(make_figures(results, summary, criterion, readout, group_names,
                                                                   eval_rates, population_rates,
-                                                                  s_name=desc.get("s_column") or "s"))]
+                                                                  s_name=desc.get("s_column") or "s",
+                                                                  calibration=calibration))]
     template, css = _template()
     return template.render(
         csp=CSP, css=css, plotly_js=plotly_js(), title=title, created=_readable_time(created),
@@ -117,7 +120,21 @@ def readout_target(spec, results: pd.DataFrame, task, seed: int = 0):
     return spec.with_rate(min(tried, key=lambda t: abs(t - want)))
 
 
-def _report_for_task(results: pd.DataFrame, run_spec, task, desc: dict) -> str:
+def calibration_of(run) -> tuple | None:
+    """``(words, reliability curve)`` of the model a run offers first (``Run.default_model``) on its split's
+    population, for the report's calibration figure; ``None`` for a run without fitted models."""
+    models = getattr(run, "models", None) or {}
+    key = run.default_model() if models else None
+    if key is None:
+        return None
+    trained = models[key]
+    arrays = data.split_arrays(run.task, int(key[2]))
+    scores = (trained.estimator.predict_proba(arrays.X_test, s=arrays.s_test) if predicts_with_s(trained.estimator)
+              else trained.estimator.predict_proba(arrays.X_test))
+    return run.model_words(key), reliability(np.asarray(scores)[:, 1], arrays.y_test, arrays.s_test, run.task.n_groups)
+
+
+def _report_for_task(results: pd.DataFrame, run_spec, task, desc: dict, calibration=None) -> str:
     seeds = list(run_spec.seeds)
     seed0 = seeds[0] if seeds else 0
     criterion = run_spec.target.criterion
@@ -125,7 +142,8 @@ def _report_for_task(results: pd.DataFrame, run_spec, task, desc: dict) -> str:
     return build_report(results, task_description=desc, readout=readout, command=run_spec.command,
                         criterion=criterion, seeds=seeds, config=run_spec.to_dict(),
                         eval_rates=eval_rates_for(task, criterion, seed0),
-                        population_rates=evaluation_rates(task, criterion, seed0, population=True))
+                        population_rates=evaluation_rates(task, criterion, seed0, population=True),
+                        calibration=calibration)
 
 
 def report_for_run(run) -> str:
@@ -134,7 +152,7 @@ def report_for_run(run) -> str:
     (the dashboard's Export page). The report reads the run; it never trains."""
     desc = content.describe_task(run.task, dataset=run.data_name, description=run.data_description,
                                  positive_meaning=run.task.spec.positive_meaning)
-    return _report_for_task(run.results, run.spec, run.task, desc)
+    return _report_for_task(run.results, run.spec, run.task, desc, calibration_of(run))
 
 
 def report_for_runs(runs, results: pd.DataFrame | None = None) -> str:
@@ -156,7 +174,7 @@ def report_for_runs(runs, results: pd.DataFrame | None = None) -> str:
         results = pd.concat([r.results for r in runs], ignore_index=True, sort=False)
     desc = content.describe_task(first.task, dataset=first.data_name, description=first.data_description,
                                  positive_meaning=first.task.spec.positive_meaning)
-    return _report_for_task(results, first.spec, first.task, desc)
+    return _report_for_task(results, first.spec, first.task, desc, calibration_of(first))
 
 
 def build_report_from_sweep(results: pd.DataFrame, config) -> str:

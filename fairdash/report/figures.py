@@ -41,7 +41,8 @@ def _sized(fig):
 
 
 def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, readout: dict | None,
-                 group_names, eval_rates=None, population_rates=None, s_name: str = "s") -> list[tuple[str, Any, str]]:
+                 group_names, eval_rates=None, population_rates=None, s_name: str = "s",
+                 calibration=None) -> list[tuple[str, Any, str]]:
     """The report's figures as ``(title, figure, caption)``, each titled with what it was measured on:
     for demographic parity the population (the ordinary test set) first, then the paper's balanced test
     set, each with the group rates, accuracy against fairness and (for results that carry per-group
@@ -105,6 +106,15 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
                      "Theorem 2: the highest accuracy a classifier can reach on the training data when every "
                      "group's positive rate equals PR_t." + ("" if explicit else " The marked point is the chosen "
                                                                                   "target.")))
+    if calibration is not None:  # (the model's words, its reliability curve): only where the report has the model
+        from ..figures.plots_calibration import calibration_figure  # lazy: as plots above
+
+        words, curve = calibration
+        t = f"Calibration per group, on the population: {esc(words)}"
+        figs.append((t, calibration_figure(curve, group_names=names, title=t),
+                     "Each group's reliability curve: the model's mean score in each tenth of [0, 1] against the share "
+                     "of those people with a positive label (bigger markers: more people). On the dotted diagonal a "
+                     "score means the same chance in every group."))
     return [(t, _sized(f), c) for t, f, c in figs]
 
 

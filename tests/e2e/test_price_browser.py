@@ -57,4 +57,5 @@ def test_compare_prices_deciding_without_sex(page, app_url, st_ui, server_log):
     assert "Accuracy of the rules that land on the target, with and without sex" in html
     assert "Error rates per group, on the population" in html and "wrongly passed over (FNR)" in html
     assert "calibration error (score vs outcome)" in html and "confusion matrix" in html
+    assert "Calibration per group, on the population" in html
     _no_exception(page, server_log)
