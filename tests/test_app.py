@@ -348,7 +348,7 @@ def test_an_upload_too_small_to_split_is_refused_with_a_message():
     at.multiselect(key="s1_values").set_value(["a"]).run()
     at.multiselect(key="y1_values").set_value(["1"]).run()
     _ok(at)
-    assert any("fewer than 2 rows" in e for e in _errors(at))
+    assert any("Too few rows to split into training and test sets: group" in e for e in _errors(at)), _errors(at)
     assert app_state.get(at, "table_id") == "sample:adult"  # nothing half-committed
     at.switch_page("pages/target.py").run()
     _ok(at)

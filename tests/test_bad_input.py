@@ -27,6 +27,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # Exit 0 rows: the pattern is a warning the repair must give (None: usable as it is, no warning needed).
 CASES = {
     "empty.csv": ("M", 2, r"empty\.csv is empty"),
+    "percent_numbers.csv": ("M", 0, r"Column 'share' held percentages \('45%'\); read as numbers \(45% as 0\.45\)"),
+    "trailing_empty_columns.csv": ("M", 0, r"2 empty column\(s\) with no name at the end of each line"),
+    "cover_page_of_key_value_lines.xlsx": ("M", 0, r"Only the sheet 'Data' was read \(the one holding the largest "
+                                                   r"table\); other sheets: 'Cover'"),
+    "group_too_small_to_split.csv": ("M", 2, r"group 'M' of 'sex' has 1 row with label 'yes' \(of 3 rows in the group\)"),
+    "duplicate_column_in_a_sheet.xlsx": ("M", 2, r"sheet 'Data', has duplicate column names: 'age'\. Rename them"),
     "whitespace_only.csv": ("M", 2, r"is empty"),
     "header_only.csv": ("M", 2, r"has a header but no rows"),
     "binary_junk.bin": ("M", 2, r"not a table: it holds binary data"),
@@ -55,7 +61,7 @@ CASES = {
     "json_instead_of_table.csv": ("M", 2, r"holds JSON, not a table"),
     "truncated.csv.gz": ("M", 2, r"gzip-compressed but is damaged"),
     "old_excel_97.xls": ("M", 2, r"old-style \.xls workbook; save it as \.xlsx or CSV"),
-    "several_sheets.xlsx": ("M", 0, r"Only the sheet 'People' was read \(the first that holds a table\); other sheets: 'Notes'"),
+    "several_sheets.xlsx": ("M", 0, r"Only the sheet 'People' was read \(the one holding the largest table\); other sheets: 'Notes'"),
     "excel_cover_sheet_and_table_not_at_a1.xlsx": ("M", 0, r"Only the sheet 'People' was read .*other sheets: 'Cover'"),
     "damaged.xlsx": ("M", 2, r"zip/Excel file but is damaged"),
     "parquet_no_rows.parquet": ("M", 2, r"has a header but no rows"),
@@ -92,7 +98,10 @@ def cli(path: Path, s1: str, *extra: str) -> subprocess.CompletedProcess:
 
 
 def library(path: Path, s1: str):
-    return data.build_task(data.read_table(path), data.TaskSpec("sex", "label", (s1,), ("yes",)))
+    """The task as the library builds it, and split as its first use splits it (a refusal may come from either)."""
+    task = data.build_task(data.read_table(path), data.TaskSpec("sex", "label", (s1,), ("yes",)))
+    data.split_task(task)
+    return task
 
 
 def check_cli(proc: subprocess.CompletedProcess, code: int, pattern: str | None, what: str) -> None:
@@ -393,3 +402,19 @@ def test_a_3_6_mb_gzip_bomb_is_refused_within_512_mb_of_memory():
     assert verdict == "refused" and 3.4e6 < int(size) < 3.8e6
     assert int(peak_kb) < 512 * 1024, proc.stdout
     assert "too large once decompressed: it expands to more than 800.0 MB (from 3.6 MB compressed)" in message
+
+
+def test_a_model_trained_on_percentages_scores_them_as_it_read_them():
+    """The same person, the same decision: a model trained on a column of percentages (read as numbers) scores the
+    raw file's "45%" as 0.45, with a warning saying so, and its decisions equal those on the repaired table."""
+    import warnings
+
+    from fairdash.work.experiments import fit_model
+
+    raw = data.read_table(BAD / "percent_numbers.csv")
+    trained = fit_model(library(BAD / "percent_numbers.csv", "M"), "lr", seed=0)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        got = trained.predict(raw)
+    assert any("Column 'share' held percentages" in str(w.message) for w in seen)
+    np.testing.assert_array_equal(got, trained.predict(data.clean_table(raw)[0]))

@@ -105,7 +105,7 @@ def _blank(content) -> bool:
     return not content[:65536].strip() and not content.strip()
 
 
-def _read_text_table(text: str, name: str) -> pd.DataFrame:
+def _read_text_table(text: str, name: str, notes: list | None = None) -> pd.DataFrame:
     if _blank(text):
         raise FairDashError(f"{name} is empty.")
     start = text[:65536].lstrip()[:200].lower()
@@ -132,17 +132,31 @@ def _read_text_table(text: str, name: str) -> pd.DataFrame:
     _refuse_running_text(lines[:50], sep, name)
     header = next(csv.reader([lines[0]], delimiter=sep))
     header = [h.strip() for h in header]
-    dupes = sorted({h for h in header if header.count(h) > 1})
+    trailing = 0
+    while trailing < len(header) - 1 and header[len(header) - 1 - trailing] == "":
+        trailing += 1
+    named = header[:len(header) - trailing]  # unnamed columns at the end: a spreadsheet's trailing separators
+    dupes = sorted({h for h in named if named.count(h) > 1})
     if dupes:
         raise FairDashError(f"{name} has duplicate column names: {', '.join(map(repr, dupes))}. Rename them.")
-    if any(h == "" for h in header):
-        raise FairDashError(f"{name} has a column with no name in its header line.")
+    if any(h == "" for h in named):
+        at = ", ".join(str(i + 1) for i, h in enumerate(named) if h == "")
+        raise FairDashError(f"{name} has a column with no name in its header line (column {at}): name it.")
     try:
         df = pd.read_csv(io.BytesIO(text.encode("utf-8")), encoding="utf-8", sep=sep, skipinitialspace=True, thousands=None,
                          na_values=["?", "NA", "N/A", "null", "NULL", ""], keep_default_na=True)
     except (pd.errors.ParserError, ValueError) as e:
         raise FairDashError(_parser_message(name, str(e), sep)) from None
     df.columns = [str(c).strip() for c in df.columns]
+    if trailing:
+        tail = df.iloc[:, len(named):]
+        if tail.notna().any().any():
+            raise FairDashError(f"{name} has {trailing} column(s) with no name at the end of its header line that hold "
+                                "values: name them.")
+        df = df.iloc[:, :len(named)]
+        if notes is not None:
+            notes.append(f"{trailing} empty column(s) with no name at the end of each line (trailing separators) "
+                         "were left out.")
     return df
 
 
@@ -289,7 +303,7 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
                 raise FairDashError(f"{name} is not a table: it holds binary data, not text, Parquet or Excel.")
             if not checked:
                 _check_text(raw[:budget.SAMPLE_BYTES], len(raw), name, allowed)
-            df = _read_text_table(_decode(raw, notes), name)
+            df = _read_text_table(_decode(raw, notes), name, notes)
     except FairDashError:
         raise
     except Exception as e:  # a library's parse error on a malformed file
@@ -409,23 +423,29 @@ def _read_excel(raw: bytes, name: str, notes: list) -> pd.DataFrame:
     except zipfile.BadZipFile:
         raise FairDashError(f"{name} looks like a zip/Excel file but is damaged.") from None
     sheets = pd.read_excel(io.BytesIO(raw), sheet_name=None, header=None)
-    nonempty, tables = [], {}
+    nonempty, tables, dupes = [], {}, {}
     for sheet, grid in sheets.items():
         grid = grid.dropna(how="all").dropna(axis=1, how="all")
         if grid.empty:
             continue
         nonempty.append(sheet)
         found = _sheet_table(grid)
-        if found is not None:
+        if isinstance(found, list):  # a table whose header names a column twice
+            dupes[sheet] = found
+        elif found is not None:
             tables[sheet] = found
     if not nonempty:
         raise FairDashError(f"{name} has no sheet with data.")
+    if dupes and (not tables or max(len(t[0]) for t in tables.values()) < 5):
+        sheet, names = next(iter(dupes.items()))
+        raise FairDashError(f"{name}, sheet {shorten(sheet, 40)!r}, has duplicate column names: "
+                            f"{', '.join(repr(shorten(n, 40)) for n in names)}. Rename them.")
     if not tables:
         raise FairDashError(f"{name} has no sheet holding a table (a header row naming at least two columns, with "
                             f"rows of values under it); sheets with data: {', '.join(repr(shorten(s, 40)) for s in nonempty)}.")
-    # the first sheet holding a table (a cover sheet of prose or a title is passed over); the others are
-    # named in a warning by build_task
-    first = next(iter(tables))
+    # the sheet holding the largest table (a cover sheet of prose, a title or a few lines of "key | value" is passed
+    # over; on a tie, the first); the others are named in a warning by build_task
+    first = max(tables, key=lambda k: tables[k][0].size)
     df, header_row, skipped = tables[first]
     if skipped:
         notes.append(f"Sheet {shorten(first, 40)!r}: the table's header is row {header_row}; the {skipped} row(s) "
@@ -437,8 +457,9 @@ def _read_excel(raw: bytes, name: str, notes: list) -> pd.DataFrame:
 
 def _sheet_table(grid: pd.DataFrame):
     """The table a sheet holds, read without a header (``grid``: blank rows and columns dropped, the
-    sheet's own row numbers as index), as ``(table, header row number, rows above it left out)``, or
-    ``None`` for a sheet that holds no table (prose, a title, notes: no row names two or more columns).
+    sheet's own row numbers as index), as ``(table, header row number, rows above it left out)``, the names its
+    header gives twice (a list), or ``None`` for a sheet that holds no table (prose, a title, notes: no row names
+    two or more columns).
 
     The header is the first row that fills as many columns as the body's usual row (a title row, notes
     or merged group headings above it fill fewer), or the row just above it when that one is a row of
@@ -463,8 +484,8 @@ def _sheet_table(grid: pd.DataFrame):
     names = grid.loc[header]
     keep = [c for c in grid.columns if pd.notna(names[c]) or body[c].notna().any()]
     labels = [str(names[c]).strip() if pd.notna(names[c]) else f"Unnamed: {k}" for k, c in enumerate(keep)]
-    if len(set(labels)) < len(labels):
-        return None
+    if len(set(labels)) < len(labels):  # a header naming a column twice: said by name (_read_excel)
+        return sorted({v for v in labels if labels.count(v) > 1})
     # a column of numbers read cell by cell may stay 'object': read_table makes it numeric
     table = body[keep].set_axis(labels, axis=1).reset_index(drop=True).infer_objects()
     above = int((grid.index < header).sum())
@@ -472,10 +493,10 @@ def _sheet_table(grid: pd.DataFrame):
 
 
 def _names(row: pd.Series) -> bool:
-    """Does a sheet row look like a header: every filled cell text, none blank, all different?"""
+    """Does a sheet row look like a header: every filled cell text, none blank? (A name given twice is still a header:
+    the table is then refused by that name.)"""
     values = [v for v in row.tolist() if not (v is None or (isinstance(v, float) and np.isnan(v)))]
-    return (all(isinstance(v, str) and v.strip() for v in values)
-            and len({v.strip() for v in values}) == len(values))
+    return all(isinstance(v, str) and v.strip() for v in values)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -500,12 +521,28 @@ def _numeric_text(col: pd.Series) -> pd.Series | None:
                          errors="coerce")
 
 
+def _percent_text(col: pd.Series) -> pd.Series | None:
+    """A text column whose every value is a percentage (``45%``, ``-2.5 %``), as numbers (45% as 0.45), else None."""
+    if not (col.dtype == object or pd.api.types.is_string_dtype(col)):
+        return None
+    v = col.dropna()
+    pattern = r"[-+]?\d+(\.\d+)?\s*%"
+    for part in (v.iloc[:1000], v):  # a quick look first, so a big text column is rejected without a full scan
+        part = part.astype(str).str.strip()
+        if part.empty or not part.str.fullmatch(pattern).all():
+            return None
+        if len(part) == len(v):
+            break
+    number = col.astype(str).str.strip().str.rstrip("%").str.strip().where(col.notna())
+    return pd.to_numeric(number, errors="coerce") / 100.0
+
+
 _PANDAS_MAJOR = int(pd.__version__.split(".")[0])
 
 
-def clean_table(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """Light repairs with a note for each: numbers stored as text with thousands separators become
-    numbers; infinite values become missing."""
+def clean_table(df: pd.DataFrame, infinite: bool = True) -> tuple[pd.DataFrame, list[str]]:
+    """Light repairs with a note for each: numbers stored as text with thousands separators, and percentages
+    (``45%``), become numbers; infinite values become missing (``infinite``; scoring refuses them instead)."""
     # pandas >= 3 copies on write, so a shallow copy never changes the caller's table (and saves a copy
     # of every column of a big table); older pandas needs the deep copy
     notes, df = [], df.copy(deep=_PANDAS_MAJOR < 3)
@@ -514,7 +551,11 @@ def clean_table(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
         if conv is not None:
             df[c] = conv
             notes.append(f"Column {c!r} held numbers written as text with thousands separators; read as numbers.")
-        if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]):
+        conv = _percent_text(df[c])
+        if conv is not None:
+            df[c] = conv
+            notes.append(f"Column {c!r} held percentages ('45%'); read as numbers (45% as 0.45).")
+        if infinite and pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]):
             inf = np.isinf(df[c].to_numpy(dtype=float, na_value=np.nan))
             if inf.any():
                 df.loc[inf, c] = np.nan

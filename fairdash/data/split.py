@@ -42,21 +42,40 @@ def balanced_subset(y, s, idx, seed: int = 0) -> np.ndarray:
     return np.sort(np.asarray(idx)[np.concatenate(keep)]) if keep else np.asarray(idx)[:0]
 
 
+def _too_few_words(counts, task) -> str:
+    """Which (group, label) combinations are too small to split, named (the group and label names where the task
+    gives them)."""
+    def group(g):
+        names = getattr(task, "group_names", None) or ()
+        return repr(str(names[g])) if g < len(names) else f"s={g}"
+
+    def label(v):
+        names = getattr(task, "label_names", None) or ()
+        return repr(str(names[v])) if v < len(names) else str(v)
+
+    s_name = f" of {task.spec.s_column!r}" if task is not None else ""
+    small = [f"group {group(c // 2)}{s_name} has {int(counts[c])} row with label {label(c % 2)} (of "
+             f"{int(counts[2 * (c // 2):2 * (c // 2) + 2].sum())} rows in the group)"
+             for c in np.flatnonzero((counts > 0) & (counts < 2))]
+    return ("Too few rows to split into training and test sets: " + "; ".join(small) + ". Each (group, label) "
+            "combination needs at least 2 rows: merge the group with another (the groups of s) or leave its rows out.")
+
+
 def split_task(task_or_y, s=None, seed: int = 0, test_size: float = 0.2) -> Split:
     """80/20 split stratified by the ``(s, y)`` cell, with the balanced test subset.
 
     Each cell's rows are shuffled with the seed and ``round(test_size * n_cell)`` of them (at least one)
     go to the test set, so every cell keeps its share in both parts."""
-    if isinstance(task_or_y, Task):
-        y, s = task_or_y.y, task_or_y.s
+    task = task_or_y if isinstance(task_or_y, Task) else None
+    if task is not None:
+        y, s = task.y, task.s
     else:
         y = np.asarray(task_or_y)
     y, s = np.asarray(y), np.asarray(s)
     cell = s * 2 + y
     counts = np.bincount(cell)
     if counts[counts > 0].min() < 2:
-        raise FairDashError("Some (group, label) combination has fewer than 2 rows, so the data cannot be split "
-                            "into training and test sets. More rows are needed.")
+        raise FairDashError(_too_few_words(counts, task))
     rng = np.random.default_rng(seed)
     test = []
     for c in np.flatnonzero(counts):

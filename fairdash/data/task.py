@@ -322,7 +322,7 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
             warnings.append(f"Column {c!r} has {k} distinct values; only its {MAX_CATEGORIES} most frequent are encoded.")
     warnings[:0] = list(df.attrs.get("read_notes", ()))
     if "other_sheets" in df.attrs and df.attrs.get("other_sheets"):
-        warnings.append(f"Only the sheet {df.attrs['sheet']!r} was read (the first that holds a table); other sheets: "
+        warnings.append(f"Only the sheet {df.attrs['sheet']!r} was read (the one holding the largest table); other sheets: "
                         + ", ".join(map(repr, df.attrs["other_sheets"])))
     if spec.y1_values:
         label_names = ("not " + "/".join(y_chosen), "/".join(y_chosen))

@@ -46,6 +46,7 @@ import pandas as pd
 
 from ..errors import FairDashError, shorten
 from ..data.preprocess import PlainPreprocessor, known_categories
+from ..data.read import clean_table
 from ..data.profile import values_as_text
 from ..data.task import group_codes, group_index
 from ..target.decision import FittedDecision, predicts_with_s
@@ -365,8 +366,14 @@ class ScoresRawTables:
 
         plain = self.preprocessor if isinstance(self.preprocessor, PlainPreprocessor) else None
         schema = self.scoring_schema()
+        # the repairs the training table had (percentages, thousands separators): the same person, the same decision
+        cols = [c for c in self.feature_columns if c in df.columns]
+        fixed, repairs = clean_table(df[cols], infinite=False)
+        if repairs:
+            df = df.assign(**{c: fixed[c] for c in cols})
         checked = check_table(df, self.feature_columns, self.categorical_features, known_categories(self.preprocessor),
                               schema, None if plain is None else {n["column"] for n in plain.numeric})
+        checked.notes[:0] = repairs
         if self.decides_with_s:
             s_values = schema.get("s_values")
             if s_values is None:

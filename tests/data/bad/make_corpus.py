@@ -175,7 +175,43 @@ def issue19():
     write("very_long_column_name.csv", csv_text((long, "sex", long, "label"), [(a, s, h, y) for a, h, s, y in good]))
 
 
+
+def issue36():
+    """The classes issue 36 (item 7) names, each as a general case: percentages, trailing separators, a workbook whose
+    first sheet is a cover page of "key | value" lines, a workbook naming a column twice, a group too small to split."""
+    import openpyxl
+    import pandas as pd
+
+    good = rows()
+    write("percent_numbers.csv", csv_text(("age", "share", "sex", "label"), [(a, f"{h}%", s, y) for a, h, s, y in good]))
+    write("trailing_empty_columns.csv", "\n".join(",".join(r) + ",," for r in [H, *good]) + "\n")
+    df = pd.DataFrame(good, columns=H).astype({"age": int, "hours": int})
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Cover"
+    for k, v in (("Study", "Staff survey"), ("Year", "2024"), ("Contact", "HR office")):
+        ws.append([k, v])
+    data = wb.create_sheet("Data")
+    data.append(list(H))
+    for r in df.itertuples(index=False):
+        data.append(list(r))
+    buf = io.BytesIO()
+    wb.save(buf)
+    write("cover_page_of_key_value_lines.xlsx", buf.getvalue())
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Data"
+    ws.append(["age", "hours", "sex", "age", "label"])
+    for a, h, s, y in df.itertuples(index=False):
+        ws.append([a, h, s, a, y])
+    buf = io.BytesIO()
+    wb.save(buf)
+    write("duplicate_column_in_a_sheet.xlsx", buf.getvalue())
+    small = [r for r in good if r[2] == "F"] + [("33", "20", "M", "yes")] + [("41", "30", "M", "no")] * 2
+    write("group_too_small_to_split.csv", csv_text(H, small))
+
+
 if __name__ == "__main__":
     import sys
 
-    issue19() if sys.argv[1:] == ["issue19"] else main()
+    {"issue19": issue19, "issue36": issue36}.get(sys.argv[1] if sys.argv[1:] else "", main)()
