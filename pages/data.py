@@ -23,6 +23,11 @@ ui.ensure_state()
 # Source: a bundled sample or an upload
 # --------------------------------------------------------------------------------------------------
 current_id = ss.get(state.TABLE_ID, "")
+
+
+def _sample_chosen() -> None:
+    ss[state.SAMPLE_CHOSEN] = True
+
 ui.restore(state.DATA_SOURCE, SOURCES[1] if current_id.startswith("upload:") or ss.get(state.PENDING) else SOURCES[0])
 source = st.radio("Where does the data come from?", SOURCES, key=state.DATA_SOURCE, horizontal=True)
 
@@ -32,12 +37,15 @@ if source == SOURCES[0]:
     names = task_choices.sample_names()
     ui.restore("sample_choice", current_id.split(":", 1)[1] if current_id.startswith("sample:") else names[0])
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    name = c1.selectbox("Bundled sample", names, format_func=task_choices.sample_title, key="sample_choice")
+    name = c1.selectbox("Bundled sample", names, format_func=task_choices.sample_title, key="sample_choice",
+                        on_change=_sample_chosen)  # choosing a sample loads it
     standard = current_id == f"sample:{name}" and ss[state.SPEC] == ui.sample_task_spec(name)
     load = c2.button("Load this sample" if current_id != f"sample:{name}" else "Reset to the sample's task",
                      key="load_sample_button", type="primary", disabled=standard,
                      help="Load the sample with its standard task (as in the paper).")
     st.caption(task_choices.sample_caption(name))
+    if ss.pop(state.SAMPLE_CHOSEN, False) and current_id != f"sample:{name}":
+        load = True
     if load:
         with ui.guard():
             ui.load_sample_task(name)

@@ -579,3 +579,17 @@ def test_compare_s_choice_of_runs_survives_other_pages_in_the_app():
     at.button(key="train_button").click().run(timeout=400)
     at.switch_page("pages/compare.py").run()
     assert at.multiselect(key="compare_runs").value == [1, 3]  # and the run trained since joins it
+
+
+def test_choosing_a_bundled_sample_loads_it_and_the_list_keeps_it():
+    """Issue 36, item 4: choosing COMPAS in the list loads it (no second button), and the list still says COMPAS
+    after another page."""
+    at = _new_app()
+    at.selectbox(key="sample_choice").set_value("compas").run()
+    _ok(at)
+    assert app_state.get(at, "table_id") == "sample:compas"
+    assert any("Loaded" in s.value for s in at.success)
+    assert at.button(key="load_sample_button").disabled  # its standard task is already the current one
+    at.switch_page("pages/train.py").run()
+    at.switch_page("pages/data.py").run()
+    assert at.selectbox(key="sample_choice").value == "compas"

@@ -83,7 +83,8 @@ def test_three_groups_and_an_intersection_train_and_plot(adult_table_12k):
     at.switch_page("pages/compare.py").run()
     _ok(at)
     titles = _figure_titles(at)
-    assert len(titles) == 3 + _target_views(res) and all("population" in t for t in titles), titles
+    # the group rates, accuracy against fairness, the target view where there are targets, and calibration
+    assert len(titles) == 3 + _target_views(res) + 1 and all("population" in t for t in titles), titles
 
     # race × sex on the whole Adult sample (a 12,000-row subset leaves some of the 10 cells without
     # positives, which the page refuses with that reason): every combination its own group, with the
@@ -103,7 +104,7 @@ def test_three_groups_and_an_intersection_train_and_plot(adult_table_12k):
     assert {f"pr_{j}" for j in range(10)} <= set(app_state.get(at, "run").results.columns)
     at.switch_page("pages/compare.py").run()
     _ok(at)
-    assert len(_figure_titles(at)) == 3 + _target_views(app_state.get(at, "run").results)
+    assert len(_figure_titles(at)) == 3 + _target_views(app_state.get(at, "run").results) + 1
 
 
 def test_population_and_balanced_views_on_compare_and_in_the_report(adult_table_12k):

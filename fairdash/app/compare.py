@@ -269,11 +269,11 @@ def error_rates(summary, runs, results=None) -> None:
         st.caption("Each group's confusion matrix on the population (the mean count over repeats where there are "
                    "several).")
         st.dataframe(confusion, hide_index=True, key="compare_confusion")
-    calibration(runs)
 
 
-def calibration(runs) -> None:
-    """The calibration figure of one fitted model of the shown runs (chosen in a list), on its split's population."""
+def calibration(runs, *, population: bool = True, on: str = "") -> None:
+    """The calibration figure of one fitted model of the shown runs (chosen in a list), on its split's population
+    or the paper's evaluation rows (``population``; ``on``: the figures' subtitle saying which, ``Measured.on``)."""
     keys = [(r, k) for r in runs for k in r.models]
     if not keys:
         return
@@ -283,12 +283,15 @@ def calibration(runs) -> None:
     run, key = keys[i]
     trained = run.models[key]
     arrays = split_arrays(run.task, int(key[2]))
-    scores = (trained.estimator.predict_proba(arrays.X_test, s=arrays.s_test) if predicts_with_s(trained.estimator)
-              else trained.estimator.predict_proba(arrays.X_test))
-    curve = reliability(np.asarray(scores)[:, 1], arrays.y_test, arrays.s_test, run.task.n_groups)
-    st.plotly_chart(calibration_figure(curve, group_names=[html.escape(str(g)) for g in run.task.group_names]),
-                    key="fig_calibration", config=CHART)
-    st.caption("Each group's reliability curve on the population: the model's mean score in each tenth of [0, 1] "
+    rows = (np.arange(len(arrays.y_test)) if population or not has_balanced_view(run.spec.target.criterion)
+            else np.asarray(arrays.balanced_test))
+    X, y, s = arrays.X_test[rows], arrays.y_test[rows], arrays.s_test[rows]
+    scores = trained.estimator.predict_proba(X, s=s) if predicts_with_s(trained.estimator) else trained.estimator.predict_proba(X)
+    curve = reliability(np.asarray(scores)[:, 1], y, s, run.task.n_groups)
+    title = "Calibration per group" + on
+    st.plotly_chart(calibration_figure(curve, group_names=[html.escape(str(g)) for g in run.task.group_names],
+                                       title=title), key="fig_calibration", config=CHART)
+    st.caption("Each group's reliability curve on these rows: the model's mean score in each tenth of [0, 1] "
                "against the share of those people with a positive label (bigger markers: more people). On the dotted "
                "diagonal a score means the same chance in every group.")
 

@@ -77,6 +77,7 @@ POSITIVE_MEANING, POSITIVE_IS = "positive_meaning", "positive_is"
 S_MODE, S_WITH, GROUP_LABELS = "s_mode", "s_with", "group_labels"
 PROTECTED_GROUP = "protected_group"
 DATA_SOURCE = "data_source"
+SAMPLE_CHOSEN = "_fd_sample_chosen"  # the sample list was changed by the user in this run: load the chosen sample
 CHOICE_WIDGETS = (S_COLUMN, Y_COLUMN, S1_VALUES, Y1_VALUES, S_THRESHOLD, Y_THRESHOLD, FEATURES, MISSING,
                   POSITIVE_MEANING, POSITIVE_IS, S_MODE, S_WITH, GROUP_LABELS)
 # per role ("s" or "y"): its column, its positive values, its threshold, the column it had before
