@@ -39,18 +39,25 @@ if source == SOURCES[0]:
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     name = c1.selectbox("Bundled sample", names, format_func=task_choices.sample_title, key="sample_choice",
                         on_change=_sample_chosen)  # choosing a sample loads it
+    loaded = False
+    if ss.pop(state.SAMPLE_CHOSEN, False) and current_id != f"sample:{name}":
+        with ui.guard():
+            ui.load_sample_task(name)
+            ss.pop(state.WIDGETS_FOR, None)  # every choice below starts again from the sample's task
+            loaded = True
+        current_id = ss.get(state.TABLE_ID, "")
     standard = current_id == f"sample:{name}" and ss[state.SPEC] == ui.sample_task_spec(name)
     load = c2.button("Load this sample" if current_id != f"sample:{name}" else "Reset to the sample's task",
                      key="load_sample_button", type="primary", disabled=standard,
                      help="Load the sample with its standard task (as in the paper).")
     st.caption(task_choices.sample_caption(name))
-    if ss.pop(state.SAMPLE_CHOSEN, False) and current_id != f"sample:{name}":
-        load = True
     if load:
         with ui.guard():
             ui.load_sample_task(name)
             ss.pop(state.WIDGETS_FOR, None)  # every choice below starts again from the sample's task
-            st.success(f"Loaded {task_choices.sample_title(name)}.")
+            loaded = True
+    if loaded:
+        st.success(f"Loaded {task_choices.sample_title(name)}.")
 else:
     up = st.file_uploader("Upload a table (CSV, TSV, gzip-compressed CSV, Parquet or Excel; at most 200 MB)",
                           type=["csv", "tsv", "txt", "gz", "parquet", "pq", "xlsx", "xls"], key="upload_file",

@@ -358,7 +358,6 @@ def test_an_upload_too_small_to_split_is_refused_with_a_message():
 def test_switching_to_compas_says_what_positive_means():
     at = _new_app()
     at.selectbox(key="sample_choice").set_value("compas").run()
-    at.button(key="load_sample_button").click().run()
     _ok(at)
     assert app_state.get(at, "table_id") == "sample:compas"
     assert any("NOT a favourable outcome" in m.value for m in at.markdown)
@@ -371,7 +370,6 @@ def test_switching_to_compas_says_what_positive_means():
 def test_sessions_do_not_share_state(tmp_path):
     a = _new_app()
     a.selectbox(key="sample_choice").set_value("compas").run()
-    a.button(key="load_sample_button").click().run()
     b = _new_app()
     assert app_state.get(a, "table_id") == "sample:compas"
     assert app_state.get(b, "table_id") == "sample:adult"
@@ -525,7 +523,6 @@ def test_the_train_page_trains_every_model_under_each_rule_in_one_run_and_prices
     per group) carries the price of deciding without s, as `sweep --decision` does."""
     at = _new_app()
     at.selectbox(key="sample_choice").set_value("compas").run()
-    at.button(key="load_sample_button").click().run()
     at.switch_page("pages/train.py").run()
     _ok(at)
     at.multiselect(key="train_models").set_value(["lr", "target-reduction"]).run()
@@ -560,7 +557,6 @@ def test_compare_keeps_its_choice_of_runs_across_pages_and_adds_a_newer_run():
 def test_compare_s_choice_of_runs_survives_other_pages_in_the_app():
     at = _new_app()
     at.selectbox(key="sample_choice").set_value("compas").run()
-    at.button(key="load_sample_button").click().run()
     at.switch_page("pages/train.py").run()
     at.multiselect(key="train_models").set_value(["lr"]).run()
     at.button(key="train_button").click().run(timeout=400)

@@ -162,7 +162,6 @@ def test_the_data_page_asks_and_the_words_follow():
     assert at.radio(key="positive_is").value == "favourable"
     assert "Female is the disadvantaged group: it has the lowest base rate." in _caption(at)
     at.selectbox(key="sample_choice").set_value("compas").run()
-    at.button(key="load_sample_button").click().run()
     _ok(at)
     assert at.radio(key="positive_is").value == "unfavourable"
     assert "Non-Caucasian is the disadvantaged group: it has the highest base rate" in _caption(at), _caption(at)

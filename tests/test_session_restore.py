@@ -71,7 +71,6 @@ def test_the_url_carries_the_session_and_the_target():
 def test_a_reload_returns_to_the_same_session_under_the_same_token(one_browser):
     a = _new_app()
     a.selectbox(key="sample_choice").set_value("compas").run()
-    a.button(key="load_sample_button").click().run()
     _train_lr(a, pr_t=0.444)
     assert len(app_state.get(a, "runs")) == 1
     url = _url(a)
@@ -97,7 +96,6 @@ def test_a_reload_returns_to_the_same_session_under_the_same_token(one_browser):
 def test_the_owners_address_in_another_browser_gives_nothing_and_says_to_ask_for_a_snapshot(one_browser):
     owner = _new_app()
     owner.selectbox(key="sample_choice").set_value("compas").run()
-    owner.button(key="load_sample_button").click().run()
     _train_lr(owner, pr_t=0.333)
     url = _url(owner)
 

@@ -410,7 +410,6 @@ def test_a_run_keeps_its_data_and_task_after_other_data_is_loaded(adult_1000_csv
     at.switch_page("pages/data.py").run()
     at.radio(key="data_source").set_value(at.radio(key="data_source").options[0]).run()
     at.selectbox(key="sample_choice").set_value("compas").run()
-    at.button(key="load_sample_button").click().run()
     _ok(at)
     assert app_state.get(at, "table_id") == "sample:compas"
     at.switch_page("pages/export.py").run()
