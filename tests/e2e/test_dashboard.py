@@ -158,7 +158,8 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_table, adult
     from fairdash.figures.plots_target import NO_TARGET_COLUMNS, NO_TARGETS
 
     why_not = page.get_by_text(NO_TARGET_COLUMNS).count() + page.get_by_text(NO_TARGETS).count()
-    keys = ("fig_pr", "fig_tpr", "fig_accuracy_fairness") + (() if why_not else ("fig_target",))
+    # and the calibration figure of a fitted model, below the error rates
+    keys = ("fig_pr", "fig_tpr", "fig_accuracy_fairness") + (() if why_not else ("fig_target",)) + ("fig_calibration",)
     page.wait_for_function(
         f"() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .js-plotly-plot .main-svg').length >= {len(keys)}",
         timeout=60_000)
