@@ -207,8 +207,8 @@ if task is not None:
                                 "share": st.column_config.NumberColumn(format="%.4f")})
     r = table["base rate"].to_numpy()
     role = choices.protected_group(task, r)
-    st.caption(f"Base rate = the share of a group with a positive label in the whole table "
-               f"({lit(task.label_names[1])}). {role} "
+    st.caption(f"Base rate = the share of a group with a positive label ({lit(task.spec.y_column)} = "
+               f"{lit(task.label_names[1])}) in the whole table. {role} "
                f"{len(task.y):,} rows used, {len(task.features)} features. "
                f"Base rates differ by up to {choices.base_rate_spread(r):.3f}: the Target page sets how to close that gap.")
     for w in task.warnings:

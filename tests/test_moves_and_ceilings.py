@@ -80,3 +80,15 @@ def test_a_group_too_small_to_tell_is_said_with_its_rows_and_interval():
     verdict, words = landing_verdict(three, ("big", "small"))
     assert verdict == LANDS, words
     assert landing_verdict(one.assign(pop_gap_0=np.nan), None)[0] == NO_TARGET
+
+
+def test_the_ceiling_table_reads_the_population_and_never_says_yes_beside_no_ceiling():
+    """Issue 36, item 5: the verdict is read where the landing is judged (the population), and a rule that lands
+    with no ceiling at its rates is not marked "yes"."""
+    res = pd.DataFrame({"label": ["A"], "target": ["t"], "accuracy": [0.824], "ceiling_at_measured": [0.814],
+                        "pop_accuracy": [0.80], "pop_ceiling_at_measured": [0.81], "pop_ceiling_at_target": [0.82],
+                        "target_0": [0.3], "target_1": [0.3], "pop_gap_0": [0.0], "pop_gap_0_lo": [-0.01],
+                        "pop_gap_0_hi": [0.01], "pop_gap_1": [0.0], "pop_gap_1_lo": [-0.01], "pop_gap_1_hi": [0.01]})
+    tab = ceiling_table(res, prefix="pop_")
+    assert tab["accuracy"].iloc[0] == 0.80 and tab["reached the target, within the ceiling"].iloc[0] == "yes"
+    assert ceiling_verdict(0.80, float("nan"), (LANDS, "lands")) == "lands; no ceiling at its rates to compare with"

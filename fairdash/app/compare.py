@@ -341,10 +341,11 @@ def run_results(run) -> None:
         st.warning(ui.literal(sentence), icon=":material/trending_down:")
     fair = res[res["target_rate"].notna() | (res["target"].astype(str) != "")]
     if len(fair):
-        where = res["eval_set"].iloc[0]
+        where = "population"  # where the landing is judged: the ceiling means something only for a rule that lands
         st.markdown(f"**Measured accuracy beside the ceilings** (Theorem 2, each computed on the same {where} rows as "
-                    "the accuracy beside it):")
-        tab = ceiling_table(fair, group_names=run.task.group_names).rename(columns={"accuracy": f"accuracy ({where})", **CEILING_HEADERS})
+                    "the accuracy beside it; compared only for a rule that lands on the target):")
+        tab = ceiling_table(fair, group_names=run.task.group_names, prefix="pop_").rename(
+            columns={"accuracy": f"accuracy ({where})", **CEILING_HEADERS})
         tab = tab[[c for c in tab.columns if c != "target"] + [c for c in tab.columns if c == "target"]]  # numbers first
         tables.show_numbers(tab, "accuracy_vs_bound", column_config={
             **{c: tables.number_column(help=h) for c, h in CEILING_HELP.items()},

@@ -352,7 +352,8 @@ def _job_box(drawn_queued: bool = False) -> None:
         else:
             st.progress(job.fraction, text=job.message)
         if job.cancelling:
-            st.caption(f"Cancelling: it stops at the next step ({job.elapsed():.0f} s).")
+            st.caption(f"Cancelling: the training stops when its current step ends (it has run for "
+                       f"{job.elapsed():.0f} s); no run is added to the history.")
         else:
             if place is not None:
                 st.caption(f"Waiting for {job.elapsed():.0f} s: this server runs {registry().max_running} "

@@ -252,16 +252,20 @@ def ceiling_verdict(accuracy, ceiling_at_measured, landing: tuple[str, str]) -> 
         return words
     if verdict != LANDS:
         return f"{words}; the ceiling at PR_t does not apply"
+    if ceiling_at_measured is None or not np.isfinite(ceiling_at_measured):
+        return "lands; no ceiling at its rates to compare with"
     return "yes" if accuracy <= ceiling_at_measured + 1e-9 else "no (check the data)"
 
 
-def ceiling_table(results: pd.DataFrame, by=("label", "target"), group_names=None) -> pd.DataFrame:
+def ceiling_table(results: pd.DataFrame, by=("label", "target"), group_names=None, prefix: str = "") -> pd.DataFrame:
     """Each model's mean accuracy beside its two ceilings (at its measured rates, at the target) and the
-    verdict of :func:`ceiling_verdict`: what the Train page shows."""
+    verdict of :func:`ceiling_verdict`: what the Train page shows. ``prefix``: the set the three are read on
+    (``"pop_"``: the population, where the verdict's landing is judged too); the columns keep their plain names."""
     by = [b for b in by if b in results.columns]
-    cols = [c for c in ("accuracy", "ceiling_at_measured", "ceiling_at_target") if c in results]
+    names = {prefix + c: c for c in ("accuracy", "ceiling_at_measured", "ceiling_at_target")}
+    cols = [c for c in names if c in results]
     grouped = results.groupby(by, sort=False, dropna=False)
-    g = grouped[cols].mean().reset_index()
+    g = grouped[cols].mean().reset_index().rename(columns=names)
     g["reached the target, within the ceiling"] = [
         ceiling_verdict(a, c, landing_verdict(rows, group_names))
         for a, c, (_, rows) in zip(g["accuracy"], g["ceiling_at_measured"], grouped)]
