@@ -83,7 +83,8 @@ if pending is not None:
     pending_note = st.empty()
     pending_note.info(f"New table **{lit(table_name)}**: {len(df):,} rows, {df.shape[1]} columns. Choose the columns "
                       f"below; until the choices are valid the current task ({lit(ss.get(state.TABLE_NAME))}) stays.")
-    st.button("Discard this upload", key="discard_upload", icon=":material/delete:",
+    discard_slot = st.empty()  # (emptied once the upload is confirmed: only the confirmed state stays on screen)
+    discard_slot.button("Discard this upload", key="discard_upload", icon=":material/delete:",
               on_click=lambda: ss.update({state.DATA_SOURCE: SOURCES[0]}),  # the samples' branch drops it
               help=f"Forget {lit(table_name)} and the choices made for it; the current task stays.")
 else:
@@ -193,6 +194,8 @@ if pending is not None:
         else:
             ss.pop(state.PENDING, None)
             ss.pop(state.GUESS, None)
+            pending_note.empty()
+            discard_slot.empty()
             st.success(f"{lit(table_name)} is now the current data set ({len(df):,} rows, {df.shape[1]} columns).")
             pending = None
 

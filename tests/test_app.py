@@ -589,3 +589,16 @@ def test_choosing_a_bundled_sample_loads_it_and_the_list_keeps_it():
     at.switch_page("pages/train.py").run()
     at.switch_page("pages/data.py").run()
     assert at.selectbox(key="sample_choice").value == "compas"
+
+
+def test_after_use_only_the_confirmed_state_is_on_screen(adult_1000_csv):
+    """Issue 36, item 4: once the upload is used, its "nothing is used until you confirm" note and the Discard
+    button leave the page."""
+    at = _upload(_new_app(), "adult_small.csv", adult_1000_csv)
+    assert any("Nothing is used until you confirm" in i.value for i in at.info)
+    assert [b for b in at.button if b.key == "discard_upload"]
+    at.button(key="confirm_task").click().run()
+    _ok(at)
+    assert any("now the current data set" in s.value for s in at.success)
+    assert not any("Nothing is used until you confirm" in i.value for i in at.info)
+    assert not [b for b in at.button if b.key == "discard_upload"]
