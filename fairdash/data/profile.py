@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import FairDashError
+from . import onehot
 
 MAX_CATEGORIES = 50  # one-hot levels kept per categorical column; rarer levels share one column
 HIGH_CARDINALITY = 100  # categorical columns with more distinct values than this get a warning
@@ -62,13 +63,18 @@ def is_threshold_column(prof: pd.DataFrame, column: str) -> bool:
 
 
 def default_features(df: pd.DataFrame, prof: pd.DataFrame, s_col: str, y_col: str, drop=()) -> list[str]:
-    """Every column except ``s``, ``y``, columns flagged id-like/constant/empty and ``drop``."""
-    left_out = left_out_by_default(prof)
+    """Every column except ``s``, ``y``, columns flagged id-like/constant/empty and ``drop``; of a one-hot set
+    (:mod:`fairdash.data.onehot`), the indicator columns where their whole column is s or y (they would give it away),
+    else the whole column (the indicators already hold it)."""
+    left_out = set(left_out_by_default(prof)) | set(onehot.left_out_by_default(df, s_col, y_col))
     return [c for c in df.columns if c not in (s_col, y_col) and c not in left_out and c not in drop]
 
 
-def left_out_note(column: str, why: str) -> str:
-    return f"Column {column!r} was left out of the features ({why})."
+def left_out_note(columns, why: str) -> str:
+    """The note for a column (or several with one reason) left out of the features."""
+    if isinstance(columns, str) or len(columns) == 1:
+        return f"Column {columns if isinstance(columns, str) else columns[0]!r} was left out of the features ({why})."
+    return f"Columns {', '.join(map(repr, columns))} were left out of the features ({why})."
 
 
 def column_values(df: pd.DataFrame, column: str, limit: int = 200) -> list[str]:

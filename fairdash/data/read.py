@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from . import budget
+from .onehot import add_whole_columns
 from ..errors import FairDashError, shorten
 
 MAX_BYTES = 200 * 1024 * 1024  # the largest table accepted (also Streamlit's upload cap)
@@ -321,6 +322,8 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
         raise FairDashError(f"{name} has duplicate column names; rename them.")
     _refuse_names_alike(df.columns, name)
     _numbers_from_objects(df, notes)
+    df, whole = add_whole_columns(df)  # one-hot groups made whole: Race_White, Race_Black, ... as 'Race'
+    notes.extend(whole)
     if notes:
         df.attrs["read_notes"] = notes
     return df

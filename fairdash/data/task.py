@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import FairDashError
+from . import onehot
 from .profile import HIGH_CARDINALITY, MAX_CATEGORIES, _as_text, _check_column, left_out_by_default, left_out_note, profile_columns
 from .read import clean_table
 from ..target.targets import group_counts
@@ -218,7 +219,11 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
         feats = [c for c in dict.fromkeys(spec.features) if c not in (spec.s_column, spec.y_column, spec.s_with)]
     else:
         skip = left_out_by_default(profile_columns(df), exclude=(spec.s_column, spec.y_column))
-        warnings.extend(left_out_note(c, why) for c, why in sorted(skip.items()))
+        skip.update(onehot.left_out_by_default(df, spec.s_column, spec.y_column))
+        by_why: dict = {}
+        for c, why in sorted(skip.items()):
+            by_why.setdefault(why, []).append(c)
+        warnings.extend(left_out_note(cols, why) for why, cols in by_why.items())  # one line per reason
         # the legitimate factor stays a feature (conditioning on it is the point) unless the user drops it
         feats = [c for c in df.columns if c not in (spec.s_column, spec.y_column, spec.s_with) and c not in skip]
     feats = [c for c in feats if c not in spec.drop]
