@@ -262,7 +262,9 @@ def ceiling_table(results: pd.DataFrame, by=("label", "target"), group_names=Non
     verdict of :func:`ceiling_verdict`: what the Train page shows. ``prefix``: the set the three are read on
     (``"pop_"``: the population, where the verdict's landing is judged too); the columns keep their plain names."""
     by = [b for b in by if b in results.columns]
-    names = {prefix + c: c for c in ("accuracy", "ceiling_at_measured", "ceiling_at_target")}
+    # each read on ``prefix``'s set where the results measure it there, else on the evaluation rows
+    names = {(prefix + c if prefix + c in results else c): c for c in ("accuracy", "ceiling_at_measured",
+                                                                       "ceiling_at_target")}
     cols = [c for c in names if c in results]
     grouped = results.groupby(by, sort=False, dropna=False)
     g = grouped[cols].mean().reset_index().rename(columns=names)
