@@ -22,7 +22,7 @@ from ..evaluation.gaps import ceiling_table, moved_away_summary
 from ..evaluation.metrics import confusion_frame, error_rates_frame, result_notes
 from ..evaluation.calibration import reliability
 from ..figures.plots_calibration import calibration_figure
-from ..target.decision import predicts_with_s
+from ..target.decision import positive_scores
 from ..data.meaning import label_favourable
 from ..files.results_file import to_file
 from ..target.target_spec import criterion_info
@@ -286,8 +286,7 @@ def calibration(runs, *, population: bool = True, on: str = "") -> None:
     rows = (np.arange(len(arrays.y_test)) if population or not has_balanced_view(run.spec.target.criterion)
             else np.asarray(arrays.balanced_test))
     X, y, s = arrays.X_test[rows], arrays.y_test[rows], arrays.s_test[rows]
-    scores = trained.estimator.predict_proba(X, s=s) if predicts_with_s(trained.estimator) else trained.estimator.predict_proba(X)
-    curve = reliability(np.asarray(scores)[:, 1], y, s, run.task.n_groups)
+    curve = reliability(positive_scores(trained.estimator, X, s), y, s, run.task.n_groups)
     title = "Calibration per group" + on
     st.plotly_chart(calibration_figure(curve, group_names=[html.escape(str(g)) for g in run.task.group_names],
                                        title=title), key="fig_calibration", config=CHART)

@@ -49,7 +49,7 @@ from ..data.preprocess import PlainPreprocessor, known_categories
 from ..data.read import clean_table
 from ..data.profile import values_as_text
 from ..data.task import group_codes, group_index
-from ..target.decision import FittedDecision, predicts_with_s
+from ..target.decision import FittedDecision, positive_scores, predicts_with_s
 
 SCHEMA_VERSION = 1
 SHOWN_ROWS = 3  # row labels quoted in a message
@@ -412,9 +412,8 @@ class ScoresRawTables:
         X = self._matrix(checked)
         s = self.group_codes(df) if self.decides_with_s else None
         est = self.estimator
-        proba = est.predict_proba(X, s=s) if predicts_with_s(est) else est.predict_proba(X)
         decision = getattr(self, "decision", None) or FittedDecision()
-        return Scores(np.asarray(proba)[:, 1], np.asarray(decision.decide(est, X, s)), checked.notes)
+        return Scores(positive_scores(est, X, s), np.asarray(decision.decide(est, X, s)), checked.notes)
 
     def predict_proba(self, df: pd.DataFrame) -> np.ndarray:
         checked = self.check_table(df)

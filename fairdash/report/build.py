@@ -22,7 +22,7 @@ from ..files.run_spec import RunSpec
 from ..models.registry import MODELS
 from ..progress import utc_now
 from ..evaluation.calibration import reliability
-from ..target.decision import predicts_with_s
+from ..target.decision import positive_scores
 
 CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
        "font-src data:; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'")
@@ -129,9 +129,8 @@ def calibration_of(run) -> tuple | None:
         return None
     trained = models[key]
     arrays = data.split_arrays(run.task, int(key[2]))
-    scores = (trained.estimator.predict_proba(arrays.X_test, s=arrays.s_test) if predicts_with_s(trained.estimator)
-              else trained.estimator.predict_proba(arrays.X_test))
-    return run.model_words(key), reliability(np.asarray(scores)[:, 1], arrays.y_test, arrays.s_test, run.task.n_groups)
+    scores = positive_scores(trained.estimator, arrays.X_test, arrays.s_test)
+    return run.model_words(key), reliability(scores, arrays.y_test, arrays.s_test, run.task.n_groups)
 
 
 def _report_for_task(results: pd.DataFrame, run_spec, task, desc: dict, calibration=None) -> str:

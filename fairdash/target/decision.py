@@ -165,6 +165,13 @@ def predicts_with_s(estimator) -> bool:
     return bool(getattr(estimator, "needs_s_to_predict", False))
 
 
+def positive_scores(estimator, X, s=None) -> np.ndarray:
+    """The model's probability of a positive label for each row of ``X`` (with the rows' groups ``s`` for a model
+    that needs them to predict: :func:`predicts_with_s`)."""
+    proba = estimator.predict_proba(X, s=s) if predicts_with_s(estimator) else estimator.predict_proba(X)
+    return np.asarray(proba)[:, 1]
+
+
 def check_rule(name) -> str:
     """A rule a run may ask for (``post-processing`` belongs to models that post-process by themselves)."""
     rule = rule_info(name)

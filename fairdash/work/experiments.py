@@ -25,7 +25,7 @@ from ..files.scoring import ScoresRawTables, training_schema
 from ..errors import FairDashError
 from ..evaluation.blindness import add_price_columns
 from ..evaluation.matched_price import Side, group_rates, split_prices
-from ..target.decision import FittedDecision, Reached, check_reached, check_rule, fit_decision, predicts_with_s, rule_info
+from ..target.decision import FittedDecision, Reached, check_reached, check_rule, fit_decision, positive_scores, predicts_with_s, rule_info
 from ..evaluation.calibration import calibration_errors
 from ..evaluation.ceiling import ceiling_at_target
 from ..evaluation.gaps import cell_gaps, group_gaps, mark_moves, tnr_gaps
@@ -89,8 +89,7 @@ def _measured(estimator, X, y, s, strata, G, target: ResolvedTarget, group_names
               strata_names=None) -> dict:
     pred = decision.decide(estimator, X, s)
     m = group_metrics(y, pred, s, G)
-    scores = estimator.predict_proba(X, s=s) if predicts_with_s(estimator) else estimator.predict_proba(X)
-    m.update(calibration_errors(np.asarray(scores)[:, 1], y, s, G))
+    m.update(calibration_errors(positive_scores(estimator, X, s), y, s, G))
     m["ceiling_at_measured"] = targets.accuracy_ceiling(targets.base_rates(y, s, G), targets.group_shares(s, G),
                                                    [m[f"pr_{j}"] for j in range(G)])
     m["ceiling_at_target"] = ceiling_at_target(target, y, s, strata, G)
