@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..target.target_spec import criterion_info
+from ..target.criteria import DEFAULT, criterion_info
 from .intervals import interval_of_mean
 from .matched_price import LAND_TOLERANCE, SplitPrice, land_tolerance, land_words, price_key
 from .metric_table import INTERVAL_BOUNDS, POP, TRAIN, column_of, groups_in
@@ -37,7 +37,8 @@ def _groups(results: pd.DataFrame) -> list[int]:
 
 
 def _rate(results: pd.DataFrame) -> str:
-    crit = results["criterion"].dropna().iloc[0] if "criterion" in results and results["criterion"].notna().any() else "dp"
+    crit = (results["criterion"].dropna().iloc[0] if "criterion" in results and results["criterion"].notna().any()
+            else DEFAULT)
     return criterion_info(str(crit)).rate
 
 
@@ -120,7 +121,7 @@ def majority_accuracy(results: pd.DataFrame) -> float:
     """The accuracy of deciding the majority class for everyone on the population, over the splits (from each
     group's rows and positives, ``pop_n_<g>`` and ``pop_n_pos_<g>``); NaN where the results do not count them."""
     groups = _groups(results)
-    n, pos = ([f"pop_{c}_{g}" for g in groups] for c in ("n", "n_pos"))
+    n, pos = ([column_of(c, POP, g) for g in groups] for c in ("n", "n_pos"))
     if not groups or not set(n + pos) <= set(results.columns):
         return float("nan")
     one = results.groupby("seed").first() if "seed" in results else results.iloc[:1]

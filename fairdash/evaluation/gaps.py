@@ -19,10 +19,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..target.criteria import CRITERIA_INFO, criterion_of_rate
+from ..target.criteria import CRITERIA_INFO, DEFAULT, criterion_of_rate
 from ..target.decision import PAPER_RULE
 from .intervals import interval_of_mean
 from .matched_price import land_tolerance
+from .metric_table import POP, POP_PREFIX, column_of
 from ..models.registry import MODELS, model_info
 
 MOVE_TOLERANCE = 0.01  # closer or further by less than one percentage point is "no move" (noise, not a move)
@@ -33,7 +34,7 @@ def _name(group_names, g) -> str:
     return str(group_names[g]) if group_names is not None and g < len(group_names) else f"group {g}"
 
 
-def group_gaps(rates, targets, group_names=None, prefix: str = "pop_") -> dict:
+def group_gaps(rates, targets, group_names=None, prefix: str = POP_PREFIX) -> dict:
     """Each group's signed gap ``rate - target`` and the largest absolute one with its group's name."""
     rates = np.asarray(rates, dtype=float)
     targets = np.asarray(targets, dtype=float)
@@ -43,7 +44,7 @@ def group_gaps(rates, targets, group_names=None, prefix: str = "pop_") -> dict:
     return out
 
 
-def tnr_gaps(tpr_gaps, tnr_rates, tnr_targets, group_names=None, prefix: str = "pop_") -> dict:
+def tnr_gaps(tpr_gaps, tnr_rates, tnr_targets, group_names=None, prefix: str = POP_PREFIX) -> dict:
     """Explicit TPR and TNR targets: a per-group cut meets the TPR only, so each group's TNR gap
     (``<prefix>tnr_gap_<g>``) is reported beside it, and the worst gap is taken over both (its group named
     with the rate, e.g. ``Male (TNR)``)."""
@@ -54,7 +55,7 @@ def tnr_gaps(tpr_gaps, tnr_rates, tnr_targets, group_names=None, prefix: str = "
     return out
 
 
-def worst_gap(gaps, names, prefix: str = "pop_") -> dict:
+def worst_gap(gaps, names, prefix: str = POP_PREFIX) -> dict:
     """The largest absolute gap among ``gaps`` (the sign is in each group's own gap) and the name of its
     group/cell."""
     gaps = np.asarray(gaps, dtype=float)
@@ -66,7 +67,7 @@ def worst_gap(gaps, names, prefix: str = "pop_") -> dict:
 
 
 def cell_gaps(pred, y, s, strata, cell_targets, group_names=None, strata_names=None, rate: str = "pr",
-              prefix: str = "pop_") -> dict:
+              prefix: str = POP_PREFIX) -> dict:
     """Conditional parity: the worst gap over the (stratum, group) cells, each cell's rate against its
     stratum's target (cells without rows are left out)."""
     pred, y, s, strata = (np.asarray(a).astype(int) for a in (pred, y, s, strata))
@@ -90,7 +91,7 @@ def _groups(results: pd.DataFrame) -> list[int]:
 
 
 def _rate_name(row) -> str:
-    return CRITERIA_INFO.get(row.get("criterion"), CRITERIA_INFO["dp"]).rate
+    return CRITERIA_INFO.get(row.get("criterion"), CRITERIA_INFO[DEFAULT]).rate
 
 
 def mark_moves(results: pd.DataFrame, group_names=None) -> pd.DataFrame:
@@ -101,7 +102,7 @@ def mark_moves(results: pd.DataFrame, group_names=None) -> pd.DataFrame:
     res = results.copy()
     groups = _groups(res)
     for g in groups:
-        res[f"pop_moved_{g}"] = ""
+        res[column_of("moved", POP, g)] = ""
     res["moved_away"] = ""
     if not groups or "model" not in res:
         return res
@@ -116,13 +117,13 @@ def mark_moves(results: pd.DataFrame, group_names=None) -> pd.DataFrame:
         rate = _rate_name(row)
         away = []
         for g in groups:
-            target, fair, plain = row[f"target_{g}"], row[f"pop_{rate}_{g}"], ref[f"pop_{rate}_{g}"]
+            target, fair, plain = row[f"target_{g}"], row[column_of(rate, POP, g)], ref[column_of(rate, POP, g)]
             if not np.isfinite([target, fair, plain]).all():
                 continue
             d_fair, d_plain = abs(fair - target), abs(plain - target)
             move = ("toward" if d_fair < d_plain - MOVE_TOLERANCE
                     else "away" if d_fair > d_plain + MOVE_TOLERANCE else "")
-            res.at[i, f"pop_moved_{g}"] = move
+            res.at[i, column_of("moved", POP, g)] = move
             if move == "away":
                 away.append(moved_away_sentence(row["label"], _name(group_names, g), fair, plain, target, rate))
         res.at[i, "moved_away"] = " ".join(away)
@@ -161,7 +162,7 @@ def moved_away_summary(results: pd.DataFrame, group_names=None) -> list[str]:
         return []  # rows never marked by mark_moves, or no repeat moved any group away
     groups = _groups(results)
     refs = results[results["model"] == REFERENCE_MODEL]
-    if refs.empty or not all(f"pop_moved_{g}" in results for g in groups):
+    if refs.empty or not all(column_of("moved", POP, g) in results for g in groups):
         return list(dict.fromkeys(s.strip() for s in results["moved_away"].fillna("").astype(str) if s.strip()))
     fair = results[results["model"].map(lambda m: m != REFERENCE_MODEL and m in _registry_names()
                                         and bool(model_info(m).criteria))]
@@ -176,11 +177,11 @@ def moved_away_summary(results: pd.DataFrame, group_names=None) -> list[str]:
         first = mine.iloc[0]
         rate = _rate_name(first)
         for g in groups:
-            if not (mine[f"pop_moved_{g}"] == "away").any():  # no repeat moved it away (or rows never marked)
+            if not (mine[column_of("moved", POP, g)] == "away").any():  # no repeat moved it away (or rows never marked)
                 continue
             target = float(mine[f"target_{g}"].astype(float).mean())
-            fair_rate = float(mine[f"pop_{rate}_{g}"].astype(float).mean())
-            plain = float(plain_rows[f"pop_{rate}_{g}"].astype(float).mean())
+            fair_rate = float(mine[column_of(rate, POP, g)].astype(float).mean())
+            plain = float(plain_rows[column_of(rate, POP, g)].astype(float).mean())
             if not np.isfinite([target, fair_rate, plain]).all():
                 continue
             if abs(fair_rate - target) > abs(plain - target) + MOVE_TOLERANCE:
@@ -207,8 +208,8 @@ def landing_verdict(rows: pd.DataFrame, group_names=None) -> tuple[str, str]:
     *lands* when every group's interval lies within the group's :func:`land_tolerance` of its target, *misses* when
     some group's interval lies wholly outside it, and otherwise the table *cannot tell*. Returns ``(verdict, words)``:
     the words name the group that decides it, its test rows and its interval."""
-    groups = [g for g in range(64) if f"pop_gap_{g}" in rows.columns]
-    gaps = {g: rows[f"pop_gap_{g}"].astype(float) for g in groups}
+    groups = [g for g in range(64) if column_of("gap", POP, g) in rows.columns]
+    gaps = {g: rows[column_of("gap", POP, g)].astype(float) for g in groups}
     if not groups or any(not np.isfinite(v).any() for v in gaps.values()):
         return NO_TARGET, "no per-group target to reach"
     criterion = rows["criterion"].dropna().astype(str) if "criterion" in rows else pd.Series(dtype=str)
@@ -217,12 +218,12 @@ def landing_verdict(rows: pd.DataFrame, group_names=None) -> tuple[str, str]:
     missed, unclear = [], []
     for g in groups:
         t = float(rows[f"target_{g}"].astype(float).mean()) if f"target_{g}" in rows else np.nan
-        count = f"pop_n_pos_{g}" if positives else f"pop_n_{g}"  # the rows the rate is counted among
+        count = column_of("n_pos" if positives else "n", POP, g)  # the rows the rate is counted among
         n = int(round(float(rows[count].astype(float).mean()))) if count in rows else 0
         tol = land_tolerance(t) if np.isfinite(t) else np.nan
         if len(rows) == 1:
-            lo, hi = (float(rows[f"pop_gap_{g}{b}"].iloc[0]) if f"pop_gap_{g}{b}" in rows else np.nan
-                      for b in ("_lo", "_hi"))
+            lo, hi = (float(rows[column_of("gap", POP, g) + b].iloc[0]) if column_of("gap", POP, g) + b in rows
+                      else np.nan for b in ("_lo", "_hi"))
         else:
             lo, hi = interval_of_mean(gaps[g], within=(-1.0, 1.0))
         gap = float(gaps[g].mean())
@@ -260,7 +261,7 @@ def ceiling_verdict(accuracy, ceiling_at_measured, landing: tuple[str, str]) -> 
 def ceiling_table(results: pd.DataFrame, by=("label", "target"), group_names=None, prefix: str = "") -> pd.DataFrame:
     """Each model's mean accuracy beside its two ceilings (at its measured rates, at the target) and the
     verdict of :func:`ceiling_verdict`: what the Train page shows. ``prefix``: the set the three are read on
-    (``"pop_"``: the population, where the verdict's landing is judged too); the columns keep their plain names."""
+    (``POP_PREFIX``, the population's: where the verdict's landing is judged too); the columns keep their plain names."""
     by = [b for b in by if b in results.columns]
     # each read on ``prefix``'s set where the results measure it there, else on the evaluation rows
     names = {(prefix + c if prefix + c in results else c): c for c in ("accuracy", "ceiling_at_measured",

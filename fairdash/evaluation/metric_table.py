@@ -20,16 +20,37 @@ name so older and newer files read alike. Per-group columns are ``<name>_<g>``, 
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
+from ..target.criteria import DP, EO
+
 EVAL, POP, TRAIN, RUN = "eval", "pop", "train", "run"  # where a column is measured (RUN: what was asked, how it ran)
 SETS = {EVAL: "the paper's evaluation rows (balanced test set for dp, test set for eo)",
         POP: "the population (the ordinary test set)", TRAIN: "the training split",
         RUN: "not measured: what the run asked for and how it ran"}
+# the prefix of a set's columns: the population's everywhere, the evaluation rows' in the results file (and the
+# gaps' in memory too); every other module names a prefixed column through the table (``column_of``,
+# ``Metric.column``, ``prefix_of``), never by writing the prefix
+POP_PREFIX, EVAL_PREFIX = "pop_", "bal_"
+PREFIXES = {POP: POP_PREFIX, EVAL: EVAL_PREFIX}
+
+
+def prefix_of(where: str) -> str:
+    """The prefix a set's columns carry: ``"pop_"`` on the population, ``"bal_"`` on the evaluation rows (as the
+    results file and the gaps name them), ``""`` on the others."""
+    return PREFIXES.get(where, "")
+
+
+def unprefixed(column: str, where: str) -> str | None:
+    """A column's name without its set's prefix (``pop_pr_0`` -> ``pr_0`` for ``POP``), or ``None`` where it does
+    not carry that set's prefix."""
+    pre = prefix_of(where)
+    return column[len(pre):] if pre and str(column).startswith(pre) else None
 
 
 def share(event, among) -> float:
@@ -130,7 +151,7 @@ class Metric:
     computed: str  # how: the function that computes it
     label: str = ""  # how shown: a header (a per-group column's header is "<label> s=<g>")
     fmt: str = ".3f"  # how shown: the number's format
-    serves: str = ""  # the criterion it serves ("dp", "eo"; "" for every one)
+    serves: str = ""  # the name of the criterion it serves (``criteria.DP.name``...; "" for every one)
     per_group: bool = False
     prefixed: bool = False  # named with its set's prefix in memory too (bal_/pop_; the gaps)
     summarized: bool = False  # averaged over repeats (mean ± std) in every summary
@@ -165,9 +186,9 @@ class Metric:
         if own and self.per_group:
             base = f"{own}_{group}"
         if where == POP and not own:
-            return "pop_" + base
+            return POP_PREFIX + base
         if where == EVAL and (self.prefixed or (file and self.in_file)):
-            return "bal_" + base
+            return EVAL_PREFIX + base
         return base
 
     def header(self, group: int | None = None, group_names=None) -> str:
@@ -206,9 +227,9 @@ METRICS = (
     Metric("moved_away", (POP,), "gaps.mark_moves", "moved away", fmt="", names=((POP, "moved_away"),), lead=True),
     Metric("accuracy", EP, _G, "accuracy", summarized=True, lead=True, measure=Share(lambda y, p: p == y)),
     Metric("n", E, _G, "rows", fmt="d", in_file=False, measure=Count()),
-    Metric("pr", EP, _G, "PR", serves="dp", per_group=True, summarized=True, lead=True,
+    Metric("pr", EP, _G, "PR", serves=DP.name, per_group=True, summarized=True, lead=True,
            measure=Share(lambda y, p: p == 1)),
-    Metric("tpr", EP, _G, "TPR", serves="eo", per_group=True, summarized=True, lead=True,
+    Metric("tpr", EP, _G, "TPR", serves=EO.name, per_group=True, summarized=True, lead=True,
            measure=Share(lambda y, p: p == 1, lambda y, p: y == 1)),
     Metric("tnr", EP, _G, "TNR", per_group=True, summarized=True, lead=True, measure=Share(lambda y, p: p == 0, lambda y, p: y == 0)),
     Metric("acc", E, _G, "accuracy", per_group=True, summarized=True, lead=True,
@@ -229,11 +250,11 @@ METRICS = (
     # is a score of 0.7 a 70% chance of a positive label in every group (from the scores, before any decision)
     Metric("cal_error", EP, "calibration.calibration_errors", "calibration error", per_group=True, summarized=True),
     Metric("cal_error_diff", EP, "calibration.calibration_errors", "calibration error difference", summarized=True),
-    Metric("pr_ratio", EP, _G + " (min_over_max)", "PR ratio", serves="dp", summarized=True, lead=True,
+    Metric("pr_ratio", EP, _G + " (min_over_max)", "PR ratio", serves=DP.name, summarized=True, lead=True,
            measure=Across("pr", min_over_max)),
     Metric("pr_ratio_01", E, _G, "PR s=0 / PR s=1", summarized=True, lead=True, measure=Across("pr", first_over_second)),
     Metric("pr_diff", E, _G, "PR difference", summarized=True, lead=True, measure=Across("pr", max_minus_min)),
-    Metric("tpr_ratio", EP, _G + " (min_over_max)", "TPR ratio", serves="eo", summarized=True, lead=True,
+    Metric("tpr_ratio", EP, _G + " (min_over_max)", "TPR ratio", serves=EO.name, summarized=True, lead=True,
            measure=Across("tpr", min_over_max)),
     Metric("tpr_diff", E, _G, "TPR difference", summarized=True, lead=True, measure=Across("tpr", max_minus_min)),
     Metric("tnr_ratio", E, _G + " (min_over_max)", "TNR ratio", summarized=True, lead=True,
@@ -242,10 +263,10 @@ METRICS = (
     Metric("fpr_diff", EP, _G, "FPR difference", summarized=True, measure=Across("fpr", max_minus_min)),
     Metric("fnr_diff", EP, _G, "FNR difference", summarized=True, measure=Across("fnr", max_minus_min)),
     Metric("precision_diff", EP, _G, "precision difference", summarized=True, measure=Across("precision", max_minus_min)),
-    Metric("cond_pr_ratio", EP, "metrics.conditional_ratio (worst stratum)", "conditional PR ratio", serves="dp",
+    Metric("cond_pr_ratio", EP, "metrics.conditional_ratio (worst stratum)", "conditional PR ratio", serves=DP.name,
            summarized=True, lead=True),
     Metric("cond_pr_ratio_mean", EP, "metrics.conditional_ratio (share-weighted mean)", "conditional PR ratio (mean)",
-           serves="dp"),
+           serves=DP.name),
     Metric("one_class", EP, "metrics.one_class_note", "one class", fmt="", lead=True),
     Metric("ceiling_at_measured", EP, "targets.accuracy_ceiling at the measured rates", "ceiling at its own rates",
            lead=True),
@@ -256,7 +277,7 @@ METRICS = (
     Metric("gap", EP, "gaps.group_gaps (rate - target)", "gap", fmt="+.3f", per_group=True, prefixed=True,
            bounded=True),
     Metric("tnr_gap", EP, "gaps.tnr_gaps (explicit TNR targets)", "TNR gap", fmt="+.3f", per_group=True,
-           prefixed=True, serves="eo"),
+           prefixed=True, serves=EO.name),
     Metric("target_gap", (POP,), "mean over groups of |pop_gap_g|", "mean gap", names=((POP, "target_gap"),),
            summarized=True, lead=True),
     Metric("too_good", (RUN,), "experiments.TOO_GOOD on accuracy and pop_accuracy", "too good", fmt=""),
@@ -279,6 +300,7 @@ METRICS = (
 _BY_COLUMN: dict = {}
 
 
+@functools.lru_cache(maxsize=None)  # read in loops over rows and groups; the table never changes
 def column_of(name: str, where: str = EVAL, group: int | None = None) -> str:
     """The in-memory column of the metric ``name`` on a set (``EVAL``, ``POP``, ``TRAIN``), for ``group`` where the
     metric is per group: ``column_of("pr", POP, 0) == "pop_pr_0"``, ``column_of("gap", EVAL, 1) == "bal_gap_1"``,

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 from .intervals import interval_of_mean
-from .metric_table import (EVAL, INTERVAL_BOUNDS, measured_across_groups, measured_on_rows, metric_of, min_over_max,
-                           per_group_metric, share)
+from .metric_table import (EVAL, INTERVAL_BOUNDS, POP, POP_PREFIX, column_of, measured_across_groups,
+                           measured_on_rows, metric_of, min_over_max, per_group_metric, share)
 from .metric_table import summarized_columns
 
 # min_over_max: the fairness ratio, whose home is the metric table, is read from here by its older callers
@@ -123,7 +123,7 @@ ERROR_WORDS = {"fpr": "wrongly flagged (FPR)", "fnr": "wrongly passed over (FNR)
                "cal_error": "calibration error (score vs outcome)"}
 
 
-def error_rates_frame(summary: pd.DataFrame, group_names, prefix: str = "pop_", favourable: bool = True):
+def error_rates_frame(summary: pd.DataFrame, group_names, prefix: str = POP_PREFIX, favourable: bool = True):
     """Each model's error rates per group from a summary over repeats (:func:`summarize`), with their 95%
     intervals: who is wrongly flagged (FPR), wrongly passed over (FNR), and how often a positive decision is right
     (precision); one row per (model, group). The harmful error leads: the wrongly passed over where a positive
@@ -141,7 +141,7 @@ def error_rates_frame(summary: pd.DataFrame, group_names, prefix: str = "pop_", 
     return pd.DataFrame(rows, columns=["model", "group"] + [ERROR_WORDS[m] for m in shown])
 
 
-def confusion_frame(results: pd.DataFrame, group_names, prefix: str = "pop_") -> pd.DataFrame | None:
+def confusion_frame(results: pd.DataFrame, group_names, prefix: str = POP_PREFIX) -> pd.DataFrame | None:
     """Each model's confusion matrix per group (true and false positives and negatives, counted on the set's rows;
     the mean over repeats where there are several), one row per (model, group); ``None`` where the results do not
     count them."""
@@ -173,7 +173,7 @@ def one_class_notes(results: pd.DataFrame) -> list[str]:
     notes = []
     evaluated = (str(results["eval_set"].dropna().iloc[0]) + " set" if "eval_set" in results.columns
                  and results["eval_set"].notna().any() else "evaluation rows")
-    for col, where in (("one_class", evaluated), ("pop_one_class", "population")):
+    for col, where in ((column_of("one_class", EVAL), evaluated), (column_of("one_class", POP), "population")):
         if col not in results.columns:
             continue
         hit = results[results[col].fillna("").astype(str) != ""]
@@ -193,7 +193,8 @@ def result_notes(results: pd.DataFrame) -> list[str]:
         hit = results[results["too_good"].fillna(False).astype(bool)]
         labels = hit["label"] if "label" in hit.columns else hit["model"]
         for label, g in hit.groupby(labels, sort=False):
-            best = float(np.nanmax(g[[c for c in ("accuracy", "pop_accuracy") if c in g.columns]].to_numpy(float)))
+            best = float(np.nanmax(g[[c for c in (column_of("accuracy", w) for w in (EVAL, POP))
+                                      if c in g.columns]].to_numpy(float)))
             notes.append(f"{label} is too good: accuracy {best:.3f} on held-out rows in {len(g)} run(s). Look for a "
                          "leak: a feature, or a few together, that give the label away (the Data page lists them).")
     return notes
@@ -228,14 +229,15 @@ def flag_below_majority(results: pd.DataFrame, majority_by_seed: dict) -> pd.Dat
     """Add ``pop_majority_accuracy`` (the accuracy of predicting the majority class for everyone on the
     seed's population rows) and ``below_majority`` where some row's population accuracy is below it; a
     table where none is keeps its columns."""
-    if "pop_accuracy" not in results.columns or "seed" not in results.columns or results.empty:
+    accuracy = column_of("accuracy", POP)
+    if accuracy not in results.columns or "seed" not in results.columns or results.empty:
         return results
     majority = results["seed"].map(lambda s: majority_by_seed.get(int(s), np.nan)).astype(float)
-    below = results["pop_accuracy"].astype(float) < majority - 1e-12
+    below = results[accuracy].astype(float) < majority - 1e-12
     if not below.any():
         return results
     out = results.copy()
-    out["pop_majority_accuracy"] = majority
+    out[column_of("majority_accuracy", POP)] = majority
     out[MAJORITY_FLAG] = below
     return out
 
@@ -248,9 +250,9 @@ def below_majority_notes(results: pd.DataFrame) -> list[str]:
     labels = hit["label"] if "label" in hit.columns else hit["model"]
     notes = []
     for label, g in hit.groupby(labels, sort=False):
-        notes.append(f"{label} is less accurate on the population ({g['pop_accuracy'].astype(float).mean():.3f}) than "
-                     f"predicting the majority class for everyone ({g['pop_majority_accuracy'].astype(float).mean():.3f})"
-                     f" in {len(g)} run(s).")
+        accuracy, majority = (g[column_of(c, POP)].astype(float).mean() for c in ("accuracy", "majority_accuracy"))
+        notes.append(f"{label} is less accurate on the population ({accuracy:.3f}) than "
+                     f"predicting the majority class for everyone ({majority:.3f}) in {len(g)} run(s).")
     return notes
 
 

@@ -8,13 +8,13 @@ import numpy as np
 
 from ..errors import shorten
 from ..target.decision import PAPER_RULE, rule_info
-from ..target.target_spec import criterion_info
+from ..target.criteria import DEFAULT, criterion_info
 
 MIN_CUT_ROWS = 30  # a group's own threshold chosen on fewer training rows than this is a rough guess
 MIN_EVAL_ROWS = 30  # a group's rates measured on fewer rows than this move by 0.1 or more with one row's label
 
 
-def thin_notes(arrays, group_names, *, criterion: str = "dp", rule: str = PAPER_RULE) -> list[str]:
+def thin_notes(arrays, group_names, *, criterion: str = DEFAULT, rule: str = PAPER_RULE) -> list[str]:
     """The warning lines for one split (``arrays``, :func:`fairdash.data.split_arrays`) of a task with groups
     ``group_names``, for a run judged by ``criterion`` whose decision rule is ``rule``."""
 

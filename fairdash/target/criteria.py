@@ -12,8 +12,39 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import targets as T
 from ..errors import FairDashError
+
+
+# Theorem 2's ceiling over each criterion's fairness ratio (:meth:`Criterion.ratio_ceiling`)
+def pr_ratio_ceiling(rates, shares, n: int = 101) -> tuple[np.ndarray, np.ndarray]:
+    """The highest accuracy Theorem 2 allows a classifier whose positive-rate ratio (min/max over the
+    groups) is at least ``ratio``, for ``ratio`` in [0, 1]: all group rates lie in ``[ratio*T, T]`` for
+    some ``T``, each as close to its base rate as it can be, so the ceiling is
+    ``max_T 1 - sum_s p_s |clip(r_s, ratio*T, T) - r_s|``. The loss is piecewise linear in ``T`` with
+    breaks at ``T = r_s`` and ``T = r_s / ratio``, so the maximum is exact over those candidates.
+    At ratio 1 it is the parity ceiling."""
+    r = np.asarray(rates, dtype=float)
+    p = np.asarray(shares, dtype=float)
+    ratio = np.linspace(0.0, 1.0, n)
+    with np.errstate(divide="ignore"):
+        over = np.where(ratio[:, None] > 0, r[None, :] / np.maximum(ratio[:, None], 1e-300), 1.0)
+    cand = np.concatenate([np.broadcast_to(r, (n, r.size)), np.clip(over, 0.0, 1.0),
+                           np.ones((n, 1)), np.zeros((n, 1))], axis=1)  # (n, C)
+    lo = ratio[:, None, None] * cand[:, :, None]  # (n, C, 1)
+    hi = cand[:, :, None]
+    loss = (p * np.abs(np.clip(r[None, None, :], lo, hi) - r[None, None, :])).sum(axis=2)
+    return ratio, 1.0 - loss.min(axis=1)
+
+
+def tpr_ratio_ceiling(rates, shares, n: int = 101) -> tuple[np.ndarray, np.ndarray]:
+    """The highest accuracy for each true-positive-rate ratio ``min/max``: every negative right, the
+    best group's TPR 1 and the cheapest other group's TPR at the ratio:
+    ``1 - min_s p_s PR_b^s (1 - ratio)`` (Theorem 2's argument applied to the positives)."""
+    r = np.asarray(rates, dtype=float)
+    p = np.asarray(shares, dtype=float)
+    ratio = np.linspace(0.0, 1.0, n)
+    return ratio, 1.0 - float(np.min(p * r)) * (1.0 - ratio)
+
 
 
 @dataclass(frozen=True)
@@ -81,22 +112,22 @@ class Criterion:
 
     def ratio_ceiling(self, rates, shares, n: int = 101):
         """Theorem 2's accuracy ceiling at every value of this criterion's ratio: ``(ratio, ceiling)``."""
-        return (T.pr_ratio_ceiling if self.rate == "pr" else T.tpr_ratio_ceiling)(rates, shares, n)
+        return (pr_ratio_ceiling if self.rate == "pr" else tpr_ratio_ceiling)(rates, shares, n)
 
 
-CRITERIA_INFO = {
-    "dp": Criterion("dp", "demographic parity", "pr", "positive rates", True,
-                    "demographic parity (equal positive rates), measured on the population and on the paper's balanced "
-                    "test set",
-                    "positive-rate ratio (how evenly the groups receive positive predictions; 1 is equal)",
-                    supports_strata=True, fairlearn="DemographicParity", fairlearn_threshold="demographic_parity"),
-    "eo": Criterion("eo", "equality of opportunity", "tpr", "true positive rates", False,
-                    "equality of opportunity (equal true positive rates), evaluated on the ordinary test set",
-                    "true-positive-rate ratio (how evenly the groups' actual positives are recognised; 1 is equal)",
-                    paper_grid=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9), positives_only=True,
-                    fairlearn="TruePositiveRateParity", fairlearn_threshold="true_positive_rate_parity"),
-}
-CRITERIA = tuple(CRITERIA_INFO)
+DP = Criterion("dp", "demographic parity", "pr", "positive rates", True,
+               "demographic parity (equal positive rates), measured on the population and on the paper's balanced "
+               "test set",
+               "positive-rate ratio (how evenly the groups receive positive predictions; 1 is equal)",
+               supports_strata=True, fairlearn="DemographicParity", fairlearn_threshold="demographic_parity")
+EO = Criterion("eo", "equality of opportunity", "tpr", "true positive rates", False,
+               "equality of opportunity (equal true positive rates), evaluated on the ordinary test set",
+               "true-positive-rate ratio (how evenly the groups' actual positives are recognised; 1 is equal)",
+               paper_grid=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9), positives_only=True,
+               fairlearn="TruePositiveRateParity", fairlearn_threshold="true_positive_rate_parity")
+CRITERIA_INFO = {c.name: c for c in (DP, EO)}
+CRITERIA = tuple(CRITERIA_INFO)  # the criteria's names, in order: the CLI's choices, the estimators' options
+DEFAULT = DP.name  # the criterion asked for where none is named (a signature's default, an old results file's)
 CRITERION_NAMES = {k: c.words for k, c in CRITERIA_INFO.items()}
 
 

@@ -4,7 +4,8 @@ What the user asked for, validated once by :func:`make_target_spec` and handed, 
 rates readout, FairLR/FairGP, ``fit_model``/``run_experiment``, the results rows, the command line, the
 pages, the configuration JSON, the report and the model file:
 
-- ``criterion``: ``"dp"`` (demographic parity) or ``"eo"`` (equality of opportunity);
+- ``criterion``: the name of a criterion of :mod:`fairdash.target.criteria`, ``dp`` (demographic parity) or
+  ``eo`` (equality of opportunity);
 - one target for every group, either ``target_rate`` (a number ``PR_t`` in (0, 1)) or ``preset``
   (``"min"``, ``"avg"``, ``"max"`` of the training split's group base rates; the paper's default is
   ``"avg"``), or explicit ``tpr_target``/``tnr_target`` (equality of opportunity only; a missing one takes
@@ -24,7 +25,8 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from . import targets as T
-from .criteria import CRITERIA, CRITERIA_INFO, CRITERION_NAMES, Criterion, criterion_info  # noqa: F401 (re-exported)
+from .criteria import (CRITERIA, CRITERIA_INFO, CRITERION_NAMES, DEFAULT, EO, Criterion,  # noqa: F401 (re-exported)
+                       criterion_info)
 from ..errors import FairDashError
 from .decision import PAPER_RULE, check_rule, check_with_strata, rule_info
 
@@ -53,7 +55,7 @@ class ResolvedTarget:
     (``rate``; ``None`` where no single rate was used) and each group's target on the training split
     (``goal``; ``None`` where none resolves)."""
 
-    criterion: str = "dp"
+    criterion: str = DEFAULT
     spec: "TargetSpec | None" = None
     rate: float | None = None
     goal: RateTargets | None = None
@@ -63,7 +65,7 @@ class ResolvedTarget:
 class TargetSpec:
     """A validated target request. Build it with :func:`make_target_spec` (or :meth:`from_dict`)."""
 
-    criterion: str = "dp"
+    criterion: str = DEFAULT
     target_rate: float | None = None
     preset: str | None = "avg"
     delta: float = 1.0
@@ -243,25 +245,22 @@ def _one_target(name: str, value) -> float:
     return v
 
 
-def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, tpr_target=None, tnr_target=None,
+def make_target_spec(criterion: str | None = DEFAULT, target_rate=None, delta=1.0, tpr_target=None, tnr_target=None,
                      strata_column: str | None = None, stratum_target_rates=None, preset: str | None = None,
                      decision: str | None = PAPER_RULE) -> TargetSpec:
     """Build and validate the target request: the one place where criterion and targets are resolved.
 
     ``target_rate`` is a number in (0, 1), a preset name (``"min"``, ``"avg"``, ``"max"``) or ``None``
-    (``preset``, default ``"avg"``). Explicit ``tpr_target``/``tnr_target`` need ``criterion="eo"``; a
+    (``preset``, default ``"avg"``). Explicit ``tpr_target``/``tnr_target`` need equality of opportunity (``EO``); a
     missing one is :data:`DEFAULT_TPR_TARGET` / :data:`DEFAULT_TNR_TARGET`; they exclude ``PR_t``, ``delta != 1`` and strata.
-    Strata (conditional parity) need ``criterion="dp"``. ``decision`` is the rule that turns scores
+    Strata (conditional parity) need demographic parity. ``decision`` is the rule that turns scores
     into decisions (:mod:`fairdash.target.decision`); ``group-rates`` cannot be combined with strata. Every
     refusal is a :class:`FairDashError`.
     """
 
     decision = check_rule(decision)
     check_with_strata(decision, strata_column)
-    criterion = "dp" if criterion is None else str(criterion).strip().lower()
-    if criterion not in CRITERIA:
-        raise FairDashError(f"Unknown fairness criterion {criterion!r}: use 'dp' (demographic parity) or 'eo' "
-                            "(equality of opportunity).")
+    criterion = criterion_info(DEFAULT if criterion is None else str(criterion).strip().lower()).name
     delta = T.check_delta(_number(delta, "keep-rate delta"))
     strata_column = (str(strata_column) if strata_column not in (None, "") else None)
     rate_given = target_rate is not None or preset not in (None, "avg")  # anything but the default
@@ -282,8 +281,8 @@ def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, 
 
     if tpr_target is not None or tnr_target is not None:
         if not criterion_info(criterion).positives_only:  # explicit TPR/TNR targets: a criterion judged by TPRs
-            raise FairDashError("Explicit TPR/TNR targets belong to equality of opportunity: choose criterion 'eo' "
-                                "(--criterion eo), or give a target positive rate instead.")
+            raise FairDashError(f"Explicit TPR/TNR targets belong to equality of opportunity: choose criterion "
+                                f"{EO.name!r} (--criterion {EO.name}), or give a target positive rate instead.")
         if rate_given or rates:
             raise FairDashError("A target positive rate PR_t does not apply with explicit TPR/TNR targets: "
                                 "give one or the other.")
@@ -298,7 +297,7 @@ def make_target_spec(criterion: str | None = "dp", target_rate=None, delta=1.0, 
         if tpr + tnr <= 1.0:
             raise FairDashError(f"TPR_t + TNR_t must be more than 1 (got {tpr:g} + {tnr:g}): otherwise the target "
                                 "labels no longer follow the observed labels and there is nothing to learn.")
-        return TargetSpec(criterion="eo", target_rate=None, preset=None, delta=1.0, tpr_target=tpr, tnr_target=tnr,
+        return TargetSpec(criterion=EO.name, target_rate=None, preset=None, delta=1.0, tpr_target=tpr, tnr_target=tnr,
                           decision=decision)
 
     if strata_column is not None and not criterion_info(criterion).supports_strata:

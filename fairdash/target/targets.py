@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import FairDashError
+from .criteria import DEFAULT, DP, EO
+# Theorem 2 over a criterion's ratio: its home is the criteria, read here by its older callers
+from .criteria import pr_ratio_ceiling, tpr_ratio_ceiling  # noqa: F401 (re-exported)
 
 _EPS = 1e-12
 
@@ -303,36 +306,6 @@ def best_target_rate(rates, shares) -> float:
     return float(r[order][np.searchsorted(cum, 0.5 - 1e-12)])
 
 
-def pr_ratio_ceiling(rates, shares, n: int = 101) -> tuple[np.ndarray, np.ndarray]:
-    """The highest accuracy Theorem 2 allows a classifier whose positive-rate ratio (min/max over the
-    groups) is at least ``ratio``, for ``ratio`` in [0, 1]: all group rates lie in ``[ratio*T, T]`` for
-    some ``T``, each as close to its base rate as it can be, so the ceiling is
-    ``max_T 1 - sum_s p_s |clip(r_s, ratio*T, T) - r_s|``. The loss is piecewise linear in ``T`` with
-    breaks at ``T = r_s`` and ``T = r_s / ratio``, so the maximum is exact over those candidates.
-    At ratio 1 it is the parity ceiling."""
-    r = np.asarray(rates, dtype=float)
-    p = np.asarray(shares, dtype=float)
-    ratio = np.linspace(0.0, 1.0, n)
-    with np.errstate(divide="ignore"):
-        over = np.where(ratio[:, None] > 0, r[None, :] / np.maximum(ratio[:, None], 1e-300), 1.0)
-    cand = np.concatenate([np.broadcast_to(r, (n, r.size)), np.clip(over, 0.0, 1.0),
-                           np.ones((n, 1)), np.zeros((n, 1))], axis=1)  # (n, C)
-    lo = ratio[:, None, None] * cand[:, :, None]  # (n, C, 1)
-    hi = cand[:, :, None]
-    loss = (p * np.abs(np.clip(r[None, None, :], lo, hi) - r[None, None, :])).sum(axis=2)
-    return ratio, 1.0 - loss.min(axis=1)
-
-
-def tpr_ratio_ceiling(rates, shares, n: int = 101) -> tuple[np.ndarray, np.ndarray]:
-    """The highest accuracy for each true-positive-rate ratio ``min/max``: every negative right, the
-    best group's TPR 1 and the cheapest other group's TPR at the ratio:
-    ``1 - min_s p_s PR_b^s (1 - ratio)`` (Theorem 2's argument applied to the positives)."""
-    r = np.asarray(rates, dtype=float)
-    p = np.asarray(shares, dtype=float)
-    ratio = np.linspace(0.0, 1.0, n)
-    return ratio, 1.0 - float(np.min(p * r)) * (1.0 - ratio)
-
-
 # --------------------------------------------------------------------------------------------------
 # The whole readout for one target
 # --------------------------------------------------------------------------------------------------
@@ -348,7 +321,7 @@ class TransitionTable:
     d: np.ndarray  # (G, 2) indexed [s, ybar]: P(y=1 | ybar, s)
     t: np.ndarray  # Theorem 1's t_s
     accuracy_ceiling: float  # Theorem 2 at the target rates; explicit TPR/TNR targets: the accuracy at them
-    criterion: str = "dp"
+    criterion: str = DEFAULT
     delta: float = 1.0
     group_names: tuple = field(default=())
 
@@ -423,7 +396,7 @@ def transition_table(
         d=bayes_d(p, rates),
         t=t_general(p),
         accuracy_ceiling=accuracy_ceiling(rates, shares, t_rate),
-        criterion="dp",
+        criterion=DP.name,
         delta=float(delta),
         group_names=tuple(group_names or ()),
     )
@@ -448,7 +421,7 @@ def eo_transition_table(rates, shares, tpr_target, tnr_target, group_names=None)
         d=bayes_d(p, rates),
         t=t_general(p),
         accuracy_ceiling=accuracy_at_targets(rates, shares, p[:, 1], 1.0 - p[:, 0]),
-        criterion="eo",
+        criterion=EO.name,
         delta=1.0,
         group_names=tuple(group_names or ()),
     )
