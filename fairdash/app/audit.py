@@ -1,0 +1,110 @@
+"""The Score new data page's glue (issue 36, item 3): a table uploaded there is read as the Data page reads an
+upload (the same reader, its budget and the server's memory guard: ``ui.read_upload_file``), scored by a model
+of a run of the session's history exactly as ``fairdash predict`` scores a file (:mod:`fairdash.files.audit`),
+and its decisions are read per group against the run's target, with the figures of the Compare page.
+
+The upload and all that is derived from it stay in this browser session's memory (``state.AUDITED``, which the
+session store never saves): nothing of it is written to disk. User text (column names, group names, values
+quoted by the scoring contract) is shown literally (``ui.literal``, ``ui.figure_text``)."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from . import export, state, tables, ui
+from ..figures import plots
+from ..files import audit as library
+from ..target.target_spec import criterion_info
+
+CHART = {"displayModeBar": False}
+DECISIONS_FILE = "fairdash_decisions.csv"
+UPLOAD_TYPES = ["csv", "tsv", "txt", "gz", "parquet", "pq", "xlsx", "xls"]  # the Data page's
+
+
+def first_model(run) -> int:
+    """The model offered first: the one Export offers first (the paper's method nearest the session's PR_t)."""
+    return export.first_model(run)
+
+
+def targets_of(trained, n_groups: int) -> list:
+    """Each group's target as the run trained the model for it (NaN where it has none)."""
+    return [float(trained.metrics.get(f"target_{j}", np.nan)) for j in range(n_groups)]
+
+
+def model_caption(run, trained) -> str:
+    """What the chosen model needs of a new table (Markdown; names shown literally)."""
+    spec = trained.spec
+    need = (f"the feature columns it was trained on and the sensitive attribute {ui.literal(spec.s_column, code=True)}"
+            " (it decides with s)" if trained.decides_with_s else
+            f"the feature columns it was trained on; the sensitive attribute {ui.literal(spec.s_column, code=True)} to "
+            "read the rates per group")
+    return (f"Trained on {ui.literal(run.data_name)} for {ui.literal(run.spec.target.describe())}. A new table needs "
+            f"{need}, and the label {ui.literal(spec.y_column, code=True)} for the error rates.")
+
+
+def audited(up, run, i: int) -> library.Audit:
+    """The uploaded file ``up`` scored by the ``i``-th model of ``run`` (once per file, run and model in this
+    session). Raises :class:`~fairdash.errors.FairDashError` with one line where the file cannot be read or the
+    model refuses the table."""
+    ss = st.session_state
+    key = list(run.models)[i]
+    wanted = (up.file_id, run.key, run.number, key)
+    kept = ss.get(state.AUDITED)
+    if kept is not None and kept.key == wanted:
+        return kept.value
+    ss.pop(state.AUDITED, None)
+    df, _ = ui.read_upload_file(up)  # the Data page's reader, budget and memory guard
+    trained = run.models[key]
+    result = library.audit_table(trained, df, targets_of(trained, len(trained.group_names)),
+                                 run.spec.target.criterion)
+    ss[state.AUDITED] = state.Keyed(wanted, result)
+    return result
+
+
+def show_warnings(result: library.Audit) -> None:
+    """The scoring contract's warnings, one line each, and the sentences about rows left out of the rates."""
+    scored = result.scored
+    n, k = len(scored.decisions), int(scored.decided.sum())
+    st.success(f"Scored {n:,} rows: {k:,} positive decisions ({k / n:.1%}).", icon=":material/check:")
+    if scored.notes:
+        st.markdown(f"**{len(scored.notes)} warning(s)**: the rows were scored, but read these first.")
+        for note in scored.notes:
+            st.warning(ui.literal(note), icon=":material/warning:")
+    for note in result.notes:
+        st.info(ui.literal(note), icon=":material/info:")
+
+
+def show_rates(result: library.Audit, run) -> None:
+    """The decisions' rates per group against the run's target (a sentence, a table, the Compare page's target
+    view and rate figures), with the error rates where the new table has labels."""
+    if result.rates is None:
+        return
+    criterion = run.spec.target.criterion
+    rates = result.rates
+    st.subheader("Rates per group on the new rows")
+    st.markdown(ui.literal(library.rates_sentence(rates, criterion) + "."))
+    tables.show_numbers(library.shown_rates(rates), key="audit_rates")
+    st.caption("Rates measured from the model's decisions on the uploaded rows; the target is the run's. "
+               + ("TPR, FPR, FNR and accuracy come from the rows with a label. " if result.labelled else "")
+               + "n/a: the group has no row to measure that rate on.")
+    names = ui.figure_text(rates["group"])
+    row = library.as_results(rates, "new rows", run.spec.target.target_rate)
+    figures = []
+    if not criterion_info(criterion).positives_only or result.labelled:  # a TPR target needs labels
+        figures.append(("audit_fig_target", plots.target_view(row, criterion, population=True, group_names=names,
+                                                              title="Each group's rate on the new rows against its "
+                                                                    "target")))
+    figures.append(("audit_fig_pr", plots.pr_scatter(row, group_names=names,
+                                                     title="Positive rates per group on the new rows")))
+    if result.labelled:
+        figures.append(("audit_fig_tpr", plots.tpr_scatter(row, group_names=names,
+                                                           title="True positive rates per group on the new rows")))
+    columns = st.columns(min(len(figures), 2))
+    for n, (key, fig) in enumerate(figures):
+        with columns[n % len(columns)]:
+            st.plotly_chart(fig, key=key, config=CHART)
+
+
+def decisions_download(result: library.Audit) -> bytes:
+    """The decisions' CSV, as ``fairdash predict`` writes it for the same table and model."""
+    return library.decisions_csv(result.scored).encode("utf-8")
