@@ -47,6 +47,7 @@ FIT_CACHE = "fd_fit_cache"
 REPORT_HTML = "fd_report_html"  # ReportHtml: the Export page's report
 COMPARE_REPORT = "fd_compare_report"  # ComparedReport: the Compare page's report
 COMPARE_ROWS = "_fd_compare_rows"  # Keyed(the shown runs, their rows priced together): pricing fits models once
+AUDITED = "_fd_audited"  # Keyed(the upload, run and model, the Audit): a new table scored once (memory only)
 JOB_NOTE = "fd_job_note"  # JobNote of a failed or cancelled job, in the sidebar until dismissed
 JOB_OUTCOME = "fd_job_outcome"  # JobNote of the job collected in this script run
 
@@ -104,6 +105,7 @@ SWEEP_FROM, SWEEP_TO, SWEEP_POINTS = "sweep_from", "sweep_to", "sweep_points"
 COMPARE_RUNS, COMPARE_TARGET, COMPARE_VIEW = "compare_runs", "compare_target", "compare_view"
 COMPARE_SEEN = "fd_compare_seen"  # the newest run number Compare had shown: runs trained since join the kept choice
 EXPORT_RUN, EXPORT_MODEL = "export_run", "export_model"
+AUDIT_RUN, AUDIT_MODEL = "audit_run", "audit_model"  # the Score new data page (fairdash.app.audit)
 
 # --------------------------------------------------------------------------------------------------
 # What the session store keeps, and what a snapshot freezes

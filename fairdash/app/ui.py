@@ -341,6 +341,7 @@ PAGES = (("pages/data.py", "Data", ":material/table_view:", "data"),
          ("pages/train.py", "Train", ":material/model_training:", "train"),
          ("pages/compare.py", "Compare", ":material/bar_chart:", "compare"),
          ("pages/export.py", "Export", ":material/download:", "export"),
+         ("pages/audit.py", "Score new data", ":material/fact_check:", "score"),
          ("pages/how_it_works.py", "How it works", ":material/menu_book:", "how_it_works"))
 
 
