@@ -404,6 +404,12 @@ def file_measured(column: str) -> bool:
             and hit[0].column(EVAL, hit[2]) == interval_bound(column)[0])
 
 
+def file_column(column: str) -> str:
+    """The results file's name of an in-memory column of the evaluation rows it writes with ``bal_``
+    (:func:`file_measured`): ``pr_0`` -> ``bal_pr_0``."""
+    return EVAL_PREFIX + column
+
+
 def population_twin(column: str) -> str | None:
     """The population's column of an evaluation-rows column (``pr_0`` -> ``pop_pr_0``), or ``None``."""
     hit = metric_of(column)

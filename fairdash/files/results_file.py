@@ -13,10 +13,12 @@ from __future__ import annotations
 import pandas as pd
 
 from ..errors import FairDashError
-from ..evaluation.metric_table import file_measured, population_twin
+from ..evaluation.metric_table import (EVAL, POP, POP_PREFIX, column_of, file_column, file_measured, population_twin,
+                                       unprefixed)
 
 RESULTS_FORMAT = 2
-_OLDER_NAMES = {"accuracy_bound": "ceiling_at_measured", "pop_accuracy_bound": "pop_ceiling_at_measured"}
+_OLDER_NAMES = {"accuracy_bound": column_of("ceiling_at_measured", EVAL),
+                POP_PREFIX + "accuracy_bound": column_of("ceiling_at_measured", POP)}
 
 
 def _measured(columns) -> list[str]:
@@ -36,7 +38,7 @@ def to_file(results: pd.DataFrame) -> pd.DataFrame:
     measured = _measured(out.columns)
     for c in measured:
         out[c] = out[c].where(balanced, "" if c == "one_class" else float("nan"))
-    out = out.rename(columns={c: f"bal_{c}" for c in measured})
+    out = out.rename(columns={c: file_column(c) for c in measured})
     out.insert(0, "results_format", RESULTS_FORMAT)
     return out
 
@@ -48,7 +50,7 @@ def row_to_file(row: dict) -> dict:
     out = {}
     for k, v in row.items():
         if file_measured(str(k)):
-            out[f"bal_{k}"] = v if balanced else ("" if k == "one_class" else float("nan"))
+            out[file_column(k)] = v if balanced else ("" if k == "one_class" else float("nan"))
         else:
             out[k] = v
     return out
@@ -69,8 +71,11 @@ def from_file(df: pd.DataFrame) -> pd.DataFrame:
     out = out.drop(columns="results_format")
     balanced = _balanced(out)
     read = {}  # every bal_ column back under its in-memory name, its population's value where it was empty
-    for c in [c for c in out.columns if c.startswith("bal_") and c[4:] in _measured([c[4:]])]:
-        pop = population_twin(c[4:])
-        read[c[4:]] = out[c].where(balanced, out[pop] if pop in out.columns else out[c])
-    out = out.drop(columns=[f"bal_{c}" for c in read])
+    for c in out.columns:
+        m = unprefixed(c, EVAL)
+        if m is None or not _measured([m]):
+            continue
+        pop = population_twin(m)
+        read[m] = out[c].where(balanced, out[pop] if pop in out.columns else out[c])
+    out = out.drop(columns=[file_column(c) for c in read])
     return pd.concat([out, pd.DataFrame(read, index=out.index)], axis=1)

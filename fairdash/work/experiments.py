@@ -30,7 +30,8 @@ from ..evaluation.calibration import calibration_errors
 from ..evaluation.ceiling import ceiling_at_target
 from ..evaluation.gaps import cell_gaps, group_gaps, mark_moves, tnr_gaps
 from ..evaluation.intervals import bootstrap_intervals
-from ..evaluation.metric_table import INTERVAL_BOUNDS, gap_metrics, lead_columns, population_copied
+from ..evaluation.metric_table import (EVAL, EVAL_PREFIX, INTERVAL_BOUNDS, POP, POP_PREFIX, column_of, gap_metrics,
+                                       lead_columns, population_copied)
 from ..evaluation.metrics import conditional_ratio, flag_below_majority, group_metrics, one_class_note
 from ..models.registry import make_model, model_info
 from ..target.target_spec import ResolvedTarget, TargetSpec, criterion_info, make_target_spec
@@ -137,27 +138,27 @@ def evaluate(estimator, arrays: Arrays, target: ResolvedTarget | None = None, gr
 
     args = (G, target, group_names, decision)
     named = getattr(arrays, "strata_names", None) or None  # the worst cell says its stratum's value, not its code
-    m = _measured(estimator, *rows(idx), *args, "bal_" if crit.balanced_eval else "eval_", named)
+    m = _measured(estimator, *rows(idx), *args, EVAL_PREFIX if crit.balanced_eval else "eval_", named)
     m["eval_set"] = crit.eval_set
     m["n_eval"] = int(len(idx))
-    pop = _measured(estimator, *rows(test), *args, "pop_", named) if crit.balanced_eval else m
+    pop = _measured(estimator, *rows(test), *args, POP_PREFIX, named) if crit.balanced_eval else m
     for metric in population_copied():  # what the table measures on both sets, with its interval
-        for k in ([f"{metric.name}_{j}" for j in range(G)] if metric.per_group else [metric.name]):
+        for j in range(G) if metric.per_group else [None]:  # unprefixed in each set's own measurement
             for b in ("", *INTERVAL_BOUNDS) if metric.interval else ("",):
-                m[f"pop_{k}{b}"] = pop[k + b]
+                m[metric.column(POP, j) + b] = pop[metric.column(EVAL, j) + b]
     if goal is not None:
         for j in range(G):
             m[f"target_{j}"] = float(goal.group[j])
         gaps = [f"{g.name}_{j}{b}" if g.per_group else g.name + b for g in gap_metrics()
                 for b in (("", *INTERVAL_BOUNDS) if g.interval else ("",)) for j in range(G if g.per_group else 1)]
-        for k in [k for k in gaps if f"pop_{k}" in pop or f"eval_{k}" in pop]:
-            m[f"pop_{k}"] = pop.get(f"pop_{k}", pop.get(f"eval_{k}"))
-            m[f"bal_{k}"] = m.get(f"bal_{k}", float("nan") if k != "worst_gap_group" else "")
-            m.pop(f"eval_{k}", None)
+        for k in [k for k in gaps if POP_PREFIX + k in pop or "eval_" + k in pop]:
+            m[POP_PREFIX + k] = pop.get(POP_PREFIX + k, pop.get("eval_" + k))
+            m[EVAL_PREFIX + k] = m.get(EVAL_PREFIX + k, float("nan") if k != "worst_gap_group" else "")
+            m.pop("eval_" + k, None)
     m["n_pop"] = int(len(test))
-    gaps = [m.get(f"pop_gap_{j}", float("nan")) for j in range(G)]
+    gaps = [m.get(column_of("gap", POP, j), float("nan")) for j in range(G)]
     m["target_gap"] = float(np.mean(np.abs(gaps))) if np.isfinite(gaps).all() else float("nan")
-    m["too_good"] = bool(max(m["accuracy"], m["pop_accuracy"]) >= TOO_GOOD)
+    m["too_good"] = bool(max(m["accuracy"], m[column_of("accuracy", POP)]) >= TOO_GOOD)
     return m
 
 
@@ -506,7 +507,7 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
     once = [d for d in decisions if not rule_info(d).aims_at_target]
     if len(target_rates) > 1 and once:  # a plain model ran once for several targets: no gap
         plain = ~results["model"].map(lambda m: model_info(m).uses_target_rate) & results["decision"].isin(once)
-        for c in [c for c in results.columns if c.startswith(("target_", "pop_gap_", "bal_gap_"))
+        for c in [c for c in results.columns if c.startswith(("target_", POP_PREFIX + "gap_", EVAL_PREFIX + "gap_"))
                   or c.endswith(("worst_gap", "worst_gap_group"))]:
             results.loc[plain, c] = "" if c.endswith("_group") else np.nan
     if price and any(x.with_s for x in sides):
