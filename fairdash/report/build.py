@@ -13,7 +13,7 @@ import pandas as pd
 from .._version import software_versions
 from ..errors import FairDashError
 from ..evaluation.metrics import summarize
-from ..target.target_spec import criterion_info
+from ..target.criteria import DEFAULT, criterion_info
 from . import content
 from .figures import figure_html, make_figures, plotly_js
 from .. import data
@@ -70,7 +70,7 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
         results["target_rate"] = np.nan
     results["target_rate"] = pd.to_numeric(results["target_rate"], errors="coerce")
     criterion = criterion or (str(results["criterion"].dropna().iloc[0]) if "criterion" in results.columns
-                              and results["criterion"].notna().any() else "dp")
+                              and results["criterion"].notna().any() else DEFAULT)
     criterion = criterion_info(criterion).name  # an unknown name is a clear FairDashError
     seeds = list(seeds) if seeds is not None else (sorted(map(int, results["seed"].dropna().unique()))
                                                     if "seed" in results.columns else [])

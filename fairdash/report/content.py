@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..evaluation.blindness import price_sentences
 from ..evaluation.gaps import ceiling_verdict, landing_verdict, moved_away_summary
+from ..evaluation.metric_table import EVAL, EVAL_PREFIX, POP, POP_PREFIX, column_of
 from ..evaluation.metrics import confusion_frame, error_rates_frame, format_mean_std, result_notes, summarize
 from ..target.target_spec import criterion_info
 from ..data.meaning import ASSUMED, WORDS, disadvantaged_sentence, label_favourable
@@ -261,7 +262,7 @@ def _ceiling_blocks(results: pd.DataFrame, t, group_names=None) -> list:
     if near.empty:
         return [para("No model in these results was trained at exactly this target, so no measured accuracy is "
                      "shown beside the ceiling.", cls="note")]
-    metrics = [m for m in ("accuracy", "ceiling_at_measured", "ceiling_at_target", "pop_worst_gap")
+    metrics = [m for m in ("accuracy", "ceiling_at_measured", "ceiling_at_target", column_of("worst_gap", POP))
                if m in near.columns]
     s = summarize(near, by=[c for c in ("model", "label") if c in near.columns], metrics=metrics)
     key = "label" if "label" in near.columns else "model"
@@ -323,8 +324,8 @@ def with_worst_groups(summary: pd.DataFrame, results: pd.DataFrame, by) -> pd.Da
     """``summary`` with the worst-gap group names of its rows' repeats (``<prefix>worst_gap_group_names``)."""
     by = [b for b in by if b in results.columns and b in summary.columns]
     out = summary
-    for prefix in ("pop_", "bal_"):
-        col = f"{prefix}worst_gap_group"
+    for where in (POP, EVAL):
+        col = column_of("worst_gap_group", where)
         if col not in results.columns or not by:
             continue
         names = results.groupby(by, dropna=False, sort=False)[col].agg(
@@ -333,7 +334,8 @@ def with_worst_groups(summary: pd.DataFrame, results: pd.DataFrame, by) -> pd.Da
     return out
 
 
-def error_rates_table(summary: pd.DataFrame, group_names, prefix: str = "pop_", favourable: bool = True) -> dict | None:
+def error_rates_table(summary: pd.DataFrame, group_names, prefix: str = POP_PREFIX,
+                      favourable: bool = True) -> dict | None:
     """:func:`fairdash.evaluation.metrics.error_rates_frame` as a report table."""
     frame = error_rates_frame(summary, group_names, prefix, favourable)
     if frame is None:
@@ -351,12 +353,12 @@ def section_results(summary: pd.DataFrame, criterion: str, group_names, results:
     blocks = [para("Mean ± standard deviation over repeats. PR = positive rate P(ŷ=1|s), TPR = true positive rate; "
                    f"ratios are the smallest group value over the largest (1 is fair). {groups_text}. Models in bold "
                    "are trained towards the target.")]
-    if any(c.startswith("pop_") for c in summary.columns) and criterion_info(criterion).balanced_eval:
+    if any(c.startswith(POP_PREFIX) for c in summary.columns) and criterion_info(criterion).balanced_eval:
         blocks += [heading("On the population the model will meet (the ordinary test set)"),
                    para("The held-out rows as they come, distributed like the data the model will score. Worst gap = "
                         "the largest |group rate − its target| over the groups, with that group's name: the group that "
                         "misses the target most."),
-                   _results_table(summary, criterion, "pop_"),
+                   _results_table(summary, criterion, POP_PREFIX),
                    heading(f"On the paper's {eval_set}"),
                    para("The paper's protocol: both groups are cut to the same base rate, so the rates here are lower "
                         "than in the population for the group with the higher base rate, and they sit below PR_t by "
@@ -364,7 +366,7 @@ def section_results(summary: pd.DataFrame, criterion: str, group_names, results:
     else:
         blocks.append(para(f"Measured on the {eval_set}."))
     blocks.append(_results_table(summary, criterion, ""))
-    errors = error_rates_table(summary, group_names, "pop_", favourable)
+    errors = error_rates_table(summary, group_names, POP_PREFIX, favourable)
     if errors is not None:
         blocks += [heading("Error rates per group, on the population"),
                    para("Mean over repeats, with its 95% interval (one repeat: a bootstrap of the test rows, stratified "
@@ -373,7 +375,7 @@ def section_results(summary: pd.DataFrame, criterion: str, group_names, results:
                         "negative one; precision = P(y=1 | ŷ=1); calibration error: the gap between the model's mean "
                         "score and the share of positive labels in each tenth of [0, 1], weighted by rows (0: a score "
                         "of 0.7 is a 70% chance in that group)."), errors]
-        confusion = confusion_frame(results, group_names, "pop_")
+        confusion = confusion_frame(results, group_names, POP_PREFIX)
         if confusion is not None:
             blocks += [para("Each group's confusion matrix on the population (the mean count over repeats where there "
                             "are several):"),
@@ -428,8 +430,8 @@ def plain_summary(summary: pd.DataFrame, criterion: str, readout: dict | None, d
     s["_label"] = s.get("label", s["model"]).astype(str)
     out = []
     eval_set = criterion_info(criterion).eval_set + " set"
-    sets = [("pop_", "On the population the model will meet (the ordinary test set)")] \
-        if f"pop_{key}_mean" in s.columns and criterion_info(criterion).balanced_eval else []
+    sets = [(POP_PREFIX, "On the population the model will meet (the ordinary test set)")] \
+        if column_of(key, POP) + "_mean" in s.columns and criterion_info(criterion).balanced_eval else []
     sets.append(("", f"On the paper's {eval_set}" if sets else f"On the {eval_set} (the population)"))
     for prefix, where in sets:
         out += [f"{where}:"] + _trade_off(s, prefix, key, what)
@@ -448,9 +450,10 @@ def plain_summary(summary: pd.DataFrame, criterion: str, readout: dict | None, d
 
 
 def _trade_off(s: pd.DataFrame, prefix: str, key: str, what: str) -> list[str]:
-    """The trade-off sentences on one set of rows (``prefix`` "pop_" or "" for the evaluation rows)."""
-    acc, ratio, worst = f"{prefix}accuracy_mean", f"{prefix}{key}_mean", f"{prefix or 'bal_'}worst_gap_mean"
-    names = f"{prefix or 'bal_'}worst_gap_group_names"
+    """The trade-off sentences on one set of rows (``prefix``: the population's, or empty for the evaluation
+    rows)."""
+    acc, ratio, worst = f"{prefix}accuracy_mean", f"{prefix}{key}_mean", f"{prefix or EVAL_PREFIX}worst_gap_mean"
+    names = f"{prefix or EVAL_PREFIX}worst_gap_group_names"
     if acc not in s.columns or ratio not in s.columns:
         return []
     out = []
