@@ -158,3 +158,30 @@ def test_user_text_is_shown_as_text(compas_run):
     at = _upload(_page_with_run(compas_run), "markup.csv", df.to_csv(index=False).encode())
     raw = [w.value for w in at.warning if "c-charge-desc" in w.value]
     assert raw and all("\\*\\*bold\\*\\*" in w and "\\<b\\>" in w for w in raw), raw
+
+
+def test_the_upload_stays_in_memory_and_forget_deletes_it(compas_run):
+    """Nothing derived from the upload reaches the disk (the fit cache's folder is unchanged) or the session store's
+    saved state; "Forget this session" deletes it with the rest."""
+    import hashlib
+
+    from fairdash.app.session import _sessions
+    from fairdash.work.fit_cache import default_cache_dir
+
+    def files() -> dict:
+        root = default_cache_dir()
+        return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in root.rglob("*") if p.is_file()} \
+            if root.exists() else {}
+
+    payload = _drifted().to_csv(index=False).encode()
+    at = _page_with_run(compas_run)
+    before = files()
+    _upload(at, "private.csv", payload)
+    assert at.session_state[state.AUDITED].value.scored.decisions.shape[0] == 400
+    assert files() == before
+    saved = _sessions().load(app_state.get(at, "token")) or {}
+    assert saved and not {state.AUDITED, state.UPLOAD_READ} & set(saved)
+    assert not any(isinstance(v, pd.DataFrame) and len(v) == 400 for v in saved.values())
+    at.button(key="forget_session").click().run()
+    _ok(at)
+    assert state.AUDITED not in at.session_state and state.UPLOAD_READ not in at.session_state
