@@ -164,3 +164,59 @@ def test_several_groups_a_group_never_seen_is_left_out_with_a_sentence():
     assert len(notes) == 2 and "'zz'" in notes[1] and "a group the model never saw" in notes[1]
     labels, note = audit.row_labels(df, TaskSpec(s_column="race", y_column="y", y1_values=("1",)))
     assert labels.tolist() == [1, 0, 1, 0, 1] and note == ""
+
+
+@pytest.fixture(scope="module")
+def three_groups():
+    """LR on 3,000 Adult rows with every race its own group (three kept), trained for parity and for opportunity."""
+    from fairdash.data.task import TaskSpec
+    from fairdash.target.target_spec import make_target_spec
+
+    adult = data.load_sample("adult").sample(3000, random_state=0)
+    adult = adult[adult["race"].isin(["White", "Black", "Asian-Pac-Islander"])].reset_index(drop=True)
+    task = data.build_task(adult, TaskSpec(s_column="race", y_column="salary", y1_values=(">50K",), s_multi=True))
+    out = {}
+    for criterion in ("dp", "eo"):
+        spec = RunSpec(data="adult", task=task.spec, target=make_target_spec(criterion, 0.3), models=("lr",),
+                       target_rates=(0.3,), seeds=(0,), group_names=task.group_names)
+        out[criterion] = next(iter(train_run(task, spec, data_name="adult").models.values()))
+    return out
+
+
+@pytest.mark.parametrize("criterion", ["dp", "eo"])
+def test_several_groups_and_opportunity_measure_the_criterion_s_rate(three_groups, criterion):
+    model = three_groups[criterion]
+    new = data.load_sample("adult").sample(500, random_state=5).reset_index(drop=True)
+    result = audit.audit_table(model, new, _targets(model), criterion)
+    placed = new["race"].isin(model.group_names)
+    assert [n for n in result.notes if "a group the model never saw" in n] == [
+        f"{int((~placed).sum())} row(s) hold {new.loc[~placed, 'race'].nunique()} value(s) of 'race' never seen in "
+        f"training (first: {new.loc[~placed, 'race'].value_counts().index[0]!r}): a group the model never saw, left out "
+        "of the rates per group."]
+    rates = result.rates.set_index("group")
+    assert rates["rows"].sum() == placed.sum()
+    p, y = result.scored.decided, (new["salary"] == ">50K").to_numpy()
+    for j, name in enumerate(model.group_names):
+        g = (new["race"] == name).to_numpy()
+        own = p[g & y].mean() if criterion == "eo" else p[g].mean()  # the criterion's rate: TPR or PR
+        assert rates.loc[name, "gap to target"] == pytest.approx(own - model.metrics[f"target_{j}"])
+    sentence = audit.rates_sentence(result.rates, criterion)
+    assert ("true positive rate" in sentence) == (criterion == "eo")
+    unlabelled = audit.audit_table(model, new.drop(columns=["salary"]), _targets(model), criterion)
+    gaps = audit.shown_rates(unlabelled.rates)["gap to target"]
+    assert (gaps == "n/a").all() == (criterion == "eo")  # a TPR target needs labels
+
+
+def test_a_model_that_decides_with_s_says_an_unseen_value_once_and_refuses_a_table_without_s():
+    task = data.paper_task("compas-race")
+    spec = RunSpec(data="compas", task=task.spec, target=TargetSpec(criterion="dp", target_rate=0.4, decision="group-rates"),
+                   models=("lr",), target_rates=(0.4,), seeds=(0,), group_names=task.group_names)
+    model = next(iter(train_run(task, spec, data_name="COMPAS").models.values()))
+    assert model.decides_with_s
+    new = data.load_sample("compas").head(300).copy()
+    new.loc[:4, "race"] = "Martian"
+    result = audit.audit_table(model, new, _targets(model), "dp")
+    said = [n for n in result.scored.notes + result.notes if "Martian" in n]
+    assert len(said) == 1 and said[0].startswith("Column 'race' (s): 5 row(s)"), said
+    with pytest.raises(FairDashError, match="This model decides with s: the table needs the sensitive attribute"):
+        audit.audit_table(model, new.drop(columns=["race"]), _targets(model), "dp")

@@ -87,6 +87,9 @@ def show_rates(result: library.Audit, run) -> None:
     st.caption("Rates measured from the model's decisions on the uploaded rows; the target is the run's. "
                + ("TPR, FPR, FNR and accuracy come from the rows with a label. " if result.labelled else "")
                + "n/a: the group has no row to measure that rate on.")
+    if criterion_info(criterion).positives_only and not result.labelled:
+        st.caption("The run's target is on the true positive rate, measured on the rows with a positive label: without "
+                   "the label this table has no gap to the target, only its positive rates.")
     names = ui.figure_text(rates["group"])
     row = library.as_results(rates, "new rows", run.spec.target.target_rate)
     figures = []

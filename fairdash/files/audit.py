@@ -215,15 +215,22 @@ def shown_rates(rates: pd.DataFrame) -> pd.DataFrame:
 
 def rates_sentence(rates: pd.DataFrame, criterion: str) -> str:
     """Each group's rate against its target in one line: ``Female: positive rate 0.412 against target 0.400
-    (+0.012)``; "n/a" where a group has no rows."""
+    (+0.012), 1,210 rows``; a criterion on the true positive rate says that one against the target beside the
+    positive rate (where the table has labels); "n/a" where a group has no row to measure on."""
     crit = criterion_info(criterion)
-    col = "TPR" if crit.positives_only else "positive rate"
+
+    def number(v) -> str:
+        return f"{v:.3f}" if np.isfinite(v) else "n/a"
+
     parts = []
     for _, r in rates.iterrows():
-        v, t, g = r.get(col, np.nan), r["target"], r["gap to target"]
-        said = f"{r['group']}: {crit.rate_name} " + (f"{v:.3f}" if np.isfinite(v) else "n/a")
-        if np.isfinite(t):
-            said += f" against target {t:.3f}" + (f" ({g:+.3f})" if np.isfinite(g) else "")
+        t, g = r["target"], r["gap to target"]
+        against = (f" against target {t:.3f}" + (f" ({g:+.3f})" if np.isfinite(g) else "")) if np.isfinite(t) else ""
+        said = f"{r['group']}: positive rate {number(r['positive rate'])}"
+        if not crit.positives_only:
+            said += against
+        elif "TPR" in rates.columns:
+            said += f", {crit.rate_name} {number(r['TPR'])}{against}"
         parts.append(said + f", {r['rows']:,} rows")
     return "; ".join(parts)
 
@@ -257,7 +264,8 @@ def audit_table(model, df: pd.DataFrame, targets, criterion: str) -> Audit:
     ``targets`` (each group's target, the run's), with the error rates where the table has the label column."""
     scored = score_table(model, df)
     table = scored.cleaned
-    s_values = model.scoring_schema().get("s_values")
+    # (a model that decides with s says of a value of s never seen already, in the contract's warnings)
+    s_values = None if model.decides_with_s else model.scoring_schema().get("s_values")
     groups, notes = row_groups(table, model.spec, model.group_names, s_values)
     if groups is None:
         return Audit(scored, None, notes)
