@@ -19,6 +19,7 @@ from ..figures.plot_style import RUN
 from ..work.runs import rows_together, side_by_side
 from ..evaluation.blindness import has_both_sides, land_words, price_sentences
 from ..evaluation.gaps import ceiling_table, moved_away_summary
+from ..evaluation.metric_table import POP_PREFIX
 from ..evaluation.metrics import confusion_frame, error_rates_frame, result_notes
 from ..evaluation.calibration import reliability
 from ..figures.plots_calibration import calibration_figure
@@ -254,7 +255,7 @@ def error_rates(summary, runs, results=None) -> None:
     if not same_task(runs):
         return
     task = runs[0].task
-    frame = error_rates_frame(summary, task.group_names, "pop_", label_favourable(task.spec)[0])
+    frame = error_rates_frame(summary, task.group_names, POP_PREFIX, label_favourable(task.spec)[0])
     if frame is None:
         return
     st.subheader("Error rates per group")
@@ -264,7 +265,7 @@ def error_rates(summary, runs, results=None) -> None:
                "positive decisions that were right; calibration error: how far the model's scores are from the share "
                "of positive labels among the people given them, weighted by rows (0: a score of 0.7 is a 70% chance).")
     st.dataframe(frame, hide_index=True, key="compare_error_rates")
-    confusion = None if results is None else confusion_frame(results, task.group_names, "pop_")
+    confusion = None if results is None else confusion_frame(results, task.group_names, POP_PREFIX)
     if confusion is not None:
         st.caption("Each group's confusion matrix on the population (the mean count over repeats where there are "
                    "several).")
@@ -343,7 +344,7 @@ def run_results(run) -> None:
         where = "population"  # where the landing is judged: the ceiling means something only for a rule that lands
         st.markdown(f"**Measured accuracy beside the ceilings** (Theorem 2, each computed on the same {where} rows as "
                     "the accuracy beside it; compared only for a rule that lands on the target):")
-        tab = ceiling_table(fair, group_names=run.task.group_names, prefix="pop_").rename(
+        tab = ceiling_table(fair, group_names=run.task.group_names, prefix=POP_PREFIX).rename(
             columns={"accuracy": f"accuracy ({where})", **CEILING_HEADERS})
         tab = tab[[c for c in tab.columns if c != "target"] + [c for c in tab.columns if c == "target"]]  # numbers first
         tables.show_numbers(tab, "accuracy_vs_bound", column_config={

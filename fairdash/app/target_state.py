@@ -20,24 +20,24 @@ import streamlit as st
 from ..data import strata_candidates
 from ..target.decision import PAPER_RULE, choosable
 from ..errors import FairDashError
+from ..target.criteria import DEFAULT, DP, EO, EXPLICIT_MODE, mode_criterion  # noqa: F401 (mode_criterion re-exported)
 from ..target.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, criterion_info, make_target_spec
 from . import session, state
 
 KEY = state.TARGET  # the TargetSpec
 ERROR = state.TARGET_ERROR  # the reason the last edit was refused (then ``current`` raises it)
 
-MODES = {
-    "dp": "Demographic parity (equal positive rates)",
-    "eo": "Equality of opportunity: one target rate, judged by true positive rates",
-    "eo-targets": "Equality of opportunity: explicit TPR / TNR targets",
+MODES = {  # the modes of criteria.MODES in words
+    DP.name: "Demographic parity (equal positive rates)",
+    EO.name: "Equality of opportunity: one target rate, judged by true positive rates",
+    EXPLICIT_MODE: "Equality of opportunity: explicit TPR / TNR targets",
 }
-MODE_SHORT = {"dp": criterion_info("dp").words, "eo": criterion_info("eo").words + " (by PR_t)",
-              "eo-targets": criterion_info("eo").words + " (TPR/TNR)"}
+MODE_SHORT = {DP.name: DP.words, EO.name: EO.words + " (by PR_t)", EXPLICIT_MODE: EO.words + " (TPR/TNR)"}
 MODE_NOTES = {  # what each mode means, where a sentence is needed
-    "eo": "Trained exactly as for demographic parity with one PR_t; judged by the groups' true positive rates on the "
+    EO.name: "Trained exactly as for demographic parity with one PR_t; judged by the groups' true positive rates on the "
           "ordinary test set. When PR_t is at least both base rates, every positive keeps its label, which is why the "
           "TPRs move together.",
-    "eo-targets": "Set the true positive and true negative rates the target labels should have in every group.",
+    EXPLICIT_MODE: "Set the true positive and true negative rates the target labels should have in every group.",
 }
 STRATA_MODES = {"own": "Each stratum's own average (default)", "slider": "The slider's PR_t in every stratum"}
 PR_T_MIN, PR_T_MAX = 0.001, 0.999  # the slider never reaches 0 or 1 (no target there: one class for everyone)
@@ -48,12 +48,7 @@ RATE_WIDGET, TPR_WIDGET, TNR_WIDGET, DELTA_WIDGET = state.PR_T_SLIDER, state.TPR
 
 def mode_of(spec: TargetSpec) -> str:
     """The Target page's mode of ``spec`` (a key of ``MODES``)."""
-    return "eo-targets" if spec.explicit else spec.criterion
-
-
-def mode_criterion(mode: str):
-    """The :class:`~fairdash.target.target_spec.Criterion` of a mode."""
-    return criterion_info(str(mode).split("-")[0])
+    return EXPLICIT_MODE if spec.explicit else spec.criterion
 
 
 def strata_mode_of(spec: TargetSpec) -> str:
@@ -145,8 +140,8 @@ def edit(**changes) -> bool:
 
 def set_mode(mode: str) -> bool:
     """Switch between ``MODES``, bringing back that mode's last dials."""
-    if mode == "eo-targets":
-        return edit(criterion="eo", tpr_target=float(session.kept_value(TPR_WIDGET, DEFAULT_TPR_TARGET)),
+    if mode == EXPLICIT_MODE:
+        return edit(criterion=EO.name, tpr_target=float(session.kept_value(TPR_WIDGET, DEFAULT_TPR_TARGET)),
                     tnr_target=float(session.kept_value(TNR_WIDGET, DEFAULT_TNR_TARGET)))
     delta = float(session.kept_value(DELTA_WIDGET, 1.0)) if mode_criterion(mode).supports_strata else 1.0
     return edit(criterion=mode_criterion(mode).name, tpr_target=None, tnr_target=None, target_rate=_kept_rate(),
@@ -160,7 +155,7 @@ def set_rate(value) -> bool:
 
 def set_explicit(tpr_target, tnr_target) -> bool:
     """Explicit TPR/TNR targets (equality of opportunity)."""
-    return edit(criterion="eo", tpr_target=float(tpr_target), tnr_target=float(tnr_target))
+    return edit(criterion=EO.name, tpr_target=float(tpr_target), tnr_target=float(tnr_target))
 
 
 def set_strata_mode(mode: str) -> bool:
@@ -222,4 +217,4 @@ def _avg_preset() -> float:
 
 
 def _default() -> TargetSpec:
-    return make_target_spec("dp", _avg_preset())
+    return make_target_spec(DEFAULT, _avg_preset())

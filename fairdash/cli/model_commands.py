@@ -12,7 +12,7 @@ from ..errors import FairDashError
 from ..target.targets import PRESETS
 from ..evaluation.metrics import (below_majority_notes, format_mean_std, one_class_reason, result_notes, rule_notes,
                                   summarize)
-from ..evaluation.metric_table import EVAL, POP, measured_on_rows
+from ..evaluation.metric_table import EVAL, POP, POP_PREFIX, column_of, measured_on_rows, metric_of
 from ..files.results_file import from_file, row_to_file, to_file
 from .options import (decisions_from_args, label_line, load_task_and_table, model_options, target_arguments,
                       target_spec_from_args, task_arguments)
@@ -166,8 +166,8 @@ def _cmd_train(args) -> int:
               "criterion": spec.criterion, "target": spec.to_dict(), "decision": trained.decision.to_dict(),
               "decides_with_s": bool(row["decides_with_s"]), "seed": args.seed,
               **row_to_file({k: m[k] for k in m if not k.startswith("n_")}),  # named as the results file names them
-              **{k: row[k] for k in row.index if k.startswith("pop_moved_")}, "moved_away": row["moved_away"],
-              **{k: row[k] for k in ("rule_reached", "rule_note", "below_majority", "pop_majority_accuracy")
+              **{k: row[k] for k in row.index if _is_move(k)}, "moved_away": row["moved_away"],
+              **{k: row[k] for k in ("rule_reached", "rule_note", "below_majority", column_of("majority_accuracy", POP))
                  if k in row.index}, "lands": landing[0], "landing": landing[1], **price, "fit_seconds": trained.fit_seconds, "device": trained.device, "out": str(out)}
     if args.json:
         print(json.dumps(_json_safe(result), indent=2))
@@ -183,7 +183,7 @@ def _cmd_train(args) -> int:
         print(label_line(task))
         print(f"Saved to {out}  ({trained.fit_seconds:.2f} s on {trained.device})")
         for title, pre, n in ((f"the {m['eval_set']} set (the paper's protocol)", "", m["n_eval"]),
-                              ("the population (the ordinary test set, as the model will meet it)", "pop_", m["n_pop"])):
+                              ("the population (the ordinary test set, as the model will meet it)", POP_PREFIX, m["n_pop"])):
             if pre and m["eval_set"] == "test":
                 break  # the evaluation rows are the population already
             print(f"Evaluated on {title}, {n} rows:")
@@ -255,19 +255,27 @@ def _noise_line(task, seed: int, m: dict, criterion: str) -> str:
 def gap_lines(m: dict, group_names, criterion: str) -> list[str]:
     """Each group's signed gap to its target on the population and the worst one, in words."""
 
-    rate = criterion_info(criterion).rate.upper()
+    own = criterion_info(criterion).rate
+    rate = own.upper()
+    worst, worst_group = column_of("worst_gap", POP), column_of("worst_gap_group", POP)
     groups = [int(k.rsplit("_", 1)[1]) for k in m if k.startswith("target_") and k[7:].isdigit()]
-    if not groups or not np.isfinite(m.get("pop_worst_gap", np.nan)):
+    if not groups or not np.isfinite(m.get(worst, np.nan)):
         return []
-    parts = [f"{group_names[g] if g < len(group_names) else g}: {rate} {_fmt(m.get(f'pop_{rate.lower()}_{g}'))} "
-             f"against target {_fmt(m[f'target_{g}'])} ({m[f'pop_gap_{g}']:+.4f})" for g in sorted(groups)]
+    parts = [f"{group_names[g] if g < len(group_names) else g}: {rate} {_fmt(m.get(column_of(own, POP, g)))} "
+             f"against target {_fmt(m[f'target_{g}'])} ({m[column_of('gap', POP, g)]:+.4f})" for g in sorted(groups)]
     lines = ["Gap to the target on the population, per group: " + "; ".join(parts)]
-    if all(f"pop_tnr_gap_{g}" in m for g in groups):  # explicit TPR/TNR: a per-group cut meets the TPR only
+    if all(column_of("tnr_gap", POP, g) in m for g in groups):  # explicit TPR/TNR: a per-group cut meets the TPR only
         lines.append("TNR beside it (explicit TNR target; not what a per-group cut meets): " + "; ".join(
-            f"{group_names[g] if g < len(group_names) else g}: TNR {_fmt(m.get(f'pop_tnr_{g}'))} "
-            f"({m[f'pop_tnr_gap_{g}']:+.4f})" for g in sorted(groups)))
-    return lines + [f"Worst gap{' over TPR and TNR' if len(lines) > 1 else ''}: {_fmt(m['pop_worst_gap'])} "
-                    f"({m['pop_worst_gap_group']})"]
+            f"{group_names[g] if g < len(group_names) else g}: TNR {_fmt(m.get(column_of('tnr', POP, g)))} "
+            f"({m[column_of('tnr_gap', POP, g)]:+.4f})" for g in sorted(groups)))
+    return lines + [f"Worst gap{' over TPR and TNR' if len(lines) > 1 else ''}: {_fmt(m[worst])} "
+                    f"({m[worst_group]})"]
+
+
+def _is_move(column: str) -> bool:
+    """Whether a results column is a group's move on the population (``moved_<g>``, gaps.mark_moves)."""
+    hit = metric_of(column)
+    return hit is not None and hit[0].name == "moved" and hit[1] == POP and hit[2] is not None
 
 
 def _fmt(v):
@@ -341,7 +349,8 @@ def _cmd_sweep(args) -> int:
                   decisions=tuple(decisions) if len(decisions) > 1 else ())
     Path(str(out) + ".json").write_text(json.dumps(_json_safe(run.record()), indent=2), encoding="utf-8")
     key = criterion_info(criterion).ratio
-    shown = ["accuracy", key, "pop_accuracy", "pop_" + key, "pop_worst_gap", "fit_seconds"]
+    worst = column_of("worst_gap", POP)
+    shown = ["accuracy", key, column_of("accuracy", POP), column_of(key, POP), worst, "fit_seconds"]
     by = ("model", "decision", "target_rate") if len(decisions) > 1 else ("model", "target_rate")
     summary = summarize(exp.results, by=by, metrics=shown)
     where = criterion_info(criterion).eval_set + " set"
@@ -353,13 +362,13 @@ def _cmd_sweep(args) -> int:
     print(f"{'model':<{width}}{'PR_t':>7}{'accuracy':>16}{key:>16}{'pop accuracy':>16}{'pop ' + key:>16}"
           f"{'worst gap':>24}{'fit s':>8}")
     worst_groups = {(m, None if not np.isfinite(t) else round(t, 9)): "/".join(dict.fromkeys(map(str, g)))
-                    for (m, t), g in exp.results.groupby(["model", "target_rate"], dropna=False)["pop_worst_gap_group"]}
+                    for (m, t), g in exp.results.groupby(["model", "target_rate"], dropna=False)[column_of("worst_gap_group", POP)]}
     for _, r in summary.iterrows():
         name = f"{r['model']}/{r['decision']}" if len(decisions) > 1 else r["model"]
         t = "" if not np.isfinite(r["target_rate"]) else f"{r['target_rate']:.3f}"
         cells = [format_mean_std(r[m + "_mean"], r[m + "_std"], repeats=repeats) for m in shown[:4]]
-        gap = ("" if not np.isfinite(r["pop_worst_gap_mean"]) else
-               f"{r['pop_worst_gap_mean']:.3f} ({worst_groups.get((r['model'], None if not np.isfinite(r['target_rate']) else round(r['target_rate'], 9)), '')})"[:23])
+        gap = ("" if not np.isfinite(r[worst + "_mean"]) else
+               f"{r[worst + '_mean']:.3f} ({worst_groups.get((r['model'], None if not np.isfinite(r['target_rate']) else round(r['target_rate'], 9)), '')})"[:23])
         print(f"{name:<{width}}{t:>7}" + "".join(f"{c:>16}" for c in cells) + f"{gap:>24}{r['fit_seconds_mean']:>8.2f}")
     how = ("Student's t over the repeats" if repeats > 1 else "a bootstrap of the test rows, stratified by group")
     print(f"95% intervals ({how}):")
@@ -376,10 +385,11 @@ def _cmd_sweep(args) -> int:
         print(f"Price of deciding without s: {sentence}")
     for note in rule_notes(exp.results) + below_majority_notes(exp.results):
         print(f"warning: {note}")
-    one = exp.results[exp.results["one_class"].astype(bool) | exp.results["pop_one_class"].astype(bool)]
-    for _, r in one.drop_duplicates(["model", "one_class", "pop_one_class"]).iterrows():
-        print(f"note: {r['label']} (seed {r['seed']}) {r['one_class'] or r['pop_one_class']}: "
-              f"{one_class_reason(r['one_class'] or r['pop_one_class'])}.")
+    pop_one = column_of("one_class", POP)
+    one = exp.results[exp.results["one_class"].astype(bool) | exp.results[pop_one].astype(bool)]
+    for _, r in one.drop_duplicates(["model", "one_class", pop_one]).iterrows():
+        print(f"note: {r['label']} (seed {r['seed']}) {r['one_class'] or r[pop_one]}: "
+              f"{one_class_reason(r['one_class'] or r[pop_one])}.")
     if "too_good" in exp.results.columns and exp.results["too_good"].astype(bool).any():
         for note in result_notes(exp.results[exp.results["too_good"].astype(bool)]):
             print(f"warning: {note}")

@@ -13,6 +13,7 @@ from .. import data
 from ..data.meaning import label_favourable, label_words, parse_positive_is
 from ..models.registry import check_agarwal_bound
 from ..target.decision import PAPER_RULE, RULES, WITH_S_RULE, check_rule, choosable
+from ..target.criteria import CRITERIA, DEFAULT
 from ..target.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, make_target_spec
 from ..target.targets import disadvantaged_group
 
@@ -132,7 +133,7 @@ def target_spec_from_args(args, setup=None, rate="given"):
     function that validates targets). ``rate`` replaces ``--pr-t`` (a sweep passes ``None``: its grid
     is applied point by point)."""
 
-    criterion = args.criterion or (setup.criterion if setup is not None else "dp")
+    criterion = args.criterion or (setup.criterion if setup is not None else DEFAULT)
     pr_t = args.pr_t if rate == "given" else rate
     strata = setup.spec.strata_column if setup is not None else args.strata
     return make_target_spec(criterion, pr_t, args.delta, args.tpr_target, args.tnr_target, strata_column=strata,
@@ -180,7 +181,7 @@ def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: b
     else:
         g.add_argument("--pr-t", help="target positive rate PR_t in (0, 1), or min/avg/max (default: avg); with "
                                       "--strata a number applies in every stratum, a preset is each stratum's own")
-    g.add_argument("--criterion", choices=["dp", "eo"],
+    g.add_argument("--criterion", choices=list(CRITERIA),
                    help="dp: demographic parity (default); eo: equality of opportunity (default with a COMPAS --paper set-up)")
     g.add_argument("--delta", type=float, default=1.0, help="keep-rate delta in (0, 1] (default 1)")
     g.add_argument("--tpr-target", type=float, help="explicit TPR target (with --criterion eo; default "

@@ -7,6 +7,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import FairDashError
+from ..target.criteria import DP, EO
+from . import isolated
 from .read import read_table
 from .split import Arrays, split_arrays
 from .task import Task, TaskSpec, build_task
@@ -84,7 +86,7 @@ def read_table_or_sample(source: str) -> pd.DataFrame:
     """A bundled sample by name (``adult``, ``compas``), or else a table file at that path."""
     if source in SAMPLES and not Path(source).exists():
         return load_sample(source)
-    return read_table(source)
+    return isolated.read_table(source)
 
 
 @dataclass(frozen=True)
@@ -92,19 +94,19 @@ class PaperSetup:
     name: str
     sample: str
     spec: TaskSpec
-    criterion: str  # "dp": balanced test set; "eo": ordinary test set
+    criterion: str  # the name of its criterion (DP: evaluated on the balanced test set; EO: the ordinary one)
 
 
 PAPER_SETUPS: dict[str, PaperSetup] = {
     "adult-sex": PaperSetup("adult-sex", "adult", TaskSpec("sex", "salary", ("Male",), (">50K",), drop=("fnlwgt",),
-                                                          positive_favourable=True), "dp"),
+                                                          positive_favourable=True), DP.name),
     "adult-race": PaperSetup("adult-race", "adult", TaskSpec("race", "salary", ("White",), (">50K",), drop=("fnlwgt",),
-                                                            positive_favourable=True), "dp"),
+                                                            positive_favourable=True), DP.name),
     # COMPAS: 1 = rearrested within two years, the paper's positive label, unfavourable for the person
     "compas-sex": PaperSetup("compas-sex", "compas", TaskSpec("sex", "two-year-recid", ("Male",), ("1",),
-                                                            positive_favourable=False), "eo"),
+                                                            positive_favourable=False), EO.name),
     "compas-race": PaperSetup("compas-race", "compas", TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",),
-                                                              positive_favourable=False), "eo"),
+                                                              positive_favourable=False), EO.name),
 }
 
 

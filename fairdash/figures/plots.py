@@ -21,9 +21,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..target import targets
-from ..target.criteria import criterion_of_rate
+from ..target.criteria import DEFAULT, criterion_of_rate
 from ..target.decision import PAPER_RULE
-from ..evaluation.metric_table import EVAL, POP, column_of, groups_in, table_columns
+from ..evaluation.metric_table import EVAL, POP, column_of, groups_in, table_columns, unprefixed
 from ..evaluation.metrics import format_mean_std, summarize
 from ..target.target_spec import criterion_info
 
@@ -112,8 +112,8 @@ def population_view(summary_or_results) -> pd.DataFrame:
     df = as_summary(summary_or_results)
     out = df.copy()
     for c in df.columns:
-        if c.startswith("pop_"):
-            out[c[4:]] = df[c]
+        if (plain := unprefixed(c, POP)) is not None:
+            out[plain] = df[c]
     return out
 
 
@@ -391,7 +391,7 @@ def tpr_scatter(summary_or_results, target_rates=None, *, highlight_target=None,
 # --------------------------------------------------------------------------------------------------
 # Accuracy against fairness, with the ceiling
 # --------------------------------------------------------------------------------------------------
-def accuracy_fairness(summary_or_results, criterion: str = "dp", *, rates=None, shares=None,
+def accuracy_fairness(summary_or_results, criterion: str = DEFAULT, *, rates=None, shares=None,
                       highlight_target=None, title: str | None = None, reference_rates=None,
                       reference_shares=None, reference_name: str = "ceiling on the training split") -> go.Figure:
     """Accuracy (y) against the fairness ratio (x): ``PR`` ratio (min/max over groups) for demographic
@@ -437,7 +437,8 @@ def result_columns(criterion, n_groups: int, group_names=None) -> list[tuple[str
     return table_columns(crit.rate, crit.other_rate, n_groups, group_names)  # names and headers from the one table
 
 
-def results_table(summary_or_results, criterion: str = "dp", population: bool = False, group_names=None) -> pd.DataFrame:
+def results_table(summary_or_results, criterion: str = DEFAULT, population: bool = False,
+                  group_names=None) -> pd.DataFrame:
     """A readable table: one row per model and target with ``mean ± std`` text columns (the mean alone
     for a single repeat; ``n/a`` for an empty ratio), on the evaluation rows or, with ``population``,
     on the ordinary test set. Given the results rows (not a summary) that carry it, the ``worst gap``

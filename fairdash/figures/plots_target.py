@@ -19,7 +19,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .plot_style import GRID, LAYOUT, TEXT, figure, label_styles, marker, run_numbers, scatter, text_font
-from ..target.target_spec import criterion_info
+from ..target.criteria import DEFAULT, criterion_info
 from ..evaluation.metrics import format_mean_std
 from ..evaluation.intervals import interval_of_mean
 from ..evaluation.metric_table import EVAL, INTERVAL_BOUNDS, POP, TRAIN, column_of
@@ -129,7 +129,7 @@ def _points(df: pd.DataFrame, groups: list[int], metric: str, where: str) -> pd.
     return pts
 
 
-def target_view(results: pd.DataFrame, criterion: str = "dp", *, population: bool = True, group_names=None,
+def target_view(results: pd.DataFrame, criterion: str = DEFAULT, *, population: bool = True, group_names=None,
                 highlight_target=None, title: str | None = None) -> go.Figure:
     """Each group's rate (x) for each model and run (one row each, grouped by group) against that group's
     target (a vertical line), with the signed gap (rate - target, e.g. ``-0.142``) written beside the

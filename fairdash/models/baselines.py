@@ -25,7 +25,7 @@ from .state import check_state, make_state
 from .weighted_lr import FitMemory, WeightedLR
 from ..device import resolve_device
 from ..progress import as_progress
-from ..target.criteria import CRITERIA_INFO
+from ..target.criteria import CRITERIA, CRITERIA_INFO, DEFAULT
 
 __all__ = ["SVM", "KamiranReweighing", "AgarwalReduction"]
 
@@ -356,8 +356,9 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     decides), in a fraction of its time; the best responses of one fit share a
     ``weighted_lr.FitMemory`` (made per fit: the prepared matrix, warm starts from the last solution
     with the same labels), each still solved to the same tolerance. The constraint is
-    ``DemographicParity(difference_bound=0.1)`` for ``criterion="dp"`` and
-    ``TruePositiveRateParity(difference_bound=0.1)`` for ``criterion="eo"``; a fresh constraint object
+    ``DemographicParity(difference_bound=0.1)`` for demographic parity and
+    ``TruePositiveRateParity(difference_bound=0.1)`` for equality of opportunity (the criterion's
+    ``fairlearn`` constraint, :mod:`fairdash.target.criteria`); a fresh constraint object
     is made for every fit. In fairlearn >= 0.5 ``eps`` only caps the Lagrange multipliers (``B = 1/eps``);
     the allowed violation is ``difference_bound``, measured between each group's rate and the overall
     rate (so two groups may differ by up to ``bound / largest group share``).
@@ -385,8 +386,9 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    criterion : {"dp", "eo"}, default="dp"
-        The constraint: demographic parity or true-positive-rate parity (``make_model`` takes it from the
+    criterion : str, default=criteria.DEFAULT (demographic parity)
+        The constraint, by its criterion's name in :mod:`fairdash.target.criteria` (``criteria.CRITERIA``):
+        ``dp``, demographic parity, or ``eo``, true-positive-rate parity (``make_model`` takes it from the
         run's TargetSpec).
     difference_bound : float, default=0.1
         The allowed violation, in (0, 1].
@@ -430,7 +432,7 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
 
     _words = "Agarwal et al."  # what its progress messages call it
     _parameter_constraints = {
-        "criterion": [P.Options(("dp", "eo"))],
+        "criterion": [P.Options(CRITERIA)],
         "difference_bound": [P.Interval(numbers.Real, 0, 1, "right")],
         "eps": [P.Interval(numbers.Real, 0, None, "neither")],
         "max_iter": [P.Interval(numbers.Integral, 1, None)],
@@ -440,7 +442,7 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         "device": [P.DEVICE, P.NONE],
     }
 
-    def __init__(self, criterion: str = "dp", difference_bound: float = 0.1, eps: float = 0.1,
+    def __init__(self, criterion: str = DEFAULT, difference_bound: float = 0.1, eps: float = 0.1,
                  max_iter: int = 50, C: float = 1.0, seed: int | None = 0, progress=None, device="auto"):
         self.criterion = criterion
         self.difference_bound = difference_bound
@@ -453,7 +455,8 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
 
     def _constraint(self):
         if self.criterion not in CRITERIA_INFO:
-            raise FairDashError(f"Agarwal et al. serves criterion 'dp' or 'eo', not {self.criterion!r}.")
+            raise FairDashError(f"Agarwal et al. serves criterion {' or '.join(map(repr, CRITERIA))}, "
+                                f"not {self.criterion!r}.")
         return CRITERIA_INFO[self.criterion].fairlearn_constraint(difference_bound=self.difference_bound)
 
     def _fit_expgrad(self, X, y, s):

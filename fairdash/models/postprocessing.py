@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
-from ..target.criteria import CRITERIA, criterion_info
+from ..target.criteria import CRITERIA, DEFAULT, criterion_info
 from .inputs import check_s
 from . import inputs as I
 from . import params as P
@@ -37,8 +37,9 @@ class ThresholdOptimizerModel(I.BinaryClassifierMixin, ClassifierMixin, BaseEsti
 
     Parameters
     ----------
-    criterion : {"dp", "eo"}, default="dp"
-        The constraint (``make_model`` takes it from the run's TargetSpec).
+    criterion : str, default=criteria.DEFAULT (demographic parity)
+        The constraint, by its criterion's name in :mod:`fairdash.target.criteria` (``criteria.CRITERIA``:
+        ``dp`` or ``eo``; ``make_model`` takes it from the run's TargetSpec).
     C : float, default=1.0
         Inverse L2 strength of the logistic regression.
     grid_size : int, default=1000
@@ -71,7 +72,7 @@ class ThresholdOptimizerModel(I.BinaryClassifierMixin, ClassifierMixin, BaseEsti
         "seed": [P.SEED, P.NONE],
     }
 
-    def __init__(self, criterion: str = "dp", C: float = 1.0, grid_size: int = 1000, seed: int | None = 0):
+    def __init__(self, criterion: str = DEFAULT, C: float = 1.0, grid_size: int = 1000, seed: int | None = 0):
         self.criterion = criterion
         self.C = C
         self.grid_size = grid_size

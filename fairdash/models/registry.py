@@ -17,6 +17,7 @@ import importlib
 from dataclasses import dataclass
 
 from ..errors import FairDashError
+from ..target.criteria import CRITERIA, DP, EO
 from ..target.target_spec import TargetSpec, criterion_info
 
 
@@ -25,7 +26,7 @@ class ModelInfo:
     name: str  # command-line name, e.g. "fair-lr"
     label: str  # the paper's name, e.g. "FairLR"
     target: str  # "module:Class" under fairdash.models
-    criteria: tuple  # criteria the model serves: ("dp",), ("eo",), ("dp", "eo"), or () for a plain model
+    criteria: tuple  # the names of the criteria the model serves (criteria.DP.name...), or () for a plain model
     uses_target_rate: bool  # does PR_t change the model?
     description: str
     # the paper's set-ups (--paper) in which it solves in the numeric columns' own units, as the paper's runs
@@ -72,10 +73,10 @@ class ModelInfo:
 MODELS: dict[str, ModelInfo] = {
     m.name: m
     for m in [
-        ModelInfo("fair-lr", "FairLR", "fair_lr:FairLR", ("dp", "eo"), True,
+        ModelInfo("fair-lr", "FairLR", "fair_lr:FairLR", CRITERIA, True,
                   "Logistic regression trained on the target-label likelihood (the paper's method).",
                   target_param="target", shared=("seed", "device")),
-        ModelInfo("fair-gp", "FairGP", "fair_gp:FairGP", ("dp", "eo"), True,
+        ModelInfo("fair-gp", "FairGP", "fair_gp:FairGP", CRITERIA, True,
                   "Sparse variational Gaussian process trained on the target-label likelihood.",
                   target_param="target", shared=("seed", "device")),
         ModelInfo("lr", "LR", "fair_lr:LR", (), False, "Plain logistic regression (C = 1).",
@@ -83,29 +84,29 @@ MODELS: dict[str, ModelInfo] = {
         ModelInfo("gp", "GP", "fair_gp:GP", (), False, "Plain sparse variational GP classifier.",
                   shared=("seed", "device")),
         ModelInfo("svm", "SVM", "baselines:SVM", (), False, "RBF support vector machine (C = 1, gamma = 1/n_features)."),
-        ModelInfo("kamiran", "Kamiran & Calders", "baselines:KamiranReweighing", ("dp",), False,
+        ModelInfo("kamiran", "Kamiran & Calders", "baselines:KamiranReweighing", (DP.name,), False,
                   "Logistic regression on rows reweighed so that s and y look independent.",
                   shared=("seed", "device")),
-        ModelInfo("agarwal", "Agarwal et al.", "baselines:AgarwalReduction", ("dp", "eo"), False,
+        ModelInfo("agarwal", "Agarwal et al.", "baselines:AgarwalReduction", CRITERIA, False,
                   "fairlearn's exponentiated-gradient reduction around logistic regression.",
                   target_param="criterion", shared=("seed", "device")),
         ModelInfo("target-reduction", "Target reduction (decides without s, randomised)",
-                  "target_reduction:TargetReduction", ("dp", "eo"), True,
+                  "target_reduction:TargetReduction", CRITERIA, True,
                   "Agarwal et al.'s exponentiated-gradient reduction with each group's rate constrained to the "
                   "analyst's target (within a tolerance): reaches the target without s when deciding, by a seeded "
                   "random draw.", target_param="target", shared=("seed", "device")),
         ModelInfo("threshold-optimizer", "Threshold optimizer (post-processing, decides with s)",
-                  "postprocessing:ThresholdOptimizerModel", ("dp", "eo"), False,
+                  "postprocessing:ThresholdOptimizerModel", CRITERIA, False,
                   "fairlearn's ThresholdOptimizer on logistic regression: one randomised threshold per group, so it "
                   "decides with s.", target_param="criterion", shared=("seed",)),
-        ModelInfo("zafar-fairness", "ZafarFairness", "zafar:ZafarFairness", ("dp",), False,
+        ModelInfo("zafar-fairness", "ZafarFairness", "zafar:ZafarFairness", (DP.name,), False,
                   "Logistic loss minimised under a bound on the covariance of s and the decision value."),
-        ModelInfo("zafar-accuracy", "ZafarAccuracy", "zafar:ZafarAccuracy", ("dp",), False,
+        ModelInfo("zafar-accuracy", "ZafarAccuracy", "zafar:ZafarAccuracy", (DP.name,), False,
                   "Covariance of s and the decision value minimised within (1 + gamma) of the best loss. On "
                   "standardised columns; in the paper's Adult set-ups (--paper adult-sex, adult-race) in raw units, "
                   "as the paper ran it, and labelled so.",
                   raw_units=("adult-sex", "adult-race")),
-        ModelInfo("zafar-eqopp", "ZafarEqOpp", "zafar:ZafarEqOpp", ("eo",), False,
+        ModelInfo("zafar-eqopp", "ZafarEqOpp", "zafar:ZafarEqOpp", (EO.name,), False,
                   "Disparate mistreatment: equal false negative rates by the convex-concave procedure."),
     ]
 }
@@ -136,7 +137,7 @@ def check_agarwal_bound(value) -> float:
 
 PAPER_DP_MODELS = ("gp", "lr", "svm", "fair-gp", "fair-lr", "zafar-accuracy", "zafar-fairness", "kamiran", "agarwal")
 PAPER_EO_MODELS = ("fair-lr", "lr", "zafar-eqopp", "agarwal")
-PAPER_MODELS = {"dp": PAPER_DP_MODELS, "eo": PAPER_EO_MODELS}  # the paper's comparison for each criterion
+PAPER_MODELS = {DP.name: PAPER_DP_MODELS, EO.name: PAPER_EO_MODELS}  # the paper's comparison for each criterion
 
 
 def model_info(name: str) -> ModelInfo:

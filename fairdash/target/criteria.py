@@ -129,6 +129,9 @@ CRITERIA_INFO = {c.name: c for c in (DP, EO)}
 CRITERIA = tuple(CRITERIA_INFO)  # the criteria's names, in order: the CLI's choices, the estimators' options
 DEFAULT = DP.name  # the criterion asked for where none is named (a signature's default, an old results file's)
 CRITERION_NAMES = {k: c.words for k, c in CRITERIA_INFO.items()}
+# the Target page's modes: a criterion by its name, or equality of opportunity with explicit TPR/TNR targets
+EXPLICIT_MODE = f"{EO.name}-targets"
+MODES = (*CRITERIA, EXPLICIT_MODE)
 
 
 def criterion_info(name) -> Criterion:
@@ -147,3 +150,9 @@ def criterion_of_rate(rate: str) -> Criterion:
         if c.rate == rate:
             return c
     raise FairDashError(f"Unknown rate {rate!r}: use 'pr' (positive rate) or 'tpr' (true positive rate).")
+
+
+def mode_criterion(mode) -> Criterion:
+    """The :class:`Criterion` of a Target page's mode (``MODES``): the criterion it names, or equality of
+    opportunity for explicit TPR/TNR targets (``EXPLICIT_MODE``)."""
+    return EO if str(mode) == EXPLICIT_MODE else criterion_info(str(mode))
