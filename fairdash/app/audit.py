@@ -92,20 +92,31 @@ def show_rates(result: library.Audit, run) -> None:
                    "the label this table has no gap to the target, only its positive rates.")
     names = ui.figure_text(rates["group"])
     row = library.as_results(rates, "new rows", run.spec.target.target_rate)
-    figures = []
     if not criterion_info(criterion).positives_only or result.labelled:  # a TPR target needs labels
-        figures.append(("audit_fig_target", plots.target_view(row, criterion, population=True, group_names=names,
-                                                              title="Each group's rate on the new rows against its "
-                                                                    "target")))
-    figures.append(("audit_fig_pr", plots.pr_scatter(row, group_names=names,
-                                                     title="Positive rates per group on the new rows")))
+        view = plots.target_view(row, criterion, population=True, group_names=names,
+                                 title="Each group's rate on the new rows against its target")
+        st.plotly_chart(_legend_below_axis(view), key="audit_fig_target", config=CHART)  # full width, as on Compare
+        st.caption("Each point is one group's rate on the new rows, the dashed line that group's target in the run; "
+                   "the number beside it is the gap, rate minus target (negative: short of it).")
+    left, right = st.columns(2)
+    left.plotly_chart(plots.pr_scatter(row, group_names=names, title="Positive rates per group on the new rows"),
+                      key="audit_fig_pr", config=CHART)
     if result.labelled:
-        figures.append(("audit_fig_tpr", plots.tpr_scatter(row, group_names=names,
-                                                           title="True positive rates per group on the new rows")))
-    columns = st.columns(min(len(figures), 2))
-    for n, (key, fig) in enumerate(figures):
-        with columns[n % len(columns)]:
-            st.plotly_chart(fig, key=key, config=CHART)
+        right.plotly_chart(plots.tpr_scatter(row, group_names=names,
+                                             title="True positive rates per group on the new rows"),
+                           key="audit_fig_tpr", config=CHART)
+
+
+def _legend_below_axis(fig, gap_px: int = 40):
+    """The target view of a few rows: its legend moved below the x axis's title (placed for Compare's taller
+    view, as a share of the plot's height, it would sit on the title of a short one)."""
+    height, margin = fig.layout.height, fig.layout.margin
+    if height is None or margin.b is None or margin.t is None:
+        return fig
+    bottom = margin.b + gap_px
+    plot = height - margin.t - margin.b  # the plot area's height in pixels, which the legend's y is a share of
+    fig.update_layout(height=height + gap_px, margin=dict(b=bottom), legend=dict(y=-(bottom - 25) / plot))
+    return fig
 
 
 def decisions_download(result: library.Audit) -> bytes:
