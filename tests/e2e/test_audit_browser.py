@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from fairdash import data
+from test_accessibility import AXE, _audit
 from test_trust import COMPAS_TITLE, _load_sample, _no_exception, _open, _set_models, _train, _wait_figures
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,6 +82,8 @@ def test_score_new_data_warns_the_drifted_column_rates_groups_and_downloads_pred
                                 ".map(e => e.textContent).join(' | ')")
     assert "Non-Caucasian" in target_text and re.search(r"[-+]0\.\d{3}", target_text), target_text
     assert "nan" not in main.lower().replace("non-caucasian", "")
+    if AXE.exists():  # the page passes the accessibility audit of every other page (no serious violation)
+        assert not _audit(page, "Score new data"), _audit(page, "Score new data")
 
     # the decisions downloaded are `fairdash predict`'s, and the rates on the page are theirs
     decisions = _download(page, "download_decisions", tmp_path, "decisions.csv")
