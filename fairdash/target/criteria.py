@@ -4,7 +4,10 @@ ceiling over it, the rows the paper's protocol evaluates it on, its fairlearn co
 
 The one module where a criterion's rate is compared with ``"pr"`` or ``"tpr"`` (``tests/test_structure.py``
 forbids it elsewhere): other modules ask the :class:`Criterion` (``criterion_info(name)``, or
-``criterion_of_rate(rate)`` where they hold a rate's name, e.g. ``RateTargets.rate``).
+``criterion_of_rate(rate)`` where they hold a rate's name, e.g. ``RateTargets.rate``). And the one module that
+writes a criterion's name (besides the CLI's parser; ``tests/test_literals.py``): others name it as ``DP.name``,
+``EO.name``, ``DEFAULT`` (the criterion asked for where none is named), ``CRITERIA`` (all, in order) or a Target page
+mode of ``MODES``; the names themselves (``dp``, ``eo``) stay what results files, JSON and model files hold.
 """
 from __future__ import annotations
 
