@@ -26,9 +26,25 @@ class FairDashError(ValueError):
     exits non-zero; neither shows a traceback for it. A quoted name (a column, a value, a file name)
     longer than :data:`LONGEST_QUOTED` characters is shortened here, for every message, so that a
     refusal stays readable whatever the table's names are.
+
+    ``reason``: which rule refused, as a short code for the server's event log (``table_budget``,
+    ``memory_guard``, ``columns``, ``malformed``, ...); ``None`` where the caller's context says it. It travels
+    with the error between processes (it is in the instance's ``__dict__``, which pickling keeps).
     """
 
-    def __init__(self, *args):
+    def __init__(self, *args, reason: str | None = None):
         if args and isinstance(args[0], str):
             args = (shorten_quoted(args[0]), *args[1:])
         super().__init__(*args)
+        self.reason = reason
+
+    def __reduce__(self):
+        # sent between processes as it is (its message shortened once, here, not again on arrival; its reason kept)
+        return _restored, (type(self), self.args, dict(self.__dict__))
+
+
+def _restored(cls, args, state):
+    error = cls.__new__(cls, *args)
+    error.args = args
+    error.__dict__.update(state)
+    return error

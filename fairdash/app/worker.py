@@ -28,19 +28,15 @@ only itself down, and its memory is returned to the system when it ends.
 """
 from __future__ import annotations
 
-import importlib.machinery
-import multiprocessing
 import os
 import sys
-import threading
 import traceback
 
+from ..data import isolated
 from ..errors import FairDashError
 
 CANCEL_GRACE_S = 3.0  # after a cancel, how long the child may take to reach its next progress call
-_PRELOAD = ["fairdash.work.runs"]  # imported once by the fork server: every worker starts with it loaded
-_context_lock = threading.Lock()
-_context = None
+isolated.preload("fairdash.work.runs")  # imported once by the fork server: every worker starts with it loaded
 
 
 class _Cancelled(Exception):
@@ -48,26 +44,12 @@ class _Cancelled(Exception):
 
 
 def context():
-    """The multiprocessing context workers start from (made once per server process)."""
-    global _context
-    with _context_lock:
-        if _context is None:
-            if "forkserver" in multiprocessing.get_all_start_methods():
-                _context = multiprocessing.get_context("forkserver")
-                _context.set_forkserver_preload(_PRELOAD)
-            else:
-                _context = multiprocessing.get_context("spawn")
-        return _context
+    """The multiprocessing context workers start from: the fork server that reads tables too (one per server
+    process, :func:`fairdash.data.isolated.forkserver_context`)."""
+    return isolated.forkserver_context()
 
 
-def _main_not_run_again() -> None:
-    """Name the running ``__main__`` by a spec where it has none, so that a child started now does not run
-    its file again (multiprocessing runs a ``__main__`` known only by its path, and leaves one named
-    ``__main__`` alone). Under ``streamlit run`` it is the script run's own module; a script or a test run
-    from a module keeps its spec."""
-    main = sys.modules.get("__main__")
-    if main is not None and getattr(main, "__spec__", None) is None and getattr(main, "__file__", None):
-        main.__spec__ = importlib.machinery.ModuleSpec("__main__", None)
+_main_not_run_again = isolated.main_not_run_again
 
 
 def _niceness(nice: int) -> int | None:
@@ -150,7 +132,8 @@ class ProcessWork:
             raise FairDashError("The training's worker process ended without a result"
                                 + (f" (exit code {proc.exitcode}" + (": killed, perhaps for lack of memory)"
                                                                      if proc.exitcode == -9 else ")")
-                                   if proc.exitcode is not None else "") + ".")
+                                   if proc.exitcode is not None else "") + ".",
+                                reason="worker_killed" if proc.exitcode == -9 else "worker_ended")
         except BaseException:
             stop.set()
             proc.join(CANCEL_GRACE_S)

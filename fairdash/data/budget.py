@@ -35,6 +35,9 @@ OBJECT_BYTES = 64  # per value that becomes a Python object (bytes, decimals, da
 EXCEL_CELL_BYTES = 200  # memory per cell while openpyxl and pandas read a sheet (measured: about 170)
 EXCEL_XML_PER_CELL = 25  # bytes of sheet XML per cell, at the most compact (``<c r="B7"><v>1.5</v></c>``)
 _SHEET_HEAD = 65536  # the start of a sheet's XML, where its <dimension> element is
+CELL_BYTES = 8  # the least a cell of a text table takes in pandas (a number, a missing value, a text's pointer)
+MAX_COLUMNS_ENV, DEFAULT_MAX_COLUMNS = "FAIRDASH_MAX_COLUMNS", 5_000
+MAX_CELLS_ENV, DEFAULT_MAX_CELLS = "FAIRDASH_MAX_CELLS", 100_000_000
 
 
 class Estimate(NamedTuple):
@@ -68,6 +71,44 @@ def table_budget() -> int:
     return int(mb * 2**20)
 
 
+def _positive_int(env: str, default: int) -> int:
+    text = os.environ.get(env, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(float(text))
+    except (ValueError, OverflowError):
+        value = 0
+    if value < 1:
+        raise FairDashError(f"{env} must be a positive whole number (such as {default}), not {text!r}.")
+    return value
+
+
+def max_columns() -> int:
+    """The most columns a table may have (``FAIRDASH_MAX_COLUMNS``, read now; default :data:`DEFAULT_MAX_COLUMNS`):
+    parsing costs time per column whatever the rows, so a narrow file of 100,000 columns is refused before it."""
+    return _positive_int(MAX_COLUMNS_ENV, DEFAULT_MAX_COLUMNS)
+
+
+def max_cells() -> int:
+    """The most cells (rows times columns) a table may have (``FAIRDASH_MAX_CELLS``; default
+    :data:`DEFAULT_MAX_CELLS`, about 0.8 GB of numbers)."""
+    return _positive_int(MAX_CELLS_ENV, DEFAULT_MAX_CELLS)
+
+
+def check_shape(name: str, columns: int, rows: int | None = None, *, cells: bool = True) -> None:
+    """Refuse, before parsing, a table of more than :func:`max_columns` columns or (``cells``) :func:`max_cells`
+    cells (``rows``: what the file shows of its rows, where it is known); the error's ``reason`` says which."""
+    most = max_columns()
+    if columns > most:
+        raise FairDashError(f"{name} has {columns:,} columns; FairDash reads at most {most:,} ({MAX_COLUMNS_ENV}). Leave "
+                            "out the columns you do not need.", reason="columns")
+    n, most = columns * (rows or 0), max_cells()
+    if cells and n > most:
+        raise FairDashError(f"{name} has about {n:,} cells ({rows:,} rows of {columns:,} columns); FairDash reads at "
+                            f"most {most:,} ({MAX_CELLS_ENV}). Use a sample of its rows or fewer columns.", reason="cells")
+
+
 def _refuse(found: str, estimate: Estimate, budget: int, as_table: bool = True) -> None:
     """Raise the one-line refusal when ``estimate.peak`` passes ``budget``; ``found`` says what the file is."""
     if estimate.peak <= budget:
@@ -75,36 +116,51 @@ def _refuse(found: str, estimate: Estimate, budget: int, as_table: bool = True) 
     cost = (f"about {size_text(estimate.table)} as a table ({size_text(estimate.peak)} of memory while it is read)"
             if as_table else f"about {size_text(estimate.peak)} of memory to read")
     raise FairDashError(f"{found}, {cost}; FairDash reads at most {size_text(budget)} per table ({TABLE_MB_ENV}). "
-                        "Use a sample of its rows or fewer columns.")
+                        "Use a sample of its rows or fewer columns.", reason="table_budget")
 
 
 # --------------------------------------------------------------------------------------------------
 # text
 # --------------------------------------------------------------------------------------------------
-def text_estimate(head: bytes, total: int, parse: Callable) -> Estimate:
+def header_columns(head: bytes) -> int:
+    """How many columns a text table's first line names, counted without parsing (the most common separator's
+    count plus one; a lower bound where the line runs past ``head``)."""
+    first = head.split(b"\n", 1)[0]
+    return 1 + max(first.count(sep) for sep in (b",", b";", b"\t", b"|"))
+
+
+def text_estimate(head: bytes, total: int, parse: Callable, lines: int | None = None) -> Estimate:
     """The memory a text table of ``total`` bytes takes, from ``head`` (its first bytes) parsed by
     ``parse`` (bytes -> DataFrame, the real reader): the first rows' size per byte of text, scaled.
     A head that does not parse on its own (a quoted value running past it, a line longer than it) is
-    sized at :data:`UNSAMPLED_FACTOR` bytes per byte; the full read then says what is wrong, if anything."""
+    sized at :data:`UNSAMPLED_FACTOR` bytes per byte; the full read then says what is wrong, if anything.
+    ``lines``: the text's line count, where it was counted: the table is then at least that many rows of the
+    head's columns at :data:`CELL_BYTES` a cell, whatever its first rows hold (long text first and empty fields
+    after looks small from its head alone)."""
     sample = head[:SAMPLE_BYTES]
     if total > len(sample):  # whole lines only
         sample = sample[:sample.rfind(b"\n") + 1]
-    per_byte = UNSAMPLED_FACTOR
+    per_byte, columns = UNSAMPLED_FACTOR, header_columns(head)
     if sample:
         try:
-            per_byte = float(parse(sample).memory_usage(deep=True).sum()) / len(sample)
+            parsed = parse(sample)
+            per_byte, columns = float(parsed.memory_usage(deep=True).sum()) / len(sample), max(parsed.shape[1], 1)
         except Exception:  # noqa: BLE001 - any failure of the sample means "not sized from it"
             pass
-    table = per_byte * total
+    table = max(per_byte * total, (lines or 0) * columns * CELL_BYTES)
     return Estimate(table, TEXT_COPIES * total + PARSE_FACTOR * table)
 
 
-def check_text(name: str, head: bytes, total: int, parse: Callable, budget: int, packed: int | None = None) -> None:
-    """Refuse text of ``total`` bytes (``packed``: the compressed size, for a gzip) whose table would not
-    fit ``budget``."""
+def check_text(name: str, head: bytes, total: int, parse: Callable, budget: int, packed: int | None = None,
+               lines: int | None = None) -> None:
+    """Refuse text of ``total`` bytes in ``lines`` lines (``packed``: the compressed size, for a gzip) whose table
+    would have too many columns or cells (:func:`check_shape`, before any parse) or would not fit ``budget``."""
+    columns, rows = header_columns(head), max((lines or 0) - 1, 0)
+    check_shape(name, columns, rows, cells=False)  # before the sample is parsed: parsing costs time per column
     found = (f"{name} expands to {size_text(total)} of text (from {size_text(packed)})" if packed is not None
              else f"{name} holds {size_text(total)} of text")
-    _refuse(found, text_estimate(head, total, parse), budget)
+    _refuse(found, text_estimate(head, total, parse, lines), budget)
+    check_shape(name, columns, rows)
 
 
 def check_held(name: str, total: int, packed: int, budget: int) -> None:
@@ -117,8 +173,9 @@ def check_held(name: str, total: int, packed: int, budget: int) -> None:
 # Parquet
 # --------------------------------------------------------------------------------------------------
 def parquet_estimate(raw: bytes) -> tuple[int, Estimate] | None:
-    """``(rows, Estimate)`` of a Parquet file from its footer alone (no page is read), or None when the
-    footer cannot be read (the read itself then says the file is damaged)."""
+    """``(rows, Estimate)`` of a Parquet file from its footer, and for text kept as a dictionary from the dictionary
+    and the codes alone (no value is made), or None when the footer cannot be read (the read itself then says the
+    file is damaged)."""
     import pyarrow.parquet as pq
 
     try:
@@ -133,8 +190,42 @@ def parquet_estimate(raw: bytes) -> tuple[int, Estimate] | None:
             chunk = group.column(j)
             top = chunk.path_in_schema.split(".")[0]
             kind = schema.field(top).type if top in schema.names else None
-            table += group.num_rows * _value_bytes(kind, chunk)
+            per_value = _value_bytes(kind, chunk)
+            if _text_dictionary(kind, chunk):
+                per_value = STRING_BYTES + _dictionary_mean_length(raw, i, top, group.num_rows)
+            table += group.num_rows * per_value
     return meta.num_rows, Estimate(table, PARQUET_FACTOR * table + len(raw))
+
+
+def _text_dictionary(kind, chunk) -> bool:
+    """A text column chunk kept as a dictionary and codes: its size on disk says nothing of its values' length."""
+    import pyarrow as pa
+
+    if kind is not None and pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return (kind is not None and (pa.types.is_string(kind) or pa.types.is_large_string(kind))
+            and bool(chunk.has_dictionary_page) and "." not in chunk.path_in_schema)
+
+
+def _dictionary_mean_length(raw: bytes, group: int, column: str, rows: int) -> float:
+    """A dictionary-encoded text column's mean value length in one row group, exactly: each dictionary entry's
+    length times how often its code occurs (the codes take 4 bytes a row; no value is made). 0 where it cannot
+    be read this way (the read then sizes it, under its hard limit: ``isolated``)."""
+    import numpy as np
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    try:
+        codes = pq.ParquetFile(io.BytesIO(raw), read_dictionary=[column]).read_row_group(
+            group, columns=[column], use_threads=False).column(0)
+        total = 0
+        for part in codes.chunks:
+            lengths = pc.binary_length(part.dictionary).to_numpy(zero_copy_only=False)
+            idx = part.indices.drop_null().to_numpy(zero_copy_only=False)
+            total += int(np.bincount(idx, minlength=len(lengths)).astype(np.int64) @ lengths.astype(np.int64))
+    except Exception:  # noqa: BLE001 - not kept as a dictionary after all, or damaged
+        return 0.0
+    return total / rows if rows else 0.0
 
 
 def _value_bytes(kind, chunk) -> float:
@@ -143,8 +234,8 @@ def _value_bytes(kind, chunk) -> float:
 
     if kind is None:
         return OBJECT_BYTES
-    if pa.types.is_dictionary(kind):  # becomes a categorical: its codes (the categories are few)
-        return max(1, kind.index_type.bit_width // 8)
+    if pa.types.is_dictionary(kind):  # a categorical, made plain by the read (``read._plain_values``)
+        return STRING_BYTES + _mean_length(chunk)
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
         return STRING_BYTES + _mean_length(chunk)
     if pa.types.is_decimal(kind) or pa.types.is_date(kind) or not _fixed_width(kind):
@@ -179,7 +270,15 @@ def check_parquet(raw: bytes, name: str, budget: int) -> None:
     found = parquet_estimate(raw)
     if found is not None:
         rows, estimate = found
+        check_shape(name, _parquet_columns(raw), rows, cells=False)
         _refuse(f"{name} is {size_text(len(raw))} of Parquet holding {rows:,} rows", estimate, budget)
+        check_shape(name, _parquet_columns(raw), rows)
+
+
+def _parquet_columns(raw: bytes) -> int:
+    import pyarrow.parquet as pq
+
+    return len(pq.ParquetFile(io.BytesIO(raw)).schema_arrow.names)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -195,30 +294,55 @@ def _column_number(letters: bytes) -> int:
     return n
 
 
-def sheet_cells(book, info) -> int:
-    """The cells a worksheet member holds: the larger of what its ``<dimension>`` says (read from the
-    first :data:`_SHEET_HEAD` bytes of the member, decompressed only that far) and what its XML's size
-    allows at :data:`EXCEL_XML_PER_CELL` bytes a cell (a sheet without a dimension, or with a wrong one)."""
+_CELL_REF = re.compile(rb'<(?:\w+:)?c\b[^>]*?\sr="\$?([A-Z]{1,3})\$?(\d+)"')
+_ROW = re.compile(rb'<(?:\w+:)?row\b[^>]*?\sr="(\d+)"')
+_OVERLAP = 256  # bytes a piece keeps of the one before, so a tag cut in two is still seen
+
+
+def _extent(member) -> tuple[int, int]:
+    """The highest row and column a sheet's XML actually uses (from every cell's and row's reference, read in pieces:
+    the reader pads every row to the widest and makes every row up to the last), whatever its ``<dimension>`` says."""
+    rows = cols = 0
+    tail = b""
+    while piece := member.read(1 << 20):
+        text = tail + piece
+        for m in _CELL_REF.finditer(text):
+            cols = max(cols, _column_number(m.group(1)))
+            rows = max(rows, int(m.group(2)))
+        for m in _ROW.finditer(text):
+            rows = max(rows, int(m.group(1)))
+        tail = text[-_OVERLAP:]
+    return rows, cols
+
+
+def sheet_cells(book, info) -> tuple[int, int]:
+    """``(cells, columns)`` a worksheet member holds: the cells are the largest of what its ``<dimension>`` says, what its XML's size allows
+    at :data:`EXCEL_XML_PER_CELL` bytes a cell (a sheet without a dimension, or with a wrong one), and the grid up
+    to the highest row and column its cells actually use (a dimension that lies)."""
     from_xml = info.file_size // EXCEL_XML_PER_CELL
     try:
         with book.open(info) as member:
             head = member.read(_SHEET_HEAD)
+        with book.open(info) as member:
+            rows, cols = _extent(member)
     except Exception:  # noqa: BLE001 - a damaged member: the read itself says so
-        return from_xml
+        return from_xml, 0
+    used = rows * cols
     m = _DIMENSION.search(head)
     if not m:
-        return from_xml
+        return max(from_xml, used), cols
     c1, r1, c2, r2 = m.groups()
-    rows = abs(int(r2 or r1) - int(r1)) + 1
-    cols = abs(_column_number(c2 or c1) - _column_number(c1)) + 1
-    return max(rows * cols, from_xml)
+    claimed = (abs(int(r2 or r1) - int(r1)) + 1) * (abs(_column_number(c2 or c1) - _column_number(c1)) + 1)
+    return max(claimed, from_xml, used), cols
 
 
 def check_workbook(book, name: str, budget: int) -> None:
     """Refuse an .xlsx whose sheets (pandas reads them all) would not fit ``budget``, before a cell is read.
     ``book``: the open :class:`zipfile.ZipFile`."""
     sheets = [m for m in book.infolist() if re.fullmatch(r"xl/worksheets/[^/]+\.xml", m.filename)]
-    cells = sum(sheet_cells(book, m) for m in sheets)
+    sizes = [sheet_cells(book, m) for m in sheets]
+    check_shape(name, max((c for _, c in sizes), default=0))
+    cells = sum(c for c, _ in sizes)
     peak = cells * EXCEL_CELL_BYTES
     _refuse(f"{name} has {len(sheets)} sheet(s) of about {cells:,} cells in all", Estimate(peak, peak), budget,
             as_table=False)

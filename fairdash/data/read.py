@@ -19,7 +19,9 @@ EXPANSION = 4  # a compressed table may expand to EXPANSION * MAX_BYTES
 _PIECE = 1 << 20  # decompression works in pieces of this many bytes
 
 
-def _read_bytes(source) -> tuple[bytes, str]:
+def table_bytes(source) -> tuple[bytes, str]:
+    """A table file's bytes and its name, from a path, bytes or a file-like object (refused in one line where they
+    cannot be had, or pass :data:`MAX_BYTES`)."""
     if isinstance(source, (str, Path)):
         path = Path(source)
         if not path.exists():
@@ -28,7 +30,7 @@ def _read_bytes(source) -> tuple[bytes, str]:
             raise FairDashError(f"{path} is a folder, not a table file.")
         size = path.stat().st_size
         if size > MAX_BYTES:
-            raise FairDashError(_too_big(path.name, size))
+            raise FairDashError(too_big(path.name, size))
         try:
             return path.read_bytes(), path.name
         except OSError as e:  # permission denied, a device, a vanished network file ...
@@ -47,7 +49,7 @@ _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _size = budget.size_text
 
 
-def _too_big(name: str, size: int) -> str:
+def too_big(name: str, size: int) -> str:
     return (f"{name} is {_size(size)}; the largest table FairDash accepts is {_size(MAX_BYTES)}. Use a sample of "
             "its rows, leave out columns you do not need, or save it as compressed CSV (.csv.gz) or Parquet.")
 
@@ -230,9 +232,11 @@ def _gunzip(raw: bytes, name: str, limit: int, allowed: int) -> bytes:
     only the first :data:`budget.SAMPLE_BYTES` (to size the table from its first rows), so a small file
     that expands enormously (a "zip bomb") is refused with about one piece in memory; only a file within
     both limits is decompressed again and kept."""
-    size, head = 0, bytearray()
+    size, head, lines, last = 0, bytearray(), 0, b"\n"
     for piece in _gunzip_pieces(raw, name):
         size += len(piece)
+        lines += piece.count(b"\n")
+        last = piece[-1:]
         if len(head) < budget.SAMPLE_BYTES:
             head += piece[:budget.SAMPLE_BYTES - len(head)]
         if size > limit:
@@ -240,7 +244,7 @@ def _gunzip(raw: bytes, name: str, limit: int, allowed: int) -> bytes:
                                 f"{_size(len(raw))} compressed), and the largest table FairDash accepts is {_size(limit)} "
                                 "decompressed. Use a sample of its rows.")
     if _is_text(bytes(head)):
-        _check_text(bytes(head), size, name, allowed, packed=len(raw))
+        _check_text(bytes(head), size, name, allowed, packed=len(raw), lines=lines + (last != b"\n"))
     else:
         budget.check_held(name, size, len(raw), allowed)
     return b"".join(_gunzip_pieces(raw, name))
@@ -262,9 +266,11 @@ def text_estimate(raw: bytes, name: str = "table") -> budget.Estimate:
     return budget.text_estimate(raw[:budget.SAMPLE_BYTES], len(raw), _sample_reader(name))
 
 
-def _check_text(head: bytes, total: int, name: str, allowed: int, packed: int | None = None) -> None:
-    """Refuse text whose table would not fit ``allowed`` bytes, sized from ``head`` (its first bytes)."""
-    budget.check_text(name, head, total, _sample_reader(name), allowed, packed)
+def _check_text(head: bytes, total: int, name: str, allowed: int, packed: int | None = None,
+                lines: int | None = None) -> None:
+    """Refuse text whose table would not fit ``allowed`` bytes, sized from ``head`` (its first bytes) and its
+    ``lines``, or that has too many columns or cells."""
+    budget.check_text(name, head, total, _sample_reader(name), allowed, packed, lines)
 
 
 def read_table(source, name: str | None = None) -> pd.DataFrame:
@@ -273,10 +279,10 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
     ``source`` is a path, bytes or a file-like object (such as a Streamlit upload). Every failure is a
     :class:`FairDashError` saying what is wrong with the file.
     """
-    raw, default_name = _read_bytes(source)
+    raw, default_name = table_bytes(source)
     name = name or default_name
     if len(raw) > MAX_BYTES:
-        raise FairDashError(_too_big(name, len(raw)))
+        raise FairDashError(too_big(name, len(raw)))
     if _blank(raw):
         raise FairDashError(f"{name} is empty.")
     allowed, checked = budget.table_budget(), False
@@ -303,7 +309,8 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
             if _looks_binary(raw):
                 raise FairDashError(f"{name} is not a table: it holds binary data, not text, Parquet or Excel.")
             if not checked:
-                _check_text(raw[:budget.SAMPLE_BYTES], len(raw), name, allowed)
+                _check_text(raw[:budget.SAMPLE_BYTES], len(raw), name, allowed,
+                            lines=raw.count(b"\n") + (raw[-1:] != b"\n"))
             df = _read_text_table(_decode(raw, notes), name, notes)
     except FairDashError:
         raise
@@ -318,6 +325,7 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
     if len(df) == 0:
         raise FairDashError(f"{name} has a header but no rows.")
     df.columns = [str(c) for c in df.columns]
+    _plain_values(df)
     if df.columns.duplicated().any():
         raise FairDashError(f"{name} has duplicate column names; rename them.")
     _refuse_names_alike(df.columns, name)
@@ -378,6 +386,18 @@ def _numbers_from_objects(df: pd.DataFrame, notes: list) -> None:
         shown = ", ".join(f"{t!r} ({k:,} row(s))" for t, k in tokens.items())
         notes.append(f"Column {shorten(c)!r} holds numbers with placeholder values for missing ones ({shown}); "
                      "read as numbers, with those values missing.")
+
+
+def _plain_values(df: pd.DataFrame) -> None:
+    """Categorical columns (Parquet's dictionary type) as their plain values, in place: every later step reads a
+    column's values, not its codes (as text where the categories are text)."""
+    for c in df.columns:
+        col = df[c]
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            try:
+                df[c] = col.astype(col.cat.categories.dtype)
+            except (TypeError, ValueError):
+                df[c] = col.astype(object)
 
 
 def _refuse_names_alike(columns, name: str) -> None:
