@@ -26,6 +26,9 @@ The events the dashboard logs, and their usual fields:
 
 ===================  =====================================================================================
 ``server_start``     the server started (its first session): ``bytes`` (the sessions' memory budget)
+``insecure_settings`` a setting switches a protection off (once per server process): ``reason`` (``xsrf_off``,
+                     ``cors_off``, ``upload_cap``, joined by ``+``), ``outcome`` (``refused``, or ``served`` with
+                     ``FAIRDASH_ALLOW_INSECURE=1``)
 ``upload``           a file was read: ``bytes``, ``rows``, ``columns``, ``seconds``
 ``confirm``          the task was confirmed: ``rows``, ``columns``, ``kind`` (sample or upload), ``groups``
 ``training_start``   a run began (left the queue): ``queue_seconds`` (how long it waited for a place)
@@ -58,7 +61,7 @@ EVENT_LOG_ENV = "FAIRDASH_EVENT_LOG"
 LOGGER_NAME = "fairdash.events"
 logger = logging.getLogger(LOGGER_NAME)
 
-EVENTS = frozenset({"server_start", "upload", "confirm", "training_start", "training_end", "training_cancel",
+EVENTS = frozenset({"insecure_settings", "server_start", "upload", "confirm", "training_start", "training_end", "training_cancel",
                     "training_failed", "export", "forget", "snapshot", "snapshot_opened", "refusal"})
 
 NUMBERS = frozenset({"bytes", "rows", "columns", "seconds", "models", "targets", "seeds", "runs", "groups",

@@ -245,3 +245,30 @@ def test_a_fit_cache_that_cannot_write_is_said_with_the_finished_run(monkeypatch
     assert kind == "done" and cache.write_error in text, text
     at.run()
     assert any(cache.write_error in str(el.value) for el in at.sidebar.success), [e.value for e in at.sidebar.success]
+
+
+def test_the_memory_guard_watches_during_a_training_and_the_log_says_why_it_failed(monkeypatch, tmp_path):
+    """Issue 35: the guard is read while a training runs, not only before it starts: past it, the training ends
+    with the guard's one line, and its ``training_failed`` event carries the reason."""
+    import json
+
+    monkeypatch.setenv("FAIRDASH_EVENT_LOG", str(tmp_path / "events.jsonl"))
+    monkeypatch.delenv("FAIRDASH_MEMORY_GUARD_MB", raising=False)
+    gate, started = threading.Event(), []
+    reg = jobs.JobRegistry(max_running=1)
+    job = reg.start("tok", jobs.TrainingJob(_held_work(gate, started), "watched"))
+    _wait(lambda: started, "the job did not start")
+    monkeypatch.setenv("FAIRDASH_MEMORY_GUARD_MB", "1")  # the server is now past its guard
+    job.thread.join(JOIN_S)
+    gate.set()
+    assert job.state == "failed" and "short of memory" in job.error
+    assert job.why_failed == ("memory_guard", "refused")
+    events = [json.loads(ln) for ln in (tmp_path / "events.jsonl").read_text().splitlines()]
+    failed = [e for e in events if e["event"] == "training_failed"]
+    assert failed and failed[0]["reason"] == "memory_guard" and failed[0]["outcome"] == "refused"
+
+
+def test_a_failure_names_its_reason():
+    assert jobs.failure_reason(FairDashError("x", reason="worker_killed")) == ("worker_killed", "refused")
+    assert jobs.failure_reason(MemoryError()) == ("out_of_memory", "error")
+    assert jobs.failure_reason(RuntimeError("boom")) == ("runtimeerror", "error")

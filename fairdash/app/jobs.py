@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import re
 import threading
 import time
 
@@ -53,6 +54,20 @@ class TrainingCancelled(Exception):
     """Raised inside the worker by the progress callback once Cancel was clicked (or the tab closed)."""
 
 
+MEMORY_WATCH_S = 1.0  # how often a running training reads the server's memory against its guard
+
+
+def failure_reason(error: BaseException) -> tuple[str, str]:
+    """``(reason, outcome)`` of a failed training for the event log: the rule that refused it (``memory_guard``,
+    ``worker_killed``, ...) and ``refused``, or the error's kind in lower case and ``error``."""
+    reason = getattr(error, "reason", None)
+    if reason:
+        return reason, "refused"
+    if isinstance(error, MemoryError):
+        return "out_of_memory", "error"
+    return re.sub(r"[^a-z0-9_]", "", type(error).__name__.lower())[:40] or "error", "error"
+
+
 class TrainingJob:
     """One training in a daemon thread. ``work(progress)`` returns the :class:`Run`; the thread only
     writes this object's attributes, never Streamlit's session state."""
@@ -63,6 +78,8 @@ class TrainingJob:
         self.state = "running"  # -> "done", "failed" or "cancelled" (running includes waiting in the queue)
         self.queued = True  # waiting for a free place (FAIRDASH_MAX_TRAININGS)
         self.why_cancelled = ""  # "" (Cancel or Forget) or "closed_tab"
+        self.why_failed = ("", "")  # (reason, outcome) for the event log, once it failed (``failure_reason``)
+        self.memory_checked = 0.0  # when the server's memory guard was last read during it
         self.result = None
         self.error = ""
         self.session = session  # the session token it belongs to (for the event log, hashed there)
@@ -111,6 +128,9 @@ class TrainingJob:
 
     def _progress(self, fraction: float, message: str) -> None:
         self.check()
+        if time.monotonic() - self.memory_checked >= MEMORY_WATCH_S:  # the guard watches during a training too
+            self.memory_checked = time.monotonic()
+            check_memory("trainings")
         self.fraction, self.message = float(min(max(fraction, 0.0), 1.0)), str(message)
 
     def _run(self) -> None:
@@ -128,6 +148,7 @@ class TrainingJob:
         except BaseException as e:  # noqa: BLE001 - the analyst gets a message, the log the trace
             _log.exception("training failed")
             self.error = ui.error_text(e)
+            self.why_failed = failure_reason(e)
             ended = "failed"
         else:
             self.result, ended = result, "done"
@@ -140,7 +161,8 @@ class TrainingJob:
         ran = self.finished - (self.began or self.finished)
         log_event({"done": "training_end", "failed": "training_failed"}.get(ended, "training_cancel"),
                   session=self.session, seconds=round(ran, 3), queue_seconds=round(self.queue_wait(), 3),
-                  **({"reason": self.why_cancelled} if self.why_cancelled else {}))
+                  **({"reason": self.why_cancelled} if self.why_cancelled and ended == "cancelled" else {}),
+                  **(dict(zip(("reason", "outcome"), self.why_failed)) if ended == "failed" else {}))
 
     def start(self) -> TrainingJob:
         self.thread.start()

@@ -12,6 +12,10 @@ README's settings table lists them), and the server memory guard. Plain Python: 
   niceness, 0-19; default 10): its worker process's (:mod:`fairdash.app.worker`), torch and joblib threads
   included, so that a slider's readout is not queued behind the trainings on a busy server.
 
+- ``FAIRDASH_ALLOW_INSECURE``: ``1`` lets the server run with XSRF protection or the CORS check off, or an upload
+  cap above FairDash's own (:func:`insecure_settings`); without it such a server refuses to serve, and with
+  it the event log says it ran so.
+
 A malformed value is an error at the first use, naming the variable (a server set up wrongly says so
 rather than running without the limit).
 """
@@ -144,4 +148,31 @@ def check_memory(action: str, limits: ServerLimits | None = None, rss: int | Non
         return
     raise FairDashError(f"The server is short of memory ({_gb(rss)} in use, above its {_gb(limits.memory_guard_bytes)} "
                         f"guard, FAIRDASH_MEMORY_GUARD_MB): new {action} are paused until others finish or sessions "
-                        "are forgotten. Your session and its runs are kept; try again in a few minutes.")
+                        "are forgotten. Your session and its runs are kept; try again in a few minutes.",
+                        reason="memory_guard")
+
+
+ALLOW_INSECURE_ENV = "FAIRDASH_ALLOW_INSECURE"
+SECURE_SETTINGS = (  # (Streamlit option, the value it must have, the event log's code where it has not)
+    ("server.enableXsrfProtection", True, "xsrf_off"),
+    ("server.enableCORS", True, "cors_off"),
+)
+
+
+def insecure_settings(get_option, max_upload_mb: float) -> list[tuple[str, str]]:
+    """The server settings that switch a protection off, as ``(code, words)``: XSRF protection (another site could
+    post an upload in a user's name), the CORS check (another origin could open the app's WebSocket), and an upload
+    cap (``server.maxUploadSize``) above ``max_upload_mb``, the largest table FairDash reads (a larger upload is
+    held in memory only to be refused). ``get_option``: Streamlit's ``st.get_option``, however the setting was
+    given (the config file, the command line, an environment variable)."""
+    found = [(code, f"{option} is {get_option(option)!r}, not {want!r}") for option, want, code in SECURE_SETTINGS
+             if get_option(option) is not want]
+    cap = get_option("server.maxUploadSize")
+    if cap is None or float(cap) > max_upload_mb:
+        found.append(("upload_cap", f"server.maxUploadSize is {cap!r} MB, above FairDash's {max_upload_mb:g} MB"))
+    return found
+
+
+def insecure_allowed() -> bool:
+    """Whether the team chose to run without a protection (``FAIRDASH_ALLOW_INSECURE=1``)."""
+    return os.environ.get(ALLOW_INSECURE_ENV, "").strip() == "1"

@@ -186,7 +186,8 @@ def device_text() -> str:
 
 @st.cache_data(show_spinner=False, max_entries=8, ttl=3600)
 def _parsed_upload(digest: str, _raw: bytes, name: str) -> pd.DataFrame:  # keyed by the digest, not the bytes
-    return data.read_table(_raw, name)
+    # in a process of its own under the table budget's hard limit, the server's memory guard watching as it reads
+    return data.read_table(_raw, name, watch=lambda: check_memory("uploads"))
 
 
 def read_upload_file(up) -> tuple[pd.DataFrame, str]:
@@ -200,13 +201,20 @@ def read_upload_file(up) -> tuple[pd.DataFrame, str]:
     try:
         check_memory("uploads")  # the server's guard, before a byte is parsed
         df, table_id = read_upload(up.getvalue(), up.name)
-    except FairDashError:
-        log_event("refusal", session=token, reason="upload", bytes=up.size, seconds=round(time.monotonic() - started, 3))
+    except FairDashError as e:
+        log_event("refusal", session=token, reason=refusal_reason(e), kind="upload", bytes=up.size,
+                  seconds=round(time.monotonic() - started, 3))
         raise
     log_event("upload", session=token, bytes=up.size, rows=len(df), columns=df.shape[1],
               seconds=round(time.monotonic() - started, 3))
     ss[state.UPLOAD_READ] = state.UploadRead(up.file_id, df, table_id)
     return df, table_id
+
+
+def refusal_reason(error: BaseException) -> str:
+    """The event log's code for a refused input: the rule that refused it (``table_budget``, ``memory_guard``,
+    ``columns``, ``cells``, ...), else ``malformed`` (a file that is not a table FairDash reads)."""
+    return getattr(error, "reason", None) or "malformed"
 
 
 def log_export(kind: str, nbytes: int) -> None:

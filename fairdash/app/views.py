@@ -12,8 +12,34 @@ from ..analysis.rates import common_tpr_words, decisions_words, describe_t, s_pr
 from ..analysis.separability import s_predictability
 from ..models.registry import MODELS, PARAMETER_NAMES
 from .settings_help import setting_help
+from .limits import ALLOW_INSECURE_ENV, insecure_allowed, insecure_settings
+from ..data import MAX_BYTES
+from ..events import log_event
 
 CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
+_INSECURE_LOGGED: set = set()  # the insecure settings this server process has logged (once each)
+
+
+def refuse_insecure_server() -> None:
+    """Serve nothing where a setting switches a protection off (XSRF, CORS, an upload cap above FairDash's:
+    ``limits.insecure_settings``), however it was set, unless ``FAIRDASH_ALLOW_INSECURE=1`` says the team chose
+    it; either way the event log says it once per server process (``insecure_settings``: which, and whether it
+    served)."""
+    found = insecure_settings(st.get_option, MAX_BYTES / 2**20)
+    if not found:
+        return
+    allowed = insecure_allowed()
+    codes = "+".join(code for code, _ in found)
+    if codes not in _INSECURE_LOGGED:
+        _INSECURE_LOGGED.add(codes)
+        log_event("insecure_settings", reason=codes, outcome="served" if allowed else "refused")
+    if allowed:
+        return
+    st.error("This server refuses to serve: " + "; ".join(words for _, words in found) + ". Start it with the "
+             f"settings of .streamlit/config.toml, or set {ALLOW_INSECURE_ENV}=1 to run without these protections on "
+             "purpose.", icon=":material/gpp_bad:")
+    st.stop()
+
 
 
 def sidebar_frame() -> None:
