@@ -69,3 +69,41 @@ def test_rows_with_no_indicator_are_none_and_overlapping_flags_are_no_set():
     df = pd.DataFrame({"g_a": [1, 0, 0, 0], "g_b": [0, 1, 0, 1], "is_x": [1, 1, 0, 0], "is_y": [1, 0, 1, 0]})
     assert indicator_sets(df) == {"g": ["g_a", "g_b"]}  # is_x and is_y are both 1 on row 0: two flags, not a category
     assert list(whole_column(df, "g", ["g_a", "g_b"])) == ["a", "b", NONE, "b"]
+
+
+def _law_like(n=400, seed=3, pair=("PF_0", "PF_1")):
+    """A law-school-like table: 5 Race_* and 2 Sex_* indicator columns, the outcome as a complementary pair, and
+    numeric features whose names say nothing (LSAT, UGPA, ZFYA)."""
+    rng = np.random.default_rng(seed)
+    race, sex, pf = rng.choice(RACES, n), rng.choice(["Female", "Male"], n), rng.integers(0, 2, n)
+    return pd.DataFrame({"LSAT": rng.normal(36, 5, n).round(1), "UGPA": rng.normal(3.2, .4, n).round(2),
+                         **{f"Race_{r}": (race == r).astype(int) for r in RACES},
+                         **{f"Sex_{s}": (sex == s).astype(int) for s in ("Female", "Male")},
+                         pair[0]: 1 - pf, pair[1]: pf, "ZFYA": rng.normal(0, 1, n).round(2)})
+
+
+def test_binary_pairs_are_complementary_no_yes_indicators():
+    df = _law_like()
+    assert data.onehot.binary_pairs(df) == {"PF": ("PF_0", "PF_1")}  # Sex_Female/Sex_Male: levels are not no/yes
+    flipped = df.rename(columns={"PF_0": "passed_yes", "PF_1": "passed_no"})
+    assert data.onehot.binary_pairs(flipped) == {"passed": ("passed_no", "passed_yes")}
+    df.loc[0, ["PF_0", "PF_1"]] = 0  # a row with neither: not complements
+    assert data.onehot.binary_pairs(df) == {}
+
+
+def test_the_upload_guess_takes_the_whole_group_for_s_and_the_pair_for_y(tmp_path):
+    raw = _law_like()
+    path = tmp_path / "law.csv"
+    raw.to_csv(path, index=False)
+    table = data.read_table(path)  # as the upload reads it: with the whole columns Race, Sex and PF
+    g = proxies.guess_roles(table, data.profile_columns(table))
+    assert g.s_column in ("Race", "Sex") and g.y_column == "PF" and g.y1_values == ("1",), g
+    assert "indicator columns" in g.s_reason and "'PF_1'" in g.y_reason, g
+    # the table without its whole columns: an indicator of a sensitive set, and the pair's yes column
+    g = proxies.guess_roles(raw)
+    assert g.s_column.startswith(("Race_", "Sex_")) and (g.y_column, g.y1_values) == ("PF_1", ("1",)), g
+    # any prefix, any no/yes levels: the rule is not about these names
+    other = _law_like(pair=("bar=no", "bar=yes")).drop(columns=["Sex_Female", "Sex_Male"])
+    other = other.rename(columns=lambda c: c.replace("Race_", "ethnicity."))
+    g = proxies.guess_roles(data.onehot.add_whole_columns(other)[0])
+    assert (g.s_column, g.y_column, g.y1_values) == ("ethnicity", "bar", ("yes",)), g

@@ -401,3 +401,16 @@ def test_s_predictability_with_more_groups_is_the_one_vs_rest_average():
                        "y": rng.integers(0, 2, n)})
     task = data.build_task(df, data.TaskSpec("g", "y", s_multi=True, y1_values=("1",)))
     assert 0.9 < separability.s_predictability(task) < 1.0
+
+
+def test_guess_roles_a_sensitive_pair_is_s_not_the_outcome():
+    """Two complementary no/yes indicators are taken for the label unless their prefix is named like a sensitive
+    attribute (gender_0/gender_1 is who is compared); a named outcome still comes first."""
+    rng = np.random.default_rng(7)
+    n = 300
+    g, r = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    df = pd.DataFrame({"score": rng.normal(size=n), "gender_0": 1 - g, "gender_1": g, "hold_0": 1 - r, "hold_1": r})
+    guess = proxies.guess_roles(df)
+    assert guess.y_column == "hold_1" and guess.s_column.startswith("gender_"), guess
+    guess = proxies.guess_roles(df.assign(label=rng.integers(0, 2, n)))
+    assert guess.y_column == "label", guess

@@ -22,7 +22,7 @@ import pandas as pd
 from ..errors import FairDashError
 from .feature_auc import BINS, FEW_VALUES, FOLDS, MAX_ROWS, feature_scores, is_numeric, scores_against  # noqa: F401
 from .separability import joint_leaks
-from ..data import column_values, left_out_by_default, profile_columns
+from ..data import column_values, left_out_by_default, onehot, profile_columns
 from ..data.profile import THRESHOLD_DISTINCT
 
 LEAK_SCORE = 0.95  # a single feature scoring at least this against s or y is a leak
@@ -316,11 +316,16 @@ def guess_roles(df: pd.DataFrame, profile: pd.DataFrame | None = None) -> RoleGu
 
     ``y``: a column whose name has an outcome word as a word part (``Y_WORDS``: label, target, outcome,
     y, class, default, income, salary, recid, ...; case-insensitive), two-valued ones first, then by
-    the word's order in ``Y_WORDS``, then the last such column; without one, the last two-valued column.
+    the word's order in ``Y_WORDS``, then the last such column; without one, a yes-or-no value held as two
+    complementary indicator columns (``PF_0``/``PF_1``, :func:`fairdash.data.onehot.binary_pairs`; not one named
+    like a sensitive attribute, the last such pair): its whole column (``PF``) where the table has it, positive =
+    the yes level, else its yes column; without one either, the last two-valued column.
     ``s``: a column named like ``S_WORDS`` (sex, gender, race, ethnicity, ..., age group), few-valued ones
-    first, in ``S_WORDS`` order; without one, the first two-valued column. Never a member of a one-hot
-    group (:func:`one_hot_groups`), never an id-like, constant or empty column, never the same column
-    for both."""
+    first, in ``S_WORDS`` order, a whole column of indicator columns (``Race`` of ``Race_White``, ``Race_Black``,
+    ...) before an ordinary one; without one, an indicator column of a set whose prefix is named so (a table
+    without its whole columns: the set's most frequent one); without one either, the first two-valued column.
+    Never a member of a one-hot group (:func:`one_hot_groups`) otherwise, never an id-like, constant or empty
+    column, never the same column for both."""
 
     if df is None or df.shape[1] < 2:
         raise FairDashError("A table needs at least two columns to choose a sensitive attribute and a label.")
@@ -331,38 +336,63 @@ def guess_roles(df: pd.DataFrame, profile: pd.DataFrame | None = None) -> RoleGu
     bad = set(left_out_by_default(prof.reset_index()))
     usable = [c for c in columns if c not in one_hot and c not in bad] or [c for c in columns if c not in bad] \
         or columns
-
-    def binary(c):
-        return prof.loc[c, "kind"] == "binary"
-
-    def few(c):
-        return int(prof.loc[c, "distinct"]) <= FEW_VALUES
-
-    # y
-    named = [(c, r) for c in usable if (r := _word_rank(c, Y_WORDS)) is not None]
-    if named:
-        pos = {c: i for i, c in enumerate(columns)}
-        y_col, r = min(named, key=lambda cr: (not binary(cr[0]), cr[1], -pos[cr[0]]))
-        why = f"its name says outcome ({Y_WORDS[r]!r})" + ("" if binary(y_col) else ", though it has more than two values")
-    else:
-        pool = [c for c in usable if binary(c)]
-        y_col = (pool or usable)[-1]
-        why = "the last two-valued column" if pool else "the last column (no column is named like an outcome)"
-    y_vals, y_thr, y_how = _values_or_threshold(df, y_col, prof.loc[y_col], "y")
-    y_reason = f"{y_col!r}: {why}; {y_how}."
-
-    # s
+    y_col, y_vals, y_thr, y_reason = _guess_y(df, prof, columns, usable)
     rest = [c for c in usable if c != y_col] or [c for c in columns if c != y_col]
-    named = [(c, r) for c in rest if (r := _word_rank(c, S_WORDS)) is not None]
-    if named:
-        s_col, r = min(named, key=lambda cr: (not few(cr[0]), cr[1]))
-        w = S_WORDS[r]
-        why = f"its name says who is compared ({' '.join(w) if isinstance(w, tuple) else w!r})"
-    else:
-        pool = [c for c in rest if binary(c)] or [c for c in rest if few(c)]
-        s_col = (pool or rest)[0]
-        why = ("the first two-valued column" if pool and binary(s_col) else "the first column with few values"
-               if pool else "the first column left") + " (no column is named like a sensitive attribute)"
+    s_col, why = _guess_s(df, prof, rest, y_col)
     s_vals, s_thr, s_how = _values_or_threshold(df, s_col, prof.loc[s_col], "s")
     s_reason = f"{s_col!r}: {why}; {s_how}."
     return RoleGuess(s_col, y_col, s_vals, y_vals, s_reason, y_reason, s_thr, y_thr)
+
+
+def _binary(prof, c) -> bool:
+    return prof.loc[c, "kind"] == "binary"
+
+
+def _guess_y(df, prof, columns, usable):
+    """``(column, positive values, threshold, reason)`` of :func:`guess_roles`'s ``y``."""
+    named = [(c, r) for c in usable if (r := _word_rank(c, Y_WORDS)) is not None]
+    pairs = {p: cols for p, cols in onehot.binary_pairs(df).items() if _word_rank(p, S_WORDS) is None}
+    if named:
+        pos = {c: i for i, c in enumerate(columns)}
+        y_col, r = min(named, key=lambda cr: (not _binary(prof, cr[0]), cr[1], -pos[cr[0]]))
+        why = f"its name says outcome ({Y_WORDS[r]!r})" + ("" if _binary(prof, y_col) else ", though it has more than two values")
+    elif pairs:
+        prefix, (no, yes) = list(pairs.items())[-1]
+        why = f"{no!r} and {yes!r} are complementary indicator columns: one yes-or-no outcome held twice"
+        if prefix in columns:
+            return prefix, (onehot.level(yes),), None, f"{prefix!r}: {why}; positive = {onehot.level(yes)!r} ({yes!r} = 1)."
+        y_col = yes
+    else:
+        pool = [c for c in usable if _binary(prof, c)]
+        y_col = (pool or usable)[-1]
+        why = "the last two-valued column" if pool else "the last column (no column is named like an outcome)"
+    y_vals, y_thr, y_how = _values_or_threshold(df, y_col, prof.loc[y_col], "y")
+    return y_col, y_vals, y_thr, f"{y_col!r}: {why}; {y_how}."
+
+
+def _guess_s(df, prof, rest, y_col) -> tuple[str, str]:
+    """``(column, reason)`` of :func:`guess_roles`'s ``s``."""
+    whole = onehot.parts_of(df)
+    named = [(c, r) for c in rest if (r := _word_rank(c, S_WORDS)) is not None]
+    if named:
+        s_col, r = min(named, key=lambda cr: (int(prof.loc[cr[0], "distinct"]) > FEW_VALUES, cr[1], cr[0] not in whole))
+        w = S_WORDS[r]
+        why = f"its name says who is compared ({' '.join(w) if isinstance(w, tuple) else w!r})"
+        if s_col in whole:
+            why += f", the whole column of its indicator columns ({_listed(whole[s_col])})"
+        return s_col, why
+    sets = [(r, cols) for p, cols in onehot.indicator_sets(df).items()
+            if (r := _word_rank(p, S_WORDS)) is not None and y_col not in cols]
+    if sets:
+        cols = min(sets, key=lambda rc: rc[0])[1]
+        s_col = max(cols, key=lambda c: int(pd.to_numeric(df[c], errors="coerce").fillna(0).sum()))
+        return s_col, (f"one of the indicator columns {_listed(cols)} (their prefix is named like a "
+                       "sensitive attribute), the most frequent")
+    pool = [c for c in rest if _binary(prof, c)] or [c for c in rest if int(prof.loc[c, "distinct"]) <= FEW_VALUES]
+    s_col = (pool or rest)[0]
+    return s_col, (("the first two-valued column" if pool and _binary(prof, s_col) else "the first column with few values"
+                    if pool else "the first column left") + " (no column is named like a sensitive attribute)")
+
+
+def _listed(cols) -> str:
+    return ", ".join(cols[:3]) + (f", ... ({len(cols)})" if len(cols) > 3 else "")

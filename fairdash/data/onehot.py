@@ -8,6 +8,8 @@ column named by their shared prefix (``Race``), so that it can be a multi-group 
   category: the suffix of its 1, ``"none"`` where it has none), and a note for each.
 - :func:`parts_of`: which indicator columns make up a whole column (the default features leave out the parts of s
   and y, which give them away, and the whole column of parts that are features, which would count them twice).
+- :func:`binary_pairs`: the sets of two complementary columns whose levels read as no and yes (``PF_0``/``PF_1``):
+  a yes-or-no value held twice, which the upload's guess takes for the label.
 """
 from __future__ import annotations
 
@@ -116,4 +118,30 @@ def left_out_by_default(df: pd.DataFrame, s_col: str, y_col: str) -> dict[str, s
             out.update({c: f"the indicator columns of {whole!r}, which is {role}: they give it away" for c in parts})
         else:
             out[whole] = f"its indicator columns ({parts[0]}, ...) are features and hold it already"
+    return out
+
+
+_NO = ("0", "false", "no", "n", "f", "negative", "neg")
+_YES = ("1", "true", "yes", "y", "t", "positive", "pos")
+
+
+def level(column: str) -> str:
+    """The level an indicator column stands for: the name after its prefix (``Race_White`` -> ``White``)."""
+    m = _SPLIT.match(str(column))
+    return m.group("level") if m else str(column)
+
+
+def binary_pairs(df: pd.DataFrame) -> dict[str, tuple[str, str]]:
+    """``{prefix: (no column, yes column)}`` for every set of exactly two indicator columns that are complements
+    (exactly one 1 on every row) whose levels read as no and yes (``PF_0``/``PF_1``, ``passed_no``/``passed_yes``,
+    ``x=False``/``x=True``): one yes-or-no value held twice, as an encoded label often is."""
+    out = {}
+    for prefix, cols in indicator_sets(df).items():
+        if len(cols) != 2:
+            continue
+        words = [level(c).strip().lower() for c in cols]
+        if words[0] in _YES and words[1] in _NO:
+            cols, words = cols[::-1], words[::-1]
+        if words[0] in _NO and words[1] in _YES and bool((_ones(df[cols[0]]) + _ones(df[cols[1]]) == 1).all()):
+            out[prefix] = (cols[0], cols[1])
     return out
