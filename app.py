@@ -19,6 +19,7 @@ from fairdash.app import ui, jobs, session, views  # noqa: E402
 st.set_page_config(page_title="FairDash: tune fairness with a target rate", page_icon="⚖️", layout="wide",
                    initial_sidebar_state="expanded")
 views.refuse_insecure_server()  # XSRF, CORS and the upload cap, however they were set (or FAIRDASH_ALLOW_INSECURE=1)
+views.warm_processes()  # the fork server that reads uploads and runs trainings, started once in the background
 
 ui.in_frame()
 page = ui.navigation()

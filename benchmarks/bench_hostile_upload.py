@@ -197,6 +197,22 @@ def upload_case(browser, args, env: dict, work: Path, path: Path, mime: str) -> 
     return out
 
 
+def _issue_35_files() -> dict:
+    """Issue 35's small files that got past the estimates (tests/hostile_files.py builds them): case -> (make,
+    file name, MIME type)."""
+    sys.path.insert(0, str(ROOT))
+    from tests import hostile_files as h  # (the tests' own builders: one definition of each file)
+
+    return {"nostats": (h.parquet_without_statistics, "no-statistics.parquet", "application/octet-stream"),
+            "dimension": (h.xlsx_with_a_lying_dimension, "lying-dimension.xlsx",
+                          "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+            "tail": (h.gzip_long_text_then_empty_fields, "long-text-then-empty.csv.gz", "application/gzip"),
+            "columns": (h.csv_of_many_columns, "100000-columns.csv", "text/csv")}
+
+
+ISSUE_35 = _issue_35_files()
+
+
 def _f(x, fmt="{:.1f}"):
     return "-" if x is None else fmt.format(x)
 
@@ -222,7 +238,9 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", default=str(ROOT), help="the checkout whose app.py is served (default: this one)")
     ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="extra server environment (repeatable)")
-    ap.add_argument("--cases", default="gzip,parquet", help="which files: gzip, parquet (comma-separated)")
+    ap.add_argument("--cases", default="gzip,parquet", help="which files: gzip, parquet, and issue 35's nostats "
+                    "(Parquet without statistics), dimension (.xlsx whose dimension lies), tail (gzip CSV whose first MB "
+                    "is unlike the rest), columns (100,000 columns) (comma-separated)")
     ap.add_argument("--gzip-mib", type=float, default=780.0, help="decompressed size of the gzip CSV")
     ap.add_argument("--row-groups", type=int, default=20)
     ap.add_argument("--rows-per-group", type=int, default=1_000_000)
@@ -235,7 +253,7 @@ def main(argv=None) -> None:
     ap.add_argument("--out", default=None, help="JSON result (default benchmarks/results/bench_hostile_upload.json)")
     args = ap.parse_args(argv)
     cases = [c.strip() for c in args.cases.split(",") if c.strip()]
-    bad = set(cases) - {"gzip", "parquet"}
+    bad = set(cases) - {"gzip", "parquet"} - set(ISSUE_35)
     if bad:
         ap.error(f"unknown case(s) {bad}")
     env = parse_env(args.env)
@@ -254,7 +272,13 @@ def main(argv=None) -> None:
                 browser = launch(p)
                 try:
                     for case in cases:
-                        if case == "gzip":
+                        if case in ISSUE_35:
+                            make, file_name, mime = ISSUE_35[case]
+                            path = work / file_name
+                            t = time.monotonic()
+                            make(path)
+                            res["files"][case] = {"file_bytes": path.stat().st_size, "expanded_bytes": 0, "rows": 0}
+                        elif case == "gzip":
                             path, mime = work / "expands-780mib.csv.gz", "application/gzip"
                             t = time.monotonic()
                             res["files"][case] = make_gzip(path, args.gzip_mib)

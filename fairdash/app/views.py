@@ -13,11 +13,19 @@ from ..analysis.separability import s_predictability
 from ..models.registry import MODELS, PARAMETER_NAMES
 from .settings_help import setting_help
 from .limits import ALLOW_INSECURE_ENV, insecure_allowed, insecure_settings
-from ..data import MAX_BYTES
+from ..data import MAX_BYTES, isolated
 from ..events import log_event
 
 CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
 _INSECURE_LOGGED: set = set()  # the insecure settings this server process has logged (once each)
+
+
+@st.cache_resource(show_spinner=False)
+def warm_processes() -> bool:
+    """Once per server process: the fork server that reads uploads and runs trainings starts in the background
+    (:func:`fairdash.data.isolated.warm`), so the first upload does not wait for its imports."""
+    isolated.warm()
+    return True
 
 
 def refuse_insecure_server() -> None:

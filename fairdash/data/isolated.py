@@ -67,6 +67,27 @@ def forkserver_context():
         return _context
 
 
+def _nothing() -> None:
+    """A child that does nothing (:func:`warm`)."""
+
+
+def warm() -> threading.Thread:
+    """Start the fork server in the background (its preloaded modules take seconds to import), so that the first
+    upload and the first training do not wait for it; returns the thread doing it."""
+    def start():
+        try:
+            main_not_run_again()
+            child = forkserver_context().Process(target=_nothing, name="fairdash-warm", daemon=True)
+            child.start()
+            child.join()
+        except Exception:  # noqa: BLE001 - a warm-up only: the first real child starts it instead
+            pass
+
+    thread = threading.Thread(target=start, name="fairdash-forkserver-warm", daemon=True)
+    thread.start()
+    return thread
+
+
 def main_not_run_again() -> None:
     """Name the running ``__main__`` by a spec where it has none, so that a child started now does not run
     its file again (multiprocessing runs a ``__main__`` known only by its path, and leaves one named
