@@ -44,6 +44,7 @@ from .._version import software_versions
 from ..data.preprocess import PlainPreprocessor
 from .scoring import ScoresRawTables
 from ..models.state import RETIRED_PARAMS, class_path, join_arrays, split_arrays
+from .zip_layout import layout_problem
 from ..errors import FairDashError
 from ..data import TaskSpec
 from ..jsonable import to_jsonable
@@ -157,7 +158,9 @@ def model_bytes(trained) -> bytes:
         "members": {k: {"size": len(v), "sha256": hashlib.sha256(v).hexdigest()} for k, v in members.items()},
     }
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
+    # stored, not deflated: every byte of a member is then its content, held by the manifest's SHA-256 (the last
+    # byte of a deflate stream has padding bits a flip leaves the content unchanged by; zip_layout holds the rest)
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as z:
         z.writestr(MANIFEST, json.dumps(manifest, indent=1, sort_keys=True))  # first: identifies the file
         for k, v in members.items():
             z.writestr(k, v)
@@ -280,6 +283,8 @@ def _open_archive(raw: bytes, name: str) -> dict[str, bytes]:
     if extra:
         raise FairDashError(f"{name} is not a valid FairDash model file: unexpected member(s) "
                             f"{', '.join(map(repr, extra[:5]))}.")
+    if (problem := layout_problem(raw, len(infos))) is not None:  # any byte of the structure altered
+        raise FairDashError(f"{name} is damaged or altered: {problem}; save or download the model again.")
     total = 0
     for i in infos:
         if i.flag_bits & 0x1:
