@@ -135,6 +135,7 @@ def _spec():
 
 @st.fragment
 def live_target() -> None:
+    ui.ensure_state()  # a slider move follows the session too: forgotten in another tab, the page starts afresh
     t0 = time.perf_counter()
     try:
         _live_target()

@@ -17,7 +17,7 @@ import streamlit as st
 
 from ..events import log_event
 from . import state
-from .session_store import SessionStore
+from .session_store import DELETED, FOREIGN, KEPT, SessionStore
 
 SAVED = state.SAVED  # what the session store keeps
 SNAPSHOT = state.SNAPSHOT
@@ -49,6 +49,8 @@ SNAPSHOT_OPENED = ("Opened a snapshot: this is your own session, a copy of the s
                    "made. The owner's later work never reaches it, and yours never reaches them.")
 LINK_NOT_KEPT = ("The server has no room left to keep this session for its link: it works in this tab, but a "
                  "reload or the link will not bring it back.")
+NOT_OWNED = ("This session belongs to another browser now, so the server does not keep this tab's changes: a "
+             "reload or the link will not bring them back.")
 NOTES = {"unknown": LINK_UNKNOWN, "foreign": LINK_FOREIGN, "deleted": LINK_DELETED, "restarted": LINK_RESTARTED}
 
 
@@ -151,21 +153,38 @@ def open_session() -> bool:
     return True
 
 
+def reset(note: str) -> None:
+    """Drop everything of this tab's session from its state (table, task, target, runs, upload, widget values,
+    notes) and start a new session with ``note``; only the tab's own keys stay (``state.TAB``: its browser,
+    its frame, the sidebar's slots already drawn in this run)."""
+    ss = st.session_state
+    for key in list(ss.keys()):
+        if key not in state.TAB:
+            del ss[key]
+    _start_new(note)
+
+
+def _forgotten_elsewhere() -> None:
+    """The owner deleted this tab's session from another tab: drop it here too, and draw the whole page afresh
+    (a full rerun, also from a fragment's or a callback's run, so nothing drawn from the old state stays),
+    where :func:`link_note` says so in one line."""
+    log_event("refusal", session=st.session_state.get(state.TOKEN), reason="address_deleted", kind="stale_tab")
+    reset(LINK_DELETED)
+    st.rerun(scope="app")
+
+
 def follow_session() -> None:
-    """Every later run of a browser session: when another tab of the same session saved since this one last
-    did, take its state (the session is one, whatever the number of tabs); when the owner deleted it from
-    another tab, start afresh with a note."""
+    """Every later run of a browser session, fragment reruns included: when another tab of the same session
+    saved since this one last did, take its state (the session is one, whatever the number of tabs); when the
+    owner deleted it from another tab, start afresh with a note (:func:`_forgotten_elsewhere`: the run stops
+    there and the page is drawn again)."""
     ss = st.session_state
     token = ss.get(state.TOKEN)
     if not token:
         return
     store = _sessions()
     if store.deleted(token):
-        for key in list(ss.keys()):
-            if key != state.BROWSER:
-                del ss[key]
-        _start_new(LINK_DELETED)
-        return
+        _forgotten_elsewhere()
     version = store.version(token)
     if version is not None and version > ss.get(state.VERSION, version):
         opened = store.open(token, browser_id())
@@ -179,27 +198,33 @@ def link_note() -> str | None:
     return st.session_state.pop(state.LINK_NOTE, None)
 
 
-def _keep(token: str) -> bool:
-    """Save this browser session's state under ``token`` (its session); whether the store kept it."""
+def _keep(token: str) -> str:
+    """Save this browser session's state under ``token`` (its session); what the store answered
+    (``session_store.KEPT``, or why not)."""
     ss = st.session_state
     store = _sessions()
-    kept = store.save(token, {k: ss[k] for k in SAVED if k in ss}, owner=ss.setdefault(state.LIVE, _Live()),
-                      browser=browser_id())
-    if kept:
+    answer = store.keep(token, {k: ss[k] for k in SAVED if k in ss}, owner=ss.setdefault(state.LIVE, _Live()),
+                        browser=browser_id())
+    if answer == KEPT:
         ss[state.VERSION] = store.version(token)
-    return kept
+    return answer
 
 
 def save_session(link: dict) -> None:
     """Keep this session's state under its token and put the token and ``link`` (the target's query
-    parameters) in the URL."""
+    parameters) in the URL. A refused save says why, once: the session was deleted from another tab (this
+    tab drops it too and starts afresh), it belongs to another browser, or the server has no room."""
     ss = st.session_state
     token = ss.get(state.TOKEN)
     if not token:
         return
-    kept = _keep(token)
+    answer = _keep(token)
+    if answer == DELETED:
+        _forgotten_elsewhere()
+    kept = answer == KEPT
     if not kept and not ss.get(state.NOT_KEPT):
-        st.warning(LINK_NOT_KEPT, icon=":material/warning:")  # (not a toast: it has no accessible name)
+        st.warning(NOT_OWNED if answer == FOREIGN else LINK_NOT_KEPT,
+                   icon=":material/warning:")  # (not a toast: it has no accessible name)
     ss[state.NOT_KEPT] = not kept
     want = {"session": token, **link}
     if any(st.query_params.get(k) != v for k, v in want.items()):
@@ -213,7 +238,8 @@ def make_snapshot() -> str | None:
     token = ss.get(state.TOKEN)
     if not token:
         return None
-    _keep(token)  # (the snapshot freezes the session as it is now, this run's changes included)
+    if _keep(token) == DELETED:  # (the snapshot freezes the session as it is now, this run's changes included)
+        _forgotten_elsewhere()  # forgotten in another tab: nothing to share, and this tab says so
     snap = _sessions().snapshot(token, SNAPSHOT)
     if snap is not None:
         log_event("snapshot", session=token)

@@ -16,7 +16,8 @@ session from. Neither is connected to the owner's later work or jobs.
 
 **Forget means forgotten.** :meth:`SessionStore.forget` deletes a session and every snapshot made from it
 at once, and leaves a tombstone under each of their ids, so every address and snapshot link says that
-the owner deleted it (and a stale tab cannot save the session back).
+the owner deleted it, and a stale tab cannot save the session back: :meth:`SessionStore.keep` answers it
+``"deleted"`` (never ``"no_room"``), so the tab drops what it holds and says why.
 
 The store is bounded by memory and by age, never by a count that newcomers could fill:
 
@@ -44,6 +45,8 @@ _OLD_TOKEN = re.compile(r"^[A-Za-z0-9_-]{22}$")  # the format before sessions ca
 _TOKEN = re.compile(r"^[A-Za-z0-9]{4}[A-Za-z0-9_-]{22}$")
 ENTRY_BYTES = 16 * 1024  # what any saved state costs besides its contents (dicts, small values)
 MAX_TOMBSTONES = 100_000  # ids of deleted sessions and snapshots remembered (the oldest go first)
+# what :meth:`SessionStore.keep` answers
+KEPT, DELETED, FOREIGN, NO_ROOM = "kept", "deleted", "foreign", "no_room"
 
 
 def estimate_bytes(obj, skip=frozenset(), _seen=None, _depth=0) -> int:
@@ -163,20 +166,24 @@ class SessionStore:
                 self._shared[id(o)] = o
 
     def save(self, token: str, state: dict, owner=None, browser: str | None = None) -> bool:
+        """:meth:`keep`, answered ``True`` (kept) or ``False`` (not kept, for any of its reasons)."""
+        return self.keep(token, state, owner, browser) == KEPT
+
+    def keep(self, token: str, state: dict, owner=None, browser: str | None = None) -> str:
         """Keep ``state`` under ``token``, the session of the browser whose id is ``browser``; ``owner`` (any
         object that lives exactly as long as a browser session, e.g. a marker in its Streamlit state) makes the
-        entry live. Returns ``False`` when the store has no room for it (then nothing is kept under ``token``
-        and no other session loses anything), when the session was deleted (a stale tab never brings it back)
-        or when ``token`` is another browser's session."""
+        entry live. Answers :data:`KEPT`, or why not: :data:`DELETED` (its owner pressed Forget: a stale tab
+        never brings it back), :data:`FOREIGN` (``token`` is another browser's session) or :data:`NO_ROOM`
+        (the store has no room for it: nothing is kept under ``token`` and no other session loses anything)."""
         if not self.valid(token):
             raise ValueError("not a session token")
         with self._lock:
             if token in self._deleted:
-                return False
+                return DELETED
             old = self._items.get(token)
             hashed = browser_hash(browser)
             if old is not None and old.browser is not None and hashed != old.browser:
-                return False
+                return FOREIGN
             nbytes = self._measure(token, state)
             self._forget_old()
             self._items.pop(token, None)
@@ -186,14 +193,14 @@ class SessionStore:
                     self._sizes.pop(token, None)  # (measured afresh at the next save)
                 else:
                     self._sizes.pop(token, None)
-                return False
+                return NO_ROOM
             entry = _Entry(dict(state), time.monotonic(), nbytes, hashed or (old.browser if old else None))
             if old is not None:
                 entry.owners, entry.version, entry.snapshots = old.owners, old.version + 1, old.snapshots
             if owner is not None:
                 entry.owners.add(owner)
             self._items[token] = entry
-            return True
+            return KEPT
 
     def open(self, token, browser: str | None) -> Opened:
         """What ``token`` opens for the browser whose id is ``browser`` (see the module's docstring)."""
@@ -217,6 +224,7 @@ class SessionStore:
             return None if item is None else item.version
 
     def deleted(self, token) -> bool:
+        """Whether ``token``'s owner pressed Forget (its tabs start afresh on their next run)."""
         with self._lock:
             return token in self._deleted
 

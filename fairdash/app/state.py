@@ -65,6 +65,9 @@ KEPT = "_fd_kept"  # the widgets' kept values (session.remember)
 IN_FRAME = "_fd_in_frame"  # the app runs inside a frame
 SIDEBAR = "_fd_sidebar"  # the sidebar's slots
 SNAPSHOT_LINK = "fd_snapshot_link"  # the last snapshot link made in this tab
+# the browser tab's own keys, not the session's: a reset (Forget, or a session forgotten in another tab) keeps
+# them and drops everything else, so a run never draws the sidebar's frame twice (its keyed box)
+TAB = (BROWSER, IN_FRAME, SIDEBAR)
 
 # --------------------------------------------------------------------------------------------------
 # Widget keys read back from the session

@@ -162,11 +162,7 @@ def forget_session(training_cancelled: bool = False) -> None:
     gone = session.forget_saved(token)
     for f in (_parsed_upload, _profile, _leaks_and_proxies, _column_groups):
         f.clear()  # content-keyed caches of tables and what was derived from them (uploads among them)
-    for key in list(ss.keys()):
-        if key != state.BROWSER:  # (the browser stays the same browser)
-            del ss[key]
-    ss[state.TOKEN] = session.new_token()
-    ss[state.LINK_NOTE] = session.FORGOTTEN
+    session.reset(session.FORGOTTEN)  # (the browser stays the same browser, the tab the same tab)
     log_event("forget", session=token, snapshots=max(len(gone) - 1, 0), training_cancelled=training_cancelled)
 
 
@@ -379,7 +375,9 @@ def ensure_router() -> None:
 
 def ensure_state() -> None:
     """First open: the session saved under the URL's token (a reload or a shared link), else the Adult
-    sample with s = sex and y = salary, so every page is useful at once."""
+    sample with s = sex and y = salary, so every page is useful at once. Every later run (a fragment's too)
+    follows the session: another tab's newer save, or its deletion (then the whole page is drawn afresh with
+    the note)."""
     ensure_router()
     ss = st.session_state
     if state.TOKEN not in ss:
