@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -106,22 +107,24 @@ def test_an_unreachable_scheduler_is_a_clear_error(task, monkeypatch):
         run_experiment(task, ["lr"], seeds=(0,), target=EO, dask_address="tcp://127.0.0.1:9")
 
 
-# A cluster that cannot run FairDash is a clear error within FAIRDASH_DASK_TIMEOUT, before any job is sent.
+# A cluster that cannot run FairDash is a clear error within FAIRDASH_DASK_TIMEOUT, before any job is sent. No test
+# measures the clock (a busy machine stretches it): each fails by pytest-timeout if FairDash waited on the cluster
+# for ever, and the error's words say it came from the timeout's path.
 TIMEOUT = 3
+HANG = 240  # pytest-timeout's seconds: far beyond TIMEOUT, reached only by a wait that does not end
 
 
+@pytest.mark.timeout(HANG)
 def test_a_scheduler_without_workers_is_a_clear_error_within_the_timeout(task, monkeypatch):
     from dask.distributed import LocalCluster
 
     monkeypatch.setenv("FAIRDASH_DASK_TIMEOUT", str(TIMEOUT))
     with LocalCluster(n_workers=0, processes=True, dashboard_address=":0") as empty:
-        t0 = time.monotonic()
         with pytest.raises(FairDashError, match=r"The Dask scheduler at '.+' has no workers"):
             run_experiment(task, ["lr"], seeds=(0,), target=EO, dask_address=empty.scheduler_address)
-        took = time.monotonic() - t0
-    assert took < TIMEOUT + 5, took
 
 
+@pytest.mark.timeout(HANG)
 def test_workers_that_cannot_import_fairdash_are_a_clear_error_within_the_timeout(task, monkeypatch, tmp_path):
     from dask.distributed import Client, LocalCluster
 
@@ -137,16 +140,13 @@ def test_workers_that_cannot_import_fairdash_are_a_clear_error_within_the_timeou
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             with Client(empty.scheduler_address, timeout=30) as c:
-                c.wait_for_workers(1, timeout=60)  # the worker's start is not what is measured
-            t0 = time.monotonic()
+                c.wait_for_workers(1, timeout=60)  # the worker's start is not what is tested
             with pytest.raises(FairDashError, match=r"The Dask workers at '.+' cannot import fairdash "
                                                     r"\(ModuleNotFoundError: No module named 'fairdash'\): install"):
                 run_experiment(task, ["lr"], seeds=(0,), target=EO, dask_address=empty.scheduler_address)
-            took = time.monotonic() - t0
         finally:
             worker.terminate()
             worker.wait(timeout=30)
-    assert took < TIMEOUT + 5, took
 
 
 def test_workers_with_another_fairdash_version_are_a_clear_error(cluster, task, monkeypatch):
@@ -158,12 +158,15 @@ def test_workers_with_another_fairdash_version_are_a_clear_error(cluster, task, 
         run_experiment(task, ["lr"], seeds=(0,), target=EO, dask_address=cluster.scheduler_address)
 
 
+@pytest.mark.timeout(HANG)
 def test_workers_that_do_not_answer_are_a_clear_error_within_the_timeout(cluster, task, monkeypatch):
     from dask.distributed import Client
 
+    stuck = threading.Event()  # a cluster that never answers: set only when the test is over
     monkeypatch.setenv("FAIRDASH_DASK_TIMEOUT", str(TIMEOUT))
-    monkeypatch.setattr(Client, "run", lambda self, *a, **k: time.sleep(TIMEOUT + 10))  # a stuck cluster
-    t0 = time.monotonic()
-    with pytest.raises(FairDashError, match=r"The Dask workers at '.+' did not answer within 3 s"):
-        run_experiment(task, ["lr"], seeds=(0,), target=EO, dask_address=cluster.scheduler_address)
-    assert time.monotonic() - t0 < TIMEOUT + 5
+    monkeypatch.setattr(Client, "run", lambda self, *a, **k: stuck.wait())
+    try:
+        with pytest.raises(FairDashError, match=r"The Dask workers at '.+' did not answer within 3 s"):
+            run_experiment(task, ["lr"], seeds=(0,), target=EO, dask_address=cluster.scheduler_address)
+    finally:
+        stuck.set()
