@@ -14,12 +14,13 @@ if str(ROOT) not in sys.path:  # `streamlit run app.py` from anywhere finds the 
 
 import streamlit as st  # noqa: E402
 
-from fairdash.app import ui, jobs, session, views  # noqa: E402
+from fairdash.app import ui, jobs, session, signin, views  # noqa: E402
 
 st.set_page_config(page_title="FairDash: tune fairness with a target rate", page_icon="⚖️", layout="wide",
                    initial_sidebar_state="expanded")
 views.refuse_insecure_server()  # XSRF, CORS and the upload cap, however they were set (or FAIRDASH_ALLOW_INSECURE=1)
 views.warm_processes()  # the fork server that reads uploads and runs trainings, started once in the background
+signin.require_sign_in(ui.navigation)  # with [auth] secrets set up: nothing below runs until the user has signed in
 
 ui.in_frame()
 page = ui.navigation()
@@ -31,6 +32,7 @@ if css.exists():
 with st.sidebar:
     st.markdown("### :material/balance: FairDash")
     st.caption("Fairness by choosing the positive rate you want (Tuning Fairness by Balancing Target Labels).")
+    signin.sign_out_button()  # only while signed in
 
 job_slot = st.sidebar.container()  # a training's progress, on every page, above the task box
 views.sidebar_frame()

@@ -16,7 +16,9 @@ the event has no session (``server_start``).
 **Never data, never column names.** Fields are an allow-list (:data:`FIELDS`): numbers (sizes as
 ``bytes``, ``rows``, ``columns``; durations as ``seconds``; counts), booleans, and words that are
 FairDash's own (``kind``, ``reason``, ``model``, ``format``, ``outcome``, ...), whose strings must also
-look like a short code (:data:`WORD`: lower case, no spaces, at most 40 characters). Anything else is
+look like a short code (:data:`WORD`: lower case, no spaces, at most 40 characters). ``user`` (the
+signed-in user, where sign-in is on) is always written hashed like ``session``: whatever a caller passes
+(an id, by mistake an email), the line holds only the first 12 hex digits of its sha256. Anything else is
 dropped, not written: a field the list does not know (its name could be a column's) is only counted in
 ``"dropped_unknown"``; a known field with a value of the wrong kind (a string for ``rows``, a sentence
 for ``reason``) is named in ``"dropped"``. An event name outside :data:`EVENTS` is written as
@@ -41,6 +43,8 @@ The events the dashboard logs, and their usual fields:
                      ``training_cancelled``
 ``snapshot``         a snapshot link was made of the session
 ``snapshot_opened``  a snapshot link was opened (``session`` is the opener's new session)
+``sign_in``          a user signed in (sign-in on: fairdash/app/signin.py), once per browser session: ``user``
+``sign_out``         the user signed out: ``user``
 ``refusal``          a request was refused: ``reason`` (``table_budget``, ``memory_guard``, ``queue``, ...),
                      ``kind`` (what was refused: upload, training, session, ...), ``bytes``, ``rows``
 ===================  =====================================================================================
@@ -62,7 +66,8 @@ LOGGER_NAME = "fairdash.events"
 logger = logging.getLogger(LOGGER_NAME)
 
 EVENTS = frozenset({"insecure_settings", "server_start", "upload", "confirm", "training_start", "training_end", "training_cancel",
-                    "training_failed", "export", "forget", "snapshot", "snapshot_opened", "refusal"})
+                    "training_failed", "export", "forget", "snapshot", "snapshot_opened", "refusal",
+                    "sign_in", "sign_out"})
 
 NUMBERS = frozenset({"bytes", "rows", "columns", "seconds", "models", "targets", "seeds", "runs", "groups",
                      "cached", "workers", "limit", "queue", "memory_mb", "queue_seconds", "snapshots"})
@@ -141,6 +146,9 @@ def log_event(event: str, *, session: str | None = None, **fields) -> dict:
     record["session"] = session_id(session)
     unknown = 0
     for name, value in fields.items():
+        if name == "user":  # never the user as given (an email, a name): a one-way hash
+            record["user"] = session_id(value)
+            continue
         if name not in FIELDS:
             unknown += 1  # its name is not written: it could be a column's
             continue
