@@ -41,8 +41,8 @@ def test_a_training_finishes_and_joins_the_history_while_the_analyst_is_elsewher
     _open(page, app_url, st_ui, "/train")
     _start_training(page, st_ui, ["FairLR", "LR", "FairGP"], repeats=3)  # long enough to walk around in
     expect(page.locator(".st-key-train_button button")).to_be_disabled()
-    page.wait_for_timeout(4000)
-    st_ui.goto_page(page, "Target")  # 4 s into the training
+    page.locator(f'{JOB} [data-testid="stProgress"]').wait_for(timeout=120_000)  # the first fit is under way
+    st_ui.goto_page(page, "Target")  # during the training (9 fits: FairGP's take tens of seconds)
     _no_exception(page, server_log)
     job = page.locator(JOB)
     expect(job).to_be_visible()
