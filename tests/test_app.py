@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -602,3 +603,58 @@ def test_after_use_only_the_confirmed_state_is_on_screen(adult_1000_csv):
     assert any("now the current data set" in s.value for s in at.success)
     assert not any("Nothing is used until you confirm" in i.value for i in at.info)
     assert not [b for b in at.button if b.key == "discard_upload"]
+
+
+def _disadvantaged(at: AppTest) -> list[str]:
+    return [c.value for c in at.caption if "disadvantaged group" in c.value]
+
+
+def test_an_upload_whose_words_say_nothing_asks_before_use_and_names_no_disadvantaged_group_until_answered():
+    """Issue 36, item 5: "favourable (assumed)" no longer names the disadvantaged group. Where the label's words
+    (its meaning, its column name and positive values) do not say whether a positive label is good for the person,
+    the question has no answer, the Use button is disabled and no sentence names a disadvantaged group; the answer
+    names it (the lowest base rate of a favourable label, the highest of an unfavourable one)."""
+    rng = np.random.default_rng(4)
+    n = 800
+    grp = rng.choice(["a", "b"], n)
+    df = pd.DataFrame({"grp": grp, "x": rng.normal(size=n),
+                       "label": np.where(rng.random(n) < np.where(grp == "a", 0.2, 0.5), "yes", "no")})
+    at = _upload(_new_app(), "people.csv", df)
+    assert (at.session_state["y_column"], at.radio(key="positive_is").value) == ("label", None)
+    assert at.button(key="confirm_task").disabled
+    assert any("answer the question above" in w.value for w in at.warning)
+    assert not _disadvantaged(at) and not [c for c in at.caption if "is the disadvantaged group" in c.value]
+    assert any("not answered yet" in m.value for m in at.markdown)
+    assert any("named once you say whether a positive label is favourable" in c.value for c in at.caption)
+    for answer, group, rate in (("favourable", "a", "lowest"), ("unfavourable", "b", "highest")):
+        at.radio(key="positive_is").set_value(answer).run()
+        _ok(at)
+        assert not at.button(key="confirm_task").disabled
+        sentences = [c for c in _disadvantaged(at) if "is the disadvantaged group" in c]
+        assert len(sentences) == 1 and f"{group} is the disadvantaged group: it has the {rate} base rate" in sentences[0]
+        assert "(assumed)" not in sentences[0] and "taken as favourable" not in sentences[0]
+    at.button(key="confirm_task").click().run()
+    _ok(at)
+    assert app_state.get(at, "spec").positive_favourable is False
+
+
+@pytest.mark.parametrize("column, values, answer", [("two_year_recid", (0, 1), "unfavourable"),
+                                                    ("salary", ("<=50K", ">50K"), "favourable")])
+def test_an_upload_whose_label_words_answer_it_shows_them_and_can_be_changed(column, values, answer):
+    """Where the label's own words answer it (COMPAS's two_year_recid: rearrest; Adult's salary >50K), the question
+    is pre-filled, the page says from which words, the Use button is enabled, and the answer can be changed."""
+    rng = np.random.default_rng(5)
+    n = 600
+    df = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "x": rng.normal(size=n),
+                       column: rng.choice(list(values), n, p=[0.7, 0.3])})
+    at = _upload(_new_app(), "t.csv", df)
+    assert at.session_state["y_column"] == column and at.radio(key="positive_is").value == answer
+    assert any(c.value.startswith("Read from the words") and column.split("_")[-1] in c.value for c in at.caption)
+    assert not at.button(key="confirm_task").disabled
+    assert any("is the disadvantaged group" in c for c in _disadvantaged(at))
+    other = "favourable" if answer == "unfavourable" else "unfavourable"
+    at.radio(key="positive_is").set_value(other).run()
+    _ok(at)
+    assert not any(c.value.startswith("Read from the words") for c in at.caption)
+    at.button(key="confirm_task").click().run()
+    assert app_state.get(at, "spec").positive_favourable is (other == "favourable")

@@ -214,20 +214,25 @@ def test_target_gap_is_the_mean_gap_of_the_criterions_rate():
     assert "|pop TPR_s - target TPR| under equality of opportunity" in source
 
 
-def test_an_upload_asks_plainly_and_says_what_it_assumed():
+def test_an_upload_asks_plainly_and_assumes_nothing():
+    """Issue 36, item 5: an upload whose label's words say nothing is asked, not assumed: the question has no
+    answer, the Use button waits for one and no group is called disadvantaged; the label's own words
+    (two-year-recid: rearrest) or the meaning typed answer it, shown with the words they were read from."""
     from test_app import _upload
 
     table = data.load_sample("compas").sample(800, random_state=0)[["race", "sex", "age", "priors-count",
                                                                     "two-year-recid"]]
-    at = _upload(_new_app(), "people.csv", table)
+    at = _upload(_new_app(), "people.csv", table.rename(columns={"two-year-recid": "y2"}))
     at.selectbox(key="s_column").set_value("race").run()
-    at.selectbox(key="y_column").set_value("two-year-recid").run()
+    at.selectbox(key="y_column").set_value("y2").run()
     _ok(at)
-    assert at.radio(key="positive_is").value is None  # nothing says it yet: a plain question, unanswered
-    assert "(A positive label is taken as favourable for the person: nothing says otherwise.)" in _caption(at)
+    assert at.radio(key="positive_is").value is None  # nothing says it: a plain question, unanswered
+    assert at.button(key="confirm_task").disabled
+    assert "disadvantaged group:" not in _caption(at) and "taken as favourable" not in _caption(at), _caption(at)
     at.text_input(key="positive_meaning").set_value("rearrested within two years").run()
     _ok(at)
-    assert at.radio(key="positive_is").value == "unfavourable"
+    assert at.radio(key="positive_is").value == "unfavourable" and not at.button(key="confirm_task").disabled
+    assert "Read from the words \u201crearrested within two years\u201d: unfavourable." in _caption(at), _caption(at)
     at.switch_page("pages/target.py").run()
     at.switch_page("pages/data.py").run()  # a pending upload's answer is kept across pages
     assert at.radio(key="positive_is").value == "unfavourable"
@@ -235,3 +240,9 @@ def test_an_upload_asks_plainly_and_says_what_it_assumed():
     _ok(at)
     assert at.session_state["fd_spec"].positive_favourable is False
     assert "is the disadvantaged group: it has the highest base rate" in _caption(at), _caption(at)
+    # the label's own name says it: two-year-recid is a rearrest, unfavourable, read from its words
+    at = _upload(_new_app(), "people.csv", table)
+    at.selectbox(key="y_column").set_value("two-year-recid").run()
+    _ok(at)
+    assert at.radio(key="positive_is").value == "unfavourable" and not at.button(key="confirm_task").disabled
+    assert "Read from the words \u201ctwo year recid 1\u201d: unfavourable." in _caption(at), _caption(at)

@@ -124,9 +124,26 @@ class Choices:
         ss[state.MISSING] = spec.missing
         ss[state.POSITIVE_MEANING] = spec.positive_meaning
         said = spec.positive_favourable
-        said = meaning.favourable_from_meaning(spec.positive_meaning) if said is None else said
-        ss[state.POSITIVE_IS] = None if said is None else meaning.WORDS[said]
+        ss[state.POSITIVE_IS] = meaning.WORDS[said] if said is not None else self._read_answer()
         ss[state.WIDGETS_FOR] = self.table_id
+
+    def _label_words(self) -> tuple[bool | None, str]:
+        """Whether the label's words (the meaning typed, else its column name and positive values) say that a
+        positive label is favourable for the person, and those words (:func:`meaning.favourable_from_label`)."""
+        ss = st.session_state
+        y_col = ss[state.Y_COLUMN]
+        thr = ss.get(state.Y_THRESHOLD) if self.threshold(y_col) else None
+        return meaning.favourable_from_label(ss.get(state.POSITIVE_MEANING), y_col, ss.get(state.Y1_VALUES, []), thr)
+
+    def _read_answer(self):
+        """The question's answer as the label's words give it ("favourable", "unfavourable"), or None: asked."""
+        read, _ = self._label_words()
+        return None if read is None else meaning.WORDS[read]
+
+    def answered(self) -> bool:
+        """Is it said (or read from the meaning typed) whether a positive label is favourable for the person? Until
+        it is, an upload cannot be used and no group is called disadvantaged."""
+        return meaning.label_favourable(self.spec())[1] != meaning.ASSUMED
 
     def _fill_values(self, role: str, spec=None) -> None:
         ss = st.session_state
@@ -145,8 +162,9 @@ class Choices:
         was ``s`` (or ``y``) becomes an ordinary feature again."""
         ss = st.session_state
         self._fill_values(role)
-        if role == "y" and ss.get(state.WIDGETS_FOR):
-            ss[state.POSITIVE_MEANING], ss[state.POSITIVE_IS] = "", None
+        if role == "y" and ss.get(state.WIDGETS_FOR):  # another label: its own words answer the question, or it is asked
+            ss[state.POSITIVE_MEANING] = ""
+            ss[state.POSITIVE_IS] = self._read_answer()
         feats = [c for c in ss.get(state.FEATURES, []) if c not in (ss[state.S_COLUMN], ss[state.Y_COLUMN])]
         old = ss.get(state.PREVIOUS_COLUMN[role])
         flagged = set(self.prof.loc[self.prof["flags"] != "", "column"])
@@ -176,7 +194,9 @@ class Choices:
 
     def label_meaning(self) -> None:
         """What a positive label means, in the analyst's words, and the plain question whether it is favourable
-        for the person (answered from the words where they say so; the answer names the disadvantaged group)."""
+        for the person: pre-filled where the label's words say so (the meaning typed, else its column name and
+        positive values), with the words it was read from; else asked, with no answer until the analyst gives one
+        (the answer names the disadvantaged group)."""
         ss = st.session_state
 
         def read_meaning():
@@ -190,7 +210,15 @@ class Choices:
         st.radio("Is a positive label favourable for the person?", list(POSITIVE_IS), key=state.POSITIVE_IS,
                  format_func=POSITIVE_IS.get, help="It decides which group is called disadvantaged: with a favourable "
                  "positive label the group with the lowest base rate, with an unfavourable one (rearrest, default) the "
-                 "group with the highest. Not answered: read from the words above, else taken as favourable.")
+                 "group with the highest.")
+        read, words = self._label_words()
+        if ss.get(state.POSITIVE_IS) is None:
+            st.warning("Nothing in the label's words says whether a positive label is good or bad for the person: "
+                       "answer the question above. Until then no group is called disadvantaged and the table cannot "
+                       "be used.", icon=":material/help:")
+        elif read is not None and meaning.WORDS[read] == ss[state.POSITIVE_IS]:
+            st.caption(f"Read from the words \u201c{ui.literal(words)}\u201d: {meaning.WORDS[read]}. "
+                       "Change the answer above if that is wrong.")
 
     def meaning_line(self, y_col: str) -> None:
         """The sentence under the choices: what a positive label means, and what PR_t shares out."""
@@ -199,8 +227,9 @@ class Choices:
             f"{y_col} is " + (f"above {ss.get(state.Y_THRESHOLD)}" if self.threshold(y_col)
                               else " or ".join(map(repr, ss.get(state.Y1_VALUES, []))) or "(nothing chosen)"))
         fav, how = meaning.label_favourable(self.spec())
-        st.markdown(f"**Positive (y = 1) means:** {ui.literal(words)}. It is {meaning.WORDS[fav]} for the person"
-                    f"{'' if how == meaning.SAID else f' ({how})'}. The target positive rate PR_t is the share of *each* "
+        said = (f"It is {meaning.WORDS[fav]} for the person{'' if how == meaning.SAID else f' ({how})'}"
+                if how != meaning.ASSUMED else "Whether it is favourable for the person is not answered yet")
+        st.markdown(f"**Positive (y = 1) means:** {ui.literal(words)}. {said}. The target positive rate PR_t is the share of *each* "
                     "group that the fair model will label positive, so a positive should be what you want to share out "
                     "fairly (or, as in COMPAS, what you want to be equally likely across groups even if it is unfavourable).")
 
@@ -266,16 +295,22 @@ class Choices:
     def protected_group(self, task, base_rates) -> str:
         """The optional choice of the protected group (kept for the session; by default the disadvantaged group:
         the lowest base rate where a positive label is favourable for the person, the highest where it is
-        unfavourable), and the sentence that says which group it is."""
+        unfavourable), and the sentence that says which group it is. Until it is said whether a positive label is
+        favourable, no group is named disadvantaged (a protected group the analyst chose still is named)."""
         ss = st.session_state
         names = list(task.group_names)
         favourable, how = meaning.label_favourable(task.spec)
         low = names[targets.disadvantaged_group(base_rates, favourable)]
+        default = (f"The disadvantaged group ({low}: {'lowest' if favourable else 'highest'} base rate)"
+                   if how != meaning.ASSUMED else "The disadvantaged group (named once the question above is answered)")
         ui.set_if_changed(state.PROTECTED_GROUP, ss.get(state.PROTECTED) if ss.get(state.PROTECTED) in names else "")
         st.selectbox("Protected group (optional: names the group the wording singles out)", [""] + names,
-                     key=state.PROTECTED_GROUP, format_func=lambda g: g or f"The disadvantaged group ({low}: "
-                     f"{'lowest' if favourable else 'highest'} base rate)",
+                     key=state.PROTECTED_GROUP, format_func=lambda g: g or default,
                      on_change=lambda: ss.update({state.PROTECTED: ss[state.PROTECTED_GROUP] or None}))
         j, role = ui.group_role(names, base_rates, task.spec)
-        return ui.literal(f"{names[j]} is the protected group (chosen above)." if role == "the protected group"
-                          else meaning.disadvantaged_sentence(names[j], favourable, how))
+        if role == "the protected group":
+            return ui.literal(f"{names[j]} is the protected group (chosen above).")
+        if how == meaning.ASSUMED:
+            return ("Which group is disadvantaged is named once you say whether a positive label is favourable for "
+                    "the person (above).")
+        return ui.literal(meaning.disadvantaged_sentence(names[j], favourable, how))

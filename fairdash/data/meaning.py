@@ -6,7 +6,10 @@ the highest (``targets.disadvantaged_group``).
 The analyst says it with the label (``TaskSpec.positive_favourable``: the Data page's question,
 ``--positive-is`` on the command line). Where it is not said, it is read from the meaning the analyst
 typed for the label (:func:`favourable_from_meaning`), and where that says nothing either, a positive
-label is taken as favourable, and the words say that it was assumed."""
+label is taken as favourable, and the words say that it was assumed.
+
+The Data page does not assume: where neither the analyst's words nor the label's own words (its column name and
+positive values, :func:`favourable_from_label`) answer it, it asks, and names no disadvantaged group until answered."""
 from __future__ import annotations
 
 import re
@@ -20,15 +23,16 @@ SAID, READ, ASSUMED = "said", "read from the label's meaning", "assumed"
 _NOT = r"(?:not|no|never|without|non)[- ](?:an? |been |be |being |was |were |is )?"
 _SAYS_UNFAVOURABLE = re.compile(r"\bun-?favou?rable\b|\b" + _NOT + r"favou?rable\b|\bbad for\b|\bharmful\b")
 _SAYS_FAVOURABLE = re.compile(r"\bfavou?rable\b|\bgood for\b|\bbeneficial\b")
+_PAY = r"\b(?:income|salary|wage|wages|earnings?)"  # a column name with its positive values: "salary >50K"
 # outcomes that are bad for the person (stems: "rearrested", "defaulted", "recidivism" ...)
 _BAD = re.compile(r"\b(?:re-?)?arrest|\brecidiv|\bre-?offend|\bdefault|\bconvict|\bjail|\bprison|\bincarcerat"
                   r"|\bdetain|\bdetention|\bfraud|\bdeath\b|\bdied\b|\bdies\b|\bmortality|\bdenied\b|\bdeny|\brejected?\b"
                   r"|\bevict|\bdelinquen|\bbankrupt|\breadmi|\bfired\b|\bdismissed\b|\bunemploy|\bviolat|\bcharged\b"
-                  r"|\blate payment|\bdropp?ed out|\bfail")
+                  r"|\blate payment|\bdropp?ed out|\bfail|\brecid\b|" + _PAY + r"\s*(?:<|below|under|less than|at most)")
 # outcomes that are good for the person
 _GOOD = re.compile(r"\bgrant|\bapprov|\bhired\b|\bhire\b|\baccepted\b|\badmitted\b|\bpromot|\baward|\bscholarship"
                    r"|\boffer|\bincome above|\bincome over|\bhigh income|\brepaid|\bsurviv|\brecover|\bpass(?:ed)?\b"
-                   r"|\bgraduat|\bemployed\b|\bselected\b")
+                   r"|\bgraduat|\bemployed\b|\bselected\b|" + _PAY + r"\s*(?:>|above|over|more than|at least)")
 
 
 def _negated(text: str, m: re.Match) -> bool:
@@ -52,6 +56,27 @@ def favourable_from_meaning(meaning) -> bool | None:
         if m is not None:
             return (not value) if _negated(text, m) else value
     return None
+
+
+def label_text(column, positive_values=(), threshold=None) -> str:
+    """A label's own words, for :func:`favourable_from_label`: its column name (its ``_``, ``-`` and ``.`` read as
+    spaces: ``two_year_recid`` -> "two year recid") with its positive values or threshold ("salary >50K")."""
+    name = re.sub(r"[_\-.]+", " ", re.sub(r"([a-z])([A-Z])", r"\1 \2", str(column or ""))).strip()
+    if threshold is not None:
+        return f"{name} above {threshold:g}"
+    return " ".join([name, " or ".join(map(str, positive_values))]).strip()
+
+
+def favourable_from_label(meaning, column="", positive_values=(), threshold=None) -> tuple[bool | None, str]:
+    """Whether a positive label is favourable for the person as its words say, and the words that say it:
+    the meaning the analyst typed (:func:`favourable_from_meaning`), else the label's own words (:func:`label_text`:
+    ``two_year_recid`` says rearrest, unfavourable; ``salary`` with ``>50K`` favourable); ``(None, "")`` where
+    neither says. The Data page pre-fills its question with it and asks where it is None."""
+    for words in (str(meaning or ""), label_text(column, positive_values, threshold)):
+        said = favourable_from_meaning(words)
+        if said is not None:
+            return said, words
+    return None, ""
 
 
 def label_favourable(spec) -> tuple[bool, str]:
