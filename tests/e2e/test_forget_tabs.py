@@ -7,8 +7,8 @@ nobody has seen and presses Forget in the first tab. The other two are stale: th
   deleted the session, shows nothing of the upload, and never says the server has "no room"; clicking Data
   then draws the Data page of a fresh session, without a traceback;
 - the third tab's next run is a click on Data (a full rerun): the same note, nothing of the upload;
-- no tab shows an exception box, and the server's log has no traceback and no
-  ``StreamlitDuplicateElementKey``.
+- no tab shows an exception box, the server's log has no traceback and no ``StreamlitDuplicateElementKey``,
+  and its event log has one ``refusal`` (``address_deleted``, ``stale_tab``) per stale tab.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import re
 
 import pandas as pd
 import pytest
-from test_links import DELETED, FORGOTTEN, _no_exception, _open, _table, _token, _upload
+from test_links import DELETED, FORGOTTEN, _hashed, _no_exception, _open, _table, _token, _upload
 
 pytestmark = pytest.mark.e2e
 
@@ -45,7 +45,8 @@ def _one_note(page, start: str) -> None:
 
 
 @pytest.mark.timeout(600)
-def test_a_stale_tab_after_forget_says_so_and_holds_nothing(browser, app_url, st_ui, server_log, streamlit_server):
+def test_a_stale_tab_after_forget_says_so_and_holds_nothing(browser, app_url, st_ui, server_log, streamlit_server,
+                                                           events):
     log_path = streamlit_server[1]
     start = log_path.stat().st_size  # (the server may have served other tests before: this test's part only)
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -104,6 +105,9 @@ def test_a_stale_tab_after_forget_says_so_and_holds_nothing(browser, app_url, st
         assert NO_ROOM not in tab.content()
         _no_exception(tab, server_log)
 
+        stale_runs = [e for e in events() if e["event"] == "refusal" and e.get("session") == _hashed(token)
+                      and e.get("kind") == "stale_tab"]
+        assert [e.get("reason") for e in stale_runs] == ["address_deleted"] * 2, stale_runs  # one per stale tab
         with open(log_path, "rb") as f:
             f.seek(start)
             log = f.read().decode(errors="replace")
