@@ -200,8 +200,7 @@ def upload_case(browser, args, env: dict, work: Path, path: Path, mime: str) -> 
 def _issue_35_files() -> dict:
     """Issue 35's small files that got past the estimates (tests/hostile_files.py builds them): case -> (make,
     file name, MIME type)."""
-    sys.path.insert(0, str(ROOT))
-    from tests import hostile_files as h  # (the tests' own builders: one definition of each file)
+    from tests import hostile_files as h  # (the tests' own builders, one definition of each file; run from the root)
 
     return {"nostats": (h.parquet_without_statistics, "no-statistics.parquet", "application/octet-stream"),
             "dimension": (h.xlsx_with_a_lying_dimension, "lying-dimension.xlsx",
