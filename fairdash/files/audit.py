@@ -28,7 +28,7 @@ from ..data.profile import values_as_text
 from ..data.read import clean_table
 from ..data.task import group_codes, group_index
 from ..errors import FairDashError, shorten
-from ..evaluation.metric_table import share
+from ..evaluation.metric_table import EVAL, POP, TRAIN, column_of, share
 from ..evaluation.metrics import group_metrics
 from ..target.target_spec import criterion_info
 from .export import results_csv
@@ -236,15 +236,15 @@ def rates_sentence(rates: pd.DataFrame, criterion: str) -> str:
 
 
 def as_results(rates: pd.DataFrame, label: str, target_rate) -> pd.DataFrame:
-    """The rates as one results row (the population's columns: ``pop_pr_<g>``, ``pop_tpr_<g>``, ``pop_gap_<g>``,
-    ``target_<g>``), so that the Compare page's figures draw the new rows as they draw a run's population."""
+    """The rates as one results row (the population's columns of the positive rate, the TPR and the gap, and the
+    targets, named by the metric table), so that the Compare page's figures draw the new rows as they draw a run's population."""
     row = {"model": label, "label": label, "target_rate": np.nan if target_rate is None else float(target_rate),
            "seed": 0}
     for j, r in rates.reset_index(drop=True).iterrows():
-        row[f"pop_pr_{j}"] = row[f"pr_{j}"] = r["positive rate"]
+        row[column_of("pr", POP, j)] = row[column_of("pr", EVAL, j)] = r["positive rate"]
         if "TPR" in rates.columns:
-            row[f"pop_tpr_{j}"] = row[f"tpr_{j}"] = r["TPR"]
-        row[f"target_{j}"], row[f"pop_gap_{j}"] = r["target"], r["gap to target"]
+            row[column_of("tpr", POP, j)] = row[column_of("tpr", EVAL, j)] = r["TPR"]
+        row[column_of("target", TRAIN, j)], row[column_of("gap", POP, j)] = r["target"], r["gap to target"]
     return pd.DataFrame([row])
 
 
