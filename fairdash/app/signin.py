@@ -20,6 +20,7 @@ and :func:`owner_id` is ``None``: the dashboard is as it was."""
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping
 
 import streamlit as st
@@ -99,11 +100,13 @@ def require_sign_in(navigation=None) -> None:
         if owner and st.session_state.get(LOGGED) != owner:
             st.session_state[LOGGED] = owner
             log_event("sign_in", user=owner)
+            _return_after_sign_in()
         return
     if navigation is not None:
         navigation(position="hidden")  # declared, never run
     st.title("Sign in")
     st.write(WHY)
+    _keep_address()
     for name in providers():
         label = "Sign in" if name is None else f"Sign in with {name}"
         if st.button(label, key=f"fd_sign_in_{name or 'default'}", type="primary", icon=":material/login:"):
@@ -112,6 +115,33 @@ def require_sign_in(navigation=None) -> None:
             else:
                 st.login(name)
     st.stop()
+
+
+# The provider sends a user back to the dashboard's root, so the address that asked for sign-in (a session's,
+# a snapshot link) is kept in the tab (sessionStorage, this origin's path only) and opened again afterwards.
+RETURN_KEY = "fairdash_after_sign_in"
+_KEEP = ("<script>(() => {{ const k = {key}; const here = location.pathname + location.search;"
+         " if (location.search) sessionStorage.setItem(k, here); else sessionStorage.removeItem(k); }})();</script>")
+_BACK = ("<script>(() => {{ const k = {key}; const t = sessionStorage.getItem(k); sessionStorage.removeItem(k);"
+         " if (t && t.startsWith('/') && !t.startsWith('//') && t !== location.pathname + location.search)"
+         " location.replace(t); }})();</script>")
+
+
+def _script(template: str) -> None:
+    """A script of this module's own (no user text in it), in an invisible one-pixel container."""
+    with st.container(height=1, border=False):
+        st.html(template.format(key=json.dumps(RETURN_KEY)), unsafe_allow_javascript=True)
+
+
+def _keep_address() -> None:
+    """On the prompt: remember this tab's address when it names something (a session, a snapshot)."""
+    _script(_KEEP)
+
+
+def _return_after_sign_in() -> None:
+    """First run after sign-in: back to the address that asked for it, if any (in the sidebar)."""
+    with st.sidebar:
+        _script(_BACK)
 
 
 def sign_out_button() -> None:

@@ -12,8 +12,8 @@ or the login is replaced: each user signs in through the provider's own login fo
 - Alice signs in and reaches the pages (Target);
 - Bob, signed in from another browser, opens Alice's session address (even carrying Alice's browser
   cookie, as if it were stolen) and is refused with the app's one-line note for a foreign address;
-- Alice, signed in from a second browser, opens the same address and gets her own session back: the
-  session belongs to the user, not to the cookie;
+- Alice, in a second browser, opens the same address, is asked to sign in, is sent back to the address
+  after it and gets her own session: the session belongs to the user, not to the cookie;
 - Alice signs out: the page asks for sign-in again, and her address shows only the prompt;
 - the event log names users only by a hash (never the email or the name).
 """
@@ -138,18 +138,21 @@ def _prompt_only(page, work: Path) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0, _log(work)
 
 
-def _sign_in(page, url: str, sub: str, work: Path) -> None:
-    """Open the app, press "Sign in", sign in on the provider's own form as ``sub``, come back signed in."""
-    page.goto(url)
+def _sign_in(page, url: str, sub: str, work: Path, start: str | None = None) -> None:
+    """Open the app (at ``start``), press "Sign in", sign in on the provider's own form as ``sub``, come
+    back signed in."""
+    page.goto(start or url)
     _prompt_only(page, work)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(re.compile(r".*/oauth2/authorize.*"), timeout=60_000)
     page.locator('input[name="sub"]').fill(sub)
     page.get_by_role("button", name="Authorize").click()
     page.wait_for_url(lambda u: u.startswith(url) and "oauth2callback" not in u, timeout=60_000)
+    if start is not None:  # sent back to the address that asked for sign-in
+        page.wait_for_url(lambda u: _session_token(u) == _session_token(start), timeout=60_000)
     page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=90_000)
     page.wait_for_selector(IDLE, timeout=90_000)
-    assert page.get_by_text(f"Signed in as {USERS[sub]['name']}").count() == 1
+    page.get_by_text(f"Signed in as {USERS[sub]['name']}").wait_for(timeout=60_000)
 
 
 def _context(browser):
@@ -158,8 +161,10 @@ def _context(browser):
     return ctx
 
 
-def _session_token(page) -> str:
-    return urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query).get("session", [""])[0]
+def _session_token(address) -> str:
+    """The ``session`` of an address (a page's, or a URL)."""
+    address = address if isinstance(address, str) else address.url
+    return urllib.parse.parse_qs(urllib.parse.urlparse(address).query).get("session", [""])[0]
 
 
 def test_sign_in_owner_refusal_sign_out(browser, signin_server, st_ui):
@@ -199,11 +204,11 @@ def test_sign_in_owner_refusal_sign_out(browser, signin_server, st_ui):
     assert _session_token(bob) != a_token, bob.url
     assert bob.locator('[data-testid="stException"]').count() == 0, _log(work)
 
-    # Alice, signed in from a second browser (another cookie), gets her own session back.
+    # Alice, in a second browser (another cookie), opens her address: asked to sign in first, then sent
+    # back to it, she gets her own session.
     a2_ctx = _context(browser)
     alice2 = a2_ctx.new_page()
-    _sign_in(alice2, url, "alice", work)
-    alice2.goto(a_url)
+    _sign_in(alice2, url, "alice", work, start=a_url)
     alice2.locator("h1", has_text="Target").first.wait_for(timeout=60_000)
     st_ui.wait_idle(alice2)
     st_ui.wait_idle(alice2, settle=0.5)
