@@ -186,11 +186,9 @@ if pending is not None:
         pending_note.info(f"New table **{lit(table_name)}**: {len(df):,} rows, {df.shape[1]} columns. Suggested from "
                           f"the column names and values (check them): s = {lit(g.s_reason)} y = {lit(g.y_reason)} Nothing "
                           f"is used until you confirm; until then the current task ({lit(ss[state.TABLE_NAME])}) stays.")
-    answered = choices.answered()  # whether a positive label is favourable: asked before the table can be used
+    # whether a positive label is favourable is asked before the table can be used (the warning under the label says so)
     if task is not None and st.button(f"Use {lit(table_name)} with these choices", key="confirm_task", type="primary",
-                                      disabled=not answered,
-                                      help=None if answered else "Answer first whether a positive label is favourable "
-                                                                 "for the person (under the label)."):
+                                      disabled=not choices.answered()):
         try:
             ui.set_task(df, table_id, table_name, spec, task=task)
         except FairDashError as e:

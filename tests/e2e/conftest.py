@@ -24,6 +24,7 @@ The whole e2e directory is skipped only when ``/usr/bin/chromium`` is missing.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -224,13 +225,25 @@ def upload(page, name: str, raw: bytes) -> None:
     confirm.wait_for(timeout=90_000)
     wait_idle(page)
     assert confirm.inner_text().strip() == f"Use {name} with these choices", confirm.inner_text()
+    answer_if_asked(page)
     confirm.click()
     page.get_by_text(f"{name} is now the current data set").wait_for(timeout=90_000)
     wait_idle(page)
 
 
+def answer_if_asked(page, answer: str = "Favourable") -> None:
+    """Where the Data page asks whether a positive label is favourable for the person (the label's words do not
+    say; issue 36, item 5: the Use button waits for the answer), answer it (``"Favourable"`` or ``"Unfavourable"``)."""
+    question = page.locator(".st-key-positive_is")
+    if question.count() and not question.locator("input:checked").count():
+        question.locator("label").filter(has_text=re.compile(rf"^{answer} \(")).click()
+        wait_idle(page)
+        page.locator(".st-key-confirm_task button:not([disabled])").wait_for(timeout=60_000)
+
+
 class _StUi:
     upload = staticmethod(upload)
+    answer_if_asked = staticmethod(answer_if_asked)
     wait_idle = staticmethod(wait_idle)
     goto_page = staticmethod(goto_page)
     main_text = staticmethod(main_text)

@@ -131,6 +131,7 @@ def _upload(page, st_ui, path: Path) -> None:
 def _confirm(page, st_ui, name: str) -> None:
     button = page.locator(".st-key-confirm_task button")
     assert button.inner_text().strip() == f"Use {name} with these choices", button.inner_text()
+    st_ui.answer_if_asked(page)  # where the label's words do not say whether a positive label is favourable
     button.click()
     page.get_by_text(f"{name} is now the current data set").wait_for(timeout=90_000)
     st_ui.wait_idle(page)

@@ -106,6 +106,7 @@ def test_names_that_look_like_markup_are_shown_as_text(page, app_url, st_ui, ser
            f"Positive (y = 1) means: {MEANING}.", f"'{S_COL}': its name says", LEAK)
 
     # ---- Data: confirmed (sidebar, group caption) ---------------------------------------------------
+    st_ui.answer_if_asked(page)  # the label's words do not say whether a positive label is favourable: asked
     confirm.click()
     page.get_by_text("is now the current data set").wait_for(timeout=90_000)
     st_ui.wait_idle(page)
