@@ -53,7 +53,8 @@ def refuse_insecure_server() -> None:
 def sidebar_frame() -> None:
     """The sidebar's "Current task" box, drawn before the page runs and filled after it (so it shows
     what the page just changed). The PR_t line is its own placeholder, which the Target page's
-    fragment rewrites on every slider move."""
+    fragment rewrites on every slider move. Drawn once per run (app.py, before anything resets the session);
+    its slots are the tab's (``state.TAB``), so a session's reset later in the run keeps them."""
     box = st.sidebar.container(key="sidebar_task")
     with box:
         st.markdown("**Current task**")
@@ -119,11 +120,12 @@ def sidebar_target() -> None:
 
 
 def sidebar_summary() -> None:
-    """Fill the sidebar's task box: data set, s, y, PR_t, criterion, device."""
+    """Fill the sidebar's task box (drawn by :func:`sidebar_frame` earlier in this run): data set, s, y, PR_t,
+    criterion, device."""
     ss = st.session_state
-    if ss.get(state.SIDEBAR) is None:
-        sidebar_frame()
-    slots = ss[state.SIDEBAR]
+    slots = ss.get(state.SIDEBAR)
+    if slots is None:  # (never drawn again here: its keyed box, drawn once already, would be a duplicate; the
+        return  # slots survive a session's reset, state.TAB)
     task = ss.get(state.TASK)
     if task is None:
         slots["task"].caption("No data loaded.")
