@@ -16,7 +16,7 @@ import secrets
 import streamlit as st
 
 from ..events import log_event
-from . import state
+from . import signin, state
 from .session_store import DELETED, FOREIGN, KEPT, SessionStore
 
 SAVED = state.SAVED  # what the session store keeps
@@ -86,7 +86,11 @@ def browser_cookie() -> str | None:
 
 
 def browser_id() -> str:
-    """This browser's id: its cookie's, or a new one that :func:`keep_browser_id` gives the browser."""
+    """This browser's id: its cookie's, or a new one that :func:`keep_browser_id` gives the browser. With sign-in on
+    (:mod:`fairdash.app.signin`) the signed-in user's one-way id instead: the session belongs to the user, not to a
+    cookie."""
+    if (owner := signin.owner_id()) is not None:
+        return owner
     ss = st.session_state
     if state.BROWSER not in ss:
         ss[state.BROWSER] = browser_cookie() or secrets.token_urlsafe(32)
