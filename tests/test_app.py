@@ -59,6 +59,16 @@ def _upload(at: AppTest, name: str, table) -> AppTest:
     return at
 
 
+def _use(at: AppTest, answer: str = "favourable") -> AppTest:
+    """Press "Use ... with these choices" on a pending upload, answering first (``answer``) whether a positive label
+    is favourable for the person where the page asks it (the label's words do not say; issue 36, item 5)."""
+    if at.radio(key="positive_is").value is None:
+        at.radio(key="positive_is").set_value(answer).run()
+    at.button(key="confirm_task").click().run()
+    _ok(at)
+    return at
+
+
 def _shown(markdown: str) -> str:
     """What a reader sees of ``markdown`` that holds user text (``ui.literal``): without its backslash escapes
     and the invisible word joiners that keep a URL or shortcode from being turned into a link."""
@@ -598,8 +608,7 @@ def test_after_use_only_the_confirmed_state_is_on_screen(adult_1000_csv):
     at = _upload(_new_app(), "adult_small.csv", adult_1000_csv)
     assert any("Nothing is used until you confirm" in i.value for i in at.info)
     assert [b for b in at.button if b.key == "discard_upload"]
-    at.button(key="confirm_task").click().run()
-    _ok(at)
+    _use(at)
     assert any("now the current data set" in s.value for s in at.success)
     assert not any("Nothing is used until you confirm" in i.value for i in at.info)
     assert not [b for b in at.button if b.key == "discard_upload"]
