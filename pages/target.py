@@ -59,7 +59,7 @@ with c_left:
                 ui.set_strata(None)
                 st.rerun()
 with c_right:
-    if mode != "eo-targets":  # explicit TPR/TNR targets set every transition probability: no delta
+    if mode != target_state.EXPLICIT_MODE:  # explicit TPR/TNR targets set every transition probability: no delta
         with st.expander("Advanced: keep-rate delta"):
             ui.remember(target_state.DELTA_WIDGET, float(target_state.current_or_default().delta))
             st.number_input("Keep-rate delta", min_value=0.01, max_value=1.0, step=0.01, key=target_state.DELTA_WIDGET,
@@ -153,7 +153,7 @@ def _explicit() -> None:
 
 
 def _live_target() -> None:
-    if mode == "eo-targets":
+    if mode == target_state.EXPLICIT_MODE:
         tpr_t, tnr_t = target_state.explicit_targets()
         ui.remember(target_state.TPR_WIDGET, tpr_t)
         ui.remember(target_state.TNR_WIDGET, tnr_t)

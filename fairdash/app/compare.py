@@ -119,20 +119,26 @@ def figures(runs, shown, criterion: str, *, population: bool, highlight, names, 
     return accuracy, pr, tpr
 
 
+METRICS_PER_ROW = 4  # metrics side by side at most: at 1280 px each then keeps its whole value
+
+
 def selected_target(shown, results, criterion: str, highlight: float, *, population: bool, where: str) -> None:
     """The selected target and each model's accuracy there (its ratio and worst gap in the help)."""
     key = criterion_info(criterion).ratio
     sel = shown[np.isclose(shown["target_rate"].astype(float), highlight)]
-    cols = st.columns(max(1, len(sel)) + 1)
-    cols[0].metric("Selected target PR_t", f"{highlight:.3f}")
     gaps = plots.worst_gaps(results, population)
     gap_of = {} if gaps is None else {lb: g for lb, t, g in gaps.itertuples(index=False) if np.isclose(t, highlight)}
-    for i, (_, r) in enumerate(sel.iterrows()):
+    items = [("Selected target PR_t", f"{highlight:.3f}", None)]
+    for _, r in sel.iterrows():
         ratio = r[f"{key}_mean"]
-        cols[i + 1].metric(f"{r['label']} accuracy", f"{r['accuracy_mean']:.3f}",
-                           help=f"{key.replace('_', ' ')} " + ("n/a (0/0)" if not np.isfinite(ratio) else
-                                                               f"{ratio:.3f} ± {r[f'{key}_std']:.3f}") + f", on {where}"
-                           + (f"; worst gap to the target {gap_of[r['label']]}" if r["label"] in gap_of else ""))
+        items.append((f"{r['label']} accuracy", f"{r['accuracy_mean']:.3f}",
+                      f"{key.replace('_', ' ')} " + ("n/a (0/0)" if not np.isfinite(ratio) else
+                                                     f"{ratio:.3f} ± {r[f'{key}_std']:.3f}") + f", on {where}"
+                      + (f"; worst gap to the target {gap_of[r['label']]}" if r["label"] in gap_of else "")))
+    for start in range(0, len(items), METRICS_PER_ROW):  # rows of a few: many runs side by side cut every value
+        cols = st.columns(METRICS_PER_ROW)
+        for col, (label, value, words) in zip(cols, items[start:start + METRICS_PER_ROW]):
+            col.metric(label, value, help=words)
 
 
 def accuracy_and_target(accuracy_figure, results, criterion: str, *, population: bool, names, highlight, on: str,

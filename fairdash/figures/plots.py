@@ -16,6 +16,8 @@ target and seed) or the output of :func:`fairdash.evaluation.metrics.summarize`,
 """
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -352,8 +354,7 @@ def _rate_scatter(summary_or_results, metric: str, title: str, xtitle: str, ytit
         return group_rates_figure(df, metric, group_names=group_names, highlight_target=highlight_target,
                                   title=title, show_targets=show_targets)
     if group_names is not None and len(group_names) >= 2:
-        xtitle = f"{xtitle} ({group_names[0]})"
-        ytitle = f"{ytitle} ({group_names[1]})"
+        xtitle, ytitle = _axis_title(xtitle, group_names[0]), _axis_title(ytitle, group_names[1])
     traces = [_scatter(x=[0, 1], y=[0, 1], mode="lines", name=DIAGONAL_NAME,
                          line=dict(color="#999999", dash="dash", width=1), hoverinfo="skip")]
     ts = np.empty(0)
@@ -371,6 +372,18 @@ def _rate_scatter(summary_or_results, metric: str, title: str, xtitle: str, ytit
     traces += _model_traces(df, x_col, y_col, xrange=(0, lim), yrange=(0, lim), highlight_target=highlight_target)
     traces.append(_highlight_trace(df, x_col, y_col, highlight_target))
     return _figure(traces, _layout(title, xtitle, ytitle, [0, lim], [0, lim], traces=traces, width=HALF_WIDTH))
+
+
+AXIS_TITLE_WIDTH = 40  # characters an axis title holds on one line (a half-width figure's side at 1280 px)
+
+
+def _axis_title(title: str, group: str) -> str:
+    """``title (group)``, the group on lines of its own where the whole would not fit the axis (a long group name
+    would run past the figure's edge); broken between words only, so an escaped character is never split."""
+    text = f"{title} ({group})"
+    if len(text) <= AXIS_TITLE_WIDTH:
+        return text
+    return "<br>".join([title] + textwrap.wrap(f"({group})", AXIS_TITLE_WIDTH, break_long_words=False))
 
 
 def pr_scatter(summary_or_results, target_rates=None, *, highlight_target=None, group_names=None,

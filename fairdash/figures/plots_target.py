@@ -12,6 +12,7 @@ columns existed get no target view, and :func:`target_view_note` says why in one
 from __future__ import annotations
 
 import html
+import textwrap
 import re
 
 import numpy as np
@@ -181,20 +182,33 @@ def target_view(results: pd.DataFrame, criterion: str = DEFAULT, *, population: 
                                                             p["own_target"], p["lo"], p["hi"])],
             hovertemplate="%{customdata}<extra></extra>"))
     ys = sorted(pts["y"].unique())
+    ticks = [_tick(names[g], lb) for g, lb in
+             pts.drop_duplicates("y").sort_values("y")[["group", "label"]].itertuples(index=False)]
+    row = max(30, 16 * max(t.count("<br>") + 1 for t in ticks) + 4)  # a row's height: its label's lines apart
     xs = np.concatenate([pts["rate"].to_numpy(float), pts["target"].dropna().to_numpy(float)])
     lo, hi = float(np.nanmin(xs)), float(np.nanmax(xs))
     pad = max(0.06, 0.25 * (hi - lo))
     layout = dict(
-        LAYOUT, title=dict(text=title), height=int(190 + 30 * len(ys) + 12 * len(groups) + 22 * len(traces)),
+        LAYOUT, title=dict(text=title), height=int(190 + row * len(ys) + 12 * len(groups) + 22 * len(traces)),
         showlegend=True, legend=dict(orientation="h", yanchor="top", y=-0.18, x=0, xanchor="left"),
         xaxis=dict(GRID, title=dict(text=f"{what} (the gap to the target is written beside each point)"),
                    range=[max(-0.02, lo - pad), min(1.02, hi + pad)]),
         yaxis=dict(GRID, title=dict(text=""), autorange="reversed", tickmode="array", tickvals=ys,
-                   ticktext=[f"{names[g]} · {html.escape(lb)}" for g, lb in
-                             pts.drop_duplicates("y").sort_values("y")[["group", "label"]].itertuples(index=False)],
+                   ticktext=ticks,
                    showgrid=False, zeroline=False, automargin=True),
         margin=dict(l=20, r=40, t=60, b=55))
     return figure(traces, layout)
+
+
+TICK_WIDTH = 34  # characters a line of a row's label holds before it wraps (long group names and rule labels)
+
+
+def _tick(group: str, label: str) -> str:
+    """A row's label, ``group · model``, wrapped at :data:`TICK_WIDTH` characters a line (never cut): long group
+    names and rule labels would otherwise widen the margin until the plot is squeezed. ``group`` is escaped already."""
+    text = f"{html.unescape(group)} · {label}"
+    return "<br>".join(html.escape(line) for line in textwrap.wrap(text, TICK_WIDTH, break_long_words=True)) or \
+        html.escape(text)
 
 
 def _hover(label, group, rate, target, gap, repeats, own, lo=np.nan, hi=np.nan) -> str:

@@ -134,3 +134,21 @@ def test_injected_markup_shows_as_text_and_never_runs(browser, reports):
     legend = page.evaluate("Array.from(document.querySelectorAll('.legendtext')).map(e => e.textContent)")
     assert EVIL_LABEL in legend, legend
     page.close()
+
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@pytest.mark.skipif(not AXE.exists(), reason="axe-core is not installed: run `npm ci` (package.json) at the "
+                                             "repository root to install it from the npm registry")
+def test_the_report_has_no_serious_accessibility_violation(browser, reports):
+    """Issue 36, item 6: axe-core's audit of the report at 1280 x 800 finds no serious or critical violation (its
+    scrollable tables among them: ``scrollable-region-focusable``)."""
+    clean, _ = reports
+    page, _ = _open(browser, clean, viewport={"width": 1280, "height": 800})
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate("async () => await window.axe.run(document, {resultTypes: ['violations']})")
+    bad = [f"{v['impact']} {v['id']} at {[n.get('target') for n in v['nodes']][:3]}" for v in result["violations"]
+           if v.get("impact") in ("serious", "critical")]
+    page.close()
+    assert bad == [], bad

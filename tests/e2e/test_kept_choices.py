@@ -1,0 +1,67 @@
+"""Pages that keep what you chose (issue 36, item 4), in Chromium against the live app: Compare's selection of runs
+stays across a visit to another page and across a reload of the session's address; choosing a bundled sample loads
+it, and the sample list still shows it after a visit to another page and after a reload."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from test_trust import _chips, _no_exception, _open, _select, _set_models, _sidebar, _train
+
+pytestmark = pytest.mark.e2e
+
+
+def _compare_chips(page) -> list[str]:
+    page.locator(".st-key-compare_runs [data-tag]").first.wait_for(timeout=60_000)
+    return sorted(re.match(r"Run \d+", c).group(0) for c in _chips(page, "compare_runs"))
+
+
+def _shown_sample(page) -> str:
+    """What the sample list shows as chosen (its select box's value, not its label)."""
+    return page.locator(".st-key-sample_choice input[role=combobox]").first.input_value()
+
+
+def _reload(page, st_ui) -> None:
+    page.reload()
+    page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=90_000)
+    page.locator("h1").first.wait_for(timeout=90_000)
+    st_ui.wait_idle(page, timeout=90)
+
+
+@pytest.mark.timeout(600)
+def test_compares_selection_stays_across_pages_and_a_reload(page, app_url, st_ui, server_log):
+    _open(page, app_url, st_ui, "/train")
+    for model in ("LR", "FairLR"):  # two runs on the default task
+        _set_models(page, st_ui, [model])
+        _train(page, st_ui, server_log)
+    st_ui.goto_page(page, "Compare")
+    assert _compare_chips(page) == ["Run 2"]  # the newest, on a first visit
+    _select(page, st_ui, "compare_runs", "Run 1", exact=False)
+    assert _compare_chips(page) == ["Run 1", "Run 2"]
+    st_ui.goto_page(page, "Export")
+    st_ui.goto_page(page, "Compare")
+    assert _compare_chips(page) == ["Run 1", "Run 2"]
+    _reload(page, st_ui)
+    assert page.locator("h1", has_text="Compare").count() == 1
+    assert _compare_chips(page) == ["Run 1", "Run 2"]
+    _no_exception(page, server_log)
+
+
+@pytest.mark.timeout(300)
+def test_choosing_a_sample_loads_it_and_the_list_keeps_it(page, app_url, st_ui, server_log):
+    _open(page, app_url, st_ui)  # the Data page is the app's first page (its address is the app's own)
+    _select(page, st_ui, "sample_choice", "COMPAS", exact=False)
+    st_ui.wait_idle(page, timeout=90)
+    expect(page.locator(".st-key-sidebar_task")).to_contain_text("COMPAS", timeout=60_000)  # loaded: no second button
+    chosen = _shown_sample(page)
+    assert "COMPAS" in chosen, chosen
+    st_ui.goto_page(page, "Target")
+    assert "COMPAS" in _sidebar(page)
+    st_ui.goto_page(page, "Data")
+    assert "COMPAS" in _shown_sample(page)
+    _reload(page, st_ui)
+    assert "COMPAS" in _shown_sample(page)
+    assert "COMPAS" in _sidebar(page)
+    _no_exception(page, server_log)
