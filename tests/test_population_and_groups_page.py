@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from fairdash import data
-from test_app import _always_run_the_frame, _cpu, _errors, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
+from test_app import _always_run_the_frame, _cpu, _errors, _new_app, _ok, _use, _upload  # noqa: F401 (autouse fixtures)
 import app_state
 
 
@@ -42,7 +42,7 @@ def test_a_leak_is_listed_and_one_click_drops_it():
     _ok(at)
     assert "approved_copy" not in at.session_state["features"]
     assert not any("gives **y** away" in m.value for m in at.markdown)
-    at.button(key="confirm_task").click().run()
+    _use(at)  # answering first where the page asks whether a positive label is favourable
     _ok(at)
     assert "approved_copy" not in app_state.get(at, "task").features
 
@@ -73,7 +73,7 @@ def test_three_groups_and_an_intersection_train_and_plot(adult_table_12k):
     at.selectbox(key="s_column").set_value("race").run()
     at.radio(key="s_mode").set_value("each").run()
     _ok(at)
-    at.button(key="confirm_task").click().run()
+    _use(at)  # answering first where the page asks whether a positive label is favourable
     _ok(at)
     task = app_state.get(at, "task")
     assert task.n_groups == 5 and "race" not in task.features
@@ -109,7 +109,7 @@ def test_three_groups_and_an_intersection_train_and_plot(adult_table_12k):
 
 def test_population_and_balanced_views_on_compare_and_in_the_report(adult_table_12k):
     at = _upload(_new_app(), "adult3000.csv", adult_table_12k)
-    at.button(key="confirm_task").click().run()
+    _use(at)  # answering first where the page asks whether a positive label is favourable
     _train(at)
     at.switch_page("pages/compare.py").run()
     _ok(at)
@@ -129,7 +129,7 @@ def test_population_and_balanced_views_on_compare_and_in_the_report(adult_table_
 
 def test_two_runs_show_together_and_the_history_clears(adult_table_12k):
     at = _upload(_new_app(), "adult3000.csv", adult_table_12k)
-    at.button(key="confirm_task").click().run()
+    _use(at)  # answering first where the page asks whether a positive label is favourable
     _train(at, ("lr",))
     at.switch_page("pages/target.py").run()
     at.slider(key="pr_t_slider").set_value(0.3).run()
@@ -154,7 +154,7 @@ def test_train_page_warns_about_a_leak_of_s_unless_s_is_seen_on_purpose():
     df = pd.DataFrame({"gender": g, "gender_code": (g == "m").astype(int), "x1": rng.normal(size=n),
                        "outcome": rng.integers(0, 2, n)})
     at = _upload(_new_app(), "copy.csv", df)
-    at.button(key="confirm_task").click().run()
+    _use(at)  # answering first where the page asks whether a positive label is favourable
     _ok(at)
     at.switch_page("pages/train.py").run()
     _ok(at)
