@@ -300,3 +300,26 @@ def test_the_store_forgets_by_age_but_never_a_live_session():
     del owner
     gc.collect()
     assert store.open(t_live, "b" * 24).kind == "unknown"  # its browser sessions ended: now it ages out
+
+
+def test_a_snapshot_restores_the_choices_kept_on_its_pages(one_browser):
+    """Issue 36, item 4: what the owner chose on a page is in the snapshot too: the sample list's choice and
+    Compare's selection of runs (the first run only, where a first visit shows the newest)."""
+    owner = _new_app()
+    owner.selectbox(key="sample_choice").set_value("compas").run()
+    _train_lr(owner, pr_t=0.35)
+    _train_lr(owner, pr_t=0.45)
+    owner.switch_page("pages/compare.py").run()
+    owner.multiselect(key="compare_runs").set_value([1]).run()
+    _ok(owner)
+    snap = _snapshot(owner)
+
+    one_browser.name = "browser-B"
+    copy = _open({"snapshot": snap})
+    _ok(copy)
+    assert app_state.get(copy, "table_id") == "sample:compas"
+    copy.switch_page("pages/data.py").run()
+    assert copy.selectbox(key="sample_choice").value == "compas"
+    copy.switch_page("pages/compare.py").run()
+    _ok(copy)
+    assert copy.multiselect(key="compare_runs").value == [1]

@@ -238,7 +238,9 @@ def test_a_fit_cache_that_cannot_write_is_said_with_the_finished_run(monkeypatch
     at = _new_app()
     at.switch_page("pages/train.py").run()
     at.multiselect(key="train_models").set_value(["lr"]).run()
-    at.button(key="train_button").click().run()  # (tests/conftest.py: the script run waits for the job)
+    # (tests/conftest.py: the script run waits for the job: LR on the whole of Adult, 10 s idle, took over 120 s, the
+    # default, on two busy cores in CI; the limit only guards against a hang)
+    at.button(key="train_button").click().run(timeout=600)
     _ok(at)
     kind, text = at.session_state[jobs.NOTE_KEY]
     assert cache.write_error is not None and "fit cache could not write" in cache.write_error
