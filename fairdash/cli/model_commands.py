@@ -23,6 +23,7 @@ from ..evaluation.blindness import PRICE_COLUMNS, PRICE_HI, PRICE_LO, RULES, pri
 from ..evaluation.gaps import NO_TARGET, REFERENCE_MODEL, landing_verdict, moved_away_summary, sampling_noise_sentence
 from ..evaluation.thin import thin_notes
 from ..files.export import load_model, results_csv, save_model
+from ..files.audit import output_columns
 from ..files.run_spec import RunSpec
 from ..jsonable import to_jsonable
 from ..models.registry import PAPER_MODELS, model_info
@@ -105,19 +106,6 @@ def _check_out(path: str) -> Path:
         raise FairDashError(f"--out {path} cannot be written ({e.strerror or type(e).__name__}); choose a file in a "
                             "folder you can write to.") from None
     return out
-
-
-def _output_columns(columns) -> tuple[str, str]:
-    """The names of ``predict``'s two new columns: ``probability`` and ``prediction``, or, where the table
-    already has either (in any case, with any spaces), the first ``probability_k`` / ``prediction_k`` pair
-    it has neither of."""
-    taken = {str(c).strip().casefold() for c in columns}
-    k = 1
-    while True:
-        pair = ("probability", "prediction") if k == 1 else (f"probability_{k}", f"prediction_{k}")
-        if not taken & set(pair):
-            return pair
-        k += 1
 
 
 # --------------------------------------------------------------------------------------------------
@@ -304,7 +292,7 @@ def _cmd_predict(args) -> int:
     scores = model.score(cleaned)  # compared with the training table first: refused in one line, or scored with warnings
     for note in [*df.attrs.get("read_notes", ()), *repairs, *scores.notes]:
         print(f"warning: {note}", file=sys.stderr)
-    prob_col, pred_col = _output_columns(df.columns)
+    prob_col, pred_col = output_columns(df.columns)
     if prob_col != "probability":
         print(f"warning: the table already has a 'probability' or 'prediction' column; the scores are written to "
               f"{prob_col!r} and {pred_col!r} instead, and the table's own columns are kept as they are.", file=sys.stderr)
