@@ -23,19 +23,12 @@ The whole e2e directory is skipped only when ``/usr/bin/chromium`` is missing.
 """
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import signal
-import socket
-import subprocess
-import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from live_server import free_port, live_streamlit
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -58,61 +51,11 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(skip)
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-            return r.status == 200 and r.read().strip() == b"ok"
-    except Exception:  # noqa: BLE001 - not up yet
-        return False
-
-
 @pytest.fixture(scope="session")
 def streamlit_server():
     """A live ``streamlit run app.py``; yields ``(base_url, log_path)``."""
-    port = _free_port()
-    work = Path(tempfile.mkdtemp(prefix="fairdash-e2e-"))
-    log_path = work / "streamlit.log"
-    env = dict(os.environ)
-    env["FAIRDASH_CACHE_DIR"] = str(work / "fit-cache")
-    env.setdefault("FAIRDASH_DEVICE", "cpu")
-    env["PYTHONUNBUFFERED"] = "1"
-    env["STREAMLIT_SERVER_PORT"] = str(port)  # the one setting that is not the README's
-    env["FAIRDASH_EVENT_LOG"] = str(work / "events.jsonl")  # read by the tests through ``events``
-    streamlit = Path(sys.executable).parent / "streamlit"  # the README's `.venv/bin/streamlit`
-    if not streamlit.exists():
-        pytest.fail(f"no streamlit script beside {sys.executable}; install the requirements into this environment")
-    cmd = [str(streamlit), "run", "app.py"]
-    log = open(log_path, "wb")
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    try:
-        while not _healthy(url):
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{log_path.read_text(errors='replace')}")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not become healthy in 90 s:\n{log_path.read_text(errors='replace')}")
-            time.sleep(0.25)
+    with live_streamlit(Path(tempfile.mkdtemp(prefix="fairdash-e2e-")), free_port()) as (url, log_path):
         yield url, log_path
-    finally:
-        if proc.poll() is None:
-            try:  # the session we started (streamlit and any worker it spawned), nothing else
-                os.killpg(proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=15)
-        log.close()
-        shutil.rmtree(work / "fit-cache", ignore_errors=True)
 
 
 @pytest.fixture

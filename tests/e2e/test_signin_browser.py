@@ -20,16 +20,9 @@ or the login is replaced: each user signs in through the provider's own login fo
 from __future__ import annotations
 
 import json
-import os
 import re
 import secrets
-import shutil
-import signal
-import socket
-import subprocess
-import sys
 import tempfile
-import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -42,6 +35,7 @@ oidc_provider_mock = pytest.importorskip("oidc_provider_mock", reason="requireme
 
 from fairdash.app.session import LINK_FOREIGN  # noqa: E402
 from fairdash.app.signin import WHY  # noqa: E402
+from live_server import free_port, live_streamlit  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 USERS = {"alice": {"email": "alice.wonder@example.org", "name": "Alice Wonder"},
@@ -49,32 +43,18 @@ USERS = {"alice": {"email": "alice.wonder@example.org", "name": "Alice Wonder"},
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-            return r.status == 200
-    except Exception:  # noqa: BLE001 - not up yet
-        return False
-
-
 @pytest.fixture(scope="module")
 def provider():
     """A real OpenID Connect provider on a free port; yields its base URL."""
     users = [oidc_provider_mock.User(sub=sub, claims=claims) for sub, claims in USERS.items()]
-    with oidc_provider_mock.run_server_in_thread(port=_free_port(), user_claims=users) as server:
+    with oidc_provider_mock.run_server_in_thread(port=free_port(), user_claims=users) as server:
         yield f"http://127.0.0.1:{server.server_port}"
 
 
 @pytest.fixture(scope="module")
 def signin_server(provider):
     """``streamlit run app.py`` with ``[auth]`` set up for ``provider``; yields ``(url, work_dir)``."""
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     work = Path(tempfile.mkdtemp(prefix="fairdash-signin-"))
     secrets_file = work / "secrets.toml"
@@ -85,35 +65,8 @@ def signin_server(provider):
         'client_id = "fairdash-e2e"\n'
         f'client_secret = "{secrets.token_urlsafe(16)}"\n'
         f'server_metadata_url = "{provider}/.well-known/openid-configuration"\n')
-    env = dict(os.environ)
-    env.update({"FAIRDASH_CACHE_DIR": str(work / "fit-cache"), "PYTHONUNBUFFERED": "1",
-                "STREAMLIT_SERVER_PORT": str(port), "FAIRDASH_EVENT_LOG": str(work / "events.jsonl"),
-                "STREAMLIT_SECRETS_FILES": str(secrets_file)})
-    env.setdefault("FAIRDASH_DEVICE", "cpu")
-    log_path = work / "streamlit.log"
-    log = open(log_path, "wb")
-    proc = subprocess.Popen([str(Path(sys.executable).parent / "streamlit"), "run", "app.py"], cwd=ROOT, env=env,
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.monotonic() + 90
-    try:
-        while not _healthy(url):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not start:\n{log_path.read_text(errors='replace')}")
-            time.sleep(0.25)
+    with live_streamlit(work, port, STREAMLIT_SECRETS_FILES=str(secrets_file)) as (url, _):
         yield url, work
-    finally:
-        if proc.poll() is None:
-            try:  # the session we started, nothing else
-                os.killpg(proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=15)
-        log.close()
-        shutil.rmtree(work / "fit-cache", ignore_errors=True)
 
 
 def _log(work: Path) -> str:
