@@ -15,6 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import app_state
+from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu  # noqa: F401 (autouse fixtures)
 from fairdash import data
 from fairdash.app import state
 from fairdash.files.export import save_model
@@ -23,26 +24,7 @@ from fairdash.target.target_spec import TargetSpec
 from fairdash.work.runs import train_run
 
 ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
 PAGE = "pages/audit.py"
-TIMEOUT = 120
-
-
-@pytest.fixture(autouse=True)
-def _cpu(monkeypatch):
-    monkeypatch.setenv("FAIRDASH_DEVICE", "cpu")
-
-
-@pytest.fixture(autouse=True)
-def _always_run_the_frame(monkeypatch):
-    """As in tests/test_app.py: every rerun goes through app.py's st.navigation frame, as on a real server."""
-    from streamlit.runtime.scriptrunner import script_runner
-
-    def run_main(main_script_path):
-        path = str(main_script_path)
-        exec(compile(Path(path).read_text(), path, "exec"), {"__name__": "__main__", "__file__": path})  # noqa: S102
-
-    monkeypatch.setattr(script_runner, "_mpa_v1", run_main)
 
 
 @pytest.fixture(scope="module")
