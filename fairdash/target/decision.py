@@ -198,15 +198,23 @@ def cut_for_rate(scores, rate: float) -> float:
     return float(mid) if lo <= mid < hi else float(lo)  # two neighbouring floats have no midpoint between them
 
 
+SALTS = 64  # tie orders tried (see cut_with_ties) before settling for the nearest count
+
+
 def cut_with_ties(scores, rate: float, draws=None) -> tuple[float, tuple]:
     """:func:`cut_for_rate`, with a tie at the cut broken so that the rate is met: where the k-th and the
     (k+1)-th score are equal (a block of tied scores straddles the cut), the cut is that score ``v`` and the
     tie is ``(v, q)``: a row scoring exactly ``v`` is positive when its draw is below ``q``. ``q`` is the share
-    of the tied block that the rate still needs; with ``draws`` (each row's :func:`row_draws`, in the order of
-    ``scores``) it is placed between the tied rows' draws so that exactly the rows the rate needs fall below it,
-    and the rate is met exactly on these rows (rows with the same features share a draw, and so a decision:
-    then as near as their blocks allow).
-    ``()`` where no tie straddles the cut."""
+    of the tied block that the rate still needs. ``draws``: each row's :func:`row_draws` (in the order of
+    ``scores``), or a function of a salt that gives them (``draws(j)``: the draws with the seed's ``j``-th salt,
+    :func:`salted`); ``q`` is then placed between the tied rows' draws so that the rows below it are as many as the
+    rate needs (``rate * n`` less the rows above ``v``, to the nearest row), and the tie is ``(v, q, j)``.
+
+    Rows with the same features share a draw, and so a decision (the same person, the same decision): a block of
+    them can straddle every ``q``. Then other salts are tried, each a different order of the tied people, up to
+    :data:`SALTS`, and the first whose count is within one row of the rate is kept (else the nearest): the rate is
+    met within one row wherever some order of the blocks allows it, and each person's decision still depends on
+    nothing but their features and the seed. ``()`` where no tie straddles the cut."""
     scores = np.asarray(scores, dtype=float)
     s = np.sort(scores)[::-1]
     n = s.size
@@ -215,17 +223,36 @@ def cut_with_ties(scores, rate: float, draws=None) -> tuple[float, tuple]:
         return cut_for_rate(scores, rate), ()
     v = float(s[k - 1])
     above, tied = int((s > v).sum()), int((s == v).sum())
-    need = k - above  # 0 < need < tied: the block straddles the cut
     if draws is None:
-        return v, (v, need / tied)
-    # the draw below which as many tied rows fall as the rate needs; rows with the same features share a draw, so
-    # the nearest count a threshold between distinct draws can give
-    values, counts = np.unique(np.asarray(draws, dtype=float)[scores == v], return_counts=True)
-    below = np.concatenate([[0], np.cumsum(counts)])  # below[i]: tied rows whose draw is under values[i]
+        return v, (v, (k - above) / tied)
+    need = float(rate) * n - above  # 0 < need < tied, give or take half a row: the block straddles the cut
+    on = scores == v
+    best = None
+    for j in range(SALTS if callable(draws) else 1):
+        q, off = _share_below((draws(j) if callable(draws) else np.asarray(draws, dtype=float))[on], need)
+        if best is None or off < best[1]:
+            best = (j, off, q)
+        if off <= 1.0:
+            break
+    j, _, q = best
+    return v, ((v, q) if j == 0 else (v, q, float(j)))
+
+
+def _share_below(draws, need: float) -> tuple[float, float]:
+    """The draw ``q`` below which the count of ``draws`` is nearest ``need``, and how far that count is from it
+    (rows that share a draw fall on the same side)."""
+    values, counts = np.unique(draws, return_counts=True)
+    below = np.concatenate([[0], np.cumsum(counts)])  # below[i]: draws under values[i]
     i = int(np.argmin(np.abs(below - need)))
+    off = float(abs(below[i] - need))
     if i == values.size:
-        return v, (v, 1.0)
-    return v, (v, float(values[i] if i == 0 else values[i - 1] + (values[i] - values[i - 1]) / 2.0))
+        return 1.0, off
+    return float(values[i] if i == 0 else values[i - 1] + (values[i] - values[i - 1]) / 2.0), off
+
+
+def salted(seed: int, salt) -> int:
+    """The seed of a tie's ``salt``-th order (:func:`cut_with_ties`): the seed itself for salt 0."""
+    return (int(seed) + int(salt) * 0x632BE59BD9B4E019) % 2**64
 
 
 @dataclass(frozen=True)
@@ -233,7 +260,8 @@ class FittedDecision:
     """The cuts a rule chose on the training rows: ``()`` for the paper's rule (the model decides),
     one for ``overall-rate``, one per group for ``group-rates``. Positive when the score is above the
     cut (the row's group's cut for ``group-rates``). ``ties``: per cut, ``()`` or ``(v, q)`` where a block
-    of tied scores straddled it (:func:`cut_with_ties`): a row scoring exactly ``v`` is then positive with
+    of tied scores straddled it, ``(v, q, j)`` where the tie's people were ordered by the ``j``-th salt of
+    ``seed`` (:func:`cut_with_ties`, :func:`salted`): a row scoring exactly ``v`` is then positive with
     probability ``q``, drawn from the row itself and ``seed`` (``models.inputs.row_draws``: the same person
     gets the same decision in any order, batch or file), so that the rule meets its rate despite the ties.
     ``row_draws`` false: a model file written before, whose row ``i`` of a batch gets draw ``i`` of
@@ -271,15 +299,14 @@ class FittedDecision:
         if not any(self.ties):
             return pred.astype(int)
         on = [(which == j) & (scores == tie[0]) if tie else None for j, tie in enumerate(self.ties)]
-        tied = np.logical_or.reduce([m for m in on if m is not None])
-        u = np.full(len(scores), np.nan)
-        if self.row_draws:  # a row's draw depends on the row alone: hash only the rows on a tie
-            u[tied] = row_draws(np.asarray(X)[tied], self.seed)
-        else:
+        if not self.row_draws:  # a model file written before: draw i of the batch for row i
             u = np.random.RandomState(self.seed).rand(len(scores))
         for m, tie in zip(on, self.ties):
-            if m is not None:
-                pred[m] = u[m] < tie[1]
+            if m is not None and m.any():
+                # a row's draw depends on the row alone (and the tie's salt): hash only the rows on the tie
+                draw = row_draws(np.asarray(X)[m], salted(self.seed, tie[2] if len(tie) > 2 else 0)) \
+                    if self.row_draws else u[m]
+                pred[m] = draw < tie[1]
         return pred.astype(int)
 
     def to_dict(self) -> dict:
@@ -302,7 +329,7 @@ class FittedDecision:
             seed = int(d.get("seed", 0))
         except (TypeError, ValueError):
             raise FairDashError("The model file's decision thresholds are not numbers.") from None
-        if ties and (len(ties) != len(cuts) or any(len(t) not in (0, 2) for t in ties)):
+        if ties and (len(ties) != len(cuts) or any(len(t) not in (0, 2, 3) for t in ties)):
             raise FairDashError("The model file's decision ties are malformed.")
         # ties written before draws were per row were drawn by position (without ties nothing is drawn)
         return cls(rule, cuts, ties, seed, d.get("draws", "position" if any(ties) else "row") == "row")
@@ -341,9 +368,8 @@ def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
         return carried_decision(estimator)
     scores = np.asarray(estimator.predict_proba(X))[:, 1]
     seed = 0 if seed is None else int(seed)
-    draws = _tied_draws(X, scores, seed)
     if rule.cuts == "overall":
-        cut, tie = cut_with_ties(scores, overall, draws)
+        cut, tie = cut_with_ties(scores, overall, _tied_draws(X, scores, seed))
         return FittedDecision(rule.name, (cut,), (tie,) if tie else (), seed)
     y = np.asarray(y).astype(int).ravel()
     s = np.asarray(s).astype(int).ravel()
@@ -353,20 +379,27 @@ def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
         rows = (s == g) & crit.rows(y)
         if not rows.any():
             raise FairDashError(f"Group {g} has no training rows{crit.rows_words} to choose its decision threshold on.")
-        cut, tie = cut_with_ties(scores[rows], t, draws[rows])
+        cut, tie = cut_with_ties(scores[rows], t, _tied_draws(X, scores, seed, rows))
         cuts.append(cut)
         ties.append(tie)
     return FittedDecision(rule.name, tuple(cuts), tuple(ties) if any(ties) else (), seed)
 
 
-def _tied_draws(X, scores, seed: int) -> np.ndarray:
-    """Each row's :func:`row_draws`, computed for the rows whose score another row shares (the only rows a tie at a
-    cut can split); NaN for the others (hashing every row of a wide table costs more than the cut)."""
+def _tied_draws(X, scores, seed: int, rows=None):
+    """The draws of :func:`cut_with_ties` for ``rows`` (a mask; every row where ``None``): a function of the salt
+    ``j`` giving each row's :func:`row_draws` with the ``j``-th salted seed, computed for the rows whose score
+    another row shares (the only rows a tie at a cut can split); NaN for the others (hashing every row of a wide
+    table costs more than the cut)."""
+    rows = np.ones(len(scores), dtype=bool) if rows is None else rows
+    X, scores = np.asarray(X)[rows], np.asarray(scores)[rows]
     _, inverse, counts = np.unique(scores, return_inverse=True, return_counts=True)
     shared = counts[inverse.ravel()] > 1
-    draws = np.full(len(scores), np.nan)
-    if shared.any():
-        draws[shared] = row_draws(np.asarray(X)[shared], seed)
+
+    def draws(j: int) -> np.ndarray:
+        out = np.full(len(scores), np.nan)
+        if shared.any():
+            out[shared] = row_draws(X[shared], salted(seed, j))
+        return out
     return draws
 
 
