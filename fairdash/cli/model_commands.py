@@ -27,7 +27,9 @@ from ..files.audit import output_columns
 from ..files.run_spec import RunSpec
 from ..jsonable import to_jsonable
 from ..models.registry import PAPER_MODELS, model_info
-from ..report import build_report_from_sweep
+from ..report import build_report_from_sweep, report_for_run
+from ..files.session_file import load_session
+from ..work.session_runs import restored_run
 from ..target.decision import PAPER_RULE, WITH_S_RULE, rule_info
 from ..target.target_spec import criterion_info
 from ..work.experiments import priced, run_experiment
@@ -389,7 +391,13 @@ def _cmd_sweep(args) -> int:
 def _cmd_report(args) -> int:
     import pandas as pd
 
-
+    if (args.session is None) == (args.results is None):
+        raise FairDashError("report reads a session file (fairdash report session.fairdash-session) or a sweep's "
+                            "results (--results results.csv --out report.html): give one of them.")
+    if args.session is not None:
+        return _report_from_session(args)
+    if args.out is None:
+        raise FairDashError("report --results needs --out (the HTML file to write).")
     results = Path(args.results)
     if not results.exists():
         raise FairDashError(f"No such results file: {results}")
@@ -405,6 +413,24 @@ def _cmd_report(args) -> int:
     html = build_report_from_sweep(df, config)
     out.write_text(html, encoding="utf-8")
     print(f"Report written to {out}")
+    return 0
+
+
+def _report_from_session(args) -> int:
+    """The report of one run of a session file (the dashboard's "Save this session"): the latest, or ``--run``."""
+    saved = load_session(args.session)
+    runs = {r.number: r for r in saved.runs}
+    if not runs:
+        raise FairDashError(f"{Path(args.session).name} holds no runs (the session had trained nothing): nothing "
+                            "to report.")
+    number = max(runs) if args.run is None else args.run
+    if number not in runs:
+        raise FairDashError(f"{Path(args.session).name} has no run {number}; its runs: "
+                            f"{', '.join(map(str, runs))}.")
+    out = _check_out(args.out or str(Path(args.session).with_suffix(".html").name))
+    run = restored_run(runs[number])
+    out.write_text(report_for_run(run), encoding="utf-8")
+    print(f"Report of {run.title} written to {out}")
     return 0
 
 
@@ -433,7 +459,9 @@ def add_commands(sub) -> None:
     s.add_argument("--out", required=True, help="CSV of tidy results to write")
     s.set_defaults(func=_cmd_sweep)
 
-    r = sub.add_parser("report", help="a self-contained HTML report from a sweep's results")
-    r.add_argument("--results", required=True, help="the CSV written by 'sweep'")
-    r.add_argument("--out", required=True, help="HTML file to write")
+    r = sub.add_parser("report", help="a self-contained HTML report from a session file or a sweep's results")
+    r.add_argument("session", nargs="?", help="a session file saved by the dashboard (.fairdash-session)")
+    r.add_argument("--run", type=int, help="with a session file: the run to report (default: its latest)")
+    r.add_argument("--results", help="the CSV written by 'sweep'")
+    r.add_argument("--out", help="HTML file to write (with a session file, default: its name with .html)")
     r.set_defaults(func=_cmd_report)

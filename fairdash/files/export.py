@@ -36,6 +36,7 @@ import struct
 import zipfile
 import zlib
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -103,7 +104,8 @@ def model_bytes(trained) -> bytes:
     state = est.get_state()
     if not isinstance(state, dict) or "arrays" not in state or "meta" not in state:
         raise FairDashError(f"{info.label} returned an unusable state; it cannot be exported.")
-    pre = PlainPreprocessor.from_sklearn(trained.preprocessor)
+    pre = trained.preprocessor  # a model read from a file (a session file's) already holds the plain one
+    pre = pre if isinstance(pre, PlainPreprocessor) else PlainPreprocessor.from_sklearn(pre)
     pre_arrays, pre_meta = pre.to_state()
 
     model_arrays, text_arrays = split_arrays(state["arrays"], prefix="model.")
@@ -259,47 +261,56 @@ def _read_source(source) -> tuple[bytes, str]:
 _BAD_NAME = re.compile(r"(^/|^\\|\.\.|\\|:|\x00)")
 
 
+class ArchiveKind(NamedTuple):
+    """What an archive of FairDash's is, for :func:`open_archive`: its name in messages (``what``), what to do
+    about a damaged one (``again``), which member names it may hold (``allowed``), each member's size limit
+    (``limit``) and the most it may unpack to (``max_total``). The model file is :data:`MODEL_ARCHIVE`; the
+    session file (:mod:`fairdash.files.session_file`) is another."""
+    what: str
+    again: str
+    allowed: Callable[[str], bool]
+    limit: Callable[[str], int]
+    max_total: int
+
+
+MODEL_ARCHIVE = ArchiveKind(
+    "FairDash model file", "save or download the model again", MEMBERS.__contains__,
+    lambda n: MAX_MANIFEST_BYTES if n == MANIFEST else (MAX_META_BYTES if n == META else MAX_MEMBER_BYTES),
+    MAX_FILE_BYTES)
+
+
 def _open_archive(raw: bytes, name: str) -> dict[str, bytes]:
-    """Check the zip before reading it and return its three members' bytes."""
+    """Check the model file's zip before reading it and return its three members' bytes."""
+    return open_archive(raw, name, MODEL_ARCHIVE)
+
+
+def open_archive(raw: bytes, name: str, kind: ArchiveKind) -> dict[str, bytes]:
+    """Check a FairDash archive's zip before reading it (member names, the layout byte by byte, sizes, compression,
+    no encryption, no path parts) and return its members' bytes; every refusal a one-line :class:`FairDashError`."""
     if raw[:4] != b"PK\x03\x04":
-        raise FairDashError(f"{name} is not a FairDash model file: {_what_is_it(raw)}.")
+        raise FairDashError(f"{name} is not a {kind.what}: {_what_is_it(raw)}.")
     try:
         z = zipfile.ZipFile(io.BytesIO(raw))
         infos = z.infolist()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError, RuntimeError, struct.error):
         # (NotImplementedError, a RuntimeError: a damaged header claiming a zip version or method Python lacks)
-        raise FairDashError(f"{name} is damaged or incomplete (the archive cannot be read); "
-                            "save or download the model again.") from None
+        raise FairDashError(f"{name} is damaged or incomplete (the archive cannot be read); {kind.again}.") from None
     names = [i.filename for i in infos]
     if len(names) != len(set(names)):
-        raise FairDashError(f"{name} is not a valid FairDash model file: it repeats a member name.")
+        raise FairDashError(f"{name} is not a valid {kind.what}: it repeats a member name.")
     for i in infos:
         if _BAD_NAME.search(i.filename) or i.is_dir():
-            raise FairDashError(f"{name} is not a valid FairDash model file: it holds a path ({i.filename!r}).")
+            raise FairDashError(f"{name} is not a valid {kind.what}: it holds a path ({i.filename!r}).")
     if MANIFEST not in names:
-        raise FairDashError(f"{name} is not a FairDash model file: it is a zip archive without a FairDash manifest "
+        raise FairDashError(f"{name} is not a {kind.what}: it is a zip archive without a FairDash manifest "
                             f"(it holds {', '.join(repr(n) for n in names[:5]) or 'nothing'}).")
-    extra = sorted(set(names) - set(MEMBERS))
+    extra = sorted(n for n in names if not kind.allowed(n))
     if extra:
-        raise FairDashError(f"{name} is not a valid FairDash model file: unexpected member(s) "
+        raise FairDashError(f"{name} is not a valid {kind.what}: unexpected member(s) "
                             f"{', '.join(map(repr, extra[:5]))}.")
     if (problem := layout_problem(raw, len(infos))) is not None:  # any byte of the structure altered
-        raise FairDashError(f"{name} is damaged or altered: {problem}; save or download the model again.")
-    total = 0
-    for i in infos:
-        if i.flag_bits & 0x1:
-            raise FairDashError(f"{name} is encrypted; FairDash model files never are.")
-        if i.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-            raise FairDashError(f"{name} uses an unsupported compression method.")
-        limit = MAX_MANIFEST_BYTES if i.filename == MANIFEST else (MAX_META_BYTES if i.filename == META else MAX_MEMBER_BYTES)
-        if i.file_size > limit:
-            raise FairDashError(f"{name} is not a valid FairDash model file: {i.filename} is too large.")
-        if i.file_size > (1 << 20) and i.file_size > MAX_RATIO * max(i.compress_size, 1):
-            raise FairDashError(f"{name} is refused: {i.filename} expands {i.file_size // max(i.compress_size, 1)}x "
-                                "when unpacked (a zip bomb?).")
-        total += i.file_size
-    if total > MAX_FILE_BYTES:
-        raise FairDashError(f"{name} is refused: it would unpack to more than {MAX_FILE_BYTES >> 20} MB.")
+        raise FairDashError(f"{name} is damaged or altered: {problem}; {kind.again}.")
+    _check_sizes(infos, name, kind)
     out = {}
     for i in infos:
         limit = i.file_size
@@ -307,12 +318,29 @@ def _open_archive(raw: bytes, name: str) -> dict[str, bytes]:
             with z.open(i) as f:  # read no more than the header promises: a lying header cannot inflate us
                 data = f.read(limit + 1)
         except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, RuntimeError, struct.error) as e:
-            raise FairDashError(f"{name} is damaged or incomplete ({i.filename}: {e}); "
-                                "save or download the model again.") from None
+            raise FairDashError(f"{name} is damaged or incomplete ({i.filename}: {e}); {kind.again}.") from None
         if len(data) != i.file_size:
             raise FairDashError(f"{name} is damaged: {i.filename} does not have the size its header says.")
         out[i.filename] = data
     return out
+
+
+def _check_sizes(infos, name: str, kind: ArchiveKind) -> None:
+    """No encryption, a known compression, each member within its limit, no zip bomb, the whole within its limit."""
+    total = 0
+    for i in infos:
+        if i.flag_bits & 0x1:
+            raise FairDashError(f"{name} is encrypted; {kind.what}s never are.")
+        if i.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise FairDashError(f"{name} uses an unsupported compression method.")
+        if i.file_size > kind.limit(i.filename):
+            raise FairDashError(f"{name} is not a valid {kind.what}: {i.filename} is too large.")
+        if i.file_size > (1 << 20) and i.file_size > MAX_RATIO * max(i.compress_size, 1):
+            raise FairDashError(f"{name} is refused: {i.filename} expands {i.file_size // max(i.compress_size, 1)}x "
+                                "when unpacked (a zip bomb?).")
+        total += i.file_size
+    if total > kind.max_total:
+        raise FairDashError(f"{name} is refused: it would unpack to more than {kind.max_total >> 20} MB.")
 
 
 def _json(data: bytes, what: str, name: str):
