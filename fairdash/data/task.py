@@ -185,7 +185,38 @@ def _binarise(col: pd.Series, values: tuple, threshold, role: str, column: str, 
 
 
 def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
-    """Check the user's choices against the table and build the :class:`Task`."""
+    """Check the user's choices against the table and build the :class:`Task`: the choices first
+    (:func:`_check_choices`), then each part built in turn and checked as it is built (the rows, the features,
+    ``y``, ``s`` and its groups, the strata), the notes kept in the order they arise."""
+    _check_choices(df, spec)
+    df, warnings = clean_table(df)
+    n_read = len(df)
+    df, n_drop_sy = _rows_with_s_and_y(df, spec, warnings)
+    feats = _feature_columns(df, spec, warnings)
+    df, X, n_drop_x = _rows_with_features(df, spec, feats, warnings)
+    hint = _dropped_hint(n_drop_sy + n_drop_x)
+    y, y_chosen, hint = _label(df, spec, n_drop_x, hint, warnings)
+    s, names, s_text = _groups(df, spec, n_drop_x)
+    _check_groups(spec, s, names, s_text, hint)
+    _check_base_rates(spec, y, s, names, hint)
+    names = _named_groups(spec, names)
+    strata, strata_names = _strata(df, spec)
+    num, cat = _feature_kinds(X, feats, warnings)
+    _add_read_notes(df, warnings)
+    if spec.y1_values:
+        label_names = ("not " + "/".join(y_chosen), "/".join(y_chosen))
+    else:
+        label_names = (f"{spec.y_column} <= {spec.y_threshold:g}", f"{spec.y_column} > {spec.y_threshold:g}")
+    return Task(
+        spec=spec, X=X.reset_index(drop=True), y=y, s=s, group_names=tuple(map(str, names)),
+        label_names=label_names, numeric_features=num, categorical_features=cat, strata=strata,
+        strata_names=strata_names, n_rows_read=n_read, n_dropped_missing_sy=n_drop_sy,
+        n_dropped_missing_features=n_drop_x, warnings=warnings, s_values=tuple(sorted(map(str, s_text.unique()))),
+    )
+
+
+def _check_choices(df: pd.DataFrame, spec: TaskSpec) -> None:
+    """The choices that can be refused before anything is built: rows, the columns named, the missing-value rule."""
     if df is None or len(df) == 0:
         raise FairDashError("The table has no rows.")
     _check_column(df, spec.s_column, "sensitive attribute")
@@ -198,8 +229,11 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
             raise FairDashError("The column crossed with the sensitive attribute must be another column than s and y.")
     if spec.missing not in ("drop", "impute"):
         raise FairDashError("Missing-value handling must be 'drop' or 'impute'.")
-    df, warnings = clean_table(df)
-    n_read = len(df)
+
+
+def _rows_with_s_and_y(df: pd.DataFrame, spec: TaskSpec, warnings: list) -> tuple[pd.DataFrame, int]:
+    """``(rows, how many were dropped)``: the rows that have ``s`` (and ``s_with``) and ``y``; an empty ``s`` or
+    ``y`` column is refused."""
     for role, c in (("sensitive attribute", spec.s_column), ("label", spec.y_column)):
         if df[c].isna().all():
             raise FairDashError(f"The {role} column {c!r} is empty (every value is missing).")
@@ -209,10 +243,13 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
     n_drop_sy = int((~keep).sum())
     if n_drop_sy:
         warnings.append(f"{n_drop_sy} row(s) with a missing sensitive attribute or label were dropped.")
-    if n_drop_sy:  # a copy of a big table only when rows go
-        df = df.loc[keep]
+        df = df.loc[keep]  # a copy of a big table only when rows go
+    return df, n_drop_sy
 
-    # features
+
+def _feature_columns(df: pd.DataFrame, spec: TaskSpec, warnings: list) -> list:
+    """The feature columns: the ones chosen, or every other column but those left out by default (one note per
+    reason); less ``drop``; plus ``s`` where the model may see it. None left is refused."""
     if spec.features is not None:
         for c in spec.features:
             _check_column(df, c, "feature")
@@ -231,6 +268,13 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
         feats += [c for c in (spec.s_column, spec.s_with) if c is not None and c not in feats]
     if not feats:
         raise FairDashError("No feature columns are left to learn from.")
+    return feats
+
+
+def _rows_with_features(df: pd.DataFrame, spec: TaskSpec, feats: list,
+                        warnings: list) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    """``(rows, X, how many were dropped)``: with ``missing="drop"`` the rows that have every feature. An empty
+    feature column, or no row left, is refused."""
     X = df[feats]
     empty = [c for c in feats if X[c].isna().all()]
     if empty:
@@ -244,11 +288,19 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
             df, X = df.loc[ok], X.loc[ok]
     if len(df) == 0:
         raise FairDashError("No rows are left after dropping rows with missing values; try imputing instead.")
+    return df, X, n_drop_x
 
-    # y
-    n_dropped = n_drop_sy + n_drop_x
-    hint = (f" ({n_dropped} row(s) with missing values were dropped first; imputing them may keep more rows.)"
+
+def _dropped_hint(n_dropped: int) -> str:
+    """The sentence added to a refusal of ``y`` or ``s`` where rows with missing values were dropped."""
+    return (f" ({n_dropped} row(s) with missing values were dropped first; imputing them may keep more rows.)"
             if n_dropped else "")
+
+
+def _label(df: pd.DataFrame, spec: TaskSpec, n_drop_x: int, hint: str,
+           warnings: list) -> tuple[np.ndarray, tuple, str]:
+    """``(y, the positive values chosen in the column's own text, hint)``; a label with more than two values is
+    noted (and the hint says so), a label with one value after binarising is refused."""
     y = _binarise(df[spec.y_column], spec.y1_values, spec.y_threshold, "label", spec.y_column, n_drop_x)
     y_chosen = ()
     if spec.y1_values:
@@ -265,27 +317,34 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
             f"After binarising, the label {spec.y_column!r} has only one value ({'positive' if y[0] else 'negative'} "
             "for every row); there is nothing to learn. Choose other positive values." + hint
         )
-    # s
+    return y, y_chosen, hint
+
+
+def _groups(df: pd.DataFrame, spec: TaskSpec, n_drop_x: int) -> tuple[np.ndarray, tuple, pd.Series]:
+    """``(s, the groups' names, s as text)``: every value (or combination with ``s_with``) its own group, or two
+    groups by the values chosen as group 1 or by a threshold."""
     s_text = _as_text(df[spec.s_column])
     if spec.s_with is not None:
         s_text = s_text + " × " + _as_text(df[spec.s_with])
     if spec.s_multi or spec.s_with is not None:
         names = tuple(sorted(s_text.unique(), key=str))
         s = pd.Categorical(s_text, categories=names).codes.astype(int)
-        names = tuple(_with_column(spec, n, df) for n in names)
-    else:
-        s = _binarise(df[spec.s_column], spec.s1_values, spec.s_threshold, "sensitive", spec.s_column, n_drop_x)
-        if spec.s_threshold is not None:
-            names = (f"{spec.s_column} <= {spec.s_threshold:g}", f"{spec.s_column} > {spec.s_threshold:g}")
-        else:
-            # each group named by exactly the values it holds, in the column's own text (a value typed
-            # with a space after it, or TRUE for True, names the value it matched)
-            present = set(s_text.unique())
-            chosen = _match_values(spec.s1_values, present, df[spec.s_column])[0]
-            g1 = ", ".join(chosen)
-            rest = sorted(present - set(chosen), key=str)
-            g0 = ", ".join(rest[:3]) + (" ..." if len(rest) > 3 else "") if rest else "(none)"
-            names = (g0 if not rest else _with_column(spec, g0, df), _with_column(spec, g1, df))
+        return s, tuple(_with_column(spec, n, df) for n in names), s_text
+    s = _binarise(df[spec.s_column], spec.s1_values, spec.s_threshold, "sensitive", spec.s_column, n_drop_x)
+    if spec.s_threshold is not None:
+        return s, (f"{spec.s_column} <= {spec.s_threshold:g}", f"{spec.s_column} > {spec.s_threshold:g}"), s_text
+    # each group named by exactly the values it holds, in the column's own text (a value typed
+    # with a space after it, or TRUE for True, names the value it matched)
+    present = set(s_text.unique())
+    chosen = _match_values(spec.s1_values, present, df[spec.s_column])[0]
+    g1 = ", ".join(chosen)
+    rest = sorted(present - set(chosen), key=str)
+    g0 = ", ".join(rest[:3]) + (" ..." if len(rest) > 3 else "") if rest else "(none)"
+    return s, (g0 if not rest else _with_column(spec, g0, df), _with_column(spec, g1, df)), s_text
+
+
+def _check_groups(spec: TaskSpec, s: np.ndarray, names: tuple, s_text: pd.Series, hint: str) -> None:
+    """Refuses ``s`` with fewer than two groups that have rows."""
     if len(names) < 2 or np.bincount(s, minlength=len(names)).min() == 0:
         if spec.s_multi or spec.s_with is not None:
             what = "two groups are needed to compare"
@@ -296,49 +355,62 @@ def build_task(df: pd.DataFrame, spec: TaskSpec) -> Task:
             f"The sensitive attribute {spec.s_column!r} has only one group after binarising: every row has "
             f"{spec.s_column} = {_short(s_text.unique())}, and {what}." + hint
         )
+
+
+def _check_base_rates(spec: TaskSpec, y: np.ndarray, s: np.ndarray, names: tuple, hint: str) -> None:
+    """Refuses a group whose labels are all positive or all negative: no target rate can be reached from it."""
     for j, g in enumerate(names):
         yj = y[s == j]
         if yj.min() == yj.max():
             what = "no positive" if yj.max() == 0 else "only positive"
             raise FairDashError(f"Group {g!r} of column {spec.s_column!r} has {what} labels ({yj.size} row(s), "
-                                f"{'none' if yj.max() == 0 else 'all'} with {' or '.join(_label_words(spec))}), so its base rate is "
-                                f"{int(yj.max())} and no target rate can be reached from it. Choose other positive "
-                                "values or other groups." + hint)
-    if spec.group_labels:
-        if len(spec.group_labels) != len(names):
-            raise FairDashError(f"{len(spec.group_labels)} group name(s) were given for {len(names)} groups "
-                                f"({_short(names, 6)}); give one name per group, in group order.")
-        if len(set(map(str, spec.group_labels))) != len(spec.group_labels) or not all(str(g).strip()
-                                                                                    for g in spec.group_labels):
-            raise FairDashError("Group names must be different from each other and not empty.")
-        names = tuple(str(g).strip() for g in spec.group_labels)
-    strata, strata_names = None, ()
-    if spec.strata_column:
-        _check_column(df, spec.strata_column, "legitimate-factor column")
-        st = _as_text(df[spec.strata_column].fillna("(missing)"))
-        strata_names = tuple(sorted(st.unique(), key=str))
-        strata = pd.Categorical(st, categories=strata_names).codes.astype(int)
+                                f"{'none' if yj.max() == 0 else 'all'} with {' or '.join(_label_words(spec))}), "
+                                f"so its base rate is {int(yj.max())} and no target rate can be reached from it. "
+                                "Choose other positive values or other groups." + hint)
 
+
+def _named_groups(spec: TaskSpec, names: tuple) -> tuple:
+    """The groups' names: the user's (``group_labels``, one per group, different, not empty) or as read."""
+    if not spec.group_labels:
+        return names
+    if len(spec.group_labels) != len(names):
+        raise FairDashError(f"{len(spec.group_labels)} group name(s) were given for {len(names)} groups "
+                            f"({_short(names, 6)}); give one name per group, in group order.")
+    if len(set(map(str, spec.group_labels))) != len(spec.group_labels) or not all(str(g).strip()
+                                                                                for g in spec.group_labels):
+        raise FairDashError("Group names must be different from each other and not empty.")
+    return tuple(str(g).strip() for g in spec.group_labels)
+
+
+def _strata(df: pd.DataFrame, spec: TaskSpec) -> tuple[np.ndarray | None, tuple]:
+    """``(stratum codes, strata names)`` of the legitimate factor (a missing value is its own stratum), or
+    ``(None, ())``."""
+    if not spec.strata_column:
+        return None, ()
+    _check_column(df, spec.strata_column, "legitimate-factor column")
+    st = _as_text(df[spec.strata_column].fillna("(missing)"))
+    strata_names = tuple(sorted(st.unique(), key=str))
+    return pd.Categorical(st, categories=strata_names).codes.astype(int), strata_names
+
+
+def _feature_kinds(X: pd.DataFrame, feats: list, warnings: list) -> tuple[tuple, tuple]:
+    """``(numeric features, categorical features)``; a categorical one with many values is noted."""
     num = tuple(c for c in feats if pd.api.types.is_numeric_dtype(X[c]) and not pd.api.types.is_bool_dtype(X[c]))
     cat = tuple(c for c in feats if c not in num)
     for c in cat:
         k = X[c].nunique()
         if k > HIGH_CARDINALITY:
-            warnings.append(f"Column {c!r} has {k} distinct values; only its {MAX_CATEGORIES} most frequent are encoded.")
+            warnings.append(f"Column {c!r} has {k} distinct values; only its {MAX_CATEGORIES} most frequent are "
+                            "encoded.")
+    return num, cat
+
+
+def _add_read_notes(df: pd.DataFrame, warnings: list) -> None:
+    """The reader's notes first, and the other sheets of a workbook last."""
     warnings[:0] = list(df.attrs.get("read_notes", ()))
     if "other_sheets" in df.attrs and df.attrs.get("other_sheets"):
-        warnings.append(f"Only the sheet {df.attrs['sheet']!r} was read (the one holding the largest table); other sheets: "
-                        + ", ".join(map(repr, df.attrs["other_sheets"])))
-    if spec.y1_values:
-        label_names = ("not " + "/".join(y_chosen), "/".join(y_chosen))
-    else:
-        label_names = (f"{spec.y_column} <= {spec.y_threshold:g}", f"{spec.y_column} > {spec.y_threshold:g}")
-    return Task(
-        spec=spec, X=X.reset_index(drop=True), y=y, s=s, group_names=tuple(map(str, names)),
-        label_names=label_names, numeric_features=num, categorical_features=cat, strata=strata,
-        strata_names=strata_names, n_rows_read=n_read, n_dropped_missing_sy=n_drop_sy,
-        n_dropped_missing_features=n_drop_x, warnings=warnings, s_values=tuple(sorted(map(str, s_text.unique()))),
-    )
+        warnings.append(f"Only the sheet {df.attrs['sheet']!r} was read (the one holding the largest table); "
+                        "other sheets: " + ", ".join(map(repr, df.attrs["other_sheets"])))
 
 
 MAX_STRATA = 30  # a legitimate factor with more values than this would leave its cells too small
