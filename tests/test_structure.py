@@ -60,6 +60,41 @@ def test_no_module_over_600_lines():
     assert not long, long
 
 
+MAX_FUNCTION_LINES = 60
+# Issue 37, item 3: functions over MAX_FUNCTION_LINES when the limit came in, in rooms other helpers were editing
+# then. The list may only shrink: an entry whose function is no longer over the limit fails the test (remove it).
+LONG_FUNCTIONS = {
+    "fairdash/models/solver.py::lbfgs_logistic",  # issue 37: to split
+    "fairdash/models/zafar.py::_fit",  # issue 37: to split
+    "fairdash/models/weighted_lr.py::_solve",  # issue 37: to split
+    "fairdash/work/experiments.py::run_experiment",  # issue 37: to split
+    "fairdash/files/export.py::model_bytes",  # issue 37: to split
+    "fairdash/files/scoring.py::check_table",  # issue 37: to split
+    "fairdash/cli/model_commands.py::_cmd_sweep",  # issue 37: to split
+    "fairdash/cli/model_commands.py::_cmd_train",  # issue 37: to split
+}
+
+
+def _long_functions() -> dict:
+    """``{"path::name": lines}`` of every function in fairdash/ over MAX_FUNCTION_LINES (``def`` to its last line)."""
+    found = {}
+    for p in sorted(PKG.rglob("*.py")):
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    found[f"{p.relative_to(ROOT).as_posix()}::{node.name}"] = lines
+    return found
+
+
+def test_no_function_over_60_lines():
+    found = _long_functions()
+    new = {k: n for k, n in found.items() if k not in LONG_FUNCTIONS}
+    assert not new, f"functions over {MAX_FUNCTION_LINES} lines: {new}"
+    stale = sorted(LONG_FUNCTIONS - set(found))
+    assert not stale, f"no longer over {MAX_FUNCTION_LINES} lines, remove from LONG_FUNCTIONS: {stale}"
+
+
 def test_pages_are_thin():
     total = sum(len(p.read_text().splitlines()) for p in (ROOT / "pages").glob("*.py"))
     assert total <= 850, total

@@ -144,52 +144,63 @@ def _numeric_codes(V: np.ndarray):
         whole = ((V == np.floor(V)) | M).all(axis=1) & (hi - lo < INT_RANGE)
     counted, sorted_ = np.flatnonzero(whole), np.flatnonzero(~whole)
     if len(counted):  # one bincount over every counted column (levels offset per column)
-        width = (hi[counted] - lo[counted]).astype(np.int64) + 2  # values, then missing
-        off = np.r_[0, np.cumsum(width)[:-1]]
-        val = np.where(M[counted], (width - 1)[:, None], V[counted] - lo[counted][:, None]).astype(np.int64)
-        flat = val + off[:, None]
-        cnt = np.bincount(flat.ravel(), minlength=int(width.sum())).astype(np.float64)
-        col = np.repeat(np.arange(len(counted)), width)
-        before = np.cumsum(cnt) - cnt - np.repeat(np.r_[0, np.cumsum(cnt)[:-1]][off], width)
-        R[counted] = (before + (cnt + 1) / 2)[flat]
-        present = cnt > 0
-        present[off + width - 1] = False  # the missing level is not a value
-        dense = np.cumsum(present) - np.repeat(np.r_[0, np.cumsum(present)[:-1]][off], width) - 1
-        kv = np.bincount(col, weights=present, minlength=len(counted)).astype(np.int64)
-        nv = n_val[counted]
-        binned = np.minimum((before * BINS // np.maximum(np.repeat(nv, width), 1)).astype(np.int64), BINS - 1)
-        few = kv <= FEW_VALUES
-        kk = np.where(few, kv, BINS)
-        code = np.where(np.repeat(few, width), dense, binned)
-        code[off + width - 1] = kk  # missing: one more category
-        C[counted] = code[flat]
-        k[counted] = kk + (n_miss[counted] > 0)
+        R[counted], C[counted], k[counted] = _counted_codes(V[counted], M[counted], lo[counted], hi[counted],
+                                                            n_val[counted], n_miss[counted])
     if len(sorted_):  # one sort of all the other columns (NaN sorts last: the missing values' tie)
-        W = V[sorted_]
-        order = np.argsort(W, axis=1)
-        sv = np.take_along_axis(W, order, axis=1)
-        nan = np.isnan(sv)
-        new = np.ones_like(sv, dtype=bool)
-        new[:, 1:] = (sv[:, 1:] != sv[:, :-1]) & ~(nan[:, 1:] & nan[:, :-1])
-        pos = np.broadcast_to(np.arange(n), sv.shape)
-        start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
-        last = np.ones_like(new)  # a tie's last position: the next one starts a new tie
-        last[:, :-1] = new[:, 1:]
-        end = np.minimum.accumulate(np.where(last, pos, n - 1)[:, ::-1], axis=1)[:, ::-1]
-        rank = (start + end) / 2 + 1
-        gid = np.cumsum(new, axis=1) - 1
-        kv = (np.where(nan, -1, gid).max(axis=1) + 1).astype(np.int64)
-        nv = n_val[sorted_][:, None]
-        few = kv <= FEW_VALUES
-        kk = np.where(few, kv, BINS)
-        code = np.where(few[:, None], gid, np.minimum(start * BINS // np.maximum(nv, 1), BINS - 1))
-        code = np.where(nan, kk[:, None], code)
-        Rs, Cs = np.empty_like(rank), np.empty_like(code)
-        np.put_along_axis(Rs, order, rank, axis=1)
-        np.put_along_axis(Cs, order, code, axis=1)
-        R[sorted_], C[sorted_] = Rs, Cs
-        k[sorted_] = kk + (n_miss[sorted_] > 0)
+        R[sorted_], C[sorted_], k[sorted_] = _sorted_codes(V[sorted_], n_val[sorted_], n_miss[sorted_])
     return R, M.astype(np.float64), C, k
+
+
+def _counted_codes(V: np.ndarray, M: np.ndarray, lo: np.ndarray, hi: np.ndarray, n_val: np.ndarray,
+                   n_miss: np.ndarray):
+    """:func:`_numeric_codes` of whole-number columns of a small range: ``(ranks, codes, levels)`` by one
+    bincount over every column (each column's levels offset: its values from ``lo`` to ``hi``, then missing)."""
+    width = (hi - lo).astype(np.int64) + 2  # values, then missing
+    off = np.r_[0, np.cumsum(width)[:-1]]
+    val = np.where(M, (width - 1)[:, None], V - lo[:, None]).astype(np.int64)
+    flat = val + off[:, None]
+    cnt = np.bincount(flat.ravel(), minlength=int(width.sum())).astype(np.float64)
+    col = np.repeat(np.arange(len(V)), width)
+    before = np.cumsum(cnt) - cnt - np.repeat(np.r_[0, np.cumsum(cnt)[:-1]][off], width)
+    ranks = (before + (cnt + 1) / 2)[flat]
+    present = cnt > 0
+    present[off + width - 1] = False  # the missing level is not a value
+    dense = np.cumsum(present) - np.repeat(np.r_[0, np.cumsum(present)[:-1]][off], width) - 1
+    kv = np.bincount(col, weights=present, minlength=len(V)).astype(np.int64)
+    binned = np.minimum((before * BINS // np.maximum(np.repeat(n_val, width), 1)).astype(np.int64), BINS - 1)
+    few = kv <= FEW_VALUES
+    kk = np.where(few, kv, BINS)
+    code = np.where(np.repeat(few, width), dense, binned)
+    code[off + width - 1] = kk  # missing: one more category
+    return ranks, code[flat], kk + (n_miss > 0)
+
+
+def _sorted_codes(W: np.ndarray, n_val: np.ndarray, n_miss: np.ndarray):
+    """:func:`_numeric_codes` of the other columns: ``(ranks, codes, levels)`` by one sort of all of them (NaN
+    sorts last: the missing values' tie)."""
+    n = W.shape[1]
+    order = np.argsort(W, axis=1)
+    sv = np.take_along_axis(W, order, axis=1)
+    nan = np.isnan(sv)
+    new = np.ones_like(sv, dtype=bool)
+    new[:, 1:] = (sv[:, 1:] != sv[:, :-1]) & ~(nan[:, 1:] & nan[:, :-1])
+    pos = np.broadcast_to(np.arange(n), sv.shape)
+    start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
+    last = np.ones_like(new)  # a tie's last position: the next one starts a new tie
+    last[:, :-1] = new[:, 1:]
+    end = np.minimum.accumulate(np.where(last, pos, n - 1)[:, ::-1], axis=1)[:, ::-1]
+    rank = (start + end) / 2 + 1
+    gid = np.cumsum(new, axis=1) - 1
+    kv = (np.where(nan, -1, gid).max(axis=1) + 1).astype(np.int64)
+    nv = n_val[:, None]
+    few = kv <= FEW_VALUES
+    kk = np.where(few, kv, BINS)
+    code = np.where(few[:, None], gid, np.minimum(start * BINS // np.maximum(nv, 1), BINS - 1))
+    code = np.where(nan, kk[:, None], code)
+    Rs, Cs = np.empty_like(rank), np.empty_like(code)
+    np.put_along_axis(Rs, order, rank, axis=1)
+    np.put_along_axis(Cs, order, code, axis=1)
+    return Rs, Cs, kk + (n_miss > 0)
 
 
 def _sample(n: int, max_rows: int | None) -> np.ndarray | None:

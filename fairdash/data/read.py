@@ -273,24 +273,9 @@ def _check_text(head: bytes, total: int, name: str, allowed: int, packed: int | 
     budget.check_text(name, head, total, _sample_reader(name), allowed, packed, lines)
 
 
-def read_table(source, name: str | None = None) -> pd.DataFrame:
-    """Read CSV/TSV (delimiter and encoding sniffed; gzip too), Parquet or Excel into a DataFrame.
-
-    ``source`` is a path, bytes or a file-like object (such as a Streamlit upload). Every failure is a
-    :class:`FairDashError` saying what is wrong with the file.
-    """
-    raw, default_name = table_bytes(source)
-    name = name or default_name
-    if len(raw) > MAX_BYTES:
-        raise FairDashError(too_big(name, len(raw)))
-    if _blank(raw):
-        raise FairDashError(f"{name} is empty.")
-    allowed, checked = budget.table_budget(), False
-    if raw[:2] == b"\x1f\x8b":
-        raw, checked = _gunzip(raw, name, EXPANSION * MAX_BYTES, allowed), True
-        if _blank(raw):
-            raise FairDashError(f"{name} is empty.")
-    notes: list = []
+def _parse(raw: bytes, name: str, notes: list, allowed: int, checked: bool) -> pd.DataFrame:
+    """The table in ``raw`` by its first bytes: Parquet, Excel (a zip), or text (refused first where it would not
+    fit ``allowed``, unless ``checked`` already); a library's parse error becomes one sentence."""
     try:
         if raw[:4] == b"PAR1":
             budget.check_parquet(raw, name, allowed)
@@ -317,6 +302,28 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
     except Exception as e:  # a library's parse error on a malformed file
         first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
         raise FairDashError(f"{name} could not be read as a table: {first}") from None
+    return df
+
+
+def read_table(source, name: str | None = None) -> pd.DataFrame:
+    """Read CSV/TSV (delimiter and encoding sniffed; gzip too), Parquet or Excel into a DataFrame.
+
+    ``source`` is a path, bytes or a file-like object (such as a Streamlit upload). Every failure is a
+    :class:`FairDashError` saying what is wrong with the file.
+    """
+    raw, default_name = table_bytes(source)
+    name = name or default_name
+    if len(raw) > MAX_BYTES:
+        raise FairDashError(too_big(name, len(raw)))
+    if _blank(raw):
+        raise FairDashError(f"{name} is empty.")
+    allowed, checked = budget.table_budget(), False
+    if raw[:2] == b"\x1f\x8b":
+        raw, checked = _gunzip(raw, name, EXPANSION * MAX_BYTES, allowed), True
+        if _blank(raw):
+            raise FairDashError(f"{name} is empty.")
+    notes: list = []
+    df = _parse(raw, name, notes, allowed, checked)
     if df.shape[1] < 2:
         raise FairDashError(
             f"{name} has {df.shape[1]} column(s); a table needs at least a label and a sensitive "

@@ -167,20 +167,30 @@ def target_view(results: pd.DataFrame, criterion: str = DEFAULT, *, population: 
     # y: one row per (group, label), groups in blocks one row apart, top to bottom
     pts["y"] = [g * (n + 1) + labels.index(lb) for g, lb in zip(pts["group"], pts["label"])]
     traces = [_target_lines(pts, names)]
-    for i, label in enumerate(labels):
-        p = pts[pts["label"] == label]
-        gap_text = [f"{v:+.3f}" if np.isfinite(v) else "no target" for v in p["gap"]]
-        traces.append(scatter(
-            x=p["rate"].tolist(), y=p["y"].tolist(), mode="markers+text", name=html.escape(label), cliponaxis=False,
-            marker=marker(styles[label], size=12), text=gap_text, textfont=text_font(12),
-            textposition=["middle left" if np.isfinite(v) and v < 0 else "middle right" for v in p["gap"]],
-            error_x=dict(type="data", symmetric=False, array=(p["hi"] - p["rate"]).clip(lower=0).fillna(0).tolist(),
-                         arrayminus=(p["rate"] - p["lo"]).clip(lower=0).fillna(0).tolist(),
-                         visible=bool(p["lo"].notna().any()), thickness=1),
-            customdata=[_hover(label, names[j], r, t, v, k, own, a, b)
-                        for j, r, t, v, k, own, a, b in zip(p["group"], p["rate"], p["target"], p["gap"], p["repeats"],
-                                                            p["own_target"], p["lo"], p["hi"])],
-            hovertemplate="%{customdata}<extra></extra>"))
+    traces += [_label_trace(pts[pts["label"] == label], label, styles[label], names) for label in labels]
+    return figure(traces, _view_layout(pts, names, title, what, len(groups), len(traces)))
+
+
+def _label_trace(p: pd.DataFrame, label: str, style, names: dict):
+    """One model's (or run's) points of the target view: each group's rate, its gap written beside it on the side
+    away from the target, its interval as a bar."""
+    gap_text = [f"{v:+.3f}" if np.isfinite(v) else "no target" for v in p["gap"]]
+    return scatter(
+        x=p["rate"].tolist(), y=p["y"].tolist(), mode="markers+text", name=html.escape(label), cliponaxis=False,
+        marker=marker(style, size=12), text=gap_text, textfont=text_font(12),
+        textposition=["middle left" if np.isfinite(v) and v < 0 else "middle right" for v in p["gap"]],
+        error_x=dict(type="data", symmetric=False, array=(p["hi"] - p["rate"]).clip(lower=0).fillna(0).tolist(),
+                     arrayminus=(p["rate"] - p["lo"]).clip(lower=0).fillna(0).tolist(),
+                     visible=bool(p["lo"].notna().any()), thickness=1),
+        customdata=[_hover(label, names[j], r, t, v, k, own, a, b)
+                    for j, r, t, v, k, own, a, b in zip(p["group"], p["rate"], p["target"], p["gap"], p["repeats"],
+                                                        p["own_target"], p["lo"], p["hi"])],
+        hovertemplate="%{customdata}<extra></extra>")
+
+
+def _view_layout(pts: pd.DataFrame, names: dict, title: str, what: str, n_groups: int, n_traces: int) -> dict:
+    """The target view's layout: a row per (group, label) named on the left, as tall as its label's lines, the
+    x range padded around the rates and targets."""
     ys = sorted(pts["y"].unique())
     ticks = [_tick(names[g], lb) for g, lb in
              pts.drop_duplicates("y").sort_values("y")[["group", "label"]].itertuples(index=False)]
@@ -188,8 +198,8 @@ def target_view(results: pd.DataFrame, criterion: str = DEFAULT, *, population: 
     xs = np.concatenate([pts["rate"].to_numpy(float), pts["target"].dropna().to_numpy(float)])
     lo, hi = float(np.nanmin(xs)), float(np.nanmax(xs))
     pad = max(0.06, 0.25 * (hi - lo))
-    layout = dict(
-        LAYOUT, title=dict(text=title), height=int(190 + row * len(ys) + 12 * len(groups) + 22 * len(traces)),
+    return dict(
+        LAYOUT, title=dict(text=title), height=int(190 + row * len(ys) + 12 * n_groups + 22 * n_traces),
         showlegend=True, legend=dict(orientation="h", yanchor="top", y=-0.18, x=0, xanchor="left"),
         xaxis=dict(GRID, title=dict(text=f"{what} (the gap to the target is written beside each point)"),
                    range=[max(-0.02, lo - pad), min(1.02, hi + pad)]),
@@ -197,7 +207,6 @@ def target_view(results: pd.DataFrame, criterion: str = DEFAULT, *, population: 
                    ticktext=ticks,
                    showgrid=False, zeroline=False, automargin=True),
         margin=dict(l=20, r=40, t=60, b=55))
-    return figure(traces, layout)
 
 
 TICK_WIDTH = 34  # characters a line of a row's label holds before it wraps (long group names and rule labels)

@@ -50,62 +50,17 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
     from ..figures import plots  # lazy: heavy, defers plotly
 
     names = [esc(g) for g in group_names]
-    safe = _escape_strings(summary)
     crit = criterion_info(criterion)
-    metric, what = crit.rate, crit.rate_words
     target = None if not readout else readout.get("target_rate")
-    fn = {"pr": plots.pr_scatter, "tpr": plots.tpr_scatter}[metric]
-    if len(group_names) > 2:
-        caption = (f"Each line is one model, mean ± std over repeats: the {what} of every group; the dashed line is "
-                   "the target. A flat line treats the groups alike.")
-    else:
-        caption = (f"Each point is one model (and target rate), mean ± std over repeats: the {what} of "
-                   f"{esc(group_names[0]) if group_names else 's=0'} (x) and "
-                   f"{esc(group_names[1]) if len(group_names) > 1 else 's=1'} (y). "
-                   "Points on the dashed diagonal treat both groups alike.")
     views = [(True, population_rates), (False, eval_rates)] if crit.balanced_eval else [(False, eval_rates)]
-    target_view = plots.target_view_note(results) is None  # results from before per-group targets: none
-    figs = []
+    safe, figs = _escape_strings(summary), []
     for population, rates_shares in views:
-        data = plots.population_view(safe) if population else safe
-        where = plots.measured_on(results, population)
-        figs.append((f"Group {what}, on {where}", fn(data, group_names=names, highlight_target=target,
-                                                     title=f"Group {what}, on {where}"), caption))
-        rates, shares = rates_shares if rates_shares is not None else (None, None)
-        f2 = plots.accuracy_fairness(data, criterion, rates=rates, shares=shares, highlight_target=target,
-                                     title=f"Accuracy against fairness, on {where}")
-        figs.append((f"Accuracy against fairness, on {where}", f2,
-                     "Up is more accurate, right is fairer (1 = equal rates). "
-                     + ("The dashed curve is the highest accuracy any classifier can reach at each ratio on these "
-                        "rows (Theorem 2)." if rates is not None else "")))
-        if target_view:  # the figure escapes the data's text itself: it is given the raw names
-            t = f"Each group's {what[:-1]} against its target, on {where}"
-            short = f"Each group's {what[:-1]} against its target<br><sup>on " \
-                    f"{plots.measured_on(results, population, short=True)}</sup>"
-            figs.append((t, plots.target_view(results, criterion, population=population or not crit.balanced_eval,
-                                              group_names=group_names, highlight_target=target, title=short),
-                         f"Each point is one model's {what[:-1]} for one group (mean over repeats); the dashed line "
-                         "is that group's target, and the number beside the point is the gap, rate minus target "
-                         "(negative: short of the target)."))
-
+        figs += _measured_figures(plots, results, safe, criterion, group_names, target,
+                                  population, rates_shares)
     if has_both_sides(results):  # a rule that decides with s beside blind ones: the price of deciding without s
-        t = f"Accuracy of the rules that land on the target, with and without {esc(s_name)}, on the population"
-        figs.append((t, plots.frontier_figure(_escape_strings(results), s_name=esc(s_name), title=t),
-                     f"Each line is one rule that lands on the target ({land_words('mean population rate')}), its "
-                     f"accuracy over PR_t; solid lines decide with {esc(s_name)}, dashed ones without. The black diamonds are the best rule with "
-                     f"{esc(s_name)} placed at the blind rule's own rates: the price of deciding without {esc(s_name)} "
-                     "is measured against them. The paper's rule (FairLR at 1/2) is drawn beside them with its worst gap, "
-                     "whether it lands or not. Error bars are 95% intervals; the grey lines are plain LR (no target) "
-                     "and the majority class for everyone, for scale."))
+        figs.append(_frontier_figure(plots, results, s_name))
     if readout and "base_rates" in readout:
-        r = np.array([readout["base_rates"][k] for k in sorted(readout["base_rates"], key=int)], dtype=float)
-        p = np.array([readout["group_share"][k] for k in sorted(readout["group_share"], key=int)], dtype=float)
-        explicit = (readout.get("target") or {}).get("tpr_target") is not None
-        figs.append(("Accuracy ceiling over the target rate, on the training split",
-                     plots.ceiling_curve_figure(r, p, None if explicit else target, names),
-                     "Theorem 2: the highest accuracy a classifier can reach on the training data when every "
-                     "group's positive rate equals PR_t." + ("" if explicit else " The marked point is the chosen "
-                                                                                  "target.")))
+        figs.append(_ceiling_figure(plots, readout, target, names))
     if calibration is not None:  # (the model's words, its reliability curve): only where the report has the model
         from ..figures.plots_calibration import calibration_figure  # lazy: as plots above
 
@@ -116,6 +71,71 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
                      "of those people with a positive label (bigger markers: more people). On the dotted diagonal a "
                      "score means the same chance in every group."))
     return [(t, _sized(f), c) for t, f, c in figs]
+
+
+def _rate_caption(what: str, group_names) -> str:
+    """The group-rate figure's caption: one line per model for several groups, one point for two."""
+    if len(group_names) > 2:
+        return (f"Each line is one model, mean ± std over repeats: the {what} of every group; the dashed line is "
+                "the target. A flat line treats the groups alike.")
+    return (f"Each point is one model (and target rate), mean ± std over repeats: the {what} of "
+            f"{esc(group_names[0]) if group_names else 's=0'} (x) and "
+            f"{esc(group_names[1]) if len(group_names) > 1 else 's=1'} (y). "
+            "Points on the dashed diagonal treat both groups alike.")
+
+
+def _measured_figures(plots, results: pd.DataFrame, safe: pd.DataFrame, criterion: str, group_names, target,
+                      population: bool, rates_shares) -> list[tuple[str, Any, str]]:
+    """The figures of one set of rows (the population or the balanced test set): the group rates, accuracy against
+    fairness and (for results that carry per-group targets) the target view."""
+    crit = criterion_info(criterion)
+    metric, what = crit.rate, crit.rate_words
+    fn = {"pr": plots.pr_scatter, "tpr": plots.tpr_scatter}[metric]
+    data = plots.population_view(safe) if population else safe
+    where = plots.measured_on(results, population)
+    figs = [(f"Group {what}, on {where}", fn(data, group_names=[esc(g) for g in group_names], highlight_target=target,
+                                             title=f"Group {what}, on {where}"), _rate_caption(what, group_names))]
+    rates, shares = rates_shares if rates_shares is not None else (None, None)
+    f2 = plots.accuracy_fairness(data, criterion, rates=rates, shares=shares, highlight_target=target,
+                                 title=f"Accuracy against fairness, on {where}")
+    figs.append((f"Accuracy against fairness, on {where}", f2,
+                 "Up is more accurate, right is fairer (1 = equal rates). "
+                 + ("The dashed curve is the highest accuracy any classifier can reach at each ratio on these "
+                    "rows (Theorem 2)." if rates is not None else "")))
+    if plots.target_view_note(results) is None:  # results from before per-group targets have no target view
+        # the figure escapes the data's text itself: it is given the raw names
+        t = f"Each group's {what[:-1]} against its target, on {where}"
+        short = f"Each group's {what[:-1]} against its target<br><sup>on " \
+                f"{plots.measured_on(results, population, short=True)}</sup>"
+        figs.append((t, plots.target_view(results, criterion, population=population or not crit.balanced_eval,
+                                          group_names=group_names, highlight_target=target, title=short),
+                     f"Each point is one model's {what[:-1]} for one group (mean over repeats); the dashed line "
+                     "is that group's target, and the number beside the point is the gap, rate minus target "
+                     "(negative: short of the target)."))
+    return figs
+
+
+def _frontier_figure(plots, results: pd.DataFrame, s_name: str) -> tuple[str, Any, str]:
+    """The accuracy of the rules that land on the target, with and without s: the price of deciding without s."""
+    t = f"Accuracy of the rules that land on the target, with and without {esc(s_name)}, on the population"
+    return (t, plots.frontier_figure(_escape_strings(results), s_name=esc(s_name), title=t),
+            f"Each line is one rule that lands on the target ({land_words('mean population rate')}), its "
+            f"accuracy over PR_t; solid lines decide with {esc(s_name)}, dashed ones without. The black diamonds are "
+            f"the best rule with {esc(s_name)} placed at the blind rule's own rates: the price of deciding without "
+            f"{esc(s_name)} is measured against them. The paper's rule (FairLR at 1/2) is drawn beside them with its "
+            "worst gap, whether it lands or not. Error bars are 95% intervals; the grey lines are plain LR (no "
+            "target) and the majority class for everyone, for scale.")
+
+
+def _ceiling_figure(plots, readout: dict, target, names: list) -> tuple[str, Any, str]:
+    """Theorem 2's accuracy ceiling over the target rate, on the training split."""
+    r = np.array([readout["base_rates"][k] for k in sorted(readout["base_rates"], key=int)], dtype=float)
+    p = np.array([readout["group_share"][k] for k in sorted(readout["group_share"], key=int)], dtype=float)
+    explicit = (readout.get("target") or {}).get("tpr_target") is not None
+    return ("Accuracy ceiling over the target rate, on the training split",
+            plots.ceiling_curve_figure(r, p, None if explicit else target, names),
+            "Theorem 2: the highest accuracy a classifier can reach on the training data when every "
+            "group's positive rate equals PR_t." + ("" if explicit else " The marked point is the chosen target."))
 
 
 def figure_html(fig, div_id: str) -> str:

@@ -280,25 +280,8 @@ def make_target_spec(criterion: str | None = DEFAULT, target_rate=None, delta=1.
         rates = tuple(sorted((int(k), float(T.check_target_rate(_number(v, "stratum target rate")))) for k, v in items))
 
     if tpr_target is not None or tnr_target is not None:
-        if not criterion_info(criterion).positives_only:  # explicit TPR/TNR targets: a criterion judged by TPRs
-            raise FairDashError(f"Explicit TPR/TNR targets belong to equality of opportunity: choose criterion "
-                                f"{EO.name!r} (--criterion {EO.name}), or give a target positive rate instead.")
-        if rate_given or rates:
-            raise FairDashError("A target positive rate PR_t does not apply with explicit TPR/TNR targets: "
-                                "give one or the other.")
-        if delta != 1.0:
-            raise FairDashError("The keep-rate delta does not apply with explicit TPR/TNR targets (they set every "
-                                "transition probability); leave delta at 1.")
-        if strata_column is not None:
-            raise FairDashError("A legitimate factor (conditional parity) cannot be combined with explicit TPR/TNR "
-                                "targets.")
-        tpr = DEFAULT_TPR_TARGET if tpr_target is None else _one_target("true positive rate", tpr_target)
-        tnr = DEFAULT_TNR_TARGET if tnr_target is None else _one_target("true negative rate", tnr_target)
-        if tpr + tnr <= 1.0:
-            raise FairDashError(f"TPR_t + TNR_t must be more than 1 (got {tpr:g} + {tnr:g}): otherwise the target "
-                                "labels no longer follow the observed labels and there is nothing to learn.")
-        return TargetSpec(criterion=EO.name, target_rate=None, preset=None, delta=1.0, tpr_target=tpr, tnr_target=tnr,
-                          decision=decision)
+        return _explicit_target(criterion, tpr_target, tnr_target, rate_given or bool(rates), delta, strata_column,
+                                decision)
 
     if strata_column is not None and not criterion_info(criterion).supports_strata:
         raise FairDashError("A legitimate factor (conditional parity) is a demographic-parity target; it cannot be "
@@ -309,3 +292,29 @@ def make_target_spec(criterion: str | None = DEFAULT, target_rate=None, delta=1.
                           stratum_target_rates=rates, decision=decision)
     return TargetSpec(criterion=criterion, target_rate=None, preset=preset or "avg", delta=delta,
                       strata_column=strata_column, stratum_target_rates=rates, decision=decision)
+
+
+def _explicit_target(criterion: str, tpr_target, tnr_target, rate_given: bool, delta: float, strata_column,
+                     decision: str) -> TargetSpec:
+    """:func:`make_target_spec` with explicit TPR/TNR targets: equality of opportunity only, no ``PR_t`` (nor
+    ``rate_given``: a rate, a preset or strata's rates), no ``delta`` and no strata beside them; ``TPR_t + TNR_t``
+    over 1."""
+    if not criterion_info(criterion).positives_only:  # explicit TPR/TNR targets: a criterion judged by TPRs
+        raise FairDashError(f"Explicit TPR/TNR targets belong to equality of opportunity: choose criterion "
+                            f"{EO.name!r} (--criterion {EO.name}), or give a target positive rate instead.")
+    if rate_given:
+        raise FairDashError("A target positive rate PR_t does not apply with explicit TPR/TNR targets: "
+                            "give one or the other.")
+    if delta != 1.0:
+        raise FairDashError("The keep-rate delta does not apply with explicit TPR/TNR targets (they set every "
+                            "transition probability); leave delta at 1.")
+    if strata_column is not None:
+        raise FairDashError("A legitimate factor (conditional parity) cannot be combined with explicit TPR/TNR "
+                            "targets.")
+    tpr = DEFAULT_TPR_TARGET if tpr_target is None else _one_target("true positive rate", tpr_target)
+    tnr = DEFAULT_TNR_TARGET if tnr_target is None else _one_target("true negative rate", tnr_target)
+    if tpr + tnr <= 1.0:
+        raise FairDashError(f"TPR_t + TNR_t must be more than 1 (got {tpr:g} + {tnr:g}): otherwise the target "
+                            "labels no longer follow the observed labels and there is nothing to learn.")
+    return TargetSpec(criterion=EO.name, target_rate=None, preset=None, delta=1.0, tpr_target=tpr, tnr_target=tnr,
+                      decision=decision)
