@@ -111,8 +111,8 @@ def part_logistic(orders: int) -> dict:
                 kamiran[m] = (s == g).mean() * (y == v).mean() / m.mean()
         models = {
             "LR": lambda: LR(device="cpu"),
-            "FairLR": lambda: FairLR(make_target_spec(crit), device="cpu"),
-            "FairLR PR_t 0.3": lambda: FairLR(make_target_spec(crit, 0.3), device="cpu"),
+            "FairLR": lambda: FairLR(target=make_target_spec(crit), device="cpu"),
+            "FairLR PR_t 0.3": lambda: FairLR(target=make_target_spec(crit, 0.3), device="cpu"),
         }
         for which in ("before", "now"):
             with _Solver(which):
@@ -174,7 +174,7 @@ def _gp_child(path: str, dtype: str) -> None:
     for setup in ("compas-race", "adult-sex"):
         a = paper_arrays(setup, seed=0)
         t = time.perf_counter()
-        m = FairGP(make_target_spec("dp", 0.3), device="cpu").fit(a.X_train, a.y_train, a.s_train)
+        m = FairGP(target=make_target_spec("dp", 0.3), device="cpu").fit(a.X_train, a.y_train, a.s_train)
         times[setup] = time.perf_counter() - t
         out[setup] = m.predict_proba(a.X_test)[:, 1]
     np.savez(path, **out)

@@ -36,13 +36,13 @@ import numpy as np
 
 from benchmarks.common import Recording
 from fairdash.data import paper_arrays
-from fairdash.models import baselines
+from fairdash.models import mixture
 from fairdash.models.baselines import AgarwalReduction, KamiranReweighing
 from fairdash.target.target_spec import make_target_spec
 
 
-def _sklearn_lr(C: float, seed=None, device=None):
-    """The inner learner before issue 22 (``baselines._make_lr`` then)."""
+def _sklearn_lr(*, C: float, device=None):
+    """The inner learner before issue 22 (``baselines._make_lr`` then; ``mixture.inner_lr`` now)."""
     from sklearn.linear_model import LogisticRegression
 
     class SklearnLR(LogisticRegression):
@@ -53,7 +53,7 @@ def _sklearn_lr(C: float, seed=None, device=None):
             self.device_ = "scikit-learn (host CPU)"
             return self
 
-    return SklearnLR(C=C, max_iter=1000, random_state=seed)
+    return SklearnLR(C=C, max_iter=1000, random_state=0)
 
 
 @contextlib.contextmanager
@@ -62,12 +62,12 @@ def inner_learner(which: str):
     if which == "new":
         yield
         return
-    saved = baselines._make_lr
-    baselines._make_lr = _sklearn_lr
+    saved = mixture.inner_lr
+    mixture.inner_lr = _sklearn_lr
     try:
         yield
     finally:
-        baselines._make_lr = saved
+        mixture.inner_lr = saved
 
 
 def _load() -> str:
@@ -87,9 +87,9 @@ def fit_one(kind: str, which: str, a, bound=None) -> dict:
             fits[0] += 1
 
     if kind == "agarwal":
-        model = AgarwalReduction(difference_bound=bound, seed=0, progress=count)
+        model = AgarwalReduction(difference_bound=bound, random_state=0, progress=count)
     else:
-        model = KamiranReweighing(seed=0)
+        model = KamiranReweighing(random_state=0)
     load_before = _load()
     with inner_learner(which):
         t0, c0 = time.perf_counter(), time.process_time()

@@ -115,15 +115,18 @@ def measure(stage: str, csv: Path, work: Path) -> dict:
         out["shape"] = list(a.X_train.shape)
     else:
         X, y, s = (np.load(work / f"{k}.npy") for k in ("X", "y", "s"))
+        from fairdash.target.target_spec import make_target_spec  # lazy: as the models below, in the stage's process
+
+        rate = make_target_spec(target_rate=0.25)
         if stage == "fairgp":
             from fairdash.models.fair_gp import FairGP
 
-            model = FairGP(target_rate=0.25, num_inducing=200, max_epochs=2, max_seconds=None, device="cpu")
+            model = FairGP(target=rate, num_inducing=200, max_epochs=2, max_seconds=None, device="cpu")
         else:
             from fairdash.models.fair_lr import FairLR
 
-            model = (FairLR(target_rate=0.25, optimizer="radam", batch_size=1024, max_iter=2, device="cpu")
-                     if stage == "fairlr-minibatch" else FairLR(target_rate=0.25, device="cpu"))
+            model = (FairLR(target=rate, optimizer="radam", batch_size=1024, max_iter=2, device="cpu")
+                     if stage == "fairlr-minibatch" else FairLR(target=rate, device="cpu"))
         # a tiny fit first: imports and one-time initialisation are not what grows with the rows
         from sklearn.base import clone
 

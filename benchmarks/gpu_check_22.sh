@@ -16,7 +16,7 @@ import torch
 from fairdash.data import paper_arrays
 from fairdash.models.weighted_lr import _Design
 a = paper_arrays("adult-sex", seed=0)
-d = _Design(a.X_train, torch.device("cuda"))
+d = _Design(X=a.X_train, dev=torch.device("cuda"))
 print("Adult design on CUDA: sparse", d.sparse, d.X64.layout, d.X64.device)
 PY
 timeout "${TESTS_LIMIT:-240}" python3 -m pytest -p no:cacheprovider -q -rs -x --timeout 200 \

@@ -48,13 +48,13 @@ def build(name: str, criterion: str, **change):
     if name == "gp":
         return GP(device="cpu", **{**GP_FAST, **change})
     if name == "fair-lr":
-        return FairLR(make_target_spec(criterion), device="cpu", **change)
+        return FairLR(target=make_target_spec(criterion), device="cpu", **change)
     if name == "fair-lr-0.3":
-        return FairLR(make_target_spec(criterion, 0.3), device="cpu", **change)
+        return FairLR(target=make_target_spec(criterion, 0.3), device="cpu", **change)
     if name == "fair-lr-tpr":
-        return FairLR(make_target_spec("eo", tpr_target=0.9, tnr_target=0.8), device="cpu", **change)
+        return FairLR(target=make_target_spec("eo", tpr_target=0.9, tnr_target=0.8), device="cpu", **change)
     if name == "fair-gp":
-        return FairGP(make_target_spec(criterion), device="cpu", **{**GP_FAST, **change})
+        return FairGP(target=make_target_spec(criterion), device="cpu", **{**GP_FAST, **change})
     raise KeyError(name)
 
 

@@ -5,7 +5,8 @@ import warnings
 
 import numpy as np
 
-from fairdash.models.baselines import AgarwalReduction, _make_lr
+from fairdash.models.baselines import AgarwalReduction
+from fairdash.models.mixture import inner_lr
 from fairdash.models.common import one_blas_thread as _one_blas_thread
 
 
@@ -21,7 +22,7 @@ def test_agarwal_reports_each_fit_and_fits_what_fairlearn_fits(compas_arrays):
     assert 0 < len(fit_reports) <= m.n_oracle_calls_  # fairlearn's constant best responses are not fits
     assert f"done after {m.last_iter_ + 1} iteration(s)" in seen[-1][1]
     # the same fit without the counting wrapper: identical mixture, probabilities and labels
-    eg = ExponentiatedGradient(_make_lr(1.0, 0), constraints=m._constraint(), eps=0.1, max_iter=50)
+    eg = ExponentiatedGradient(inner_lr(C=1.0), constraints=m._constraint(), eps=0.1, max_iter=50)
     with warnings.catch_warnings(), _one_blas_thread():
         warnings.simplefilter("ignore", FutureWarning)
         eg.fit(a.X_train, a.y_train, sensitive_features=a.s_train)

@@ -67,7 +67,7 @@ def adult_5000(adult_arrays):
 @pytest.fixture(scope="module")
 def agarwal(adult_5000):
     X, y, s = adult_5000
-    return AgarwalReduction(seed=0).fit(X, y, s)
+    return AgarwalReduction(random_state=0).fit(X, y, s)
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +124,7 @@ def test_registry_builds_each_baseline_and_is_the_one_source_of_criteria(name):
 
 def test_make_model_passes_criterion_and_seed_to_agarwal():
     m = make_model("agarwal", make_target_spec("eo", 0.4), seed=3)
-    assert (m.criterion, m.seed, m.difference_bound, m.eps, m.max_iter) == ("eo", 3, 0.1, 0.1, 50)
+    assert (m.criterion, m.random_state, m.difference_bound, m.eps, m.max_iter) == ("eo", 3, 0.1, 0.1, 50)
 
 
 def test_defaults_are_the_papers():
@@ -214,7 +214,7 @@ def test_kamiran_fits_fairer_than_lr_and_beats_majority(kamiran, adult_arrays, a
 # --------------------------------------------------------------------------------------------------
 def test_agarwal_is_deterministic_with_a_seed(agarwal, adult_5000, adult_arrays):
     X, y, s = adult_5000
-    again = AgarwalReduction(seed=0).fit(X, y, s)
+    again = AgarwalReduction(random_state=0).fit(X, y, s)
     assert np.array_equal(agarwal.weights_, again.weights_)
     assert np.array_equal(agarwal.coefs_, again.coefs_)
     Xt = adult_arrays.X_test
@@ -227,7 +227,7 @@ def clone_with_seed(model, seed):
     """The fitted model with another prediction seed (the seed is a constructor parameter)."""
     import copy
 
-    return copy.deepcopy(model).set_params(seed=seed)
+    return copy.deepcopy(model).set_params(random_state=seed)
 
 
 def test_agarwal_reproduces_fairlearns_randomised_predictions(agarwal, adult_5000, adult_arrays):
@@ -251,7 +251,7 @@ def test_agarwal_fairer_than_lr_and_beats_majority(agarwal, adult_5000, adult_ar
 
 def test_agarwal_true_positive_rate_parity(compas_arrays):
     X, y, s = compas_arrays.X_train, compas_arrays.y_train, compas_arrays.s_train
-    m = AgarwalReduction(criterion="eo", seed=0).fit(X, y, s)
+    m = AgarwalReduction(criterion="eo", random_state=0).fit(X, y, s)
     lr = LogisticRegression(C=1.0, max_iter=1000).fit(X, y)
     pred = m.predict(X)
     assert np.mean(pred == y) > _majority_accuracy(y)

@@ -67,8 +67,8 @@ def test_same_seed_same_predictions_on_the_gpu(adult_arrays):
     idx = rng.choice(a.X_train.shape[0], 4000, replace=False)
     X, y, s = a.X_train[idx], a.y_train[idx], a.s_train[idx]
     fast = dict(num_inducing=64, batch_size=512, max_epochs=4, max_seconds=None, lr=0.05)
-    g1 = FairGP(device="cuda", seed=3, **fast).fit(X, y, s)
-    g2 = FairGP(device="cuda", seed=3, **fast).fit(X, y, s)
+    g1 = FairGP(device="cuda", random_state=3, **fast).fit(X, y, s)
+    g2 = FairGP(device="cuda", random_state=3, **fast).fit(X, y, s)
     np.testing.assert_array_equal(g1.predict(a.X_test), g2.predict(a.X_test))
     np.testing.assert_allclose(g1.predict_proba(a.X_test), g2.predict_proba(a.X_test), atol=1e-6)
     l1 = FairLR(device="cuda").fit(a.X_train, a.y_train, a.s_train)

@@ -41,7 +41,7 @@ def test_the_draws_are_uniform_and_change_with_the_seed():
 @pytest.fixture(scope="module")
 def reduction():
     a = paper_arrays("compas-race", seed=0)
-    return a, TargetReduction(make_target_spec("dp", 0.401)).fit(a.X_train, a.y_train, a.s_train)
+    return a, TargetReduction(target=make_target_spec("dp", 0.401)).fit(a.X_train, a.y_train, a.s_train)
 
 
 def test_the_blind_route_decides_alike_row_by_row_reversed_and_whole(reduction):

@@ -12,6 +12,7 @@ from fairdash.work import fit_cache as C
 from fairdash import progress as P
 from fairdash.errors import FairDashError
 from fairdash.models.fair_lr import FairLR, LR
+from fairdash.target.target_spec import make_target_spec
 
 
 def test_resolve_device_auto_and_override(monkeypatch):
@@ -105,9 +106,9 @@ def test_fit_cache_trains_once_and_reloads_from_disk(tmp_path):
 def test_fit_cache_fit_helper_and_key_changes(tmp_path):
     X, y, s = _toy()
     cache = C.FitCache(tmp_path)
-    a, hit_a = cache.fit(FairLR(target_rate=0.3), X, y, s)
-    b, hit_b = cache.fit(FairLR(target_rate=0.3), X, y, s)
-    c, hit_c = cache.fit(FairLR(target_rate=0.4), X, y, s)
+    a, hit_a = cache.fit(FairLR(target=make_target_spec(target_rate=0.3)), X, y, s)
+    b, hit_b = cache.fit(FairLR(target=make_target_spec(target_rate=0.3)), X, y, s)
+    c, hit_c = cache.fit(FairLR(target=make_target_spec(target_rate=0.4)), X, y, s)
     d, hit_d = cache.fit(LR(), X, y, s)
     assert (hit_a, hit_b, hit_c, hit_d) == (False, True, False, False)
     assert cache.hits == 1 and cache.misses == 3

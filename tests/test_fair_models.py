@@ -106,7 +106,7 @@ def test_identity_table_gives_the_plain_lr(adult_arrays):
     a = adult_arrays
     X, y, s = a.X_train[:5000], a.y_train[:5000], a.s_train[:5000]
     plain = LR().fit(X, y, s)
-    ident = FairLR(make_target_spec("eo", tpr_target=1.0, tnr_target=1.0)).fit(X, y, s)
+    ident = FairLR(target=make_target_spec("eo", tpr_target=1.0, tnr_target=1.0)).fit(X, y, s)
     np.testing.assert_array_equal(ident.d_, [[0.0, 1.0], [0.0, 1.0]])
     np.testing.assert_array_equal(plain.coef_, ident.coef_)
     np.testing.assert_array_equal(plain.predict_proba(a.X_test), ident.predict_proba(a.X_test))
@@ -115,33 +115,33 @@ def test_identity_table_gives_the_plain_lr(adult_arrays):
 def test_same_seed_same_predictions_lr(adult_arrays):
     a = adult_arrays
     X, y, s = a.X_train[:8000], a.y_train[:8000], a.s_train[:8000]
-    p1 = FairLR(seed=3).fit(X, y, s).predict_proba(a.X_test)
-    p2 = FairLR(seed=3).fit(X, y, s).predict_proba(a.X_test)
+    p1 = FairLR(random_state=3).fit(X, y, s).predict_proba(a.X_test)
+    p2 = FairLR(random_state=3).fit(X, y, s).predict_proba(a.X_test)
     np.testing.assert_array_equal(p1, p2)
-    r1 = FairLR(optimizer="radam", max_iter=1, seed=1).fit(X[:2000], y[:2000], s[:2000]).predict_proba(a.X_test)
-    r2 = FairLR(optimizer="radam", max_iter=1, seed=1).fit(X[:2000], y[:2000], s[:2000]).predict_proba(a.X_test)
+    r1 = FairLR(optimizer="radam", max_iter=1, random_state=1).fit(X[:2000], y[:2000], s[:2000]).predict_proba(a.X_test)
+    r2 = FairLR(optimizer="radam", max_iter=1, random_state=1).fit(X[:2000], y[:2000], s[:2000]).predict_proba(a.X_test)
     np.testing.assert_array_equal(r1, r2)
 
 
 def test_eo_without_explicit_targets_is_dp_mode(adult_arrays):
     a = adult_arrays
     X, y, s = a.X_train[:5000], a.y_train[:5000], a.s_train[:5000]
-    dp = FairLR(target_rate=0.3).fit(X, y, s)
-    eo = FairLR(make_target_spec("eo", 0.3)).fit(X, y, s)
+    dp = FairLR(target=make_target_spec(target_rate=0.3)).fit(X, y, s)
+    eo = FairLR(target=make_target_spec("eo", 0.3)).fit(X, y, s)
     np.testing.assert_array_equal(dp.coef_, eo.coef_)
 
 
 def test_eo_targets_move_tpr():
     X, y, s = synthetic(4000)
-    lo = FairLR(make_target_spec("eo", tpr_target=0.6, tnr_target=1.0)).fit(X, y, s)
-    hi = FairLR(make_target_spec("eo", tpr_target=1.0, tnr_target=0.6)).fit(X, y, s)
+    lo = FairLR(target=make_target_spec("eo", tpr_target=0.6, tnr_target=1.0)).fit(X, y, s)
+    hi = FairLR(target=make_target_spec("eo", tpr_target=1.0, tnr_target=0.6)).fit(X, y, s)
     assert hi.predict(X).mean() > lo.predict(X).mean()
     np.testing.assert_allclose(lo.transition_table_.p_ybar1_given_y[:, 1], 0.6)
 
 
 def test_target_rate_moves_positive_rates():
     X, y, s = synthetic(4000)
-    rates = [FairLR(target_rate=t).fit(X, y, s).predict(X).mean() for t in (0.2, 0.4, 0.6)]
+    rates = [FairLR(target=make_target_spec(target_rate=t)).fit(X, y, s).predict(X).mean() for t in (0.2, 0.4, 0.6)]
     assert rates[0] < rates[1] < rates[2]
 
 
@@ -158,7 +158,7 @@ def test_more_than_two_groups_and_strata():
 
     assert ratio(p) > ratio(plain)
     strata = (X[:, 2] > 0).astype(int)
-    c = FairLR(make_target_spec(stratum_target_rates={0: 0.3, 1: 0.5})).fit(X, y, s, strata=strata)
+    c = FairLR(target=make_target_spec(stratum_target_rates={0: 0.3, 1: 0.5})).fit(X, y, s, strata=strata)
     assert c.d_ is None and len(c.transition_table_.tables) == 2
     assert c.transition_table_.tables[1].target_rates[0] == pytest.approx(0.5)
     back = FairLR.from_state(c.get_state())
@@ -175,7 +175,7 @@ def test_errors_are_clear():
         FairLR().fit(X, y)  # a fair model needs s with two groups
     LR().fit(X, y)  # the plain model does not
     with pytest.raises(FairDashError):
-        FairLR(target_rate=0.0).fit(X, y, s)
+        FairLR(target=make_target_spec(target_rate=0.0)).fit(X, y, s)
     with pytest.raises(FairDashError):
         FairLR(optimizer="sgd").fit(X, y, s)
     m = LR().fit(X, y, s)
@@ -186,11 +186,11 @@ def test_errors_are_clear():
 def test_sklearn_protocol_and_progress():
     X, y, s = synthetic(500)
     seen = []
-    m = FairLR(target_rate="max", C=0.5, progress=lambda f, msg: seen.append(f))
+    m = FairLR(target=make_target_spec(target_rate="max"), C=0.5, progress=lambda f, msg: seen.append(f))
     params = m.get_params()
-    assert params["C"] == 0.5 and params["target_rate"] == "max"
+    assert params["C"] == 0.5 and params["target"] == make_target_spec(target_rate="max")
     c = clone(m)
-    assert c.get_params()["target_rate"] == "max"
+    assert c.get_params()["target"] == make_target_spec(target_rate="max")
     m.fit(X, y, s)
     assert seen[-1] == 1.0 and m.score(X, y) > 0.6
     assert m.predict_proba(X).shape == (500, 2)
@@ -244,7 +244,7 @@ def test_identity_table_gives_the_plain_gp(adult_3000, adult_arrays):
     X, y, s = adult_3000
     kw = dict(GP_FAST, max_epochs=1)
     plain = GP(**kw).fit(X[:1500], y[:1500], s[:1500])
-    ident = FairGP(make_target_spec("eo", tpr_target=1.0, tnr_target=1.0), **kw).fit(X[:1500], y[:1500], s[:1500])
+    ident = FairGP(target=make_target_spec("eo", tpr_target=1.0, tnr_target=1.0), **kw).fit(X[:1500], y[:1500], s[:1500])
     np.testing.assert_allclose(plain.predict_proba(adult_arrays.X_test[:300]), ident.predict_proba(adult_arrays.X_test[:300]), atol=1e-6)
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from fairdash.work import fit_cache as C
 from fairdash.models.fair_lr import LR, FairLR
+from fairdash.target.target_spec import make_target_spec
 
 MESSAGE = r"The fit cache could not write to .+ \(No space left on device\): fits are kept in memory only until it can\."
 
@@ -53,7 +54,8 @@ def test_a_full_disk_is_warned_once_and_leaves_no_temporary_file(tmp_path, monke
     cache = C.FitCache(tmp_path)
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
-        fits = [cache.fit(model, X, y, s) for model in (LR(), FairLR(target_rate=0.3), FairLR(target_rate=0.4))]
+        fits = [cache.fit(model, X, y, s) for model in (LR(), FairLR(target=make_target_spec(target_rate=0.3)),
+                                                     FairLR(target=make_target_spec(target_rate=0.4)))]
         assert cache.write_error is not None
         results = [cache.result(C.cache_key(config={"n": i}), lambda i=i: {"accuracy": i / 10}) for i in range(3)]
     assert len(_disk_warnings(record)) == 1, _disk_warnings(record)  # several failed writes, one warning
@@ -65,7 +67,8 @@ def test_a_full_disk_is_warned_once_and_leaves_no_temporary_file(tmp_path, monke
     assert len(list(tmp_path.rglob("*.result.json"))) == (0 if where == "write_text" else 3 + 3)
     # the cache keeps working from memory: the same requests are hits, with the same models and values
     assert [hit for _, hit in fits] == [False, False, False]
-    again = [cache.fit(model, X, y, s) for model in (LR(), FairLR(target_rate=0.3), FairLR(target_rate=0.4))]
+    again = [cache.fit(model, X, y, s) for model in (LR(), FairLR(target=make_target_spec(target_rate=0.3)),
+                                                     FairLR(target=make_target_spec(target_rate=0.4)))]
     assert [hit for _, hit in again] == [True, True, True]
     assert all(a is b for (a, _), (b, _) in zip(fits, again))
     np.testing.assert_array_equal(again[1][0].predict_proba(X), fits[1][0].predict_proba(X))

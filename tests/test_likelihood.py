@@ -5,9 +5,9 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairdash.target import targets as T
 from fairdash.errors import FairDashError
 from fairdash.models import likelihood as L
+from fairdash.target import targets as T
 from fairdash.target.target_spec import make_target_spec
 
 
@@ -108,13 +108,20 @@ def test_resolve_target_modes():
         L.resolve_target(y, np.zeros_like(s))
 
 
-def test_check_fit_inputs_messages():
-    X = np.zeros((4, 2))
+def test_one_check_of_s_and_strata():
+    """One check of ``s`` (issue 37 item 4: ``inputs.check_s``, every model's): whole-number codes >= 0, one per row."""
+    from fairdash.models.inputs import check_s, check_strata
+
+    for bad in ([0, 1, 2], [0, -1, 1, 0], [0.5, 1, 1, 0], ["a", "b", "a", "b"]):
+        with pytest.raises(FairDashError):
+            check_s(bad, 4, "FairLR")
+    with pytest.raises(FairDashError, match="needs the sensitive attribute s"):
+        check_s(None, 4, "FairLR")
+    with pytest.raises(FairDashError, match="at least two groups"):
+        check_s([1, 1, 1, 1], 4, "FairLR")
+    assert check_s(None, 4, "LR", required=False).tolist() == [0, 0, 0, 0]
+    assert check_s(np.array([0.0, 1.0, 1.0, 0.0]), 4, "FairLR").dtype == np.int64
+    assert check_s([True, False, True, False], 4, "FairLR").tolist() == [1, 0, 1, 0]
+    assert check_strata(None, 4) is None and check_strata([0, 1, 1, 0], 4).dtype == np.int64
     with pytest.raises(FairDashError):
-        L.check_fit_inputs(X, [0, 0, 0, 0])
-    with pytest.raises(FairDashError):
-        L.check_fit_inputs(X, [0, 1, 2, 0])
-    with pytest.raises(FairDashError):
-        L.check_fit_inputs(np.full((4, 2), np.nan), [0, 1, 1, 0])
-    X2, y2, s2, _ = L.check_fit_inputs(X, np.array([True, False, True, False]), [0.0, 1.0, 1.0, 0.0])
-    assert y2.dtype == np.int64 and s2.dtype == np.int64
+        check_strata([0, 1], 4)

@@ -28,7 +28,7 @@ def synthetic(n=400, seed=0):
 
 def test_the_target_is_one_frozen_parameter_that_clone_keeps():
     spec = make_target_spec("eo", tpr_target=0.9, tnr_target=0.8)
-    m = FairLR(spec, C=0.5)
+    m = FairLR(target=spec, C=0.5)
     assert m.get_params()["target"] is spec and clone(m).get_params()["target"] == spec
     for gone in ("criterion", "tpr_target", "tnr_target", "delta", "stratum_target_rates"):
         assert gone not in FairLR().get_params() and gone not in FairGP().get_params()
@@ -36,19 +36,28 @@ def test_the_target_is_one_frozen_parameter_that_clone_keeps():
         assert not {"target", "target_rate"} & set(plain.get_params())
 
 
-def test_target_rate_is_shorthand_for_the_same_spec():
+def test_the_target_is_said_one_way_only():
+    """``target`` only (issue 37 item 4: no ``target_rate`` alias); keyword-only, as scikit-learn's."""
     X, y, s = synthetic()
-    a = FairLR(target_rate=0.3).fit(X, y, s)
-    b = FairLR(make_target_spec(target_rate=0.3)).fit(X, y, s)
-    c = FairLR(make_target_spec(target_rate=0.3), target_rate=0.3).fit(X, y, s)  # both, agreeing
+    a = FairLR(target=make_target_spec(target_rate=0.3)).fit(X, y, s)
+    b = FairLR(target=make_target_spec(target_rate=0.3)).fit(X, y, s)
     np.testing.assert_array_equal(a.coef_, b.coef_)
-    np.testing.assert_array_equal(a.coef_, c.coef_)
-    assert FairLR(target_rate="max").target_spec() == make_target_spec(target_rate="max")
+    assert FairLR(target=make_target_spec(target_rate="max")).target_spec() == make_target_spec(target_rate="max")
     assert FairLR().target_spec() == make_target_spec()  # None: demographic parity at the avg preset
-    with pytest.raises(FairDashError, match="disagrees with the target"):
-        FairLR(make_target_spec(target_rate=0.3), target_rate=0.4).fit(X, y, s)
+    for cls in (FairLR, FairGP):
+        with pytest.raises(TypeError):
+            cls(target_rate=0.3)
+        with pytest.raises(TypeError):
+            cls(make_target_spec())
     with pytest.raises(FairDashError, match="'target' parameter of FairLR must be a TargetSpec"):
         FairLR(target={"criterion": "dp"}).fit(X, y, s)
+
+
+def test_an_old_files_target_rate_becomes_its_target():
+    assert target_params_from_state({"target": None, "target_rate": 0.3, "C": 1.0}, FairLR) == {
+        "target": make_target_spec(target_rate=0.3), "C": 1.0}
+    spec = make_target_spec("eo", 0.3)
+    assert target_params_from_state({"target": spec.to_dict(), "target_rate": None}, FairLR) == {"target": spec}
 
 
 def test_format1_parameters_become_the_spec_they_made():
@@ -56,7 +65,7 @@ def test_format1_parameters_become_the_spec_they_made():
            "stratum_target_rates": {"0": 0.25, "1": 0.4}, "C": 1.0}
     params = target_params_from_state(old, FairLR)
     assert params["target"] == make_target_spec("dp", 0.3, 0.9, stratum_target_rates={0: 0.25, 1: 0.4})
-    assert params["target_rate"] is None and params["C"] == 1.0 and "criterion" not in params
+    assert "target_rate" not in params and params["C"] == 1.0 and "criterion" not in params
     assert target_params_from_state(old, LR) == {"C": 1.0}  # they did nothing for the plain model
 
 
@@ -65,7 +74,7 @@ def test_make_model_gives_each_model_what_its_info_declares():
     for name, info in MODELS.items():
         params = info.load_class()().get_params()
         assert set(info.shared) <= set(params), name
-        assert not {"seed", "device"} - set(info.shared) & set(params), name  # every shared setting declared
+        assert not {"random_state", "device"} - set(info.shared) & set(params), name  # every shared setting declared
         m = make_model(name, spec, seed=3, device="cpu")
         if info.target_param == "target":
             assert m.target is spec
@@ -73,7 +82,7 @@ def test_make_model_gives_each_model_what_its_info_declares():
             assert m.criterion == "eo"
         else:
             assert not {"target", "criterion"} & set(params)
-        assert "seed" not in params or m.seed == 3
+        assert "random_state" not in params or m.random_state == 3
     with pytest.raises(FairDashError, match="no setting 'C_typo'"):
         make_model("lr", C_typo=1)
     with pytest.raises(FairDashError, match="must be a TargetSpec"):
@@ -86,17 +95,17 @@ def test_a_fit_leaves_the_global_random_state_alone():
     X, y, s = synthetic()
     random.seed(5), np.random.seed(5), torch.manual_seed(5)
     before = (random.getstate(), np.random.get_state()[1].copy(), torch.get_rng_state().clone())
-    FairLR(optimizer="radam", max_iter=2, seed=1).fit(X, y, s)
-    FairGP(num_inducing=8, max_epochs=1, max_seconds=None, seed=1).fit(X, y, s)
+    FairLR(optimizer="radam", max_iter=2, random_state=1).fit(X, y, s)
+    FairGP(num_inducing=8, max_epochs=1, max_seconds=None, random_state=1).fit(X, y, s)
     after = (random.getstate(), np.random.get_state()[1], torch.get_rng_state())
     assert before[0] == after[0]
     np.testing.assert_array_equal(before[1], after[1])
     assert torch.equal(before[2], after[2])
     # and a fit does not depend on it
     torch.manual_seed(123)
-    p1 = FairGP(num_inducing=8, max_epochs=1, max_seconds=None, seed=1).fit(X, y, s).predict_proba(X)
+    p1 = FairGP(num_inducing=8, max_epochs=1, max_seconds=None, random_state=1).fit(X, y, s).predict_proba(X)
     torch.manual_seed(456)
-    p2 = FairGP(num_inducing=8, max_epochs=1, max_seconds=None, seed=1).fit(X, y, s).predict_proba(X)
+    p2 = FairGP(num_inducing=8, max_epochs=1, max_seconds=None, random_state=1).fit(X, y, s).predict_proba(X)
     np.testing.assert_array_equal(p1, p2)
 
 
@@ -131,7 +140,7 @@ def test_fair_gp_file_holds_the_predictors_full_state_dict(tmp_path):
     from fairdash.models.state import STATE_FORMAT, load_state, model_from_state, save_state
 
     X, y, s = synthetic()
-    m = FairGP(make_target_spec("eo", 0.4), num_inducing=8, max_epochs=2, max_seconds=None).fit(X, y, s)
+    m = FairGP(target=make_target_spec("eo", 0.4), num_inducing=8, max_epochs=2, max_seconds=None).fit(X, y, s)
     state = m.get_state()
     assert state["meta"]["format"] == STATE_FORMAT
     keys = {k[len(PREDICTOR_PREFIX):] for k in state["arrays"] if k.startswith(PREDICTOR_PREFIX)}

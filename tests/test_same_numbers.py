@@ -38,9 +38,9 @@ def _kamiran_weights(y, s, scale):
 
 MAKERS = {
     "lr": lambda a, rows: LR(device="cpu").fit(a.X_train[rows], a.y_train[rows]),
-    "fair-lr": lambda a, rows: FairLR(make_target_spec("eo"), device="cpu").fit(a.X_train[rows], a.y_train[rows],
+    "fair-lr": lambda a, rows: FairLR(target=make_target_spec("eo"), device="cpu").fit(a.X_train[rows], a.y_train[rows],
                                                                                 a.s_train[rows]),
-    "fair-lr-0.3": lambda a, rows: FairLR(make_target_spec("dp", 0.3), device="cpu").fit(
+    "fair-lr-0.3": lambda a, rows: FairLR(target=make_target_spec("dp", 0.3), device="cpu").fit(
         a.X_train[rows], a.y_train[rows], a.s_train[rows]),
     "weighted-lr-x1000": lambda a, rows: WeightedLR(device="cpu").fit(
         a.X_train[rows], a.y_train[rows], sample_weight=_kamiran_weights(a.y_train, a.s_train, 1000.0)[rows]),

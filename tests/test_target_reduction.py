@@ -8,6 +8,7 @@ import pytest
 
 from fairdash.errors import FairDashError
 from fairdash.work.experiments import fit_model, run_experiment
+from fairdash.target.criteria import DP, EO
 from fairdash.models.registry import make_model, model_info
 from fairdash.models.target_reduction import TargetRateMoment, TargetReduction
 from fairdash.target.target_spec import make_target_spec
@@ -23,7 +24,7 @@ def _toy(n=400, seed=0):
 
 def test_the_moment_measures_each_groups_rate_against_its_own_target():
     X, y, s = _toy()
-    m = TargetRateMoment([0.3, 0.3], 0.01, "pr")
+    m = TargetRateMoment(targets=[0.3, 0.3], tolerance=0.01, criterion=DP)
     m.load_data(X, y, sensitive_features=s)
     pred = (X[:, 0] > 0.5).astype(float)
     gamma = m.gamma(lambda X_: pred)
@@ -37,10 +38,26 @@ def test_the_moment_measures_each_groups_rate_against_its_own_target():
     assert w[i0] == pytest.approx(-len(y) * 2.0 / (s == 0).sum())
     assert w[i1] == pytest.approx(len(y) * 5.0 / (s == 1).sum())
     # under equality of opportunity only the group's positives count
-    m_eo = TargetRateMoment([0.8, 0.8], 0.01, "tpr")
+    m_eo = TargetRateMoment(targets=[0.8, 0.8], tolerance=0.01, criterion=EO)
     m_eo.load_data(X, y, sensitive_features=s)
     g = m_eo.gamma(lambda X_: pred)
     assert g["+", 0] == pytest.approx(pred[(s == 0) & (y == 1)].mean() - 0.8)
+
+
+def test_the_moment_checks_its_settings_when_made_and_takes_any_group_labels():
+    for bad in ({"targets": [0.3, 1.2]}, {"targets": []}, {"tolerance": 0}, {"tolerance": 1.5}, {"criterion": "xx"}):
+        with pytest.raises(FairDashError):
+            TargetRateMoment(**{"targets": [0.3, 0.3], "criterion": DP, **bad})
+    X, y, s = _toy()
+    named = np.where(s == 1, "women", "men")
+    by_code = TargetRateMoment(targets=[0.3, 0.5], criterion=DP)
+    by_code.load_data(X, y, sensitive_features=s)
+    by_name = TargetRateMoment(targets={"men": 0.3, "women": 0.5}, criterion=DP)
+    by_name.load_data(X, y, sensitive_features=named)
+    pred = (X[:, 0] > 0.5).astype(float)
+    np.testing.assert_array_equal(by_code.gamma(lambda X_: pred), by_name.gamma(lambda X_: pred))
+    with pytest.raises(FairDashError, match="no target"):
+        TargetRateMoment(targets={"men": 0.3, "others": 0.5}, criterion=DP).load_data(X, y, sensitive_features=named)
 
 
 def test_tolerance_is_validated_and_a_conditional_target_refused():

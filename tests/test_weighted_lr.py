@@ -23,7 +23,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fairdash.errors import FairDashError
-from fairdash.models.baselines import AgarwalReduction, KamiranReweighing, _make_lr, kamiran_weights
+from fairdash.models.baselines import AgarwalReduction, KamiranReweighing, kamiran_weights
+from fairdash.models.mixture import CountingFits, inner_lr
 from fairdash.models.registry import make_model
 from fairdash.models.weighted_lr import WeightedLR
 
@@ -225,8 +226,8 @@ def test_fairlearn_exponentiated_gradient_runs_on_it(compas_arrays):
 
 
 def test_kamiran_and_agarwal_use_it(compas_arrays):
-    assert isinstance(_make_lr(1.0, 0), WeightedLR)
-    assert _make_lr(2.0, 0, "cpu").get_params()["device"] == "cpu"
+    assert isinstance(inner_lr(C=1.0), WeightedLR)
+    assert inner_lr(C=2.0, device="cpu").get_params()["device"] == "cpu"
     for name in ("kamiran", "agarwal"):
         m = make_model(name, seed=0, device="cpu")
         assert m.device == "cpu"
@@ -282,7 +283,7 @@ def test_one_hot_data_take_the_sparse_design_and_agree_with_the_dense_one(adult_
 
     a = adult_arrays
     cpu = torch.device("cpu")
-    assert W._Design(a.X_train, cpu, shared=True).sparse and not W._Design(a.X_train, cpu).sparse
+    assert W._Design(X=a.X_train, dev=cpu, shared=True).sparse and not W._Design(X=a.X_train, dev=cpu).sparse
     w = _weights(kind, len(a.y_train))
     memory = W.FitMemory()
     sparse = WeightedLR(device="cpu").fit(a.X_train, a.y_train, sample_weight=w, memory=memory)
@@ -346,19 +347,18 @@ def test_fits_sharing_a_memory_give_each_problem_its_own_solution(adult_arrays):
 def test_a_memory_is_shared_by_clones_and_made_per_agarwal_fit(compas_arrays):
     import copy
 
-    from fairdash.models.baselines import _CountingFits
     from fairdash.models.weighted_lr import FitMemory
 
     memory = FitMemory()
     assert copy.deepcopy(memory) is memory
-    wrapped = _CountingFits(WeightedLR(C=2.0), memory=memory)
+    wrapped = CountingFits(estimator=WeightedLR(C=2.0), memory=memory)
     assert clone(wrapped).memory is memory and clone(wrapped).estimator.C == 2.0
     a = compas_arrays
     m = AgarwalReduction(device="cpu", max_iter=4)
     memories = []
     for _ in range(2):
         eg = m._fit_expgrad(a.X_train, a.y_train, a.s_train)
-        fitted = [h for h in eg.predictors_ if isinstance(h, _CountingFits)]
+        fitted = [h for h in eg.predictors_ if isinstance(h, CountingFits)]
         assert fitted and len({id(h.memory) for h in fitted}) == 1 and fitted[0].memory is not None
         memories.append(fitted[0].memory)
     assert memories[0] is not memories[1]  # one per fit, nothing global

@@ -44,7 +44,7 @@ import pandas as pd
 from .._version import software_versions
 from ..data.preprocess import PlainPreprocessor
 from .scoring import ScoresRawTables
-from ..models.state import RETIRED_PARAMS, class_path, join_arrays, split_arrays
+from ..models.state import RENAMED_PARAMS, RETIRED_PARAMS, class_path, join_arrays, split_arrays
 from .zip_layout import layout_problem
 from ..errors import FairDashError
 from ..data import TaskSpec
@@ -438,7 +438,8 @@ def _current_params(state_meta: dict, cls, info, name: str, meta: dict) -> dict:
     params = state_meta.get("params")
     if not isinstance(params, dict):
         return state_meta
-    takes = set(inspect.signature(cls).parameters) | set(FORMAT1_TARGET) | {"target", "target_rate"}
+    takes = (set(inspect.signature(cls).parameters) | set(FORMAT1_TARGET) | {"target", "target_rate"}
+             | set(RENAMED_PARAMS))
     unknown = [k for k in params if k not in takes]
     for k in unknown:
         neutral, why = RETIRED_PARAMS.get(k, (object(), None))

@@ -10,35 +10,21 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
-
 import numbers
 
-from ..errors import FairDashError
+from sklearn.base import ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .base import FITTED_INPUT_ATTRIBUTES, RANDOM_STATE_OF_DRAWS, Estimator, example
 from .common import one_blas_thread, proba_from_p1
 from .inputs import check_s
 from . import inputs as I
+from . import mixture as M
 from . import params as P
-from .params import check_params
 from .state import check_state, make_state
-from .weighted_lr import FitMemory, WeightedLR
-from ..device import resolve_device
-from ..progress import as_progress
-from ..target.criteria import CRITERIA, CRITERIA_INFO, DEFAULT
+from ..target.criteria import CRITERIA, DEFAULT, criterion_info
 
 __all__ = ["SVM", "KamiranReweighing", "AgarwalReduction"]
-
-_LR_MAX_ITER = 1000  # L-BFGS iterations for every inner logistic regression (at most; Adult needs 25-100)
-
-
-def _make_lr(C: float, seed=None, device="auto"):
-    """The inner learner of Kamiran & Calders and Agarwal et al.: ``WeightedLR`` (scikit-learn's
-    weighted logistic regression problem on FairDash's L-BFGS solver, on ``device``). Its fit is
-    deterministic, so ``seed`` changes nothing; it is accepted for the callers' sake."""
-
-    return WeightedLR(C=C, max_iter=_LR_MAX_ITER, device=device)
-
 
 # --------------------------------------------------------------------------------------------------
 # SVM
@@ -53,7 +39,7 @@ class _DecisionClassifier:
         return I.labels(self, self.decision_function(X) > 0)
 
 
-class SVM(_DecisionClassifier, I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+class SVM(_DecisionClassifier, I.BinaryClassifierMixin, ClassifierMixin, Estimator):
     """RBF support vector machine, as the paper ran it: ``SVC(C=1, kernel="rbf", gamma="auto")``.
 
     Formulation: libsvm's C-SVC with kernel ``exp(-gamma ||x - x'||^2)``; ``gamma="auto"`` means
@@ -86,12 +72,7 @@ class SVM(_DecisionClassifier, I.BinaryClassifierMixin, ClassifierMixin, BaseEst
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two labels seen at fit, sorted; the second is the positive label.
-    n_features_in_ : int
-        Number of feature columns seen at fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names of a data frame ``X`` at fit (only then).
+    %s
     support_vectors_ : ndarray of shape (n_SV, n_features_in_)
         The support vectors.
     dual_coef_ : ndarray of shape (n_SV,)
@@ -104,6 +85,8 @@ class SVM(_DecisionClassifier, I.BinaryClassifierMixin, ClassifierMixin, BaseEst
         Support vectors per class.
     n_iter_ : int
         libsvm's iterations.
+
+    %s
     """
 
 
@@ -115,7 +98,7 @@ class SVM(_DecisionClassifier, I.BinaryClassifierMixin, ClassifierMixin, BaseEst
         "max_iter": [P.Interval(numbers.Integral, -1, None)],
     }
 
-    def __init__(self, C: float = 1.0, gamma="auto", cache_size: float = 2000.0, tol: float = 1e-3,
+    def __init__(self, *, C: float = 1.0, gamma="auto", cache_size: float = 2000.0, tol: float = 1e-3,
                  max_iter: int = -1):
         self.C = C
         self.gamma = gamma
@@ -123,10 +106,9 @@ class SVM(_DecisionClassifier, I.BinaryClassifierMixin, ClassifierMixin, BaseEst
         self.tol = tol
         self.max_iter = max_iter
 
-    def fit(self, X, y, s=None):
+    def _fit(self, X, y, s):
         from sklearn.svm import SVC
 
-        check_params(self)
         X, y = I.fit_inputs(self, X, y)
         gamma = _gamma_value(self.gamma, X)  # scikit-learn's rule for "auto"/"scale", resolved here (public API)
         svc = SVC(C=self.C, kernel="rbf", gamma=gamma, cache_size=self.cache_size, tol=self.tol,
@@ -165,7 +147,7 @@ class SVM(_DecisionClassifier, I.BinaryClassifierMixin, ClassifierMixin, BaseEst
     @classmethod
     def from_state(cls, state: dict) -> "SVM":
         arrays, meta = check_state(state, cls)
-        m = cls(**meta["params"])
+        m = cls.from_params(meta["params"])
         m.support_vectors_ = np.ascontiguousarray(arrays["support_vectors"], dtype=np.float64)
         m.dual_coef_ = np.asarray(arrays["dual_coef"], dtype=np.float64).ravel()
         m.n_support_ = np.asarray(arrays["n_support"], dtype=np.int64)
@@ -211,7 +193,7 @@ def kamiran_weights(y, s) -> np.ndarray:
     return w_cell[s, y]
 
 
-class KamiranReweighing(_DecisionClassifier, I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+class KamiranReweighing(_DecisionClassifier, I.BinaryClassifierMixin, ClassifierMixin, Estimator):
     """Kamiran & Calders reweighing, then logistic regression (demographic parity).
 
     Formulation: each training row in cell ``(s, y)`` gets weight ``P(s) P(y) / P(s, y)`` =
@@ -225,7 +207,7 @@ class KamiranReweighing(_DecisionClassifier, I.BinaryClassifierMixin, Classifier
     Needs from ``s``: the group code of every training row (``s`` is not a feature and is not used at
     prediction time). A group with a label missing (an empty cell) simply contributes no rows to it.
 
-    Defaults: ``C=1.0``, ``device="auto"``. ``seed`` is stored for the interface (the fit is
+    Defaults: ``C=1.0``, ``device="auto"``. ``random_state`` is stored for the interface (the fit is
     deterministic).
     Scores: ``decision_function = X @ coef_ + intercept_``, ``predict_proba`` its sigmoid, ``predict``
     is ``decision > 0``.
@@ -234,19 +216,14 @@ class KamiranReweighing(_DecisionClassifier, I.BinaryClassifierMixin, Classifier
     ----------
     C : float, default=1.0
         Inverse L2 strength of the weighted logistic regression.
-    seed : int or None, default=0
+    random_state : int or None, default=0
         Kept for the common interface; the fit is deterministic.
     device : str, default="auto"
         Where the weighted fit runs (``fairdash.device.resolve_device``).
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two labels seen at fit, sorted; the second is the positive label.
-    n_features_in_ : int
-        Number of feature columns seen at fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names of a data frame ``X`` at fit (only then).
+    %s
     coef_ : ndarray of shape (n_features_in_,)
         The weights of the decision function.
     intercept_ : float
@@ -258,26 +235,29 @@ class KamiranReweighing(_DecisionClassifier, I.BinaryClassifierMixin, Classifier
     converged_ : bool
         Whether the weighted fit reached its tolerance (not its iteration cap); read back from a model file
         where it was written (absent from files written before it was recorded).
+
+    %s
     """
 
 
     _parameter_constraints = {
         "C": [P.Interval(numbers.Real, 0, None, "neither")],
-        "seed": [P.SEED, P.NONE],
+        "random_state": [P.SEED, P.NONE],
         "device": [P.DEVICE, P.NONE],
     }
 
-    def __init__(self, C: float = 1.0, seed: int | None = 0, device="auto"):
+    _words = "Kamiran & Calders reweighing"
+
+    def __init__(self, *, C: float = 1.0, random_state: int | None = 0, device="auto"):
         self.C = C
-        self.seed = seed
+        self.random_state = random_state
         self.device = device
 
-    def fit(self, X, y, s=None):
-        check_params(self)
+    def _fit(self, X, y, s):
         X, y = I.fit_inputs(self, X, y)
-        s = check_s(s, len(y), "Kamiran & Calders reweighing")
+        s = check_s(s, len(y), self._words)
         w = kamiran_weights(y, s)
-        lr = _make_lr(self.C, self.seed, self.device)
+        lr = M.inner_lr(C=self.C, device=self.device)
         with one_blas_thread():
             lr.fit(X, y, sample_weight=w)
         self.sample_weight_ = w
@@ -300,7 +280,7 @@ class KamiranReweighing(_DecisionClassifier, I.BinaryClassifierMixin, Classifier
     @classmethod
     def from_state(cls, state: dict) -> "KamiranReweighing":
         arrays, meta = check_state(state, cls)
-        m = cls(**meta["params"])
+        m = cls.from_params(meta["params"])
         m.coef_ = np.asarray(arrays["coef"], dtype=np.float64).ravel()
         m.intercept_ = float(meta["intercept"])
         m.classes_ = np.asarray(meta.get("classes", [0, 1]))
@@ -313,39 +293,7 @@ class KamiranReweighing(_DecisionClassifier, I.BinaryClassifierMixin, Classifier
 # --------------------------------------------------------------------------------------------------
 # Agarwal et al.
 # --------------------------------------------------------------------------------------------------
-class _CountingFits(ClassifierMixin, BaseEstimator):
-    """``estimator`` (cloned, then fitted) that calls ``on_fit()`` after each fit: how Agarwal et al.'s
-    progress is counted. fairlearn's ``ExponentiatedGradient`` clones the estimator it is given and fits
-    one best response per iteration; it has no progress hook of its own. Predicts exactly as the fitted
-    estimator does (``fitted_``).
-
-    ``memory``: a ``weighted_lr.FitMemory`` handed to every fit of a ``WeightedLR`` (its ``fit``'s
-    ``memory``), so that the best responses of one reduction share the prepared matrix and start
-    from each other's solutions; it also spares ``predict`` the checks of a matrix it has already
-    checked. ``None`` for any other estimator."""
-
-    def __init__(self, estimator=None, on_fit=None, memory=None):
-        self.estimator = estimator
-        self.on_fit = on_fit
-        self.memory = memory
-
-    def fit(self, X, y, sample_weight=None):
-        from sklearn.base import clone
-
-        extra = {} if self.memory is None else {"memory": self.memory}
-        self.fitted_ = clone(self.estimator).fit(X, y, sample_weight=sample_weight, **extra)
-        self.classes_ = self.fitted_.classes_
-        if self.on_fit is not None:
-            self.on_fit()
-        return self
-
-    def predict(self, X):
-        if self.memory is not None and self.memory.holds(X):  # fairlearn's many predictions on the training X
-            return self.fitted_.labels_of_decision(self.memory.scores(self.fitted_))
-        return self.fitted_.predict(X)
-
-
-class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, Estimator):
     """Agarwal et al.'s reductions approach: fairlearn's ``ExponentiatedGradient`` around a weighted
     logistic regression (``C=C``).
 
@@ -367,18 +315,18 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     regression, or a constant when a best response needed only one label) with weights ``weights_``.
     ``predict_proba`` is the mixture's probability of a positive (fairlearn's ``_pmf_predict``).
     ``predict`` draws, for row ``i`` of the batch, ``1`` if ``P_i >= u_i`` with
-    ``u = RandomState(seed).rand(n)``, exactly as ``ExponentiatedGradient.predict(X, random_state=seed)``
+    ``u = RandomState(random_state).rand(n)``, exactly as ``ExponentiatedGradient.predict(X, random_state=...)``
     does: the same batch always gets the same labels, but a row's label can depend on its position in
-    the batch. Pass ``random_state`` to ``predict`` to override the seed.
+    the batch.
 
     Needs from ``s``: the group code of every training row (fit time only). Any number of groups.
-    Defaults: ``difference_bound=0.1``, ``eps=0.1``, ``max_iter=50``, ``C=1.0``, ``seed=0``,
+    Defaults: ``difference_bound=0.1``, ``eps=0.1``, ``max_iter=50``, ``C=1.0``, ``random_state=0``,
     ``device="auto"``.
 
     ``progress`` (optional): a callable ``progress(fraction, message)`` (``fairdash.progress``), told of
     every best-response fit (one logistic regression) as it ends. fairlearn has no progress hook, so the
-    fits are counted through a thin estimator around the logistic regression (``_CountingFits``; public
-    API only). Each iteration of the exponentiated gradient makes one fit, plus one to four for its
+    fits are counted through a thin estimator around the logistic regression (``mixture.CountingFits``; public
+    API only: ``mixture.CountingFits``). Each iteration of the exponentiated gradient makes one fit, plus one to four for its
     duality-gap check and as many again after its linear-programming step, and the fit stops after 5 to
     ``max_iter`` iterations; so the number of fits is not known in advance, and the fraction reported
     is an estimate, ``k / (k + 30)`` after ``k`` fits (Adult and COMPAS take about 25-40), then 1.0 at
@@ -398,8 +346,7 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         Most exponentiated-gradient iterations.
     C : float, default=1.0
         Inverse L2 strength of each best response's logistic regression.
-    seed : int or None, default=0
-        The seed of ``predict``'s draws.
+    %s
     progress : callable or None, default=None
         ``progress(fraction, message)``, told of every best-response fit.
     device : str, default="auto"
@@ -407,12 +354,7 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two labels seen at fit, sorted; the second is the positive label.
-    n_features_in_ : int
-        Number of feature columns seen at fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names of a data frame ``X`` at fit (only then).
+    %s
     coefs_, intercepts_ : ndarray
         Each best-response classifier's weights and constant (a constant classifier: zeros and +-1).
     weights_ : ndarray of shape (n_predictors,)
@@ -427,6 +369,8 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         Exponentiated-gradient iterations run.
     device_ : str
         Where the fits ran.
+
+    %s
     """
 
 
@@ -437,131 +381,63 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         "eps": [P.Interval(numbers.Real, 0, None, "neither")],
         "max_iter": [P.Interval(numbers.Integral, 1, None)],
         "C": [P.Interval(numbers.Real, 0, None, "neither")],
-        "seed": [P.SEED, P.NONE],
+        "random_state": [P.SEED, P.NONE],
         "progress": [P.CALLABLE, P.NONE],
         "device": [P.DEVICE, P.NONE],
     }
 
-    def __init__(self, criterion: str = DEFAULT, difference_bound: float = 0.1, eps: float = 0.1,
-                 max_iter: int = 50, C: float = 1.0, seed: int | None = 0, progress=None, device="auto"):
+    def __init__(self, *, criterion: str = DEFAULT, difference_bound: float = 0.1, eps: float = 0.1,
+                 max_iter: int = 50, C: float = 1.0, random_state: int | None = 0, progress=None, device="auto"):
         self.criterion = criterion
         self.difference_bound = difference_bound
         self.eps = eps
         self.max_iter = max_iter
         self.C = C
-        self.seed = seed
+        self.random_state = random_state
         self.progress = progress
         self.device = device
 
     def _constraint(self):
-        if self.criterion not in CRITERIA_INFO:
-            raise FairDashError(f"Agarwal et al. serves criterion {' or '.join(map(repr, CRITERIA))}, "
-                                f"not {self.criterion!r}.")
-        return CRITERIA_INFO[self.criterion].fairlearn_constraint(difference_bound=self.difference_bound)
+        """A fresh fairlearn constraint of the criterion (``criteria.Criterion.fairlearn_constraint``)."""
+        return criterion_info(self.criterion).fairlearn_constraint(difference_bound=self.difference_bound)
 
     def _fit_expgrad(self, X, y, s):
-        """The fitted fairlearn ``ExponentiatedGradient`` (inputs already checked)."""
-        import warnings
+        """The fitted fairlearn ``ExponentiatedGradient`` (inputs already checked): ``mixture``'s."""
+        return M.fit_exponentiated_gradient(self._constraint(), X, y, s, C=self.C, eps=self.eps,
+                                            max_iter=self.max_iter, device=self.device, progress=self.progress,
+                                            words=self._words)
 
-        from fairlearn.reductions import ExponentiatedGradient
-
-
-        report = as_progress(self.progress)
-        fits = [0]
-
-        def one_more_fit() -> None:  # a plain function: fairlearn's clone() keeps it as it is
-            fits[0] += 1
-            k = fits[0]
-            report(k / (k + 30), f"{self._words}: best-response fit {k} (exponentiated gradient, "
-                                 f"at most {self.max_iter} iterations)")
-
-        report(0.0, f"{self._words}: starting the exponentiated gradient")
-        inner = _make_lr(self.C, self.seed, self.device)
-        # the best responses of this fit share the prepared matrix and their solutions (WeightedLR's
-        # FitMemory; made here, dropped with the fit)
-        memory = FitMemory() if isinstance(inner, WeightedLR) else None
-        eg = ExponentiatedGradient(_CountingFits(inner, on_fit=one_more_fit, memory=memory),
-                                   constraints=self._constraint(), eps=self.eps, max_iter=self.max_iter)
-        with warnings.catch_warnings(), one_blas_thread():
-            warnings.simplefilter("ignore", FutureWarning)
-            eg.fit(X, y, sensitive_features=s)
-        report(1.0, f"{self._words}: done after {int(eg.last_iter_) + 1} iteration(s), {fits[0]} fit(s)")
-        return eg
-
-    def fit(self, X, y, s=None):
-        check_params(self)
+    def _fit(self, X, y, s):
         X, y = I.fit_inputs(self, X, y)
-        s = check_s(s, len(y), "Agarwal et al.")
-        self._store_mixture(self._fit_expgrad(X, y, s), X.shape[1])
+        s = check_s(s, len(y), self._words)
+        M.store_mixture(self, self._fit_expgrad(X, y, s), X.shape[1])
         return self
 
-    def _store_mixture(self, eg, d: int) -> None:
-        """Keep the fitted ``ExponentiatedGradient``'s mixture as arrays (and where its fits ran)."""
-        coefs, intercepts, weights = [], [], []
-        for idx in eg.weights_.index:  # the order fairlearn's _pmf_predict sums in
-            est = getattr(eg.predictors_[idx], "fitted_", eg.predictors_[idx])  # unwrap _CountingFits
-            if hasattr(est, "coef_"):
-                if list(est.classes_) != [0, 1]:
-                    raise FairDashError("Unexpected classes in a best-response classifier.")
-                coefs.append(np.asarray(est.coef_, dtype=np.float64).ravel())
-                intercepts.append(float(est.intercept_[0]))
-            else:  # DummyClassifier(strategy="constant")
-                const = int(np.asarray(est.constant).ravel()[0])
-                coefs.append(np.zeros(d))
-                intercepts.append(1.0 if const == 1 else -1.0)
-            weights.append(float(eg.weights_[idx]))
-        self.coefs_ = np.asarray(coefs, dtype=np.float64).reshape(-1, d)
-        self.intercepts_ = np.asarray(intercepts, dtype=np.float64)
-        self.weights_ = np.asarray(weights, dtype=np.float64)
-        self.best_gap_ = float(eg.best_gap_)
-        self.n_oracle_calls_ = int(eg.n_oracle_calls_)
-        self.last_iter_ = int(eg.last_iter_)
-        self.n_iter_ = self.last_iter_ + 1  # exponentiated-gradient iterations run (scikit-learn's name)
-
-        self.device_ = str(resolve_device(self.device))  # where its inner fits ran
-
     def _positive_probs(self, X) -> np.ndarray:
-        check_is_fitted(self, "coefs_")
-        X = I.predict_X(self, X)
-        preds = np.zeros((len(X), len(self.weights_)))
-        for j in range(len(self.weights_)):
-            if self.weights_[j] != 0:  # fairlearn leaves zero-weight predictors at 0
-                # the same expression as LogisticRegression.decision_function, for identical rounding
-                scores = (X @ self.coefs_[j:j + 1].T + self.intercepts_[j:j + 1]).ravel()
-                preds[:, j] = (scores > 0).astype(np.int64)
-        return preds.dot(self.weights_)
+        return M.positive_probs(self, X)
 
     def predict_proba(self, X) -> np.ndarray:
         return proba_from_p1(self._positive_probs(X))
 
     def predict(self, X) -> np.ndarray:
-        """Randomised, as fairlearn's: each row positive with its probability, drawn from ``seed``."""
+        """Randomised, as fairlearn's: each row positive with its probability, drawn from ``random_state``."""
         from sklearn.utils import check_random_state
 
         p1 = self._positive_probs(X)
-        return I.labels(self, p1 >= check_random_state(self.seed).rand(len(p1)))
+        return I.labels(self, p1 >= check_random_state(self.random_state).rand(len(p1)))
 
     def get_state(self) -> dict:
-        check_is_fitted(self, "coefs_")
-        arrays = {"coefs": self.coefs_, "intercepts": self.intercepts_, "weights": self.weights_}
-        meta = {"best_gap": self.best_gap_, "n_oracle_calls": self.n_oracle_calls_,
-                "last_iter": self.last_iter_, "classes": self.classes_.tolist()}
-        return make_state(self, arrays, meta)
+        return make_state(self, *M.mixture_state(self))
 
     @classmethod
     def from_state(cls, state: dict) -> "AgarwalReduction":
         arrays, meta = check_state(state, cls)
-        return cls._mixture_from_state(cls(**meta["params"]), arrays, meta)
+        return M.mixture_from_state(cls.from_params(meta["params"]), arrays, meta)
 
-    @staticmethod
-    def _mixture_from_state(m, arrays, meta):
-        m.coefs_ = np.asarray(arrays["coefs"], dtype=np.float64)
-        m.intercepts_ = np.asarray(arrays["intercepts"], dtype=np.float64).ravel()
-        m.weights_ = np.asarray(arrays["weights"], dtype=np.float64).ravel()
-        m.best_gap_ = float(meta.get("best_gap", float("nan")))
-        m.n_oracle_calls_ = int(meta.get("n_oracle_calls", 0))
-        m.last_iter_ = int(meta.get("last_iter", 0))
-        m.n_iter_ = m.last_iter_ + 1
-        m.classes_ = np.asarray(meta.get("classes", [0, 1]))
-        m.n_features_in_ = m.coefs_.shape[1]
-        return m
+
+SVM.__doc__ = SVM.__doc__ % (FITTED_INPUT_ATTRIBUTES, example("from fairdash.models.baselines import SVM", "SVM()"))
+KamiranReweighing.__doc__ = KamiranReweighing.__doc__ % (FITTED_INPUT_ATTRIBUTES, example(
+    "from fairdash.models.baselines import KamiranReweighing", 'KamiranReweighing(device="cpu")'))
+AgarwalReduction.__doc__ = AgarwalReduction.__doc__ % (RANDOM_STATE_OF_DRAWS, FITTED_INPUT_ATTRIBUTES, example(
+    "from fairdash.models.baselines import AgarwalReduction", 'AgarwalReduction(max_iter=5, device="cpu")',
+    "    >>> model.predict_proba(X[:3]).shape\n    (3, 2)"))

@@ -31,6 +31,7 @@ from ..target.target_spec import TargetSpec
 from . import inputs as I
 from . import likelihood as L
 from . import params as P
+from .base import FITTED_INPUT_ATTRIBUTES, example
 from .state import make_state
 from ..device import resolve_device, torch_generator, torch_threads, training_dtype
 from ..progress import as_progress
@@ -46,7 +47,7 @@ def _svgp_class():
     class SVGPModel(gpytorch.models.ApproximateGP):
         """Sparse variational GP prior with learned inducing points (Hensman et al., 2015)."""
 
-        def __init__(self, inducing_points, lengthscale=None, natural=False):
+        def __init__(self, *, inducing_points, lengthscale=None, natural=False):
             m, dims = inducing_points.shape
             if natural:
                 dist = gpytorch.variational.TrilNaturalVariationalDistribution(m)
@@ -103,7 +104,7 @@ _GP_CONSTRAINTS = {
     "patience": [P.Interval(numbers.Integral, 1, None)],
     "variational_optimizer": [P.Options(("ngd", "adam"))],
     "ngd_lr": [P.Interval(numbers.Real, 0, None, "neither")],
-    "seed": [P.SEED, P.NONE],
+    "random_state": [P.SEED, P.NONE],
     "device": [P.DEVICE, P.NONE],
     "progress": [P.CALLABLE, P.NONE],
 }
@@ -128,7 +129,7 @@ _GP_PARAMETERS = """num_inducing : int, default=200
         Natural gradient descent on q(u) (with Adam on the hyperparameters), or Adam on everything.
     ngd_lr : float, default=0.1
         The natural-gradient step.
-    seed : int or None, default=0
+    random_state : int or None, default=0
         Seeds the fit's own generators (the inducing-point sample, minibatch order and q(u)'s starting
         noise); the global random state is left as it was.
     device : str, default="auto"
@@ -136,12 +137,7 @@ _GP_PARAMETERS = """num_inducing : int, default=200
     progress : callable or None, default=None
         ``progress(fraction, message)``, told of every epoch."""
 
-_GP_ATTRIBUTES = """classes_ : ndarray of shape (2,)
-        The two labels seen at fit, sorted; the second is the positive label.
-    n_features_in_ : int
-        Number of feature columns seen at fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names of a data frame ``X`` at fit (only then).
+_GP_ATTRIBUTES = FITTED_INPUT_ATTRIBUTES + """
     inducing_points_ : ndarray of shape (num_inducing, n_features_in_)
         The learned inducing points.
     variational_mean_, variational_chol_ : ndarray
@@ -177,14 +173,13 @@ class _SVGPFit(L.FairModelBase):
     def _fit(self, X, y, s, strata):
         import torch
 
-
         t0 = time.perf_counter()
         report = as_progress(self.progress)
         X, y, s, strata, d_rows = L.begin_fair_fit(self, X, y, s, strata)
 
         dev = resolve_device(self.device)
         self.device_ = str(dev)
-        rng = np.random.default_rng(self.seed)
+        rng = np.random.default_rng(self.random_state)
 
         n = X.shape[0]
         m = int(self.num_inducing)
@@ -208,7 +203,8 @@ class _SVGPFit(L.FairModelBase):
         yt = yt.to(dtype)
 
         natural = self.variational_optimizer == "ngd"
-        model = _svgp_class()(Xt[torch.as_tensor(rows, device=dev)].clone(), lengthscale=ls0, natural=natural).to(dev, dtype)
+        model = _svgp_class()(inducing_points=Xt[torch.as_tensor(rows, device=dev)].clone(), lengthscale=ls0,
+                              natural=natural).to(dev, dtype)
         likelihood = L.FairBernoulliLikelihood().to(dev, dtype)
         history = self._train(model, likelihood, Xt, yt, w0, w1, report, t0)
         self.elbo_history_ = np.asarray(history, dtype=np.float64)
@@ -224,7 +220,6 @@ class _SVGPFit(L.FairModelBase):
         import gpytorch
         import torch
 
-
         n = Xt.shape[0]
         bs = int(min(self.batch_size or auto_batch_size(n), n))
         model.train()
@@ -239,7 +234,7 @@ class _SVGPFit(L.FairModelBase):
                     torch.optim.Adam(hyper, lr=float(self.lr))]
         else:
             opts = [torch.optim.Adam(list(model.parameters()), lr=float(self.lr))]
-        gen = torch_generator(self.seed)
+        gen = torch_generator(self.random_state)
         history, best, stale, best_state = [], -math.inf, 0, None
         self.stop_reason_ = "max_epochs"
         max_epochs = int(self.max_epochs)
@@ -279,17 +274,17 @@ class _SVGPFit(L.FairModelBase):
     def _initialise_q_u(self, model, Xt):
         """gpytorch initialises q(u) from the prior on the model's first call, with a little noise drawn from
         torch's global generator (it takes no generator of its own). That call is made here, on the global
-        generator seeded with ``seed`` inside ``torch.random.fork_rng``, which puts the caller's random state
+        generator seeded with ``random_state`` inside ``torch.random.fork_rng``, which puts the caller's random state
         back afterwards: the fit is reproducible and leaves no trace in the global state."""
         import torch
 
         dev = Xt.device
         with torch.random.fork_rng(devices=[dev] if dev.type == "cuda" else []), torch.no_grad():
-            if self.seed is not None:
-                torch.default_generator.manual_seed(int(self.seed))
+            if self.random_state is not None:
+                torch.default_generator.manual_seed(int(self.random_state))
                 if dev.type == "cuda":
                     with torch.cuda.device(dev):
-                        torch.cuda.manual_seed(int(self.seed))
+                        torch.cuda.manual_seed(int(self.random_state))
             model(Xt[:1])
 
     def _store_params(self, model):
@@ -323,7 +318,7 @@ class _SVGPFit(L.FairModelBase):
         import torch
 
         z = torch.as_tensor(self.inducing_points_, dtype=torch.float64)
-        model = _svgp_class()(z).double()
+        model = _svgp_class()(inducing_points=z).double()
         with torch.random.fork_rng(devices=[]), torch.no_grad():  # that call's noise: the caller's state untouched
             model(z[:1])
         dist = model.q_u_[0]
@@ -340,7 +335,7 @@ class _SVGPFit(L.FairModelBase):
         import torch
 
         z = torch.as_tensor(self.inducing_points_, dtype=torch.float64)
-        model = _svgp_class()(z).double()
+        model = _svgp_class()(inducing_points=z).double()
         model.load_state_dict({k: torch.as_tensor(v) for k, v in self.predictor_state_.items()})
         model.eval()
         self._predictor = model
@@ -428,27 +423,24 @@ class FairGP(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _SVGPF
     target : TargetSpec or None, default=None
         What to train for (:func:`fairdash.target.target_spec.make_target_spec`); ``None``: the paper's default,
         demographic parity at the ``avg`` preset. A frozen value, so ``clone`` keeps it.
-    target_rate : float, {"min", "avg", "max"} or None, default=None
-        Shorthand for ``target=make_target_spec(target_rate=...)``; given with ``target``, it must say the
-        same as ``target``.
     %s
 
     Attributes
     ----------
     %s
+
+    %s
     """
 
     _parameter_constraints = {
         "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.target.target_spec.make_target_spec)"), P.NONE],
-        "target_rate": [P.Interval(numbers.Real, 0, 1, "neither"), P.Options(("min", "avg", "max")), P.NONE],
         **_GP_CONSTRAINTS,
     }
 
-    def __init__(self, target=None, target_rate=None, num_inducing=200, batch_size=None, max_epochs=100, lr=0.02,
-                 max_seconds=55.0, tol=5e-4, patience=2, variational_optimizer="ngd", ngd_lr=0.1, seed=0,
-                 device="auto", progress=None):
+    def __init__(self, *, target=None, num_inducing=200, batch_size=None, max_epochs=100, lr=0.02, max_seconds=55.0,
+                 tol=5e-4, patience=2, variational_optimizer="ngd", ngd_lr=0.1, random_state=0, device="auto",
+                 progress=None):
         self.target = target
-        self.target_rate = target_rate
         self.num_inducing = num_inducing
         self.batch_size = batch_size
         self.max_epochs = max_epochs
@@ -458,12 +450,16 @@ class FairGP(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _SVGPF
         self.patience = patience
         self.variational_optimizer = variational_optimizer
         self.ngd_lr = ngd_lr
-        self.seed = seed
+        self.random_state = random_state
         self.device = device
         self.progress = progress
 
 
-FairGP.__doc__ = FairGP.__doc__ % (_GP_PARAMETERS, _GP_ATTRIBUTES)
+_GP_EXAMPLE = "num_inducing=8, max_epochs=2, max_seconds=None, device=\"cpu\""
+FairGP.__doc__ = FairGP.__doc__ % (_GP_PARAMETERS, _GP_ATTRIBUTES, example(
+    "from fairdash.models.fair_gp import FairGP\n    >>> from fairdash.target.target_spec import make_target_spec",
+    f"FairGP(target=make_target_spec(target_rate=0.4), {_GP_EXAMPLE})",
+    "    >>> model.predict_proba(X[:3]).shape\n    (3, 2)"))
 
 
 class GP(I.BinaryClassifierMixin, ClassifierMixin, _SVGPFit, BaseEstimator):
@@ -477,12 +473,14 @@ class GP(I.BinaryClassifierMixin, ClassifierMixin, _SVGPFit, BaseEstimator):
     Attributes
     ----------
     %s
+
+    %s
     """
 
     _parameter_constraints = dict(_GP_CONSTRAINTS)
 
-    def __init__(self, num_inducing=200, batch_size=None, max_epochs=100, lr=0.02, max_seconds=55.0, tol=5e-4,
-                 patience=2, variational_optimizer="ngd", ngd_lr=0.1, seed=0, device="auto", progress=None):
+    def __init__(self, *, num_inducing=200, batch_size=None, max_epochs=100, lr=0.02, max_seconds=55.0, tol=5e-4,
+                 patience=2, variational_optimizer="ngd", ngd_lr=0.1, random_state=0, device="auto", progress=None):
         self.num_inducing = num_inducing
         self.batch_size = batch_size
         self.max_epochs = max_epochs
@@ -492,9 +490,10 @@ class GP(I.BinaryClassifierMixin, ClassifierMixin, _SVGPFit, BaseEstimator):
         self.patience = patience
         self.variational_optimizer = variational_optimizer
         self.ngd_lr = ngd_lr
-        self.seed = seed
+        self.random_state = random_state
         self.device = device
         self.progress = progress
 
 
-GP.__doc__ = GP.__doc__ % (_GP_PARAMETERS, _GP_ATTRIBUTES)
+GP.__doc__ = GP.__doc__ % (_GP_PARAMETERS, _GP_ATTRIBUTES, example("from fairdash.models.fair_gp import GP",
+                                                                   f"GP({_GP_EXAMPLE})"))

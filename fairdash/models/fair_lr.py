@@ -29,6 +29,7 @@ from . import inputs as I
 from . import likelihood as L
 from . import params as P
 from .solver import place_matrix, solve_logistic
+from .base import FITTED_INPUT_ATTRIBUTES, example
 from .state import make_state
 from ..device import resolve_device, torch_generator
 from ..progress import as_progress
@@ -44,7 +45,7 @@ _LOGISTIC_CONSTRAINTS = {
     "batch_size": [P.Interval(numbers.Integral, 1, None), P.NONE],
     "weight_decay": [P.Interval(numbers.Real, 0, None)],
     "precision": [P.Options(_PRECISIONS)],
-    "seed": [P.SEED, P.NONE],
+    "random_state": [P.SEED, P.NONE],
     "device": [P.DEVICE, P.NONE],
     "progress": [P.CALLABLE, P.NONE],
 }
@@ -67,7 +68,7 @@ _LOGISTIC_PARAMETERS = """C : float, default=1.0
         L-BFGS: ``"mixed"`` runs a first round on the float32 matrix (its two matrix-vector products are
         2-3x faster; weights, losses and gradient sums stay float64), then refines in float64 to ``tol``;
         ``"double"`` is float64 throughout. Both end at the same optimum (``solver.solve_logistic``).
-    seed : int or None, default=0
+    random_state : int or None, default=0
         Seeds the fit's own generator (RAdam's minibatch order); the global random state is not touched.
     device : str, default="auto"
         Where torch trains (``fairdash.device.resolve_device``); prediction is always on the CPU.
@@ -78,12 +79,7 @@ _LOGISTIC_ATTRIBUTES = """coef_ : ndarray of shape (1, n_features)
         The weights ``w`` of the logit ``w.x + b`` of ``q(x) = P(ybar=1 | x)``.
     intercept_ : ndarray of shape (1,)
         The intercept ``b``.
-    classes_ : ndarray of shape (2,)
-        The two labels seen at fit, sorted; the second is the positive label.
-    n_features_in_ : int
-        Number of feature columns seen at fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names of a data frame ``X`` at fit (only then).
+    """ + FITTED_INPUT_ATTRIBUTES + """
     n_iter_ : ndarray of shape (1,)
         Iterations (L-BFGS) or epochs (RAdam) run.
     converged_ : bool
@@ -166,7 +162,7 @@ class _LogisticFit(L.FairModelBase):
              {"params": [bias], "weight_decay": 0.0}],
             lr=1e-3, decoupled_weight_decay=True,
         )
-        gen = torch_generator(self.seed)
+        gen = torch_generator(self.random_state)
         for epoch in range(epochs):
             order = torch.randperm(n, generator=gen)
             for i in range(0, n, bs):
@@ -232,26 +228,23 @@ class FairLR(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _Logis
         What to train for (:func:`fairdash.target.target_spec.make_target_spec`: criterion, ``PR_t`` or preset,
         keep-rate ``delta``, explicit TPR/TNR targets, per-stratum rates). ``None``: the paper's default,
         demographic parity at the ``avg`` preset. A frozen value, so ``clone`` keeps it.
-    target_rate : float, {"min", "avg", "max"} or None, default=None
-        Shorthand for ``target=make_target_spec(target_rate=...)`` (demographic parity at that ``PR_t``).
-        Given with ``target``, it must say the same as ``target``; else a ``FairDashError``.
     %s
 
     Attributes
     ----------
     %s
+
+    %s
     """
 
     _parameter_constraints = {
         "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.target.target_spec.make_target_spec)"), P.NONE],
-        "target_rate": [P.Interval(numbers.Real, 0, 1, "neither"), P.Options(("min", "avg", "max")), P.NONE],
         **_LOGISTIC_CONSTRAINTS,
     }
 
-    def __init__(self, target=None, target_rate=None, C=1.0, max_iter=None, tol=1e-9, optimizer="lbfgs",
-                 batch_size=None, weight_decay=0.1, precision="mixed", seed=0, device="auto", progress=None):
+    def __init__(self, *, target=None, C=1.0, max_iter=None, tol=1e-9, optimizer="lbfgs", batch_size=None,
+                 weight_decay=0.1, precision="mixed", random_state=0, device="auto", progress=None):
         self.target = target
-        self.target_rate = target_rate
         self.C = C
         self.max_iter = max_iter
         self.tol = tol
@@ -259,12 +252,15 @@ class FairLR(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _Logis
         self.batch_size = batch_size
         self.weight_decay = weight_decay
         self.precision = precision
-        self.seed = seed
+        self.random_state = random_state
         self.device = device
         self.progress = progress
 
 
-FairLR.__doc__ = FairLR.__doc__ % (_LOGISTIC_PARAMETERS, _LOGISTIC_ATTRIBUTES)
+FairLR.__doc__ = FairLR.__doc__ % (_LOGISTIC_PARAMETERS, _LOGISTIC_ATTRIBUTES, example(
+    "from fairdash.models.fair_lr import FairLR\n    >>> from fairdash.target.target_spec import make_target_spec",
+    'FairLR(target=make_target_spec(target_rate=0.4), device="cpu")',
+    "    >>> model.predict(X[:3]).shape\n    (3,)\n    >>> round(float(model.target_rate_), 2)\n    0.4"))
 
 
 class LR(I.BinaryClassifierMixin, ClassifierMixin, _LogisticFit, BaseEstimator):
@@ -278,12 +274,14 @@ class LR(I.BinaryClassifierMixin, ClassifierMixin, _LogisticFit, BaseEstimator):
     Attributes
     ----------
     %s
+
+    %s
     """
 
     _parameter_constraints = dict(_LOGISTIC_CONSTRAINTS)
 
-    def __init__(self, C=1.0, max_iter=None, tol=1e-9, optimizer="lbfgs", batch_size=None, weight_decay=0.1,
-                 precision="mixed", seed=0, device="auto", progress=None):
+    def __init__(self, *, C=1.0, max_iter=None, tol=1e-9, optimizer="lbfgs", batch_size=None, weight_decay=0.1,
+                 precision="mixed", random_state=0, device="auto", progress=None):
         self.C = C
         self.max_iter = max_iter
         self.tol = tol
@@ -291,9 +289,10 @@ class LR(I.BinaryClassifierMixin, ClassifierMixin, _LogisticFit, BaseEstimator):
         self.batch_size = batch_size
         self.weight_decay = weight_decay
         self.precision = precision
-        self.seed = seed
+        self.random_state = random_state
         self.device = device
         self.progress = progress
 
 
-LR.__doc__ = LR.__doc__ % (_LOGISTIC_PARAMETERS, _LOGISTIC_ATTRIBUTES)
+LR.__doc__ %= (_LOGISTIC_PARAMETERS, _LOGISTIC_ATTRIBUTES, example("from fairdash.models.fair_lr import LR",
+                                                                   'LR(device="cpu")'))

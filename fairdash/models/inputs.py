@@ -4,7 +4,7 @@ scikit-learn's ``validate_data`` (which records ``n_features_in_`` and, for a da
 labels is the positive one, as in ``LogisticRegression``), and ``predict``'s ``X`` checked the same way
 (finite numbers, the fitted number of columns). scikit-learn's ``ValueError``\\ s come out as one plain
 :class:`~fairdash.errors.FairDashError` (itself a ``ValueError``). Also the checks of FairDash's own arrays, with
-messages a person can act on: the group codes of ``s`` and the strata (:func:`check_s`, :func:`check_fit_inputs`)
+messages a person can act on: the group codes of ``s`` and the strata (:func:`check_s`, :func:`check_strata`)
 and a solver's matrix (:func:`check_X`); "not fitted" is scikit-learn's ``check_is_fitted``. The one home of input
 validation (issue 28: ``fairdash/validation.py`` merged here).
 """
@@ -121,55 +121,37 @@ def check_X(X) -> np.ndarray:
     return X
 
 
-def check_s(s, n: int, model: str) -> np.ndarray:
+def check_s(s, n: int, model: str, *, required: bool = True, min_groups: int = 2) -> np.ndarray:
+    """The one check of ``s``, every model's: one whole-number group code >= 0 per training row (integers,
+    booleans, or floats that hold whole numbers), as ``int64``. ``None``: refused where ``required`` (a model
+    that needs the groups), else every row in one group. At least ``min_groups`` groups where ``required``."""
     if s is None:
-        raise FairDashError(f"{model} needs the sensitive attribute s at training time.")
-    s = np.asarray(s).ravel()
-    if len(s) != n:
-        raise FairDashError(f"s has {len(s)} values but X has {n} rows.")
-    if not np.issubdtype(s.dtype, np.integer):
-        if not np.all(np.isfinite(s.astype(float))) or not np.all(s == np.round(s)):
-            raise FairDashError("s must hold integer group codes 0, 1, ...")
+        if required:
+            raise FairDashError(f"{model} needs the sensitive attribute s at fit: fit(X, y, s) with every training "
+                                "row's group code (0, 1, ...).")
+        return np.zeros(n, dtype=np.int64)
+    s = np.asarray(s)
+    if s.ndim > 1 and s.size == n:
+        s = s.ravel()
+    if s.ndim != 1 or s.shape[0] != n:
+        raise FairDashError(f"s has {s.size} values but X has {n} rows; give one group code per row.")
+    if s.dtype.kind not in "iub":
+        whole = s.dtype.kind == "f" and np.all(np.isfinite(s)) and np.all(s == np.round(s))
+        if not whole:
+            raise FairDashError("s must hold whole-number group codes 0, 1, ...; code the groups as numbers first.")
     s = s.astype(np.int64)
-    if s.min() < 0:
-        raise FairDashError("s must hold integer group codes 0, 1, ...")
-    if len(np.unique(s)) < 2:
-        raise FairDashError(f"{model} needs at least two groups in s; the training data hold only one.")
+    if s.size and s.min() < 0:
+        raise FairDashError("s must hold whole-number group codes 0, 1, ...; code the groups as numbers first.")
+    if required and np.unique(s).size < min_groups:
+        raise FairDashError(f"{model} needs at least two groups in s; the training rows hold only one.")
     return s
 
 
-def check_fit_inputs(X, y, s=None, strata=None):
-    """Validate ``fit``'s arrays: ``X`` 2-D finite floats, ``y`` in {0, 1} with both values, ``s`` integer
-    codes 0..G-1 (``None``: one group), ``strata`` integer codes (optional). Returns them as numpy."""
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise FairDashError("The feature matrix must be two-dimensional (rows x features).")
-    if not np.all(np.isfinite(X)):
-        raise FairDashError("The feature matrix contains missing or infinite values; preprocess it first.")
-    y = np.asarray(y)
-    if y.dtype == bool:
-        y = y.astype(np.int64)
-    if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise FairDashError("The label must be one value per row of the feature matrix.")
-    if not np.all(np.isin(y, (0, 1))):
-        raise FairDashError("The label must be coded 0/1 (1 = the positive label).")
-    y = y.astype(np.int64)
-    if np.unique(y).size < 2:
-        raise FairDashError("The label has a single value in the training data; there is nothing to learn.")
-    if s is None:
-        s = np.zeros(X.shape[0], dtype=np.int64)
-    else:
-        s = np.asarray(s)
-        if s.ndim != 1 or s.shape[0] != X.shape[0]:
-            raise FairDashError("The sensitive attribute must be one value per row of the feature matrix.")
-        if s.dtype.kind not in "iub" and not (s.dtype.kind == "f" and np.all(s % 1 == 0)):
-            raise FairDashError("The sensitive attribute must be coded as group numbers 0, 1, ...")
-        s = s.astype(np.int64)
-        if s.size and s.min() < 0:
-            raise FairDashError("Group codes of the sensitive attribute must be 0, 1, ...")
-    if strata is not None:
-        strata = np.asarray(strata)
-        if strata.ndim != 1 or strata.shape[0] != X.shape[0]:
-            raise FairDashError("The strata must be one value per row of the feature matrix.")
-        strata = strata.astype(np.int64)
-    return X, y, s, strata
+def check_strata(strata, n: int):
+    """The strata of a conditional target: one whole-number code per row (``None``: none), as ``int64``."""
+    if strata is None:
+        return None
+    strata = np.asarray(strata)
+    if strata.ndim != 1 or strata.shape[0] != n:
+        raise FairDashError("The strata must be one value per row of the feature matrix.")
+    return strata.astype(np.int64)

@@ -17,8 +17,8 @@ import functools
 import numpy as np
 import torch
 
-from .inputs import check_fit_inputs as check, fit_inputs
-from .params import check_params
+from .base import Estimator
+from .inputs import check_s, check_strata, fit_inputs
 from .state import check_state, table_from_state, table_to_state
 from ..device import torch_threads
 from ..errors import FairDashError
@@ -101,7 +101,7 @@ def _gpytorch_likelihood_class():
         of the minibatch. Without them it is the ordinary probit (Bernoulli) likelihood.
         """
 
-        def __init__(self, num_locs: int = 20):
+        def __init__(self, *, num_locs: int = 20):
             super().__init__()
             self.quadrature = gpytorch.utils.quadrature.GaussHermiteQuadrature1D(num_locs=num_locs)
 
@@ -138,12 +138,6 @@ def __getattr__(name):  # lazy: importing this module must not require gpytorch
 # --------------------------------------------------------------------------------------------------
 # From a fairness request to each training row's d (shared by FairLR and FairGP)
 # --------------------------------------------------------------------------------------------------
-def check_fit_inputs(X, y, s=None, strata=None):
-    """Validate ``fit``'s arrays (see :func:`fairdash.models.inputs.check_fit_inputs`)."""
-
-    return check(X, y, s, strata)
-
-
 def resolve_target(y, s, strata=None, *, target=None, identity: bool = False):
     """The transition table a fair model trains on and each row's ``d`` (shape ``(n, 2)``).
 
@@ -184,23 +178,18 @@ def resolve_target(y, s, strata=None, *, target=None, identity: bool = False):
 # What FairLR and FairGP share around their training loops: the target they fit, the fitted
 # attributes that describe it, and those attributes' safe state
 # --------------------------------------------------------------------------------------------------
-class FairModelBase:
-    """What FairLR, FairGP and their plain twins LR and GP share as estimators: ``fit`` checks the
-    parameters (``_parameter_constraints``), then runs the model's ``_fit`` on the device module's torch thread
-    budget; a clear error before the model is fitted (``_fitted_attr`` names the attribute that exists
-    only after ``fit``). A plain model has no target (:meth:`target_spec` is ``None``)."""
+class FairModelBase(Estimator):
+    """What FairLR, FairGP and their plain twins LR and GP share as estimators: the base's validated ``fit``
+    (strata taken) runs the model's ``_fit`` on the device module's torch thread budget (on the CPU
+    ``device.fit_threads()`` threads, 1 unless ``FAIRDASH_THREADS``); a clear error before the model is fitted
+    (``_fitted_attr`` names the attribute that exists only after ``fit``). A plain model has no target
+    (:meth:`target_spec` is ``None``)."""
 
     _fitted_attr = "coef_"
+    _takes_strata = True
 
-    def fit(self, X, y, s=None, strata=None):
-        """Fit on features ``X``, two-valued labels ``y`` (the second of the sorted labels is the
-        positive one) and group codes ``s`` (fit time only; a fair model needs them).
-
-        On the CPU torch runs on ``device.fit_threads()`` threads (1 unless ``FAIRDASH_THREADS``)."""
-
-        check_params(self)
-        with torch_threads():
-            return self._fit(X, y, s, strata)
+    def _fit_context(self):
+        return torch_threads()
 
     def target_spec(self):
         """The :class:`~fairdash.target.target_spec.TargetSpec` the model trains for; ``None``: a plain model."""
@@ -213,26 +202,12 @@ class FairModelBase:
 
 
 class FairTargetMixin:
-    """The target parameters of FairLR and FairGP: ``target`` (a :class:`~fairdash.target.target_spec.TargetSpec`;
-    ``None`` is the paper's default, demographic parity at the ``avg`` preset) and its shorthand
-    ``target_rate`` (a number in (0, 1) or a preset name ``"min"``/``"avg"``/``"max"``: the same as
-    ``target=make_target_spec(target_rate=...)``; given with ``target``, it must say the same)."""
+    """The target parameter of FairLR and FairGP: ``target`` (a :class:`~fairdash.target.target_spec.TargetSpec`;
+    ``None`` is the paper's default, demographic parity at the ``avg`` preset). One way to say it: a rate is
+    ``target=make_target_spec(target_rate=...)``."""
 
     def target_spec(self):
-        return spec_from_params(self.target, self.target_rate, type(self).__name__)
-
-
-def spec_from_params(target, target_rate, model: str = "The model"):
-    """The :class:`~fairdash.target.target_spec.TargetSpec` of a fair model's ``target`` and ``target_rate``."""
-
-    if target_rate is None:
-        return make_target_spec() if target is None else target
-    if target is None:
-        return make_target_spec(target_rate=target_rate)
-    if target.with_rate(target_rate) != target:
-        raise FairDashError(f"{model}: target_rate={target_rate!r} disagrees with the target ({target.describe()}); "
-                            "give the rate in the target only.")
-    return target
+        return make_target_spec() if self.target is None else self.target
 
 
 def begin_fair_fit(est, X, y, s=None, strata=None):
@@ -243,10 +218,8 @@ def begin_fair_fit(est, X, y, s=None, strata=None):
 
     X, y01 = fit_inputs(est, X, y)
     target = est.target_spec()
-    if target is not None and s is None:
-        raise FairDashError(f"{type(est).__name__} needs the sensitive attribute s at fit: fit(X, y, s) with every "
-                            "training row's group code (0, 1, ...).")
-    X, y01, s, strata = check_fit_inputs(X, y01, s, strata)
+    s = check_s(s, len(y01), type(est).__name__, required=target is not None, min_groups=1)
+    strata = check_strata(strata, len(y01))
     table, d_rows, info = resolve_target(y01, s, strata, target=target, identity=target is None)
     est.transition_table_ = table
     est.d_ = None if strata is not None else (
@@ -284,8 +257,7 @@ def fair_model_from_state(cls, state: dict):
     Returns ``(model, arrays, fitted)`` so that the caller restores what is its own."""
 
     arrays, meta = check_state(state, cls)
-    params = target_params_from_state(meta["params"], cls)
-    model = cls(**params)
+    model = cls.from_params(target_params_from_state(meta["params"], cls))
     f = meta["fitted"]
     model.base_rates_ = np.asarray(arrays["base_rates"], dtype=np.float64)
     model.group_shares_ = np.asarray(arrays["group_shares"], dtype=np.float64)
@@ -313,16 +285,15 @@ def target_params_from_state(stored: dict, cls) -> dict:
 
     params = dict(stored)
     fair = issubclass(cls, FairTargetMixin)
+    rate = params.pop("target_rate", None)  # also format 2's alias beside target, gone since issue 37
     if any(k in params for k in _FORMAT1_TARGET):
         old = {k: params.pop(k, None) for k in _FORMAT1_TARGET}
         if fair:
-            rate = params.pop("target_rate", None)
             params["target"] = make_target_spec(old["criterion"], rate, 1.0 if old["delta"] is None else old["delta"],
                                                 old["tpr_target"], old["tnr_target"],
                                                 stratum_target_rates=int_keyed(old["stratum_target_rates"]))
-            params["target_rate"] = None
-        else:
-            params.pop("target_rate", None)
     elif fair and params.get("target") is not None:
         params["target"] = TargetSpec.from_dict(params["target"])
+    elif fair and rate is not None:  # the alias alone: the target it stood for
+        params["target"] = make_target_spec(target_rate=rate)
     return params

@@ -5,8 +5,8 @@ It fits a logistic regression on ``X`` (without ``s``), then fairlearn's ``Thres
 for each group, a randomised threshold on the regression's probability that maximises accuracy under
 the constraint (demographic parity, or true-positive-rate parity for equality of opportunity). Deciding
 needs each row's group: ``predict(X, s)``. The randomised draws are reproducible: row ``i`` of a batch is
-positive when its probability of a positive is at least ``u_i``, ``u = RandomState(seed).rand(n)``,
-exactly as ``ThresholdOptimizer.predict(X, sensitive_features=s, random_state=seed)`` does.
+positive when its probability of a positive is at least ``u_i``, ``u = RandomState(random_state).rand(n)``,
+exactly as fairlearn's ``ThresholdOptimizer.predict(X, sensitive_features=s, random_state=random_state)`` does.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
@@ -22,7 +22,7 @@ from ..target.criteria import CRITERIA, DEFAULT, criterion_info
 from .inputs import check_s
 from . import inputs as I
 from . import params as P
-from .params import check_params
+from .base import FITTED_INPUT_ATTRIBUTES, RANDOM_STATE_OF_DRAWS, Estimator, example
 from .state import check_state, make_state
 
 __all__ = ["ThresholdOptimizerModel"]
@@ -30,7 +30,7 @@ __all__ = ["ThresholdOptimizerModel"]
 _RULE_COLUMNS = ("p0", "op0", "t0", "p1", "op1", "t1", "p_ignore", "constant")  # op: +1 for '>', -1 for '<'
 
 
-class ThresholdOptimizerModel(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+class ThresholdOptimizerModel(I.BinaryClassifierMixin, ClassifierMixin, Estimator):
     """Logistic regression (``C``) post-processed by fairlearn's ``ThresholdOptimizer`` with the
     criterion's constraint; ``grid_size`` is fairlearn's threshold grid. Needs ``s`` at fit and at
     prediction (``needs_s_to_predict``): it decides with s.
@@ -44,23 +44,19 @@ class ThresholdOptimizerModel(I.BinaryClassifierMixin, ClassifierMixin, BaseEsti
         Inverse L2 strength of the logistic regression.
     grid_size : int, default=1000
         fairlearn's threshold grid.
-    seed : int or None, default=0
-        The seed of ``predict``'s draws.
+    %s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two labels seen at fit, sorted; the second is the positive label.
-    n_features_in_ : int
-        Number of feature columns seen at fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names of a data frame ``X`` at fit (only then).
+    %s
     coef_ : ndarray of shape (n_features_in_,)
         The logistic regression's weights.
     intercept_ : float
         Its constant.
     rules_ : ndarray of shape (n_groups, 8)
         Each group's randomised threshold rule (``p0, op0, t0, p1, op1, t1, p_ignore, constant``).
+
+    %s
     """
 
     needs_s_to_predict = True
@@ -69,24 +65,26 @@ class ThresholdOptimizerModel(I.BinaryClassifierMixin, ClassifierMixin, BaseEsti
         "criterion": [P.Options(CRITERIA)],
         "C": [P.Interval(numbers.Real, 0, None, "neither")],
         "grid_size": [P.Interval(numbers.Integral, 2, None)],
-        "seed": [P.SEED, P.NONE],
+        "random_state": [P.SEED, P.NONE],
     }
 
-    def __init__(self, criterion: str = DEFAULT, C: float = 1.0, grid_size: int = 1000, seed: int | None = 0):
+    _words = "The threshold optimizer"
+
+    def __init__(self, *, criterion: str = DEFAULT, C: float = 1.0, grid_size: int = 1000,
+                 random_state: int | None = 0):
         self.criterion = criterion
         self.C = C
         self.grid_size = grid_size
-        self.seed = seed
+        self.random_state = random_state
 
-    def fit(self, X, y, s=None):
+    def _fit(self, X, y, s):
         import warnings
 
         from fairlearn.postprocessing import ThresholdOptimizer
         from sklearn.linear_model import LogisticRegression
 
-        check_params(self)
         X, y = I.fit_inputs(self, X, y)
-        s = check_s(s, len(y), "The threshold optimizer")
+        s = check_s(s, len(y), self._words)
         lr = LogisticRegression(C=self.C, max_iter=1000).fit(X, y)
         opt = ThresholdOptimizer(estimator=lr, constraints=criterion_info(self.criterion).fairlearn_threshold,
                                  objective="accuracy_score",
@@ -135,8 +133,8 @@ class ThresholdOptimizerModel(I.BinaryClassifierMixin, ClassifierMixin, BaseEsti
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X, s=None) -> np.ndarray:
-        """Randomised, as fairlearn's: each row positive with its probability, drawn from ``seed``."""
-        return I.randomised_labels(self, self._positive_probs(X, s), self.seed)
+        """Randomised, as fairlearn's: each row positive with its probability, drawn from ``random_state``."""
+        return I.randomised_labels(self, self._positive_probs(X, s), self.random_state)
 
     def get_state(self) -> dict:
         check_is_fitted(self, "coef_")
@@ -145,7 +143,7 @@ class ThresholdOptimizerModel(I.BinaryClassifierMixin, ClassifierMixin, BaseEsti
     @classmethod
     def from_state(cls, state: dict) -> "ThresholdOptimizerModel":
         arrays, meta = check_state(state, cls)
-        m = cls(**meta["params"])
+        m = cls.from_params(meta["params"])
         m.coef_ = np.asarray(arrays["coef"], dtype=np.float64).ravel()
         m.rules_ = np.asarray(arrays["rules"], dtype=np.float64).reshape(-1, len(_RULE_COLUMNS))
         m.intercept_ = float(meta["intercept"])
@@ -160,3 +158,8 @@ def _op(operation) -> float:
 
 def _apply(op, p, t) -> np.ndarray:
     return np.where(op > 0, p > t, p < t).astype(float)
+
+
+ThresholdOptimizerModel.__doc__ %= (RANDOM_STATE_OF_DRAWS, FITTED_INPUT_ATTRIBUTES, example(
+    "from fairdash.models.postprocessing import ThresholdOptimizerModel", "ThresholdOptimizerModel()",
+    "    >>> model.predict(X[:3], s[:3]).shape\n    (3,)"))

@@ -8,8 +8,8 @@ array), two-valued labels ``y`` (``classes_`` as given; FairDash passes 0/1) and
 :func:`make_model` builds one by name from the run's :class:`~fairdash.target.target_spec.TargetSpec` and the
 model's own settings. What a model takes from the target is declared here, in its :class:`ModelInfo`
 (``target_param``): the fair models the whole spec (``target=``), the criterion-dependent baselines its
-criterion (``criterion=``), the others nothing. ``seed`` and ``device`` go to the models that declare them
-(``shared``).
+criterion (``criterion=``), the others nothing. The run's ``seed`` (as each model's ``random_state``) and
+``device`` go to the models that declare them (``shared``).
 """
 from __future__ import annotations
 
@@ -75,35 +75,35 @@ MODELS: dict[str, ModelInfo] = {
     for m in [
         ModelInfo("fair-lr", "FairLR", "fair_lr:FairLR", CRITERIA, True,
                   "Logistic regression trained on the target-label likelihood (the paper's method).",
-                  target_param="target", shared=("seed", "device")),
+                  target_param="target", shared=("random_state", "device")),
         ModelInfo("fair-gp", "FairGP", "fair_gp:FairGP", CRITERIA, True,
                   "Sparse variational Gaussian process trained on the target-label likelihood.",
-                  target_param="target", shared=("seed", "device")),
+                  target_param="target", shared=("random_state", "device")),
         ModelInfo("lr", "LR", "fair_lr:LR", (), False, "Plain logistic regression (C = 1).",
-                  shared=("seed", "device")),
+                  shared=("random_state", "device")),
         ModelInfo("gp", "GP", "fair_gp:GP", (), False, "Plain sparse variational GP classifier.",
-                  shared=("seed", "device")),
+                  shared=("random_state", "device")),
         ModelInfo("svm", "SVM", "baselines:SVM", (), False, "RBF support vector machine (C = 1, gamma = 1/n_features)."),
         ModelInfo("kamiran", "Kamiran & Calders", "baselines:KamiranReweighing", (DP.name,), False,
                   "Logistic regression on rows reweighed so that s and y look independent.",
-                  shared=("seed", "device")),
+                  shared=("random_state", "device")),
         ModelInfo("agarwal", "Agarwal et al.", "baselines:AgarwalReduction", CRITERIA, False,
                   "fairlearn's exponentiated-gradient reduction around logistic regression.",
-                  target_param="criterion", shared=("seed", "device")),
+                  target_param="criterion", shared=("random_state", "device")),
         ModelInfo("target-reduction", "Target reduction (decides without s, randomised)",
                   "target_reduction:TargetReduction", CRITERIA, True,
                   "Agarwal et al.'s exponentiated-gradient reduction with each group's rate constrained to the "
                   "analyst's target (within a tolerance): reaches the target without s when deciding, by a seeded "
-                  "random draw.", target_param="target", shared=("seed", "device")),
+                  "random draw.", target_param="target", shared=("random_state", "device")),
         ModelInfo("threshold-optimizer", "Threshold optimizer (post-processing, decides with s)",
                   "postprocessing:ThresholdOptimizerModel", CRITERIA, False,
                   "fairlearn's ThresholdOptimizer on logistic regression: one randomised threshold per group, so it "
-                  "decides with s.", target_param="criterion", shared=("seed",)),
+                  "decides with s.", target_param="criterion", shared=("random_state",)),
         ModelInfo("zafar-fairness", "ZafarFairness", "zafar:ZafarFairness", (DP.name,), False,
                   "Logistic loss minimised under a bound on the covariance of s and the decision value."),
         ModelInfo("zafar-accuracy", "ZafarAccuracy", "zafar:ZafarAccuracy", (DP.name,), False,
                   "Covariance of s and the decision value minimised within (1 + gamma) of the best loss. On "
-                  "standardised columns; in the paper's Adult set-ups (--paper adult-sex, adult-race) in raw units, "
+                  "standardised columns; in the paper's Adult set-ups (adult-sex, adult-race) in raw units, "
                   "as the paper ran it, and labelled so.",
                   raw_units=("adult-sex", "adult-race")),
         ModelInfo("zafar-eqopp", "ZafarEqOpp", "zafar:ZafarEqOpp", (EO.name,), False,
@@ -151,9 +151,10 @@ def make_model(name: str, target=None, *, seed=None, device=None, **options):
     """Build an unfitted model by name.
 
     ``target``: the run's :class:`~fairdash.target.target_spec.TargetSpec` (``None``: each model's default); the
-    model takes what its :class:`ModelInfo` declares (``target_param``). ``seed`` and ``device`` (``None``:
-    the model's default) go to the models that declare them (``shared``); every other keyword is one of
-    the model's own settings, passed as it is (an unknown one is a :class:`FairDashError`).
+    model takes what its :class:`ModelInfo` declares (``target_param``). ``seed`` (the run's: each model's
+    ``random_state``) and ``device`` (``None``: the model's default) go to the models that declare them
+    (``shared``); every other keyword is one of the model's own settings, passed as it is (an unknown one is a
+    :class:`FairDashError`).
     """
     info = model_info(name)
     if target is not None and not isinstance(target, TargetSpec):
@@ -165,7 +166,7 @@ def make_model(name: str, target=None, *, seed=None, device=None, **options):
         raise FairDashError(f"{info.label}: give the target once (make_model's target), not also as "
                             f"{info.target_param}=.")
     own.update(info.target_options(target))
-    for key, value in (("seed", seed), ("device", device)):
+    for key, value in (("random_state", seed), ("device", device)):
         if value is not None and key in info.shared:
             own[key] = value
     known = set(cls().get_params(deep=False))

@@ -133,9 +133,20 @@ def make_state(estimator, arrays: dict, meta: dict | None = None) -> dict:
 # Constructor parameters that earlier FairDash versions stored and the models no longer take: each with the
 # value under which it did nothing (a file that stored that value loads without it) and what replaced it.
 RETIRED_PARAMS = {
-    "use_s_as_feature": (False, "s as a feature is now the task's choice (--s-as-feature, 'Let the model see s' "
-                                "on the Train page); removed in commit 836afa2"),
+    "use_s_as_feature": (False, "s as a feature is now the task's choice ('Let the model see s' on the Train "
+                                "page, or the task's s-as-feature setting); removed in commit 836afa2"),
 }
+
+# Constructor parameters an earlier FairDash stored under another name: the old name and today's.
+RENAMED_PARAMS = {"seed": "random_state"}
+
+
+def renamed_params(params: dict) -> dict:
+    """Stored constructor parameters with the names of :data:`RENAMED_PARAMS` read as today's."""
+    out = {}
+    for k, v in params.items():
+        out[RENAMED_PARAMS.get(k, k)] = v
+    return out
 
 
 def check_state(state: dict, cls=None) -> tuple[dict, dict]:

@@ -7,8 +7,9 @@ FairDash's own whose constraints are ``|rate_g(h) - target_g| <= tolerance`` for
 targets being the analyst's (``TargetSpec.rate_targets`` on the training rows): under demographic parity
 each group's positive rate, under equality of opportunity each group's true positive rate.
 :class:`TargetReduction` solves it with fairlearn's public ``ExponentiatedGradient`` on FairDash's weighted
-solver, exactly as :class:`~fairdash.models.baselines.AgarwalReduction` does, and decides **without s**:
-``s`` is used at fit time only, and its decisions are a seeded random draw from the mixture.
+solver, as :class:`~fairdash.models.baselines.AgarwalReduction` does (both compose :mod:`~fairdash.models.mixture`;
+neither inherits from the other), and decides **without s**: ``s`` is used at fit time only, and its decisions
+are a seeded random draw from the mixture.
 """
 from __future__ import annotations
 
@@ -17,17 +18,19 @@ import numbers
 import numpy as np
 import pandas as pd
 from fairlearn.reductions import ClassificationMoment, ErrorRate
+from sklearn.base import ClassifierMixin
 
-from ..target.criteria import criterion_of_rate
 from ..errors import FairDashError
-from ..target.target_spec import TargetSpec, make_target_spec
-from .inputs import check_s
-from . import inputs as I
-from . import params as P
-from .baselines import AgarwalReduction
-from .params import check_params
-from .state import check_state
 from ..target import targets as T
+from ..target.criteria import Criterion, criterion_info
+from ..target.target_spec import TargetSpec, make_target_spec
+from . import inputs as I
+from . import mixture as M
+from . import params as P
+from .base import FITTED_INPUT_ATTRIBUTES, Estimator, example
+from .common import proba_from_p1
+from .inputs import check_s
+from .state import check_state, make_state
 
 __all__ = ["TargetRateMoment", "TargetReduction", "DEFAULT_TOLERANCE"]
 
@@ -37,9 +40,14 @@ DEFAULT_TOLERANCE = 0.01  # each group's rate within one point of its target on 
 class TargetRateMoment(ClassificationMoment):
     """Each group's rate held within ``tolerance`` of its own target: the constraints
     ``rate_g(h) - target_g <= tolerance`` (index ``("+", g)``) and ``target_g - rate_g(h) <= tolerance``
-    (``("-", g)``). ``rate`` is ``"pr"`` (the share of the group's rows predicted positive) or ``"tpr"``
-    (the share of the group's positives predicted positive). Public fairlearn API only: ``load_data``,
-    ``index``, ``gamma``, ``bound``, ``project_lambda``, ``signed_weights``, ``default_objective``.
+    (``("-", g)``). The rate is the criterion's (:class:`~fairdash.target.criteria.Criterion`, or its name): the
+    share of a group's rows predicted positive under demographic parity, of its positives under equality of
+    opportunity. Public fairlearn API only: ``load_data``, ``index``, ``gamma``, ``bound``, ``project_lambda``,
+    ``signed_weights``, ``default_objective``.
+
+    ``targets``: each group's target, a mapping from the group's label in ``s`` (any labels: numbers or names) to
+    its target, or a sequence with one target per group in the sorted order of the labels ``load_data`` sees.
+    Checked here: numbers in [0, 1], a tolerance in (0, 1), a known criterion.
 
     ``signed_weights``: the Lagrangian is ``err(h) + sum_k lambda_k (gamma_k - tolerance)``; a row's signed
     weight is ``-n`` times the Lagrangian's derivative in its prediction, as fairlearn's ``ErrorRate`` has it
@@ -48,28 +56,40 @@ class TargetRateMoment(ClassificationMoment):
 
     short_name = "TargetRates"
 
-    def __init__(self, targets=(), tolerance: float = DEFAULT_TOLERANCE, rate: str = "pr"):
+    def __init__(self, *, targets, criterion, tolerance: float = DEFAULT_TOLERANCE):
         super().__init__()
-        self.targets = np.asarray(targets, dtype=float).ravel()
+        self.criterion: Criterion = criterion_info(criterion)
+        if isinstance(targets, dict):
+            self.groups = np.asarray(sorted(targets))
+            values = [targets[g] for g in self.groups]
+        else:
+            self.groups = None  # the labels load_data sees, sorted
+            values = list(np.ravel(targets))
+        self.targets = np.asarray(values, dtype=float)
+        if not self.targets.size or not np.all((self.targets >= 0) & (self.targets <= 1)):
+            raise FairDashError("Each group's target rate must be a number between 0 and 1; got "
+                                f"{self.targets.tolist()}.")
+        if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real) or not 0 < tolerance < 1:
+            raise FairDashError(f"The tolerance must be a number between 0 and 1; got {tolerance!r}.")
         self.tolerance = float(tolerance)
-        self.rate = rate
 
     def load_data(self, X, y, *, sensitive_features) -> None:
         y = pd.Series(np.asarray(y).astype(int).ravel())
-        s = pd.Series(np.asarray(sensitive_features).astype(int).ravel(), index=y.index)
-        super().load_data(X, y, sensitive_features=s)
-        G = len(self.targets)
-        member = (s.to_numpy()[:, None] == np.arange(G)[None, :]).astype(float)
-        crit = criterion_of_rate(self.rate)
-        member *= crit.rows(y.to_numpy())[:, None]
+        labels = np.asarray(sensitive_features).ravel()
+        groups = np.unique(labels) if self.groups is None else self.groups
+        if len(groups) != len(self.targets):
+            raise FairDashError(f"{len(self.targets)} target(s) for {len(groups)} group(s) in s: give one per group.")
+        codes = pd.Series(_codes(labels, groups), index=y.index)
+        super().load_data(X, y, sensitive_features=codes)
+        member = (codes.to_numpy()[:, None] == np.arange(len(groups))[None, :]).astype(float)
+        member *= self.criterion.rows(y.to_numpy())[:, None]
         counts = member.sum(axis=0)
         if (counts == 0).any():
-            g = int(np.flatnonzero(counts == 0)[0])
-            raise FairDashError(f"Group {g} has no training rows{crit.rows_words}: its rate cannot be constrained to "
-                                "its target.")
+            g = groups[int(np.flatnonzero(counts == 0)[0])]
+            raise FairDashError(f"Group {g} has no training rows{self.criterion.rows_words}: its rate cannot be "
+                                "constrained to its target.")
         self.row_weights = member / counts  # (n, G): rate_g(h) = h @ row_weights[:, g]
-        self._index = pd.MultiIndex.from_product([["+", "-"], range(G)], names=["sign", "group_id"])
-
+        self._index = pd.MultiIndex.from_product([["+", "-"], range(len(groups))], names=["sign", "group_id"])
     @property
     def index(self) -> pd.MultiIndex:
         return self._index
@@ -98,7 +118,7 @@ class TargetRateMoment(ClassificationMoment):
         return ErrorRate()
 
 
-class TargetReduction(AgarwalReduction):
+class TargetReduction(I.BinaryClassifierMixin, ClassifierMixin, Estimator):
     """Each group's population rate constrained to the analyst's target, deciding without s.
 
     Formulation: ``ExponentiatedGradient(WeightedLR(C), constraints=TargetRateMoment(targets, tolerance),
@@ -107,7 +127,7 @@ class TargetReduction(AgarwalReduction):
     demographic parity, each group's target TPR under equality of opportunity). The result is the same
     randomised mixture of logistic regressions as :class:`~fairdash.models.baselines.AgarwalReduction`'s,
     stored the same way: ``predict_proba`` the mixture's probability of a positive; ``predict`` a draw per row
-    from the row itself and ``seed`` (``inputs.row_draws``: the same person gets the same decision in any order,
+    from the row itself and ``random_state`` (``inputs.row_draws``: the same person gets the same decision in any order,
     batch or file, and one row scored alone lands where it does in the table), never from global state. A model
     file written before draws were per row (``row_draws_`` false) keeps drawing by position in the batch, as it
     did.
@@ -127,7 +147,7 @@ class TargetReduction(AgarwalReduction):
         Most exponentiated-gradient iterations.
     C : float, default=1.0
         Inverse L2 strength of each best response's logistic regression.
-    seed : int or None, default=0
+    random_state : int or None, default=0
         The seed of ``predict``'s draws.
     progress : callable or None, default=None
         ``progress(fraction, message)``, told of every best-response fit.
@@ -136,12 +156,7 @@ class TargetReduction(AgarwalReduction):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two labels seen at fit, sorted; the second is the positive label.
-    n_features_in_ : int
-        Number of feature columns seen at fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names of a data frame ``X`` at fit (only then).
+    %s
     targets_ : ndarray of shape (n_groups,)
         Each group's target rate, as resolved on the training rows.
     target_rate_ : float or None
@@ -152,29 +167,32 @@ class TargetReduction(AgarwalReduction):
         Whether ``predict`` draws each row's decision from the row itself (every fit; ``False`` only for a
         model file written before, which draws by position in the batch).
     coefs_, intercepts_, weights_, best_gap_, n_oracle_calls_, last_iter_, n_iter_, device_
-        As :class:`~fairdash.models.baselines.AgarwalReduction`'s.
+        As :class:`~fairdash.models.baselines.AgarwalReduction`'s (:mod:`~fairdash.models.mixture`).
+
+    %s
     """
 
     _words = "Target reduction"
+    _takes_strata = True  # to refuse a conditional target in words
     _parameter_constraints = {
         "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.target.target_spec.make_target_spec)"), P.NONE],
         "tolerance": [P.Interval(numbers.Real, 0, 1, "neither")],
         "eps": [P.Interval(numbers.Real, 0, None, "neither")],
         "max_iter": [P.Interval(numbers.Integral, 1, None)],
         "C": [P.Interval(numbers.Real, 0, None, "neither")],
-        "seed": [P.SEED, P.NONE],
+        "random_state": [P.SEED, P.NONE],
         "progress": [P.CALLABLE, P.NONE],
         "device": [P.DEVICE, P.NONE],
     }
 
-    def __init__(self, target=None, tolerance: float = DEFAULT_TOLERANCE, eps: float = 0.01, max_iter: int = 50,
-                 C: float = 1.0, seed: int | None = 0, progress=None, device="auto"):
+    def __init__(self, *, target=None, tolerance: float = DEFAULT_TOLERANCE, eps: float = 0.01, max_iter: int = 50,
+                 C: float = 1.0, random_state: int | None = 0, progress=None, device="auto"):
         self.target = target
         self.tolerance = tolerance
         self.eps = eps
         self.max_iter = max_iter
         self.C = C
-        self.seed = seed
+        self.random_state = random_state
         self.progress = progress
         self.device = device
 
@@ -185,43 +203,44 @@ class TargetReduction(AgarwalReduction):
                                 "combined with a legitimate factor (conditional parity).")
         return spec
 
-    def _constraint(self):
-        return TargetRateMoment(self.targets_, self.tolerance, self._rate)
+    def _moment(self) -> TargetRateMoment:
+        groups = dict(enumerate(self.targets_.tolist()))
+        return TargetRateMoment(targets=groups, criterion=self._spec().criterion, tolerance=self.tolerance)
 
-    def fit(self, X, y, s=None, strata=None):
-        check_params(self)
-        if strata is not None:
-            self._spec()  # refuses a conditional target in words
-        X, y = I.fit_inputs(self, X, y)
-        s = check_s(s, len(y), self._words)
-
-        spec = self._spec()
-        y01 = y  # fit_inputs gives the labels as 0/1 (1 for classes_[1])
+    def _fit(self, X, y, s, strata=None):
+        spec = self._spec()  # refuses a conditional target in words, before the data are looked at
+        X, y01 = I.fit_inputs(self, X, y)  # the labels as 0/1 (1 for classes_[1])
+        s = check_s(s, len(y01), self._words)
         G = int(s.max()) + 1
-        goal = spec.rate_targets(y01, s, None, G)
-        self._rate = goal.rate
-        self.targets_ = np.asarray(goal.group, dtype=float)
+        self.targets_ = np.asarray(spec.rate_targets(y01, s, None, G).group, dtype=float)
         self.target_rate_ = spec.rate_for(T.base_rates(y01, s, G))
-        self._store_mixture(self._fit_expgrad(X, y, s), X.shape[1])
-        moment = TargetRateMoment(self.targets_, self.tolerance, self._rate)
+        eg = M.fit_exponentiated_gradient(self._moment(), X, y01, s, C=self.C, eps=self.eps, max_iter=self.max_iter,
+                                          device=self.device, progress=self.progress, words=self._words)
+        M.store_mixture(self, eg, X.shape[1])
+        moment = self._moment()
         moment.load_data(X, y01, sensitive_features=s)
         self.train_rates_ = moment.rates(self._positive_probs(X))
         self.row_draws_ = True
         return self
 
+    def _positive_probs(self, X) -> np.ndarray:
+        return M.positive_probs(self, X)
+
+    def predict_proba(self, X) -> np.ndarray:
+        return proba_from_p1(self._positive_probs(X))
+
     def predict(self, X) -> np.ndarray:
-        """Randomised: each row positive with the mixture's probability, drawn from the row itself and ``seed``."""
+        """Randomised: each row positive with the mixture's probability, drawn from the row itself and
+        ``random_state``."""
         X = I.predict_X(self, X)
-        return I.randomised_labels(self, self._positive_probs(X), 0 if self.seed is None else self.seed,
+        return I.randomised_labels(self, self._positive_probs(X), 0 if self.random_state is None else self.random_state,
                                    X if self.row_draws_ else None)
 
     def get_state(self) -> dict:
-        state = super().get_state()
-        state["arrays"]["targets"] = self.targets_
-        state["arrays"]["train_rates"] = self.train_rates_
-        state["meta"]["target_rate"] = self.target_rate_
-        state["meta"]["draws"] = "row" if self.row_draws_ else "position"
-        return state
+        arrays, meta = M.mixture_state(self)
+        arrays.update({"targets": self.targets_, "train_rates": self.train_rates_})
+        meta.update({"target_rate": self.target_rate_, "draws": "row" if self.row_draws_ else "position"})
+        return make_state(self, arrays, meta)
 
     @classmethod
     def from_state(cls, state: dict) -> "TargetReduction":
@@ -229,9 +248,24 @@ class TargetReduction(AgarwalReduction):
         params = dict(meta["params"])
         if params.get("target") is not None:
             params["target"] = TargetSpec.from_dict(params["target"])
-        m = cls._mixture_from_state(cls(**params), arrays, meta)
+        m = M.mixture_from_state(cls.from_params(params), arrays, meta)
         m.targets_ = np.asarray(arrays["targets"], dtype=np.float64).ravel()
         m.train_rates_ = np.asarray(arrays["train_rates"], dtype=np.float64).ravel()
         m.target_rate_ = meta.get("target_rate")
         m.row_draws_ = meta.get("draws") == "row"  # files written before draws were per row: by position
         return m
+
+
+def _codes(labels: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Each row's position in ``groups`` (sorted labels); a label with no target is refused."""
+    at = np.clip(np.searchsorted(groups, labels), 0, len(groups) - 1)
+    if not np.array_equal(groups[at], labels):
+        missing = labels[groups[at] != labels][0]
+        raise FairDashError(f"Group {missing!r} of s has no target: give every group of s its target.")
+    return at
+
+
+TargetReduction.__doc__ = TargetReduction.__doc__ % (FITTED_INPUT_ATTRIBUTES, example(
+    "from fairdash.models.target_reduction import TargetReduction", 'TargetReduction(max_iter=5, device="cpu")',
+    "    >>> model.targets_.round(3).tolist()  # each group's target positive rate (the avg preset)\n    [0.525, 0.525]\n"
+    "    >>> bool(abs(model.train_rates_ - model.targets_).max() <= 0.011)  # within the tolerance (0.01)\n    True"))

@@ -78,7 +78,7 @@ class _Design:
     and either ``sparse`` CSR float64 tensors of ``X`` and ``X^T`` (with ``rows``, the row of every
     stored entry, for the Hessian) or ``X32`` and ``X64``, dense tensors (``solver.place_matrix``)."""
 
-    def __init__(self, X: np.ndarray, dev, shared: bool = False):
+    def __init__(self, *, X: np.ndarray, dev, shared: bool = False):
         import torch
 
 
@@ -161,7 +161,7 @@ class FitMemory:
         after ``check_X``); a different array replaces it and forgets the solutions."""
         d = self._design
         if d is None or X is not self._given or d.dev != dev or np.shape(X) != d.X.shape:
-            self._given, self._design = X, _Design(check_X(X), dev, shared=True)
+            self._given, self._design = X, _Design(X=check_X(X), dev=dev, shared=True)
             self.starts, self.solved = {}, {}
         return self._design
 
@@ -220,7 +220,7 @@ class WeightedLR(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         "device": [DEVICE],
     }
 
-    def __init__(self, C: float = 1.0, tol: float = 1e-9, max_iter: int = 1000, device="auto"):
+    def __init__(self, *, C: float = 1.0, tol: float = 1e-9, max_iter: int = 1000, device="auto"):
         self.C = C
         self.tol = tol
         self.max_iter = max_iter
@@ -249,7 +249,7 @@ class WeightedLR(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
 
         with torch_threads():
             if design is None:
-                design = _Design(X, dev)
+                design = _Design(X=X, dev=dev)
             dtype = torch.float64
             labels = torch.as_tensor(y01, dtype=dtype, device=dev)  # the identity table's shortcut
             aw = None if weight is None else torch.tensor(np.asarray(weight, dtype=np.float64), dtype=dtype, device=dev)

@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
@@ -32,7 +32,7 @@ from .common import one_blas_thread, proba_from_p1
 from .inputs import check_s
 from . import inputs as I
 from . import params as P
-from .params import check_params
+from .base import Estimator, FITTED_INPUT_ATTRIBUTES, example
 from .state import check_state, make_state
 
 __all__ = ["ZafarFairness", "ZafarAccuracy", "ZafarEqOpp", "logistic_loss", "covariance_vectors",
@@ -49,7 +49,7 @@ def _design(X: np.ndarray) -> np.ndarray:
 class _MeanLogLoss:
     """``L(w) / n`` and its gradient on ``Xa = [1, X]``, ``ys`` in {-1, +1}; caches the last point."""
 
-    def __init__(self, Xa: np.ndarray, ys: np.ndarray):
+    def __init__(self, *, Xa: np.ndarray, ys: np.ndarray):
         self.Xa, self.ys, self.n = Xa, ys, len(ys)
         self._w = None
 
@@ -115,7 +115,7 @@ def _unconstrained(loss: _MeanLogLoss, d: int) -> np.ndarray:
     return res.x
 
 
-class _ZafarBase(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+class _ZafarBase(I.BinaryClassifierMixin, ClassifierMixin, Estimator):
     """Prediction, scores and state shared by the Zafar models (weights ``w_`` on ``[1, x]``)."""
 
     _label = "Zafar et al."
@@ -131,7 +131,7 @@ class _ZafarBase(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     def _start(Xa, ys):
         """The mean logistic loss on ``[1, x]``, its dimension and its unconstrained minimiser ``w*``,
         where every Zafar fit starts."""
-        loss = _MeanLogLoss(Xa, ys)
+        loss = _MeanLogLoss(Xa=Xa, ys=ys)
         return loss, Xa.shape[1], _unconstrained(loss, Xa.shape[1])
 
     def _finish(self, w, X):
@@ -139,11 +139,8 @@ class _ZafarBase(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         self.coef_ = self.w_[1:].copy()
         self.intercept_ = float(self.w_[0])
 
-    def fit(self, X, y, s=None):
-        """Fit on ``X`` (preprocessed features), two-valued labels ``y`` and group codes ``s``."""
-        check_params(self)
-        with one_blas_thread():
-            return self._fit(X, y, s)
+    def _fit_context(self):
+        return one_blas_thread()
 
     def decision_function(self, X) -> np.ndarray:
         check_is_fitted(self, "w_")
@@ -166,7 +163,7 @@ class _ZafarBase(I.BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     @classmethod
     def from_state(cls, state: dict):
         arrays, meta = check_state(state, cls)
-        m = cls(**meta["params"])
+        m = cls.from_params(meta["params"])
         w = np.asarray(arrays["w"], dtype=np.float64).ravel()
         m.w_ = w
         m.coef_ = w[1:].copy()
@@ -210,14 +207,11 @@ class ZafarFairness(_ZafarBase):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two labels seen at fit, sorted; the second is the positive label.
-    n_features_in_ : int
-        Number of feature columns seen at fit.
-    w_ : ndarray of shape (n_features_in_ + 1,)
-        The weights on ``[1, x]``; ``coef_`` and ``intercept_`` split them.
+    %s
     covariance_, loss_, unconstrained_loss_, n_iter_ : float, int
         Diagnostics (see above); ``n_iter_``: SLSQP iterations run.
+
+    %s
     """
 
     _label = "ZafarFairness"
@@ -228,7 +222,7 @@ class ZafarFairness(_ZafarBase):
         "max_iter": [P.Interval(numbers.Integral, 1, None)],
     }
 
-    def __init__(self, c: float = 0.001, max_iter: int = 1000):
+    def __init__(self, *, c: float = 0.001, max_iter: int = 1000):
         self.c = c
         self.max_iter = max_iter
 
@@ -304,14 +298,11 @@ class ZafarAccuracy(_ZafarBase):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two labels seen at fit, sorted; the second is the positive label.
-    n_features_in_ : int
-        Number of feature columns seen at fit.
-    w_ : ndarray of shape (n_features_in_ + 1,)
-        The weights on ``[1, x]``; ``coef_`` and ``intercept_`` split them.
+    %s
     covariance_, loss_, unconstrained_loss_, loss_ratio_, n_iter_ : float, int
         Diagnostics (see above); ``n_iter_``: SLSQP iterations run.
+
+    %s
     """
 
     _label = "ZafarAccuracy"
@@ -325,7 +316,7 @@ class ZafarAccuracy(_ZafarBase):
         "numerical_gradients": [P.BOOLEAN],
     }
 
-    def __init__(self, gamma: float = 0.5, max_iter: int = 100000, feature_scale=None, feature_offset=None,
+    def __init__(self, *, gamma: float = 0.5, max_iter: int = 100000, feature_scale=None, feature_offset=None,
                  numerical_gradients: bool = False):
         self.gamma = gamma
         self.max_iter = max_iter
@@ -358,7 +349,7 @@ class ZafarAccuracy(_ZafarBase):
             return np.concatenate([[w[0] - v @ offset], v])
 
         Xr = offset + scale * X
-        raw_loss = _MeanLogLoss(_design(Xr), ys)
+        raw_loss = _MeanLogLoss(Xa=_design(Xr), ys=ys)
         A = covariance_vectors(Xr, s)
         u_star = to_u(w_star)
         bound = (1.0 + float(self.gamma)) * loss.value(w_star) * n  # on the summed loss, as the original
@@ -482,12 +473,7 @@ class ZafarEqOpp(_ZafarBase):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two labels seen at fit, sorted; the second is the positive label.
-    n_features_in_ : int
-        Number of feature columns seen at fit.
-    w_ : ndarray of shape (n_features_in_ + 1,)
-        The weights on ``[1, x]``; ``coef_`` and ``intercept_`` split them.
+    %s
     fnr_covariance_, loss_, unconstrained_loss_, tau_, max_slack_ : float
         Diagnostics (see above).
     n_rounds_ : int
@@ -496,6 +482,8 @@ class ZafarEqOpp(_ZafarBase):
         SLSQP iterations over all rounds.
     converged_ : bool
         Whether the procedure converged.
+
+    %s
     """
 
     _label = "ZafarEqOpp"
@@ -513,7 +501,7 @@ class ZafarEqOpp(_ZafarBase):
         "max_iter": [P.Interval(numbers.Integral, 1, None)],
     }
 
-    def __init__(self, c: float = 0.0, tau0: float = 5.0, mu: float = 1.2, tau_max: float = 1e10,
+    def __init__(self, *, c: float = 0.0, tau0: float = 5.0, mu: float = 1.2, tau_max: float = 1e10,
                  max_rounds: int = 50, eps: float = 1e-5, max_slack: float = 1e-3, max_iter: int = 200):
         self.c = c
         self.tau0 = tau0
@@ -596,3 +584,11 @@ class ZafarEqOpp(_ZafarBase):
         self.max_slack_ = float(slack.max())
         self.converged_ = bool(converged)
         return self
+
+
+_FITTED = FITTED_INPUT_ATTRIBUTES + """
+    w_ : ndarray of shape (n_features_in_ + 1,)
+        The weights on ``[1, x]``; ``coef_`` and ``intercept_`` split them."""
+for _cls in (ZafarFairness, ZafarAccuracy, ZafarEqOpp):
+    _cls.__doc__ = _cls.__doc__ % (_FITTED, example(f"from fairdash.models.zafar import {_cls.__name__}",
+                                                    f"{_cls.__name__}()"))
