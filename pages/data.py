@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from fairdash.app import state, task_choices, ui
+from fairdash.app import session_file, state, task_choices, ui
 from fairdash.errors import FairDashError
 
 ss, lit = st.session_state, ui.literal  # user text (names, values, meanings) is shown literally, never as markup
@@ -18,6 +18,20 @@ st.caption("Load a table, then say which column is the sensitive attribute and w
            "Everything else follows from these choices.")
 
 ui.ensure_state()
+
+# --------------------------------------------------------------------------------------------------
+# A saved session (Export, "Save this session"): its table, task, target and runs
+# --------------------------------------------------------------------------------------------------
+with st.expander("Open a session file", icon=":material/folder_open:",
+                 expanded=ss.get(state.OPEN_SESSION_FILE) is not None):
+    st.file_uploader(f"A session file saved with \"Save this session\" ({session_file.SUFFIX})",
+                     type=[session_file.SUFFIX.lstrip(".")], key=state.OPEN_SESSION_FILE, help=session_file.OPEN_HELP,
+                     on_change=session_file.open_uploaded)  # opened before the page is drawn from the file's session
+    opened = session_file.take_note()
+    if opened is not None and opened.kind == "done":
+        st.success(lit(opened.text), icon=":material/folder_open:")
+    elif opened is not None:
+        st.error(lit(opened.text), icon=":material/warning:")
 
 # --------------------------------------------------------------------------------------------------
 # Source: a bundled sample or an upload

@@ -5,13 +5,25 @@ from __future__ import annotations
 
 import streamlit as st
 
-from fairdash.app import export, state, ui
+from fairdash.app import export, session_file, state, ui
 
 ss = st.session_state
 
 st.title("Export")
 ui.ensure_state()
 history = ui.runs()
+
+# --------------------------------------------------------------------------------------------------
+# The whole session, as one file the analyst keeps
+# --------------------------------------------------------------------------------------------------
+st.subheader("This session")
+make_session_file, session_file_name = session_file.save_download()
+st.download_button("Save this session", make_session_file, session_file_name, "application/octet-stream",
+                   key="save_session", icon=":material/save:", help=session_file.SAVE_HELP,
+                   on_click="ignore")  # (the file is made, and logged, when pressed)
+st.caption(f"The table, task, target and {len(history)} run(s) with their models, as one "
+           f"`{session_file.SUFFIX}` file: open it on the Data page of any FairDash, after a restart or on a "
+           "colleague's machine, and carry on with the same numbers.")
 if not history:
     st.info("Nothing trained yet: train a model on the Train page, then download it here.")
     st.page_link("pages/train.py", label="Go to Train", icon=":material/model_training:")

@@ -109,6 +109,8 @@ COMPARE_RUNS, COMPARE_TARGET, COMPARE_VIEW = "compare_runs", "compare_target", "
 COMPARE_SEEN = "fd_compare_seen"  # the newest run number Compare had shown: runs trained since join the kept choice
 EXPORT_RUN, EXPORT_MODEL = "export_run", "export_model"
 AUDIT_RUN, AUDIT_MODEL = "audit_run", "audit_model"  # the Score new data page (fairdash.app.audit)
+OPEN_SESSION_FILE = "open_session_file"  # the Data page's "Open a session file" uploader (fairdash.app.session_file)
+SESSION_FILE_NOTE = "fd_session_file_note"  # JobNote: what opening a session file did ("done") or why not ("failed")
 
 # --------------------------------------------------------------------------------------------------
 # What the session store keeps, and what a snapshot freezes

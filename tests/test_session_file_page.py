@@ -1,0 +1,70 @@
+"""The session file in the dashboard (issue 35 item 5, through ``streamlit.testing.v1.AppTest``): the Export page
+offers "Save this session"; the Data page's "Open a session file" restores, in another session with nothing of
+the first, the same table, task, target and runs with the same numbers; an altered file is refused in one line
+and changes nothing."""
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+from fairdash.app import state
+from fairdash.files import session_file as sf
+from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok  # noqa: F401 (autouse fixtures)
+from test_session_restore import _train_lr
+import app_state
+
+KEY = state.OPEN_SESSION_FILE
+
+
+def _saved(at: AppTest) -> bytes:
+    """The file "Save this session" downloads for ``at``'s session (the bytes its button makes when pressed)."""
+    ss = at.session_state
+    return sf.session_bytes(table=ss[state.TABLE], table_name=ss[state.TABLE_NAME],
+                            table_description=ss[state.TABLE_DESC], task=ss[state.TASK], target=ss[state.TARGET],
+                            runs=ss[state.RUNS] if state.RUNS in ss else [])
+
+
+def _open(at: AppTest, name: str, raw: bytes) -> AppTest:
+    at.switch_page("pages/data.py").run()
+    at.file_uploader(key=KEY).set_value((name, raw, "application/octet-stream")).run()
+    _ok(at)
+    return at
+
+
+def test_a_saved_session_opens_in_another_session_with_the_same_table_target_and_runs():
+    first = _new_app()
+    _train_lr(first, pr_t=0.3)
+    first.switch_page("pages/export.py").run()
+    _ok(first)
+    assert any(getattr(b, "label", None) == "Save this session" for b in first.get("download_button"))
+    raw = _saved(first)
+    before = first.session_state
+
+    other = _new_app()  # a session of its own: as a fresh server after a restart, it holds nothing of the first
+    assert other.session_state[state.TOKEN] != before[state.TOKEN] and not app_state.get(other, "runs", [])
+    _open(other, "work.fairdash-session", raw)
+    assert any("Opened work.fairdash-session" in s.value for s in other.success)
+    after = other.session_state
+    pd.testing.assert_frame_equal(after[state.TABLE], before[state.TABLE])
+    assert after[state.SPEC] == before[state.SPEC] and after[state.TASK].fingerprint == before[state.TASK].fingerprint
+    assert after[state.TARGET] == before[state.TARGET] and after[state.TARGET].target_rate == 0.3
+    assert [r.title for r in after[state.RUNS]] == [r.title for r in before[state.RUNS]]
+    for old, new in zip(before[state.RUNS], after[state.RUNS]):
+        pd.testing.assert_frame_equal(new.results, old.results)
+    assert after[state.TABLE_ID].startswith("upload:")  # whatever the file says, its table is treated as personal data
+    other.switch_page("pages/target.py").run()
+    _ok(other)
+    assert other.slider(key=state.PR_T_SLIDER).value == 0.3  # the Target page shows the file's target
+    for page in ("pages/compare.py", "pages/export.py", "pages/audit.py"):
+        other.switch_page(page).run()
+        _ok(other)
+
+
+def test_an_altered_session_file_is_refused_and_changes_nothing():
+    at = _new_app()
+    raw = bytearray(_saved(at))
+    raw[len(raw) // 2] ^= 0x01
+    table_id = at.session_state[state.TABLE_ID]
+    _open(at, "altered.fairdash-session", bytes(raw))
+    errors = [e.value for e in at.error]
+    assert any("altered.fairdash-session" in e and "altered" in e and "This session is unchanged." in e
+               for e in errors), errors
+    assert at.session_state[state.TABLE_ID] == table_id
