@@ -68,7 +68,7 @@ def load_task_and_table(args):
     once."""
 
 
-    favourable = parse_positive_is(getattr(args, "positive_is", None))
+    favourable = parse_positive_is(getattr(args, "positive_is", None), "--positive-is")
     if args.paper:
         setup = data.paper_setup(args.paper)
         if favourable is not None and favourable != setup.spec.positive_favourable:
@@ -136,8 +136,14 @@ def target_spec_from_args(args, setup=None, rate="given"):
     criterion = args.criterion or (setup.criterion if setup is not None else DEFAULT)
     pr_t = args.pr_t if rate == "given" else rate
     strata = setup.spec.strata_column if setup is not None else args.strata
-    return make_target_spec(criterion, pr_t, args.delta, args.tpr_target, args.tnr_target, strata_column=strata,
-                            decision=decisions_from_args(args)[0])
+    try:
+        return make_target_spec(criterion, pr_t, args.delta, args.tpr_target, args.tnr_target, strata_column=strata,
+                                decision=decisions_from_args(args)[0])
+    except FairDashError as e:  # the library's words name no flag: the command line adds its own
+        raise FairDashError(f"{e} {TARGET_FLAGS}") from None
+
+
+TARGET_FLAGS = "(The target's options: --criterion, --pr-t, --delta, --tpr-target, --tnr-target, --strata.)"
 
 
 def decisions_from_args(args) -> list[str]:

@@ -92,14 +92,15 @@ def label_favourable(spec) -> tuple[bool, str]:
     return True, ASSUMED
 
 
-def parse_positive_is(text) -> bool | None:
+def parse_positive_is(text, said_as: str = "What a positive label means for the person") -> bool | None:
     """``favourable`` -> True, ``unfavourable`` -> False (also favorable/unfavorable, any case); ``None``
-    or empty -> None (not said); anything else is refused in one line."""
+    or empty -> None (not said); anything else is refused in one line, naming the setting as its caller says it
+    (``said_as``: the command line names its flag; the library names no flag)."""
     if text is None or str(text).strip() == "":
         return None
     word = str(text).strip().lower().replace("favorable", "favourable")
     if word not in POSITIVE_IS:
-        raise FairDashError(f"--positive-is must be favourable or unfavourable (is a positive label good or bad for the "
+        raise FairDashError(f"{said_as} must be favourable or unfavourable (is a positive label good or bad for the "
                             f"person?); got {str(text)!r}.")
     return word == "favourable"
 

@@ -301,7 +301,7 @@ def _explicit_target(criterion: str, tpr_target, tnr_target, rate_given: bool, d
     over 1."""
     if not criterion_info(criterion).positives_only:  # explicit TPR/TNR targets: a criterion judged by TPRs
         raise FairDashError(f"Explicit TPR/TNR targets belong to equality of opportunity: choose criterion "
-                            f"{EO.name!r} (--criterion {EO.name}), or give a target positive rate instead.")
+                            f"{EO.name!r} ({EO.words}), or give a target positive rate instead.")
     if rate_given:
         raise FairDashError("A target positive rate PR_t does not apply with explicit TPR/TNR targets: "
                             "give one or the other.")
