@@ -14,7 +14,7 @@ if str(ROOT) not in sys.path:  # `streamlit run app.py` from anywhere finds the 
 
 import streamlit as st  # noqa: E402
 
-from fairdash.app import ui, jobs, session, signin, views  # noqa: E402
+from fairdash.app import jobs, session, signin, ui, views  # noqa: E402
 
 st.set_page_config(page_title="FairDash: tune fairness with a target rate", page_icon="⚖️", layout="wide",
                    initial_sidebar_state="expanded")

@@ -34,8 +34,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.bench_team_load import (GIB, METRIC, LiveServer, RssSampler, git_commit, goto, launch, new_session,
-                                        parse_env, wait_idle)
+from benchmarks.bench_team_load import (
+    GIB,
+    METRIC,
+    LiveServer,
+    RssSampler,
+    git_commit,
+    goto,
+    launch,
+    new_session,
+    parse_env,
+    wait_idle,
+)
 from benchmarks.common import ROOT, Recording, load_average
 
 MIB = 2 ** 20

@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import Recording, timed
-from fairdash.device import device_description, resolve_device
-from fairdash.work.fit_cache import FitCache, model_cache_key
 from fairdash.data import paper_arrays
+from fairdash.device import device_description, resolve_device
 from fairdash.models.fair_gp import GP, FairGP
 from fairdash.models.fair_lr import LR, FairLR
+from fairdash.work.fit_cache import FitCache, model_cache_key
 
 
 def balanced(model, a):

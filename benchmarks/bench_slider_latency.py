@@ -148,9 +148,9 @@ def server_side(n: int) -> dict:
     import plotly.io as pio
 
     from fairdash import data
-    from fairdash.figures import plots
-    from fairdash.app import ui
     from fairdash.analysis.rates import target_table, training_rates
+    from fairdash.app import ui
+    from fairdash.figures import plots
     from fairdash.target.target_spec import make_target_spec
 
     df = data.load_sample("adult")

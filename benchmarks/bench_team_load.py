@@ -42,8 +42,8 @@ import threading
 import time
 from pathlib import Path
 
-from benchmarks.common import CHROMIUM, ROOT, Recording, load_average
 from benchmarks.bench_slider_latency import ARM_JS, METRIC, OBSERVER_JS
+from benchmarks.common import CHROMIUM, ROOT, Recording, load_average
 from benchmarks.readme_server import IDLE, VIEWPORT, free_port, healthy
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -12,11 +12,17 @@ in {-1, 1}, an intercept column, the summed logistic loss; stage 1 SLSQP from a 
 of w* and of the result. Slow (minutes: every gradient is ~100 loss evaluations).
 """
 import os
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-import sys, time, numpy as np  # noqa: E401, E402 (after the thread setting)
+import sys  # noqa: E402 (after the thread setting)
+import time
+
+import numpy as np
 from scipy.optimize import minimize  # noqa: E402
+
 from benchmarks.common import Recording  # noqa: E402
 from fairdash.data import paper_task, split_arrays  # noqa: E402
+
 
 def loss_sum(w, X, y):
     return float(np.logaddexp(0.0, -y * (X @ w)).sum())

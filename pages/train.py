@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from fairdash.app import compare, jobs, state, target_state, train_form as form, ui, views
+from fairdash.app import compare, jobs, state, target_state, ui, views
+from fairdash.app import train_form as form
 from fairdash.errors import FairDashError
 
 ss = st.session_state

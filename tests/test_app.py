@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from fairdash import cli, data
 from fairdash.target.target_spec import TargetSpec
+
 import app_state
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -468,9 +469,9 @@ def test_training_errors_are_messages_and_keep_the_session(monkeypatch, adult_10
 # Compare: the target view and the moved-away sentence (issue 18, item 6), on a hand-made run
 # --------------------------------------------------------------------------------------------------
 def _hand_made_run(at, results, target_rate):
-    from fairdash.work.runs import Run
     from fairdash.files.run_spec import RunSpec
     from fairdash.target.target_spec import make_target_spec
+    from fairdash.work.runs import Run
 
     task = app_state.get(at, "task")
     spec = RunSpec(data="adult", task=task.spec, target=make_target_spec("dp", target_rate), models=("fair-lr", "lr"),
@@ -516,9 +517,9 @@ def test_compare_shows_the_target_view_the_worst_gap_and_the_moved_away_sentence
 
 
 def test_compare_without_per_group_targets_says_why_in_one_line():
-    from test_plots import _results
-
     from fairdash.figures.plots_target import NO_TARGET_COLUMNS
+
+    from test_plots import _results
 
     at = _new_app()
     results = _results(targets_=(0.2,), seeds=(0,))
@@ -555,8 +556,9 @@ def test_the_train_page_trains_every_model_under_each_rule_in_one_run_and_prices
 
 def test_compare_keeps_its_choice_of_runs_across_pages_and_adds_a_newer_run():
     """Issue 34, item 8: the runs chosen on Compare come back after another page; a run trained since joins them."""
-    from fairdash.app.compare import kept_runs
     from types import SimpleNamespace
+
+    from fairdash.app.compare import kept_runs
 
     history = [SimpleNamespace(number=n) for n in (1, 2, 3)]
     assert kept_runs([], history) == [3]  # never shown: the newest

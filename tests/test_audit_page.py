@@ -14,14 +14,15 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import app_state
-from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu  # noqa: F401 (autouse fixtures)
 from fairdash import data
 from fairdash.app import state
 from fairdash.files.export import save_model
 from fairdash.files.run_spec import RunSpec
 from fairdash.target.target_spec import TargetSpec
 from fairdash.work.runs import train_run
+
+import app_state
+from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu  # noqa: F401 (autouse fixtures)
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/audit.py"

@@ -15,8 +15,9 @@ from streamlit.testing.v1 import AppTest
 
 import fairdash.work.runs as ex
 from fairdash.app import jobs
-from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
+
 import app_state
+from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
 
 JOIN_S = 300  # generous: the machine may be busy; no assertion is about time
 

@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 from fairdash import data
-from fairdash.errors import FairDashError
 from fairdash.analysis.rates import rates_readout
+from fairdash.errors import FairDashError
 
 BAD = Path(__file__).resolve().parent / "data" / "bad"
 ROOT = Path(__file__).resolve().parent.parent

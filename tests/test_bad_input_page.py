@@ -9,9 +9,9 @@ import re
 
 import pytest
 
+import app_state
 from test_app import _always_run_the_frame, _cpu, _errors, _new_app, _ok, _use  # noqa: F401 (autouse fixtures)
 from test_bad_input import BAD, CASES
-import app_state
 
 ADULT = "sample:adult"
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks import common
-from benchmarks.run import BENCHMARKS, main as run_main
+from benchmarks.run import BENCHMARKS
+from benchmarks.run import main as run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"

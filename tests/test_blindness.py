@@ -6,15 +6,22 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fairdash import data
 from fairdash.evaluation.blindness import add_price_columns, price_sentence, price_sentences, price_table
 from fairdash.evaluation.intervals import interval_of_mean
-from fairdash.evaluation.matched_price import (LAND_TOLERANCE, SplitPrice, land_tolerance, lands, paired_interval,
-                                               with_s_features)
-from fairdash.work.experiments import run_experiment
+from fairdash.evaluation.matched_price import (
+    LAND_TOLERANCE,
+    SplitPrice,
+    land_tolerance,
+    lands,
+    paired_interval,
+    with_s_features,
+)
 from fairdash.target.target_spec import make_target_spec
+from fairdash.work.experiments import run_experiment
 
 
 def _row(label, with_s, seed=0, t=0.3):

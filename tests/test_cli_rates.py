@@ -6,8 +6,8 @@ import sys
 import pytest
 
 from fairdash import data
-from fairdash.cli import main
 from fairdash.analysis.rates import rates_readout
+from fairdash.cli import main
 
 ADULT_SEX = ["--data", "adult", "--s", "sex", "--s1", "Male", "--y", "salary", "--y1", ">50K"]
 

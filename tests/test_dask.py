@@ -9,7 +9,6 @@ is a FairDashError within FAIRDASH_DASK_TIMEOUT, before any job is sent.
 """
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -24,8 +23,8 @@ distributed = pytest.importorskip("distributed", reason="dask.distributed is not
 
 from fairdash import data  # noqa: E402
 from fairdash.errors import FairDashError  # noqa: E402
-from fairdash.work.experiments import run_experiment  # noqa: E402
 from fairdash.target.target_spec import make_target_spec  # noqa: E402
+from fairdash.work.experiments import run_experiment  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ("fair-lr", "lr")

@@ -1,14 +1,13 @@
 """The data layer on the bundled samples and on malformed input."""
 import gzip
-import io
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from fairdash import data
-from fairdash.errors import FairDashError
 from fairdash.analysis.rates import rates_readout, training_rates
+from fairdash.errors import FairDashError
 
 
 def test_samples_load_by_name(adult_table, compas_table):

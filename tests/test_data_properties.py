@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from fairdash import data
-from fairdash.errors import FairDashError
 from fairdash.analysis.rates import rates_readout
+from fairdash.errors import FairDashError
 
 # FAIRDASH_HYPOTHESIS_EXAMPLES=5000 for a longer hunt
 SETTINGS = dict(max_examples=int(os.environ.get("FAIRDASH_HYPOTHESIS_EXAMPLES", 300)), deadline=None, suppress_health_check=[HealthCheck.too_slow,

@@ -3,7 +3,8 @@ spaces around them, and group names that list exactly the values each group hold
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fairdash import data
 from fairdash.cli import main

@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 
 from fairdash import data
 from fairdash.cli import main
-from fairdash.target.decision import FittedDecision, cut_for_rate, fit_decision, rule_info
 from fairdash.errors import FairDashError
-from fairdash.work.experiments import fit_model, run_experiment
-from fairdash.files.export import load_model, save_model
 from fairdash.evaluation.gaps import group_gaps, moved_away_summary
+from fairdash.files.export import load_model, save_model
 from fairdash.files.run_spec import RunSpec
+from fairdash.target.decision import FittedDecision, cut_for_rate, fit_decision, rule_info
 from fairdash.target.target_spec import TargetSpec, make_target_spec
+from fairdash.work.experiments import fit_model, run_experiment
 
 COMPAS_RACE = ["--data", "compas", "--s", "race", "--s1", "Caucasian", "--y", "two-year-recid", "--y1", "1"]
 

@@ -8,8 +8,8 @@ import pytest
 from fairdash import data
 from fairdash.target import targets as T
 from fairdash.target.decision import fit_decision
-from fairdash.work.experiments import run_experiment
 from fairdash.target.target_spec import make_target_spec
+from fairdash.work.experiments import run_experiment
 
 
 def test_one_pr_t_gives_every_group_the_same_tpr_target():

@@ -3,9 +3,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairdash.work.fit_cache import FitCache
-from fairdash.work.experiments import RESULT_COLUMNS, fit_model, run_experiment
 from fairdash.target.target_spec import make_target_spec
+from fairdash.work.experiments import RESULT_COLUMNS, fit_model, run_experiment
+from fairdash.work.fit_cache import FitCache
 
 
 def test_tidy_table_has_one_row_per_model_target_seed(compas_task, tmp_path):
@@ -56,12 +56,11 @@ def test_fit_model_predicts_raw_tables(compas_task, compas_table):
 
 def test_code_version_is_per_model_so_a_change_retrains_only_that_model(tmp_path, monkeypatch):
     """Issue 4: after editing one model's module, only that model's cache keys change."""
+    import hashlib
     import shutil
 
-    import hashlib
-
-    from fairdash.work import fit_cache
     from fairdash.models.registry import MODELS
+    from fairdash.work import fit_cache
 
     pkg = tmp_path / "fairdash"
     shutil.copytree(fit_cache.Path(fit_cache.__file__).parent.parent, pkg, ignore=shutil.ignore_patterns("__pycache__"))

@@ -22,11 +22,20 @@ import pytest
 
 import fairdash
 from fairdash import FairDashError, data
-from fairdash.work.experiments import fit_model
-from fairdash.files.export import (ARRAYS, FORMAT_VERSION, MANIFEST, META, PlainPreprocessor, load_model, model_bytes,
-                             results_csv, save_model)
+from fairdash.files.export import (
+    ARRAYS,
+    FORMAT_VERSION,
+    MANIFEST,
+    META,
+    PlainPreprocessor,
+    load_model,
+    model_bytes,
+    results_csv,
+    save_model,
+)
 from fairdash.models.registry import MODELS
 from fairdash.target.target_spec import make_target_spec
+from fairdash.work.experiments import fit_model
 
 ROOT = Path(__file__).resolve().parent.parent
 

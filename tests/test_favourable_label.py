@@ -8,11 +8,19 @@ import numpy as np
 import pytest
 
 from fairdash import data
-from fairdash.target import targets
 from fairdash.cli import main
-from fairdash.data.meaning import (ASSUMED, READ, SAID, disadvantaged_sentence, favourable_from_meaning,
-                                   label_favourable, parse_positive_is)
+from fairdash.data.meaning import (
+    ASSUMED,
+    READ,
+    SAID,
+    disadvantaged_sentence,
+    favourable_from_meaning,
+    label_favourable,
+    parse_positive_is,
+)
 from fairdash.errors import FairDashError
+from fairdash.target import targets
+
 from test_app import _always_run_the_frame, _cpu, _new_app, _ok, _shown, _sidebar  # noqa: F401 (autouse fixtures)
 
 MODEL_FILES = Path(__file__).parent / "data" / "model_files"
@@ -71,9 +79,9 @@ def test_old_model_files_load_and_read_the_answer_from_their_meaning():
 
 
 def test_a_model_file_keeps_the_answer(tmp_path):
-    from fairdash.work.experiments import fit_model
     from fairdash.files.export import load_model, save_model
     from fairdash.target.target_spec import make_target_spec
+    from fairdash.work.experiments import fit_model
 
     task = data.build_task(data.load_sample("compas").head(600),
                            data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",), positive_favourable=False))
@@ -189,8 +197,8 @@ def test_the_data_page_asks_and_the_words_follow():
 # Other words that said something false (issue 27)
 # --------------------------------------------------------------------------------------------------
 def test_the_worst_conditional_cell_is_named_by_its_strata_value():
-    from fairdash.work.experiments import fit_model
     from fairdash.target.target_spec import make_target_spec
+    from fairdash.work.experiments import fit_model
 
     task = data.build_task(data.load_sample("compas"), data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",),
                                                                      strata_column="sex"))
@@ -203,8 +211,8 @@ def test_the_worst_conditional_cell_is_named_by_its_strata_value():
 def test_target_gap_is_the_mean_gap_of_the_criterions_rate():
     """Under equality of opportunity ``target_gap`` is the mean |TPR gap|, as the docstring now says."""
     import fairdash.work.experiments as experiments
-    from fairdash.work.experiments import fit_model
     from fairdash.target.target_spec import make_target_spec
+    from fairdash.work.experiments import fit_model
 
     task = data.paper_task("compas-race")
     m = fit_model(task, "lr", target=make_target_spec("eo", 0.401, decision="group-rates")).metrics

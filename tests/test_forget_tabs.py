@@ -11,9 +11,10 @@ import pytest
 from fairdash.app import session, state
 from fairdash.app.session import FORGOTTEN, LINK_DELETED, LINK_NOT_KEPT, NOT_OWNED
 from fairdash.app.session_store import DELETED, FOREIGN, KEPT, NO_ROOM, SessionStore
+
+import app_state
 from test_app import _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
 from test_session_restore import _notes, _open, _url
-import app_state
 
 MARK = "wombat9"
 # what a tab holds of its session: none of it may stay once the session is forgotten

@@ -3,10 +3,12 @@ group, unless the analyst names the protected group on the Data page; the Target
 of each group whose labels move (t_s stays in the detail table)."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from fairdash.target import targets
 from fairdash.analysis.rates import decisions_words, describe_t
+from fairdash.target import targets
+
 from test_app import _always_run_the_frame, _cpu, _new_app, _ok, _sidebar  # noqa: F401 (autouse fixtures)
 
 rate = st.floats(0.01, 0.99)

@@ -6,11 +6,20 @@ import pandas as pd
 import pytest
 
 from fairdash import data
-from fairdash.work.experiments import RESULT_COLUMNS, run_experiment
-from fairdash.evaluation.metric_table import EVAL, METRICS, POP, columns, is_listed, lead_columns, metric_of, summarized_columns
+from fairdash.evaluation.metric_table import (
+    EVAL,
+    METRICS,
+    POP,
+    columns,
+    is_listed,
+    lead_columns,
+    metric_of,
+    summarized_columns,
+)
 from fairdash.evaluation.metrics import flag_below_majority, summarize
 from fairdash.files.results_file import from_file, row_to_file, to_file
 from fairdash.target.target_spec import make_target_spec
+from fairdash.work.experiments import RESULT_COLUMNS, run_experiment
 
 
 @pytest.fixture(scope="module")

@@ -16,9 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import golden_fits as G
 from fairdash.data import paper_arrays
 from fairdash.models.state import load_state, model_from_state
+
+import golden_fits as G
 
 DATA = Path(__file__).parent / "data"
 OLD = np.load(DATA / "golden_predictions.npz")  # the fits of commit 0542f69's code (AMD EPYC)

@@ -6,9 +6,19 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fairdash.work.experiments import run_experiment
-from fairdash.evaluation.gaps import CANNOT_TELL, LANDS, MISSES, NO_TARGET, landing_verdict, ceiling_table, ceiling_verdict, mark_moves, moved_away_summary
+from fairdash.evaluation.gaps import (
+    CANNOT_TELL,
+    LANDS,
+    MISSES,
+    NO_TARGET,
+    ceiling_table,
+    ceiling_verdict,
+    landing_verdict,
+    mark_moves,
+    moved_away_summary,
+)
 from fairdash.target.target_spec import make_target_spec
+from fairdash.work.experiments import run_experiment
 
 
 def _rows(fair_rates, plain_rates, target=0.5, model="fair-lr", label="FairLR"):

@@ -18,8 +18,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import golden_numbers
 from fairdash._version import SAME_NUMBERS_BOUND
+
+import golden_numbers
 
 DATA = Path(__file__).parent / "data"
 TOL = 1e-9

@@ -6,10 +6,10 @@ import pytest
 
 from fairdash import data
 from fairdash.cli import main
-from fairdash.cli.options import load_task_and_table, target_spec_from_args
 from fairdash.cli.main import build_parser
-from fairdash.work.experiments import run_experiment
+from fairdash.cli.options import load_task_and_table, target_spec_from_args
 from fairdash.files.results_file import from_file
+from fairdash.work.experiments import run_experiment
 
 # Table 1's rows (demographic parity) that fit in a test on a CPU: the GPs (gp, fair-gp) are left to the benchmark
 ROWS = ("lr", "svm", "fair-lr", "zafar-accuracy", "zafar-fairness", "kamiran", "agarwal")

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fairdash.evaluation.metrics import summarize
 from fairdash.figures import plot_style, plots, plots_target
 from fairdash.target import targets
-from fairdash.evaluation.metrics import summarize
 
 ROOT = Path(__file__).resolve().parent.parent
 

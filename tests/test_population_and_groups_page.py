@@ -7,8 +7,9 @@ import pandas as pd
 import pytest
 
 from fairdash import data
-from test_app import _always_run_the_frame, _cpu, _errors, _new_app, _ok, _use, _upload  # noqa: F401 (autouse fixtures)
+
 import app_state
+from test_app import _always_run_the_frame, _cpu, _errors, _new_app, _ok, _upload, _use  # noqa: F401 (autouse fixtures)
 
 
 def _figure_titles(at) -> list[str]:

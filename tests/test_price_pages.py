@@ -54,11 +54,11 @@ def test_train_json_carries_the_price(tmp_path, capsys):
 
 
 def test_compare_shows_the_price_sentence_and_the_frontier(sweep, monkeypatch):
-    from test_app import _hand_made_run, _new_app
-
-    from fairdash.work.experiments import run_experiment
     from fairdash.target.target_spec import make_target_spec
+    from fairdash.work.experiments import run_experiment
+
     import app_state
+    from test_app import _hand_made_run, _new_app
 
     monkeypatch.setenv("FAIRDASH_DEVICE", "cpu")
     at = _new_app()

@@ -5,13 +5,13 @@ session" deletes the session's table, runs, cached fits and saved state at once.
 import hashlib
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from fairdash import data
 from fairdash.work.fit_cache import default_cache_dir
-from test_app import _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
+
 import app_state
+from test_app import _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)
 
 
 def _files() -> dict:

@@ -3,7 +3,8 @@ and on the bundled samples."""
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
 from fairdash import data

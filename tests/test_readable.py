@@ -16,13 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-import app_state
-from fairdash.figures import plot_style, plots
-from fairdash.evaluation.metrics import summarize
 from fairdash import progress
+from fairdash.evaluation.metrics import summarize
+from fairdash.figures import plot_style, plots
+
+import app_state
 from readable_cases import GROUP_NAMES, three_runs
 from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _ok  # noqa: F401 (autouse fixtures)
-
 
 # The widths Compare's figures get in a 1280 px window (the sidebar open; measured in Chromium: 397 px and
 # 810 px) and the plot area's height the figures keep
@@ -270,8 +270,8 @@ def _thin_task():
 
 def _with_run(at, task, results, page: str):
     from fairdash.files.run_spec import RunSpec
-    from fairdash.work.runs import Run
     from fairdash.target.target_spec import make_target_spec
+    from fairdash.work.runs import Run
 
     spec = RunSpec(data="upload", task=task.spec, target=make_target_spec("dp", 0.3), models=("fair-lr", "lr"),
                    target_rates=(0.3,), seeds=(0, 1, 2), group_names=task.group_names)
@@ -298,8 +298,8 @@ def _results_for(task) -> pd.DataFrame:
 
 @pytest.mark.parametrize("page", ["pages/train.py", "pages/compare.py"])
 def test_thin_groups_are_named_where_results_are_shown(page):
-    from fairdash.evaluation.thin import thin_notes
     from fairdash.data import split_arrays
+    from fairdash.evaluation.thin import thin_notes
 
     task = _thin_task()
     want = thin_notes(split_arrays(task, 0), task.group_names, criterion="dp", rule="threshold")

@@ -1,7 +1,6 @@
 """The HTML report: content, escaping of everything from the user's data, self-containedness."""
 from __future__ import annotations
 
-import json
 import re
 from html import unescape
 from html.parser import HTMLParser
@@ -11,9 +10,10 @@ import pandas as pd
 import pytest
 
 from fairdash import FairDashError, data
-from fairdash.work.experiments import run_experiment
 from fairdash.analysis.rates import rates_readout
 from fairdash.report import build_report, build_report_from_sweep, describe_task, eval_rates_for, figure_html
+from fairdash.work.experiments import run_experiment
+
 import app_state
 
 EVIL_COLUMN = "<script>alert(1)</script>"
@@ -238,11 +238,11 @@ def test_a_report_of_several_runs_prices_deciding_without_s_and_refuses_two_task
     from types import SimpleNamespace
 
     from fairdash.errors import FairDashError
+    from fairdash.files.run_spec import RunSpec
+    from fairdash.report import report_for_runs
+    from fairdash.target.target_spec import make_target_spec
     from fairdash.work.experiments import run_experiment
     from fairdash.work.runs import rows_together
-    from fairdash.report import report_for_runs
-    from fairdash.files.run_spec import RunSpec
-    from fairdash.target.target_spec import make_target_spec
 
     def run(task, model, decision, data_name):
         target = make_target_spec("dp", 0.30, decision=decision)

@@ -5,9 +5,9 @@ from dataclasses import replace
 import pandas as pd
 
 from fairdash import data
-from fairdash.work.runs import Run
 from fairdash.files.run_spec import RunSpec
 from fairdash.target.target_spec import make_target_spec
+from fairdash.work.runs import Run
 
 
 def _run(task, number, target=None, leaks=(), **task_changes):

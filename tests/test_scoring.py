@@ -11,15 +11,14 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from fairdash import data
 from fairdash.errors import FairDashError
-from fairdash.work.experiments import fit_model
 from fairdash.files.export import load_model, model_bytes
 from fairdash.files.scoring import ScoringWarning
 from fairdash.target.target_spec import make_target_spec
+from fairdash.work.experiments import fit_model
 
 FILES = Path(__file__).parent / "data" / "model_files"
 TRAIN, SCORE = slice(0, 2000), slice(2000, 2300)

@@ -7,9 +7,9 @@ import numpy as np
 
 from fairdash import data
 from fairdash.cli import main
-from fairdash.work.experiments import run_experiment
 from fairdash.models.baselines import AgarwalReduction
 from fairdash.models.fair_lr import FairLR
+from fairdash.work.experiments import run_experiment
 
 SPEC = data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",))
 

@@ -17,12 +17,20 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from fairdash.app import session
+from fairdash.app.session import (
+    FORGOTTEN,
+    LINK_DELETED,
+    LINK_FOREIGN,
+    LINK_NOT_KEPT,
+    LINK_RESTARTED,
+    LINK_UNKNOWN,
+    SNAPSHOT_OPENED,
+)
 from fairdash.app.session_store import ENTRY_BYTES, SessionStore
-from fairdash.app.session import (FORGOTTEN, LINK_DELETED, LINK_FOREIGN, LINK_NOT_KEPT, LINK_RESTARTED, LINK_UNKNOWN,
-                                  SNAPSHOT_OPENED)
 from fairdash.app.views import SNAPSHOT_KEY
-from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok, _use, _upload  # noqa: F401 (autouse fixtures)
+
 import app_state
+from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok, _upload, _use  # noqa: F401 (autouse fixtures)
 
 
 def _open(query: dict) -> AppTest:

@@ -14,19 +14,20 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from fairdash import data
-from fairdash.evaluation import metrics
-from fairdash.target import targets
-from fairdash.work.fit_cache import FitCache
+from fairdash.analysis.rates import describe_t, rates_readout
 from fairdash.cli import main
 from fairdash.errors import FairDashError
-from fairdash.work.experiments import fit_model, run_experiment
-from fairdash.analysis.rates import describe_t, rates_readout
+from fairdash.evaluation import metrics
 from fairdash.files.run_spec import RunSpec
+from fairdash.target import targets
 from fairdash.target.target_spec import TargetSpec, make_target_spec
+from fairdash.work.experiments import fit_model, run_experiment
+from fairdash.work.fit_cache import FitCache
 
 import app_state
-from test_app import (CEILING, _always_run_the_frame, _cpu, _errors, _frame, _metric, _new_app,  # noqa: F401
-                      _ok, _upload)  # the app as tests/test_app.py runs it (autouse fixtures included)
+
+# the app as tests/test_app.py runs it (autouse fixtures included)
+from test_app import CEILING, _always_run_the_frame, _cpu, _errors, _frame, _metric, _new_app, _ok, _upload  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPAS_RACE = ["--data", "compas", "--s", "race", "--s1", "Caucasian", "--y", "two-year-recid", "--y1", "1"]

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from fairdash.target import targets
 from fairdash.errors import FairDashError
+from fairdash.target import targets
 
 rate = st.floats(0.001, 0.999, allow_nan=False)
 delta_st = st.floats(0.01, 1.0, allow_nan=False)
@@ -149,23 +149,23 @@ def test_conditional_tables_reach_each_stratum_target():
     rng = np.random.default_rng(0)
     n = 4000
     s = rng.integers(0, 2, n)
-    l = rng.integers(0, 3, n)
-    y = (rng.random(n) < 0.2 + 0.1 * s + 0.15 * l).astype(int)
-    ct = targets.conditional_transition_tables(y, s, l)
+    codes = rng.integers(0, 3, n)
+    y = (rng.random(n) < 0.2 + 0.1 * s + 0.15 * codes).astype(int)
+    ct = targets.conditional_transition_tables(y, s, codes)
     assert len(ct.tables) == 3 and not ct.warnings
     for k, tb in enumerate(ct.tables):
         assert np.allclose(targets.implied_target_rates(tb.p_ybar1_given_y, tb.base_rates), tb.target_rates)
         assert tb.target_rates[0] == pytest.approx(targets.presets(tb.base_rates)["avg"])
-    d = ct.row_d(s, l)
+    d = ct.row_d(s, codes)
     assert d.shape == (n, 2)
-    assert np.allclose(d[5], ct.tables[l[5]].d[s[5]])
+    assert np.allclose(d[5], ct.tables[codes[5]].d[s[5]])
 
 
 def test_conditional_tables_warn_on_tiny_cells():
     s = np.array([0, 0, 1, 1, 0, 1])
-    l = np.array([0, 0, 0, 0, 1, 1])
+    codes = np.array([0, 0, 0, 0, 1, 1])
     y = np.array([0, 1, 0, 1, 1, 0])
-    ct = targets.conditional_transition_tables(y, s, l, min_cell=5)
+    ct = targets.conditional_transition_tables(y, s, codes, min_cell=5)
     assert any("only" in w for w in ct.warnings)
 
 
@@ -188,8 +188,8 @@ def test_every_accepted_parity_target_keeps_the_order_of_the_labels(pr_b, pr_t, 
 
 
 def test_adult_parity_at_half_with_delta_0_3_is_refused_with_the_reason():
-    from fairdash.data.samples import paper_task
     from fairdash.analysis.rates import rates_readout
+    from fairdash.data.samples import paper_task
     from fairdash.target.target_spec import make_target_spec
 
     task = paper_task("adult-sex")
@@ -228,8 +228,8 @@ def test_explicit_target_ceiling_is_the_accuracy_of_every_classifier_meeting_the
 
 @pytest.mark.parametrize("setup, tpr, tnr, exact", [("adult-sex", 0.9, 0.8, 0.8248), ("compas-race", 0.9, 0.7, 0.7911)])
 def test_the_readout_shows_the_accuracy_at_explicit_targets_not_theorem_2(setup, tpr, tnr, exact):
-    from fairdash.data.samples import paper_task
     from fairdash.analysis.rates import rates_readout
+    from fairdash.data.samples import paper_task
     from fairdash.target.target_spec import make_target_spec
 
     out = rates_readout(paper_task(setup), make_target_spec("eo", tpr_target=tpr, tnr_target=tnr))
@@ -240,9 +240,9 @@ def test_the_readout_shows_the_accuracy_at_explicit_targets_not_theorem_2(setup,
 
 
 def test_the_cli_and_the_report_call_the_explicit_figure_what_it_is(capsys):
+    from fairdash.analysis.rates import rates_readout
     from fairdash.cli import main
     from fairdash.data.samples import paper_task
-    from fairdash.analysis.rates import rates_readout
     from fairdash.report.content import section_readout
     from fairdash.target.target_spec import make_target_spec
 

@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairdash.work import runs
 from fairdash.data import TaskSpec, build_task
-from fairdash.work.fit_cache import FitCache
 from fairdash.files.run_spec import RunSpec
 from fairdash.target.target_spec import make_target_spec
+from fairdash.work import runs
+from fairdash.work.fit_cache import FitCache
 
 
 @pytest.fixture(scope="module")

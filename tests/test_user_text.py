@@ -3,7 +3,8 @@ character for character. The browser test (tests/e2e/test_user_text_browser.py) 
 here, the Markdown itself, parsed by the same rules (CommonMark escapes, GFM autolink literals)."""
 import re
 
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from fairdash.app.ui import literal
 

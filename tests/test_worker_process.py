@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from fairdash.app import worker
-from fairdash.app.limits import server_rss_bytes, process_rss_bytes
+from fairdash.app.limits import process_rss_bytes, server_rss_bytes
 from fairdash.errors import FairDashError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,10 +128,10 @@ def test_the_memory_guard_counts_the_workers(tmp_path):
 
 def test_a_real_training_comes_back_with_its_task_and_its_fits_join_the_sessions_cache():
     from fairdash.data import TaskSpec, build_task
-    from fairdash.work.fit_cache import FitCache
     from fairdash.files.run_spec import RunSpec
-    from fairdash.work.runs import train_run
     from fairdash.target.target_spec import make_target_spec
+    from fairdash.work.fit_cache import FitCache
+    from fairdash.work.runs import train_run
 
     rng = np.random.default_rng(0)
     n = 400

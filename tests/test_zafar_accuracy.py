@@ -95,8 +95,8 @@ def test_bad_coordinates_are_refused(kw):
 def test_the_sweep_runs_zafar_accuracy_in_raw_units_as_the_paper_did():
     """The registry says ZafarAccuracy solves in the numeric columns' own units, and fit_model/run_experiment
     hand it those coordinates: the sweep's own row is in the paper's band (seed 0: about 0.81)."""
-    from fairdash.work.experiments import run_experiment
     from fairdash.models.registry import MODELS
+    from fairdash.work.experiments import run_experiment
 
     assert MODELS["zafar-accuracy"].raw_units and not MODELS["zafar-fairness"].raw_units
     row = run_experiment(paper_task("adult-sex"), ["zafar-accuracy"], [None], [0]).results.iloc[0]

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..data import column_values, left_out_by_default, onehot, profile_columns
+from ..data.profile import THRESHOLD_DISTINCT
 from ..errors import FairDashError
 from .feature_auc import BINS, FEW_VALUES, FOLDS, MAX_ROWS, feature_scores, is_numeric, scores_against  # noqa: F401
 from .separability import joint_leaks
-from ..data import column_values, left_out_by_default, onehot, profile_columns
-from ..data.profile import THRESHOLD_DISTINCT
 
 LEAK_SCORE = 0.95  # a single feature scoring at least this against s or y is a leak
 

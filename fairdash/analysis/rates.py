@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..target import targets
 from ..data import Split, Task, split_task
 from ..data.meaning import label_favourable
 from ..errors import FairDashError
-from .separability import JOINT_LEAK_AUC, s_predictability
+from ..target import targets
 from ..target.target_spec import TargetSpec, criterion_info, make_target_spec
+from .separability import JOINT_LEAK_AUC, s_predictability
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
-from ..errors import FairDashError
 from ..data import split_task
+from ..errors import FairDashError
 
 JOINT_LEAK_AUC = 0.99  # all features together predicting s or y with at least this AUC is a leak
 MAX_ROWS = 10_000  # training rows used at most (a fixed stratified subset) ...

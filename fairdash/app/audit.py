@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from . import export, state, tables, ui
 from ..figures import plots
 from ..files import audit as library
 from ..target.target_spec import criterion_info
+from . import export, state, tables, ui
 
 CHART = {"displayModeBar": False}
 DECISIONS_FILE = "fairdash_decisions.csv"

@@ -5,31 +5,29 @@ from their targets, and the results table with its downloads. The numbers come f
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
 
-from dataclasses import dataclass
-
-from ..figures import plots
-from . import state, tables, target_state, ui
 from ..analysis.rates import evaluation_rates
-from ..evaluation.metrics import summarize
-from ..figures.plot_style import RUN
-from ..work.runs import rows_together, side_by_side
+from ..data import split_arrays
+from ..data.meaning import label_favourable
 from ..evaluation.blindness import has_both_sides, land_words, price_sentences
+from ..evaluation.calibration import reliability
 from ..evaluation.gaps import ceiling_table, moved_away_summary
 from ..evaluation.metric_table import POP_PREFIX
-from ..evaluation.metrics import confusion_frame, error_rates_frame, result_notes
-from ..evaluation.calibration import reliability
-from ..figures.plots_calibration import calibration_figure
-from ..target.decision import positive_scores
-from ..data.meaning import label_favourable
-from ..files.results_file import to_file
-from ..target.target_spec import criterion_info
-from ..report import report_for_runs
-from ..data import split_arrays
+from ..evaluation.metrics import confusion_frame, error_rates_frame, result_notes, summarize
 from ..evaluation.thin import thin_notes
+from ..figures import plots
+from ..figures.plot_style import RUN
+from ..figures.plots_calibration import calibration_figure
+from ..files.results_file import to_file
+from ..report import report_for_runs
+from ..target.decision import positive_scores
+from ..target.target_spec import criterion_info
+from ..work.runs import rows_together, side_by_side
+from . import state, tables, target_state, ui
 
 CHART = {"displayModeBar": False}
 VIEWS = {"population": "The population (ordinary test set)", "balanced": "The paper's balanced test set"}

@@ -29,10 +29,10 @@ import time
 
 import streamlit as st
 
-from . import state, ui, session, worker
-from .limits import ServerLimits, check_memory, lower_thread_priority
 from ..events import log_event
 from ..work import runs
+from . import session, state, ui, worker
+from .limits import ServerLimits, check_memory, lower_thread_priority
 
 REFRESH_S = 2.0  # how often the sidebar's progress box is redrawn while a job runs (a fragment-only rerun)
 QUEUED_REFRESH_S = 5.0  # ... and while it waits in the queue (a place changes seldom; each redraw costs the server)

@@ -85,7 +85,7 @@ def _frame_bytes(frame) -> int:
 
     frame = frame.to_frame() if isinstance(frame, pd.Series) else frame
     total = int(frame.memory_usage(index=True, deep=False).sum())
-    for name in frame.columns[frame.dtypes.to_numpy() == object]:
+    for name in frame.columns[frame.dtypes.to_numpy() == object]:  # noqa: E721 (dtypes compared one by one)
         col = frame[name]
         if len(col):
             sample = col.iloc[:: max(1, len(col) // 200)]

@@ -18,9 +18,9 @@ from __future__ import annotations
 import streamlit as st
 
 from ..data import strata_candidates
-from ..target.decision import PAPER_RULE, choosable
 from ..errors import FairDashError
 from ..target.criteria import DEFAULT, DP, EO, EXPLICIT_MODE, mode_criterion  # noqa: F401 (mode_criterion re-exported)
+from ..target.decision import PAPER_RULE, choosable
 from ..target.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, criterion_info, make_target_spec
 from . import session, state
 

@@ -8,8 +8,8 @@ import streamlit as st
 
 from .. import data
 from ..analysis import proxies
-from ..target import targets
 from ..data import meaning
+from ..target import targets
 from . import state, ui
 
 WIDGETS = state.CHOICE_WIDGETS

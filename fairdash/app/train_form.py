@@ -7,12 +7,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from . import ui
 from ..files.run_spec import RunSpec
 from ..models.registry import MODELS
 from ..target.decision import PAPER_RULE, RULES, choosable, left_out_note
 from ..target.target_spec import TargetSpec, criterion_info
 from ..work import runs
+from . import ui
 
 
 @dataclass(frozen=True)

@@ -30,22 +30,22 @@ import pandas as pd
 import streamlit as st
 
 from .. import data
-from ..target import targets
-from . import session, state
-from . import target_state
-from .session import add_run, keep_widgets, remember, remember_value, runs  # noqa: F401 (the pages' one facade)
-from ..errors import FairDashError
-from ..events import log_event
-from .limits import check_memory
+from ..analysis.proxies import column_groups as proxy_column_groups
+from ..analysis.proxies import task_leaks_and_proxies
 from ..analysis.rates import TrainingRates, rates_readout, training_rates
 from ..analysis.rates import readout_and_table as readout_and_table_of
 from ..data.meaning import label_favourable
-from ..target.target_spec import TargetSpec
-from ..analysis.proxies import column_groups as proxy_column_groups, task_leaks_and_proxies
 from ..device import device_description, device_hint
+from ..errors import FairDashError
+from ..events import log_event
 from ..files.export import results_csv
 from ..models.registry import model_info
+from ..target import targets
+from ..target.target_spec import TargetSpec
 from ..work.fit_cache import FitCache
+from . import session, state, target_state
+from .limits import check_memory
+from .session import add_run, keep_widgets, remember, remember_value, runs  # noqa: F401 (the pages' one facade)
 
 DEFAULT_SAMPLE = "adult"
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ..figures import plots
-from . import jobs, session, state, tables, target_state, ui
-from ..errors import FairDashError
 from ..analysis.rates import common_tpr_words, decisions_words, describe_t, s_predictability_text
 from ..analysis.separability import s_predictability
-from ..models.registry import MODELS, PARAMETER_NAMES
-from .settings_help import setting_help
-from .limits import ALLOW_INSECURE_ENV, insecure_allowed, insecure_settings
 from ..data import MAX_BYTES, isolated
+from ..errors import FairDashError
 from ..events import log_event
+from ..figures import plots
+from ..models.registry import MODELS, PARAMETER_NAMES
+from . import jobs, session, state, tables, target_state, ui
+from .limits import ALLOW_INSECURE_ENV, insecure_allowed, insecure_settings
+from .settings_help import setting_help
 
 CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
 _INSECURE_LOGGED: set = set()  # the insecure settings this server process has logged (once each)

@@ -4,13 +4,33 @@ with the paper's set-ups (``samples``). See docs/METHOD.md, "Evaluation protocol
 
 Everything a caller needs is importable from ``fairdash.data`` itself.
 """
-from .preprocess import PlainPreprocessor, categorical_as_text, make_preprocessor
-from .profile import (HIGH_CARDINALITY, MAX_CATEGORIES, column_values, default_features, is_threshold_column,
-                      left_out_by_default, left_out_note, profile_columns)
 from .isolated import read_table  # every table from outside: in a process of its own, under a hard memory limit
+from .preprocess import PlainPreprocessor, categorical_as_text, make_preprocessor
+from .profile import (
+                      HIGH_CARDINALITY,
+                      MAX_CATEGORIES,
+                      column_values,
+                      default_features,
+                      is_threshold_column,
+                      left_out_by_default,
+                      left_out_note,
+                      profile_columns,
+)
 from .read import MAX_BYTES, clean_table
-from .samples import (ASSETS, PAPER_SETUPS, SAMPLES, PaperSetup, Sample, build_paper_task, load_sample, paper_arrays, paper_setup,
-                      paper_task, read_table_or_sample, sample_of)
+from .samples import (
+                      ASSETS,
+                      PAPER_SETUPS,
+                      SAMPLES,
+                      PaperSetup,
+                      Sample,
+                      build_paper_task,
+                      load_sample,
+                      paper_arrays,
+                      paper_setup,
+                      paper_task,
+                      read_table_or_sample,
+                      sample_of,
+)
 from .split import SPLIT_MEMO_SIZE, Arrays, Split, balanced_subset, prepare_arrays, split_arrays, split_task
 from .task import Task, TaskSpec, build_task, strata_candidates
 

@@ -35,8 +35,8 @@ import traceback
 
 import pandas as pd
 
-from . import budget, read
 from ..errors import FairDashError
+from . import budget, read
 
 WATCH_S = 0.01  # how often the parent looks at the child's memory
 CALLER_WATCH_S = 0.25  # how often it calls the caller's ``watch`` (the server's guard reads every process's memory)

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..errors import FairDashError, shorten
 from . import budget
 from .onehot import add_whole_columns
-from ..errors import FairDashError, shorten
 
 MAX_BYTES = 200 * 1024 * 1024  # the largest table accepted (also Streamlit's upload cap)
 EXPANSION = 4  # a compressed table may expand to EXPANSION * MAX_BYTES

@@ -9,10 +9,18 @@ import numpy as np
 import pandas as pd
 
 from ..errors import FairDashError
-from . import onehot
-from .profile import HIGH_CARDINALITY, MAX_CATEGORIES, _as_text, _check_column, left_out_by_default, left_out_note, profile_columns
-from .read import clean_table
 from ..target.targets import group_counts
+from . import onehot
+from .profile import (
+    HIGH_CARDINALITY,
+    MAX_CATEGORIES,
+    _as_text,
+    _check_column,
+    left_out_by_default,
+    left_out_note,
+    profile_columns,
+)
+from .read import clean_table
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..models.registry import MODELS, model_info
 from ..target.criteria import CRITERIA_INFO, DEFAULT, criterion_of_rate
 from ..target.decision import PAPER_RULE
 from .intervals import interval_of_mean
 from .matched_price import land_tolerance
 from .metric_table import POP, POP_PREFIX, column_of
-from ..models.registry import MODELS, model_info
 
 MOVE_TOLERANCE = 0.01  # closer or further by less than one percentage point is "no move" (noise, not a move)
 REFERENCE_MODEL = "lr"

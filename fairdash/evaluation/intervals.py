@@ -21,8 +21,16 @@ import warnings
 import numpy as np
 from scipy.special import stdtrit
 
-from .metric_table import (EVAL, INTERVAL_BOUNDS, Share, cell_counts, column_of, measured_across_groups, measured_on_rows,
-                           per_group_metric)
+from .metric_table import (
+    EVAL,
+    INTERVAL_BOUNDS,
+    Share,
+    cell_counts,
+    column_of,
+    measured_across_groups,
+    measured_on_rows,
+    per_group_metric,
+)
 
 LEVEL = 0.95
 DRAWS = 1000

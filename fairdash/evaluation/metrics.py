@@ -6,9 +6,20 @@ import numpy as np
 import pandas as pd
 
 from .intervals import interval_of_mean
-from .metric_table import (EVAL, INTERVAL_BOUNDS, POP, POP_PREFIX, column_of, measured_across_groups,
-                           measured_on_rows, metric_of, min_over_max, per_group_metric, share)
-from .metric_table import summarized_columns
+from .metric_table import (
+    EVAL,
+    INTERVAL_BOUNDS,
+    POP,
+    POP_PREFIX,
+    column_of,
+    measured_across_groups,
+    measured_on_rows,
+    metric_of,
+    min_over_max,
+    per_group_metric,
+    share,
+    summarized_columns,
+)
 
 # min_over_max: the fairness ratio, whose home is the metric table, is read from here by its older callers
 

@@ -22,18 +22,32 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..evaluation.blindness import land_words, landing_means, majority_accuracy, price_table
+from ..evaluation.metric_table import EVAL, POP, column_of, groups_in, table_columns, unprefixed
+from ..evaluation.metrics import format_mean_std, summarize
 from ..target import targets
 from ..target.criteria import DEFAULT, criterion_of_rate
 from ..target.decision import PAPER_RULE
-from ..evaluation.metric_table import EVAL, POP, column_of, groups_in, table_columns, unprefixed
-from ..evaluation.metrics import format_mean_std, summarize
 from ..target.target_spec import criterion_info
-
-from .plot_style import FULL_WIDTH, HALF_WIDTH, MARGIN, PLOT_HEIGHT, legend_below, place_labels
-from .plot_style import GRID as _GRID, LAYOUT as _LAYOUT, OKABE_ITO, RUN, figure as _figure, label_styles, run_numbers
-from .plot_style import marker as _marker, scatter as _scatter, text_font as _text_font
+from .plot_style import (
+    FULL_WIDTH,
+    HALF_WIDTH,
+    MARGIN,
+    OKABE_ITO,
+    PLOT_HEIGHT,
+    RUN,
+    label_styles,
+    legend_below,
+    place_labels,
+    run_numbers,
+)
+from .plot_style import GRID as _GRID
+from .plot_style import LAYOUT as _LAYOUT
+from .plot_style import figure as _figure
+from .plot_style import marker as _marker
+from .plot_style import scatter as _scatter
+from .plot_style import text_font as _text_font
 from .plots_target import TARGET_LINE_NAME, target_view, target_view_note, worst_gaps  # noqa: F401
-from ..evaluation.blindness import land_words, landing_means, majority_accuracy, price_table
 
 HIGHLIGHT_NAME = "selected target"
 RING_SIZE = 22  # the ring around the points trained at the selected target

@@ -12,18 +12,18 @@ columns existed get no target view, and :func:`target_view_note` says why in one
 from __future__ import annotations
 
 import html
-import textwrap
 import re
+import textwrap
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .plot_style import GRID, LAYOUT, TEXT, figure, label_styles, marker, run_numbers, scatter, text_font
-from ..target.criteria import DEFAULT, criterion_info
-from ..evaluation.metrics import format_mean_std
 from ..evaluation.intervals import interval_of_mean
 from ..evaluation.metric_table import EVAL, INTERVAL_BOUNDS, POP, TRAIN, column_of
+from ..evaluation.metrics import format_mean_std
+from ..target.criteria import DEFAULT, criterion_info
+from .plot_style import GRID, LAYOUT, TEXT, figure, label_styles, marker, run_numbers, scatter, text_font
 
 TARGET_LINE_NAME = "each group's target"
 NO_TARGET_COLUMNS = ("These runs were trained before FairDash recorded each group's target, so there is no target "

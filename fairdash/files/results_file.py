@@ -13,8 +13,16 @@ from __future__ import annotations
 import pandas as pd
 
 from ..errors import FairDashError
-from ..evaluation.metric_table import (EVAL, POP, POP_PREFIX, column_of, file_column, file_measured, population_twin,
-                                       unprefixed)
+from ..evaluation.metric_table import (
+    EVAL,
+    POP,
+    POP_PREFIX,
+    column_of,
+    file_column,
+    file_measured,
+    population_twin,
+    unprefixed,
+)
 
 RESULTS_FORMAT = 2
 _OLDER_NAMES = {"accuracy_bound": column_of("ceiling_at_measured", EVAL),

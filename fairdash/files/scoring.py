@@ -44,11 +44,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import FairDashError, shorten
 from ..data.preprocess import PlainPreprocessor, known_categories
-from ..data.read import clean_table
 from ..data.profile import values_as_text
+from ..data.read import clean_table
 from ..data.task import group_codes, group_index
+from ..errors import FairDashError, shorten
 from ..target.decision import FittedDecision, positive_scores, predicts_with_s
 
 SCHEMA_VERSION = 1

@@ -42,8 +42,7 @@ import numpy as np
 import pandas as pd
 
 from .._version import software_versions
-from ..data import Task, TaskSpec, build_task, isolated, read
-from ..data import budget
+from ..data import Task, TaskSpec, budget, build_task, isolated, read
 from ..errors import FairDashError
 from ..jsonable import to_jsonable
 from ..progress import utc_now

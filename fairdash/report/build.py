@@ -10,19 +10,19 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from .._version import software_versions
-from ..errors import FairDashError
-from ..evaluation.metrics import summarize
-from ..target.criteria import DEFAULT, criterion_info
-from . import content
-from .figures import figure_html, make_figures, plotly_js
 from .. import data
+from .._version import software_versions
 from ..analysis.rates import evaluation_rates, rates_readout, training_rates
+from ..errors import FairDashError
+from ..evaluation.calibration import reliability
+from ..evaluation.metrics import summarize
 from ..files.run_spec import RunSpec
 from ..models.registry import MODELS
 from ..progress import utc_now
-from ..evaluation.calibration import reliability
+from ..target.criteria import DEFAULT, criterion_info
 from ..target.decision import positive_scores
+from . import content
+from .figures import figure_html, make_figures, plotly_js
 
 CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
        "font-src data:; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'")

@@ -8,17 +8,17 @@ import json
 import numpy as np
 import pandas as pd
 
+from ..analysis.rates import describe_t, s_predictability_text
+from ..data import SAMPLES, sample_of
+from ..data.meaning import ASSUMED, WORDS, disadvantaged_sentence, label_favourable
 from ..evaluation.blindness import price_sentences
 from ..evaluation.gaps import ceiling_verdict, landing_verdict, moved_away_summary
 from ..evaluation.metric_table import EVAL, EVAL_PREFIX, POP, POP_PREFIX, column_of
 from ..evaluation.metrics import confusion_frame, error_rates_frame, format_mean_std, result_notes, summarize
-from ..target.target_spec import criterion_info
-from ..data.meaning import ASSUMED, WORDS, disadvantaged_sentence, label_favourable
-from ..target.targets import disadvantaged_group
-from ..analysis.rates import describe_t, s_predictability_text
-from ..data import SAMPLES, sample_of
 from ..models.registry import MODELS
 from ..target.decision import PAPER_RULE, RULES
+from ..target.target_spec import criterion_info
+from ..target.targets import disadvantaged_group
 
 
 # --------------------------------------------------------------------------------------------------

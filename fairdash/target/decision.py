@@ -23,9 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .criteria import criterion_of_rate
 from ..errors import FairDashError
-
+from .criteria import criterion_of_rate
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 

@@ -17,8 +17,9 @@ import numpy as np
 
 from ..errors import FairDashError
 from .criteria import DEFAULT, DP, EO
+
 # Theorem 2 over a criterion's ratio: its home is the criteria, read here by its older callers
-from .criteria import pr_ratio_ceiling, tpr_ratio_ceiling  # noqa: F401 (re-exported)
+from .criteria import pr_ratio_ceiling, tpr_ratio_ceiling  # noqa: F401 (re-exported)  # isort: skip
 
 _EPS = 1e-12
 
@@ -476,12 +477,12 @@ def conditional_transition_tables(
     """
     y = np.asarray(y).astype(int)
     s, n_groups = _as_codes(s, n_groups)
-    l = np.asarray(strata_codes, dtype=int)
-    k_count = int(l.max()) + 1 if l.size else 0
+    codes = np.asarray(strata_codes, dtype=int)
+    k_count = int(codes.max()) + 1 if codes.size else 0
     strata = tuple(strata) if strata is not None else tuple(range(k_count))
     tables, counts, warnings = [], [], []
     for k in range(k_count):
-        mask = l == k
+        mask = codes == k
         n, n_pos = group_counts(y[mask], s[mask], n_groups)
         counts.append(n)
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -15,27 +15,45 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..target import targets
-from ..device import device_description
-from .fit_cache import FitCache, cache_key, source_version
-from .parallel import parallel_config
-from ..progress import as_progress, counted_progress, scaled_progress, utc_now
 from ..data import Arrays, Task, TaskSpec, split_arrays
-from ..files.scoring import ScoresRawTables, training_schema
+from ..device import device_description
 from ..errors import FairDashError
 from ..evaluation.blindness import add_price_columns
-from ..evaluation.matched_price import Side, group_rates, split_prices
-from ..target.decision import FittedDecision, Reached, check_reached, check_rule, fit_decision, positive_scores, predicts_with_s, rule_info
 from ..evaluation.calibration import calibration_errors
 from ..evaluation.ceiling import ceiling_at_target
 from ..evaluation.gaps import cell_gaps, group_gaps, mark_moves, tnr_gaps
 from ..evaluation.intervals import bootstrap_intervals
-from ..evaluation.metric_table import (EVAL, EVAL_PREFIX, INTERVAL_BOUNDS, POP, POP_PREFIX, column_of, gap_metrics,
-                                       lead_columns, population_copied)
+from ..evaluation.matched_price import Side, group_rates, split_prices
+from ..evaluation.metric_table import (
+    EVAL,
+    EVAL_PREFIX,
+    INTERVAL_BOUNDS,
+    POP,
+    POP_PREFIX,
+    column_of,
+    gap_metrics,
+    lead_columns,
+    population_copied,
+)
 from ..evaluation.metrics import conditional_ratio, flag_below_majority, group_metrics, one_class_note
-from ..models.registry import make_model, model_info
-from ..target.target_spec import ResolvedTarget, TargetSpec, criterion_info, make_target_spec
+from ..files.scoring import ScoresRawTables, training_schema
 from ..jsonable import to_jsonable
+from ..models.registry import make_model, model_info
+from ..progress import as_progress, counted_progress, scaled_progress, utc_now
+from ..target import targets
+from ..target.decision import (
+    FittedDecision,
+    Reached,
+    check_reached,
+    check_rule,
+    fit_decision,
+    positive_scores,
+    predicts_with_s,
+    rule_info,
+)
+from ..target.target_spec import ResolvedTarget, TargetSpec, criterion_info, make_target_spec
+from .fit_cache import FitCache, cache_key, source_version
+from .parallel import parallel_config
 
 RESULT_COLUMNS = lead_columns()  # the leading column order, from the one table of metrics (metric_table)
 """One row per fit. Columns without ``pop_`` are measured on the paper's evaluation rows (``eval_set``: the

@@ -23,9 +23,9 @@ import numpy as np
 from .. import _version
 from ..device import resolve_device
 from ..errors import FairDashError
-from ..progress import utc_now
 from ..jsonable import to_jsonable
 from ..models.state import class_path, load_state, model_from_state, params_meta, save_state
+from ..progress import utc_now
 
 CACHE_ENV = "FAIRDASH_CACHE_DIR"
 

@@ -10,15 +10,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..progress import utc_now
 from ..data import Task
-from ..target.decision import choosable, rule_info
-from .experiments import PlannedFit, plan_fits, priced, run_experiment, serving_models
-from ..models.registry import MODELS, model_info
 from ..figures.plot_style import RUN
 from ..files.run_spec import RunSpec
+from ..models.registry import MODELS, model_info
+from ..progress import utc_now
+from ..target.decision import choosable, rule_info
 from ..target.target_spec import TargetSpec, criterion_info
-
+from .experiments import PlannedFit, plan_fits, priced, run_experiment, serving_models
 
 PAPER_METHOD = ("fair-lr", "fair-gp")  # the paper's own models: offered first for download
 DEFAULT_MODELS = ("fair-lr", "lr")  # a training's models until the analyst picks others: the method and its baseline

@@ -35,6 +35,7 @@ oidc_provider_mock = pytest.importorskip("oidc_provider_mock", reason="requireme
 
 from fairdash.app.session import LINK_FOREIGN  # noqa: E402
 from fairdash.app.signin import WHY  # noqa: E402
+
 from live_server import free_port, live_streamlit  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
