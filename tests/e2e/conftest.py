@@ -16,8 +16,10 @@ Fixtures:
   purpose: Playwright's sync API runs one instance at a time in a thread, and it is closed before the
   tests outside this directory run.
 - ``page``: a fresh browser context (a new Streamlit session) with a 1280x800 viewport.
-- ``st_ui``: small helpers for driving Streamlit (wait until the script is idle, go to a page, read a
-  metric, upload a table, take a screenshot), as a fixture so the test modules need no import from this file.
+- ``st_ui``: the helpers every browser test shares for driving Streamlit (open or reload the app and wait until
+  it is drawn, wait until the script is idle, go to a page, read a metric, upload a table and confirm it, check
+  that no traceback is shown, take a screenshot, and the waits of ``waits.py``: on a condition, never a fixed
+  time), as a fixture so the test modules need no import from this file and carry no copies of them.
 
 The whole e2e directory is skipped only when ``/usr/bin/chromium`` is missing.
 """
@@ -29,6 +31,7 @@ from pathlib import Path
 
 import pytest
 from live_server import free_port, live_streamlit
+from waits import wait_drawn, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -134,6 +137,36 @@ def goto_page(page, title: str, timeout: float = 60.0) -> None:
     page.locator("h1", has_text=title).first.wait_for(timeout=timeout * 1000)
 
 
+def open_app(page, url: str, session: bool = False, timeout: float = 90.0) -> None:
+    """Open ``url`` (the app or one of its pages) and wait until the page is drawn and the app idle; with
+    ``session``, also until the page has given the browser its session (``?session=`` in the address) and its
+    browser id (a cookie): before a reload, or before the address is opened in another browser (a reload before
+    the cookie is set is another browser's)."""
+    page.goto(url)
+    _loaded(page, session, timeout)
+
+
+def reload_app(page, session: bool = False, timeout: float = 90.0) -> None:
+    """Reload the page, then wait as :func:`open_app` does."""
+    page.reload()
+    _loaded(page, session, timeout)
+
+
+def _loaded(page, session: bool, timeout: float) -> None:
+    page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=timeout * 1000)
+    page.locator("h1").first.wait_for(timeout=timeout * 1000)
+    wait_idle(page, timeout=timeout)
+    if session:
+        page.wait_for_function("() => !!new URLSearchParams(location.search).get('session')", timeout=timeout * 1000)
+        page.wait_for_function("() => document.cookie.includes('fairdash_browser=')", timeout=timeout * 1000)
+
+
+def no_exception(page, server_log) -> None:
+    """No Streamlit traceback on the page (the server's log in the message where there is one)."""
+    exc = page.locator('[data-testid="stException"]')
+    assert exc.count() == 0, f"a traceback is shown on the page:\n{exc.first.inner_text()}\n{server_log()}"
+
+
 def main_text(page) -> str:
     return page.locator('[data-testid="stMain"]').inner_text()
 
@@ -152,24 +185,33 @@ def screenshot(page, name: str) -> Path:
     out = ROOT / "docs" / "screenshots" / f"{name}.png"
     out.parent.mkdir(parents=True, exist_ok=True)
     wait_idle(page, settle=0.1)
-    page.wait_for_timeout(500)  # let Plotly and the data grids finish drawing
+    wait_drawn(page)  # Plotly and the data grids have finished drawing
     page.screenshot(path=str(out), full_page=False, animations="disabled")
     return out
 
 
-def upload(page, name: str, raw: bytes) -> None:
-    """Upload ``raw`` as ``name`` on the Data page (which must be open) and confirm its suggested choices."""
-    page.locator(".st-key-data_source").get_by_text("Upload a file").click()
+def upload(page, name: str, raw: bytes, confirm: bool = True) -> None:
+    """Go to the Data page and upload ``raw`` as the file ``name``; then confirm its suggested choices, or, with
+    ``confirm=False``, leave it a pending table (choose its columns, then :func:`confirm_upload`)."""
+    goto_page(page, "Data")
+    page.locator(".st-key-data_source").get_by_text("Upload a file", exact=True).click()
     wait_idle(page)
     page.locator('.st-key-upload_file input[type="file"]').set_input_files(
         files=[{"name": name, "mimeType": "text/csv", "buffer": raw}])
     # an upload's guessed columns become the task only when confirmed (issue 12)
-    confirm = page.locator(".st-key-confirm_task button")
-    confirm.wait_for(timeout=90_000)
+    page.locator(".st-key-confirm_task button").wait_for(timeout=90_000)
     wait_idle(page)
-    assert confirm.inner_text().strip() == f"Use {name} with these choices", confirm.inner_text()
+    if confirm:
+        confirm_upload(page, name)
+
+
+def confirm_upload(page, name: str) -> None:
+    """Use the pending upload ``name`` with the choices shown (answering whether a positive label is favourable
+    where the page asks)."""
+    button = page.locator(".st-key-confirm_task button")
+    assert button.inner_text().strip() == f"Use {name} with these choices", button.inner_text()
     answer_if_asked(page)
-    confirm.click()
+    button.click()
     page.get_by_text(f"{name} is now the current data set").wait_for(timeout=90_000)
     wait_idle(page)
 
@@ -186,9 +228,15 @@ def answer_if_asked(page, answer: str = "Favourable") -> None:
 
 class _StUi:
     upload = staticmethod(upload)
+    confirm_upload = staticmethod(confirm_upload)
     answer_if_asked = staticmethod(answer_if_asked)
     wait_idle = staticmethod(wait_idle)
     goto_page = staticmethod(goto_page)
+    open_app = staticmethod(open_app)
+    reload_app = staticmethod(reload_app)
+    no_exception = staticmethod(no_exception)
+    wait_drawn = staticmethod(wait_drawn)
+    wait_until = staticmethod(wait_until)
     main_text = staticmethod(main_text)
     metric_text = staticmethod(metric_text)
     screenshot = staticmethod(screenshot)

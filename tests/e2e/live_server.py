@@ -10,9 +10,10 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
+
+from waits import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 START_S = 90  # how long a server may take to answer its health check
@@ -52,15 +53,15 @@ def live_streamlit(work: Path, port: int, **settings: str):
     proc = subprocess.Popen([str(streamlit), "run", "app.py"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + START_S
+
+    def up() -> bool:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{log_path.read_text(errors='replace')}")
+        return healthy(url)
+
     try:
-        while not healthy(url):
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{log_path.read_text(errors='replace')}")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not become healthy in {START_S} s:\n"
-                                   f"{log_path.read_text(errors='replace')}")
-            time.sleep(0.25)
+        wait_until(up, START_S, interval=0.25,
+                   what=lambda _: "streamlit did not become healthy:\n" + log_path.read_text(errors="replace"))
         yield url, log_path
     finally:
         if proc.poll() is None:

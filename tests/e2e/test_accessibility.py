@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from test_trust import _train_quick_fair_lr
+from waits import wait_drawn
 
 pytestmark = pytest.mark.e2e
 
@@ -25,7 +26,7 @@ def _audit(page, where: str) -> list[str]:
     """axe-core's serious and critical violations on the page as it is now, one line per element."""
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE))
-    page.wait_for_timeout(300)  # let Plotly and the data grids finish drawing
+    wait_drawn(page)  # Plotly and the data grids have finished drawing
     result = page.evaluate("async () => await window.axe.run(document, {resultTypes: ['violations']})")
     lines = []
     for v in result["violations"]:
@@ -37,11 +38,6 @@ def _audit(page, where: str) -> list[str]:
     return lines
 
 
-def _no_exception(page, server_log):
-    exc = page.locator('[data-testid="stException"]')
-    assert exc.count() == 0, f"a traceback is shown on the page:\n{exc.first.inner_text()}\n{server_log()}"
-
-
 @pytest.mark.skipif(not AXE.exists(), reason="axe-core is not installed: run `npm ci` (package.json) at the "
                                              "repository root to install it from the npm registry")
 @pytest.mark.timeout(600)
@@ -51,17 +47,17 @@ def test_no_serious_accessibility_violation_on_any_page(page, app_url, st_ui, se
     page.goto(app_url)
     page.get_by_role("heading", name="Groups and base rates").wait_for(timeout=90_000)
     st_ui.wait_idle(page)
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     found += _audit(page, "Data")
 
     st_ui.goto_page(page, "Target")
     page.locator(".st-key-ceiling_readout").wait_for()
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     found += _audit(page, "Target")
 
     # Train FairLR alone (one repeat, a loose tolerance, as the dashboard test does) for Compare.
     st_ui.goto_page(page, "Train")
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     found += _audit(page, "Train")
     _train_quick_fair_lr(page, st_ui, server_log)
     found += _audit(page, "Train (with results)")
@@ -70,12 +66,12 @@ def test_no_serious_accessibility_violation_on_any_page(page, app_url, st_ui, se
     page.wait_for_function(
         "() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .js-plotly-plot .main-svg').length >= 3",
         timeout=60_000)
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     found += _audit(page, "Compare")
 
     for title in ("Export", "How it works"):
         st_ui.goto_page(page, title)
-        _no_exception(page, server_log)
+        st_ui.no_exception(page, server_log)
         found += _audit(page, title)
 
     assert not found, "serious or critical accessibility violations (axe-core):\n" + "\n".join(found)

@@ -13,10 +13,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from playwright.sync_api import expect
+from test_accessibility import AXE, _audit
+from test_trust import COMPAS_TITLE, _load_sample, _set_models, _train, _wait_figures
 
 from fairdash import data
-from test_accessibility import AXE, _audit
-from test_trust import COMPAS_TITLE, _load_sample, _no_exception, _open, _set_models, _train, _wait_figures
 
 ROOT = Path(__file__).resolve().parents[2]
 N_ROWS, DRIFTED, UNSEEN = 800, 30, 4
@@ -48,7 +48,7 @@ def _download(page, key: str, folder: Path, name: str) -> Path:
 @pytest.mark.timeout(600)
 def test_score_new_data_warns_the_drifted_column_rates_groups_and_downloads_predict_s_decisions(
         page, app_url, st_ui, server_log, tmp_path):
-    _open(page, app_url, st_ui)
+    st_ui.open_app(page, app_url)
     _load_sample(page, st_ui, COMPAS_TITLE)
     st_ui.goto_page(page, "Train")
     _set_models(page, st_ui, ["LR"])
@@ -58,13 +58,13 @@ def test_score_new_data_warns_the_drifted_column_rates_groups_and_downloads_pred
     model_file = _download(page, "download_model", tmp_path, "model.fairdash")
 
     st_ui.goto_page(page, "Score new data")
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     expect(page.locator(".st-key-audit_run input[role=combobox]")).to_have_value(re.compile(r"^Run 1 \(.*LR · COMPAS"))
     table = _new_table(tmp_path)
     page.locator('.st-key-audit_upload input[type="file"]').set_input_files(str(table))
     page.locator(".st-key-download_decisions button").wait_for(timeout=120_000)
     st_ui.wait_idle(page)
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     main = st_ui.main_text(page)
     assert f"Scored {N_ROWS:,} rows" in main, main[:2000]
     # the warning names the drifted column, in one line

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
-from test_trust import _adult_3k, _confirm, _csv, _no_exception, _open, _radio, _select, _set_models, _train
-from test_trust import _upload, _wait_figures
+from test_trust import _adult_3k, _csv, _radio, _select, _set_models, _train, _wait_figures
+from waits import wait_drawn
 
 pytestmark = pytest.mark.e2e
 
@@ -90,12 +90,12 @@ def test_compare_reads_at_1280_px_with_three_runs(page, app_url, st_ui, server_l
     if groups == 4:
         df["race"] = df["race"].where(df["race"].isin(["White", "Black", "Asian-Pac-Islander"]), "Other")
     path = _csv(df, tmp_path, f"adult_{groups}groups.csv")
-    _open(page, app_url, st_ui)
-    _upload(page, st_ui, path)
+    st_ui.open_app(page, app_url)
+    st_ui.upload(page, path.name, path.read_bytes(), confirm=False)
     if groups == 4:
         _select(page, st_ui, "s_column", "race")
         _radio(page, st_ui, "s_mode", "Every value its own group")
-    _confirm(page, st_ui, path.name)
+    st_ui.confirm_upload(page, path.name)
     st_ui.goto_page(page, "Train")
     _set_models(page, st_ui, ["FairLR", "LR"])
     for number, words in enumerate(RULES, 1):
@@ -106,7 +106,7 @@ def test_compare_reads_at_1280_px_with_three_runs(page, app_url, st_ui, server_l
     out = os.environ.get("FAIRDASH_MEASURE_DIR")
     if out:  # the Train page's results of the last run: the results table and the ceilings beside it
         page.get_by_text("Measured accuracy beside the ceilings").first.evaluate("e => e.scrollIntoView({block: 'center'})")
-        page.wait_for_timeout(600)
+        wait_drawn(page)
         Path(out).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(out) / f"train_{groups}groups_results.png"))
     st_ui.goto_page(page, "Compare")
@@ -115,13 +115,13 @@ def test_compare_reads_at_1280_px_with_three_runs(page, app_url, st_ui, server_l
             _select(page, st_ui, "compare_runs", label, exact=False)
     expect(page.locator(".st-key-compare_runs [data-tag]")).to_have_count(3)
     _wait_figures(page, 4)
-    page.wait_for_timeout(800)
-    _no_exception(page, server_log)
+    wait_drawn(page)
+    st_ui.no_exception(page, server_log)
 
     measured = {key: _measure(page, key) for key in FIGURES}
     table = page.locator(TABLE).last
     table.evaluate("e => e.scrollIntoView({block: 'center'})")
-    page.wait_for_timeout(800)
+    wait_drawn(page)
     headers = _table_headers(page)
     view = page.viewport_size["width"]
     box = table.bounding_box()
@@ -134,7 +134,7 @@ def test_compare_reads_at_1280_px_with_three_runs(page, app_url, st_ui, server_l
         page.screenshot(path=str(folder / f"compare_{groups}groups_table.png"))
         for key in ("fig_pr", "fig_accuracy_fairness", "fig_target"):
             page.locator(f".st-key-{key}").first.evaluate("e => e.scrollIntoView({block: 'start'})")
-            page.wait_for_timeout(400)
+            wait_drawn(page)
             page.screenshot(path=str(folder / f"compare_{groups}groups_{key}.png"))
 
     # the worst gap is read without scrolling the table sideways, beside the model and its accuracy

@@ -15,8 +15,7 @@ import pytest
 from playwright.sync_api import expect
 from test_accessibility import AXE, _audit
 from test_compare_1280 import _measure
-from test_trust import _adult_3k, _confirm, _csv, _no_exception, _open, _select, _set_models, _train, _upload
-from test_trust import _wait_figures
+from test_trust import _adult_3k, _csv, _select, _set_models, _train, _wait_figures
 
 pytestmark = pytest.mark.e2e
 
@@ -50,9 +49,9 @@ def test_compare_reads_at_1280_px_with_ten_runs_and_long_group_names(page, app_u
     df = _adult_3k(adult_table)
     df["sex"] = df["sex"].map(NAMES)
     path = _csv(df, tmp_path, "adult_long_group_names.csv")
-    _open(page, app_url, st_ui)
-    _upload(page, st_ui, path)
-    _confirm(page, st_ui, path.name)
+    st_ui.open_app(page, app_url)
+    st_ui.upload(page, path.name, path.read_bytes(), confirm=False)
+    st_ui.confirm_upload(page, path.name)
     st_ui.goto_page(page, "Train")
     _set_models(page, st_ui, ["LR"])
     for repeats in range(1, RUNS + 1):  # ten different requests (the same request twice is one run)
@@ -67,7 +66,7 @@ def test_compare_reads_at_1280_px_with_ten_runs_and_long_group_names(page, app_u
     expect(page.locator(".st-key-compare_runs [data-tag]")).to_have_count(RUNS)
     _wait_figures(page, 4)
     st_ui.wait_idle(page)
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
 
     cut = page.evaluate(_CUT_VALUES)
     target = _measure(page, "fig_target")

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 from test_trust import _train_quick_fair_lr
+from waits import wait_drawn
 
 pytestmark = pytest.mark.e2e
 
@@ -39,16 +40,28 @@ def _expected_ceiling(task, pr_t: float) -> float:
 def _assert_ceiling(page, st_ui, task, pr_t: float, server_log) -> float:
     """The ceiling readout shows rates_readout's ceiling_at_target for pr_t (to the digits it shows)."""
     want = _expected_ceiling(task, pr_t)
-    text = ""
-    for _ in range(100):  # the readout may lag the last keypress by a rerun
-        text = st_ui.metric_text(page, "ceiling_readout", CEILING_LABEL)
-        shown = _number(text)
+    seen = [""]
+
+    def matches() -> tuple[float] | None:  # the readout may lag the last keypress by a rerun
+        text = seen[0] = st_ui.metric_text(page, "ceiling_readout", CEILING_LABEL)
         decimals = len(text.split(".")[-1]) if "." in text else 0
-        if abs(shown - want) <= 0.5 * 10 ** -decimals + 1e-9:
-            return shown
-        page.wait_for_timeout(100)
-    raise AssertionError(f"ceiling readout {text!r} != rates_readout ceiling_at_target {want:.6f} at PR_t={pr_t}\n"
-                         f"server log:\n{server_log()}")
+        return (_number(text),) if abs(_number(text) - want) <= 0.5 * 10 ** -decimals + 1e-9 else None
+
+    return st_ui.wait_until(matches, 20, lambda _: f"ceiling readout {seen[0]!r} != rates_readout ceiling_at_target "
+                                                   f"{want:.6f} at PR_t={pr_t}\nserver log:\n{server_log()}")[0]
+
+
+# the app is idle and the PR_t number box (drawn by the server) shows the slider's value, in two animation frames
+SLIDER_SETTLED = """() => {
+  const status = document.querySelector('[data-testid="stStatusWidget"]');  // "Running...", while it is visible
+  const busy = !!status && status.getClientRects().length > 0 && getComputedStyle(status).visibility !== 'hidden';
+  const idle = !!document.querySelector('[data-testid="stApp"][data-test-script-state="notRunning"]') && !busy;
+  const slider = document.querySelector('.st-key-pr_t_slider input[type="range"]');
+  const box = document.querySelector('.st-key-pr_t_input input');
+  const agree = !!idle && !!slider && !!box && box.value === Number(slider.getAttribute('value')).toFixed(3);
+  window.__sliderSettled = agree ? (window.__sliderSettled || 0) + 1 : 0;
+  return window.__sliderSettled >= 2;
+}"""
 
 
 def _slider_value(page) -> float:
@@ -70,12 +83,7 @@ def _press_and_wait(page, st_ui, key: str, want: str) -> None:
 def _scroll_to(page, locator) -> None:
     """Put ``locator`` at the top of the view (for a screenshot of what follows it)."""
     locator.evaluate("e => e.scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(300)
-
-
-def _no_exception(page, server_log):
-    exc = page.locator('[data-testid="stException"]')
-    assert exc.count() == 0, f"a traceback is shown on the page:\n{exc.first.inner_text()}\n{server_log()}"
+    wait_drawn(page)
 
 
 @pytest.mark.timeout(600)
@@ -86,7 +94,7 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_table, adult
     page.goto(app_url)
     page.get_by_role("heading", name="Groups and base rates").wait_for(timeout=90_000)
     st_ui.wait_idle(page)
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     main = st_ui.main_text(page)
     assert "Adult (UCI Census Income)" in main and f"{len(df):,} rows" in main, main[:800]
     assert page.locator(".st-key-s_column input").input_value() == "sex"
@@ -107,7 +115,7 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_table, adult
     # ---- Target: the ceiling follows the number box and the slider ------------------------------
     st_ui.goto_page(page, "Target")
     page.locator(".st-key-ceiling_readout").wait_for()
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     start = _slider_value(page)
     from fairdash.analysis.rates import rates_readout
 
@@ -136,7 +144,7 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_table, adult
 
     # ---- Train: FairLR only, one repeat, a loose tolerance so it is quick -----------------------
     st_ui.goto_page(page, "Train")
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     assert "PR_t = 0.305 for every group" in st_ui.main_text(page)
     _train_quick_fair_lr(page, st_ui, server_log)
     chips = page.locator(".st-key-train_models [data-tag]:visible").all_inner_texts()
@@ -149,7 +157,7 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_table, adult
 
     # ---- Compare: the three figures -------------------------------------------------------------
     st_ui.goto_page(page, "Compare")
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     charts = page.locator('[data-testid="stPlotlyChart"]')
     page.wait_for_function(
         "() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .js-plotly-plot .main-svg').length >= 3",
@@ -171,12 +179,12 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_table, adult
 
     # ---- How it works (screenshot only) ---------------------------------------------------------
     st_ui.goto_page(page, "How it works")
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     st_ui.screenshot(page, "how_it_works")
 
     # ---- Export: download the model and use it --------------------------------------------------
     st_ui.goto_page(page, "Export")
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     st_ui.screenshot(page, "export")
     buttons = page.locator(".st-key-download_model button")
     if buttons.count() == 0:  # the key changed: any download button about the model
@@ -226,8 +234,10 @@ def test_fast_slider_presses_all_count(page, app_url, st_ui, server_log, adult_a
         for _ in range(10):
             page.keyboard.press("ArrowRight")
             page.wait_for_timeout(gap)
-        st_ui.wait_idle(page)
-        page.wait_for_timeout(1500)
+        # every press has reached the server and its rerun is over: the app is idle and the number box, which the
+        # server draws, shows the slider's value (a lost press would make the slider jump back to the box's value)
+        page.evaluate("() => { window.__sliderSettled = 0; }")
+        page.wait_for_function(SLIDER_SETTLED, polling="raf", timeout=60_000)
         st_ui.wait_idle(page)
         shown = _slider_value(page)
         _assert_ceiling(page, st_ui, task, shown, server_log)  # readout and slider agree, whatever happened

@@ -7,8 +7,7 @@ import re
 
 import pytest
 from playwright.sync_api import expect
-from test_trust import (_chips, _export_report, _no_exception, _open, _radio, _select, _set_models, _shot, _train,
-                        _wait_figures)
+from test_trust import _chips, _export_report, _radio, _select, _set_models, _shot, _train, _wait_figures
 
 RULE_WORDS = {  # the Train page's radio labels (fairdash.target.decision.RULES[...].words)
     "threshold": "score above 1/2 (the paper's rule)",
@@ -28,7 +27,7 @@ def _set_pr_t(page, st_ui, value: str) -> None:
 
 @pytest.mark.timeout(900)
 def test_each_rule_trains_shows_the_target_view_and_the_report_names_it(page, app_url, st_ui, server_log, tmp_path):
-    _open(page, app_url, st_ui)
+    st_ui.open_app(page, app_url)
     _set_pr_t(page, st_ui, "0.3")
     st_ui.goto_page(page, "Train")
     _set_models(page, st_ui, ["FairLR"])
@@ -56,7 +55,7 @@ def test_each_rule_trains_shows_the_target_view_and_the_report_names_it(page, ap
         if not any(c.startswith(label) for c in chips):
             _select(page, st_ui, "compare_runs", label, exact=False)
     _wait_figures(page, 3)
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     target = page.locator(".st-key-fig_target")
     expect(target).to_have_count(1)
     text = page.evaluate("() => Array.from(document.querySelectorAll('.st-key-fig_target svg text'))"

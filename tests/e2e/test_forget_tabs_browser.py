@@ -17,7 +17,7 @@ import re
 
 import pandas as pd
 import pytest
-from test_links import DELETED, FORGOTTEN, _hashed, _no_exception, _open, _table, _token, _upload
+from test_links import DELETED, FORGOTTEN, _hashed, _table, _token
 
 pytestmark = pytest.mark.e2e
 
@@ -53,10 +53,10 @@ def test_a_stale_tab_after_forget_says_so_and_holds_nothing(browser, app_url, st
     try:
         owner = ctx.new_page()
         owner.set_default_timeout(60_000)
-        _open(owner, app_url, st_ui)
+        st_ui.open_app(owner, app_url, session=True)
         token = _token(owner)
         name, raw = _marked_table("quokka7")
-        _upload(owner, st_ui, name, raw)
+        st_ui.upload(owner, name, raw)
         st_ui.goto_page(owner, "Target")
         address = owner.url  # the Target page of this session
 
@@ -64,7 +64,7 @@ def test_a_stale_tab_after_forget_says_so_and_holds_nothing(browser, app_url, st
         for _ in range(2):  # two more tabs of the same session, opened from its address
             tab = ctx.new_page()
             tab.set_default_timeout(60_000)
-            _open(tab, address, st_ui)
+            st_ui.open_app(tab, address, session=True)
             assert _token(tab) == token
             tab.locator(".st-key-sidebar_task").get_by_text(name).wait_for()  # the upload is there
             stale.append(tab)
@@ -87,11 +87,11 @@ def test_a_stale_tab_after_forget_says_so_and_holds_nothing(browser, app_url, st
         tab.locator(".st-key-sidebar_task").get_by_text(re.compile(r"PR_t:")).wait_for()
         _gone(tab, "quokka7")
         assert NO_ROOM not in tab.content()
-        _no_exception(tab, server_log)
+        st_ui.no_exception(tab, server_log)
         st_ui.goto_page(tab, "Data")  # and then a page change: a fresh session's Data page
         _gone(tab, "quokka7")
         assert NO_ROOM not in tab.content()
-        _no_exception(tab, server_log)
+        st_ui.no_exception(tab, server_log)
 
         # ---- the third tab: its next run is a click on Data (a full rerun) -----------------------------
         tab = stale[1]
@@ -103,7 +103,7 @@ def test_a_stale_tab_after_forget_says_so_and_holds_nothing(browser, app_url, st
         tab.wait_for_function("t => new URLSearchParams(location.search).get('session') !== t", arg=token)
         _gone(tab, "quokka7")
         assert NO_ROOM not in tab.content()
-        _no_exception(tab, server_log)
+        st_ui.no_exception(tab, server_log)
 
         stale_runs = [e for e in events() if e["event"] == "refusal" and e.get("session") == _hashed(token)
                       and e.get("kind") == "stale_tab"]

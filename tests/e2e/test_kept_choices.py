@@ -7,8 +7,7 @@ import re
 
 import pytest
 from playwright.sync_api import expect
-
-from test_trust import _chips, _no_exception, _open, _select, _set_models, _sidebar, _train
+from test_trust import _chips, _select, _set_models, _sidebar, _train
 
 pytestmark = pytest.mark.e2e
 
@@ -23,16 +22,9 @@ def _shown_sample(page) -> str:
     return page.locator(".st-key-sample_choice input[role=combobox]").first.input_value()
 
 
-def _reload(page, st_ui) -> None:
-    page.reload()
-    page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=90_000)
-    page.locator("h1").first.wait_for(timeout=90_000)
-    st_ui.wait_idle(page, timeout=90)
-
-
 @pytest.mark.timeout(600)
 def test_compares_selection_stays_across_pages_and_a_reload(page, app_url, st_ui, server_log):
-    _open(page, app_url, st_ui, "/train")
+    st_ui.open_app(page, app_url + "/train")
     for model in ("LR", "FairLR"):  # two runs on the default task
         _set_models(page, st_ui, [model])
         _train(page, st_ui, server_log)
@@ -43,15 +35,15 @@ def test_compares_selection_stays_across_pages_and_a_reload(page, app_url, st_ui
     st_ui.goto_page(page, "Export")
     st_ui.goto_page(page, "Compare")
     assert _compare_chips(page) == ["Run 1", "Run 2"]
-    _reload(page, st_ui)
+    st_ui.reload_app(page)
     assert page.locator("h1", has_text="Compare").count() == 1
     assert _compare_chips(page) == ["Run 1", "Run 2"]
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
 
 
 @pytest.mark.timeout(300)
 def test_choosing_a_sample_loads_it_and_the_list_keeps_it(page, app_url, st_ui, server_log):
-    _open(page, app_url, st_ui)  # the Data page is the app's first page (its address is the app's own)
+    st_ui.open_app(page, app_url)  # the Data page is the app's first page (its address is the app's own)
     _select(page, st_ui, "sample_choice", "COMPAS", exact=False)
     st_ui.wait_idle(page, timeout=90)
     expect(page.locator(".st-key-sidebar_task")).to_contain_text("COMPAS", timeout=60_000)  # loaded: no second button
@@ -61,7 +53,7 @@ def test_choosing_a_sample_loads_it_and_the_list_keeps_it(page, app_url, st_ui, 
     assert "COMPAS" in _sidebar(page)
     st_ui.goto_page(page, "Data")
     assert "COMPAS" in _shown_sample(page)
-    _reload(page, st_ui)
+    st_ui.reload_app(page)
     assert "COMPAS" in _shown_sample(page)
     assert "COMPAS" in _sidebar(page)
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
-import time
 from datetime import datetime
 from urllib.parse import parse_qs, urlparse
 
@@ -36,21 +35,6 @@ STOP_S = 20.0  # Forget stops the training within this
 
 def _token(page) -> str:
     return parse_qs(urlparse(page.url).query)["session"][0]
-
-
-def _open(page, url: str, st_ui) -> None:
-    page.goto(url)
-    page.locator(".st-key-sidebar_task").get_by_text(re.compile(r"PR_t:")).wait_for(timeout=90_000)
-    st_ui.wait_idle(page)
-    page.wait_for_function("() => !!new URLSearchParams(location.search).get('session')")
-    # the page gives a new browser its id (a cookie) as it loads; a reload before that is another browser's
-    page.wait_for_function("() => document.cookie.includes('fairdash_browser=')")
-
-
-def _reload(page, st_ui) -> None:
-    page.reload()
-    page.locator(".st-key-sidebar_task").get_by_text(re.compile(r"PR_t:")).wait_for(timeout=90_000)
-    st_ui.wait_idle(page)
 
 
 def _note(page, start: str) -> str:
@@ -86,11 +70,6 @@ def _table(mark: str, copies: int) -> tuple[str, bytes]:
     df = pd.DataFrame({"gender": mark + "_" + c["sex"], f"{mark}_age": c["age"], f"{mark}_priors": c["priors-count"],
                        f"{mark}_degree": mark + "_" + c["c-charge-degree"], "label": c["two-year-recid"]})
     return f"{mark}_people.csv", df.to_csv(index=False).encode()
-
-
-def _upload(page, st_ui, name: str, raw: bytes) -> None:
-    st_ui.goto_page(page, "Data")
-    st_ui.upload(page, name, raw)
 
 
 def _start_training(page, st_ui) -> None:
@@ -133,61 +112,57 @@ def _ts(event: dict) -> float:
     return datetime.fromisoformat(event["ts"].replace("Z", "+00:00")).timestamp()
 
 
-def _no_exception(page, server_log) -> None:
-    assert page.locator('[data-testid="stException"]').count() == 0, server_log()
-
-
 @pytest.mark.timeout(600)
 def test_a_reload_mid_training_is_the_same_session_and_another_browser_gets_nothing(browser, app_url, st_ui,
                                                                                      server_log):
     with _two_browsers(browser) as (owner, other):
-        _open(owner, app_url, st_ui)
+        st_ui.open_app(owner, app_url, session=True)
         token, address = _token(owner), owner.url
 
         # ---- the owner's address in another browser: nothing of the session, a line saying why -------
-        _open(other, address, st_ui)
+        st_ui.open_app(other, address, session=True)
         _note(other, FOREIGN)
         assert _token(other) != token
 
         # ---- the owner uploads a private table and trains; a reload mid-training ----------------------
         name, raw = _table("kilo4", copies=10)
-        _upload(owner, st_ui, name, raw)
+        st_ui.upload(owner, name, raw)
         _start_training(owner, st_ui)
-        _reload(owner, st_ui)
+        st_ui.reload_app(owner)
         assert _token(owner) == token  # the same session, not a copy
         owner.locator(".st-key-training_job").get_by_role("button", name="Cancel training").wait_for(timeout=30_000)
         assert name in _sidebar(owner) and "kilo4" in owner.content()
         assert "Opened" not in st_ui.main_text(owner) and FOREIGN not in st_ui.main_text(owner)
 
         # ---- the other browser never sees the owner's later work -----------------------------------------
-        _reload(other, st_ui)
+        st_ui.reload_app(other)
         for title in ("Data", "Compare", "Export"):
             st_ui.goto_page(other, title)
             assert "kilo4" not in other.content(), title
-        _open(other, address, st_ui)  # the owner's address, again, after the upload
+        st_ui.open_app(other, address, session=True)  # the owner's address, again, after the upload
         _note(other, FOREIGN)
         assert "kilo4" not in other.content() and _token(other) != token
-        _no_exception(other, server_log)
+        st_ui.no_exception(other, server_log)
 
         cancel = owner.locator(".st-key-training_job").get_by_role("button", name="Cancel training")
         if cancel.count():  # (on a quiet machine the training may have ended meanwhile)
             cancel.click()
             owner.get_by_text(re.compile(r"Training cancelled after|Trained \d+ fit")).first.wait_for(timeout=60_000)
-        _no_exception(owner, server_log)
+        st_ui.no_exception(owner, server_log)
 
 
 @pytest.mark.timeout(600)
 def test_upload_reload_twice_forget_leaves_nothing_and_stops_the_training(browser, app_url, st_ui, server_log,
                                                                           events):
     with _two_browsers(browser) as (page, stranger):
-        _open(page, app_url, st_ui)
+        st_ui.open_app(page, app_url, session=True)
         token = _token(page)
         name, raw = _table("lima5", copies=10)
-        _upload(page, st_ui, name, raw)
+        st_ui.upload(page, name, raw)
         _start_training(page, st_ui)
         addresses = [page.url]
         for _ in range(2):
-            _reload(page, st_ui)
+            st_ui.reload_app(page)
             assert _token(page) == token
             addresses.append(page.url)
 
@@ -204,10 +179,8 @@ def test_upload_reload_twice_forget_leaves_nothing_and_stops_the_training(browse
 
         # ---- the training stopped within STOP_S of Forget (the server's event log) -------------------
         mine = _hashed(token)
-        deadline = time.monotonic() + 60
-        while not any(e["event"] == "training_cancel" and e.get("session") == mine for e in events()):
-            assert time.monotonic() < deadline, [e for e in events() if e.get("session") == mine]
-            time.sleep(0.5)
+        st_ui.wait_until(lambda: any(e["event"] == "training_cancel" and e.get("session") == mine for e in events()),
+                         60, lambda _: f"no training_cancel event: {[e for e in events() if e.get('session') == mine]}")
         log = [e for e in events() if e.get("session") == mine]
         assert not any(e["event"] == "training_end" for e in log), "the training ended before Forget: make it longer"
         forgot = next(e for e in log if e["event"] == "forget")
@@ -221,20 +194,20 @@ def test_upload_reload_twice_forget_leaves_nothing_and_stops_the_training(browse
         # ---- every address the tab had, here and in another browser, says so and shows nothing -------
         for pg in (page, stranger):
             for url in addresses:
-                _open(pg, url, st_ui)
+                st_ui.open_app(pg, url, session=True)
                 _note(pg, DELETED)
                 pg.wait_for_function("t => new URLSearchParams(location.search).get('session') !== t", arg=token)
                 assert "lima5" not in pg.content()
                 for title in ("Compare", "Export"):
                     st_ui.goto_page(pg, title)
                     assert "lima5" not in pg.content(), title
-            _no_exception(pg, server_log)
+            st_ui.no_exception(pg, server_log)
 
 
 @pytest.mark.timeout(400)
 def test_a_snapshot_link_is_a_frozen_copy_of_its_own(browser, app_url, st_ui, server_log):
     with _two_browsers(browser) as (owner, other):
-        _open(owner, app_url, st_ui)
+        st_ui.open_app(owner, app_url, session=True)
         st_ui.goto_page(owner, "Target")
         _set_pr_t(owner, st_ui, "0.300")
         token = _token(owner)
@@ -246,30 +219,30 @@ def test_a_snapshot_link_is_a_frozen_copy_of_its_own(browser, app_url, st_ui, se
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/(target)?\?snapshot=[A-Za-z0-9_-]{26}", link), link
         owner.keyboard.press("Escape")
 
-        _open(other, link, st_ui)
+        st_ui.open_app(other, link, session=True)
         _note(other, SNAPSHOT)
         assert "PR_t: 0.300" in _sidebar(other) and _token(other) != token
         assert "snapshot" not in parse_qs(urlparse(other.url).query)
 
         st_ui.goto_page(owner, "Target")  # the owner moves on; the opener's copy does not follow
         _set_pr_t(owner, st_ui, "0.650")
-        _reload(other, st_ui)
+        st_ui.reload_app(other)
         assert "PR_t: 0.300" in _sidebar(other), _sidebar(other)
         st_ui.goto_page(other, "Target")
         _set_pr_t(other, st_ui, "0.200")  # and the opener's changes never reach the owner
-        _reload(owner, st_ui)
+        st_ui.reload_app(owner)
         assert "PR_t: 0.650" in _sidebar(owner) and _token(owner) == token
         for pg in (owner, other):
-            _no_exception(pg, server_log)
+            st_ui.no_exception(pg, server_log)
 
 
 @pytest.mark.timeout(200)
 def test_an_unknown_or_pre_restart_address_says_so_and_gets_a_new_token(page, app_url, st_ui, server_log):
-    _open(page, app_url, st_ui)
+    st_ui.open_app(page, app_url, session=True)
     boot = _token(page)[:4]  # this server process's prefix
     for stale, start in ((boot + "A" * 22, UNKNOWN), ("A" * 22, RESTARTED)):
-        _open(page, f"{app_url}/?session={stale}&pr_t=0.5", st_ui)
+        st_ui.open_app(page, f"{app_url}/?session={stale}&pr_t=0.5", session=True)
         _note(page, start)
         page.wait_for_function("t => new URLSearchParams(location.search).get('session') !== t", arg=stale)
         assert re.fullmatch(r"[A-Za-z0-9_-]{26}", _token(page)) and _token(page) != stale
-        _no_exception(page, server_log)
+        st_ui.no_exception(page, server_log)

@@ -8,9 +8,7 @@ import re
 
 import pytest
 from playwright.sync_api import expect
-
-from test_trust import (TRAIN_TIMEOUT, _adult_3k, _chips, _confirm, _csv, _no_exception, _open, _set_models, _sidebar,
-                        _train, _upload)
+from test_trust import TRAIN_TIMEOUT, _adult_3k, _chips, _csv, _set_models, _sidebar, _train
 
 pytestmark = pytest.mark.e2e
 
@@ -38,12 +36,12 @@ def _start_training(page, st_ui, models: list[str], repeats: int = 1) -> None:
 
 @pytest.mark.timeout(900)
 def test_a_training_finishes_and_joins_the_history_while_the_analyst_is_elsewhere(page, app_url, st_ui, server_log):
-    _open(page, app_url, st_ui, "/train")
+    st_ui.open_app(page, app_url + "/train")
     _start_training(page, st_ui, ["FairLR", "LR", "FairGP"], repeats=3)  # long enough to walk around in
     expect(page.locator(".st-key-train_button button")).to_be_disabled()
     page.locator(f'{JOB} [data-testid="stProgress"]').wait_for(timeout=120_000)  # the first fit is under way
     st_ui.goto_page(page, "Target")  # during the training (9 fits: FairGP's take tens of seconds)
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     job = page.locator(JOB)
     expect(job).to_be_visible()
     assert "Training 9 fit(s)" in job.inner_text(), job.inner_text()
@@ -59,7 +57,7 @@ def test_a_training_finishes_and_joins_the_history_while_the_analyst_is_elsewher
     page.locator(JOB).wait_for(state="detached", timeout=TRAIN_TIMEOUT * 1000)
     expect(page.locator(NOTE).filter(has_text="run 1 is in the run history")).to_be_visible(timeout=30_000)
     st_ui.wait_idle(page, timeout=120)
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     page.locator(".st-key-compare_runs [data-tag]").first.wait_for(timeout=60_000)
     chosen = _chips(page, "compare_runs")
     assert len(chosen) == 1 and re.match(r"Run 1\b", chosen[0]) and "FairLR, LR, FairGP" in chosen[0], chosen
@@ -70,12 +68,12 @@ def test_a_training_finishes_and_joins_the_history_while_the_analyst_is_elsewher
     expect(page.locator(".st-key-train_button button")).to_be_enabled()
     assert page.get_by_role("heading", name=re.compile("Results")).count() >= 1
     assert "FairGP" in st_ui.main_text(page)
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
 
 
 @pytest.mark.timeout(600)
 def test_cancel_from_another_page_says_so_and_adds_nothing(page, app_url, st_ui, server_log):
-    _open(page, app_url, st_ui, "/train")
+    st_ui.open_app(page, app_url + "/train")
     # seeds 0-2 may be in the server's fit cache already (the module's first test): seven more FairGP fits on Adult
     # take far longer than reaching the Cancel button, however busy the machine
     _start_training(page, st_ui, ["FairGP"], repeats=10)
@@ -86,7 +84,7 @@ def test_cancel_from_another_page_says_so_and_adds_nothing(page, app_url, st_ui,
     expect(note).to_contain_text("Training cancelled")
     expect(note).to_contain_text("nothing was added to the run history")
     assert page.locator(JOB).count() == 0
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     st_ui.goto_page(page, "Compare")
     assert "Nothing trained yet" in st_ui.main_text(page)
     expect(page.locator(NOTE)).to_be_visible()  # the note stays on every page until dismissed
@@ -106,8 +104,8 @@ def test_cancel_from_another_page_says_so_and_adds_nothing(page, app_url, st_ui,
 @pytest.mark.timeout(300)
 def test_a_pending_uploads_changed_choices_survive_a_page_switch(page, app_url, st_ui, server_log, adult_table, tmp_path):
     path = _csv(_adult_3k(adult_table), tmp_path, "adult3k_pending.csv")
-    _open(page, app_url, st_ui)
-    _upload(page, st_ui, path)
+    st_ui.open_app(page, app_url)
+    st_ui.upload(page, path.name, path.read_bytes(), confirm=False)
     box = page.locator(".st-key-y_column input[role=combobox]")
     box.click()
     page.keyboard.type("relationship")  # the option list is virtual: filter it first
@@ -123,11 +121,11 @@ def test_a_pending_uploads_changed_choices_survive_a_page_switch(page, app_url, 
     y_values = _chips(page, "y1_values")
     st_ui.goto_page(page, "Target")
     st_ui.goto_page(page, "Data")
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     assert page.locator(".st-key-y_column input").input_value() == "relationship"
     assert page.locator(".st-key-positive_meaning input").input_value() == "is a husband"
     assert _chips(page, "y1_values") == y_values
     assert "Adult" in _sidebar(page)  # still pending: the current task is unchanged
-    _confirm(page, st_ui, path.name)
+    st_ui.confirm_upload(page, path.name)
     side = _sidebar(page)
     assert path.name in side and "relationship" in side, side

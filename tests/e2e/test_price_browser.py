@@ -7,14 +7,14 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 from test_decisions import RULE_WORDS, _set_pr_t
-from test_trust import _chips, _no_exception, _open, _radio, _select, _set_models, _shot, _train, _wait_figures
+from test_trust import _chips, _radio, _select, _set_models, _shot, _train, _wait_figures
 
 BLIND = "Target reduction (decides without s, randomised)"
 
 
 @pytest.mark.timeout(900)
 def test_compare_prices_deciding_without_sex(page, app_url, st_ui, server_log):
-    _open(page, app_url, st_ui)
+    st_ui.open_app(page, app_url)
     _set_pr_t(page, st_ui, "0.3")
     st_ui.goto_page(page, "Train")
     _set_models(page, st_ui, ["LR"])
@@ -30,7 +30,7 @@ def test_compare_prices_deciding_without_sex(page, app_url, st_ui, server_log):
         if not any(c.startswith(label) for c in _chips(page, "compare_runs")):
             _select(page, st_ui, "compare_runs", label, exact=False)
     _wait_figures(page, 4)
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     main = st_ui.main_text(page)
     assert "The price of deciding without s" in main
     assert "Deciding without sex costs" in main and "at PR_t 0.30 on this table" in main, main[-3000:]
@@ -58,4 +58,4 @@ def test_compare_prices_deciding_without_sex(page, app_url, st_ui, server_log):
     assert "Error rates per group, on the population" in html and "wrongly passed over (FNR)" in html
     assert "calibration error (score vs outcome)" in html and "confusion matrix" in html
     assert "Calibration per group, on the population" in html
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from waits import wait_drawn
 
 CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,10 +31,9 @@ EVIL_GROUP = "</script><script>alert(6)</script>"
 def reports(tmp_path_factory):
     """A clean report of a small real sweep, and one whose names try to inject HTML."""
     from fairdash import data
-    from fairdash.work.experiments import run_experiment
-    from fairdash.analysis.rates import rates_readout
-    from fairdash.analysis.rates import evaluation_rates
+    from fairdash.analysis.rates import evaluation_rates, rates_readout
     from fairdash.report import build_report, describe_task, eval_rates_for
+    from fairdash.work.experiments import run_experiment
 
     setup = data.paper_setup("compas-race")
     sample = data.SAMPLES[setup.sample]
@@ -70,7 +70,7 @@ def _open(browser, path: Path, **context):
     page.on("dialog", lambda d: (events["dialogs"].append(d.message), d.dismiss()))
     page.goto(path.as_uri(), wait_until="load")
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {N_FIGURES}", timeout=30000)
-    page.wait_for_timeout(300)
+    wait_drawn(page, app=False)
     return page, events
 
 
@@ -102,7 +102,7 @@ def test_report_prints_to_a4_without_cutting_content(browser, reports, tmp_path)
     clean, _ = reports
     page, ev = _open(browser, clean, viewport={"width": A4_CONTENT_PX, "height": A4_CONTENT_HEIGHT_PX})
     page.emulate_media(media="print")
-    page.wait_for_timeout(200)
+    wait_drawn(page, app=False)  # laid out again for print
     too_wide = page.evaluate(f"""() => Array.from(document.querySelectorAll('main *'))
         .filter(e => (e instanceof HTMLElement) || e.classList.contains('main-svg'))
         .map(e => [e.tagName, e.className && e.className.baseVal !== undefined ? e.className.baseVal : e.className,

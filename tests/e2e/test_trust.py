@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from playwright.sync_api import expect
+from waits import wait_drawn, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -49,18 +49,6 @@ def _csv(df: pd.DataFrame, tmp_path: Path, name: str) -> Path:
 # --------------------------------------------------------------------------------------------------
 # Driving the app
 # --------------------------------------------------------------------------------------------------
-def _no_exception(page, server_log):
-    exc = page.locator('[data-testid="stException"]')
-    assert exc.count() == 0, f"a traceback is shown on the page:\n{exc.first.inner_text()}\n{server_log()}"
-
-
-def _open(page, app_url, st_ui, path: str = ""):
-    page.goto(app_url + path)
-    page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=90_000)
-    page.locator("h1").first.wait_for(timeout=90_000)
-    st_ui.wait_idle(page, timeout=90)
-
-
 def _select(page, st_ui, key: str, option: str, exact: bool = True) -> None:
     """Choose ``option`` in the selectbox or multiselect with widget key ``key``."""
     box = page.locator(f".st-key-{key} input[role=combobox]")
@@ -102,39 +90,20 @@ def _ceiling(page, st_ui) -> str:
 
 def _wait_ceiling(page, st_ui, want: float, what: str) -> float:
     """The ceiling readout shows ``want`` to its four decimals (it may lag a rerun)."""
-    text = ""
-    for _ in range(100):
-        text = _ceiling(page, st_ui)
-        if abs(_number(text) - want) <= 0.5e-4 + 1e-9:
-            return _number(text)
-        page.wait_for_timeout(100)
-    raise AssertionError(f"ceiling readout {text!r} != {want:.6f} ({what})")
+    seen = [""]
+
+    def matches() -> tuple[float] | None:
+        text = seen[0] = _ceiling(page, st_ui)
+        return (_number(text),) if abs(_number(text) - want) <= 0.5e-4 + 1e-9 else None
+
+    return wait_until(matches, 20, lambda _: f"ceiling readout {seen[0]!r} != {want:.6f} ({what})")[0]
 
 
 def _shot(page, st_ui, name: str, at: str | None = None) -> None:
     """docs/screenshots/<name>.png; ``at``: a selector scrolled to the top of the view first."""
     if at is not None:
         page.locator(at).first.evaluate("e => e.scrollIntoView({block: 'start'})")
-        page.wait_for_timeout(300)
-    st_ui.screenshot(page, name)
-
-
-def _upload(page, st_ui, path: Path) -> None:
-    """Upload ``path`` on the Data page; it becomes a pending (unconfirmed) table."""
-    st_ui.goto_page(page, "Data")
-    _radio(page, st_ui, "data_source", "Upload a file")
-    page.locator('.st-key-upload_file input[type="file"]').set_input_files(str(path))
-    page.locator(".st-key-confirm_task button").wait_for(timeout=90_000)
-    st_ui.wait_idle(page)
-
-
-def _confirm(page, st_ui, name: str) -> None:
-    button = page.locator(".st-key-confirm_task button")
-    assert button.inner_text().strip() == f"Use {name} with these choices", button.inner_text()
-    st_ui.answer_if_asked(page)  # where the label's words do not say whether a positive label is favourable
-    button.click()
-    page.get_by_text(f"{name} is now the current data set").wait_for(timeout=90_000)
-    st_ui.wait_idle(page)
+    st_ui.screenshot(page, name)  # (once the scroll and the drawing have settled)
 
 
 def _load_sample(page, st_ui, title: str) -> None:
@@ -197,17 +166,16 @@ def _train(page, st_ui, server_log) -> None:
     assert button.is_enabled(), st_ui.main_text(page)[-1200:]
     button.click()
     status = page.locator('[data-testid="stExpander"]').filter(has_text=re.compile(r"Trained \d+ fit|Training failed"))
-    deadline = time.monotonic() + TRAIN_TIMEOUT
-    while True:
-        texts = status.all_inner_texts()
-        if any("Training failed" in t for t in texts):
-            break
-        if any(int(n) > before_runs for t in texts for n in _IN_HISTORY.findall(t)):
-            break
-        assert time.monotonic() < deadline, f"no new run after {TRAIN_TIMEOUT:.0f} s: {texts}"
-        page.wait_for_timeout(250)
+    seen = [[]]
+
+    def ended() -> bool:
+        texts = seen[0] = status.all_inner_texts()
+        return any("Training failed" in t for t in texts) or \
+            any(int(n) > before_runs for t in texts for n in _IN_HISTORY.findall(t))
+
+    wait_until(ended, TRAIN_TIMEOUT, lambda _: f"no new run: {seen[0]}", interval=0.25)
     st_ui.wait_idle(page, timeout=TRAIN_TIMEOUT)
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     main = st_ui.main_text(page)
     assert "Training failed" not in main, main[-2000:]
     assert page.get_by_role("heading", name=re.compile("Results")).count() >= max(1, before)
@@ -229,7 +197,7 @@ def _train_quick_fair_lr(page, st_ui, server_log) -> None:
     page.locator(".st-key-train_button button").click()
     page.get_by_role("heading", name=re.compile("Results")).wait_for(timeout=TRAIN_TIMEOUT * 1000)
     st_ui.wait_idle(page, timeout=TRAIN_TIMEOUT)
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
 
 
 def _legend(page, key: str) -> list[str]:
@@ -267,7 +235,7 @@ def _export_report(page, st_ui, server_log, folder: Path) -> Path:
     page.locator(".st-key-build_report_button button").click()
     page.locator(".st-key-download_report button").wait_for(timeout=120_000)
     st_ui.wait_idle(page)
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     with page.expect_download(timeout=60_000) as info:
         page.locator(".st-key-download_report button").click()
     report = folder / "report.html"
@@ -290,14 +258,14 @@ def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log
     from dataclasses import replace
 
     from fairdash import data
-    from fairdash.app import ui
     from fairdash.analysis.rates import rates_readout
+    from fairdash.app import ui
     from fairdash.target.target_spec import make_target_spec
 
     task = data.build_task(adult_table, replace(ui.sample_spec("adult", adult_table), strata_column="race"))
-    _open(page, app_url, st_ui, "/target")
+    st_ui.open_app(page, app_url + "/target")
     _select(page, st_ui, "strata_column", "race")
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     page.locator(".st-key-strata_rates").wait_for()
     assert page.locator(".st-key-pr_t_slider").count() == 0, "the PR_t slider is shown where it applies to nothing"
     assert page.locator(".st-key-pr_t_input").count() == 0
@@ -331,7 +299,7 @@ def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log
                   rates_readout(task, make_target_spec("dp", 0.599, strata_column="race"))["strata_ceiling_at_target"],
                   "slider mode at PR_t 0.599 (moved with the keyboard)")
     assert "0.599 in every stratum" in _sidebar(page), _sidebar(page)
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     _shot(page, st_ui, "target_strata", at=".st-key-strata_column")
 
 
@@ -342,7 +310,7 @@ def test_explicit_targets_ceiling_matches_and_curve_has_no_pr_t(page, app_url, s
     from fairdash.analysis.rates import rates_readout
     from fairdash.target.target_spec import make_target_spec
 
-    _open(page, app_url, st_ui, "/target")
+    st_ui.open_app(page, app_url + "/target")
     _radio(page, st_ui, "criterion", "Equality of opportunity: explicit TPR / TNR targets")
     page.locator(".st-key-tpr_target input").wait_for()
     assert page.locator(".st-key-tpr_target input").input_value() == "1.00"
@@ -359,7 +327,7 @@ def test_explicit_targets_ceiling_matches_and_curve_has_no_pr_t(page, app_url, s
     assert "PR_t =" not in text, text
     # the only ceiling number on the curve is none: the caption points to the metric's value instead
     assert f"accuracy of a classifier meeting them is the number above ({want:.4f})" in st_ui.main_text(page)
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     _shot(page, st_ui, "target_eo_targets", at=".st-key-tpr_target")
 
 
@@ -369,7 +337,7 @@ def test_pr_t_slider_stops_short_of_0_and_1(page, app_url, st_ui, server_log, ad
     the number box refuses 1.5; Train stays enabled at either end."""
     from fairdash.analysis.rates import rates_readout
 
-    _open(page, app_url, st_ui, "/target")
+    st_ui.open_app(page, app_url + "/target")
     thumb = page.locator('.st-key-pr_t_slider input[type="range"]')
     assert thumb.get_attribute("min") in ("0.001",) and thumb.get_attribute("max") in ("0.999",), \
         (thumb.get_attribute("min"), thumb.get_attribute("max"))
@@ -383,21 +351,23 @@ def test_pr_t_slider_stops_short_of_0_and_1(page, app_url, st_ui, server_log, ad
         assert thumb.get_attribute("value") == want
         assert f"PR_t: {want}" in _sidebar(page), _sidebar(page)
         _wait_ceiling(page, st_ui, rates_readout(adult_app_task, float(want))["ceiling_at_target"], f"PR_t {want}")
-        _no_exception(page, server_log)
+        st_ui.no_exception(page, server_log)
         assert page.locator('[data-testid="stAlert"]').filter(has_text="not valid").count() == 0
     caption = page.get_by_text("PR_t lies strictly between 0 and 1 (0.001 to 0.999 here)")
     assert caption.is_visible()
     # a typed 1.5 is refused by the box: PR_t stays at 0.999
     box.fill("1.5")
     box.press("Enter")
+    # the box marks 1.5 invalid (its error icon; the input points at the error's words)
+    page.locator(".st-key-pr_t_input input[aria-describedby], .st-key-pr_t_input input[aria-invalid='true']").first \
+        .wait_for()
     st_ui.wait_idle(page)
-    page.wait_for_timeout(500)
     assert thumb.get_attribute("value") == "0.999"
     assert "PR_t: 0.999" in _sidebar(page), _sidebar(page)
     _shot(page, st_ui, "target_bounds")
 
     st_ui.goto_page(page, "Train")
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     assert "0.999" in st_ui.main_text(page)
     assert page.locator(".st-key-train_button button").is_enabled()
     assert "Train is unavailable" not in st_ui.main_text(page)
@@ -408,11 +378,11 @@ def test_a_run_keeps_the_data_it_was_trained_on(page, app_url, st_ui, server_log
     """Bug 7: train on an upload, load the COMPAS sample, open Export: the run is still named after the
     upload, and its configuration's ``data`` and ``task`` are the upload's."""
     path = _csv(_adult_3k(adult_table), tmp_path, "adult_upload_3k.csv")
-    _open(page, app_url, st_ui)
-    _upload(page, st_ui, path)
+    st_ui.open_app(page, app_url)
+    st_ui.upload(page, path.name, path.read_bytes(), confirm=False)
     assert page.locator(".st-key-s_column input").input_value() == "sex"
     assert page.locator(".st-key-y_column input").input_value() == "salary"
-    _confirm(page, st_ui, path.name)
+    st_ui.confirm_upload(page, path.name)
     assert path.name in _sidebar(page)
 
     st_ui.goto_page(page, "Train")
@@ -423,7 +393,7 @@ def test_a_run_keeps_the_data_it_was_trained_on(page, app_url, st_ui, server_log
     assert "COMPAS" in _sidebar(page) and path.name not in _sidebar(page)
 
     st_ui.goto_page(page, "Export")
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     run_name = page.locator(".st-key-export_run input").input_value()
     assert path.name in run_name and "COMPAS" not in run_name, run_name
     main = st_ui.main_text(page)
@@ -456,9 +426,9 @@ def test_upload_is_confirmed_and_a_leak_dropped_in_one_click(page, app_url, st_u
     df.insert(3, "review_flag", np.where(rng.random(len(df)) < 0.01, 1 - y, y))
     path = _csv(df, tmp_path, "leaky_3k.csv")
 
-    _open(page, app_url, st_ui)
-    _upload(page, st_ui, path)
-    _no_exception(page, server_log)
+    st_ui.open_app(page, app_url)
+    st_ui.upload(page, path.name, path.read_bytes(), confirm=False)
+    st_ui.no_exception(page, server_log)
     assert "Nothing is used until you confirm" in st_ui.main_text(page)
     assert page.locator(".st-key-y_column input").input_value() == "salary"  # the copy is never the guess
     leak = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text=re.compile(r"review_flag\s+gives y away"))
@@ -473,7 +443,7 @@ def test_upload_is_confirmed_and_a_leak_dropped_in_one_click(page, app_url, st_u
     assert path.name not in _sidebar(page)  # the current task is still Adult
 
     st_ui.goto_page(page, "Data")
-    _confirm(page, st_ui, path.name)
+    st_ui.confirm_upload(page, path.name)
     st_ui.goto_page(page, "Train")
     assert page.locator(".st-key-train_button button").is_enabled()
     warning = page.locator('[data-testid="stAlert"]').filter(has_text="Before you train")
@@ -490,7 +460,7 @@ def test_upload_is_confirmed_and_a_leak_dropped_in_one_click(page, app_url, st_u
     st_ui.goto_page(page, "Train")
     assert page.locator('[data-testid="stAlert"]').filter(has_text="Before you train").count() == 0
     assert page.locator(".st-key-train_button button").is_enabled()
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
 
 
 @pytest.mark.timeout(600)
@@ -500,17 +470,17 @@ def test_three_groups_train_and_plot_per_group(page, app_url, st_ui, server_log,
     df = _adult_3k(adult_table)
     df["race"] = df["race"].where(df["race"].isin(["White", "Black"]), "Other")
     path = _csv(df, tmp_path, "adult_race3.csv")
-    _open(page, app_url, st_ui)
-    _upload(page, st_ui, path)
+    st_ui.open_app(page, app_url)
+    st_ui.upload(page, path.name, path.read_bytes(), confirm=False)
     _select(page, st_ui, "s_column", "race")
     _radio(page, st_ui, "s_mode", "Every value its own group")
     page.get_by_role("heading", name=re.compile("Groups and base rates")).wait_for()
-    _confirm(page, st_ui, path.name)
-    _no_exception(page, server_log)
+    st_ui.confirm_upload(page, path.name)
+    st_ui.no_exception(page, server_log)
     assert "race" in _sidebar(page)
 
     st_ui.goto_page(page, "Target")
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     # the ceiling and t_0..t_2 (a web-first assertion: it waits for the readout to be drawn)
     expect(page.locator(".st-key-ceiling_readout [data-testid='stMetric']")).to_have_count(4, timeout=30_000)
 
@@ -519,7 +489,7 @@ def test_three_groups_train_and_plot_per_group(page, app_url, st_ui, server_log,
     _train(page, st_ui, server_log)
 
     st_ui.goto_page(page, "Compare")
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     _wait_figures(page)
     fig = _svg_text(page, "fig_pr")
     for g in ("White", "Black", "Other"):
@@ -534,7 +504,7 @@ def test_three_groups_train_and_plot_per_group(page, app_url, st_ui, server_log,
     fig = _svg_text(page, "fig_pr")
     for g in ("White", "Black", "Other"):
         assert g in fig, fig
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
 
 
 # ==================================================================================================
@@ -542,7 +512,7 @@ def test_three_groups_train_and_plot_per_group(page, app_url, st_ui, server_log,
 # ==================================================================================================
 @pytest.mark.timeout(300)
 def test_train_settings_survive_a_page_change(page, app_url, st_ui, server_log):
-    _open(page, app_url, st_ui, "/train")
+    st_ui.open_app(page, app_url + "/train")
     _set_models(page, st_ui, ["FairLR", "LR", "FairGP"])
     rep = page.locator(".st-key-repeats input")
     rep.fill("2")
@@ -552,7 +522,7 @@ def test_train_settings_survive_a_page_change(page, app_url, st_ui, server_log):
     st_ui.wait_idle(page)
     st_ui.goto_page(page, "Target")
     st_ui.goto_page(page, "Train")
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     chips = sorted(c.split(":")[0] for c in _chips(page, "train_models"))
     assert chips == ["FairGP", "FairLR", "LR"], chips
     assert page.locator(".st-key-repeats input").input_value() == "2"
@@ -576,13 +546,13 @@ def _train_compas_run(page, st_ui, server_log, pr_t: str, models: list[str]) -> 
 def test_run_history_reload_and_another_session(browser, page, app_url, st_ui, server_log):
     """Two runs appear together on Compare (population by default, balanced one click away); a reload
     returns to the same task, target and runs; a second browser context without the link sees none of it."""
-    _open(page, app_url, st_ui)
+    st_ui.open_app(page, app_url)
     _load_sample(page, st_ui, COMPAS_TITLE)
     _train_compas_run(page, st_ui, server_log, "0.400", ["FairLR", "LR"])
     _train_compas_run(page, st_ui, server_log, "0.500", ["FairLR"])
 
     st_ui.goto_page(page, "Compare")
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     chosen = _chips(page, "compare_runs")
     assert len(chosen) == 1 and chosen[0].startswith("Run 2 ("), chosen  # "Run 2 (hh:mm UTC): ..."
     _select(page, st_ui, "compare_runs", "Run 1 (", exact=False)
@@ -601,7 +571,7 @@ def test_run_history_reload_and_another_session(browser, page, app_url, st_ui, s
         timeout=30_000)
     legend = " | ".join(_legend(page, "fig_pr"))
     assert "run 1" in legend and "run 2" in legend, legend
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
 
     # ---- a reload: the same task, target and runs -------------------------------------------------
     url = page.url
@@ -609,7 +579,7 @@ def test_run_history_reload_and_another_session(browser, page, app_url, st_ui, s
     page.reload()
     page.locator("h1", has_text="Compare").wait_for(timeout=90_000)
     st_ui.wait_idle(page, timeout=90)
-    _no_exception(page, server_log)
+    st_ui.no_exception(page, server_log)
     side = _sidebar(page)
     assert "COMPAS" in side and "PR_t: 0.500" in side, side
     assert "Nothing trained yet" not in st_ui.main_text(page)
@@ -626,7 +596,7 @@ def test_run_history_reload_and_another_session(browser, page, app_url, st_ui, s
     try:
         other = ctx.new_page()
         other.set_default_timeout(60_000)
-        _open(other, app_url, st_ui, "/compare")
+        st_ui.open_app(other, app_url + "/compare")
         assert "Nothing trained yet" in st_ui.main_text(other)
         assert other.locator('[data-testid="stPlotlyChart"]').count() == 0
         st_ui.goto_page(other, "Export")
@@ -636,7 +606,7 @@ def test_run_history_reload_and_another_session(browser, page, app_url, st_ui, s
         side = _sidebar(other)
         assert "Adult" in side and "COMPAS" not in side and "PR_t: 0.500" not in side, side
         assert "session=" in other.url and other.url.split("session=")[1][:10] != url.split("session=")[1][:10]
-        _no_exception(other, server_log)
+        st_ui.no_exception(other, server_log)
     finally:
         ctx.close()
 
@@ -670,7 +640,7 @@ def _model_cells_one_line(page) -> list:
 def test_report_table_model_column_reads_on_one_line(browser, page, app_url, st_ui, server_log, tmp_path):
     """The report built on Export: in its results tables each model name is on one line, at 1440 px and at A4
     print width (794 px, print media)."""
-    _open(page, app_url, st_ui)
+    st_ui.open_app(page, app_url)
     _load_sample(page, st_ui, COMPAS_TITLE)
     st_ui.goto_page(page, "Train")
     _set_models(page, st_ui, ["FairLR", "LR", "Kamiran & Calders"])
@@ -689,13 +659,13 @@ def test_report_table_model_column_reads_on_one_line(browser, page, app_url, st_
         _model_cells_one_line(rp)
         table = rp.locator("table").filter(has=rp.locator("thead th", has_text=re.compile("^model$"))).last
         table.scroll_into_view_if_needed()
-        rp.wait_for_timeout(300)
+        wait_drawn(rp, app=False)
         SHOTS.mkdir(parents=True, exist_ok=True)
         rp.screenshot(path=str(SHOTS / "report_table.png"))
 
         rp.set_viewport_size({"width": 794, "height": 1123})
         rp.emulate_media(media="print")
-        rp.wait_for_timeout(300)
+        wait_drawn(rp, app=False)  # laid out again for the page size and for print
         cells = _model_cells_one_line(rp)
         wraps = rp.evaluate("""() => Array.from(document.querySelectorAll('.table-wrap'))
             .map(w => [w.scrollWidth, w.clientWidth])""")
@@ -708,6 +678,6 @@ def test_report_table_model_column_reads_on_one_line(browser, page, app_url, st_
 
 @pytest.mark.timeout(120)
 def test_sidebar_on_a_page_with_no_runs(page, app_url, st_ui):
-    _open(page, app_url, st_ui, "/compare")
+    st_ui.open_app(page, app_url + "/compare")
     assert "Nothing trained yet" in st_ui.main_text(page)
     assert "Adult" in _sidebar(page), _sidebar(page)

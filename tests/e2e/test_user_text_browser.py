@@ -8,11 +8,10 @@ Compare and Export.
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pandas as pd
 import pytest
+from waits import wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -65,11 +64,7 @@ def _visible(page) -> str:
 def _wait_shown(page, text: str, timeout_s: float = 60.0) -> None:
     """Wait until ``text`` is on the page (word joiners aside): the rerun a typed value starts can begin
     after ``wait_idle``'s settle time on a busy machine."""
-    deadline = time.monotonic() + timeout_s
-    while text not in _visible(page):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{text!r} not shown within {timeout_s:.0f} s")
-        page.wait_for_timeout(100)
+    wait_until(lambda: text in _visible(page), timeout_s, f"{text!r} not shown")
 
 
 def _check(page, where: str, server_log, *shown: str) -> None:
