@@ -30,6 +30,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
 from live_server import free_port, live_streamlit
 from waits import wait_drawn, wait_until
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from test_trust import _train_quick_fair_lr
 from waits import wait_drawn
 

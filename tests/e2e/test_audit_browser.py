@@ -13,10 +13,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from playwright.sync_api import expect
-from test_accessibility import AXE, _audit
-from test_trust import COMPAS_TITLE, _load_sample, _set_models, _train, _wait_figures
 
 from fairdash import data
+
+from test_accessibility import AXE, _audit
+from test_trust import COMPAS_TITLE, _load_sample, _set_models, _train, _wait_figures
 
 ROOT = Path(__file__).resolve().parents[2]
 N_ROWS, DRIFTED, UNSEEN = 800, 30, 4

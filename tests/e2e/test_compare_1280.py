@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
+
 from test_trust import _adult_3k, _csv, _radio, _select, _set_models, _train, _wait_figures
 from waits import wait_drawn
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
+
 from test_accessibility import AXE, _audit
 from test_compare_1280 import _measure
 from test_trust import _adult_3k, _csv, _select, _set_models, _train, _wait_figures

@@ -16,6 +16,7 @@ import re
 import numpy as np
 import pytest
 from playwright.sync_api import expect
+
 from test_trust import _train_quick_fair_lr
 from waits import wait_drawn
 

@@ -7,6 +7,7 @@ import re
 
 import pytest
 from playwright.sync_api import expect
+
 from test_trust import _chips, _export_report, _radio, _select, _set_models, _shot, _train, _wait_figures
 
 RULE_WORDS = {  # the Train page's radio labels (fairdash.target.decision.RULES[...].words)

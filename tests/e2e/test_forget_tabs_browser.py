@@ -17,6 +17,7 @@ import re
 
 import pandas as pd
 import pytest
+
 from test_links import DELETED, FORGOTTEN, _hashed, _table, _token
 
 pytestmark = pytest.mark.e2e

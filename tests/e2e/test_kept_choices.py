@@ -7,6 +7,7 @@ import re
 
 import pytest
 from playwright.sync_api import expect
+
 from test_trust import _chips, _select, _set_models, _sidebar, _train
 
 pytestmark = pytest.mark.e2e

@@ -8,6 +8,7 @@ import re
 
 import pytest
 from playwright.sync_api import expect
+
 from test_trust import TRAIN_TIMEOUT, _adult_3k, _chips, _csv, _set_models, _sidebar, _train
 
 pytestmark = pytest.mark.e2e

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import expect
+
 from test_decisions import RULE_WORDS, _set_pr_t
 from test_trust import _chips, _radio, _select, _set_models, _shot, _train, _wait_figures
 

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from waits import wait_drawn
 
 CHROMIUM = "/usr/bin/chromium"

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from playwright.sync_api import expect
+
 from waits import wait_drawn, wait_until
 
 pytestmark = pytest.mark.e2e

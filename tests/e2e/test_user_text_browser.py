@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+
 from waits import wait_until
 
 pytestmark = pytest.mark.e2e
