@@ -117,10 +117,8 @@ class ThresholdOptimizerModel(I.BinaryClassifierMixin, ClassifierMixin, Estimato
         p = self.base_proba(X)
         if s is None:
             raise FairDashError("The threshold optimizer decides with s: it needs every row's group to decide.")
-        s = np.asarray(s).astype(int).ravel()
-        if s.size != p.size:
-            raise FairDashError(f"The groups (s) have {s.size} rows, the features {p.size}.")
-        if s.size and (s.min() < 0 or s.max() >= len(self.rules_)):
+        s = check_s(s, p.size, self._words, min_groups=1)  # the one check of s, at prediction too
+        if s.size and s.max() >= len(self.rules_):
             raise FairDashError("A row belongs to a group the threshold optimizer was not trained on.")
         r = self.rules_[s]
         first = r[:, 0] * _apply(r[:, 1], p, r[:, 2])
