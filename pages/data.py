@@ -25,7 +25,7 @@ ui.ensure_state()
 with st.expander("Open a session file", icon=":material/folder_open:",
                  expanded=ss.get(state.OPEN_SESSION_FILE) is not None):
     st.file_uploader(f"A session file saved with \"Save this session\" ({session_file.SUFFIX})",
-                     type=[session_file.SUFFIX.lstrip(".")], key=state.OPEN_SESSION_FILE, help=session_file.OPEN_HELP,
+                     key=state.OPEN_SESSION_FILE, help=session_file.OPEN_HELP,  # (any name: the file says what it is)
                      on_change=session_file.open_uploaded)  # opened before the page is drawn from the file's session
     opened = session_file.take_note()
     if opened is not None and opened.kind == "done":

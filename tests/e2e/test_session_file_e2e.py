@@ -1,0 +1,116 @@
+"""Work that survives a restart (issue 35, item 5), in Chromium against two live servers one after the other: LR
+trained on the bundled COMPAS sample at PR_t 0.4 in one server, "Save this session" downloaded from Export and the
+run's results CSV with it; that server stopped and a new one started (nothing of the first left: sessions live in
+a server's memory); the file opened on the new server's Data page gives the same table, target and run, and the
+results CSV downloaded again is byte for byte the first one; the file with one byte altered is refused in one
+line and changes nothing."""
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+from live_server import free_port, live_streamlit
+from playwright.sync_api import expect
+from test_decisions import _set_pr_t
+from test_trust import COMPAS_TITLE, _load_sample, _set_models, _train
+
+from fairdash.app import state
+
+OPEN = f'.st-key-{state.OPEN_SESSION_FILE} input[type="file"]'
+
+
+def _log(path: Path):
+    return lambda: path.read_text(errors="replace")[-4000:]
+
+
+def _download(page, key: str, folder: Path, name: str) -> Path:
+    button = page.locator(f".st-key-{key} button:visible").first  # a button with help is drawn twice
+    button.wait_for(timeout=120_000)
+    with page.expect_download(timeout=120_000) as info:
+        button.click()
+    assert info.value.failure() is None, info.value.failure()
+    path = folder / name
+    info.value.save_as(path)
+    return path
+
+
+def _open_app(page, st_ui, url: str) -> None:
+    page.goto(url)
+    page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=90_000)
+    page.locator("h1").first.wait_for(timeout=90_000)
+    st_ui.wait_idle(page, timeout=90)
+
+
+def _no_exception(page, log) -> None:
+    exc = page.locator('[data-testid="stException"]')
+    assert exc.count() == 0, f"a traceback is shown on the page:\n{exc.first.inner_text()}\n{log()}"
+
+
+def _open_file(page, st_ui, path: Path) -> str:
+    """Open ``path`` with the Data page's "Open a session file"; its outcome's text (a success or an error box)."""
+    st_ui.goto_page(page, "Data")
+    page.get_by_text("Open a session file", exact=True).first.click()  # the expander
+    page.locator(OPEN).set_input_files(str(path))
+    outcome = page.locator('[data-testid="stAlertContentSuccess"], [data-testid="stAlertContentError"]').filter(
+        has_text=path.name)
+    outcome.first.wait_for(timeout=120_000)
+    st_ui.wait_idle(page, timeout=120)
+    return outcome.first.inner_text()
+
+
+def _pr_t(page, st_ui) -> str:
+    st_ui.goto_page(page, "Target")
+    return page.locator('.st-key-pr_t_slider input[type="range"]').get_attribute("value")
+
+
+@pytest.mark.timeout(900)
+def test_a_session_saved_before_a_restart_opens_after_it_with_the_same_numbers(browser, page, st_ui, tmp_path):
+    with live_streamlit(Path(tempfile.mkdtemp(prefix="fairdash-save-")), free_port()) as (url, log_path):
+        log = _log(log_path)
+        _open_app(page, st_ui, url)
+        _load_sample(page, st_ui, COMPAS_TITLE)
+        _set_pr_t(page, st_ui, "0.4")
+        before_pr_t = _pr_t(page, st_ui)
+        st_ui.goto_page(page, "Train")
+        _set_models(page, st_ui, ["LR"])
+        _train(page, st_ui, log)
+        st_ui.goto_page(page, "Export")
+        results_before = _download(page, "download_results_export", tmp_path, "before.csv").read_bytes()
+        saved = _download(page, "save_session", tmp_path, "work.fairdash-session")
+        _no_exception(page, log)
+    assert saved.name.endswith(".fairdash-session") and saved.stat().st_size > 10_000
+    assert before_pr_t == "0.4"
+
+    # a new server: the first one's sessions are gone with it
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+    context.set_default_timeout(60_000)
+    fresh = context.new_page()
+    try:
+        with live_streamlit(Path(tempfile.mkdtemp(prefix="fairdash-open-")), free_port()) as (url, log_path):
+            log = _log(log_path)
+            _open_app(fresh, st_ui, url)
+            altered = tmp_path / "altered.fairdash-session"
+            raw = bytearray(saved.read_bytes())
+            raw[len(raw) // 2] ^= 0x01
+            altered.write_bytes(bytes(raw))
+            text = _open_file(fresh, st_ui, altered)
+            assert re.search(r"altered\.fairdash-session (is damaged|has been altered)", text), \
+                text[:2000]
+            assert "This session is unchanged." in text
+            fresh.reload()  # (a fresh uploader for the next file)
+            st_ui.wait_idle(fresh, timeout=90)
+
+            text = _open_file(fresh, st_ui, saved)
+            _no_exception(fresh, log)
+            assert "Opened work.fairdash-session" in text and "and 1 run (Run 1)" in text, text[:2000]
+            fresh.locator(".st-key-sidebar_task").get_by_text("COMPAS").first.wait_for()
+            assert _pr_t(fresh, st_ui) == before_pr_t
+            st_ui.goto_page(fresh, "Export")
+            expect(fresh.locator(".st-key-export_run input[role=combobox]")).to_have_value(re.compile(r"^Run 1 \(.*LR"))
+            results_after = _download(fresh, "download_results_export", tmp_path, "after.csv").read_bytes()
+            _no_exception(fresh, log)
+    finally:
+        context.close()
+    assert results_after == results_before  # the same numbers, to the last digit
