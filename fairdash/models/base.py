@@ -32,7 +32,8 @@ class Estimator(BaseEstimator):
 
     def fit(self, X, y, s=None, strata=None):
         """Fit on features ``X``, two-valued labels ``y`` (the second of the sorted labels is the positive one)
-        and group codes ``s`` (any labels, one per row; fit time only). Returns the fitted estimator."""
+        and whole-number group codes ``s`` (one per row; fit time only; ``inputs.check_s``). Returns the fitted
+        estimator."""
         check_params(self)
         if strata is not None and not self._takes_strata:
             raise FairDashError(f"{self._words or type(self).__name__} does not take strata (a legitimate factor); "
