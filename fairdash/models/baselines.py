@@ -326,7 +326,8 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, Estimator):
     ``progress`` (optional): a callable ``progress(fraction, message)`` (``fairdash.progress``), told of
     every best-response fit (one logistic regression) as it ends. fairlearn has no progress hook, so the
     fits are counted through a thin estimator around the logistic regression (``mixture.CountingFits``; public
-    API only: ``mixture.CountingFits``). Each iteration of the exponentiated gradient makes one fit, plus one to four for its
+    API only: ``mixture.CountingFits``). Each iteration of the exponentiated gradient makes one fit, plus one to
+    four for its
     duality-gap check and as many again after its linear-programming step, and the fit stops after 5 to
     ``max_iter`` iterations; so the number of fits is not known in advance, and the fraction reported
     is an estimate, ``k / (k + 30)`` after ``k`` fits (Adult and COMPAS take about 25-40), then 1.0 at

@@ -167,7 +167,8 @@ class _LogisticFit(L.FairModelBase):
             order = torch.randperm(n, generator=gen)
             for i in range(0, n, bs):
                 idx = order[i:i + bs]
-                z = torch.nn.functional.linear(Xt[idx.to(Xt.device)].to(dev, non_blocking=True), weight, bias).squeeze(-1)
+                rows = Xt[idx.to(Xt.device)].to(dev, non_blocking=True)
+                z = torch.nn.functional.linear(rows, weight, bias).squeeze(-1)
                 idx = idx.to(dev)
                 ll = L.fair_log_likelihood(*L.logistic_log_q(z), w0[idx], w1[idx])
                 loss = -ll.mean()

@@ -97,7 +97,8 @@ def labels(est, positive: np.ndarray) -> np.ndarray:
 def randomised_labels(est, p1, seed, X=None) -> np.ndarray:
     """A randomised classifier's decisions: each row positive with its probability ``p1``. With the rows' features
     ``X``, each row's draw comes from the row itself (``target.decision.row_draws``), so the same row gets the
-    same decision in any order, batch or file; without, as fairlearn's ``predict(random_state=seed)``, per position in the batch
+    same decision in any order, batch or file; without, as fairlearn's ``predict(random_state=seed)``, per position
+    in the batch
     from ``seed`` (scikit-learn's ``check_random_state``: the baselines that reproduce fairlearn, and model files
     written before draws were per row)."""
     from sklearn.utils import check_random_state

@@ -136,7 +136,8 @@ class ThresholdOptimizerModel(I.BinaryClassifierMixin, ClassifierMixin, Estimato
 
     def get_state(self) -> dict:
         check_is_fitted(self, "coef_")
-        return make_state(self, {"coef": self.coef_, "rules": self.rules_}, {"intercept": self.intercept_, "classes": self.classes_.tolist()})
+        return make_state(self, {"coef": self.coef_, "rules": self.rules_},
+                          {"intercept": self.intercept_, "classes": self.classes_.tolist()})
 
     @classmethod
     def from_state(cls, state: dict) -> "ThresholdOptimizerModel":

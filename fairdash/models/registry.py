@@ -83,7 +83,8 @@ MODELS: dict[str, ModelInfo] = {
                   shared=("random_state", "device")),
         ModelInfo("gp", "GP", "fair_gp:GP", (), False, "Plain sparse variational GP classifier.",
                   shared=("random_state", "device")),
-        ModelInfo("svm", "SVM", "baselines:SVM", (), False, "RBF support vector machine (C = 1, gamma = 1/n_features)."),
+        ModelInfo("svm", "SVM", "baselines:SVM", (), False,
+                  "RBF support vector machine (C = 1, gamma = 1/n_features)."),
         ModelInfo("kamiran", "Kamiran & Calders", "baselines:KamiranReweighing", (DP.name,), False,
                   "Logistic regression on rows reweighed so that s and y look independent.",
                   shared=("random_state", "device")),
@@ -114,9 +115,12 @@ MODELS: dict[str, ModelInfo] = {
 # the models' settings in words, for the dashboard's inputs
 PARAMETER_NAMES = {"num_inducing": "inducing points", "max_epochs": "max epochs", "lr": "learning rate",
                    "C": "C (1 / L2 strength)", "tol": "tolerance", "max_seconds": "time limit (s)",
-                   "max_iter": "max iterations", "weight_decay": "weight decay", "difference_bound": "allowed difference (the paper's 0.1; 0.01 for parity on the population without s)",
+                   "max_iter": "max iterations", "weight_decay": "weight decay",
+                   "difference_bound": "allowed difference (the paper's 0.1; 0.01 for parity on the population "
+                                       "without s)",
                    "ngd_lr": "natural-gradient step",
-                   "tolerance": "tolerance (how far each group's training rate may stay from its target)", "patience": "patience (epochs)"}
+                   "tolerance": "tolerance (how far each group's training rate may stay from its target)",
+                   "patience": "patience (epochs)"}
 
 AGARWAL_PAPER_BOUND = 0.1  # the paper's allowed difference for Agarwal et al.'s reduction
 
@@ -131,7 +135,8 @@ def check_agarwal_bound(value) -> float:
     except (TypeError, ValueError):
         raise FairDashError(f"The Agarwal bound must be a number; got {value!r}.") from None
     if not any(c.accepts(bound) for c in AgarwalReduction._parameter_constraints["difference_bound"]):
-        raise FairDashError(f"The Agarwal bound must lie in (0, 1] (the paper uses {AGARWAL_PAPER_BOUND}); got {bound:g}.")
+        raise FairDashError(f"The Agarwal bound must lie in (0, 1] (the paper uses {AGARWAL_PAPER_BOUND}); "
+                            f"got {bound:g}.")
     return bound
 
 

@@ -267,5 +267,6 @@ def _codes(labels: np.ndarray, groups: np.ndarray) -> np.ndarray:
 
 TargetReduction.__doc__ = TargetReduction.__doc__ % (FITTED_INPUT_ATTRIBUTES, example(
     "from fairdash.models.target_reduction import TargetReduction", 'TargetReduction(max_iter=5, device="cpu")',
-    "    >>> model.targets_.round(3).tolist()  # each group's target positive rate (the avg preset)\n    [0.525, 0.525]\n"
+    "    >>> model.targets_.round(3).tolist()  # each group's target positive rate (the avg preset)\n"
+    "    [0.525, 0.525]\n"
     "    >>> bool(abs(model.train_rates_ - model.targets_).max() <= 0.011)  # within the tolerance (0.01)\n    True"))

@@ -209,7 +209,8 @@ class WeightedLR(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     ``fit(X, y, sample_weight=None, *, memory=None)``: ``y`` holds exactly two label values (sorted
     into ``classes_``; the second is the positive class), ``sample_weight`` non-negative finite
     numbers with a positive sum (``None``: all 1); ``memory`` a :class:`FitMemory` shared by the
-    fits of one reduction on the same ``X`` (see the module's notes), or ``None``. Fitted: ``coef_`` ``(1, d)``, ``intercept_`` ``(1,)``,
+    fits of one reduction on the same ``X`` (see the module's notes), or ``None``. Fitted: ``coef_`` ``(1, d)``,
+    ``intercept_`` ``(1,)``,
     ``n_iter_`` ``(1,)``, ``classes_``, ``n_features_in_``, ``converged_``, ``fit_seconds_``.
     """
 

@@ -14,7 +14,8 @@ Shared set-up (all three models):
 - ``s`` is used at fit time only (never a feature, never at prediction).
 
 All solvers use analytic gradients (ZafarAccuracy can take finite differences, as the original did)
-and vectorised numpy over the rows, so a fit on Adult's 36k x 100 training matrix takes seconds. ``get_state`` stores the weight vector; nothing is pickled.
+and vectorised numpy over the rows, so a fit on Adult's 36k x 100 training matrix takes seconds. ``get_state``
+stores the weight vector; nothing is pickled.
 """
 from __future__ import annotations
 
@@ -277,7 +278,8 @@ class ZafarAccuracy(_ZafarBase):
     Needs from ``s``: the group code of every training row (fit time only). Two groups as in the paper;
     with more, the objective is the sum of ``|a_g . w|`` over the group indicators.
     Diagnostics: ``covariance_``, ``loss_``, ``unconstrained_loss_``, ``loss_ratio_`` (``L(w) / L(w*)``, at most
-    ``1 + gamma``), ``n_iter_``, ``coordinates_`` (``"raw units"`` with ``feature_scale``/``feature_offset``, else ``"as given"``).
+    ``1 + gamma``), ``n_iter_``, ``coordinates_`` (``"raw units"`` with ``feature_scale``/``feature_offset``,
+    else ``"as given"``).
 
     Where FairDash uses which: the raw units only in the paper's Adult set-ups (``--paper adult-sex``,
     ``adult-race``; the registry's ``raw_units``), where they reproduce the paper's Table 1; everywhere
@@ -454,7 +456,8 @@ class ZafarEqOpp(_ZafarBase):
     changes by at most ``eps`` and the largest slack is at most ``max_slack`` (dccp's defaults).
 
     Needs from ``s``: exactly two groups, coded 0 and 1, among the training positives (fit time only).
-    Diagnostics: ``fnr_covariance_``, ``n_rounds_``, ``n_iter_`` (SLSQP iterations over all rounds), ``tau_``, ``max_slack_``, ``converged_``.
+    Diagnostics: ``fnr_covariance_``, ``n_rounds_``, ``n_iter_`` (SLSQP iterations over all rounds), ``tau_``,
+    ``max_slack_``, ``converged_``.
 
     Parameters
     ----------
