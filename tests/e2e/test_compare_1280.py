@@ -123,6 +123,9 @@ def test_compare_reads_at_1280_px_with_three_runs(page, app_url, st_ui, server_l
     table = page.locator(TABLE).last
     table.evaluate("e => e.scrollIntoView({block: 'center'})")
     wait_drawn(page)
+    # the grid draws on a canvas, then keeps the accessible copy of its header cells that _table_headers reads
+    page.wait_for_function("(sel) => document.querySelectorAll(sel + ' [role=columnheader]').length > 0", arg=TABLE,
+                           timeout=60_000)
     headers = _table_headers(page)
     view = page.viewport_size["width"]
     box = table.bounding_box()
