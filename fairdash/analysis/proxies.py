@@ -1,8 +1,8 @@
 """What the features say about ``s`` and ``y``: proxies, leaks, and a guess at which column is which.
 
 * :func:`proxy_scores`: per feature, how well it alone predicts the sensitive attribute (a single-feature
-  AUC, reported as ``max(a, 1 - a)``; every column at once, :mod:`fairdash.analysis.feature_auc`). A model that does not see ``s`` moves a group's rate only
-  through such features.
+  AUC, reported as ``max(a, 1 - a)``; every column at once, :mod:`fairdash.analysis.feature_auc`). A model that
+  does not see ``s`` moves a group's rate only through such features.
 * :func:`find_leaks`: features that determine ``s`` or ``y`` almost exactly (a score of at least
   :data:`LEAK_SCORE`, or a one-hot sibling of the ``s``/``y`` column; see :func:`one_hot_groups`).
 * :func:`task_leaks_and_proxies`: both for a built task, with one scoring pass, and the leaks that only
@@ -355,12 +355,14 @@ def _guess_y(df, prof, columns, usable):
     if named:
         pos = {c: i for i, c in enumerate(columns)}
         y_col, r = min(named, key=lambda cr: (not _binary(prof, cr[0]), cr[1], -pos[cr[0]]))
-        why = f"its name says outcome ({Y_WORDS[r]!r})" + ("" if _binary(prof, y_col) else ", though it has more than two values")
+        why = f"its name says outcome ({Y_WORDS[r]!r})" + ("" if _binary(prof, y_col)
+                                                            else ", though it has more than two values")
     elif pairs:
         prefix, (no, yes) = list(pairs.items())[-1]
         why = f"{no!r} and {yes!r} are complementary indicator columns: one yes-or-no outcome held twice"
         if prefix in columns:
-            return prefix, (onehot.level(yes),), None, f"{prefix!r}: {why}; positive = {onehot.level(yes)!r} ({yes!r} = 1)."
+            return (prefix, (onehot.level(yes),), None,
+                    f"{prefix!r}: {why}; positive = {onehot.level(yes)!r} ({yes!r} = 1).")
         y_col = yes
     else:
         pool = [c for c in usable if _binary(prof, c)]
@@ -390,8 +392,9 @@ def _guess_s(df, prof, rest, y_col) -> tuple[str, str]:
                        "sensitive attribute), the most frequent")
     pool = [c for c in rest if _binary(prof, c)] or [c for c in rest if int(prof.loc[c, "distinct"]) <= FEW_VALUES]
     s_col = (pool or rest)[0]
-    return s_col, (("the first two-valued column" if pool and _binary(prof, s_col) else "the first column with few values"
-                    if pool else "the first column left") + " (no column is named like a sensitive attribute)")
+    return s_col, (("the first two-valued column" if pool and _binary(prof, s_col)
+                    else "the first column with few values" if pool else "the first column left")
+                   + " (no column is named like a sensitive attribute)")
 
 
 def _listed(cols) -> str:

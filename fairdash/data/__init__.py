@@ -1,6 +1,7 @@
-"""The data layer: reading tables (``read``; from outside, under a hard memory limit: ``isolated``), profiling columns (``profile``), the task (``task``),
-splits and the balanced test set (``split``), preprocessing (``preprocess``) and the bundled samples
-with the paper's set-ups (``samples``). See docs/METHOD.md, "Evaluation protocol". No model code here.
+"""The data layer: reading tables (``read``; from outside, under a hard memory limit: ``isolated``), profiling
+columns (``profile``), the task (``task``), splits and the balanced test set (``split``), preprocessing
+(``preprocess``) and the bundled samples with the paper's set-ups (``samples``). See docs/METHOD.md, "Evaluation
+protocol". No model code here.
 
 Everything a caller needs is importable from ``fairdash.data`` itself.
 """
@@ -39,6 +40,7 @@ __all__ = [
     "Arrays", "PaperSetup", "PlainPreprocessor", "Sample", "Split", "Task", "TaskSpec",
     "balanced_subset", "build_task", "categorical_as_text", "clean_table", "column_values", "default_features",
     "is_threshold_column", "left_out_by_default",
-    "left_out_note", "build_paper_task", "load_sample", "make_preprocessor", "paper_arrays", "paper_setup", "paper_task",
-    "prepare_arrays", "profile_columns", "read_table", "read_table_or_sample", "sample_of", "split_arrays", "split_task", "strata_candidates",
+    "left_out_note", "build_paper_task", "load_sample", "make_preprocessor", "paper_arrays", "paper_setup",
+    "paper_task", "prepare_arrays", "profile_columns", "read_table", "read_table_or_sample", "sample_of",
+    "split_arrays", "split_task", "strata_candidates",
 ]

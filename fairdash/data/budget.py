@@ -101,12 +101,13 @@ def check_shape(name: str, columns: int, rows: int | None = None, *, cells: bool
     cells (``rows``: what the file shows of its rows, where it is known); the error's ``reason`` says which."""
     most = max_columns()
     if columns > most:
-        raise FairDashError(f"{name} has {columns:,} columns; FairDash reads at most {most:,} ({MAX_COLUMNS_ENV}). Leave "
-                            "out the columns you do not need.", reason="columns")
+        raise FairDashError(f"{name} has {columns:,} columns; FairDash reads at most {most:,} ({MAX_COLUMNS_ENV}). "
+                            "Leave out the columns you do not need.", reason="columns")
     n, most = columns * (rows or 0), max_cells()
     if cells and n > most:
         raise FairDashError(f"{name} has about {n:,} cells ({rows:,} rows of {columns:,} columns); FairDash reads at "
-                            f"most {most:,} ({MAX_CELLS_ENV}). Use a sample of its rows or fewer columns.", reason="cells")
+                            f"most {most:,} ({MAX_CELLS_ENV}). Use a sample of its rows or fewer columns.",
+                            reason="cells")
 
 
 def _refuse(found: str, estimate: Estimate, budget: int, as_table: bool = True) -> None:
@@ -316,9 +317,9 @@ def _extent(member) -> tuple[int, int]:
 
 
 def sheet_cells(book, info) -> tuple[int, int]:
-    """``(cells, columns)`` a worksheet member holds: the cells are the largest of what its ``<dimension>`` says, what its XML's size allows
-    at :data:`EXCEL_XML_PER_CELL` bytes a cell (a sheet without a dimension, or with a wrong one), and the grid up
-    to the highest row and column its cells actually use (a dimension that lies)."""
+    """``(cells, columns)`` a worksheet member holds: the cells are the largest of what its ``<dimension>`` says,
+    what its XML's size allows at :data:`EXCEL_XML_PER_CELL` bytes a cell (a sheet without a dimension, or with a
+    wrong one), and the grid up to the highest row and column its cells actually use (a dimension that lies)."""
     from_xml = info.file_size // EXCEL_XML_PER_CELL
     try:
         with book.open(info) as member:

@@ -26,9 +26,10 @@ _SAYS_FAVOURABLE = re.compile(r"\bfavou?rable\b|\bgood for\b|\bbeneficial\b")
 _PAY = r"\b(?:income|salary|wage|wages|earnings?)"  # a column name with its positive values: "salary >50K"
 # outcomes that are bad for the person (stems: "rearrested", "defaulted", "recidivism" ...)
 _BAD = re.compile(r"\b(?:re-?)?arrest|\brecidiv|\bre-?offend|\bdefault|\bconvict|\bjail|\bprison|\bincarcerat"
-                  r"|\bdetain|\bdetention|\bfraud|\bdeath\b|\bdied\b|\bdies\b|\bmortality|\bdenied\b|\bdeny|\brejected?\b"
-                  r"|\bevict|\bdelinquen|\bbankrupt|\breadmi|\bfired\b|\bdismissed\b|\bunemploy|\bviolat|\bcharged\b"
-                  r"|\blate payment|\bdropp?ed out|\bfail|\brecid\b|" + _PAY + r"\s*(?:<|below|under|less than|at most)")
+                  r"|\bdetain|\bdetention|\bfraud|\bdeath\b|\bdied\b|\bdies\b|\bmortality|\bdenied\b|\bdeny"
+                  r"|\brejected?\b|\bevict|\bdelinquen|\bbankrupt|\breadmi|\bfired\b|\bdismissed\b|\bunemploy"
+                  r"|\bviolat|\bcharged\b|\blate payment|\bdropp?ed out|\bfail|\brecid\b|"
+                  + _PAY + r"\s*(?:<|below|under|less than|at most)")
 # outcomes that are good for the person
 _GOOD = re.compile(r"\bgrant|\bapprov|\bhired\b|\bhire\b|\baccepted\b|\badmitted\b|\bpromot|\baward|\bscholarship"
                    r"|\boffer|\bincome above|\bincome over|\bhigh income|\brepaid|\bsurviv|\brecover|\bpass(?:ed)?\b"
@@ -116,7 +117,7 @@ def disadvantaged_sentence(name: str, favourable: bool, how: str = SAID) -> str:
     or the highest of an unfavourable one (plain text: the caller shows user text literally)."""
     if favourable:
         return (f"{name} is the disadvantaged group: it has the lowest base rate."
-                + (" (A positive label is taken as favourable for the person: nothing says otherwise.)" if how == ASSUMED
-                   else ""))
+                + (" (A positive label is taken as favourable for the person: nothing says otherwise.)"
+                   if how == ASSUMED else ""))
     return (f"{name} is the disadvantaged group: it has the highest base rate, and a positive label is unfavourable "
             f"for the person" + (" (read from the label's meaning)." if how == READ else "."))

@@ -63,7 +63,8 @@ class PlainPreprocessor:
         from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
         if not isinstance(ct, ColumnTransformer) or not hasattr(ct, "transformers_"):
-            raise FairDashError("This model's preprocessing is not a fitted FairDash ColumnTransformer; it cannot be exported.")
+            raise FairDashError("This model's preprocessing is not a fitted FairDash ColumnTransformer; it cannot be "
+                                "exported.")
         numeric, categorical, order = [], [], []
         for name, trans, cols in ct.transformers_:
             if name == "remainder":
@@ -208,7 +209,8 @@ class PlainPreprocessor:
 def known_categories(preprocessor) -> dict:
     """Each categorical feature's categories seen in training, as text: ``{column: set}`` (from a fitted
     ``ColumnTransformer`` of :func:`make_preprocessor` or a :class:`PlainPreprocessor`)."""
-    plain = preprocessor if isinstance(preprocessor, PlainPreprocessor) else PlainPreprocessor.from_sklearn(preprocessor)
+    plain = (preprocessor if isinstance(preprocessor, PlainPreprocessor)
+             else PlainPreprocessor.from_sklearn(preprocessor))
     return {c["column"]: set(c["frequent"]) | set(c["infrequent"] or ()) for c in plain.categorical}
 
 

@@ -3,7 +3,9 @@ refusals for what is not a table, and the light repairs (thousands separators, i
 from __future__ import annotations
 
 import csv
+import decimal
 import io
+import numbers
 import zipfile
 from pathlib import Path
 
@@ -61,7 +63,8 @@ def _decode(raw: bytes, notes: list | None = None) -> str:
         try:
             return raw.decode("utf-16")
         except UnicodeDecodeError:
-            raise FairDashError("The file starts like UTF-16 text but is not valid UTF-16; save it as UTF-8 CSV.") from None
+            raise FairDashError("The file starts like UTF-16 text but is not valid UTF-16; save it as UTF-8 "
+                                "CSV.") from None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -83,7 +86,8 @@ def _decode(raw: bytes, notes: list | None = None) -> str:
         if notes is not None:
             shown = ", ".join(str(i + 1) for i in bad[:5]) + (" ..." if len(bad) > 5 else "")
             notes.append(f"The file mixes text encodings: {len(bad)} line(s) (line {shown}) were not UTF-8 and were "
-                         "read as Windows-1252. Check accented letters in those lines; saving the file as UTF-8 avoids this.")
+                         "read as Windows-1252. Check accented letters in those lines; saving the file as UTF-8 "
+                         "avoids this.")
         return text
     for enc in ("cp1252", "latin-1"):
         try:
@@ -146,8 +150,8 @@ def _read_text_table(text: str, name: str, notes: list | None = None) -> pd.Data
         at = ", ".join(str(i + 1) for i, h in enumerate(named) if h == "")
         raise FairDashError(f"{name} has a column with no name in its header line (column {at}): name it.")
     try:
-        df = pd.read_csv(io.BytesIO(text.encode("utf-8")), encoding="utf-8", sep=sep, skipinitialspace=True, thousands=None,
-                         na_values=["?", "NA", "N/A", "null", "NULL", ""], keep_default_na=True)
+        df = pd.read_csv(io.BytesIO(text.encode("utf-8")), encoding="utf-8", sep=sep, skipinitialspace=True,
+                         thousands=None, na_values=["?", "NA", "N/A", "null", "NULL", ""], keep_default_na=True)
     except (pd.errors.ParserError, ValueError) as e:
         raise FairDashError(_parser_message(name, str(e), sep)) from None
     df.columns = [str(c).strip() for c in df.columns]
@@ -241,8 +245,8 @@ def _gunzip(raw: bytes, name: str, limit: int, allowed: int) -> bytes:
             head += piece[:budget.SAMPLE_BYTES - len(head)]
         if size > limit:
             raise FairDashError(f"{name} is too large once decompressed: it expands to more than {_size(limit)} (from "
-                                f"{_size(len(raw))} compressed), and the largest table FairDash accepts is {_size(limit)} "
-                                "decompressed. Use a sample of its rows.")
+                                f"{_size(len(raw))} compressed), and the largest table FairDash accepts is "
+                                f"{_size(limit)} decompressed. Use a sample of its rows.")
     if _is_text(bytes(head)):
         _check_text(bytes(head), size, name, allowed, packed=len(raw), lines=lines + (last != b"\n"))
     else:
@@ -273,9 +277,10 @@ def _check_text(head: bytes, total: int, name: str, allowed: int, packed: int | 
     budget.check_text(name, head, total, _sample_reader(name), allowed, packed, lines)
 
 
-def _parse(raw: bytes, name: str, notes: list, allowed: int, checked: bool) -> pd.DataFrame:
-    """The table in ``raw`` by its first bytes: Parquet, Excel (a zip), or text (refused first where it would not
-    fit ``allowed``, unless ``checked`` already); a library's parse error becomes one sentence."""
+def _parse(raw: bytes, name: str, allowed: int, checked: bool) -> tuple[pd.DataFrame, list]:
+    """``(table, notes)``: the table in ``raw`` by its first bytes: Parquet, Excel (a zip), or text (refused first
+    where it would not fit ``allowed``, unless ``checked`` already); a library's parse error becomes one sentence."""
+    notes: list = []
     try:
         if raw[:4] == b"PAR1":
             budget.check_parquet(raw, name, allowed)
@@ -302,7 +307,7 @@ def _parse(raw: bytes, name: str, notes: list, allowed: int, checked: bool) -> p
     except Exception as e:  # a library's parse error on a malformed file
         first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
         raise FairDashError(f"{name} could not be read as a table: {first}") from None
-    return df
+    return df, notes
 
 
 def read_table(source, name: str | None = None) -> pd.DataFrame:
@@ -322,8 +327,7 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
         raw, checked = _gunzip(raw, name, EXPANSION * MAX_BYTES, allowed), True
         if _blank(raw):
             raise FairDashError(f"{name} is empty.")
-    notes: list = []
-    df = _parse(raw, name, notes, allowed, checked)
+    df, notes = _parse(raw, name, allowed, checked)
     if df.shape[1] < 2:
         raise FairDashError(
             f"{name} has {df.shape[1]} column(s); a table needs at least a label and a sensitive "
@@ -357,9 +361,7 @@ def _numbers_from_objects(df: pd.DataFrame, notes: list) -> None:
       ``missing``: at most :data:`MAX_PLACEHOLDERS` distinct values without a digit, on at most
       :data:`PLACEHOLDER_SHARE` of its values) is read as numbers with those values missing, with a note
       naming the column and the placeholders."""
-    import decimal
-    import numbers
-
+    numeric = (decimal.Decimal, numbers.Real)  # Parquet's exact decimals, numbers stored cell by cell
     for c in df.columns:
         col = df[c]
         if not (col.dtype == object or pd.api.types.is_string_dtype(col)):
@@ -368,8 +370,8 @@ def _numbers_from_objects(df: pd.DataFrame, notes: list) -> None:
         if v.empty:
             continue
         head = v.iloc[:1000]
-        if head.map(lambda x: isinstance(x, (decimal.Decimal, numbers.Real)) and not isinstance(x, (bool, np.bool_))).all():
-            objects = v.map(lambda x: isinstance(x, (decimal.Decimal, numbers.Real)) and not isinstance(x, (bool, np.bool_)))
+        if head.map(lambda x: isinstance(x, numeric) and not isinstance(x, (bool, np.bool_))).all():
+            objects = v.map(lambda x: isinstance(x, numeric) and not isinstance(x, (bool, np.bool_)))
             if objects.all():
                 df[c] = pd.to_numeric(col.map(lambda x: x if pd.isna(x) else float(x)), errors="coerce")
                 continue
@@ -430,8 +432,9 @@ def _read_zip(raw: bytes, name: str, notes: list, allowed: int) -> pd.DataFrame:
     if "xl/workbook.xml" in names:
         limit = EXPANSION * MAX_BYTES
         if sum(m.file_size for m in members) > limit:
-            raise FairDashError(f"{name} is too large once decompressed: it expands to more than {_size(limit)}, and the "
-                                f"largest table FairDash accepts is {_size(limit)} decompressed. Use a sample of its rows.")
+            raise FairDashError(f"{name} is too large once decompressed: it expands to more than {_size(limit)}, "
+                                f"and the largest table FairDash accepts is {_size(limit)} decompressed. Use a sample "
+                                "of its rows.")
         budget.check_workbook(book, name, allowed)
         return _read_excel(raw, name, notes)
     kinds = {"word/document.xml": "a Word document", "ppt/presentation.xml": "a PowerPoint presentation"}
@@ -442,7 +445,8 @@ def _read_zip(raw: bytes, name: str, notes: list, allowed: int) -> pd.DataFrame:
         raise FairDashError(f"{name} is an OpenDocument file (.ods/.odt), not a table FairDash reads. Save it as "
                             "Excel (.xlsx) or CSV.")
     files = [n for n in names if not n.endswith("/")]
-    shown = ", ".join(repr(shorten(n, 40)) for n in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    shown = ", ".join(repr(shorten(n, 40)) for n in files[:3]) + (f" and {len(files) - 3} more"
+                                                                   if len(files) > 3 else "")
     raise FairDashError(f"{name} is a zip archive ({len(files)} file(s): {shown or 'none'}), not a table. Unzip it "
                         "and give FairDash the table inside (CSV, Excel or Parquet; a .csv.gz file is read as it is).")
 
@@ -472,7 +476,8 @@ def _read_excel(raw: bytes, name: str, notes: list) -> pd.DataFrame:
                             f"{', '.join(repr(shorten(n, 40)) for n in names)}. Rename them.")
     if not tables:
         raise FairDashError(f"{name} has no sheet holding a table (a header row naming at least two columns, with "
-                            f"rows of values under it); sheets with data: {', '.join(repr(shorten(s, 40)) for s in nonempty)}.")
+                            "rows of values under it); sheets with data: "
+                            f"{', '.join(repr(shorten(s, 40)) for s in nonempty)}.")
     # the sheet holding the largest table (a cover sheet of prose, a title or a few lines of "key | value" is passed
     # over; on a tie, the first); the others are named in a warning by build_task
     first = max(tables, key=lambda k: tables[k][0].size)

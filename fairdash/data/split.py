@@ -104,7 +104,8 @@ class Arrays:
     strata_train: np.ndarray | None = None
     strata_test: np.ndarray | None = None
     paper_setup: str | None = None  # the paper's set-up the task is (models that solve as the paper did use it)
-    strata_names: tuple = ()  # each stratum code's name with its column: "education = Bachelors" (the worst cell's words)
+    # each stratum code's name with its column: "education = Bachelors" (the worst cell's words)
+    strata_names: tuple = ()
 
 
 def prepare_arrays(task: Task, split: Split) -> Arrays:

@@ -178,16 +178,17 @@ def _binarise(col: pd.Series, values: tuple, threshold, role: str, column: str, 
             raise FairDashError(f"The {role} column {column!r} is not numeric, so it cannot be split by a threshold.")
         return (col.to_numpy(dtype=float) > float(threshold)).astype(int)
     if not values:
-        raise FairDashError(f"Choose which values of {column!r} count as {'group 1' if role == 'sensitive' else 'positive'}.")
+        raise FairDashError(f"Choose which values of {column!r} count as "
+                            f"{'group 1' if role == 'sensitive' else 'positive'}.")
     text = _as_text(col)
     present = set(text.unique())
     wanted, missing = _match_values(values, present, col)
     if missing:
         shown = ", ".join(sorted(present, key=str)[:12])
         if dropped:
-            raise FairDashError(f"Value {missing[0]!r} of column {column!r} occurs only in the {dropped} row(s) dropped "
-                                "because they had a missing value. Fill in the missing values, or choose to impute "
-                                f"them instead of dropping rows. The rows left have: {shown}.")
+            raise FairDashError(f"Value {missing[0]!r} of column {column!r} occurs only in the {dropped} row(s) "
+                                "dropped because they had a missing value. Fill in the missing values, or choose to "
+                                f"impute them instead of dropping rows. The rows left have: {shown}.")
         raise FairDashError(f"Value {missing[0]!r} does not occur in column {column!r}. Its values include: {shown}.")
     return text.isin(wanted).to_numpy().astype(int)
 
@@ -479,8 +480,8 @@ def group_codes(df: pd.DataFrame, spec: TaskSpec, group_names=()) -> np.ndarray:
     if spec.s_threshold is not None:
         col = pd.to_numeric(df[spec.s_column], errors="coerce")
         if col.isna().any():
-            raise FairDashError(f"The sensitive attribute {short_name(spec.s_column)} must be numeric here (the model's "
-                                "groups are split by a threshold).")
+            raise FairDashError(f"The sensitive attribute {short_name(spec.s_column)} must be numeric here (the "
+                                "model's groups are split by a threshold).")
         return (col.to_numpy(dtype=float) > float(spec.s_threshold)).astype(int)
     text = _as_text(df[spec.s_column])
     if spec.s_multi or spec.s_with is not None:
@@ -492,8 +493,8 @@ def group_codes(df: pd.DataFrame, spec: TaskSpec, group_names=()) -> np.ndarray:
         index = group_index(spec, group_names)
         unknown = sorted(set(text.unique()) - set(index), key=str)
         if unknown:
-            raise FairDashError(f"This model decides with s, and {len(unknown)} value(s) of the sensitive attribute were "
-                                f"not seen in training (e.g. {short_name(unknown[0])}); it has no rule for them.")
+            raise FairDashError(f"This model decides with s, and {len(unknown)} value(s) of the sensitive attribute "
+                                f"were not seen in training (e.g. {short_name(unknown[0])}); it has no rule for them.")
         return text.map(index).to_numpy().astype(int)
     wanted = _match_values(spec.s1_values, set(text.unique()), df[spec.s_column])[0]
     return text.isin(wanted).to_numpy().astype(int)

@@ -5,7 +5,8 @@ under equality of opportunity). The *gap* of a group is its measured rate minus 
 a group short of its target has a negative gap; one averaged number would hide the group that misses
 most, so every results row carries each group's gap and the worst one with its group's name:
 
-- ``pop_gap_<g>`` (signed), ``pop_worst_gap`` (the largest absolute gap), ``pop_worst_gap_group``: on the population (the test set as it comes);
+- ``pop_gap_<g>`` (signed), ``pop_worst_gap`` (the largest absolute gap), ``pop_worst_gap_group``: on the population
+  (the test set as it comes);
 - ``bal_gap_<g>``, ``bal_worst_gap``, ``bal_worst_gap_group``: on the paper's balanced test set (empty for
   criteria the paper does not evaluate there);
 - with a legitimate factor, the worst gap is taken over the (stratum, group) cells.
@@ -158,7 +159,8 @@ def moved_away_summary(results: pd.DataFrame, group_names=None) -> list[str]:
     splits (not only the repeats that moved away). What the CLI, Compare and the report say. Rows without
     the plain model's rows beside them (results kept without them) give their own sentences."""
 
-    if results is None or "moved_away" not in results or not results["moved_away"].fillna("").astype(str).str.len().any():
+    if (results is None or "moved_away" not in results
+            or not results["moved_away"].fillna("").astype(str).str.len().any()):
         return []  # rows never marked by mark_moves, or no repeat moved any group away
     groups = _groups(results)
     refs = results[results["model"] == REFERENCE_MODEL]
@@ -261,7 +263,8 @@ def ceiling_verdict(accuracy, ceiling_at_measured, landing: tuple[str, str]) -> 
 def ceiling_table(results: pd.DataFrame, by=("label", "target"), group_names=None, prefix: str = "") -> pd.DataFrame:
     """Each model's mean accuracy beside its two ceilings (at its measured rates, at the target) and the
     verdict of :func:`ceiling_verdict`: what the Train page shows. ``prefix``: the set the three are read on
-    (``POP_PREFIX``, the population's: where the verdict's landing is judged too); the columns keep their plain names."""
+    (``POP_PREFIX``, the population's: where the verdict's landing is judged too); the columns keep their plain
+    names."""
     by = [b for b in by if b in results.columns]
     # each read on ``prefix``'s set where the results measure it there, else on the evaluation rows
     names = {(prefix + c if prefix + c in results else c): c for c in ("accuracy", "ceiling_at_measured",

@@ -3,12 +3,12 @@
 One split: a bootstrap over the test rows, stratified by group. Every metric the table measures from labels
 and decisions (``metric_table.Share``) is a function of each group's counts in the four (label, decision)
 cells, so resampling a group's rows with replacement is a multinomial draw of those counts with the group's
-size kept, and the bootstrap costs ``DRAWS x groups x 4`` numbers whatever the number of rows (1,000 draws: about 2 ms a set). The summaries
-across groups (ratios, differences: ``metric_table.Across``), the gaps to the target (``rate_g - target_g``; the
-targets come from the training rows and are held fixed) and the worst gap (the largest ``|gap|``) are computed
-on the same draws, so their intervals keep the groups' draws together. The interval is the draws' 2.5th and
-97.5th percentiles, named ``<column>_lo`` and ``<column>_hi``; the draws are seeded, so the same decisions
-always get the same interval.
+size kept, and the bootstrap costs ``DRAWS x groups x 4`` numbers whatever the number of rows (1,000 draws: about
+2 ms a set). The summaries across groups (ratios, differences: ``metric_table.Across``), the gaps to the target
+(``rate_g - target_g``; the targets come from the training rows and are held fixed) and the worst gap (the largest
+``|gap|``) are computed on the same draws, so their intervals keep the groups' draws together. The interval is the
+draws' 2.5th and 97.5th percentiles, named ``<column>_lo`` and ``<column>_hi``; the draws are seeded, so the same
+decisions always get the same interval.
 
 Several splits (repeats): the mean over splits with Student's t interval from the splits' spread,
 ``mean -+ t(0.975, R - 1) * sd / sqrt(R)`` (``interval_of_mean``). Each split's value already carries its test

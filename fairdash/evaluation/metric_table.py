@@ -1,14 +1,14 @@
 """The one table of a results row: every column FairDash measures or records, where it was measured, whether
 it is per group or a summary, how it is computed, how it is shown and which criterion it serves.
 
-The evaluation (:mod:`fairdash.evaluation.metrics`, :func:`fairdash.work.experiments.evaluate`, the results' column order), the
-results file (:mod:`fairdash.files.results_file`: which columns carry ``bal_``), the figures and tables
+The evaluation (:mod:`fairdash.evaluation.metrics`, :func:`fairdash.work.experiments.evaluate`, the results' column
+order), the results file (:mod:`fairdash.files.results_file`: which columns carry ``bal_``), the figures and tables
 (:func:`fairdash.figures.plots.result_columns`), the report (which reads those) and ``train --json`` (which names its
 figures as the results file does) read it; ``tests/test_metric_table.py`` checks that every listed column is
 produced and every produced column is listed. A row carries how its number is computed (``measure``: a function of
-the labels and the decisions of the rows, or an :class:`Across` the groups), so :func:`fairdash.evaluation.metrics.group_metrics`
-is one loop over the table, and a metric measured that way is one row here and nothing else (FPR, FNR and
-precision per group, and their differences, were added so).
+the labels and the decisions of the rows, or an :class:`Across` the groups), so
+:func:`fairdash.evaluation.metrics.group_metrics` is one loop over the table, and a metric measured that way is one
+row here and nothing else (FPR, FNR and precision per group, and their differences, were added so).
 
 Names. A measured column is named by its set: on the paper's evaluation rows (``eval``: the balanced test set for
 demographic parity, the ordinary test set for equality of opportunity) in memory without a prefix (``pr_0``),
@@ -216,8 +216,8 @@ METRICS = (
     Metric("decides_with_s", (RUN,), "decision.rule_info(...).needs_s", "decides with s", lead=True),
     Metric("rule_reached", (TRAIN,), "decision.check_reached", "rule reached its targets"),
     Metric("rule_note", (TRAIN,), "decision.check_reached", "why not"),
-    Metric("converged", (TRAIN,), "the estimator's converged_ (its solver reached its tolerance, not its iteration cap)",
-           "fit converged"),
+    Metric("converged", (TRAIN,),
+           "the estimator's converged_ (its solver reached its tolerance, not its iteration cap)", "fit converged"),
     Metric("target_rate", (RUN,), "the resolved PR_t (model.target_rate_ or TargetSpec.rate_for)", "target PR_t",
            lead=True),
     Metric("target", (RUN,), "TargetSpec.describe", "target", lead=True),
@@ -231,7 +231,8 @@ METRICS = (
            measure=Share(lambda y, p: p == 1)),
     Metric("tpr", EP, _G, "TPR", serves=EO.name, per_group=True, summarized=True, lead=True,
            measure=Share(lambda y, p: p == 1, lambda y, p: y == 1)),
-    Metric("tnr", EP, _G, "TNR", per_group=True, summarized=True, lead=True, measure=Share(lambda y, p: p == 0, lambda y, p: y == 0)),
+    Metric("tnr", EP, _G, "TNR", per_group=True, summarized=True, lead=True,
+           measure=Share(lambda y, p: p == 0, lambda y, p: y == 0)),
     Metric("acc", E, _G, "accuracy", per_group=True, summarized=True, lead=True,
            measure=Share(lambda y, p: p == y)),
     Metric("n", EP, _G, "rows", fmt="d", per_group=True, in_file=False, measure=Count()),
@@ -239,9 +240,12 @@ METRICS = (
            measure=Count(lambda y, p: y == 1)),
     # the error rates an analyst asks for first: who is wrongly flagged (FPR), wrongly passed over (FNR), and how
     # often a positive decision is right (precision)
-    Metric("fpr", EP, _G, "FPR", per_group=True, summarized=True, measure=Share(lambda y, p: p == 1, lambda y, p: y == 0)),
-    Metric("fnr", EP, _G, "FNR", per_group=True, summarized=True, measure=Share(lambda y, p: p == 0, lambda y, p: y == 1)),
-    Metric("precision", EP, _G, "precision", per_group=True, summarized=True, measure=Share(lambda y, p: y == 1, lambda y, p: p == 1)),
+    Metric("fpr", EP, _G, "FPR", per_group=True, summarized=True,
+           measure=Share(lambda y, p: p == 1, lambda y, p: y == 0)),
+    Metric("fnr", EP, _G, "FNR", per_group=True, summarized=True,
+           measure=Share(lambda y, p: p == 0, lambda y, p: y == 1)),
+    Metric("precision", EP, _G, "precision", per_group=True, summarized=True,
+           measure=Share(lambda y, p: y == 1, lambda y, p: p == 1)),
     # each group's confusion matrix, counted on the set's rows
     Metric("tp", EP, _G, "true positives", fmt="d", per_group=True, measure=Count(lambda y, p: (y == 1) & (p == 1))),
     Metric("fp", EP, _G, "false positives", fmt="d", per_group=True, measure=Count(lambda y, p: (y == 0) & (p == 1))),
@@ -252,7 +256,8 @@ METRICS = (
     Metric("cal_error_diff", EP, "calibration.calibration_errors", "calibration error difference", summarized=True),
     Metric("pr_ratio", EP, _G + " (min_over_max)", "PR ratio", serves=DP.name, summarized=True, lead=True,
            measure=Across("pr", min_over_max)),
-    Metric("pr_ratio_01", E, _G, "PR s=0 / PR s=1", summarized=True, lead=True, measure=Across("pr", first_over_second)),
+    Metric("pr_ratio_01", E, _G, "PR s=0 / PR s=1", summarized=True, lead=True,
+           measure=Across("pr", first_over_second)),
     Metric("pr_diff", E, _G, "PR difference", summarized=True, lead=True, measure=Across("pr", max_minus_min)),
     Metric("tpr_ratio", EP, _G + " (min_over_max)", "TPR ratio", serves=EO.name, summarized=True, lead=True,
            measure=Across("tpr", min_over_max)),
@@ -262,7 +267,8 @@ METRICS = (
     Metric("tnr_diff", E, _G, "TNR difference", in_file=False, measure=Across("tnr", max_minus_min)),
     Metric("fpr_diff", EP, _G, "FPR difference", summarized=True, measure=Across("fpr", max_minus_min)),
     Metric("fnr_diff", EP, _G, "FNR difference", summarized=True, measure=Across("fnr", max_minus_min)),
-    Metric("precision_diff", EP, _G, "precision difference", summarized=True, measure=Across("precision", max_minus_min)),
+    Metric("precision_diff", EP, _G, "precision difference", summarized=True,
+           measure=Across("precision", max_minus_min)),
     Metric("cond_pr_ratio", EP, "metrics.conditional_ratio (worst stratum)", "conditional PR ratio", serves=DP.name,
            summarized=True, lead=True),
     Metric("cond_pr_ratio_mean", EP, "metrics.conditional_ratio (share-weighted mean)", "conditional PR ratio (mean)",

@@ -110,7 +110,8 @@ def summarize(results: pd.DataFrame, by=("model", "target_rate"), metrics=None) 
             got = {}
             for m in bounded:
                 lo, hi = (interval_of_mean(rows[m], within=metric_of(m)[0].value_range) if len(rows) > 1
-                          else (float(rows[m + INTERVAL_BOUNDS[0]].iloc[0]), float(rows[m + INTERVAL_BOUNDS[1]].iloc[0])))
+                          else (float(rows[m + INTERVAL_BOUNDS[0]].iloc[0]),
+                                float(rows[m + INTERVAL_BOUNDS[1]].iloc[0])))
                 got[m + INTERVAL_BOUNDS[0]], got[m + INTERVAL_BOUNDS[1]] = lo, hi
             return pd.Series(got)
 
@@ -148,7 +149,8 @@ def error_rates_frame(summary: pd.DataFrame, group_names, prefix: str = POP_PREF
     for _, r in summary.iterrows():
         for j, g in enumerate(map(str, group_names)):
             if f"{prefix}{order[0]}_{j}_mean" in summary.columns:
-                rows.append([str(r.get("label", r["model"])), g] + [with_interval(r, f"{prefix}{m}_{j}") for m in shown])
+                rows.append([str(r.get("label", r["model"])), g]
+                            + [with_interval(r, f"{prefix}{m}_{j}") for m in shown])
     return pd.DataFrame(rows, columns=["model", "group"] + [ERROR_WORDS[m] for m in shown])
 
 

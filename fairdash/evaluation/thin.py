@@ -31,7 +31,8 @@ def thin_notes(arrays, group_names, *, criterion: str = DEFAULT, rule: str = PAP
                              f"row(s){what} only (fewer than {MIN_CUT_ROWS}); its decisions rest on a rough guess.")
     s_test = np.asarray(arrays.s_test)
     if info.balanced_eval:
-        rows, where = s_test[np.asarray(arrays.balanced_test, dtype=int)], "the balanced test set (the paper's protocol)"
+        rows = s_test[np.asarray(arrays.balanced_test, dtype=int)]
+        where = "the balanced test set (the paper's protocol)"
     else:
         rows, where = s_test, "the test set"
     counts = np.bincount(rows, minlength=len(names))

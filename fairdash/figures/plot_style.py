@@ -199,7 +199,8 @@ def place_labels(points, *, xrange, yrange, width: float, height: float, size: f
         best, cost = None, (math.inf, math.inf)
         for pos in CANDIDATES:
             box = _box(p[0], p[1], w, h, pos, half)
-            outside = (max(0.0, -box[0]) + max(0.0, box[2] - width)) * h + (max(0.0, -box[1]) + max(0.0, box[3] - height)) * w
+            outside = ((max(0.0, -box[0]) + max(0.0, box[2] - width)) * h
+                       + (max(0.0, -box[1]) + max(0.0, box[3] - height)) * w)
             # a label over another label or past the plot's edge is unreadable; one over a marker only worse
             c = (sum(_area(box, t) for t in labels) + outside, sum(_area(box, t) for t in markers))
             if c < cost:

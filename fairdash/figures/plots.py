@@ -497,7 +497,8 @@ def results_table(summary_or_results, criterion: str = DEFAULT, population: bool
     if worst is not None:
         keys = pd.DataFrame({"label": df["label"].to_numpy(), "target_rate": df["target_rate"].to_numpy(dtype=float)})
         worst["target_rate"] = worst["target_rate"].astype(float)
-        out["worst gap"] = keys.merge(worst, how="left", on=["label", "target_rate"])["worst gap"].fillna("-").to_numpy()
+        merged = keys.merge(worst, how="left", on=["label", "target_rate"])
+        out["worst gap"] = merged["worst gap"].fillna("-").to_numpy()
     elif mean_gap in text:
         out[mean_gap] = text.pop(mean_gap)
     out["target PR_t"] = [f"{t:.3f}" if np.isfinite(t) else "-" for t in df["target_rate"].astype(float)]
@@ -536,7 +537,8 @@ def frontier_figure(results: pd.DataFrame, *, s_name: str = "s", title: str | No
         acc = landed[column_of("accuracy", POP)].astype(float)
         lo, hi = (landed[column_of("accuracy", POP) + b].astype(float) for b in ("_lo", "_hi"))
         traces.append(_scatter(x=landed["target_rate"].tolist(), y=acc.tolist(),
-                               mode="lines+markers", name=f"{label} (lands{', decides with ' + s_name if with_s else ''})",
+                               mode="lines+markers",
+                               name=f"{label} (lands{', decides with ' + s_name if with_s else ''})",
                                line=dict(color=style["colour"], dash="solid" if with_s else "dash"),
                                marker=_marker(style),
                                error_y=dict(type="data", symmetric=False, array=(hi - acc).fillna(0).tolist(),

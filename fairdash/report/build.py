@@ -200,6 +200,7 @@ def build_report_from_sweep(results: pd.DataFrame, config) -> str:
     sample = data.SAMPLES.get(source)
     desc = content.describe_task(task, dataset=sample.title if sample else source,
                                  description=sample.description if sample else "",
-                                 positive_meaning=run.task.positive_meaning or (sample.positive_meaning if sample else None),
+                                 positive_meaning=(run.task.positive_meaning
+                                                   or (sample.positive_meaning if sample else None)),
                                  source=source)
     return _report_for_task(results, run, task, desc)

@@ -165,18 +165,22 @@ def section_data(desc: dict) -> dict:
         ("Positive label (y = 1)", y1),
         ("What positive means", desc.get("positive_meaning")),
         ("For the person, a positive label is", None if "positive_favourable" not in desc else
-         WORDS[bool(fav)] + ("" if desc.get("positive_favourable_how") == "said" else f" ({desc.get('positive_favourable_how')})")),
+         WORDS[bool(fav)] + ("" if desc.get("positive_favourable_how") == "said"
+                             else f" ({desc.get('positive_favourable_how')})")),
         ("Features", f"{len(feats)}: " + ", ".join(map(str, feats)) if feats else None),
         ("Legitimate factor (conditional parity)", desc.get("strata_column")),
     ]))
     groups = desc.get("groups")
     if groups:
-        rows = [[g["group"], f"{g['rows']:,}", f"{g['positives']:,}", fmt(g["base_rate"]), fmt(g["share"])] for g in groups]
+        rows = [[g["group"], f"{g['rows']:,}", f"{g['positives']:,}", fmt(g["base_rate"]), fmt(g["share"])]
+                for g in groups]
+        worst = groups[disadvantaged_group([g["base_rate"] for g in groups], fav)]["group"]
         blocks += [heading("Groups (whole table)"),
-                   table(["group", "rows", "positives", "base rate P(y=1|s)", "share P(s)"], rows, num_cols=(1, 2, 3, 4)),
-                   para(disadvantaged_sentence(groups[disadvantaged_group([g["base_rate"] for g in groups], fav)]["group"], fav,
-                                               desc.get("positive_favourable_how", ASSUMED))
-                        + " The readouts below use the training split, so their rates differ slightly from these.", cls="note")]
+                   table(["group", "rows", "positives", "base rate P(y=1|s)", "share P(s)"], rows,
+                         num_cols=(1, 2, 3, 4)),
+                   para(disadvantaged_sentence(worst, fav, desc.get("positive_favourable_how", ASSUMED))
+                        + " The readouts below use the training split, so their rates differ slightly from these.",
+                        cls="note")]
     blocks += [para(w, cls="warn") for w in desc.get("warnings") or []]
     return {"title": "1. The data and its groups", "blocks": blocks}
 
@@ -232,7 +236,8 @@ def section_readout(desc: dict, readout: dict | None, results: pd.DataFrame) -> 
     if explicit:  # the exact accuracy at the targets (Theorem 2 at their implied rates would overstate it)
         blocks.append(para(("Accuracy at these targets:", True), " every classifier that meets the TPR and TNR "
                            "targets in every group is exactly ", (fmt(readout.get("ceiling_at_target"), 4), True),
-                           " accurate on the training split (the sum over groups of P(s) (TPR_t PR_b + TNR_t (1 - PR_b)))."))
+                           " accurate on the training split (the sum over groups of P(s) (TPR_t PR_b + TNR_t "
+                           "(1 - PR_b)))."))
     else:
         blocks.append(para(("Theorem 2 ceiling:", True), f" no classifier with the positive rate PR_t = {fmt(t, 3)} in "
                            "every group can be more than ", (fmt(readout.get("ceiling_at_target"), 4), True),
@@ -266,7 +271,8 @@ def _ceiling_blocks(results: pd.DataFrame, t, group_names=None) -> list:
                if m in near.columns]
     s = summarize(near, by=[c for c in ("model", "label") if c in near.columns], metrics=metrics)
     key = "label" if "label" in near.columns else "model"
-    rows = [[r.get("label", r["model"]), cell(r, "accuracy"), cell(r, "ceiling_at_measured"), cell(r, "ceiling_at_target"),
+    rows = [[r.get("label", r["model"]), cell(r, "accuracy"), cell(r, "ceiling_at_measured"),
+             cell(r, "ceiling_at_target"),
              ceiling_verdict(r["accuracy_mean"], r["ceiling_at_measured_mean"],
                              landing_verdict(near[near[key] == r[key]], group_names))]
             for _, r in s.iterrows()]
@@ -285,7 +291,8 @@ def _ceiling_blocks(results: pd.DataFrame, t, group_names=None) -> list:
 def _results_table(summary: pd.DataFrame, criterion: str, prefix: str) -> dict:
     from ..figures.plots import n_groups_of, result_columns  # lazy: heavy, defers plotly
 
-    cols = [(prefix + k, h) for k, h in result_columns(criterion, n_groups_of(summary))] + [(prefix + "worst_gap", "worst gap")]
+    cols = [(prefix + k, h) for k, h in result_columns(criterion, n_groups_of(summary))]
+    cols += [(prefix + "worst_gap", "worst gap")]
     cols = [(k, h) for k, h in cols if f"{k}_mean" in summary.columns]
     rows, classes = [], []
     for _, r in summary.iterrows():
@@ -369,12 +376,12 @@ def section_results(summary: pd.DataFrame, criterion: str, group_names, results:
     errors = error_rates_table(summary, group_names, POP_PREFIX, favourable)
     if errors is not None:
         blocks += [heading("Error rates per group, on the population"),
-                   para("Mean over repeats, with its 95% interval (one repeat: a bootstrap of the test rows, stratified "
-                        "by group; several: Student's t over the repeats). FPR = P(ŷ=1 | y=0): people with a negative "
-                        "label given a positive decision; FNR = P(ŷ=0 | y=1): people with a positive label given a "
-                        "negative one; precision = P(y=1 | ŷ=1); calibration error: the gap between the model's mean "
-                        "score and the share of positive labels in each tenth of [0, 1], weighted by rows (0: a score "
-                        "of 0.7 is a 70% chance in that group)."), errors]
+                   para("Mean over repeats, with its 95% interval (one repeat: a bootstrap of the test rows, "
+                        "stratified by group; several: Student's t over the repeats). FPR = P(ŷ=1 | y=0): people with "
+                        "a negative label given a positive decision; FNR = P(ŷ=0 | y=1): people with a positive label "
+                        "given a negative one; precision = P(y=1 | ŷ=1); calibration error: the gap between the "
+                        "model's mean score and the share of positive labels in each tenth of [0, 1], weighted by "
+                        "rows (0: a score of 0.7 is a 70% chance in that group)."), errors]
         confusion = confusion_frame(results, group_names, POP_PREFIX)
         if confusion is not None:
             blocks += [para("Each group's confusion matrix on the population (the mean count over repeats where there "
@@ -441,8 +448,8 @@ def plain_summary(summary: pd.DataFrame, criterion: str, readout: dict | None, d
                    f"than {fmt(readout['ceiling_at_target'], pct=True)} accurate on the training data; part of any "
                    "accuracy lost is the price of the target itself, not a weakness of the model.")
     reps = int(s["repeats"].max()) if "repeats" in s.columns else 1
-    out.append(f"Each number is an average over {reps} random splits; differences smaller than the ± spreads are within "
-               "the noise." if reps > 1 else
+    out.append(f"Each number is an average over {reps} random splits; differences smaller than the ± spreads are "
+               "within the noise." if reps > 1 else
                "These numbers come from a single split; repeat with more seeds before drawing firm conclusions.")
     if desc.get("positive_meaning"):
         out.append(f"Remember what a positive prediction means here: {desc['positive_meaning']}.")

@@ -14,7 +14,8 @@ from ..target.target_spec import criterion_info
 # A4 portrait, 14 mm margins: 182 mm of width = 688 CSS pixels. Figures are drawn at this width.
 FIG_WIDTH = 680
 FIG_HEIGHT = 470
-CONFIG = {"displaylogo": False, "responsive": False, "showSendToCloud": False, "toImageButtonOptions": {"format": "png"}}
+CONFIG = {"displaylogo": False, "responsive": False, "showSendToCloud": False,
+          "toImageButtonOptions": {"format": "png"}}
 
 
 def esc(value: Any) -> str:

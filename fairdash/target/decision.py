@@ -128,7 +128,8 @@ def rule_info(name) -> DecisionRule:
 
 
 _PER_CELL = "it would need one threshold per stratum and group"  # why a per-group cut cannot take a legitimate factor
-STRATA_REFUSAL = "The {rule} decision rule cannot be combined with a legitimate factor (" + _PER_CELL + "): use {offered}."
+STRATA_REFUSAL = ("The {rule} decision rule cannot be combined with a legitimate factor (" + _PER_CELL
+                  + "): use {offered}.")
 
 
 def choosable(strata: bool = False) -> tuple:

@@ -74,7 +74,8 @@ class TargetSpec:
     tnr_target: float | None = None
     strata_column: str | None = None
     stratum_target_rates: tuple | None = None  # ((stratum code, PR_t), ...)
-    decision: str = PAPER_RULE  # how scores become decisions (fairdash.target.decision): threshold | overall-rate | group-rates
+    # how scores become decisions (fairdash.target.decision): threshold | overall-rate | group-rates
+    decision: str = PAPER_RULE
 
     # ---------------------------------------------------------------------------------------------
     @property
@@ -253,7 +254,8 @@ def make_target_spec(criterion: str | None = DEFAULT, target_rate=None, delta=1.
 
     ``target_rate`` is a number in (0, 1), a preset name (``"min"``, ``"avg"``, ``"max"``) or ``None``
     (``preset``, default ``"avg"``). Explicit ``tpr_target``/``tnr_target`` need equality of opportunity (``EO``); a
-    missing one is :data:`DEFAULT_TPR_TARGET` / :data:`DEFAULT_TNR_TARGET`; they exclude ``PR_t``, ``delta != 1`` and strata.
+    missing one is :data:`DEFAULT_TPR_TARGET` / :data:`DEFAULT_TNR_TARGET`; they exclude ``PR_t``, ``delta != 1`` and
+    strata.
     Strata (conditional parity) need demographic parity. ``decision`` is the rule that turns scores
     into decisions (:mod:`fairdash.target.decision`); ``group-rates`` cannot be combined with strata. Every
     refusal is a :class:`FairDashError`.

@@ -360,8 +360,8 @@ class TransitionTable:
             },
             "ceiling_at_target": float(self.accuracy_ceiling),
             "flips": {str(j): f for j, f in zip(g, flip_regions(self.p_ybar1_given_y))},
-            "labels_moved": {str(j): {"0_to_1": float(self.labels_moved[j, 0]), "1_to_0": float(self.labels_moved[j, 1])}
-                             for j in g},
+            "labels_moved": {str(j): {"0_to_1": float(self.labels_moved[j, 0]),
+                                      "1_to_0": float(self.labels_moved[j, 1])} for j in g},
         }
 
 
