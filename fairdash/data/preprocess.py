@@ -58,7 +58,6 @@ class PlainPreprocessor:
     @classmethod
     def from_sklearn(cls, ct) -> "PlainPreprocessor":
         from sklearn.compose import ColumnTransformer
-        from sklearn.impute import SimpleImputer
         from sklearn.pipeline import Pipeline
         from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
@@ -77,37 +76,11 @@ class PlainPreprocessor:
             if not isinstance(trans, Pipeline):
                 raise FairDashError(f"Unexpected preprocessing step {name!r}; it cannot be exported.")
             steps = dict(trans.steps)
-            imp = steps.get("impute")
             if isinstance(steps.get("scale"), StandardScaler):
-                sc = steps["scale"]
-                if not isinstance(imp, SimpleImputer) or imp.strategy != "median" or len(steps) != 2:
-                    raise FairDashError("Unexpected numeric preprocessing; it cannot be exported.")
-                stats = np.asarray(imp.statistics_, dtype=np.float64)
-                keep = [i for i in range(len(cols)) if not np.isnan(stats[i])] if not imp.keep_empty_features \
-                    else list(range(len(cols)))
-                mean = np.zeros(len(keep)) if sc.mean_ is None else np.asarray(sc.mean_, dtype=np.float64)
-                scale = np.ones(len(keep)) if sc.scale_ is None else np.asarray(sc.scale_, dtype=np.float64)
-                if not sc.with_mean:
-                    mean = np.zeros(len(keep))
-                if not sc.with_std:
-                    scale = np.ones(len(keep))
-                for j, i in enumerate(keep):
-                    numeric.append({"column": str(cols[i]), "median": float(stats[i]), "mean": float(mean[j]),
-                                    "scale": float(scale[j])})
+                numeric += _numeric_columns(cols, steps)
                 order.append("num")
             elif isinstance(steps.get("onehot"), OneHotEncoder):
-                oh = steps["onehot"]
-                if not isinstance(imp, SimpleImputer) or imp.strategy != "constant" or len(steps) != 2:
-                    raise FairDashError("Unexpected categorical preprocessing; it cannot be exported.")
-                if oh.drop_idx_ is not None or oh.handle_unknown not in ("infrequent_if_exist", "ignore"):
-                    raise FairDashError("Unexpected one-hot encoding settings; they cannot be exported.")
-                infrequent = oh.infrequent_categories_ if hasattr(oh, "infrequent_categories_") else [None] * len(cols)
-                for i, col in enumerate(cols):
-                    cats = [_category_text(c) for c in oh.categories_[i]]
-                    inf = None if infrequent[i] is None else [_category_text(c) for c in infrequent[i]]
-                    frequent = [c for c in cats if inf is None or c not in set(inf)]
-                    categorical.append({"column": str(col), "fill": _category_text(imp.fill_value),
-                                        "frequent": frequent, "infrequent": inf})
+                categorical += _categorical_columns(cols, steps)
                 order.append("cat")
             else:
                 raise FairDashError(f"Unexpected preprocessing step {name!r}; it cannot be exported.")
@@ -204,6 +177,48 @@ class PlainPreprocessor:
                 out[np.flatnonzero(~hit), start + k] = 1.0
             start += k + has_inf
         return out
+
+
+def _numeric_columns(cols: list, steps: dict) -> list[dict]:
+    """:meth:`PlainPreprocessor.from_sklearn`'s entries of a numeric pipeline (median imputer, standard scaler):
+    each kept column's median, mean and scale."""
+    from sklearn.impute import SimpleImputer
+
+    imp, sc = steps.get("impute"), steps["scale"]
+    if not isinstance(imp, SimpleImputer) or imp.strategy != "median" or len(steps) != 2:
+        raise FairDashError("Unexpected numeric preprocessing; it cannot be exported.")
+    stats = np.asarray(imp.statistics_, dtype=np.float64)
+    keep = [i for i in range(len(cols)) if not np.isnan(stats[i])] if not imp.keep_empty_features \
+        else list(range(len(cols)))
+    mean = np.zeros(len(keep)) if sc.mean_ is None else np.asarray(sc.mean_, dtype=np.float64)
+    scale = np.ones(len(keep)) if sc.scale_ is None else np.asarray(sc.scale_, dtype=np.float64)
+    if not sc.with_mean:
+        mean = np.zeros(len(keep))
+    if not sc.with_std:
+        scale = np.ones(len(keep))
+    return [{"column": str(cols[i]), "median": float(stats[i]), "mean": float(mean[j]), "scale": float(scale[j])}
+            for j, i in enumerate(keep)]
+
+
+def _categorical_columns(cols: list, steps: dict) -> list[dict]:
+    """:meth:`PlainPreprocessor.from_sklearn`'s entries of a categorical pipeline (constant imputer, one-hot
+    encoder): each column's fill value, frequent and infrequent categories as text."""
+    from sklearn.impute import SimpleImputer
+
+    imp, oh = steps.get("impute"), steps["onehot"]
+    if not isinstance(imp, SimpleImputer) or imp.strategy != "constant" or len(steps) != 2:
+        raise FairDashError("Unexpected categorical preprocessing; it cannot be exported.")
+    if oh.drop_idx_ is not None or oh.handle_unknown not in ("infrequent_if_exist", "ignore"):
+        raise FairDashError("Unexpected one-hot encoding settings; they cannot be exported.")
+    infrequent = oh.infrequent_categories_ if hasattr(oh, "infrequent_categories_") else [None] * len(cols)
+    out = []
+    for i, col in enumerate(cols):
+        cats = [_category_text(c) for c in oh.categories_[i]]
+        inf = None if infrequent[i] is None else [_category_text(c) for c in infrequent[i]]
+        frequent = [c for c in cats if inf is None or c not in set(inf)]
+        out.append({"column": str(col), "fill": _category_text(imp.fill_value), "frequent": frequent,
+                    "infrequent": inf})
+    return out
 
 
 def known_categories(preprocessor) -> dict:

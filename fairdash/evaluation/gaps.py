@@ -219,22 +219,7 @@ def landing_verdict(rows: pd.DataFrame, group_names=None) -> tuple[str, str]:
         CRITERIA_INFO[criterion.iloc[0]].positives_only
     missed, unclear = [], []
     for g in groups:
-        t = float(rows[f"target_{g}"].astype(float).mean()) if f"target_{g}" in rows else np.nan
-        count = column_of("n_pos" if positives else "n", POP, g)  # the rows the rate is counted among
-        n = int(round(float(rows[count].astype(float).mean()))) if count in rows else 0
-        tol = land_tolerance(t) if np.isfinite(t) else np.nan
-        if len(rows) == 1:
-            lo, hi = (float(rows[column_of("gap", POP, g) + b].iloc[0]) if column_of("gap", POP, g) + b in rows
-                      else np.nan for b in ("_lo", "_hi"))
-        else:
-            lo, hi = interval_of_mean(gaps[g], within=(-1.0, 1.0))
-        gap = float(gaps[g].mean())
-        if not (np.isfinite(lo) and np.isfinite(hi)):
-            lo = hi = gap
-        what = "positive test rows" if positives else "test rows"
-        counted = f"{n} {what}" if len(rows) == 1 else f"{n} {what} a split, {len(rows)} splits"
-        where = (f"{_name(group_names, g)} ({counted}): gap {gap:+.3f}, "
-                 f"95% interval {lo:+.3f} to {hi:+.3f}, against ±{tol:.3f}")
+        lo, hi, tol, where = _gap_interval(rows, gaps[g], g, positives, group_names)
         if hi < -tol or lo > tol:
             missed.append(where)
         elif lo < -tol or hi > tol:
@@ -244,6 +229,29 @@ def landing_verdict(rows: pd.DataFrame, group_names=None) -> tuple[str, str]:
     if unclear:
         return CANNOT_TELL, "too few rows to tell whether it lands: " + "; ".join(unclear)
     return LANDS, "lands on the target (every group's 95% interval within its tolerance)"
+
+
+def _gap_interval(rows: pd.DataFrame, gaps: pd.Series, g: int, positives: bool,
+                  group_names) -> tuple[float, float, float, str]:
+    """:func:`landing_verdict`'s reading of group ``g``: ``(lo, hi, tolerance, words)``, the 95% interval of its gap
+    (one split: its bootstrap columns; several: Student's t over the splits), its :func:`land_tolerance` and the
+    words naming the group, its test rows and its interval."""
+    t = float(rows[f"target_{g}"].astype(float).mean()) if f"target_{g}" in rows else np.nan
+    count = column_of("n_pos" if positives else "n", POP, g)  # the rows the rate is counted among
+    n = int(round(float(rows[count].astype(float).mean()))) if count in rows else 0
+    tol = land_tolerance(t) if np.isfinite(t) else np.nan
+    if len(rows) == 1:
+        lo, hi = (float(rows[column_of("gap", POP, g) + b].iloc[0]) if column_of("gap", POP, g) + b in rows
+                  else np.nan for b in ("_lo", "_hi"))
+    else:
+        lo, hi = interval_of_mean(gaps, within=(-1.0, 1.0))
+    gap = float(gaps.mean())
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        lo = hi = gap
+    what = "positive test rows" if positives else "test rows"
+    counted = f"{n} {what}" if len(rows) == 1 else f"{n} {what} a split, {len(rows)} splits"
+    return lo, hi, tol, (f"{_name(group_names, g)} ({counted}): gap {gap:+.3f}, "
+                         f"95% interval {lo:+.3f} to {hi:+.3f}, against ±{tol:.3f}")
 
 
 def ceiling_verdict(accuracy, ceiling_at_measured, landing: tuple[str, str]) -> str:
