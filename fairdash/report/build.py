@@ -45,6 +45,22 @@ def _readable_time(iso: str) -> str:
     return t.strftime("%d %b %Y, %H:%M") + (" UTC" if t.utcoffset() == _dt.timedelta(0) else "")
 
 
+def _reported_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """A copy of the results a report can read (refused without rows, a model or an accuracy), each row with its
+    label and a numeric target rate (empty where it had none)."""
+    if not isinstance(results, pd.DataFrame) or results.empty:
+        raise FairDashError("There are no results to report; run a sweep first.")
+    if "model" not in results.columns or "accuracy" not in results.columns:
+        raise FairDashError("These results lack the 'model' and 'accuracy' columns a report needs.")
+    results = results.copy()
+    if "label" not in results.columns:
+        results["label"] = [MODELS[m].label if m in MODELS else m for m in results["model"].astype(str)]
+    if "target_rate" not in results.columns:
+        results["target_rate"] = np.nan
+    results["target_rate"] = pd.to_numeric(results["target_rate"], errors="coerce")
+    return results
+
+
 def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict | None = None,
                  command: str | None = None, criterion: str | None = None, seeds=None,
                  data_fingerprint: str | None = None, versions: dict | None = None, config: dict | None = None,
@@ -58,17 +74,8 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     results; ``eval_rates``/``population_rates`` (base rates, group shares) of the evaluation rows and
     of the population draw the ceilings in the accuracy/fairness figures.
     """
-    if not isinstance(results, pd.DataFrame) or results.empty:
-        raise FairDashError("There are no results to report; run a sweep first.")
-    if "model" not in results.columns or "accuracy" not in results.columns:
-        raise FairDashError("These results lack the 'model' and 'accuracy' columns a report needs.")
+    results = _reported_rows(results)
     desc = dict(task_description or {})
-    results = results.copy()
-    if "label" not in results.columns:
-        results["label"] = [MODELS[m].label if m in MODELS else m for m in results["model"].astype(str)]
-    if "target_rate" not in results.columns:
-        results["target_rate"] = np.nan
-    results["target_rate"] = pd.to_numeric(results["target_rate"], errors="coerce")
     criterion = criterion or (str(results["criterion"].dropna().iloc[0]) if "criterion" in results.columns
                               and results["criterion"].notna().any() else DEFAULT)
     criterion = criterion_info(criterion).name  # an unknown name is a clear FairDashError
