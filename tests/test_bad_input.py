@@ -31,7 +31,8 @@ CASES = {
     "trailing_empty_columns.csv": ("M", 0, r"2 empty column\(s\) with no name at the end of each line"),
     "cover_page_of_key_value_lines.xlsx": ("M", 0, r"Only the sheet 'Data' was read \(the one holding the largest "
                                                    r"table\); other sheets: 'Cover'"),
-    "group_too_small_to_split.csv": ("M", 2, r"group 'M' of 'sex' has 1 row with label 'yes' \(of 3 rows in the group\)"),
+    "group_too_small_to_split.csv": ("M", 2, r"group 'M' of 'sex' has 1 row with label 'yes' \(of 3 rows in the "
+                                             r"group\)"),
     "duplicate_column_in_a_sheet.xlsx": ("M", 2, r"sheet 'Data', has duplicate column names: 'age'\. Rename them"),
     "whitespace_only.csv": ("M", 2, r"is empty"),
     "header_only.csv": ("M", 2, r"has a header but no rows"),
@@ -46,13 +47,16 @@ CASES = {
     "unnamed_column.csv": ("M", 2, r"a column with no name in its header line"),
     "one_valued_label.csv": ("M", 2, r"label 'label' has only one value \(positive for every row\)"),
     "one_valued_s.csv": ("F", 2, r"'sex' has only one group .* every row has sex = 'F'"),
-    "group_without_positives.csv": ("M", 2, r"Group 'F' of column 'sex' has no positive labels .*none with label = yes"),
+    "group_without_positives.csv": ("M", 2, r"Group 'F' of column 'sex' has no positive labels "
+                                            r".*none with label = yes"),
     "all_missing_column.csv": ("M", 0, r"Column 'notes' was left out of the features \(empty\)"),
     "all_missing_label.csv": ("M", 2, r"label column 'label' is empty \(every value is missing\)"),
-    "missing_values_drop_a_whole_group.csv": ("M", 2, r"Value 'M' of column 'sex' occurs only in the 20 row\(s\) dropped"),
+    "missing_values_drop_a_whole_group.csv": ("M", 2, r"Value 'M' of column 'sex' occurs only in the 20 row\(s\) "
+                                                      r"dropped"),
     "thousands_separators.csv": ("M", 0, r"Column 'income' held numbers written as text with thousands separators"),
     "inf_and_nan.csv": ("M", 0, r"Column 'age' had 4 infinite value\(s\); treated as missing"),
-    "label_with_text_and_numbers.csv": ("M", 2, r"no positive labels .*'label' holds 4 different values \('0', '1', 'no', 'yes'\)"),
+    "label_with_text_and_numbers.csv": ("M", 2, r"no positive labels .*'label' holds 4 different values "
+                                                r"\('0', '1', 'no', 'yes'\)"),
     "ragged_rows.csv": ("M", 2, r"line 7 has 6 values but the header has 4 columns"),
     "unbalanced_quote.csv": ("M", 2, r"quotation mark opened near line 9 is never closed"),
     "html_page.csv": ("M", 2, r"web page or XML document, not a table"),
@@ -61,7 +65,8 @@ CASES = {
     "json_instead_of_table.csv": ("M", 2, r"holds JSON, not a table"),
     "truncated.csv.gz": ("M", 2, r"gzip-compressed but is damaged"),
     "old_excel_97.xls": ("M", 2, r"old-style \.xls workbook; save it as \.xlsx or CSV"),
-    "several_sheets.xlsx": ("M", 0, r"Only the sheet 'People' was read \(the one holding the largest table\); other sheets: 'Notes'"),
+    "several_sheets.xlsx": ("M", 0, r"Only the sheet 'People' was read \(the one holding the largest table\); "
+                                    r"other sheets: 'Notes'"),
     "excel_cover_sheet_and_table_not_at_a1.xlsx": ("M", 0, r"Only the sheet 'People' was read .*other sheets: 'Cover'"),
     "damaged.xlsx": ("M", 2, r"zip/Excel file but is damaged"),
     "parquet_no_rows.parquet": ("M", 2, r"has a header but no rows"),
@@ -290,7 +295,8 @@ def test_parquet_is_read_without_pyarrows_thread_pool_so_an_empty_file_cannot_ab
 # --------------------------------------------------------------------------------------------------
 def test_a_parquet_decimal_column_is_a_number():
     df = data.read_table(BAD / "parquet_decimal_column.parquet")
-    assert pd.api.types.is_float_dtype(df["age"]) and df["age"].iloc[0] == pytest.approx(float(int(df["age"].iloc[0])) + 0.25)
+    assert pd.api.types.is_float_dtype(df["age"])
+    assert df["age"].iloc[0] == pytest.approx(float(int(df["age"].iloc[0])) + 0.25)
     task = library(BAD / "parquet_decimal_column.parquet", "M")
     assert "age" in task.numeric_features and "age" not in task.categorical_features
 

@@ -17,7 +17,8 @@ def test_samples_load_by_name(adult_table, compas_table):
         data.load_sample("iris")
 
 
-@pytest.mark.parametrize("s, s1, expected", [("sex", ("Male",), (0.1136, 0.3125)), ("race", ("White",), (0.1584, 0.2624))])
+@pytest.mark.parametrize("s, s1, expected", [("sex", ("Male",), (0.1136, 0.3125)),
+                                              ("race", ("White",), (0.1584, 0.2624))])
 def test_adult_base_rates_match_the_check_figures(adult_table, s, s1, expected):
     task = data.build_task(adult_table, data.TaskSpec(s, "salary", s1, (">50K",), drop=("fnlwgt",)))
     rates = training_rates(task, seed=0)
@@ -86,7 +87,8 @@ def test_missing_values_drop_or_impute():
 
 
 def test_profile_flags_id_like_and_constant_columns():
-    df = pd.DataFrame({"id": range(50), "k": 1, "g": list("ab") * 25, "y": [0, 1, 1, 0, 1] * 10, "x": np.arange(50) % 5})
+    df = pd.DataFrame({"id": range(50), "k": 1, "g": list("ab") * 25, "y": [0, 1, 1, 0, 1] * 10,
+                       "x": np.arange(50) % 5})
     prof = data.profile_columns(df).set_index("column")
     assert "id-like" in prof.at["id", "flags"] and "constant" in prof.at["k", "flags"]
     task = data.build_task(df, data.TaskSpec("g", "y", ("b",), ("1",)))

@@ -60,7 +60,8 @@ def test_cli_rates_accepts_y1_TRUE(tmp_path, capsys):
 
 
 def test_numbers_spelled_another_way():
-    df = pd.DataFrame({"g": ["a", "b"] * 10, "y": [0, 1, 1, 0] * 5, "f": [0.5, 1.0] * 10, "x": [i % 3 for i in range(20)]})
+    df = pd.DataFrame({"g": ["a", "b"] * 10, "y": [0, 1, 1, 0] * 5, "f": [0.5, 1.0] * 10,
+                       "x": [i % 3 for i in range(20)]})
     t1 = data.build_task(df, data.TaskSpec("g", "y", ("a",), ("1",)))
     t2 = data.build_task(df, data.TaskSpec("g", "y", ("a",), ("1.0",)))
     assert t1.y.tolist() == t2.y.tolist() and t2.label_names == ("not 1", "1")

@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PATHS = ["fairdash", "app.py", "pages", "tests", "benchmarks"]
 # Lines over 120 characters still in PATHS when the lint came in (issue 37: to wrap); may only fall.
-LONG_LINES_LEFT = 242
+LONG_LINES_LEFT = 226
 
 
 def _ruff(*args: str) -> subprocess.CompletedProcess:

@@ -24,7 +24,8 @@ def made_table(n=20_000, seed=0):
         "outcome": y,
         "y_copy": np.where(flip, 1 - y, y),
         "proxy": 1.19 * s + rng.normal(size=n),  # AUC = Phi(1.19 / sqrt 2) = 0.80
-        "town": np.where(rng.random(n) < 0.7, np.where(s == 1, "north", "south"), rng.choice(["north", "south", "east"], n)),
+        "town": np.where(rng.random(n) < 0.7, np.where(s == 1, "north", "south"),
+                         rng.choice(["north", "south", "east"], n)),
         "ident": [f"p{i:06d}" for i in range(n)],
         "noise": rng.normal(size=n),
     })
@@ -78,7 +79,8 @@ def test_leak_of_s_and_features_argument(made):
     assert {(r["column"], r["of"], r["score"]) for r in leaks} >= {("group_code", "s", 1.0)}
     only = proxies.find_leaks(df, "group", "outcome", s, y, features=["proxy", "noise"])
     assert only == []
-    assert proxies.find_leaks(df, "group", "outcome", None, y, features=["group_code", "y_copy"])[0]["column"] == "y_copy"
+    leaks = proxies.find_leaks(df, "group", "outcome", None, y, features=["group_code", "y_copy"])
+    assert leaks[0]["column"] == "y_copy"
     with pytest.raises(FairDashError, match="not in the table"):
         proxies.find_leaks(df, "group", "outcome", s, y, features=["nope"])
     with pytest.raises(FairDashError, match="aligned"):

@@ -144,7 +144,8 @@ def _private_names(path: Path) -> list[str]:
             if not (isinstance(node.value, ast.Name) and node.value.id in own):
                 found.append((node.lineno, ast.unparse(node)))
         elif isinstance(node, ast.ImportFrom) and not node.level and not (node.module or "").startswith("fairdash"):
-            if any(private(part) for part in (node.module or "").split(".")) or any(private(a.name) for a in node.names):
+            if (any(private(part) for part in (node.module or "").split("."))
+                    or any(private(a.name) for a in node.names)):
                 found.append((node.lineno, f"from {node.module} import {', '.join(a.name for a in node.names)}"))
         elif isinstance(node, ast.Import):
             found += [(node.lineno, f"import {a.name}") for a in node.names
@@ -285,8 +286,8 @@ def test_every_function_local_import_says_why():
 
 def test_the_local_import_check_sees_what_it_should(tmp_path):
     sample = tmp_path / "sample.py"
-    sample.write_text("from .a import b\n\ndef f():\n    from .c import d\n    from ..e import g  # lazy: heavy, torch\n"
-                      "    import numpy\n")
+    sample.write_text("from .a import b\n\ndef f():\n    from .c import d\n"
+                      "    from ..e import g  # lazy: heavy, torch\n    import numpy\n")
     assert [i for i, _ in _local_imports(sample)] == [4, 5]
 
 
@@ -322,7 +323,8 @@ def test_no_rate_branch_outside_the_criterion_module():
     found = [hit for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
              if p != PKG / "target" / "criteria.py" for hit in _rate_comparisons(p)]
     assert not found, found
-    assert _rate_comparisons(PKG / "target" / "criteria.py"), "the check no longer sees the criterion module's own branches"
+    assert _rate_comparisons(PKG / "target" / "criteria.py"), \
+        "the check no longer sees the criterion module's own branches"
 
 
 def test_each_criterion_and_rule_fact_has_one_home():
@@ -429,8 +431,8 @@ def _page_imports(path: Path) -> list[str]:
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = "." * node.level + (node.module or "")
-            names = [base if node.module not in (None, "fairdash") else base + ("" if base.endswith(".") else ".") + a.name
-                     for a in node.names]
+            names = [base if node.module not in (None, "fairdash")
+                     else base + ("" if base.endswith(".") else ".") + a.name for a in node.names]
         else:
             continue
         for name in names:
