@@ -8,7 +8,7 @@ import streamlit as st
 
 from fairdash.app import audit, state, ui
 
-ss = st.session_state
+ss = state.current()
 
 st.title("Score new data")
 ui.ensure_state()
@@ -22,13 +22,13 @@ by_number = {r.number: r for r in history if r.models}
 if not by_number:
     st.info("No run of this session kept a fitted model to score with.")
     st.stop()
-if ss.get(state.AUDIT_RUN) not in by_number:
-    ss[state.AUDIT_RUN] = max(by_number)
+if ss.audit_run not in by_number:
+    ss.audit_run = max(by_number)
 number = st.selectbox("Run", list(by_number), key=state.AUDIT_RUN, format_func=lambda n: by_number[n].title)
 run = by_number[number]
 keys = list(run.models)
-if ss.get(state.AUDIT_MODEL) not in range(len(keys)):
-    ss[state.AUDIT_MODEL] = audit.first_model(run)
+if ss.audit_model not in range(len(keys)):
+    ss.audit_model = audit.first_model(run)
 i = st.selectbox("Model", range(len(keys)), format_func=lambda j: run.model_words(keys[j]), key=state.AUDIT_MODEL)
 st.caption(audit.model_caption(run, run.models[keys[i]]))
 

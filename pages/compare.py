@@ -11,7 +11,7 @@ import streamlit as st
 
 from fairdash.app import compare, state, ui
 
-ss = st.session_state
+ss = state.current()
 CHART = compare.CHART
 
 st.title("Compare")
@@ -25,17 +25,17 @@ if not history:
 
 by_number = {r.number: r for r in history}
 ui.remember(state.COMPARE_RUNS, [])  # the choice of runs is kept for the session, across pages
-ui.set_if_changed(state.COMPARE_RUNS, compare.kept_runs(ss[state.COMPARE_RUNS], history, ss.get(state.COMPARE_SEEN)))
-ss[state.COMPARE_SEEN] = max(r.number for r in history)
+ui.set_if_changed(state.COMPARE_RUNS, compare.kept_runs(ss.compare_runs, history, ss.compare_seen))
+ss.compare_seen = max(r.number for r in history)
 c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
 chosen = c1.multiselect("Runs to compare", list(by_number), key=state.COMPARE_RUNS,
                         format_func=lambda n: by_number[n].title,
                         help="Each run's number, time, models, data, s and y, criterion and target, decision rule and "
                              "flags. " + " | ".join(r.description for r in by_number.values()))
 if c2.button("Clear the run history", key="clear_runs"):
-    ss[state.RUNS], ss[state.RUN] = [], None
-    ss.pop(state.COMPARE_RUNS, None)
-    ss.pop(state.COMPARE_SEEN, None)
+    ss.runs, ss.run = [], None
+    del ss.compare_runs
+    del ss.compare_seen
     ui.remember_value(state.COMPARE_RUNS, [])
     st.rerun()
 if not chosen:
@@ -65,8 +65,8 @@ shown, where, on = numbers.shown, numbers.where, numbers.on  # (on: the figures'
 swept = compare.swept_targets(results)
 highlight = None
 if len(swept) > 1:
-    if ss.get(state.COMPARE_TARGET) not in swept:
-        ss[state.COMPARE_TARGET] = compare.nearest_target(swept)
+    if ss.compare_target not in swept:
+        ss.compare_target = compare.nearest_target(swept)
     highlight = st.select_slider("Highlight target PR_t (what-if)", options=swept, key=state.COMPARE_TARGET,
                                  format_func=lambda t: f"{t:.3f}",
                                  help="Scrub through the trained targets; the ringed points in every figure "

@@ -8,7 +8,7 @@ import streamlit as st
 from fairdash.app import session_file, state, task_choices, ui
 from fairdash.errors import FairDashError
 
-ss, lit = st.session_state, ui.literal  # user text (names, values, meanings) is shown literally, never as markup
+ss, lit = state.current(), ui.literal  # user text (names, values, meanings) is shown literally, never as markup
 SOURCES = ["Bundled sample", "Upload a file"]
 S_MODES = {"two": "Two groups: the chosen values against the rest", "each": "Every value its own group",
            "cross": "Intersection with another column (e.g. race × sex)"}
@@ -23,7 +23,7 @@ ui.ensure_state()
 # A saved session (Export, "Save this session"): its table, task, target and runs
 # --------------------------------------------------------------------------------------------------
 with st.expander("Open a session file", icon=":material/folder_open:",
-                 expanded=ss.get(state.OPEN_SESSION_FILE) is not None):
+                 expanded=ss.open_session_file is not None):
     st.file_uploader(f"A session file saved with \"Save this session\" ({session_file.SUFFIX})",
                      key=state.OPEN_SESSION_FILE, help=session_file.OPEN_HELP,  # (any name: the file says what it is)
                      on_change=session_file.open_uploaded)  # opened before the page is drawn from the file's session
@@ -36,31 +36,35 @@ with st.expander("Open a session file", icon=":material/folder_open:",
 # --------------------------------------------------------------------------------------------------
 # Source: a bundled sample or an upload
 # --------------------------------------------------------------------------------------------------
-current_id = ss.get(state.TABLE_ID, "")
+current_id = ss.get(state.Session.table_id, "")
 
 
 def _sample_chosen() -> None:
-    ss[state.SAMPLE_CHOSEN] = True
+    ss.sample_chosen = True
 
-ui.restore(state.DATA_SOURCE, SOURCES[1] if current_id.startswith("upload:") or ss.get(state.PENDING) else SOURCES[0])
+
+def _back_to_samples() -> None:
+    ss.data_source = SOURCES[0]
+
+ui.restore(state.DATA_SOURCE, SOURCES[1] if current_id.startswith("upload:") or ss.pending else SOURCES[0])
 source = st.radio("Where does the data come from?", SOURCES, key=state.DATA_SOURCE, horizontal=True)
 
 if source == SOURCES[0]:
-    ss.pop(state.PENDING, None)  # an upload that never became valid is dropped when going back to samples
-    ss.pop(task_choices.KEPT, None)
+    del ss.pending  # an upload that never became valid is dropped when going back to samples
+    del ss.choices_kept
     names = task_choices.sample_names()
     ui.restore("sample_choice", current_id.split(":", 1)[1] if current_id.startswith("sample:") else names[0])
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     name = c1.selectbox("Bundled sample", names, format_func=task_choices.sample_title, key="sample_choice",
                         on_change=_sample_chosen)  # choosing a sample loads it
     loaded = False
-    if ss.pop(state.SAMPLE_CHOSEN, False) and current_id != f"sample:{name}":
+    if ss.pop(state.Session.sample_chosen) and current_id != f"sample:{name}":
         with ui.guard():
             ui.load_sample_task(name)
-            ss.pop(state.WIDGETS_FOR, None)  # every choice below starts again from the sample's task
+            del ss.widgets_for  # every choice below starts again from the sample's task
             loaded = True
-        current_id = ss.get(state.TABLE_ID, "")
-    standard = current_id == f"sample:{name}" and ss[state.SPEC] == ui.sample_task_spec(name)
+        current_id = ss.get(state.Session.table_id, "")
+    standard = current_id == f"sample:{name}" and ss.spec == ui.sample_task_spec(name)
     load = c2.button("Load this sample" if current_id != f"sample:{name}" else "Reset to the sample's task",
                      key="load_sample_button", type="primary", disabled=standard,
                      help="Load the sample with its standard task (as in the paper).")
@@ -68,7 +72,7 @@ if source == SOURCES[0]:
     if load:
         with ui.guard():
             ui.load_sample_task(name)
-            ss.pop(state.WIDGETS_FOR, None)  # every choice below starts again from the sample's task
+            del ss.widgets_for  # every choice below starts again from the sample's task
             loaded = True
     if loaded:
         st.success(f"Loaded {task_choices.sample_title(name)}.")
@@ -81,28 +85,29 @@ else:
         try:
             df_new, new_id = ui.read_upload_file(up)  # read once; later reruns reuse it
         except FairDashError as e:
-            st.error(lit(f"{e} The previous data set ({ss.get(state.TABLE_NAME, 'none')}) is kept."), icon=":material/warning:")
+            kept_name = ss.get(state.Session.table_name, "none")
+            st.error(lit(f"{e} The previous data set ({kept_name}) is kept."), icon=":material/warning:")
         except Exception as e:  # noqa: BLE001 - a parser failure is still only a message
             ui.show_error(e, "This file could not be read. The previous data set is kept. ")
         else:
-            if new_id != ss.get(state.TABLE_ID) and getattr(ss.get(state.PENDING), "table_id", None) != new_id:
-                ss[state.PENDING] = state.Pending(df_new, new_id, up.name)
+            if new_id != ss.table_id and getattr(ss.pending, "table_id", None) != new_id:
+                ss.pending = state.Pending(df_new, new_id, up.name)
 
 # --------------------------------------------------------------------------------------------------
 # The working table: a new upload waiting for valid choices, or the current task's table
 # --------------------------------------------------------------------------------------------------
-pending = ss.get(state.PENDING)
+pending = ss.pending
 if pending is not None:
     df, table_id, table_name = pending
     pending_note = st.empty()
     pending_note.info(f"New table **{lit(table_name)}**: {len(df):,} rows, {df.shape[1]} columns. Choose the columns "
-                      f"below; until the choices are valid the current task ({lit(ss.get(state.TABLE_NAME))}) stays.")
+                      f"below; until the choices are valid the current task ({lit(ss.table_name)}) stays.")
     discard_slot = st.empty()  # (emptied once the upload is confirmed: only the confirmed state stays on screen)
     discard_slot.button("Discard this upload", key="discard_upload", icon=":material/delete:",
-              on_click=lambda: ss.update({state.DATA_SOURCE: SOURCES[0]}),  # the samples' branch drops it
+              on_click=_back_to_samples,  # the samples' branch drops it
               help=f"Forget {lit(table_name)} and the choices made for it; the current task stays.")
 else:
-    df, table_id, table_name = ss[state.TABLE], ss[state.TABLE_ID], ss[state.TABLE_NAME]
+    df, table_id, table_name = ss.table, ss.table_id, ss.table_name
 
 prof = ui.profile(df, table_id)
 columns = list(df.columns)
@@ -121,7 +126,8 @@ with st.expander(f"Preview and column profile: {lit(table_name)} ({len(df):,} ro
 # --------------------------------------------------------------------------------------------------
 # Choices
 # --------------------------------------------------------------------------------------------------
-ss[state.PREVIOUS_COLUMN["s"]], ss[state.PREVIOUS_COLUMN["y"]] = ss[state.S_COLUMN], ss[state.Y_COLUMN]
+ss.set_previous_column("s", ss.s_column)
+ss.set_previous_column("y", ss.y_column)
 st.subheader("Who is compared, and what is predicted")
 left, right = st.columns(2)
 with left:
@@ -132,7 +138,7 @@ with left:
                       help="Two groups as in the paper, every value of s its own group, or every combination of s "
                            "and a second column (intersectional groups).")
     if s_mode == "cross":
-        st.selectbox(f"Cross {lit(s_col, code=True)} with", choices.cross_candidates(s_col, ss.get(state.Y_COLUMN)),
+        st.selectbox(f"Cross {lit(s_col, code=True)} with", choices.cross_candidates(s_col, ss.y_column),
                      key=state.S_WITH,
                      help="Every combination of the two columns' values is its own group; neither is a feature.")
     elif s_mode == "two" and choices.threshold(s_col):
@@ -161,7 +167,7 @@ st.multiselect("Feature columns the model learns from", feature_choices, key=sta
                help=f"{lit(s_col, code=True)} itself is never a feature (it is needed only at training time).")
 if len(feature_choices) > 30:  # many (e.g. one-hot) columns: whole groups in or out with one click
     choices.column_groups(feature_choices)
-for note in choices.left_out_notes((s_col, y_col, *ss.get(state.FEATURES, []))):  # id-like, constant, empty
+for note in choices.left_out_notes((s_col, y_col, *ss.get(state.Session.features, []))):  # id-like, constant, empty
     st.warning(lit(note), icon=":material/badge:")
 st.radio("Rows with a missing feature value", ["drop", "impute"], key=state.MISSING, horizontal=True,
          format_func=lambda m: {"drop": "Drop those rows", "impute": "Fill in (median / 'missing' category)"}[m])
@@ -179,8 +185,8 @@ try:
     else:
         task = ui.candidate_task(df, table_id, spec)
 except FairDashError as e:
-    st.error(lit(f"{e} The current task ({ss.get(state.TABLE_NAME)}: s = {ss[state.SPEC].s_column}, "
-                 f"y = {ss[state.SPEC].y_column}) is unchanged."), icon=":material/warning:")
+    st.error(lit(f"{e} The current task ({ss.table_name}: s = {ss.spec.s_column}, "
+                 f"y = {ss.spec.y_column}) is unchanged."), icon=":material/warning:")
 except Exception as e:  # noqa: BLE001
     ui.show_error(e)
 
@@ -194,12 +200,12 @@ if task is not None:
 # Confirm an upload
 # --------------------------------------------------------------------------------------------------
 if pending is not None:
-    guess = ss.get(state.GUESS)
+    guess = ss.guess
     if guess is not None and guess.table_id == table_id:
         g = guess.roles
         pending_note.info(f"New table **{lit(table_name)}**: {len(df):,} rows, {df.shape[1]} columns. Suggested from "
                           f"the column names and values (check them): s = {lit(g.s_reason)} y = {lit(g.y_reason)} Nothing "
-                          f"is used until you confirm; until then the current task ({lit(ss[state.TABLE_NAME])}) stays.")
+                          f"is used until you confirm; until then the current task ({lit(ss.table_name)}) stays.")
     # whether a positive label is favourable is asked before the table can be used (the warning under the label says so)
     if task is not None and st.button(f"Use {lit(table_name)} with these choices", key="confirm_task", type="primary",
                                       disabled=not choices.answered()):
@@ -208,8 +214,8 @@ if pending is not None:
         except FairDashError as e:
             st.error(lit(e), icon=":material/warning:")
         else:
-            ss.pop(state.PENDING, None)
-            ss.pop(state.GUESS, None)
+            del ss.pending
+            del ss.guess
             pending_note.empty()
             discard_slot.empty()
             st.success(f"{lit(table_name)} is now the current data set ({len(df):,} rows, {df.shape[1]} columns).")

@@ -7,7 +7,7 @@ import streamlit as st
 
 from fairdash.app import export, session_file, state, ui
 
-ss = st.session_state
+ss = state.current()
 
 st.title("Export")
 ui.ensure_state()
@@ -30,8 +30,8 @@ if not history:
     st.stop()
 
 by_number = {r.number: r for r in history}
-if ss.get(state.EXPORT_RUN) not in by_number:
-    ss[state.EXPORT_RUN] = history[-1].number
+if ss.export_run not in by_number:
+    ss.export_run = history[-1].number
 number = st.selectbox("Run", list(by_number), key=state.EXPORT_RUN, format_func=lambda n: by_number[n].title,
                       help=" | ".join(r.description for r in by_number.values()))
 run = by_number[number]
@@ -45,8 +45,8 @@ keys = list(run.models)
 if not keys:
     st.info("This run kept no fitted models.")
 else:
-    if ss.get(state.EXPORT_MODEL) not in range(len(keys)):
-        ss[state.EXPORT_MODEL] = export.first_model(run)
+    if ss.export_model not in range(len(keys)):
+        ss.export_model = export.first_model(run)
     i = st.selectbox("Model to download", range(len(keys)), format_func=lambda j: run.model_words(keys[j]),
                      key=state.EXPORT_MODEL)
     try:
@@ -65,10 +65,10 @@ st.subheader("Report")
 if st.button("Build the HTML report", key="build_report_button"):
     try:
         html = export.report_html(run)
-        ss[state.REPORT_HTML] = state.ReportHtml(run.key, number, html)
+        ss.report_html = state.ReportHtml(run.key, number, html)
     except Exception as e:  # noqa: BLE001
         ui.show_error(e, "The report could not be built: ")
-rep = ss.get(state.REPORT_HTML)
+rep = ss.report_html
 if rep is not None and (rep.run_key, rep.number) == (run.key, number):
     st.download_button("Download the report (HTML)", rep.html.encode("utf-8"), export.REPORT_FILE,
                        "text/html", key="download_report", on_click=ui.log_export, args=("report", len(rep.html)))

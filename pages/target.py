@@ -13,7 +13,7 @@ import streamlit as st
 from fairdash.app import state, target_state, ui, views
 from fairdash.errors import FairDashError
 
-ss = st.session_state
+ss = state.current()
 PR_T_MIN, PR_T_MAX = target_state.PR_T_MIN, target_state.PR_T_MAX
 
 st.title("Target")
@@ -35,15 +35,15 @@ names = task.group_names
 # --------------------------------------------------------------------------------------------------
 ui.restore(state.CRITERION, target_state.mode_of(target_state.current_or_default()))
 st.radio("Fairness criterion", list(target_state.MODES), format_func=target_state.MODES.get, key=state.CRITERION,
-         on_change=lambda: target_state.set_mode(ss[state.CRITERION]))
-mode = ss[state.CRITERION]  # a criterion, or opportunity by explicit targets
+         on_change=lambda: target_state.set_mode(ss.criterion))
+mode = ss.criterion  # a criterion, or opportunity by explicit targets
 if mode in target_state.MODE_NOTES:
     st.caption(target_state.MODE_NOTES[mode])
 
 c_left, c_right = st.columns(2)
 with c_left:
     if target_state.mode_criterion(mode).supports_strata:
-        candidates = target_state.strata_choices(ss[state.TABLE], task)
+        candidates = target_state.strata_choices(ss.table, task)
         current = task.spec.strata_column or "(none)"
         ui.restore(state.STRATA_COLUMN, current if current in candidates else "(none)")
         strata = st.selectbox("Legitimate factor (conditional parity)", candidates, key=state.STRATA_COLUMN,
@@ -63,12 +63,12 @@ with c_right:
         with st.expander("Advanced: keep-rate delta"):
             ui.remember(target_state.DELTA_WIDGET, float(target_state.current_or_default().delta))
             st.number_input("Keep-rate delta", min_value=0.01, max_value=1.0, step=0.01, key=target_state.DELTA_WIDGET,
-                            on_change=lambda: target_state.edit(delta=float(ss[target_state.DELTA_WIDGET])),
+                            on_change=lambda: target_state.edit(delta=float(ss.delta)),
                             help="1 (the paper's choice) keeps every label the target does not need to change. "
                                  "Smaller values also flip some labels the other way; too small a value cannot "
                                  "reach the target and is refused.")
 
-task = ss[state.TASK]
+task = ss.task
 views.target_changes()
 rates = ui.task_rates()
 conditional = target_state.mode_criterion(mode).supports_strata and task.spec.strata_column is not None
@@ -92,17 +92,17 @@ def _renew_box() -> None:
 def _set_pr_t(value: float) -> None:
     """A preset: PR_t, the slider and the number box take the value."""
     target_state.set_rate(value)
-    ss[state.PR_T_SLIDER] = target_state.clip_rate(value)
+    ss.pr_t_slider = target_state.clip_rate(value)
     _renew_box()
 
 
 # The slider's callback writes no widget state at all, so key presses that arrive while a rerun is in
 # flight are never overwritten by a value the rerun sends back.
 def _from_slider():
-    box = ss.get(_box_key())
-    if box is not None and round(float(box), 3) != _pr_t():
+    box = ss.widget(_box_key())
+    if box is not None and target_state.round_rate(box) != _pr_t():
         return  # the box was typed in during this same run: the typed value wins (_from_input sets it)
-    target_state.set_rate(ss[state.PR_T_SLIDER])
+    target_state.set_rate(ss.pr_t_slider)
     _renew_box()
 
 
@@ -111,17 +111,17 @@ def _from_input(key: str):
     # the slider moved on) is not the user's edit and must not pull the slider back.
     if key != _box_key():
         return
-    v = ss.get(key)
-    if v is None or round(float(v), 3) == _pr_t():
+    v = ss.widget(key)
+    if v is None or target_state.round_rate(v) == _pr_t():
         return
     target_state.set_rate(v)
-    ss[state.PR_T_SLIDER] = target_state.clip_rate(v)
+    ss.pr_t_slider = target_state.clip_rate(v)
 
 
 def _pr_t() -> float | None:
     """The target's PR_t (``None`` where it has none)."""
     rate = target_state.current_or_default().target_rate
-    return None if rate is None else round(float(rate), 3)
+    return None if rate is None else target_state.round_rate(rate)
 
 
 def _spec():
@@ -142,14 +142,14 @@ def live_target() -> None:
     finally:
         # FairDash's own server-side work for this readout (widgets, table, figure), for benchmarks/
         ms = (time.perf_counter() - t0) * 1000.0
-        ss[state.READOUT_MS] = ms
+        ss.readout_ms = ms
         views.sidebar_target()
         with st.container(key="readout_timing"):
             st.caption(f"Readouts computed in {ms:.1f} ms on the server.")
 
 
 def _explicit() -> None:
-    target_state.set_explicit(ss[target_state.TPR_WIDGET], ss[target_state.TNR_WIDGET])
+    target_state.set_explicit(ss.tpr_target, ss.tnr_target)
 
 
 def _live_target() -> None:
@@ -173,7 +173,7 @@ def _live_target() -> None:
         ui.restore(state.STRATA_RATES, target_state.strata_mode_of(target_state.current_or_default()))
         strata_mode = st.radio("Target in each stratum", list(target_state.STRATA_MODES), key=state.STRATA_RATES,
                                horizontal=True, format_func=target_state.STRATA_MODES.get,
-                               on_change=lambda: target_state.set_strata_mode(ss[state.STRATA_RATES]))
+                               on_change=lambda: target_state.set_strata_mode(ss.strata_rates))
         if strata_mode == "own":
             st.caption("Each stratum aims at the average of its own groups' base rates, so the PR_t slider does not "
                        "apply here; choose \"The slider's PR_t in every stratum\" to set one rate for all strata.")

@@ -12,7 +12,7 @@ from fairdash.app import compare, jobs, state, target_state, ui, views
 from fairdash.app import train_form as form
 from fairdash.errors import FairDashError
 
-ss = st.session_state
+ss = state.current()
 
 st.title("Train")
 ui.ensure_state()
@@ -38,10 +38,10 @@ include_other = st.checkbox("Also offer models made for another criterion (they 
                             key=state.INCLUDE_OTHER)
 models = form.model_choices(criterion, include_other)
 ui.remember(state.TRAIN_MODELS, models.default())
-ui.set_if_changed(state.TRAIN_MODELS, models.keep(ss[state.TRAIN_MODELS]))
+ui.set_if_changed(state.TRAIN_MODELS, models.keep(ss.train_models))
 st.multiselect("Models to train", list(models.offered), key=state.TRAIN_MODELS, format_func=models.words,
                help="FairLR and FairGP are the paper's method; the others are the paper's baselines.")
-chosen = list(ss[state.TRAIN_MODELS])
+chosen = list(ss.train_models)
 if models.note():
     st.caption(models.note())
 with st.expander("What each model is"):
@@ -66,12 +66,12 @@ rules = form.offered_rules(task, criterion)  # with a legitimate factor, the rul
 decision = target_state.current_or_default().decision
 ui.restore(state.DECISION, form.first_rule(decision, rules))
 st.radio("How scores become decisions", rules, key=state.DECISION, horizontal=True,
-         format_func=form.rule_words, on_change=lambda: target_state.edit(decision=ss[state.DECISION]),
+         format_func=form.rule_words, on_change=lambda: target_state.edit(decision=ss.decision),
          help=form.rules_help())
-if ss[state.DECISION] != decision and target is not None:  # the widget kept another rule than the target's
-    target_state.edit(decision=ss[state.DECISION])
+if ss.decision != decision and target is not None:  # the widget kept another rule than the target's
+    target_state.edit(decision=ss.decision)
     target = ui.target_spec()
-st.caption(form.rule_caption(ss[state.DECISION], rules))
+st.caption(form.rule_caption(ss.decision, rules))
 ui.remember(state.EVERY_RULE, False)
 every_rule = st.checkbox(form.EVERY_RULE_WORDS, key=state.EVERY_RULE, disabled=len(rules) < 2)
 
@@ -101,19 +101,19 @@ n_fits = form.n_fits(spec, include_other)
 st.caption(form.fits_caption(n_fits))
 
 job = jobs.current()
-why_not = form.why_not(job, ss.get(state.PENDING), chosen, target)
+why_not = form.why_not(job, ss.pending, chosen, target)
 if why_not:
     st.caption(f"Train is unavailable: {why_not}.")
 leak_columns = views.leak_warnings(task)  # leaks of y, and of s unless the run sees s on purpose
 if st.button("Train", key="train_button", type="primary", disabled=why_not is not None):
-    if form.already_here(ss.get(state.RUN), task, spec):
+    if form.already_here(ss.run, task, spec):
         st.success("These results are already here (same data and settings).")
     else:
         job = None
         with ui.guard("Training was not started: "):  # (the server's memory guard)
             job = jobs.start_training(task, spec, title=form.job_title(n_fits),
-                                         data_name=str(ss.get(state.TABLE_NAME, "?")), leaks=leak_columns,
-                                         data_description=str(ss.get(state.TABLE_DESC) or ""),
+                                         data_name=str(ss.get(state.Session.table_name, "?")), leaks=leak_columns,
+                                         data_description=str(ss.table_desc or ""),
                                          only_serving=not include_other, cache=ui.fit_cache(), n_jobs=int(n_jobs))
         if job is not None and jobs.outcome() is None:  # (not already collected: tests may wait for the job)
             st.rerun()  # every part of the app (the sidebar's progress box, this button) sees the job
@@ -127,7 +127,7 @@ elif jobs.outcome() is not None:  # the training that ended just now (in this sc
         if done.kind == "failed":  # (the sidebar shows it too, on every page, until dismissed)
             st.error(ui.literal(done.text), icon=":material/warning:")
 
-run = ss.get(state.RUN)
+run = ss.run
 if run is not None:
     if run.task is not task:
         st.info(ui.literal(f"Showing {run.title}: trained on {run.data_name}, which is not the current task."))

@@ -5,30 +5,30 @@ from __future__ import annotations
 
 from fairdash.app import state
 
-KEYS = {
-    "task": state.TASK, "spec": state.SPEC, "task_key": state.TASK_KEY, "table_id": state.TABLE_ID,
-    "table_name": state.TABLE_NAME, "table_desc": state.TABLE_DESC, "runs": state.RUNS, "run": state.RUN,
-    "token": state.TOKEN, "pending": state.PENDING, "report_html": state.REPORT_HTML, "fit_cache": state.FIT_CACHE,
-    "target": state.TARGET,
-}
+NAMES = ("task", "spec", "task_key", "table_id", "table_name", "table_desc", "runs", "run", "token", "pending",
+         "report_html", "fit_cache", "target")  # the typed attributes of state.Session the tests read and set
+
+
+def session(at) -> state.Session:
+    """The session of an ``AppTest`` behind the app's own typed accessor."""
+    return state.Session(at.session_state)
 
 
 def get(at, name: str, default=None):
-    """The session's ``name`` (a key of ``KEYS``), or ``default`` where the session has none."""
-    try:
-        return at.session_state[KEYS[name]]
-    except KeyError:
-        return default
+    """The session's ``name`` (one of ``NAMES``), or ``default`` where the session has none."""
+    assert name in NAMES, name
+    return session(at).get(getattr(state.Session, name), default)
 
 
 def put(at, name: str, value) -> None:
     """Set the session's ``name`` before a run (an old or injected state)."""
-    at.session_state[KEYS[name]] = value
+    assert name in NAMES, name
+    setattr(session(at), name, value)
 
 
 def target(at):
     """The session's :class:`~fairdash.target.target_spec.TargetSpec`."""
-    return get(at, "target")
+    return session(at).target
 
 
 def pr_t(at) -> float | None:

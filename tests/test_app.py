@@ -356,7 +356,7 @@ def test_an_upload_too_small_to_split_is_refused_with_a_message():
     at.radio(key="data_source").set_value("Upload a file").run()
     at.file_uploader(key="upload_file").set_value(("tiny.csv", "\n".join(rows).encode(), "text/csv")).run()
     _ok(at)
-    assert (at.session_state["s_column"], at.session_state["y_column"]) == ("grp", "label")
+    assert (app_state.session(at).s_column, app_state.session(at).y_column) == ("grp", "label")
     at.multiselect(key="s1_values").set_value(["a"]).run()
     at.multiselect(key="y1_values").set_value(["1"]).run()
     _ok(at)
@@ -393,7 +393,7 @@ def test_sessions_do_not_share_state(tmp_path):
 def test_train_fair_lr_on_a_small_upload_then_compare_and_export(adult_1000_csv):
     at = _upload(_new_app(), "adult_small.csv", adult_1000_csv)
     # the guessed roles are suggestions: nothing is committed, and Train waits, until the user confirms
-    assert (at.session_state["s_column"], at.session_state["y_column"]) == ("sex", "salary")
+    assert (app_state.session(at).s_column, app_state.session(at).y_column) == ("sex", "salary")
     assert any("Suggested from the column names" in i.value for i in at.info)
     assert app_state.get(at, "table_id") == "sample:adult"
     at.switch_page("pages/train.py").run()
@@ -631,7 +631,7 @@ def test_an_upload_whose_words_say_nothing_asks_before_use_and_names_no_disadvan
     df = pd.DataFrame({"grp": grp, "x": rng.normal(size=n),
                        "label": np.where(rng.random(n) < np.where(grp == "a", 0.2, 0.5), "yes", "no")})
     at = _upload(_new_app(), "people.csv", df)
-    assert (at.session_state["y_column"], at.radio(key="positive_is").value) == ("label", None)
+    assert (app_state.session(at).y_column, at.radio(key="positive_is").value) == ("label", None)
     assert at.button(key="confirm_task").disabled
     assert any("answer the question above" in w.value for w in at.warning)
     assert not _disadvantaged(at) and not [c for c in at.caption if "is the disadvantaged group" in c.value]
@@ -659,7 +659,7 @@ def test_an_upload_whose_label_words_answer_it_shows_them_and_can_be_changed(col
     df = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "x": rng.normal(size=n),
                        column: rng.choice(list(values), n, p=[0.7, 0.3])})
     at = _upload(_new_app(), "t.csv", df)
-    assert at.session_state["y_column"] == column and at.radio(key="positive_is").value == answer
+    assert app_state.session(at).y_column == column and at.radio(key="positive_is").value == answer
     assert any(c.value.startswith("Read from the words") and column.split("_")[-1] in c.value for c in at.caption)
     assert not at.button(key="confirm_task").disabled
     assert any("is the disadvantaged group" in c for c in _disadvantaged(at))

@@ -103,7 +103,7 @@ def test_a_drifted_table_is_warned_by_column_rated_per_group_and_its_decisions_a
     assert any("audit_fig_target" in c for c in charts) and any("audit_fig_pr" in c for c in charts), charts
     assert [d for d in at.get("download_button") if d.proto.label == "Download the decisions (CSV)"]
     # the file offered is the one `fairdash predict` writes for this table and the run's model file
-    offered = at.session_state[state.AUDITED].value
+    offered = app_state.session(at).audited.value
     model = save_model(next(iter(compas_run.models.values())), tmp_path / "model.fairdash")
     subprocess.run([sys.executable, "-m", "fairdash", "predict", "--model", str(model), "--data", str(table),
                     "--out", str(tmp_path / "out.csv")], cwd=ROOT, check=True, capture_output=True)
@@ -160,11 +160,11 @@ def test_the_upload_stays_in_memory_and_forget_deletes_it(compas_run):
     at = _page_with_run(compas_run)
     before = files()
     _upload(at, "private.csv", payload)
-    assert at.session_state[state.AUDITED].value.scored.decisions.shape[0] == 400
+    assert app_state.session(at).audited.value.scored.decisions.shape[0] == 400
     assert files() == before
     saved = _sessions().load(app_state.get(at, "token")) or {}
     assert saved and not {state.AUDITED, state.UPLOAD_READ} & set(saved)
     assert not any(isinstance(v, pd.DataFrame) and len(v) == 400 for v in saved.values())
     at.button(key="forget_session").click().run()
     _ok(at)
-    assert state.AUDITED not in at.session_state and state.UPLOAD_READ not in at.session_state
+    assert app_state.session(at).audited is None and app_state.session(at).upload_read is None

@@ -52,7 +52,7 @@ def _holds_nothing_of(at, token) -> None:
     assert app_state.get(at, "token") != token and _url(at)["session"] != token
     assert app_state.get(at, "table_id") == "sample:adult"
     assert not app_state.get(at, "runs")
-    held = {k: at.session_state[k] for k in SESSION_KEYS if k in at.session_state}
+    held = app_state.session(at).values(SESSION_KEYS)
     assert MARK not in repr(held.get(state.TABLE_NAME)) and state.PENDING not in held and state.UPLOAD_READ not in held
     assert MARK not in repr(held.get(state.SPEC)) and MARK not in repr(list(held.get(state.TABLE, pd.DataFrame())))
     sidebar = " ".join(str(m.value) for m in at.sidebar.markdown)

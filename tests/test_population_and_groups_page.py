@@ -37,11 +37,11 @@ def test_a_leak_is_listed_and_one_click_drops_it():
     df = pd.DataFrame({"gender": rng.choice(["f", "m"], n), "x1": rng.normal(size=n), "x2": rng.normal(size=n),
                        "approved_copy": np.where(rng.random(n) < 0.01, 1 - y, y), "outcome": y})
     at = _upload(_new_app(), "loans.csv", df)
-    assert (at.session_state["s_column"], at.session_state["y_column"]) == ("gender", "outcome")
+    assert (app_state.session(at).s_column, app_state.session(at).y_column) == ("gender", "outcome")
     assert any("approved_copy" in m.value and "gives **y** away" in m.value for m in at.markdown)
     at.button(key="drop_leak_approved_copy").click().run()
     _ok(at)
-    assert "approved_copy" not in at.session_state["features"]
+    assert "approved_copy" not in app_state.session(at).features
     assert not any("gives **y** away" in m.value for m in at.markdown)
     _use(at)  # answering first where the page asks whether a positive label is favourable
     _ok(at)
@@ -56,7 +56,7 @@ def test_a_one_hot_sibling_is_never_guessed_as_the_label():
                        "MARRIAGE_1": (m == 1).astype(int), "MARRIAGE_2": (m == 2).astype(int),
                        "MARRIAGE_3": (m == 3).astype(int), "default payment next month": rng.integers(0, 2, n)})
     at = _upload(_new_app(), "credit.csv", df)
-    assert at.session_state["y_column"] == "default payment next month"
+    assert app_state.session(at).y_column == "default payment next month"
     assert app_state.get(at, "table_id") == "sample:adult"  # not committed before the user confirms
 
 
@@ -175,10 +175,10 @@ def test_a_joint_leak_is_listed_once_and_one_click_drops_its_columns():
                        "lab_b": (lab == "b").astype(int), "lab_c": (lab == "c").astype(int),
                        "outcome": (lab == "a").astype(int)})
     at = _upload(_new_app(), "labels.csv", df)
-    assert (at.session_state["s_column"], at.session_state["y_column"]) == ("gender", "outcome")
+    assert (app_state.session(at).s_column, app_state.session(at).y_column) == ("gender", "outcome")
     joint = [m.value for m in at.markdown if "give **y** away together" in m.value]
     assert len(joint) == 1 and "`lab_b`" in joint[0] and "`lab_c`" in joint[0]
     at.button(key="drop_joint_y").click().run()
     _ok(at)
-    assert not {"lab_b", "lab_c"} & set(at.session_state["features"])
+    assert not {"lab_b", "lab_c"} & set(app_state.session(at).features)
     assert not any("away together" in m.value for m in at.markdown)

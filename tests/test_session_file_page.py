@@ -16,10 +16,9 @@ KEY = state.OPEN_SESSION_FILE
 
 def _saved(at: AppTest) -> bytes:
     """The file "Save this session" downloads for ``at``'s session (the bytes its button makes when pressed)."""
-    ss = at.session_state
-    return sf.session_bytes(table=ss[state.TABLE], table_name=ss[state.TABLE_NAME],
-                            table_description=ss[state.TABLE_DESC], task=ss[state.TASK], target=ss[state.TARGET],
-                            runs=ss[state.RUNS] if state.RUNS in ss else [])
+    ss = app_state.session(at)
+    return sf.session_bytes(table=ss.table, table_name=ss.table_name, table_description=ss.table_desc, task=ss.task,
+                            target=ss.target, runs=ss.runs or [])
 
 
 def _open(at: AppTest, name: str, raw: bytes) -> AppTest:
@@ -36,20 +35,20 @@ def test_a_saved_session_opens_in_another_session_with_the_same_table_target_and
     _ok(first)
     assert any(getattr(b, "label", None) == "Save this session" for b in first.get("download_button"))
     raw = _saved(first)
-    before = first.session_state
+    before = app_state.session(first)
 
     other = _new_app()  # a session of its own: as a fresh server after a restart, it holds nothing of the first
-    assert other.session_state[state.TOKEN] != before[state.TOKEN] and not app_state.get(other, "runs", [])
+    assert app_state.session(other).token != before.token and not app_state.get(other, "runs", [])
     _open(other, "work.fairdash-session", raw)
     assert any("Opened work.fairdash-session" in s.value for s in other.success)
-    after = other.session_state
-    pd.testing.assert_frame_equal(after[state.TABLE], before[state.TABLE])
-    assert after[state.SPEC] == before[state.SPEC] and after[state.TASK].fingerprint == before[state.TASK].fingerprint
-    assert after[state.TARGET] == before[state.TARGET] and after[state.TARGET].target_rate == 0.3
-    assert [r.title for r in after[state.RUNS]] == [r.title for r in before[state.RUNS]]
-    for old, new in zip(before[state.RUNS], after[state.RUNS]):
+    after = app_state.session(other)
+    pd.testing.assert_frame_equal(after.table, before.table)
+    assert after.spec == before.spec and after.task.fingerprint == before.task.fingerprint
+    assert after.target == before.target and after.target.target_rate == 0.3
+    assert [r.title for r in after.runs] == [r.title for r in before.runs]
+    for old, new in zip(before.runs, after.runs):
         pd.testing.assert_frame_equal(new.results, old.results)
-    assert after[state.TABLE_ID].startswith("upload:")  # whatever the file says, its table is treated as personal data
+    assert after.table_id.startswith("upload:")  # whatever the file says, its table is treated as personal data
     other.switch_page("pages/target.py").run()
     _ok(other)
     assert other.slider(key=state.PR_T_SLIDER).value == 0.3  # the Target page shows the file's target
@@ -62,9 +61,9 @@ def test_an_altered_session_file_is_refused_and_changes_nothing():
     at = _new_app()
     raw = bytearray(_saved(at))
     raw[len(raw) // 2] ^= 0x01
-    table_id = at.session_state[state.TABLE_ID]
+    table_id = app_state.session(at).table_id
     _open(at, "altered.fairdash-session", bytes(raw))
     errors = [e.value for e in at.error]
     assert any("altered.fairdash-session" in e and "altered" in e and "This session is unchanged." in e
                for e in errors), errors
-    assert at.session_state[state.TABLE_ID] == table_id
+    assert app_state.session(at).table_id == table_id

@@ -27,7 +27,6 @@ from fairdash.app.session import (
     SNAPSHOT_OPENED,
 )
 from fairdash.app.session_store import ENTRY_BYTES, SessionStore
-from fairdash.app.views import SNAPSHOT_KEY
 
 import app_state
 from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok, _upload, _use  # noqa: F401 (autouse fixtures)
@@ -65,7 +64,7 @@ def _train_lr(at, pr_t=None):
 def _snapshot(at) -> str:
     at.button(key="make_snapshot").click().run()
     _ok(at)
-    link = at.session_state[SNAPSHOT_KEY]
+    link = app_state.session(at).snapshot_link
     return link.split("snapshot=", 1)[1]
 
 

@@ -248,7 +248,7 @@ def test_a_fit_cache_that_cannot_write_is_said_with_the_finished_run(monkeypatch
     # default, on two busy cores in CI; the limit only guards against a hang)
     at.button(key="train_button").click().run(timeout=600)
     _ok(at)
-    kind, text = at.session_state[jobs.NOTE_KEY]
+    kind, text = app_state.session(at).job_note
     assert cache.write_error is not None and "fit cache could not write" in cache.write_error
     assert kind == "done" and cache.write_error in text, text
     at.run()

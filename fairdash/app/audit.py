@@ -46,18 +46,18 @@ def audited(up, run, i: int) -> library.Audit:
     """The uploaded file ``up`` scored by the ``i``-th model of ``run`` (once per file, run and model in this
     session). Raises :class:`~fairdash.errors.FairDashError` with one line where the file cannot be read or the
     model refuses the table."""
-    ss = st.session_state
+    ss = state.current()
     key = list(run.models)[i]
     wanted = (up.file_id, run.key, run.number, key)
-    kept = ss.get(state.AUDITED)
+    kept = ss.audited
     if kept is not None and kept.key == wanted:
         return kept.value
-    ss.pop(state.AUDITED, None)
+    del ss.audited
     df, _ = ui.read_upload_file(up)  # the Data page's reader, budget and memory guard
     trained = run.models[key]
     result = library.audit_table(trained, df, targets_of(trained, len(trained.group_names)),
                                  run.spec.target.criterion)
-    ss[state.AUDITED] = state.Keyed(wanted, result)
+    ss.audited = state.Keyed(wanted, result)
     return result
 
 

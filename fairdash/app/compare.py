@@ -38,10 +38,10 @@ def results_of(runs):
     its label in words, priced together), computed once for a choice of runs (pricing runs of one task together
     fits the rules that use s)."""
     key = tuple((r.number, r.created) for r in runs)
-    kept = st.session_state.get(state.COMPARE_ROWS)
+    kept = state.current().compare_rows
     if kept is None or kept.key != key:
         kept = state.Keyed(key, side_by_side(runs))
-        st.session_state[state.COMPARE_ROWS] = kept
+        state.current().compare_rows = kept
     return kept.value.copy()
 
 
@@ -222,8 +222,8 @@ def report_of_runs(runs) -> None:
     if st.button("Build a report of these runs", key="build_compare_report",
                  help="One HTML page of the runs shown here, side by side (the Export page has each run's own)."):
         with ui.guard("The report could not be built: "):
-            st.session_state[REPORT_KEY] = state.ComparedReport(shown, report_for_runs(runs, rows_together(runs)))
-    rep = st.session_state.get(REPORT_KEY)
+            state.current().compare_report = state.ComparedReport(shown, report_for_runs(runs, rows_together(runs)))
+    rep = state.current().compare_report
     if rep is not None and rep.shown == shown:
         st.download_button("Download the report of these runs (HTML)", rep.html.encode("utf-8"),
                            f"fairdash_report_runs_{'_'.join(map(str, shown))}.html", "text/html",

@@ -260,7 +260,7 @@ def registry() -> JobRegistry:
 
 
 def _token():
-    return st.session_state.get(state.TOKEN)
+    return state.current().token
 
 
 def current() -> TrainingJob | None:
@@ -293,7 +293,7 @@ def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
     except Exception:
         log_event("refusal", session=_token(), reason="memory_guard")
         raise
-    st.session_state.pop(NOTE_KEY, None)
+    del state.current().job_note
     if IN_WORKER_PROCESS:
         in_worker = worker.ProcessWork(worker.train_run_detached, task, spec, nice=limits.training_nice, **train_kwargs)
 
@@ -319,45 +319,45 @@ def collect() -> None:
     never a traceback) or was cancelled (nothing added); a note in the sidebar says which, on every page,
     until dismissed (a note, not a toast: Streamlit's toasts are dialogs without an accessible name).
     Called at the start of every script run of the session (app.py)."""
-    ss = st.session_state
-    ss.pop(OUTCOME_KEY, None)
+    ss = state.current()
+    del ss.job_outcome
     job = registry().take_finished(_token())
     if job is None:
         return
     if job.state == "done":
         run = copy.copy(job.result)  # each session numbers its own copy of the run
         session.add_run(run)
-        ss.pop(state.COMPARE_TARGET, None)
+        del ss.compare_target
         cached = int(run.results["cached"].sum()) if "cached" in run.results else 0
         kept_in_memory = getattr(ui.fit_cache(), "write_error", None)  # (a full disk: said here, once per run)
-        outcome = ss[NOTE_KEY] = state.JobNote("done", f"Trained {len(run.results)} fit(s) in {run.seconds:.1f} s"
+        outcome = ss.job_note = state.JobNote("done", f"Trained {len(run.results)} fit(s) in {run.seconds:.1f} s"
                                   + (f" ({cached} from the cache)" if cached else "")
                                   + f": run {run.number} is in the run history."
                                   + (f" {kept_in_memory}" if kept_in_memory else ""))
     elif job.state == "failed":
-        outcome = ss[NOTE_KEY] = state.JobNote("failed", f"Training failed: {job.error}")
+        outcome = ss.job_note = state.JobNote("failed", f"Training failed: {job.error}")
     elif job.why_cancelled == "closed_tab":
-        outcome = ss[NOTE_KEY] = state.JobNote("cancelled", f"Training cancelled after {job.elapsed():.0f} s: no tab of this "
+        outcome = ss.job_note = state.JobNote("cancelled", f"Training cancelled after {job.elapsed():.0f} s: no tab of this "
                                                f"session was open for {job.grace_s:.0f} s. Nothing was added to the "
                                                "run history.")
     else:
-        outcome = ss[NOTE_KEY] = state.JobNote("cancelled", f"Training cancelled after {job.elapsed():.0f} s: nothing was added "
+        outcome = ss.job_note = state.JobNote("cancelled", f"Training cancelled after {job.elapsed():.0f} s: nothing was added "
                                                "to the run history.")
-    ss[OUTCOME_KEY] = outcome
+    ss.job_outcome = outcome
 
 
 def outcome() -> state.JobNote | None:
     """The :class:`~fairdash.app.state.JobNote` of the job collected in this script run (the Train page's status line), else ``None``."""
-    return st.session_state.get(OUTCOME_KEY)
+    return state.current().job_outcome
 
 
 def note() -> state.JobNote | None:
     """The :class:`~fairdash.app.state.JobNote` of a failed or cancelled job, kept until the next training or until dismissed."""
-    return st.session_state.get(NOTE_KEY)
+    return state.current().job_note
 
 
 def _dismiss() -> None:
-    st.session_state.pop(NOTE_KEY, None)
+    del state.current().job_note
 
 
 def _job_box(drawn_queued: bool = False) -> None:

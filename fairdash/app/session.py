@@ -91,10 +91,10 @@ def browser_id() -> str:
     cookie."""
     if (owner := signin.owner_id()) is not None:
         return owner
-    ss = st.session_state
-    if state.BROWSER not in ss:
-        ss[state.BROWSER] = browser_cookie() or secrets.token_urlsafe(32)
-    return ss[state.BROWSER]
+    ss = state.current()
+    if not ss.has(state.Session.browser):
+        ss.browser = browser_cookie() or secrets.token_urlsafe(32)
+    return ss.browser
 
 
 def keep_browser_id() -> None:
@@ -114,10 +114,10 @@ def keep_browser_id() -> None:
 # Opening an address, keeping the session
 # --------------------------------------------------------------------------------------------------
 def _start_new(note: str | None) -> None:
-    ss = st.session_state
-    ss[state.TOKEN] = _sessions().new_token()
+    ss = state.current()
+    ss.token = _sessions().new_token()
     if note:
-        ss[state.LINK_NOTE] = note
+        ss.link_note = note
 
 
 def open_session() -> bool:
@@ -126,7 +126,7 @@ def open_session() -> bool:
     snapshot a ``snapshot`` link names; anything else starts a new session with a one-line note of why
     (``link_note``). Returns whether a saved state was taken (then the caller applies the target the URL
     names over the saved one)."""
-    ss = st.session_state
+    ss = state.current()
     qp = st.query_params
     snap, token = qp.get("snapshot"), qp.get("session")
     store = _sessions()
@@ -137,9 +137,9 @@ def open_session() -> bool:
         if opened.kind != "own":
             _start_new(NOTES.get(opened.kind, LINK_UNKNOWN))
             return False
-        ss.update(opened.state)
+        ss.put(opened.state)
         _start_new(SNAPSHOT_OPENED)
-        log_event("snapshot_opened", session=ss[state.TOKEN])
+        log_event("snapshot_opened", session=ss.token)
         return True
     if not token:
         _start_new(None)
@@ -150,10 +150,10 @@ def open_session() -> bool:
         if opened.kind in ("foreign", "deleted"):
             log_event("refusal", session=token, reason=f"address_{opened.kind}")
         return False
-    ss.update(opened.state)
-    ss[state.TOKEN] = token
-    ss[state.VERSION] = opened.version
-    ss[state.RESTORED] = True
+    ss.put(opened.state)
+    ss.token = token
+    ss.version = opened.version
+    ss.restored = True
     return True
 
 
@@ -161,10 +161,8 @@ def reset(note: str) -> None:
     """Drop everything of this tab's session from its state (table, task, target, runs, upload, widget values,
     notes) and start a new session with ``note``; only the tab's own keys stay (``state.TAB``: its browser,
     its frame, the sidebar's slots already drawn in this run)."""
-    ss = st.session_state
-    for key in list(ss.keys()):
-        if key not in state.TAB:
-            del ss[key]
+    ss = state.current()
+    ss.drop(k for k in ss.keys() if k not in state.TAB)
     _start_new(note)
 
 
@@ -172,7 +170,7 @@ def _forgotten_elsewhere() -> None:
     """The owner deleted this tab's session from another tab: drop it here too, and draw the whole page afresh
     (a full rerun, also from a fragment's or a callback's run, so nothing drawn from the old state stays),
     where :func:`link_note` says so in one line."""
-    log_event("refusal", session=st.session_state.get(state.TOKEN), reason="address_deleted", kind="stale_tab")
+    log_event("refusal", session=state.current().token, reason="address_deleted", kind="stale_tab")
     reset(LINK_DELETED)
     st.rerun(scope="app")
 
@@ -182,35 +180,35 @@ def follow_session() -> None:
     saved since this one last did, take its state (the session is one, whatever the number of tabs); when the
     owner deleted it from another tab, start afresh with a note (:func:`_forgotten_elsewhere`: the run stops
     there and the page is drawn again)."""
-    ss = st.session_state
-    token = ss.get(state.TOKEN)
+    ss = state.current()
+    token = ss.token
     if not token:
         return
     store = _sessions()
     if store.deleted(token):
         _forgotten_elsewhere()
     version = store.version(token)
-    if version is not None and version > ss.get(state.VERSION, version):
+    if version is not None and version > ss.get(state.Session.version, version):
         opened = store.open(token, browser_id())
         if opened.kind == "own":
-            ss.update(opened.state)
-            ss[state.VERSION] = opened.version
+            ss.put(opened.state)
+            ss.version = opened.version
 
 
 def link_note() -> str | None:
     """What happened to the address this session was opened with (once), or ``None``."""
-    return st.session_state.pop(state.LINK_NOTE, None)
+    return state.current().pop(state.Session.link_note)
 
 
 def _keep(token: str) -> str:
     """Save this browser session's state under ``token`` (its session); what the store answered
     (``session_store.KEPT``, or why not)."""
-    ss = st.session_state
+    ss = state.current()
     store = _sessions()
-    answer = store.keep(token, {k: ss[k] for k in SAVED if k in ss}, owner=ss.setdefault(state.LIVE, _Live()),
+    answer = store.keep(token, ss.values(SAVED), owner=ss.setdefault(state.Session.live, _Live()),
                         browser=browser_id())
     if answer == KEPT:
-        ss[state.VERSION] = store.version(token)
+        ss.version = store.version(token)
     return answer
 
 
@@ -218,18 +216,18 @@ def save_session(link: dict) -> None:
     """Keep this session's state under its token and put the token and ``link`` (the target's query
     parameters) in the URL. A refused save says why, once: the session was deleted from another tab (this
     tab drops it too and starts afresh), it belongs to another browser, or the server has no room."""
-    ss = st.session_state
-    token = ss.get(state.TOKEN)
+    ss = state.current()
+    token = ss.token
     if not token:
         return
     answer = _keep(token)
     if answer == DELETED:
         _forgotten_elsewhere()
     kept = answer == KEPT
-    if not kept and not ss.get(state.NOT_KEPT):
+    if not kept and not ss.not_kept:
         st.warning(NOT_OWNED if answer == FOREIGN else LINK_NOT_KEPT,
                    icon=":material/warning:")  # (not a toast: it has no accessible name)
-    ss[state.NOT_KEPT] = not kept
+    ss.not_kept = not kept
     want = {"session": token, **link}
     if any(st.query_params.get(k) != v for k, v in want.items()):
         st.query_params.update(want)
@@ -238,8 +236,8 @@ def save_session(link: dict) -> None:
 def make_snapshot() -> str | None:
     """Freeze this session as it is now under a snapshot id (the share link's); ``None`` when the server
     could not keep it (no room)."""
-    ss = st.session_state
-    token = ss.get(state.TOKEN)
+    ss = state.current()
+    token = ss.token
     if not token:
         return None
     if _keep(token) == DELETED:  # (the snapshot freezes the session as it is now, this run's changes included)
@@ -254,38 +252,38 @@ def remember(key: str, default) -> None:
     """Like :func:`restore`, but the widget comes back with the value the user last gave it in this
     session (Streamlit forgets a widget's state when its page is left); :func:`keep_widgets`, called
     at the end of every run, keeps those values."""
-    ss = st.session_state
-    kept = ss.setdefault(state.KEPT, {})
-    if key not in ss:
-        ss[key] = kept.get(key, default)
-    kept.setdefault(key, ss[key])
+    ss = state.current()
+    kept = ss.setdefault(state.Session.kept, {})
+    if not ss.has_widget(key):
+        ss.set_widget(key, kept.get(key, default))
+    kept.setdefault(key, ss.widget(key))
 
 
 def kept_value(key: str, default):
     """A remembered widget's value: its state if drawn in this run, else the value it last had."""
-    ss = st.session_state
-    if key in ss:
-        return ss[key]
-    return (ss.get(state.KEPT) or {}).get(key, default)
+    ss = state.current()
+    if ss.has_widget(key):
+        return ss.widget(key)
+    return (ss.kept or {}).get(key, default)
 
 
 def remember_value(key: str, value) -> None:
     """Set the value a remembered widget comes back with (its own state, if any, is left to the caller)."""
-    st.session_state.setdefault(state.KEPT, {})[key] = value
+    state.current().setdefault(state.Session.kept, {})[key] = value
 
 
 def keep_widgets() -> None:
     """Keep the current values of the widgets registered with :func:`remember` (see there)."""
-    ss = st.session_state
-    kept = ss.get(state.KEPT) or {}
+    ss = state.current()
+    kept = ss.kept or {}
     for key in list(kept):
-        if key in ss:
-            kept[key] = ss[key]
+        if ss.has_widget(key):
+            kept[key] = ss.widget(key)
 
 
 def runs() -> list:
     """This session's run history (oldest first); each a :class:`fairdash.work.runs.Run`."""
-    return st.session_state.setdefault(state.RUNS, [])
+    return state.current().setdefault(state.Session.runs, [])
 
 
 def add_run(run) -> None:
@@ -294,4 +292,4 @@ def add_run(run) -> None:
     same = [r.number for r in history if r.summary_parts() == run.summary_parts()]
     run.same_as = same[-1] if same else 0
     history.append(run)
-    st.session_state[state.RUN] = run
+    state.current().run = run

@@ -8,8 +8,6 @@ from __future__ import annotations
 import hashlib
 import time
 
-import streamlit as st
-
 from ..events import log_event
 from ..files import session_file as files
 from ..work.session_runs import restored_runs
@@ -32,11 +30,11 @@ def save_download():
     """``(data, file name)`` for the Export page's "Save this session": ``data`` makes the file's bytes when the
     button is pressed (a callable: the models' files are not made on every page view), from the session as it is
     now (its table, task, target and run history)."""
-    ss = st.session_state
-    parts = {"table": ss[state.TABLE], "table_name": str(ss.get(state.TABLE_NAME, "")),
-             "table_description": str(ss.get(state.TABLE_DESC, "") or ""), "task": ss[state.TASK],
+    ss = state.current()
+    parts = {"table": ss.table, "table_name": str(ss.get(state.Session.table_name, "")),
+             "table_description": str(ss.get(state.Session.table_desc, "") or ""), "task": ss.task,
              "target": target_state.current_or_default(), "runs": tuple(session.runs())}
-    token = ss.get(state.TOKEN)
+    token = ss.token
 
     def data() -> bytes:
         raw = files.session_bytes(**parts)
@@ -49,28 +47,28 @@ def save_download():
 def open_uploaded() -> None:
     """The uploader's ``on_change``: open the session file just uploaded (before the page is drawn, so every widget
     is drawn afresh from the file's session), and keep what became of it for :func:`take_note`."""
-    ss = st.session_state
-    up = ss.get(state.OPEN_SESSION_FILE)
+    ss = state.current()
+    up = ss.open_session_file
     if up is None:
         return
     try:
         text = open_file(up)
     except Exception as e:  # noqa: BLE001 - a refusal (or a surprise) is one line on the page; the session is kept
-        ss[state.SESSION_FILE_NOTE] = state.JobNote("failed", ui.error_text(e) + " This session is unchanged.")
+        ss.session_file_note = state.JobNote("failed", ui.error_text(e) + " This session is unchanged.")
     else:
-        ss[state.SESSION_FILE_NOTE] = state.JobNote("done", text)
+        ss.session_file_note = state.JobNote("done", text)
 
 
 def take_note():
     """What the last session file opened did (a :class:`fairdash.app.state.JobNote`), once; ``None`` otherwise."""
-    return st.session_state.pop(state.SESSION_FILE_NOTE, None)
+    return state.current().pop(state.Session.session_file_note)
 
 
 def open_file(up) -> str:
     """Open the uploaded session file ``up``: refusals are one-line :class:`fairdash.errors.FairDashError` (not a
     session file, altered, too large, too new, a table over the memory budget) and change nothing; a file opened
     replaces the session's work and returns the sentence to show."""
-    started, token = time.monotonic(), st.session_state.get(state.TOKEN)
+    started, token = time.monotonic(), state.current().token
     try:
         check_memory("uploads")  # the server's guard, before a byte is parsed
         raw = up.getvalue()
@@ -92,14 +90,12 @@ def open_file(up) -> str:
 def _replace_session(saved, runs, table_id: str) -> None:
     """This session's work becomes the file's: every key but :data:`KEPT_ON_OPEN` dropped, then the table and task
     (``ui.set_task``), the target and the runs set as they were saved."""
-    ss = st.session_state
-    for key in list(ss.keys()):
-        if key not in KEPT_ON_OPEN:
-            del ss[key]
+    ss = state.current()
+    ss.drop(k for k in ss.keys() if k not in KEPT_ON_OPEN)
     ui.set_task(saved.table, table_id, saved.table_name, saved.task.spec, task=saved.task)
-    ss[state.TABLE_DESC] = saved.table_description
-    ss[state.TARGET] = saved.target
+    ss.table_desc = saved.table_description
+    ss.target = saved.target
     state.show_new_pr_t(ss)
-    ss[state.RUNS] = list(runs)
+    ss.runs = list(runs)
     if runs:
-        ss[state.RUN] = runs[-1]
+        ss.run = runs[-1]

@@ -26,10 +26,11 @@ from collections.abc import Mapping
 import streamlit as st
 
 from ..events import log_event
+from . import state
 
 WHY = ("This FairDash server is open to its team only: sign in with your organisation's account to see "
        "the dashboard, your sessions and shared snapshots.")
-LOGGED = "fd_signin_logged"  # session state: the owner id already logged as signed in for this browser session
+LOGGED = state.SIGNIN_LOGGED  # the owner id already logged as signed in for this browser session
 PROVIDER_KEYS = ("client_id", "server_metadata_url")
 
 
@@ -97,8 +98,8 @@ def require_sign_in(navigation=None) -> None:
         return
     if signed_in():
         owner = owner_id()
-        if owner and st.session_state.get(LOGGED) != owner:
-            st.session_state[LOGGED] = owner
+        if owner and state.current().signin_logged != owner:
+            state.current().signin_logged = owner
             log_event("sign_in", user=owner)
             _return_after_sign_in()
         return
@@ -154,6 +155,6 @@ def sign_out_button() -> None:
         st.caption(f"Signed in as {who}")
     if st.button("Sign out", key="fd_sign_out", icon=":material/logout:"):
         owner = owner_id()
-        st.session_state.pop(LOGGED, None)
+        del state.current().signin_logged
         log_event("sign_out", user=owner)
         st.logout()

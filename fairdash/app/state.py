@@ -3,11 +3,24 @@
 Every page, ``app.py`` and the glue modules of ``fairdash.app`` read and write the session through these
 names, never through a string of their own (``tests/test_structure.py`` checks it); the tests read them too
 (``tests/app_state.py``). A value that holds several parts is a named tuple, so no reader counts positions.
-Widget keys that are read back from the session (``key=`` of a widget, then ``session_state[...]``) are
-named here as well. A plain module of names: it imports nothing of Streamlit."""
+Widget keys that are read back from the session (``key=`` of a widget, then read through :class:`Session`) are
+named here as well.
+
+Issue 37, item 2: :class:`Session` is the one way in to the session, a typed attribute per key (``ss.target``,
+``ss.runs``, ``del ss.pending``) over a mapping: ``st.session_state`` in the app (:func:`current`), a dict or an
+``AppTest``'s ``session_state`` in the tests. No other module touches ``st.session_state``
+(``tests/test_session_access.py``). The module imports Streamlit only inside :func:`current`."""
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, overload
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from fairdash.data.task import Task, TaskSpec
+    from fairdash.target.target_spec import TargetSpec
+    from fairdash.work.runs import Run
 
 # --------------------------------------------------------------------------------------------------
 # The working table and its task (``ui.set_task``)
@@ -65,6 +78,7 @@ KEPT = "_fd_kept"  # the widgets' kept values (session.remember)
 IN_FRAME = "_fd_in_frame"  # the app runs inside a frame
 SIDEBAR = "_fd_sidebar"  # the sidebar's slots
 SNAPSHOT_LINK = "fd_snapshot_link"  # the last snapshot link made in this tab
+SIGNIN_LOGGED = "fd_signin_logged"  # the owner id already logged as signed in for this browser session
 # the browser tab's own keys, not the session's: a reset (Forget, or a session forgotten in another tab) keeps
 # them and drops everything else, so a run never draws the sidebar's frame twice (its keyed box)
 TAB = (BROWSER, IN_FRAME, SIDEBAR)
@@ -176,11 +190,223 @@ class JobNote(NamedTuple):
     text: str
 
 
-def pr_t_box_key(ss) -> str:
+
+
+# --------------------------------------------------------------------------------------------------
+# The typed accessor (issue 37, item 2): the one way in to the session's values
+# --------------------------------------------------------------------------------------------------
+_T = TypeVar("_T")
+
+
+class Slot(Generic[_T]):
+    """One key of the session as a typed attribute of :class:`Session`: read (``None``, or the slot's default,
+    where the session has none), written, deleted (a missing key is no error)."""
+
+    def __init__(self, key: str, default: Any = None) -> None:
+        self.key, self.default = key, default
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> Slot[_T]: ...
+    @overload
+    def __get__(self, obj: Session, owner: type) -> _T: ...
+
+    def __get__(self, obj, owner):
+        if obj is None:
+            return self
+        return obj.widget(self.key, self.default)
+
+    def __set__(self, obj: Session, value: _T) -> None:
+        obj.set_widget(self.key, value)
+
+    def __delete__(self, obj: Session) -> None:
+        obj.remove(self.key)
+
+
+class Session:
+    """The session's values, typed, over a mapping: ``st.session_state`` in the app (:func:`current`), a dict or
+    AppTest's ``session_state`` in the tests. No other module reads or writes the session but through it
+    (``tests/test_session_access.py``); a widget's key is still the string its ``key=`` is given."""
+
+    # the working table and its task
+    table: Slot[pd.DataFrame] = Slot(TABLE)
+    table_id: Slot[str] = Slot(TABLE_ID)
+    table_name: Slot[str] = Slot(TABLE_NAME)
+    table_desc: Slot[str] = Slot(TABLE_DESC)
+    spec: Slot[TaskSpec] = Slot(SPEC)
+    task: Slot[Task] = Slot(TASK)
+    task_key: Slot[Any] = Slot(TASK_KEY)
+    rates: Slot[Keyed] = Slot(RATES)
+    split0: Slot[Keyed] = Slot(SPLIT0)
+    candidate: Slot[Keyed] = Slot(CANDIDATE)
+    protected: Slot[Any] = Slot(PROTECTED)
+    pending: Slot[Pending] = Slot(PENDING)
+    guess: Slot[Guess] = Slot(GUESS)
+    choices_kept: Slot[KeptChoices] = Slot(CHOICES_KEPT)
+    widgets_for: Slot[str] = Slot(WIDGETS_FOR)
+    upload_read: Slot[UploadRead] = Slot(UPLOAD_READ)
+    # the target
+    target: Slot[TargetSpec] = Slot(TARGET)
+    target_error: Slot[str] = Slot(TARGET_ERROR)
+    target_changed: Slot[str] = Slot(TARGET_CHANGED)
+    pr_t_box_version: Slot[int] = Slot(PR_T_BOX_VERSION, 0)
+    readout_ms: Slot[float] = Slot(READOUT_MS)
+    # runs, jobs, exports
+    runs: Slot[list[Run]] = Slot(RUNS)
+    run: Slot[Run] = Slot(RUN)
+    fit_cache: Slot[Any] = Slot(FIT_CACHE)
+    report_html: Slot[ReportHtml] = Slot(REPORT_HTML)
+    compare_report: Slot[ComparedReport] = Slot(COMPARE_REPORT)
+    compare_rows: Slot[Keyed] = Slot(COMPARE_ROWS)
+    audited: Slot[Keyed] = Slot(AUDITED)
+    job_note: Slot[JobNote] = Slot(JOB_NOTE)
+    job_outcome: Slot[JobNote] = Slot(JOB_OUTCOME)
+    # the session itself
+    token: Slot[str] = Slot(TOKEN)
+    link_note: Slot[str] = Slot(LINK_NOTE)
+    restored: Slot[bool] = Slot(RESTORED)
+    version: Slot[int] = Slot(VERSION)
+    browser: Slot[str] = Slot(BROWSER)
+    live: Slot[Any] = Slot(LIVE)
+    not_kept: Slot[bool] = Slot(NOT_KEPT)
+    kept: Slot[dict] = Slot(KEPT)
+    in_frame: Slot[bool] = Slot(IN_FRAME)
+    sidebar: Slot[Any] = Slot(SIDEBAR)
+    snapshot_link: Slot[str] = Slot(SNAPSHOT_LINK)
+    signin_logged: Slot[str] = Slot(SIGNIN_LOGGED)
+    # the Data page's widgets
+    s_column: Slot[str] = Slot(S_COLUMN)
+    y_column: Slot[str] = Slot(Y_COLUMN)
+    s1_values: Slot[list] = Slot(S1_VALUES)
+    y1_values: Slot[list] = Slot(Y1_VALUES)
+    s_threshold: Slot[float] = Slot(S_THRESHOLD)
+    y_threshold: Slot[float] = Slot(Y_THRESHOLD)
+    features: Slot[list] = Slot(FEATURES)
+    missing: Slot[str] = Slot(MISSING)
+    positive_meaning: Slot[str] = Slot(POSITIVE_MEANING)
+    positive_is: Slot[str] = Slot(POSITIVE_IS)
+    s_mode: Slot[str] = Slot(S_MODE)
+    s_with: Slot[list] = Slot(S_WITH)
+    group_labels: Slot[str] = Slot(GROUP_LABELS)
+    protected_group: Slot[Any] = Slot(PROTECTED_GROUP)
+    data_source: Slot[str] = Slot(DATA_SOURCE)
+    sample_chosen: Slot[bool] = Slot(SAMPLE_CHOSEN)
+    # the Target page's widgets
+    criterion: Slot[str] = Slot(CRITERION)
+    pr_t_slider: Slot[float] = Slot(PR_T_SLIDER)
+    tpr_target: Slot[float] = Slot(TPR_TARGET)
+    tnr_target: Slot[float] = Slot(TNR_TARGET)
+    delta: Slot[float] = Slot(DELTA)
+    strata_rates: Slot[Any] = Slot(STRATA_RATES)
+    strata_column: Slot[str] = Slot(STRATA_COLUMN)
+    # the Train page's widgets
+    train_models: Slot[list] = Slot(TRAIN_MODELS)
+    decision: Slot[str] = Slot(DECISION)
+    every_rule: Slot[bool] = Slot(EVERY_RULE)
+    include_other: Slot[bool] = Slot(INCLUDE_OTHER)
+    repeats: Slot[int] = Slot(REPEATS)
+    train_mode: Slot[str] = Slot(TRAIN_MODE)
+    parallel_jobs: Slot[int] = Slot(PARALLEL_JOBS)
+    sweep_from: Slot[float] = Slot(SWEEP_FROM)
+    sweep_to: Slot[float] = Slot(SWEEP_TO)
+    sweep_points: Slot[int] = Slot(SWEEP_POINTS)
+    # the Compare, Export and Score pages' widgets
+    compare_runs: Slot[list] = Slot(COMPARE_RUNS)
+    compare_target: Slot[float] = Slot(COMPARE_TARGET)
+    compare_view: Slot[str] = Slot(COMPARE_VIEW)
+    compare_seen: Slot[int] = Slot(COMPARE_SEEN)
+    export_run: Slot[int] = Slot(EXPORT_RUN)
+    export_model: Slot[int] = Slot(EXPORT_MODEL)
+    audit_run: Slot[int] = Slot(AUDIT_RUN)
+    audit_model: Slot[int] = Slot(AUDIT_MODEL)
+    open_session_file: Slot[Any] = Slot(OPEN_SESSION_FILE)
+    session_file_note: Slot[JobNote] = Slot(SESSION_FILE_NOTE)
+
+    def __init__(self, mapping: Any) -> None:  # a MutableMapping, or AppTest's session_state (no pop)
+        self._mapping = mapping
+
+    def has(self, slot: Slot) -> bool:
+        """Whether the session holds ``slot`` (``Session.token``), even as ``None``."""
+        return slot.key in self._mapping
+
+    def get(self, slot: Slot[_T], default: _T) -> _T:
+        """``slot``'s value, or ``default`` where the session holds none."""
+        return self._mapping.get(slot.key, default)
+
+    def setdefault(self, slot: Slot[_T], default: _T) -> _T:
+        """``slot``'s value, set to ``default`` first where the session holds none."""
+        if slot.key not in self._mapping:
+            self._mapping[slot.key] = default
+        return self._mapping[slot.key]
+
+    def pop(self, slot: Slot[_T]) -> _T | None:
+        """``slot``'s value (``None`` where none), removed from the session."""
+        value = self._mapping.get(slot.key)
+        self.remove(slot.key)
+        return value
+
+    def values(self, keys: Iterable[str]) -> dict[str, Any]:
+        """The values the session holds under ``keys`` (the store's and a snapshot's: :data:`SAVED`)."""
+        return {k: self._mapping[k] for k in keys if k in self._mapping}
+
+    def put(self, values: Mapping[str, Any]) -> None:
+        """Set every key of ``values`` (a stored or opened session's state)."""
+        for k, v in values.items():
+            self._mapping[k] = v
+
+    def drop(self, keys: Iterable[str]) -> None:
+        """Remove ``keys`` where the session holds them."""
+        for k in list(keys):
+            self.remove(k)
+
+    def remove(self, key: str) -> None:
+        """Remove ``key`` where the session holds it."""
+        try:
+            del self._mapping[key]
+        except KeyError:
+            pass
+
+    def keys(self) -> list[str]:
+        """Every key the session holds now."""
+        return list(self._mapping.keys())
+
+    # a role's ("s" or "y") widgets on the Data page
+    def role_column(self, role: str) -> Any:
+        return self._mapping.get(COLUMN[role])
+
+    def set_role_values(self, role: str, values: list) -> None:
+        self._mapping[VALUES[role]] = values
+
+    def set_role_threshold(self, role: str, value: float) -> None:
+        self._mapping[THRESHOLD[role]] = value
+
+    def previous_column(self, role: str) -> Any:
+        return self._mapping.get(PREVIOUS_COLUMN[role])
+
+    def set_previous_column(self, role: str, column: Any) -> None:
+        self._mapping[PREVIOUS_COLUMN[role]] = column
+
+    # a widget the caller names by its key (a key built from a row's name, a module's own key)
+    def widget(self, key: str, default: Any = None) -> Any:
+        return self._mapping.get(key, default)
+
+    def set_widget(self, key: str, value: Any) -> None:
+        self._mapping[key] = value
+
+    def has_widget(self, key: str) -> bool:
+        return key in self._mapping
+
+
+def current() -> Session:
+    """The running app's session (``st.session_state``) behind the typed accessor."""
+    import streamlit as st  # lazy: this module of names stays importable without Streamlit (tests/app_state.py)
+    return Session(st.session_state)
+
+
+def pr_t_box_key(ss: Session) -> str:
     """The PR_t number box's widget key: a new key (a new version) shows a PR_t set elsewhere."""
-    return f"{PR_T_BOX}_{ss.get(PR_T_BOX_VERSION, 0)}"
+    return f"{PR_T_BOX}_{ss.pr_t_box_version}"
 
 
-def show_new_pr_t(ss) -> None:
+def show_new_pr_t(ss: Session) -> None:
     """The number box shows the target's PR_t afresh on the next run (the one place the version moves)."""
-    ss[PR_T_BOX_VERSION] = ss.get(PR_T_BOX_VERSION, 0) + 1
+    ss.pr_t_box_version += 1

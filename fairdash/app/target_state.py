@@ -15,8 +15,6 @@ one PR_t, or opportunity with explicit TPR/TNR targets. A mode's dials the targe
 """
 from __future__ import annotations
 
-import streamlit as st
-
 from ..data import strata_candidates
 from ..errors import FairDashError
 from ..target.criteria import DEFAULT, DP, EO, EXPLICIT_MODE, mode_criterion  # noqa: F401 (mode_criterion re-exported)
@@ -56,9 +54,15 @@ def strata_mode_of(spec: TargetSpec) -> str:
     return "own" if spec.target_rate is None else "slider"
 
 
+def round_rate(value) -> float:
+    """The dashboard's one rounding rule of a rate it shows or compares (PR_t, a preset, a sweep's ends): three
+    decimals, the slider's and the number box's step."""
+    return round(float(value), 3)
+
+
 def presets(rates) -> dict:
     """The Target page's presets (min, avg, max of the groups' base rates), three decimals."""
-    return {k: round(float(v), 3) for k, v in rates.presets.items()}
+    return {k: round_rate(v) for k, v in rates.presets.items()}
 
 
 def strata_choices(table, task) -> list[str]:
@@ -74,18 +78,18 @@ def explicit_targets() -> tuple[float, float]:
 
 def clip_rate(value: float) -> float:
     """A PR_t on the slider's scale: three decimals, strictly inside (0, 1)."""
-    return min(max(round(float(value), 3), PR_T_MIN), PR_T_MAX)
+    return min(max(round_rate(value), PR_T_MIN), PR_T_MAX)
 
 
 # --------------------------------------------------------------------------------------------------
 def current() -> TargetSpec:
     """The session's target, consistent with the current task (:func:`follow_task`). Raises the
     :class:`FairDashError` of a refused edit until a valid one."""
-    ss = st.session_state
-    if ss.get(ERROR):
-        raise FairDashError(ss[ERROR])
+    ss = state.current()
+    if ss.target_error:
+        raise FairDashError(ss.target_error)
     follow_task()
-    return ss[KEY]
+    return ss.target
 
 
 def follow_task() -> list[str]:
@@ -93,11 +97,11 @@ def follow_task() -> list[str]:
     criterion allows one (a rule that cannot be combined with it goes back to the threshold; a new factor
     starts from each stratum's own average; without one, one PR_t again). Returns what it changed, in
     words (none: ``[]``), and keeps the sentence for the pages to show (:func:`take_changes`)."""
-    ss = st.session_state
-    spec = ss.get(KEY)
+    ss = state.current()
+    spec = ss.target
     if spec is None:
-        spec = ss[KEY] = _default()
-    task = ss.get(state.TASK)
+        spec = ss.target = _default()
+    task = ss.task
     strata = task.spec.strata_column if task is not None else None
     if spec.explicit or not criterion_info(spec.criterion).supports_strata:
         strata = None
@@ -114,27 +118,27 @@ def follow_task() -> list[str]:
     if not strata and spec.target_rate is None and not spec.explicit:  # back to one PR_t
         changes.update(target_rate=_kept_rate(), preset=None)
         said.append(f"PR_t is {changes['target_rate']:.3f} in every group")
-    ss[KEY] = spec.edited(**changes)
-    ss[state.TARGET_CHANGED] = "The task changed, so the target did: " + "; ".join(said) + "."
+    ss.target = spec.edited(**changes)
+    ss.target_changed = "The task changed, so the target did: " + "; ".join(said) + "."
     return said
 
 
 def take_changes() -> str | None:
     """The sentence of the target's last change by the task (:func:`follow_task`), once."""
-    return st.session_state.pop(state.TARGET_CHANGED, None)
+    return state.current().pop(state.Session.target_changed)
 
 
 def edit(**changes) -> bool:
     """Edit the session's target (``make_target_spec``'s arguments); ``False`` (and the reason kept for
     :func:`current`) if the edited target is invalid."""
-    ss = st.session_state
-    base = ss.get(KEY) or _default()
+    ss = state.current()
+    base = ss.target or _default()
     try:
-        ss[KEY] = base.edited(**changes)
+        ss.target = base.edited(**changes)
     except FairDashError as e:
-        ss[ERROR] = str(e)
+        ss.target_error = str(e)
         return False
-    ss.pop(ERROR, None)
+    del ss.target_error
     return True
 
 
@@ -168,11 +172,11 @@ def set_strata_mode(mode: str) -> bool:
 
 def new_task(avg_preset: float) -> None:
     """A new task (other data, s or y): PR_t starts at its avg preset (the paper's default)."""
-    ss = st.session_state
+    ss = state.current()
     rate = clip_rate(avg_preset)
-    ss.pop(RATE_WIDGET, None)
+    del ss.pr_t_slider
     session.remember_value(RATE_WIDGET, rate)  # also for a later switch back from explicit targets
-    spec = ss.get(KEY) or _default()
+    spec = ss.target or _default()
     if not spec.explicit and (spec.target_rate is not None or not spec.conditional):
         edit(target_rate=rate)
 
@@ -200,19 +204,19 @@ def link_params() -> dict:
 
 
 def current_or_default() -> TargetSpec:
-    return st.session_state.get(KEY) or _default()
+    return state.current().target or _default()
 
 
 def _kept_rate() -> float:
-    ss = st.session_state
-    spec = ss.get(KEY)
+    ss = state.current()
+    spec = ss.target
     if spec is not None and spec.target_rate is not None:
         return float(spec.target_rate)
     return clip_rate(session.kept_value(RATE_WIDGET, _avg_preset()))
 
 
 def _avg_preset() -> float:
-    rates = st.session_state.get(state.RATES)
+    rates = state.current().rates
     return clip_rate(rates.value.presets["avg"]) if rates is not None else 0.5
 
 

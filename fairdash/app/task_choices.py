@@ -78,62 +78,60 @@ class Choices:
         """Before the widgets are drawn: keep their values (same table), or bring back a pending upload's
         choices as the user left them (Streamlit forgets a widget's value when its page is left), or
         :meth:`reset` them for a new working table."""
-        ss = st.session_state
-        if ss.get(state.WIDGETS_FOR) == self.table_id and state.S_COLUMN in ss:
+        ss = state.current()
+        if ss.widgets_for == self.table_id and ss.has(state.Session.s_column):
             return
-        kept = ss.get(KEPT)
-        if kept is not None and kept.table_id == self.table_id and self.table_id != ss.get(state.TABLE_ID):
-            for k, v in kept.values.items():
-                ss[k] = v
-            ss[state.WIDGETS_FOR] = self.table_id
+        kept = ss.choices_kept
+        if kept is not None and kept.table_id == self.table_id and self.table_id != ss.table_id:
+            ss.put(kept.values)
+            ss.widgets_for = self.table_id
             return
         self.reset()
 
     def keep(self) -> None:
         """After the widgets are drawn: keep a pending upload's choices until they are confirmed or
         discarded (the current task's choices need no copy: they come back from its spec)."""
-        ss = st.session_state
-        if self.table_id == ss.get(state.TABLE_ID):
-            ss.pop(KEPT, None)
+        ss = state.current()
+        if self.table_id == ss.table_id:
+            del ss.choices_kept
         else:
-            ss[KEPT] = state.KeptChoices(self.table_id, {k: ss[k] for k in WIDGETS if k in ss})
+            ss.choices_kept = state.KeptChoices(self.table_id, ss.values(WIDGETS))
 
     def reset(self) -> None:
         """A new working table: every choice widget takes the current spec (same table) or a guess,
         shown as a suggestion and committed only when the user confirms it."""
-        ss = st.session_state
-        if self.table_id == ss.get(state.TABLE_ID):
-            spec = ss[state.SPEC]
-            ss.pop(state.GUESS, None)
+        ss = state.current()
+        if self.table_id == ss.table_id:
+            spec = ss.spec
+            del ss.guess
         else:
             g = proxies.guess_roles(self.df, self.prof)
             spec = data.TaskSpec(g.s_column, g.y_column, g.s1_values, g.y1_values, y_threshold=g.y_threshold,
                                  s_threshold=g.s_threshold)
-            ss[state.GUESS] = state.Guess(self.table_id, g)
-        for k in WIDGETS:
-            ss.pop(k, None)
-        ss[state.S_COLUMN], ss[state.Y_COLUMN] = spec.s_column, spec.y_column
-        ss[state.S_MODE] = "cross" if spec.s_with else ("each" if spec.s_multi else "two")
+            ss.guess = state.Guess(self.table_id, g)
+        ss.drop(WIDGETS)
+        ss.s_column, ss.y_column = spec.s_column, spec.y_column
+        ss.s_mode = "cross" if spec.s_with else ("each" if spec.s_multi else "two")
         if spec.s_with:
-            ss[state.S_WITH] = spec.s_with
-        ss[state.GROUP_LABELS] = ", ".join(spec.group_labels)
+            ss.s_with = spec.s_with
+        ss.group_labels = ", ".join(spec.group_labels)
         self._fill_values("s", spec)
         self._fill_values("y", spec)
-        ss[state.FEATURES] = list(spec.features) if spec.features is not None else data.default_features(
+        ss.features = list(spec.features) if spec.features is not None else data.default_features(
             self.df, self.prof, spec.s_column, spec.y_column, self._sample_drop())
-        ss[state.MISSING] = spec.missing
-        ss[state.POSITIVE_MEANING] = spec.positive_meaning
+        ss.missing = spec.missing
+        ss.positive_meaning = spec.positive_meaning
         said = spec.positive_favourable
-        ss[state.POSITIVE_IS] = meaning.WORDS[said] if said is not None else self._read_answer()
-        ss[state.WIDGETS_FOR] = self.table_id
+        ss.positive_is = meaning.WORDS[said] if said is not None else self._read_answer()
+        ss.widgets_for = self.table_id
 
     def _label_words(self) -> tuple[bool | None, str]:
         """Whether the label's words (the meaning typed, else its column name and positive values) say that a
         positive label is favourable for the person, and those words (:func:`meaning.favourable_from_label`)."""
-        ss = st.session_state
-        y_col = ss[state.Y_COLUMN]
-        thr = ss.get(state.Y_THRESHOLD) if self.threshold(y_col) else None
-        return meaning.favourable_from_label(ss.get(state.POSITIVE_MEANING), y_col, ss.get(state.Y1_VALUES, []), thr)
+        ss = state.current()
+        y_col = ss.y_column
+        thr = ss.y_threshold if self.threshold(y_col) else None
+        return meaning.favourable_from_label(ss.positive_meaning, y_col, ss.get(state.Session.y1_values, []), thr)
 
     def _read_answer(self):
         """The question's answer as the label's words give it ("favourable", "unfavourable"), or None: asked."""
@@ -146,50 +144,50 @@ class Choices:
         return meaning.label_favourable(self.spec())[1] != meaning.ASSUMED
 
     def _fill_values(self, role: str, spec=None) -> None:
-        ss = st.session_state
-        col = ss[state.COLUMN[role]]
+        ss = state.current()
+        col = ss.role_column(role)
         vals = data.column_values(self.df, col)
         if spec is not None and getattr(spec, f"{role}_column") == col:
             chosen, thr = list(getattr(spec, f"{role}1_values")), getattr(spec, f"{role}_threshold")
         else:  # the user picked another column: its values are a fresh guess, visible in the widget
             chosen, thr, _ = proxies.guess_values(self.df, col, role, self.prof)
-        ss[state.VALUES[role]] = [v for v in chosen if v in vals]
+        ss.set_role_values(role, [v for v in chosen if v in vals])
         if self.threshold(col):
-            ss[state.THRESHOLD[role]] = float(thr) if thr is not None else float(pd.to_numeric(self.df[col]).median())
+            ss.set_role_threshold(role, float(thr) if thr is not None else float(pd.to_numeric(self.df[col]).median()))
 
     def column_changed(self, role: str) -> None:
         """The user picked another ``s`` or ``y`` column: its values are guessed again, and the column that
         was ``s`` (or ``y``) becomes an ordinary feature again."""
-        ss = st.session_state
+        ss = state.current()
         self._fill_values(role)
-        if role == "y" and ss.get(state.WIDGETS_FOR):  # another label: its own words answer the question, or it is asked
-            ss[state.POSITIVE_MEANING] = ""
-            ss[state.POSITIVE_IS] = self._read_answer()
-        feats = [c for c in ss.get(state.FEATURES, []) if c not in (ss[state.S_COLUMN], ss[state.Y_COLUMN])]
-        old = ss.get(state.PREVIOUS_COLUMN[role])
+        if role == "y" and ss.widgets_for:  # another label: its own words answer the question, or it is asked
+            ss.positive_meaning = ""
+            ss.positive_is = self._read_answer()
+        feats = [c for c in ss.get(state.Session.features, []) if c not in (ss.s_column, ss.y_column)]
+        old = ss.previous_column(role)
         flagged = set(self.prof.loc[self.prof["flags"] != "", "column"])
-        if old and old in self.columns and old not in feats and old not in (ss[state.S_COLUMN], ss[state.Y_COLUMN]) \
+        if old and old in self.columns and old not in feats and old not in (ss.s_column, ss.y_column) \
                 and old not in flagged and old not in self._sample_drop():
             feats.append(old)
-        ss[state.FEATURES] = [c for c in self.columns if c in feats]
+        ss.features = [c for c in self.columns if c in feats]
 
     def spec(self) -> data.TaskSpec:
         """The choices as a :class:`~fairdash.data.TaskSpec`."""
-        ss = st.session_state
-        s_col, y_col, mode = ss[state.S_COLUMN], ss[state.Y_COLUMN], ss.get(state.S_MODE, "two")
+        ss = state.current()
+        s_col, y_col, mode = ss.s_column, ss.y_column, ss.get(state.Session.s_mode, "two")
         two = mode == "two"
         return data.TaskSpec(
             s_column=s_col, y_column=y_col,
-            s1_values=tuple(ss.get(state.S1_VALUES, [])) if two and not self.threshold(s_col) else (),
-            y1_values=() if self.threshold(y_col) else tuple(ss.get(state.Y1_VALUES, [])),
-            s_threshold=float(ss[state.S_THRESHOLD]) if two and self.threshold(s_col) else None,
-            y_threshold=float(ss[state.Y_THRESHOLD]) if self.threshold(y_col) else None,
-            s_multi=mode == "each", s_with=ss.get(state.S_WITH) if mode == "cross" else None,
-            group_labels=tuple(g.strip() for g in str(ss.get(state.GROUP_LABELS, "")).split(",") if g.strip()),
-            features=tuple(ss.get(state.FEATURES, [])), missing=ss.get(state.MISSING, "drop"),
-            strata_column=ss[state.SPEC].strata_column if self.table_id == ss.get(state.TABLE_ID) else None,
-            positive_meaning=ss.get(state.POSITIVE_MEANING, ""),
-            positive_favourable={"favourable": True, "unfavourable": False}.get(ss.get(state.POSITIVE_IS)),
+            s1_values=tuple(ss.get(state.Session.s1_values, [])) if two and not self.threshold(s_col) else (),
+            y1_values=() if self.threshold(y_col) else tuple(ss.get(state.Session.y1_values, [])),
+            s_threshold=float(ss.s_threshold) if two and self.threshold(s_col) else None,
+            y_threshold=float(ss.y_threshold) if self.threshold(y_col) else None,
+            s_multi=mode == "each", s_with=ss.s_with if mode == "cross" else None,
+            group_labels=tuple(g.strip() for g in str(ss.get(state.Session.group_labels, "")).split(",") if g.strip()),
+            features=tuple(ss.get(state.Session.features, [])), missing=ss.get(state.Session.missing, "drop"),
+            strata_column=ss.spec.strata_column if self.table_id == ss.table_id else None,
+            positive_meaning=ss.get(state.Session.positive_meaning, ""),
+            positive_favourable={"favourable": True, "unfavourable": False}.get(ss.positive_is),
         )
 
     def label_meaning(self) -> None:
@@ -197,35 +195,35 @@ class Choices:
         for the person: pre-filled where the label's words say so (the meaning typed, else its column name and
         positive values), with the words it was read from; else asked, with no answer until the analyst gives one
         (the answer names the disadvantaged group)."""
-        ss = st.session_state
+        ss = state.current()
 
         def read_meaning():
-            said = meaning.favourable_from_meaning(ss.get(state.POSITIVE_MEANING))
+            said = meaning.favourable_from_meaning(ss.positive_meaning)
             if said is not None:
-                ss[state.POSITIVE_IS] = meaning.WORDS[said]
+                ss.positive_is = meaning.WORDS[said]
 
         st.text_input("What does a positive label mean, in plain words?", key=state.POSITIVE_MEANING, on_change=read_meaning,
                       placeholder="e.g. income above $50K a year (favourable), or rearrested (not favourable)")
-        ss.setdefault(state.POSITIVE_IS, None)
+        ss.setdefault(state.Session.positive_is, None)
         st.radio("Is a positive label favourable for the person?", list(POSITIVE_IS), key=state.POSITIVE_IS,
                  format_func=POSITIVE_IS.get, help="It decides which group is called disadvantaged: with a favourable "
                  "positive label the group with the lowest base rate, with an unfavourable one (rearrest, default) the "
                  "group with the highest.")
         read, words = self._label_words()
-        if ss.get(state.POSITIVE_IS) is None:
+        if ss.positive_is is None:
             st.warning("Nothing in the label's words says whether a positive label is good or bad for the person: "
                        "answer the question above. Until then no group is called disadvantaged and the table cannot "
                        "be used.", icon=":material/help:")
-        elif read is not None and meaning.WORDS[read] == ss[state.POSITIVE_IS]:
+        elif read is not None and meaning.WORDS[read] == ss.positive_is:
             st.caption(f"Read from the words \u201c{ui.literal(words)}\u201d: {meaning.WORDS[read]}. "
                        "Change the answer above if that is wrong.")
 
     def meaning_line(self, y_col: str) -> None:
         """The sentence under the choices: what a positive label means, and what PR_t shares out."""
-        ss = st.session_state
-        words = ss.get(state.POSITIVE_MEANING) or (
-            f"{y_col} is " + (f"above {ss.get(state.Y_THRESHOLD)}" if self.threshold(y_col)
-                              else " or ".join(map(repr, ss.get(state.Y1_VALUES, []))) or "(nothing chosen)"))
+        ss = state.current()
+        words = ss.positive_meaning or (
+            f"{y_col} is " + (f"above {ss.y_threshold}" if self.threshold(y_col)
+                              else " or ".join(map(repr, ss.get(state.Session.y1_values, []))) or "(nothing chosen)"))
         fav, how = meaning.label_favourable(self.spec())
         said = (f"It is {meaning.WORDS[fav]} for the person{'' if how == meaning.SAID else f' ({how})'}"
                 if how != meaning.ASSUMED else "Whether it is favourable for the person is not answered yet")
@@ -235,16 +233,16 @@ class Choices:
 
     def column_groups(self, feature_choices) -> None:
         """For many columns: per name-prefix group, one click to take all its columns in or leave them out."""
-        ss = st.session_state
+        ss = state.current()
         groups = ui.column_groups(self.df, self.table_id, feature_choices)
 
         def set_group(cols, on):
-            have = set(ss.get(state.FEATURES, []))
+            have = set(ss.get(state.Session.features, []))
             have = have | set(cols) if on else have - set(cols)
-            ss[state.FEATURES] = [c for c in feature_choices if c in have]
+            ss.features = [c for c in feature_choices if c in have]
 
         with st.expander(f"Column groups ({len(groups)} groups of columns sharing a name prefix)"):
-            chosen_now = set(ss.get(state.FEATURES, []))
+            chosen_now = set(ss.get(state.Session.features, []))
             for prefix, cols in groups.items():
                 c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="center")
                 c1.markdown(f"{ui.literal(prefix, code=True)}: {sum(c in chosen_now for c in cols)} of {len(cols)} "
@@ -254,11 +252,11 @@ class Choices:
 
     def leaks_and_proxies(self, task) -> None:
         """The task's leaks, each with one click to drop it, and its proxy table."""
-        ss = st.session_state
+        ss = state.current()
         leaks, proxy = ui.leaks_and_proxies(self.df, self.table_id, task)
 
         def drop(columns):
-            ss[state.FEATURES] = [c for c in ss.get(state.FEATURES, []) if c not in set(columns)]
+            ss.features = [c for c in ss.get(state.Session.features, []) if c not in set(columns)]
 
         if leaks:
             st.subheader("Leaks")
@@ -297,16 +295,16 @@ class Choices:
         the lowest base rate where a positive label is favourable for the person, the highest where it is
         unfavourable), and the sentence that says which group it is. Until it is said whether a positive label is
         favourable, no group is named disadvantaged (a protected group the analyst chose still is named)."""
-        ss = st.session_state
+        ss = state.current()
         names = list(task.group_names)
         favourable, how = meaning.label_favourable(task.spec)
         low = names[targets.disadvantaged_group(base_rates, favourable)]
         default = (f"The disadvantaged group ({low}: {'lowest' if favourable else 'highest'} base rate)"
                    if how != meaning.ASSUMED else "The disadvantaged group (named once the question above is answered)")
-        ui.set_if_changed(state.PROTECTED_GROUP, ss.get(state.PROTECTED) if ss.get(state.PROTECTED) in names else "")
+        ui.set_if_changed(state.PROTECTED_GROUP, ss.protected if ss.protected in names else "")
         st.selectbox("Protected group (optional: names the group the wording singles out)", [""] + names,
                      key=state.PROTECTED_GROUP, format_func=lambda g: g or default,
-                     on_change=lambda: ss.update({state.PROTECTED: ss[state.PROTECTED_GROUP] or None}))
+                     on_change=_name_protected)
         j, role = ui.group_role(names, base_rates, task.spec)
         if role == "the protected group":
             return ui.literal(f"{names[j]} is the protected group (chosen above).")
@@ -314,3 +312,9 @@ class Choices:
             return ("Which group is disadvantaged is named once you say whether a positive label is favourable for "
                     "the person (above).")
         return ui.literal(meaning.disadvantaged_sentence(names[j], favourable, how))
+
+
+def _name_protected() -> None:
+    """The protected-group box's callback: the group the analyst named (none: ``None``)."""
+    ss = state.current()
+    ss.protected = ss.protected_group or None

@@ -12,7 +12,7 @@ from ..models.registry import MODELS
 from ..target.decision import PAPER_RULE, RULES, choosable, left_out_note
 from ..target.target_spec import TargetSpec, criterion_info
 from ..work import runs
-from . import ui
+from . import target_state, ui
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class Defaults:
     @staticmethod
     def sweep_range(presets) -> tuple[float, float]:
         """The sweep's default from and to: the lower and the higher base rate, three decimals."""
-        return round(float(presets["min"]), 3), round(float(presets["max"]), 3)
+        return target_state.round_rate(presets["min"]), target_state.round_rate(presets["max"])
 
 
 DEFAULTS = Defaults()

@@ -140,13 +140,13 @@ def fit_cache():
     bundled samples share one on disk; an upload is personal data, so its fitted models (an SVM's support
     vectors are rows of the table) stay in this session's memory only, and go with the session or with
     "Forget this session"."""
-    ss = st.session_state
-    if str(ss.get(state.TABLE_ID, "")).startswith("sample:"):
+    ss = state.current()
+    if str(ss.get(state.Session.table_id, "")).startswith("sample:"):
         return _samples_fit_cache()
-    if ss.get(state.FIT_CACHE) is None:  # (kept with the session: a reload keeps it, Forget deletes it)
+    if ss.fit_cache is None:  # (kept with the session: a reload keeps it, Forget deletes it)
 
-        ss[state.FIT_CACHE] = FitCache(directory=False, memory_items=32)
-    return ss[state.FIT_CACHE]
+        ss.fit_cache = FitCache(directory=False, memory_items=32)
+    return ss.fit_cache
 
 
 def forget_session(training_cancelled: bool = False) -> None:
@@ -154,9 +154,9 @@ def forget_session(training_cancelled: bool = False) -> None:
     table, runs, cached fits and every snapshot made from it are deleted at once (the session's other tabs,
     and every address and snapshot link it had, say that the owner deleted it); the session starts again
     (new token, the default sample). Cached parses and scores of uploads go too."""
-    ss = st.session_state
-    token = ss.get(state.TOKEN)
-    cache = ss.get(state.FIT_CACHE)
+    ss = state.current()
+    token = ss.token
+    cache = ss.fit_cache
     if cache is not None:
         cache.clear()
     gone = session.forget_saved(token)
@@ -189,11 +189,11 @@ def _parsed_upload(digest: str, _raw: bytes, name: str) -> pd.DataFrame:  # keye
 def read_upload_file(up) -> tuple[pd.DataFrame, str]:
     """:func:`read_upload` for the uploader's file, once: every later rerun with the same file (its
     ``file_id``) reuses the table instead of hashing and parsing its bytes again."""
-    ss = st.session_state
-    seen = ss.get(state.UPLOAD_READ)
+    ss = state.current()
+    seen = ss.upload_read
     if seen is not None and seen.file_id == up.file_id:
         return seen.df, seen.table_id
-    started, token = time.monotonic(), ss.get(state.TOKEN)
+    started, token = time.monotonic(), ss.token
     try:
         check_memory("uploads")  # the server's guard, before a byte is parsed
         df, table_id = read_upload(up.getvalue(), up.name)
@@ -203,7 +203,7 @@ def read_upload_file(up) -> tuple[pd.DataFrame, str]:
         raise
     log_event("upload", session=token, bytes=up.size, rows=len(df), columns=df.shape[1],
               seconds=round(time.monotonic() - started, 3))
-    ss[state.UPLOAD_READ] = state.UploadRead(up.file_id, df, table_id)
+    ss.upload_read = state.UploadRead(up.file_id, df, table_id)
     return df, table_id
 
 
@@ -215,7 +215,7 @@ def refusal_reason(error: BaseException) -> str:
 
 def log_export(kind: str, nbytes: int) -> None:
     """A download's event (``on_click`` of the Export page's buttons): what kind, how large; never what."""
-    log_event("export", session=st.session_state.get(state.TOKEN), kind=kind, bytes=int(nbytes))
+    log_event("export", session=state.current().token, kind=kind, bytes=int(nbytes))
 
 
 def read_upload(raw: bytes, name: str) -> tuple[pd.DataFrame, str]:
@@ -231,9 +231,9 @@ def _profile(table_id: str, _df: pd.DataFrame) -> pd.DataFrame:
 
 def profile(df: pd.DataFrame | None = None, table_id: str | None = None) -> pd.DataFrame:
     """The column profile of ``df`` (default: the current table), computed once per table id."""
-    ss = st.session_state
-    df = ss[state.TABLE] if df is None else df
-    return _profile(table_id or ss.get(state.TABLE_ID, "?"), df)
+    ss = state.current()
+    df = ss.table if df is None else df
+    return _profile(table_id or ss.get(state.Session.table_id, "?"), df)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -247,29 +247,29 @@ def set_task(df: pd.DataFrame, table_id: str, table_name: str, spec: data.TaskSp
              task: data.Task | None = None) -> data.Task:
     """Build the task (or take the prebuilt ``task``); on success it becomes the session's current
     task (table included). On a :class:`FairDashError` nothing changes and the error propagates."""
-    ss = st.session_state
+    ss = state.current()
     key = _task_key(table_id, spec)
-    if ss.get(state.TASK_KEY) == key and ss.get(state.TASK) is not None:
-        return ss[state.TASK]
+    if ss.task_key == key and ss.task is not None:
+        return ss.task
     task = task if task is not None else data.build_task(df, spec)
     # the readouts' split and rates must exist too, before anything is committed (a table whose
     # smallest (group, label) cell has one row builds, but cannot be split)
     split = data.split_task(task, seed=SPLIT_SEED)
     rates = training_rates(task, split)
-    old = ss.get(state.SPEC)
-    same_target = (old is not None and ss.get(state.TABLE_ID) == table_id and old.s_column == spec.s_column
+    old = ss.spec
+    same_target = (old is not None and ss.table_id == table_id and old.s_column == spec.s_column
                    and old.y_column == spec.y_column and old.s1_values == spec.s1_values
                    and old.y1_values == spec.y1_values)
-    if ss.get(state.TABLE_ID) != table_id:
-        ss[state.TABLE_DESC] = ""  # a sample's description belongs to the sample (load_sample_task sets it)
-    ss[state.TABLE], ss[state.TABLE_ID], ss[state.TABLE_NAME] = df, table_id, table_name
-    ss[state.SPEC], ss[state.TASK], ss[state.TASK_KEY] = spec, task, key
-    ss[state.RATES], ss[state.SPLIT0] = state.Keyed(key, rates), state.Keyed(key, split)
+    if ss.table_id != table_id:
+        ss.table_desc = ""  # a sample's description belongs to the sample (load_sample_task sets it)
+    ss.table, ss.table_id, ss.table_name = df, table_id, table_name
+    ss.spec, ss.task, ss.task_key = spec, task, key
+    ss.rates, ss.split0 = state.Keyed(key, rates), state.Keyed(key, split)
     if not same_target:
         target_state.new_task(rates.presets["avg"])
         state.show_new_pr_t(ss)  # the number box shows the new PR_t
     if str(table_id).startswith("upload:"):
-        log_event("confirm", session=ss.get(state.TOKEN), rows=len(df), columns=df.shape[1], groups=task.n_groups)
+        log_event("confirm", session=ss.token, rows=len(df), columns=df.shape[1], groups=task.n_groups)
     return task
 
 
@@ -277,12 +277,12 @@ def candidate_task(df: pd.DataFrame, table_id: str, spec: data.TaskSpec) -> data
     """The task these choices would make, built and checked (split included) but not committed: an
     upload's choices become the session's task only when the user confirms them."""
     key = _task_key(table_id, spec)
-    cached = st.session_state.get(state.CANDIDATE)
+    cached = state.current().candidate
     if cached is not None and cached.key == key:
         return cached.value
     task = data.build_task(df, spec)
     data.split_task(task, seed=SPLIT_SEED)  # a table too small to split is refused now, not at training
-    st.session_state[state.CANDIDATE] = state.Keyed(key, task)
+    state.current().candidate = state.Keyed(key, task)
     return task
 
 
@@ -336,7 +336,7 @@ def sample_task_spec(name: str) -> data.TaskSpec:
 def load_sample_task(name: str) -> data.Task:
     df, spec, prebuilt = _sample_task(name)
     task = set_task(df, f"sample:{name}", data.SAMPLES[name].title, spec, task=prebuilt)
-    st.session_state[state.TABLE_DESC] = data.SAMPLES[name].description
+    state.current().table_desc = data.SAMPLES[name].description
     return task
 
 
@@ -357,7 +357,7 @@ def navigation(position: str = "sidebar"):
 
 def in_frame() -> None:
     """Called by app.py on every run: the page that follows runs inside the frame."""
-    st.session_state[state.IN_FRAME] = True
+    state.current().in_frame = True
 
 
 def ensure_router() -> None:
@@ -367,7 +367,7 @@ def ensure_router() -> None:
     runs the page file alone (Streamlit treats a ``pages/`` folder as its old multipage layout until
     ``st.navigation`` has run once). Then the page declares the navigation itself and reruns: from then
     on every run goes through app.py, so the same URL opens inside the frame."""
-    if st.session_state.get(state.IN_FRAME):
+    if state.current().in_frame:
         return
     navigation(position="hidden")
     st.rerun()
@@ -379,8 +379,8 @@ def ensure_state() -> None:
     follows the session: another tab's newer save, or its deletion (then the whole page is drawn afresh with
     the note)."""
     ensure_router()
-    ss = st.session_state
-    if state.TOKEN not in ss:
+    ss = state.current()
+    if not ss.has(state.Session.token):
         if session.open_session():
             # the URL's target wins over the saved one (an address edited at another PR_t)
             target_state.from_link(st.query_params.get("criterion"), st.query_params.get("pr_t"))
@@ -389,43 +389,43 @@ def ensure_state() -> None:
     note = session.link_note()
     if note:
         (st.info if note in (session.SNAPSHOT_OPENED, session.FORGOTTEN) else st.warning)(note, icon=":material/link:")
-    if ss.get(state.TASK) is None:
+    if ss.task is None:
         load_sample_task(DEFAULT_SAMPLE)
 
 
 def current_task() -> data.Task:
     ensure_state()
-    return st.session_state[state.TASK]
+    return state.current().task
 
 
 def task_rates() -> TrainingRates:
     """Training-split rates of the current task (seed-0 split, as the command line); computed once per task."""
-    ss = st.session_state
-    key = ss.get(state.TASK_KEY)
-    cached = ss.get(state.RATES)
+    ss = state.current()
+    key = ss.task_key
+    cached = ss.rates
     if cached is not None and cached.key == key:
         return cached.value
-    task = ss[state.TASK]
+    task = ss.task
     split = data.split_task(task, seed=SPLIT_SEED)
     rates = training_rates(task, split)
-    ss[state.RATES] = state.Keyed(key, rates)
-    ss[state.SPLIT0] = state.Keyed(key, split)
+    ss.rates = state.Keyed(key, rates)
+    ss.split0 = state.Keyed(key, split)
     return rates
 
 
 def split0() -> data.Split:
     task_rates()
-    return st.session_state[state.SPLIT0].value
+    return state.current().split0.value
 
 
 def set_strata(column: str | None) -> None:
     """Conditional parity: rebuild the task with ``column`` as the legitimate factor (or none)."""
-    ss = st.session_state
-    spec = ss[state.SPEC]
+    ss = state.current()
+    spec = ss.spec
     if (spec.strata_column or None) == (column or None):
         return
     new = replace(spec, strata_column=column or None)  # the factor stays a feature unless the user drops it
-    set_task(ss[state.TABLE], ss[state.TABLE_ID], ss[state.TABLE_NAME], new)
+    set_task(ss.table, ss.table_id, ss.table_name, new)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -446,21 +446,21 @@ def group_role(names, base_rates, spec=None) -> tuple[int, str]:
     """The group the wording singles out, and its word: the protected group the analyst named on the Data
     page, else the disadvantaged group: the lowest base rate where a positive label of ``spec`` (default:
     the current task's) is favourable for the person, the highest where it is unfavourable."""
-    chosen = st.session_state.get(state.PROTECTED)
+    chosen = state.current().protected
     if chosen in tuple(names):
         return tuple(names).index(chosen), "the protected group"
-    favourable, _ = label_favourable(spec if spec is not None else st.session_state.get(state.SPEC))
+    favourable, _ = label_favourable(spec if spec is not None else state.current().spec)
     return targets.disadvantaged_group(base_rates, favourable), "the disadvantaged group"
 
 
 def readout(spec: TargetSpec | None = None) -> dict:
     """``rates_readout`` for the current task and target: exactly what ``python -m fairdash rates`` prints."""
-    return rates_readout(st.session_state[state.TASK], spec or target_spec(), seed=SPLIT_SEED, split=split0())
+    return rates_readout(state.current().task, spec or target_spec(), seed=SPLIT_SEED, split=split0())
 
 
 def readout_and_table(spec: TargetSpec | None = None):
     """:func:`readout` and the transition table behind it, computed once."""
-    return readout_and_table_of(st.session_state[state.TASK], spec or target_spec(), seed=SPLIT_SEED, split=split0())
+    return readout_and_table_of(state.current().task, spec or target_spec(), seed=SPLIT_SEED, split=split0())
 
 
 # --------------------------------------------------------------------------------------------------
@@ -469,23 +469,27 @@ def readout_and_table(spec: TargetSpec | None = None):
 def restore(key: str, value) -> None:
     """Give widget ``key`` the value ``value`` if the widget has no state yet (first render, or after
     Streamlit dropped it on a page switch). Call before the widget is drawn."""
-    if key not in st.session_state:
-        st.session_state[key] = value
+    ss = state.current()
+    if not ss.has_widget(key):
+        ss.set_widget(key, value)
 
 
 def set_if_changed(key: str, value) -> None:
     """Write widget ``key``'s state only where it differs from ``value``. Any write marks the value as the
     script's, and the browser then draws it over whatever the user picked while this run was going: written
     on every run, a pick made during a slow rerun (a busy server) would vanish."""
-    if key not in st.session_state or st.session_state[key] != value:
-        st.session_state[key] = value
+    ss = state.current()
+    if not ss.has_widget(key) or ss.widget(key) != value:
+        ss.set_widget(key, value)
 
 
 def data_source() -> str:
     """How the command line names the current data: a sample's name, or the uploaded file's name."""
-    ss = st.session_state
-    table_id = str(ss.get(state.TABLE_ID, ""))
-    return table_id.split(":", 1)[1] if table_id.startswith("sample:") else str(ss.get(state.TABLE_NAME, "upload"))
+    ss = state.current()
+    table_id = str(ss.get(state.Session.table_id, ""))
+    if table_id.startswith("sample:"):
+        return table_id.split(":", 1)[1]
+    return str(ss.get(state.Session.table_name, "upload"))
 
 
 def model_options(name: str) -> dict:

@@ -61,7 +61,7 @@ def sidebar_frame() -> None:
         lines = st.container(gap=None)  # the three slots read as one list
         with lines:
             slots = {"task": st.empty(), "target": st.empty(), "rest": st.empty()}
-    st.session_state[state.SIDEBAR] = slots
+    state.current().sidebar = slots
     with st.sidebar.popover("Share a snapshot", icon=":material/share:", key="share_popover"):
         share_snapshot()
     with st.sidebar.popover("Forget this session", icon=":material/delete:", key="forget_popover"):
@@ -74,7 +74,7 @@ def sidebar_frame() -> None:
 
 def forget_session() -> None:
     """"Forget this session": its training stops at once, then everything of it is deleted (``ui.forget_session``)."""
-    ui.forget_session(training_cancelled=jobs.forget(st.session_state.get(state.TOKEN)))
+    ui.forget_session(training_cancelled=jobs.forget(state.current().token))
 
 
 SNAPSHOT_KEY = state.SNAPSHOT_LINK  # the last snapshot link made in this tab
@@ -88,12 +88,12 @@ def share_snapshot() -> None:
     if st.button("Make a snapshot link", key="make_snapshot", icon=":material/link:"):
         snap = session.make_snapshot()
         if snap is None:
-            st.session_state.pop(SNAPSHOT_KEY, None)
+            del state.current().snapshot_link
             st.warning("The server has no room left to keep a snapshot of this session.", icon=":material/warning:")
         else:
             base = (st.context.url or "/").split("?")[0]  # (the page the owner is on: the opener lands there)
-            st.session_state[SNAPSHOT_KEY] = f"{base}?snapshot={snap}"
-    link = st.session_state.get(SNAPSHOT_KEY)
+            state.current().snapshot_link = f"{base}?snapshot={snap}"
+    link = state.current().snapshot_link
     if link:
         with st.container(key="snapshot_link"):
             st.code(link, language=None, wrap_lines=True)
@@ -113,7 +113,7 @@ def _target_line() -> str:
 def sidebar_target() -> None:
     """Rewrite the sidebar's target line and keep the session (called from the Target page's fragment,
     whose reruns do not reach the end of app.py)."""
-    slots = st.session_state.get(state.SIDEBAR)
+    slots = state.current().sidebar
     if slots is not None:
         slots["target"].markdown(_target_line())
     ui.save_session()
@@ -122,11 +122,11 @@ def sidebar_target() -> None:
 def sidebar_summary() -> None:
     """Fill the sidebar's task box (drawn by :func:`sidebar_frame` earlier in this run): data set, s, y, PR_t,
     criterion, device."""
-    ss = st.session_state
-    slots = ss.get(state.SIDEBAR)
+    ss = state.current()
+    slots = ss.sidebar
     if slots is None:  # (never drawn again here: its keyed box, drawn once already, would be a duplicate; the
         return  # slots survive a session's reset, state.TAB)
-    task = ss.get(state.TASK)
+    task = ss.task
     if task is None:
         slots["task"].caption("No data loaded.")
         return
@@ -138,7 +138,7 @@ def sidebar_summary() -> None:
     except FairDashError:
         pass
     rows = [
-        ("Data set", lit(ss.get(state.TABLE_NAME, "?"))),
+        ("Data set", lit(ss.get(state.Session.table_name, "?"))),
         ("Sensitive s", lit(spec.s_column, code=True) + (f" × {lit(spec.s_with, code=True)}" if spec.s_with else "")
          + (f" (group 1: {names[1]}; group 0: {names[0]})" if task.n_groups == 2
             else f" ({task.n_groups} groups: {', '.join(names[:6])}{' ...' if task.n_groups > 6 else ''})")),
@@ -308,8 +308,8 @@ def leak_warnings(task) -> list[str]:
     """Before training (Train page): a warning for the leaks of y, and for those of s unless the run sees
     s on purpose (``s_as_feature``), as the command line's ``train`` and ``sweep`` print them. Returns the
     columns warned about (a run trained with them says so)."""
-    ss = st.session_state
-    leaks = ui.leaks_and_proxies(ss[state.TABLE], ss[state.TABLE_ID], task)[0]
+    ss = state.current()
+    leaks = ui.leaks_and_proxies(ss.table, ss.table_id, task)[0]
     y_leaks = list(dict.fromkeys(x["column"] for x in leaks if x["of"] == "y"))
     s_leaks = [] if task.spec.s_as_feature else list(dict.fromkeys(x["column"] for x in leaks if x["of"] == "s"))
     if y_leaks:
@@ -333,7 +333,7 @@ def s_as_feature_option(task) -> None:
                             "shows how much of the target gap comes from the proxies' weakness. Runs made so are "
                             "labelled '(sees s)' in every table, figure and report.")
     if sees != task.spec.s_as_feature:
-        ss = st.session_state
-        ui.set_task(ss[state.TABLE], ss[state.TABLE_ID], ss[state.TABLE_NAME], replace(task.spec, s_as_feature=sees))
+        ss = state.current()
+        ui.set_task(ss.table, ss.table_id, ss.table_name, replace(task.spec, s_as_feature=sees))
         st.rerun()
 
