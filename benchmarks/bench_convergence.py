@@ -41,6 +41,7 @@ def _old_logistic_fit():
     """The 851a3a1 fit of FairLR and LR: ``lbfgs_logistic`` on the float32 matrix from zero, no
     preconditioner, to a gradient of 1e-4 (``FairLR._fit_lbfgs`` then)."""
     import torch
+
     from fairdash.models.solver import lbfgs_logistic, place_matrix
 
     def fit(self, X, w0, w1, dev, report):

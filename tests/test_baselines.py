@@ -15,7 +15,6 @@ from fairdash.errors import FairDashError
 from fairdash.models.baselines import SVM, AgarwalReduction, KamiranReweighing, kamiran_weights
 from fairdash.models.registry import MODELS, make_model
 from fairdash.models.state import load_state, model_from_state, save_state
-from fairdash.target.target_spec import make_target_spec
 from fairdash.models.zafar import (
     ZafarAccuracy,
     ZafarEqOpp,
@@ -24,6 +23,7 @@ from fairdash.models.zafar import (
     fnr_covariance,
     logistic_loss,
 )
+from fairdash.target.target_spec import make_target_spec
 
 
 # --------------------------------------------------------------------------------------------------
@@ -201,7 +201,7 @@ def test_kamiran_weights_more_groups():
 
 def test_kamiran_fits_fairer_than_lr_and_beats_majority(kamiran, adult_arrays, adult_lr):
     b = adult_arrays.balanced_test
-    Xb, yb, sb = adult_arrays.X_test[b], adult_arrays.y_test[b], adult_arrays.s_test[b]
+    Xb, sb = adult_arrays.X_test[b], adult_arrays.s_test[b]
     assert np.mean(kamiran.predict(adult_arrays.X_test) == adult_arrays.y_test) > _majority_accuracy(adult_arrays.y_test) + 0.05
     assert _pr_ratio(kamiran.predict(Xb), sb) > _pr_ratio(adult_lr.predict(Xb), sb) + 0.1
     p = kamiran.predict_proba(Xb)

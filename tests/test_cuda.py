@@ -92,9 +92,9 @@ def test_a_dashboard_training_in_a_worker_process_runs_on_the_gpu():
     initialised in the worker, never in the fork server, and the fitted models come back to the server."""
     from fairdash.app import worker
     from fairdash.data import build_paper_task
-    from fairdash.work.fit_cache import FitCache
     from fairdash.files.run_spec import RunSpec
     from fairdash.target.target_spec import make_target_spec
+    from fairdash.work.fit_cache import FitCache
 
     task = build_paper_task("adult-sex")
     spec = RunSpec(data="adult", task=task.spec, target=make_target_spec(target_rate=0.3),

@@ -4,8 +4,6 @@ in any order, batch or file, and scoring one row at a time lands where scoring t
 written before keep deciding by position, as they did, and say so."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from hypothesis import given, settings

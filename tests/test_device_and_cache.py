@@ -8,11 +8,11 @@ import pytest
 import torch
 
 from fairdash import device as D
-from fairdash.work import fit_cache as C
 from fairdash import progress as P
 from fairdash.errors import FairDashError
-from fairdash.models.fair_lr import FairLR, LR
+from fairdash.models.fair_lr import LR, FairLR
 from fairdash.target.target_spec import make_target_spec
+from fairdash.work import fit_cache as C
 
 
 def test_resolve_device_auto_and_override(monkeypatch):

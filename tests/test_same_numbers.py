@@ -14,7 +14,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import golden_fits as G
 from fairdash._version import SAME_NUMBERS_BOUND, software_versions
 from fairdash.cli import main
 from fairdash.data import paper_arrays
@@ -23,6 +22,8 @@ from fairdash.models.fair_lr import LR, FairLR
 from fairdash.models.weighted_lr import WeightedLR
 from fairdash.target.target_spec import make_target_spec
 from fairdash.work.experiments import run_experiment
+
+import golden_fits as G
 
 COMPAS = paper_arrays("compas-race", seed=0)
 

@@ -42,16 +42,16 @@ import numpy as np
 import pandas as pd
 
 from .._version import software_versions
-from ..data.preprocess import PlainPreprocessor
-from .scoring import ScoresRawTables
-from ..models.state import RENAMED_PARAMS, RETIRED_PARAMS, class_path, join_arrays, split_arrays
-from .zip_layout import layout_problem
-from ..errors import FairDashError
 from ..data import TaskSpec
+from ..data.preprocess import PlainPreprocessor
+from ..errors import FairDashError
 from ..jsonable import to_jsonable
 from ..models.registry import MODELS, model_info
+from ..models.state import RENAMED_PARAMS, RETIRED_PARAMS, class_path, join_arrays, split_arrays
 from ..progress import utc_now
 from ..target.decision import FittedDecision, carried_decision, predicts_with_s, rule_info
+from .scoring import ScoresRawTables
+from .zip_layout import layout_problem
 
 FORMAT_NAME = "fairdash-model"
 FORMAT_VERSION = 1

@@ -11,12 +11,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from live_server import free_port, live_streamlit
 from playwright.sync_api import expect
-from test_decisions import _set_pr_t
-from test_trust import COMPAS_TITLE, _load_sample, _set_models, _train
 
 from fairdash.app import state
+
+from live_server import free_port, live_streamlit
+from test_decisions import _set_pr_t
+from test_trust import COMPAS_TITLE, _load_sample, _set_models, _train
 
 OPEN = f'.st-key-{state.OPEN_SESSION_FILE} input[type="file"]'
 
