@@ -214,20 +214,7 @@ def split_prices(sides, arrays: dict, rate: str, n_groups: int, *, device=None, 
     keys = dict.fromkeys(price_key(x.target_rate, x.seed) for x in sides)
     for key in keys:
         here = [x for x in sides if price_key(x.target_rate, x.seed) == key]
-        blind, misses = None, []
-        for x in here:
-            if x.with_s or x.pred_test is None:
-                continue
-            ok, why = lands(x.train_rates, x.counts, x.targets)
-            if ok and x.tnr:
-                ok, why = lands(*x.tnr)
-                why = why.replace(" on the training rows", " (TNR) on the training rows")
-            if not ok:
-                misses.append(f"{x.label}: {_named(why, group_names)}")
-                continue
-            acc = float(np.mean(np.asarray(x.pred_test) == np.asarray(arrays[x.seed].y_test)))
-            if blind is None or acc > blind[0]:
-                blind = (acc, x)
+        blind, misses = _best_blind(here, arrays, group_names)
         if blind is None:
             out[key] = SplitPrice(note=("no rule that decides without s lands on the target on the training rows ("
                                         + "; ".join(misses) + ")") if misses else "no rule that decides without s")
@@ -241,6 +228,27 @@ def split_prices(sides, arrays: dict, rate: str, n_groups: int, *, device=None, 
         out[key] = split_price((x.label, np.asarray(x.train_rates, dtype=float), np.asarray(x.pred_test)),
                                candidates, arrays[seed], rate, seed)
     return out
+
+
+def _best_blind(here: list, arrays: dict, group_names) -> tuple:
+    """``((test accuracy, side) or None, misses)``: :func:`split_prices`' most accurate rule of one split that
+    decides without s and lands on the training rows (TNR too where it has TNR targets), and why each other one
+    does not."""
+    blind, misses = None, []
+    for x in here:
+        if x.with_s or x.pred_test is None:
+            continue
+        ok, why = lands(x.train_rates, x.counts, x.targets)
+        if ok and x.tnr:
+            ok, why = lands(*x.tnr)
+            why = why.replace(" on the training rows", " (TNR) on the training rows")
+        if not ok:
+            misses.append(f"{x.label}: {_named(why, group_names)}")
+            continue
+        acc = float(np.mean(np.asarray(x.pred_test) == np.asarray(arrays[x.seed].y_test)))
+        if blind is None or acc > blind[0]:
+            blind = (acc, x)
+    return blind, misses
 
 
 def price_key(target_rate, seed) -> tuple:

@@ -190,6 +190,21 @@ def _points_of(trace) -> list:
     return [(float(a), float(b), str(t or "")) for a, b, t in zip(x, y, text)]
 
 
+def _shared_spots(pts: list, key: dict, sx: float, sy: float) -> dict:
+    """:func:`label_points`' numbered labels: one per place (points within 4 px, ``sx``/``sy`` pixels a unit),
+    ``{(trace, point, x, y): the keys of every labelled trace drawn there}``."""
+    spots = {}
+    for i, k, x, y, text in pts:
+        if not text or i not in key or not np.isfinite(x) or not np.isfinite(y):
+            continue
+        here = next((s for s in spots if abs(s[2] - x) * sx < 4 and abs(s[3] - y) * sy < 4), None)
+        if here is None:
+            spots[(i, k, x, y)] = [key[i]]
+        else:
+            spots[here].append(key[i])
+    return spots
+
+
 def label_points(traces, *, xrange, yrange, width: float, height: float = PLOT_HEIGHT, rings=()) -> bool:
     """Place the labels of ``traces`` (their ``text``) so that none covers another, a marker or the plot's
     edge (:func:`fairdash.figures.plot_style.place_labels`, on a plot area ``width`` x ``height`` pixels). Where the
@@ -214,17 +229,8 @@ def label_points(traces, *, xrange, yrange, width: float, height: float = PLOT_H
         return True
     labelled = [i for i, t in enumerate(traces) if any(p[2] for p in _points_of(t))]
     key = {i: n + 1 for n, i in enumerate(labelled)}
-    sx = width / max(xrange[1] - xrange[0], 1e-12)
-    sy = height / max(yrange[1] - yrange[0], 1e-12)
-    spots = {}  # one label per place (within 4 px), listing every key drawn there
-    for i, k, x, y, text in pts:
-        if not text or i not in key or not np.isfinite(x) or not np.isfinite(y):
-            continue
-        here = next((s for s in spots if abs(s[2] - x) * sx < 4 and abs(s[3] - y) * sy < 4), None)
-        if here is None:
-            spots[(i, k, x, y)] = [key[i]]
-        else:
-            spots[here].append(key[i])
+    spots = _shared_spots(pts, key, width / max(xrange[1] - xrange[0], 1e-12),
+                          height / max(yrange[1] - yrange[0], 1e-12))
     for i in labelled:
         traces[i]["name"] = f"({key[i]}) {traces[i]['name']}"
         traces[i]["text"] = [""] * len(traces[i]["x"])
