@@ -79,21 +79,13 @@ views.s_predictability_note(task)  # what a model that does not see s can do (on
 # The live part
 # --------------------------------------------------------------------------------------------------
 def _box_key() -> str:
-    return state.pr_t_box_key(ss)
-
-
-def _renew_box() -> None:
-    """The number box is drawn afresh (a new widget showing the target's PR_t) instead of having its state
-    written: a written widget state is stale in the browser's next request, and Streamlit would take
-    that stale value for a user edit."""
-    state.show_new_pr_t(ss)
+    return target_state.pr_t_box_key()  # drawn from the target's PR_t: a new PR_t is a new box showing it
 
 
 def _set_pr_t(value: float) -> None:
     """A preset: PR_t, the slider and the number box take the value."""
     target_state.set_rate(value)
     ss.pr_t_slider = target_state.clip_rate(value)
-    _renew_box()
 
 
 # The slider's callback writes no widget state at all, so key presses that arrive while a rerun is in
@@ -103,7 +95,6 @@ def _from_slider():
     if box is not None and target_state.round_rate(box) != _pr_t():
         return  # the box was typed in during this same run: the typed value wins (_from_input sets it)
     target_state.set_rate(ss.pr_t_slider)
-    _renew_box()
 
 
 def _from_input(key: str):

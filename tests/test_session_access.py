@@ -48,7 +48,7 @@ def test_the_raw_access_check_sees_what_it_should(tmp_path):
 def test_the_accessor_reads_writes_and_deletes_over_any_mapping():
     held: dict = {}
     ss = state.Session(held)
-    assert ss.target is None and ss.pr_t_box_version == 0 and not ss.has(state.Session.token)
+    assert ss.target is None and not ss.has(state.Session.token)
     ss.token = "t"
     assert held == {state.TOKEN: "t"} and ss.has(state.Session.token)
     assert ss.values(state.SAVED) == {} and ss.values([state.TOKEN]) == {state.TOKEN: "t"}

@@ -95,7 +95,6 @@ def _replace_session(saved, runs, table_id: str) -> None:
     ui.set_task(saved.table, table_id, saved.table_name, saved.task.spec, task=saved.task)
     ss.table_desc = saved.table_description
     ss.target = saved.target
-    state.show_new_pr_t(ss)
     ss.runs = list(runs)
     if runs:
         ss.run = runs[-1]

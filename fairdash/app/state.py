@@ -48,7 +48,6 @@ UPLOAD_READ = "_fd_upload_read"  # UploadRead: the last upload read (reading it 
 TARGET = "fd_target"  # the TargetSpec
 TARGET_ERROR = "fd_target_error"  # the reason the last edit was refused
 TARGET_CHANGED = "fd_target_changed"  # what the last task change did to the target (a sentence), shown once
-PR_T_BOX_VERSION = "fd_pr_t_box_v"  # bumped to show a new PR_t in the number box (see pr_t_box_key)
 READOUT_MS = "fd_readout_ms"  # how long the Target page's readout took (for the e2e timing)
 
 # --------------------------------------------------------------------------------------------------
@@ -109,7 +108,7 @@ CRITERION = "criterion"  # the mode radio
 PR_T_SLIDER, TPR_TARGET, TNR_TARGET, DELTA = "pr_t_slider", "tpr_target", "tnr_target", "delta"
 STRATA_RATES = "strata_rates"
 STRATA_COLUMN = "strata_column"
-PR_T_BOX = "pr_t_box"  # the number box's key stem (see pr_t_box_key)
+PR_T_BOX = "pr_t_box"  # the number box's key stem (target_state.pr_t_box_key: the stem and the PR_t)
 
 # the Train page
 TRAIN_MODELS, DECISION = "train_models", "decision"
@@ -248,7 +247,6 @@ class Session:
     target: Slot[TargetSpec] = Slot(TARGET)
     target_error: Slot[str] = Slot(TARGET_ERROR)
     target_changed: Slot[str] = Slot(TARGET_CHANGED)
-    pr_t_box_version: Slot[int] = Slot(PR_T_BOX_VERSION, 0)
     readout_ms: Slot[float] = Slot(READOUT_MS)
     # runs, jobs, exports
     runs: Slot[list[Run]] = Slot(RUNS)
@@ -401,12 +399,3 @@ def current() -> Session:
     import streamlit as st  # lazy: this module of names stays importable without Streamlit (tests/app_state.py)
     return Session(st.session_state)
 
-
-def pr_t_box_key(ss: Session) -> str:
-    """The PR_t number box's widget key: a new key (a new version) shows a PR_t set elsewhere."""
-    return f"{PR_T_BOX}_{ss.pr_t_box_version}"
-
-
-def show_new_pr_t(ss: Session) -> None:
-    """The number box shows the target's PR_t afresh on the next run (the one place the version moves)."""
-    ss.pr_t_box_version += 1

@@ -60,6 +60,15 @@ def round_rate(value) -> float:
     return round(float(value), 3)
 
 
+def pr_t_box_key() -> str:
+    """The PR_t number box's widget key, drawn from the target's PR_t (no counter, no copy): a new PR_t (the
+    slider, a preset, a new task, an opened file) is a new box showing it, never a written widget state (stale in
+    the browser's next request, where Streamlit would take it for a user edit); a box of an earlier PR_t whose
+    value reaches the server late is not the box on screen."""
+    rate = current_or_default().target_rate
+    return f"{state.PR_T_BOX}_{'none' if rate is None else f'{round_rate(rate):.3f}'}"
+
+
 def presets(rates) -> dict:
     """The Target page's presets (min, avg, max of the groups' base rates), three decimals."""
     return {k: round_rate(v) for k, v in rates.presets.items()}

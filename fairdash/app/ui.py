@@ -267,7 +267,6 @@ def set_task(df: pd.DataFrame, table_id: str, table_name: str, spec: data.TaskSp
     ss.rates, ss.split0 = state.Keyed(key, rates), state.Keyed(key, split)
     if not same_target:
         target_state.new_task(rates.presets["avg"])
-        state.show_new_pr_t(ss)  # the number box shows the new PR_t
     if str(table_id).startswith("upload:"):
         log_event("confirm", session=ss.token, rows=len(df), columns=df.shape[1], groups=task.n_groups)
     return task
