@@ -7,9 +7,10 @@ from streamlit.testing.v1 import AppTest
 
 from fairdash.app import state
 from fairdash.files import session_file as sf
+
+import app_state
 from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok  # noqa: F401 (autouse fixtures)
 from test_session_restore import _train_lr
-import app_state
 
 KEY = state.OPEN_SESSION_FILE
 

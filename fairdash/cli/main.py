@@ -11,11 +11,11 @@ import json
 import os
 import sys
 
-from . import model_commands
-from .options import _Parser, label_line, load_task_and_table, target_arguments, target_spec_from_args, task_arguments
-from ..errors import FairDashError
 from ..analysis.proxies import leak_text, task_leaks_and_proxies
 from ..analysis.rates import common_tpr_words, describe_t, rates_readout, s_predictability_text
+from ..errors import FairDashError
+from . import model_commands
+from .options import _Parser, label_line, load_task_and_table, target_arguments, target_spec_from_args, task_arguments
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1

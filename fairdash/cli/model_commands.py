@@ -8,32 +8,54 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import FairDashError
-from ..target.targets import PRESETS
-from ..evaluation.metrics import (below_majority_notes, format_mean_std, one_class_reason, result_notes, rule_notes,
-                                  summarize)
-from ..evaluation.metric_table import EVAL, POP, POP_PREFIX, column_of, measured_on_rows, metric_of
-from ..files.results_file import from_file, row_to_file, to_file
-from .options import (decisions_from_args, label_line, load_task_and_table, model_options, target_arguments,
-                      target_spec_from_args, task_arguments)
 from .. import data
 from ..analysis.proxies import leak_text, task_leaks
 from ..data import split_arrays
-from ..evaluation.blindness import PRICE_COLUMNS, PRICE_HI, PRICE_LO, RULES, price_sentence, price_sentences, price_table
+from ..errors import FairDashError
+from ..evaluation.blindness import (
+    PRICE_COLUMNS,
+    PRICE_HI,
+    PRICE_LO,
+    RULES,
+    price_sentence,
+    price_sentences,
+    price_table,
+)
 from ..evaluation.gaps import NO_TARGET, REFERENCE_MODEL, landing_verdict, moved_away_summary, sampling_noise_sentence
+from ..evaluation.metric_table import EVAL, POP, POP_PREFIX, column_of, measured_on_rows, metric_of
+from ..evaluation.metrics import (
+    below_majority_notes,
+    format_mean_std,
+    one_class_reason,
+    result_notes,
+    rule_notes,
+    summarize,
+)
 from ..evaluation.thin import thin_notes
-from ..files.export import load_model, results_csv, save_model
 from ..files.audit import output_columns
+from ..files.export import load_model, results_csv, save_model
+from ..files.results_file import from_file, row_to_file, to_file
 from ..files.run_spec import RunSpec
+from ..files.session_file import load_session
 from ..jsonable import to_jsonable
 from ..models.registry import PAPER_MODELS, model_info
 from ..report import build_report_from_sweep, report_for_run
-from ..files.session_file import load_session
-from ..work.session_runs import restored_run
 from ..target.decision import PAPER_RULE, WITH_S_RULE, rule_info
 from ..target.target_spec import criterion_info
+from ..target.targets import PRESETS
 from ..work.experiments import priced, run_experiment
 from ..work.fit_cache import FitCache
+from ..work.session_runs import restored_run
+from .options import (
+    decisions_from_args,
+    label_line,
+    load_task_and_table,
+    model_options,
+    target_arguments,
+    target_spec_from_args,
+    task_arguments,
+)
+
 
 def printed_metrics(group_names) -> list[tuple[str, str]]:
     """``train``'s summary lines, ``(metric key, what it is)``: accuracy, each group's rates measured on both sets

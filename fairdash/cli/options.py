@@ -8,12 +8,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import FairDashError
 from .. import data
 from ..data.meaning import label_favourable, label_words, parse_positive_is
+from ..errors import FairDashError
 from ..models.registry import check_agarwal_bound
-from ..target.decision import PAPER_RULE, RULES, WITH_S_RULE, check_rule, choosable
 from ..target.criteria import CRITERIA, DEFAULT
+from ..target.decision import PAPER_RULE, RULES, WITH_S_RULE, check_rule, choosable
 from ..target.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, make_target_spec
 from ..target.targets import disadvantaged_group
 

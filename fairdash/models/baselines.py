@@ -8,21 +8,21 @@ predicts from its stored arrays, so a model rebuilt from its state predicts exac
 """
 from __future__ import annotations
 
-import numpy as np
-from scipy.special import expit
 import numbers
 
+import numpy as np
+from scipy.special import expit
 from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .base import FITTED_INPUT_ATTRIBUTES, RANDOM_STATE_OF_DRAWS, Estimator, example
-from .common import one_blas_thread, proba_from_p1
-from .inputs import check_s
+from ..target.criteria import CRITERIA, DEFAULT, criterion_info
 from . import inputs as I
 from . import mixture as M
 from . import params as P
+from .base import FITTED_INPUT_ATTRIBUTES, RANDOM_STATE_OF_DRAWS, Estimator, example
+from .common import one_blas_thread, proba_from_p1
+from .inputs import check_s
 from .state import check_state, make_state
-from ..target.criteria import CRITERIA, DEFAULT, criterion_info
 
 __all__ = ["SVM", "KamiranReweighing", "AgarwalReduction"]
 

@@ -27,14 +27,14 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from ..device import resolve_device, torch_generator, torch_threads, training_dtype
+from ..progress import as_progress
 from ..target.target_spec import TargetSpec
 from . import inputs as I
 from . import likelihood as L
 from . import params as P
 from .base import FITTED_INPUT_ATTRIBUTES, example
 from .state import make_state
-from ..device import resolve_device, torch_generator, torch_threads, training_dtype
-from ..progress import as_progress
 
 MAX_INDUCING = 2000
 PREDICTOR_PREFIX = "predictor."  # the predictor's state_dict in a model file

@@ -24,15 +24,15 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from ..device import resolve_device, torch_generator
+from ..progress import as_progress
 from ..target.target_spec import TargetSpec
 from . import inputs as I
 from . import likelihood as L
 from . import params as P
-from .solver import place_matrix, solve_logistic
 from .base import FITTED_INPUT_ATTRIBUTES, example
+from .solver import place_matrix, solve_logistic
 from .state import make_state
-from ..device import resolve_device, torch_generator
-from ..progress import as_progress
 
 _OPTIMIZERS = ("lbfgs", "radam")
 _PRECISIONS = ("mixed", "double")

@@ -17,15 +17,15 @@ import functools
 import numpy as np
 import torch
 
-from .base import Estimator
-from .inputs import check_s, check_strata, fit_inputs
-from .state import check_state, table_from_state, table_to_state
 from ..device import torch_threads
 from ..errors import FairDashError
 from ..jsonable import int_keyed
 from ..target import targets as T
 from ..target.target_spec import TargetSpec, make_target_spec
 from ..target.targets import identity_table
+from .base import Estimator
+from .inputs import check_s, check_strata, fit_inputs
+from .state import check_state, table_from_state, table_to_state
 
 # log(0) is replaced by this finite number: exp() of it is exactly 0 in float32 and float64, so a zero
 # entry of d contributes nothing to the log-sum-exp (the identity table stays exact), yet gradients

@@ -19,10 +19,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
 from ..target.criteria import CRITERIA, DEFAULT, criterion_info
-from .inputs import check_s
 from . import inputs as I
 from . import params as P
 from .base import FITTED_INPUT_ATTRIBUTES, RANDOM_STATE_OF_DRAWS, Estimator, example
+from .inputs import check_s
 from .state import check_state, make_state
 
 __all__ = ["ThresholdOptimizerModel"]

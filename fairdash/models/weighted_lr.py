@@ -47,11 +47,11 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ..device import resolve_device, torch_threads
 from ..errors import FairDashError
 from .inputs import BinaryClassifierMixin, check_X, fit_inputs, predict_X
 from .params import DEVICE, Interval, check_params
 from .solver import lbfgs_logistic, logistic_hessian_root, place_matrix, preconditioner_of
-from ..device import resolve_device, torch_threads
 
 # The solver's rounds (``WeightedLR._solve``): the iterations on the Hessian at zero; the float32
 # rounds' tolerance (about what float32 sums resolve on Adult-sized data) and the second one's cap; the

@@ -29,11 +29,11 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
-from .common import one_blas_thread, proba_from_p1
-from .inputs import check_s
 from . import inputs as I
 from . import params as P
-from .base import Estimator, FITTED_INPUT_ATTRIBUTES, example
+from .base import FITTED_INPUT_ATTRIBUTES, Estimator, example
+from .common import one_blas_thread, proba_from_p1
+from .inputs import check_s
 from .state import check_state, make_state
 
 __all__ = ["ZafarFairness", "ZafarAccuracy", "ZafarEqOpp", "logistic_loss", "covariance_vectors",
