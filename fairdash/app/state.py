@@ -18,7 +18,10 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, overload
 if TYPE_CHECKING:
     import pandas as pd
 
+    from fairdash.analysis.rates import TrainingRates
+    from fairdash.data.split import Split
     from fairdash.data.task import Task, TaskSpec
+    from fairdash.files.audit import Audit
     from fairdash.target.target_spec import TargetSpec
     from fairdash.work.runs import Run
 
@@ -138,10 +141,14 @@ SNAPSHOT = tuple(k for k in SAVED if k not in (FIT_CACHE, PENDING, GUESS, CHOICE
 # --------------------------------------------------------------------------------------------------
 # Values of several parts
 # --------------------------------------------------------------------------------------------------
-class Keyed(NamedTuple):
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+class Keyed(NamedTuple, Generic[_K, _V]):
     """A value cached under the key it was computed for (a task's readout, its split, a candidate task)."""
-    key: Any
-    value: Any
+    key: _K
+    value: _V
 
 
 class Pending(NamedTuple):
@@ -234,9 +241,9 @@ class Session:
     spec: Slot[TaskSpec] = Slot(SPEC)
     task: Slot[Task] = Slot(TASK)
     task_key: Slot[Any] = Slot(TASK_KEY)
-    rates: Slot[Keyed] = Slot(RATES)
-    split0: Slot[Keyed] = Slot(SPLIT0)
-    candidate: Slot[Keyed] = Slot(CANDIDATE)
+    rates: Slot[Keyed[Any, TrainingRates]] = Slot(RATES)
+    split0: Slot[Keyed[Any, Split]] = Slot(SPLIT0)
+    candidate: Slot[Keyed[Any, Task]] = Slot(CANDIDATE)
     protected: Slot[Any] = Slot(PROTECTED)
     pending: Slot[Pending] = Slot(PENDING)
     guess: Slot[Guess] = Slot(GUESS)
@@ -254,8 +261,8 @@ class Session:
     fit_cache: Slot[Any] = Slot(FIT_CACHE)
     report_html: Slot[ReportHtml] = Slot(REPORT_HTML)
     compare_report: Slot[ComparedReport] = Slot(COMPARE_REPORT)
-    compare_rows: Slot[Keyed] = Slot(COMPARE_ROWS)
-    audited: Slot[Keyed] = Slot(AUDITED)
+    compare_rows: Slot[Keyed[tuple, pd.DataFrame]] = Slot(COMPARE_ROWS)
+    audited: Slot[Keyed[tuple, Audit]] = Slot(AUDITED)
     job_note: Slot[JobNote] = Slot(JOB_NOTE)
     job_outcome: Slot[JobNote] = Slot(JOB_OUTCOME)
     # the session itself
