@@ -23,7 +23,7 @@ import numpy as np
 from benchmarks.common import Recording
 from fairdash.data import paper_arrays
 from fairdash.models.registry import make_model
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 
 DP_MODELS = ("lr-ref", "svm", "kamiran", "agarwal", "zafar-fairness", "zafar-accuracy")
 EO_MODELS = ("lr-ref", "agarwal", "zafar-eqopp")

@@ -98,7 +98,7 @@ def part_logistic(orders: int) -> dict:
     from fairdash.data import paper_arrays
     from fairdash.models.fair_lr import LR, FairLR
     from fairdash.models.weighted_lr import WeightedLR
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
 
     out = {}
     for setup in ("adult-sex", "compas-race"):
@@ -168,7 +168,7 @@ def _gp_child(path: str, dtype: str) -> None:
     from fairdash.data import paper_arrays
     from fairdash.models import fair_gp
     from fairdash.models.fair_gp import FairGP
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
 
     fair_gp.training_dtype = lambda dev: torch.float32 if dtype == "float32" else torch.float64
     out, times = {}, {}

@@ -33,7 +33,7 @@ def main(argv=None) -> int:
     with Recording("bench_price", options=vars(args), torch_device="cpu") as rec:
         os.environ.setdefault("FAIRDASH_DEVICE", "cpu")
         from fairdash import data
-        from fairdash.target.target_spec import make_target_spec
+        from fairdash.targeting.target_spec import make_target_spec
 
         task = data.paper_task(args.setup)
         target = make_target_spec("dp", args.pr_t)

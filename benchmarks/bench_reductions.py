@@ -38,7 +38,7 @@ from benchmarks.common import Recording
 from fairdash.data import paper_arrays
 from fairdash.models import mixture
 from fairdash.models.baselines import AgarwalReduction, KamiranReweighing
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 
 
 def _sklearn_lr(*, C: float, device=None):

@@ -115,7 +115,7 @@ def measure(stage: str, csv: Path, work: Path) -> dict:
         out["shape"] = list(a.X_train.shape)
     else:
         X, y, s = (np.load(work / f"{k}.npy") for k in ("X", "y", "s"))
-        from fairdash.target.target_spec import make_target_spec  # lazy: as the models below, in the stage's process
+        from fairdash.targeting.target_spec import make_target_spec  # lazy: as the models below, in the stage's process
 
         rate = make_target_spec(target_rate=0.25)
         if stage == "fairgp":

@@ -151,7 +151,7 @@ def server_side(n: int) -> dict:
     from fairdash.analysis.rates import target_table, training_rates
     from fairdash.app import ui
     from fairdash.figures import plots
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
 
     df = data.load_sample("adult")
     task = data.build_task(df, ui.sample_spec("adult", df))

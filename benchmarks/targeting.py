@@ -24,7 +24,7 @@ from benchmarks.common import Recording
 from fairdash import data
 from fairdash.evaluation.metrics import format_mean_std, group_metrics, summarize
 from fairdash.models.registry import make_model
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import run_experiment
 
 GRID = (0.10, 0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45, 0.50)

@@ -27,7 +27,7 @@ def put(at, name: str, value) -> None:
 
 
 def target(at):
-    """The session's :class:`~fairdash.target.target_spec.TargetSpec`."""
+    """The session's :class:`~fairdash.targeting.target_spec.TargetSpec`."""
     return session(at).target
 
 

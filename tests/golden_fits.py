@@ -23,7 +23,7 @@ from fairdash._version import SAME_NUMBERS_BOUND
 from fairdash.data import paper_arrays
 from fairdash.models.fair_gp import GP, FairGP
 from fairdash.models.fair_lr import LR, FairLR
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 
 GP_FAST = dict(num_inducing=32, batch_size=512, max_epochs=3, max_seconds=None, lr=0.05)
 SETUPS = ("adult-sex", "compas-race")

@@ -42,7 +42,7 @@ def run(out_dir: Path, main, build_module) -> tuple[Path, list, float]:
     """Run the sweep and the report with ``main`` (the CLI) recording ``build_module.make_figures``'s output
     and the sweep's ``margin`` (see the module's notes)."""
     from fairdash.evaluation.calibration import BINS
-    from fairdash.target.decision import FittedDecision, rule_info
+    from fairdash.targeting.decision import FittedDecision, rule_info
 
     csv = out_dir / "golden_sweep.csv"
     margins = []

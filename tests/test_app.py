@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from fairdash import cli, data
-from fairdash.target.target_spec import TargetSpec
+from fairdash.targeting.target_spec import TargetSpec
 
 import app_state
 
@@ -470,7 +470,7 @@ def test_training_errors_are_messages_and_keep_the_session(monkeypatch, adult_10
 # --------------------------------------------------------------------------------------------------
 def _hand_made_run(at, results, target_rate):
     from fairdash.files.run_spec import RunSpec
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
     from fairdash.work.runs import Run
 
     task = app_state.get(at, "task")

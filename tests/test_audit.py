@@ -17,7 +17,7 @@ from fairdash.errors import FairDashError
 from fairdash.files import audit
 from fairdash.files.export import load_model, model_bytes, save_model
 from fairdash.files.run_spec import RunSpec
-from fairdash.target.target_spec import TargetSpec
+from fairdash.targeting.target_spec import TargetSpec
 from fairdash.work.runs import train_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -170,7 +170,7 @@ def test_several_groups_a_group_never_seen_is_left_out_with_a_sentence():
 def three_groups():
     """LR on 3,000 Adult rows with every race its own group (three kept), trained for parity and for opportunity."""
     from fairdash.data.task import TaskSpec
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
 
     adult = data.load_sample("adult").sample(3000, random_state=0)
     adult = adult[adult["race"].isin(["White", "Black", "Asian-Pac-Islander"])].reset_index(drop=True)

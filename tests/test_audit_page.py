@@ -18,7 +18,7 @@ from fairdash import data
 from fairdash.app import state
 from fairdash.files.export import save_model
 from fairdash.files.run_spec import RunSpec
-from fairdash.target.target_spec import TargetSpec
+from fairdash.targeting.target_spec import TargetSpec
 from fairdash.work.runs import train_run
 
 import app_state

@@ -23,7 +23,7 @@ from fairdash.models.zafar import (
     fnr_covariance,
     logistic_loss,
 )
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 
 
 # --------------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from fairdash.evaluation.matched_price import (
     paired_interval,
     with_s_features,
 )
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import run_experiment
 
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from fairdash import data
 from fairdash.evaluation.calibration import calibration_errors, reliability
 from fairdash.evaluation.metrics import confusion_frame, error_rates_frame, group_metrics, summarize
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import fit_model, run_experiment
 
 

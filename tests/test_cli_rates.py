@@ -122,7 +122,7 @@ def test_equal_opportunity_with_one_pr_t_says_the_common_tpr_and_the_positive_ra
     to after training) and the least positive rate it implies for each group."""
     from fairdash import data
     from fairdash.analysis.rates import common_tpr_words, rates_readout
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
 
     spec = make_target_spec("eo", 0.401)
     out = rates_readout(compas_task, spec)

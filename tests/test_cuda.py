@@ -93,7 +93,7 @@ def test_a_dashboard_training_in_a_worker_process_runs_on_the_gpu():
     from fairdash.app import worker
     from fairdash.data import build_paper_task
     from fairdash.files.run_spec import RunSpec
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
     from fairdash.work.fit_cache import FitCache
 
     task = build_paper_task("adult-sex")

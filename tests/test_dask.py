@@ -23,7 +23,7 @@ distributed = pytest.importorskip("distributed", reason="dask.distributed is not
 
 from fairdash import data  # noqa: E402
 from fairdash.errors import FairDashError  # noqa: E402
-from fairdash.target.target_spec import make_target_spec  # noqa: E402
+from fairdash.targeting.target_spec import make_target_spec  # noqa: E402
 from fairdash.work.experiments import run_experiment  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,8 +18,8 @@ from fairdash.errors import FairDashError
 from fairdash.evaluation.gaps import group_gaps, moved_away_summary
 from fairdash.files.export import load_model, save_model
 from fairdash.files.run_spec import RunSpec
-from fairdash.target.decision import FittedDecision, cut_for_rate, fit_decision, rule_info
-from fairdash.target.target_spec import TargetSpec, make_target_spec
+from fairdash.targeting.decision import FittedDecision, cut_for_rate, fit_decision, rule_info
+from fairdash.targeting.target_spec import TargetSpec, make_target_spec
 from fairdash.work.experiments import fit_model, run_experiment
 
 COMPAS_RACE = ["--data", "compas", "--s", "race", "--s1", "Caucasian", "--y", "two-year-recid", "--y1", "1"]
@@ -257,7 +257,7 @@ def test_threshold_optimizer_reaches_parity_on_adult_and_matches_fairlearn(adult
 # --------------------------------------------------------------------------------------------------
 def test_conditional_own_average_ceiling_uses_the_trained_targets(compas_task):
     from fairdash.data import split_arrays
-    from fairdash.target.targets import accuracy_ceiling
+    from fairdash.targeting.targets import accuracy_ceiling
 
     task = data.build_task(data.load_sample("compas"), data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",),
                                                                      strata_column="sex"))

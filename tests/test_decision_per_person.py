@@ -13,8 +13,8 @@ from fairdash.data import paper_arrays
 from fairdash.files.scoring import DRAWN_BY_POSITION
 from fairdash.models.state import model_from_state
 from fairdash.models.target_reduction import TargetReduction
-from fairdash.target.decision import FittedDecision, row_draws
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.decision import FittedDecision, row_draws
+from fairdash.targeting.target_spec import make_target_spec
 
 
 @settings(max_examples=25, deadline=None)

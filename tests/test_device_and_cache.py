@@ -11,7 +11,7 @@ from fairdash import device as D
 from fairdash import progress as P
 from fairdash.errors import FairDashError
 from fairdash.models.fair_lr import LR, FairLR
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work import fit_cache as C
 
 

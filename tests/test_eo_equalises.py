@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from fairdash import data
-from fairdash.target import targets as T
-from fairdash.target.decision import fit_decision
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting import targets as T
+from fairdash.targeting.decision import fit_decision
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import run_experiment
 
 

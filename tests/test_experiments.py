@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import RESULT_COLUMNS, fit_model, run_experiment
 from fairdash.work.fit_cache import FitCache
 

@@ -34,7 +34,7 @@ from fairdash.files.export import (
     save_model,
 )
 from fairdash.models.registry import MODELS
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import fit_model
 
 ROOT = Path(__file__).resolve().parent.parent

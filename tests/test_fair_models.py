@@ -8,7 +8,7 @@ from fairdash.errors import FairDashError
 from fairdash.models.fair_gp import GP, FairGP, stratified_rows
 from fairdash.models.fair_lr import LR, FairLR
 from fairdash.models.state import load_state, model_from_state, save_state
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 
 CUDA = pytest.mark.skipif(
     not torch.cuda.is_available(), reason="no CUDA GPU on this machine; the CUDA path is exercised where one is"

@@ -19,7 +19,7 @@ from fairdash.data.meaning import (
     parse_positive_is,
 )
 from fairdash.errors import FairDashError
-from fairdash.target import targets
+from fairdash.targeting import targets
 
 from test_app import _always_run_the_frame, _cpu, _new_app, _ok, _shown, _sidebar  # noqa: F401 (autouse fixtures)
 
@@ -80,7 +80,7 @@ def test_old_model_files_load_and_read_the_answer_from_their_meaning():
 
 def test_a_model_file_keeps_the_answer(tmp_path):
     from fairdash.files.export import load_model, save_model
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
     from fairdash.work.experiments import fit_model
 
     task = data.build_task(data.load_sample("compas").head(600),
@@ -150,7 +150,7 @@ def test_a_bad_positive_is_is_one_line(capsys):
 
 def test_the_configuration_command_line_carries_the_answer():
     from fairdash.files.run_spec import RunSpec
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
 
     spec = data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",), positive_favourable=False,
                          positive_meaning="rearrested")
@@ -197,7 +197,7 @@ def test_the_data_page_asks_and_the_words_follow():
 # Other words that said something false (issue 27)
 # --------------------------------------------------------------------------------------------------
 def test_the_worst_conditional_cell_is_named_by_its_strata_value():
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
     from fairdash.work.experiments import fit_model
 
     task = data.build_task(data.load_sample("compas"), data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",),
@@ -211,7 +211,7 @@ def test_the_worst_conditional_cell_is_named_by_its_strata_value():
 def test_target_gap_is_the_mean_gap_of_the_criterions_rate():
     """Under equality of opportunity ``target_gap`` is the mean |TPR gap|, as the docstring now says."""
     import fairdash.work.experiments as experiments
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
     from fairdash.work.experiments import fit_model
 
     task = data.paper_task("compas-race")

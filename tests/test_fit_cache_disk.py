@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from fairdash.models.fair_lr import LR, FairLR
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work import fit_cache as C
 
 MESSAGE = r"The fit cache could not write to .+ \(No space left on device\): fits are kept in memory only until it can\."

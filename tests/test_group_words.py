@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairdash.analysis.rates import decisions_words, describe_t
-from fairdash.target import targets
+from fairdash.targeting import targets
 
 from test_app import _always_run_the_frame, _cpu, _new_app, _ok, _sidebar  # noqa: F401 (autouse fixtures)
 

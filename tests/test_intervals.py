@@ -10,7 +10,7 @@ from fairdash.evaluation.intervals import bootstrap_intervals, interval_of_mean
 from fairdash.evaluation.metric_table import METRICS, is_listed
 from fairdash.evaluation.metrics import group_metrics, summarize
 from fairdash.files.results_file import from_file, to_file
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import run_experiment
 
 

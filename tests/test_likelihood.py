@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from fairdash.errors import FairDashError
 from fairdash.models import likelihood as L
-from fairdash.target import targets as T
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting import targets as T
+from fairdash.targeting.target_spec import make_target_spec
 
 
 def _bernoulli(logit, y):

@@ -18,7 +18,7 @@ from fairdash.evaluation.metric_table import (
 )
 from fairdash.evaluation.metrics import flag_below_majority, summarize
 from fairdash.files.results_file import from_file, row_to_file, to_file
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import RESULT_COLUMNS, run_experiment
 
 

@@ -14,7 +14,7 @@ from fairdash.models.fair_gp import GP, FairGP
 from fairdash.models.fair_lr import LR, FairLR
 from fairdash.models.likelihood import target_params_from_state
 from fairdash.models.registry import MODELS, make_model
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 
 
 def synthetic(n=400, seed=0):

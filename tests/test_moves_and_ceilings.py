@@ -17,7 +17,7 @@ from fairdash.evaluation.gaps import (
     mark_moves,
     moved_away_summary,
 )
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import run_experiment
 
 

@@ -1,4 +1,4 @@
-"""Issue 28: adding a decision rule touches one module. A rule added to ``fairdash.target.decision.RULES`` alone
+"""Issue 28: adding a decision rule touches one module. A rule added to ``fairdash.targeting.decision.RULES`` alone
 (here for the length of a test, with ``monkeypatch``) is offered by the Train page's plan, accepted by the
 command line, written into and read back from a run's configuration and a model file, run by the
 experiments (a plain model decided per target, as any rule that aims at the target), and explained in the
@@ -15,9 +15,9 @@ from fairdash.data import split_arrays
 from fairdash.files.export import load_model, save_model
 from fairdash.files.run_spec import RunSpec
 from fairdash.report.content import decision_text
-from fairdash.target import decision
-from fairdash.target.decision import DecisionRule, choosable, rule_info
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting import decision
+from fairdash.targeting.decision import DecisionRule, choosable, rule_info
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work import runs
 from fairdash.work.experiments import fit_model, plan_fits, run_experiment
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from fairdash.evaluation.metrics import summarize
 from fairdash.figures import plot_style, plots, plots_target
-from fairdash.target import targets
+from fairdash.targeting import targets
 
 ROOT = Path(__file__).resolve().parent.parent
 

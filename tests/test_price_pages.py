@@ -54,7 +54,7 @@ def test_train_json_carries_the_price(tmp_path, capsys):
 
 
 def test_compare_shows_the_price_sentence_and_the_frontier(sweep, monkeypatch):
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
     from fairdash.work.experiments import run_experiment
 
     import app_state

@@ -270,7 +270,7 @@ def _thin_task():
 
 def _with_run(at, task, results, page: str):
     from fairdash.files.run_spec import RunSpec
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
     from fairdash.work.runs import Run
 
     spec = RunSpec(data="upload", task=task.spec, target=make_target_spec("dp", 0.3), models=("fair-lr", "lr"),

@@ -240,7 +240,7 @@ def test_a_report_of_several_runs_prices_deciding_without_s_and_refuses_two_task
     from fairdash.errors import FairDashError
     from fairdash.files.run_spec import RunSpec
     from fairdash.report import report_for_runs
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
     from fairdash.work.experiments import run_experiment
     from fairdash.work.runs import rows_together
 

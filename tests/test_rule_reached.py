@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from fairdash.evaluation.metrics import below_majority_notes, flag_below_majority, result_notes, rule_notes
-from fairdash.target.decision import FittedDecision, check_reached, cut_with_ties, fit_decision
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.decision import FittedDecision, check_reached, cut_with_ties, fit_decision
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import run_experiment
 
 

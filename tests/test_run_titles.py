@@ -6,7 +6,7 @@ import pandas as pd
 
 from fairdash import data
 from fairdash.files.run_spec import RunSpec
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.runs import Run
 
 

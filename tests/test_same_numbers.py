@@ -20,7 +20,7 @@ from fairdash.data import paper_arrays
 from fairdash.device import training_dtype
 from fairdash.models.fair_lr import LR, FairLR
 from fairdash.models.weighted_lr import WeightedLR
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import run_experiment
 
 import golden_fits as G

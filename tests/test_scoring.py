@@ -17,7 +17,7 @@ from fairdash import data
 from fairdash.errors import FairDashError
 from fairdash.files.export import load_model, model_bytes
 from fairdash.files.scoring import ScoringWarning
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import fit_model
 
 FILES = Path(__file__).parent / "data" / "model_files"

@@ -20,7 +20,7 @@ from fairdash.cli.main import main
 from fairdash.files import session_file as sf
 from fairdash.files.export import MANIFEST, model_bytes
 from fairdash.files.run_spec import RunSpec
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.runs import train_run
 from fairdash.work.session_runs import restored_runs
 

@@ -7,7 +7,7 @@ import ast
 import re
 from pathlib import Path
 
-from fairdash.target.decision import RULES
+from fairdash.targeting.decision import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "fairdash"
@@ -212,7 +212,7 @@ def test_only_the_app_package_imports_streamlit():
 FLOORS = [
     ("fairdash.errors",),
     ("fairdash._version", "fairdash.jsonable", "fairdash.device", "fairdash.progress", "fairdash.events"),  # leaves
-    ("fairdash.target",),                       # the target maths: targets, criteria, decision rules, TargetSpec
+    ("fairdash.targeting",),                       # the target maths: targets, criteria, decision rules, TargetSpec
     ("fairdash.data",),                         # tables, tasks, splits
     ("fairdash.analysis", "fairdash.models"),   # what the data says before training; the estimators
     ("fairdash.evaluation",),                   # metrics, gaps, the price of blindness, thin groups
@@ -297,7 +297,7 @@ def test_no_criterion_string_branch_outside_the_criterion_module():
     branch = re.compile(r"criterion\w*\s*(==|!=)\s*[\"'](dp|eo)[\"']")
     found = []
     for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]:
-        if p == PKG / "target" / "criteria.py":
+        if p == PKG / "targeting" / "criteria.py":
             continue
         for i, line in enumerate(p.read_text().splitlines(), 1):
             if branch.search(line.split("#", 1)[0]):
@@ -318,21 +318,21 @@ def _rate_comparisons(path: Path) -> list[str]:
 
 def test_no_rate_branch_outside_the_criterion_module():
     """Issue 28, item 2: a criterion carries its rate's behaviour (which rows its rate is measured on, its
-    fairlearn constraints, its words: ``fairdash.target.criteria.Criterion``); no other module compares a rate's name
+    fairlearn constraints, its words: ``fairdash.targeting.criteria.Criterion``); no other module compares a rate's name
     with 'pr' or 'tpr'."""
     found = [hit for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
-             if p != PKG / "target" / "criteria.py" for hit in _rate_comparisons(p)]
+             if p != PKG / "targeting" / "criteria.py" for hit in _rate_comparisons(p)]
     assert not found, found
-    assert _rate_comparisons(PKG / "target" / "criteria.py"), \
+    assert _rate_comparisons(PKG / "targeting" / "criteria.py"), \
         "the check no longer sees the criterion module's own branches"
 
 
 def test_each_criterion_and_rule_fact_has_one_home():
     """Issue 28, item 2: the dp/eo -> fairlearn constraint map, "group-rates cannot be combined with strata" and
     the probe of whether a model needs s to predict are written once (``criteria.py``, ``decision.py``)."""
-    homes = {"DemographicParity": "fairdash/target/criteria.py", "demographic_parity": "fairdash/target/criteria.py",
-             "decision rule cannot be combined with a legitimate factor": "fairdash/target/decision.py",
-             "needs_s_to_predict": "fairdash/target/decision.py"}  # the one probe: decision.predicts_with_s
+    homes = {"DemographicParity": "fairdash/targeting/criteria.py", "demographic_parity": "fairdash/targeting/criteria.py",
+             "decision rule cannot be combined with a legitimate factor": "fairdash/targeting/decision.py",
+             "needs_s_to_predict": "fairdash/targeting/decision.py"}  # the one probe: decision.predicts_with_s
     for text, home in homes.items():
         where = [str(p.relative_to(ROOT)) for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py")]
                  if any(text in c for c in _code_strings(p))]
@@ -345,13 +345,13 @@ def _rule_names_in(path: Path) -> list[str]:
 
 
 def test_a_decision_rule_is_named_in_its_own_module_only():
-    """Issue 28: adding a decision rule touches one module (``fairdash/target/decision.py``). Everything else
+    """Issue 28: adding a decision rule touches one module (``fairdash/targeting/decision.py``). Everything else
     asks the rule (``aims_at_target``, ``cuts_per_group``, ``needs_s``, ``named``, ``choosable()``) or names the
     paper's rule by its constant, never by a rule's name written as text."""
     found = [hit for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
-             if p != PKG / "target" / "decision.py" for hit in _rule_names_in(p)]
+             if p != PKG / "targeting" / "decision.py" for hit in _rule_names_in(p)]
     assert not found, found
-    assert _rule_names_in(PKG / "target" / "decision.py"), "the check no longer sees the rules' own names"
+    assert _rule_names_in(PKG / "targeting" / "decision.py"), "the check no longer sees the rules' own names"
 
 
 def _code_strings(path: Path) -> list[str]:

@@ -9,8 +9,8 @@ import pytest
 from fairdash.errors import FairDashError
 from fairdash.models.registry import make_model, model_info
 from fairdash.models.target_reduction import TargetRateMoment, TargetReduction
-from fairdash.target.criteria import DP, EO
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.criteria import DP, EO
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import fit_model, run_experiment
 
 

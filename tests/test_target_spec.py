@@ -19,8 +19,8 @@ from fairdash.cli import main
 from fairdash.errors import FairDashError
 from fairdash.evaluation import metrics
 from fairdash.files.run_spec import RunSpec
-from fairdash.target import targets
-from fairdash.target.target_spec import TargetSpec, make_target_spec
+from fairdash.targeting import targets
+from fairdash.targeting.target_spec import TargetSpec, make_target_spec
 from fairdash.work.experiments import fit_model, run_experiment
 from fairdash.work.fit_cache import FitCache
 
@@ -174,7 +174,7 @@ def test_a_single_tpr_target_fills_tnr_with_the_one_default_everywhere(capsys, c
 
 
 def test_the_missing_explicit_target_has_one_default_in_spec_cli_help_dashboard_and_method(capsys):
-    from fairdash.target.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
+    from fairdash.targeting.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
 
     assert (DEFAULT_TPR_TARGET, DEFAULT_TNR_TARGET) == (1.0, 0.8)
     assert "**Default: `TPR_t = 1`, `TNR_t = 0.8`**" in (Path(__file__).parents[1] / "docs" / "METHOD.md").read_text()
@@ -562,16 +562,16 @@ def test_avg_preset_three_groups():
 # Target resolution has one home
 # --------------------------------------------------------------------------------------------------
 def test_only_target_spec_resolves_presets():
-    """``presets(...)[name]`` (turning a preset name into a PR_t) appears only in fairdash/target/target_spec.py
-    and in fairdash/target/targets.py itself (its per-stratum maths)."""
-    allowed = {ROOT / "fairdash" / "target" / "target_spec.py", ROOT / "fairdash" / "target" / "targets.py"}
+    """``presets(...)[name]`` (turning a preset name into a PR_t) appears only in fairdash/targeting/target_spec.py
+    and in fairdash/targeting/targets.py itself (its per-stratum maths)."""
+    allowed = {ROOT / "fairdash" / "targeting" / "target_spec.py", ROOT / "fairdash" / "targeting" / "targets.py"}
     files = [*(ROOT / "fairdash").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
     pattern = re.compile(r"presets\([^()]*\)\s*\[")
     offenders = [f"{f.relative_to(ROOT)}:{i}" for f in files if f not in allowed
                  for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
     assert not offenders, offenders
     # the check finds what it looks for
-    assert pattern.search((ROOT / "fairdash" / "target" / "target_spec.py").read_text(encoding="utf-8"))
+    assert pattern.search((ROOT / "fairdash" / "targeting" / "target_spec.py").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("rate", ["avg", "min", 0.3])

@@ -7,7 +7,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from fairdash.errors import FairDashError
-from fairdash.target import targets
+from fairdash.targeting import targets
 
 rate = st.floats(0.001, 0.999, allow_nan=False)
 delta_st = st.floats(0.01, 1.0, allow_nan=False)
@@ -190,7 +190,7 @@ def test_every_accepted_parity_target_keeps_the_order_of_the_labels(pr_b, pr_t, 
 def test_adult_parity_at_half_with_delta_0_3_is_refused_with_the_reason():
     from fairdash.analysis.rates import rates_readout
     from fairdash.data.samples import paper_task
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
 
     task = paper_task("adult-sex")
     spec = make_target_spec("dp", 0.5, delta=0.3)
@@ -230,7 +230,7 @@ def test_explicit_target_ceiling_is_the_accuracy_of_every_classifier_meeting_the
 def test_the_readout_shows_the_accuracy_at_explicit_targets_not_theorem_2(setup, tpr, tnr, exact):
     from fairdash.analysis.rates import rates_readout
     from fairdash.data.samples import paper_task
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
 
     out = rates_readout(paper_task(setup), make_target_spec("eo", tpr_target=tpr, tnr_target=tnr))
     r = np.array([out["base_rates"][k] for k in ("0", "1")])
@@ -244,7 +244,7 @@ def test_the_cli_and_the_report_call_the_explicit_figure_what_it_is(capsys):
     from fairdash.cli import main
     from fairdash.data.samples import paper_task
     from fairdash.report.content import section_readout
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
 
     assert main(["rates", "--paper", "compas-race", "--criterion", "eo", "--tpr-target", "0.9", "--tnr-target", "0.7"]) == 0
     out = capsys.readouterr().out

@@ -10,7 +10,7 @@ import pytest
 
 from fairdash.data import TaskSpec, build_task
 from fairdash.files.run_spec import RunSpec
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work import runs
 from fairdash.work.fit_cache import FitCache
 

@@ -129,7 +129,7 @@ def test_the_memory_guard_counts_the_workers(tmp_path):
 def test_a_real_training_comes_back_with_its_task_and_its_fits_join_the_sessions_cache():
     from fairdash.data import TaskSpec, build_task
     from fairdash.files.run_spec import RunSpec
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
     from fairdash.work.fit_cache import FitCache
     from fairdash.work.runs import train_run
 

@@ -8,7 +8,7 @@ import pytest
 from fairdash.data import paper_arrays, paper_task
 from fairdash.errors import FairDashError
 from fairdash.models.zafar import ZafarAccuracy, covariance_vectors, logistic_loss, raw_units
-from fairdash.target.target_spec import make_target_spec
+from fairdash.targeting.target_spec import make_target_spec
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ import numpy as np
 from ..data import Split, Task, split_task
 from ..data.meaning import label_favourable
 from ..errors import FairDashError
-from ..target import targets
-from ..target.target_spec import TargetSpec, criterion_info, make_target_spec
+from ..targeting import targets
+from ..targeting.target_spec import TargetSpec, criterion_info, make_target_spec
 from .separability import JOINT_LEAK_AUC, s_predictability
 
 
@@ -71,7 +71,7 @@ def rates_readout(task: Task, spec: TargetSpec | None = None, seed: int = 0, spl
     the features on the training split (:func:`fairdash.analysis.separability.s_predictability`; remembered per
     task and split, so a readout asked again costs nothing).
 
-    ``spec`` is the :class:`~fairdash.target.target_spec.TargetSpec` (default: parity at the avg preset); a bare
+    ``spec`` is the :class:`~fairdash.targeting.target_spec.TargetSpec` (default: parity at the avg preset); a bare
     ``target_rate`` is shorthand for ``make_target_spec(target_rate=...)``."""
     if spec is not None and not isinstance(spec, TargetSpec):  # a bare rate or preset name in its place
         if target_rate is not None:

@@ -13,7 +13,7 @@ import streamlit as st
 
 from ..figures import plots
 from ..files import audit as library
-from ..target.target_spec import criterion_info
+from ..targeting.target_spec import criterion_info
 from . import export, state, tables, ui
 
 CHART = {"displayModeBar": False}

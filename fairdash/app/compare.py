@@ -24,8 +24,8 @@ from ..figures.plot_style import RUN
 from ..figures.plots_calibration import calibration_figure
 from ..files.results_file import to_file
 from ..report import report_for_runs
-from ..target.decision import positive_scores
-from ..target.target_spec import criterion_info
+from ..targeting.decision import positive_scores
+from ..targeting.target_spec import criterion_info
 from ..work.runs import rows_together, side_by_side
 from . import state, tables, target_state, ui
 

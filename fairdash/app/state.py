@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from fairdash.data.split import Split
     from fairdash.data.task import Task, TaskSpec
     from fairdash.files.audit import Audit
-    from fairdash.target.target_spec import TargetSpec
+    from fairdash.targeting.target_spec import TargetSpec
     from fairdash.work.runs import Run
 
 # --------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The session's target: one :class:`~fairdash.target.target_spec.TargetSpec` in session state.
+"""The session's target: one :class:`~fairdash.targeting.target_spec.TargetSpec` in session state.
 
 The Target page's controls (criterion, PR_t slider, number box, presets, keep-rate delta, TPR/TNR
 targets, the strata mode) and the Train page's decision rule each edit that one object through
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from ..data import strata_candidates
 from ..errors import FairDashError
-from ..target.criteria import DEFAULT, DP, EO, EXPLICIT_MODE, mode_criterion  # noqa: F401 (mode_criterion re-exported)
-from ..target.decision import PAPER_RULE, choosable
-from ..target.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, criterion_info, make_target_spec
+from ..targeting.criteria import DEFAULT, DP, EO, EXPLICIT_MODE, mode_criterion  # noqa: F401 (mode_criterion re-exported)
+from ..targeting.decision import PAPER_RULE, choosable
+from ..targeting.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, criterion_info, make_target_spec
 from . import session, state
 
 KEY = state.TARGET  # the TargetSpec

@@ -9,7 +9,7 @@ import streamlit as st
 from .. import data
 from ..analysis import proxies
 from ..data import meaning
-from ..target import targets
+from ..targeting import targets
 from . import state, ui
 
 WIDGETS = state.CHOICE_WIDGETS

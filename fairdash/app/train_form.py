@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from ..files.run_spec import RunSpec
 from ..models.registry import MODELS
-from ..target.decision import PAPER_RULE, RULES, choosable, left_out_note
-from ..target.target_spec import TargetSpec, criterion_info
+from ..targeting.decision import PAPER_RULE, RULES, choosable, left_out_note
+from ..targeting.target_spec import TargetSpec, criterion_info
 from ..work import runs
 from . import target_state, ui
 

@@ -9,7 +9,7 @@ Session state (per browser session; nothing here is shared between sessions):
 - ``fd_spec`` / ``fd_task`` / ``fd_task_key``: the current valid :class:`~fairdash.data.Task`.
 - ``fd_rates`` (keyed by ``fd_task_key``): training-split rates of the seed-0 split, the same split the
   command line's ``rates`` uses.
-- ``fd_target``: the target, one :class:`~fairdash.target.target_spec.TargetSpec` (:mod:`fairdash.app.target_state`).
+- ``fd_target``: the target, one :class:`~fairdash.targeting.target_spec.TargetSpec` (:mod:`fairdash.app.target_state`).
 - ``fd_run``: the last training run (results table, fitted models, configuration).
 
 Shared between sessions (keyed by content only, so no session can see another's choices): the
@@ -40,8 +40,8 @@ from ..errors import FairDashError
 from ..events import log_event
 from ..files.export import results_csv
 from ..models.registry import model_info
-from ..target import targets
-from ..target.target_spec import TargetSpec
+from ..targeting import targets
+from ..targeting.target_spec import TargetSpec
 from ..work.fit_cache import FitCache
 from . import session, state, target_state
 from .limits import check_memory

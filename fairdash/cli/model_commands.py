@@ -40,9 +40,9 @@ from ..files.session_file import load_session
 from ..jsonable import to_jsonable
 from ..models.registry import PAPER_MODELS, model_info
 from ..report import build_report_from_sweep, report_for_run
-from ..target.decision import PAPER_RULE, WITH_S_RULE, rule_info
-from ..target.target_spec import criterion_info
-from ..target.targets import PRESETS
+from ..targeting.decision import PAPER_RULE, WITH_S_RULE, rule_info
+from ..targeting.target_spec import criterion_info
+from ..targeting.targets import PRESETS
 from ..work.experiments import priced, run_experiment
 from ..work.fit_cache import FitCache
 from ..work.session_runs import restored_run

@@ -12,10 +12,10 @@ from .. import data
 from ..data.meaning import label_favourable, label_words, parse_positive_is
 from ..errors import FairDashError
 from ..models.registry import check_agarwal_bound
-from ..target.criteria import CRITERIA, DEFAULT
-from ..target.decision import PAPER_RULE, RULES, WITH_S_RULE, check_rule, choosable
-from ..target.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, make_target_spec
-from ..target.targets import disadvantaged_group
+from ..targeting.criteria import CRITERIA, DEFAULT
+from ..targeting.decision import PAPER_RULE, RULES, WITH_S_RULE, check_rule, choosable
+from ..targeting.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, make_target_spec
+from ..targeting.targets import disadvantaged_group
 
 
 class _Parser(argparse.ArgumentParser):
@@ -129,7 +129,7 @@ def _print_warnings(task) -> None:
 # rates
 # --------------------------------------------------------------------------------------------------
 def target_spec_from_args(args, setup=None, rate="given"):
-    """The :class:`~fairdash.target.target_spec.TargetSpec` the target options ask for (built by the one
+    """The :class:`~fairdash.targeting.target_spec.TargetSpec` the target options ask for (built by the one
     function that validates targets). ``rate`` replaces ``--pr-t`` (a sweep passes ``None``: its grid
     is applied point by point)."""
 

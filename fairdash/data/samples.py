@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import FairDashError
-from ..target.criteria import DP, EO
+from ..targeting.criteria import DP, EO
 from . import isolated
 from .read import read_table
 from .split import Arrays, split_arrays

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import FairDashError
-from ..target.targets import group_counts
+from ..targeting.targets import group_counts
 from . import onehot
 from .profile import (
     HIGH_CARDINALITY,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..target.criteria import DEFAULT, criterion_info
+from ..targeting.criteria import DEFAULT, criterion_info
 from .intervals import interval_of_mean
 from .matched_price import LAND_TOLERANCE, SplitPrice, land_tolerance, land_words, price_key
 from .metric_table import INTERVAL_BOUNDS, POP, TRAIN, column_of, groups_in

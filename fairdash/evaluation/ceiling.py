@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import FairDashError
-from ..target import targets
-from ..target.target_spec import ResolvedTarget
+from ..targeting import targets
+from ..targeting.target_spec import ResolvedTarget
 
 
 def ceiling_at_target(target: ResolvedTarget, y, s, strata, G) -> float:

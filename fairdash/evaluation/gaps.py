@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from ..models.registry import MODELS, model_info
-from ..target.criteria import CRITERIA_INFO, DEFAULT, criterion_of_rate
-from ..target.decision import PAPER_RULE
+from ..targeting.criteria import CRITERIA_INFO, DEFAULT, criterion_of_rate
+from ..targeting.decision import PAPER_RULE
 from .intervals import interval_of_mean
 from .matched_price import land_tolerance
 from .metric_table import POP, POP_PREFIX, column_of

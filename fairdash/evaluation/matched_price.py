@@ -24,8 +24,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..models.registry import make_model
-from ..target.criteria import criterion_of_rate
-from ..target.decision import WITH_S_RULE, fit_decision
+from ..targeting.criteria import criterion_of_rate
+from ..targeting.decision import WITH_S_RULE, fit_decision
 from .intervals import DRAWS, LEVEL, SEED
 
 LAND_TOLERANCE = 0.03  # a group's rate within 3 points of its target lands on it ...

@@ -27,7 +27,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..target.criteria import DP, EO
+from ..targeting.criteria import DP, EO
 
 EVAL, POP, TRAIN, RUN = "eval", "pop", "train", "run"  # where a column is measured (RUN: what was asked, how it ran)
 SETS = {EVAL: "the paper's evaluation rows (balanced test set for dp, test set for eo)",

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import shorten
-from ..target.criteria import DEFAULT, criterion_info
-from ..target.decision import PAPER_RULE, rule_info
+from ..targeting.criteria import DEFAULT, criterion_info
+from ..targeting.decision import PAPER_RULE, rule_info
 
 MIN_CUT_ROWS = 30  # a group's own threshold chosen on fewer training rows than this is a rough guess
 MIN_EVAL_ROWS = 30  # a group's rates measured on fewer rows than this move by 0.1 or more with one row's label

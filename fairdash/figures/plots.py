@@ -25,10 +25,10 @@ import plotly.graph_objects as go
 from ..evaluation.blindness import land_words, landing_means, majority_accuracy, price_table
 from ..evaluation.metric_table import EVAL, POP, column_of, groups_in, table_columns, unprefixed
 from ..evaluation.metrics import format_mean_std, summarize
-from ..target import targets
-from ..target.criteria import DEFAULT, criterion_of_rate
-from ..target.decision import PAPER_RULE
-from ..target.target_spec import criterion_info
+from ..targeting import targets
+from ..targeting.criteria import DEFAULT, criterion_of_rate
+from ..targeting.decision import PAPER_RULE
+from ..targeting.target_spec import criterion_info
 from .plot_style import (
     FULL_WIDTH,
     HALF_WIDTH,

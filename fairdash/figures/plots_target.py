@@ -22,7 +22,7 @@ import plotly.graph_objects as go
 from ..evaluation.intervals import interval_of_mean
 from ..evaluation.metric_table import EVAL, INTERVAL_BOUNDS, POP, TRAIN, column_of
 from ..evaluation.metrics import format_mean_std
-from ..target.criteria import DEFAULT, criterion_info
+from ..targeting.criteria import DEFAULT, criterion_info
 from .plot_style import GRID, LAYOUT, TEXT, figure, label_styles, marker, run_numbers, scatter, text_font
 
 TARGET_LINE_NAME = "each group's target"

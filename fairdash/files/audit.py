@@ -30,7 +30,7 @@ from ..data.task import group_codes, group_index
 from ..errors import FairDashError, shorten
 from ..evaluation.metric_table import EVAL, POP, TRAIN, column_of, share
 from ..evaluation.metrics import group_metrics
-from ..target.target_spec import criterion_info
+from ..targeting.target_spec import criterion_info
 from .export import results_csv
 
 NOT_PLACED = -1  # a row whose group (or label) the new table does not say

@@ -49,7 +49,7 @@ from ..jsonable import to_jsonable
 from ..models.registry import MODELS, model_info
 from ..models.state import RENAMED_PARAMS, RETIRED_PARAMS, class_path, join_arrays, split_arrays
 from ..progress import utc_now
-from ..target.decision import FittedDecision, carried_decision, predicts_with_s, rule_info
+from ..targeting.decision import FittedDecision, carried_decision, predicts_with_s, rule_info
 from .scoring import ScoresRawTables
 from .zip_layout import layout_problem
 

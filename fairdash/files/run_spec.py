@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 from .._version import software_versions
 from ..errors import FairDashError
-from ..target.decision import PAPER_RULE, check_rule
-from ..target.target_spec import TargetSpec, make_target_spec
+from ..targeting.decision import PAPER_RULE, check_rule
+from ..targeting.target_spec import TargetSpec, make_target_spec
 
 FORMAT = "fairdash-run"
 VERSION = 2

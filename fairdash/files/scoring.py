@@ -49,7 +49,7 @@ from ..data.profile import values_as_text
 from ..data.read import clean_table
 from ..data.task import group_codes, group_index
 from ..errors import FairDashError, shorten
-from ..target.decision import FittedDecision, positive_scores, predicts_with_s
+from ..targeting.decision import FittedDecision, positive_scores, predicts_with_s
 
 SCHEMA_VERSION = 1
 SHOWN_ROWS = 3  # row labels quoted in a message

@@ -46,7 +46,7 @@ from ..data import Task, TaskSpec, budget, build_task, isolated, read
 from ..errors import FairDashError
 from ..jsonable import to_jsonable
 from ..progress import utc_now
-from ..target.target_spec import TargetSpec
+from ..targeting.target_spec import TargetSpec
 from . import export
 from .run_spec import RunSpec
 

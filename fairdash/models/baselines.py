@@ -15,7 +15,7 @@ from scipy.special import expit
 from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..target.criteria import CRITERIA, DEFAULT, criterion_info
+from ..targeting.criteria import CRITERIA, DEFAULT, criterion_info
 from . import inputs as I
 from . import mixture as M
 from . import params as P
@@ -306,7 +306,7 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, Estimator):
     with the same labels), each still solved to the same tolerance. The constraint is
     ``DemographicParity(difference_bound=0.1)`` for demographic parity and
     ``TruePositiveRateParity(difference_bound=0.1)`` for equality of opportunity (the criterion's
-    ``fairlearn`` constraint, :mod:`fairdash.target.criteria`); a fresh constraint object
+    ``fairlearn`` constraint, :mod:`fairdash.targeting.criteria`); a fresh constraint object
     is made for every fit. In fairlearn >= 0.5 ``eps`` only caps the Lagrange multipliers (``B = 1/eps``);
     the allowed violation is ``difference_bound``, measured between each group's rate and the overall
     rate (so two groups may differ by up to ``bound / largest group share``).
@@ -336,7 +336,7 @@ class AgarwalReduction(I.BinaryClassifierMixin, ClassifierMixin, Estimator):
     Parameters
     ----------
     criterion : str, default=criteria.DEFAULT (demographic parity)
-        The constraint, by its criterion's name in :mod:`fairdash.target.criteria` (``criteria.CRITERIA``):
+        The constraint, by its criterion's name in :mod:`fairdash.targeting.criteria` (``criteria.CRITERIA``):
         ``dp``, demographic parity, or ``eo``, true-positive-rate parity (``make_model`` takes it from the
         run's TargetSpec).
     difference_bound : float, default=0.1

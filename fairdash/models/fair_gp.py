@@ -29,7 +29,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..device import resolve_device, torch_generator, torch_threads, training_dtype
 from ..progress import as_progress
-from ..target.target_spec import TargetSpec
+from ..targeting.target_spec import TargetSpec
 from . import inputs as I
 from . import likelihood as L
 from . import params as P
@@ -421,7 +421,7 @@ class FairGP(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _SVGPF
     Parameters
     ----------
     target : TargetSpec or None, default=None
-        What to train for (:func:`fairdash.target.target_spec.make_target_spec`); ``None``: the paper's default,
+        What to train for (:func:`fairdash.targeting.target_spec.make_target_spec`); ``None``: the paper's default,
         demographic parity at the ``avg`` preset. A frozen value, so ``clone`` keeps it.
     %s
 
@@ -433,7 +433,7 @@ class FairGP(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _SVGPF
     """
 
     _parameter_constraints = {
-        "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.target.target_spec.make_target_spec)"), P.NONE],
+        "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.targeting.target_spec.make_target_spec)"), P.NONE],
         **_GP_CONSTRAINTS,
     }
 
@@ -457,7 +457,7 @@ class FairGP(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _SVGPF
 
 _GP_EXAMPLE = "num_inducing=8, max_epochs=2, max_seconds=None, device=\"cpu\""
 FairGP.__doc__ = FairGP.__doc__ % (_GP_PARAMETERS, _GP_ATTRIBUTES, example(
-    "from fairdash.models.fair_gp import FairGP\n    >>> from fairdash.target.target_spec import make_target_spec",
+    "from fairdash.models.fair_gp import FairGP\n    >>> from fairdash.targeting.target_spec import make_target_spec",
     f"FairGP(target=make_target_spec(target_rate=0.4), {_GP_EXAMPLE})",
     "    >>> model.predict_proba(X[:3]).shape\n    (3, 2)"))
 

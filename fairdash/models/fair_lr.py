@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..device import resolve_device, torch_generator
 from ..progress import as_progress
-from ..target.target_spec import TargetSpec
+from ..targeting.target_spec import TargetSpec
 from . import inputs as I
 from . import likelihood as L
 from . import params as P
@@ -226,7 +226,7 @@ class FairLR(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _Logis
     Parameters
     ----------
     target : TargetSpec or None, default=None
-        What to train for (:func:`fairdash.target.target_spec.make_target_spec`: criterion, ``PR_t`` or preset,
+        What to train for (:func:`fairdash.targeting.target_spec.make_target_spec`: criterion, ``PR_t`` or preset,
         keep-rate ``delta``, explicit TPR/TNR targets, per-stratum rates). ``None``: the paper's default,
         demographic parity at the ``avg`` preset. A frozen value, so ``clone`` keeps it.
     %s
@@ -239,7 +239,7 @@ class FairLR(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _Logis
     """
 
     _parameter_constraints = {
-        "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.target.target_spec.make_target_spec)"), P.NONE],
+        "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.targeting.target_spec.make_target_spec)"), P.NONE],
         **_LOGISTIC_CONSTRAINTS,
     }
 
@@ -259,7 +259,7 @@ class FairLR(I.BinaryClassifierMixin, ClassifierMixin, L.FairTargetMixin, _Logis
 
 
 FairLR.__doc__ = FairLR.__doc__ % (_LOGISTIC_PARAMETERS, _LOGISTIC_ATTRIBUTES, example(
-    "from fairdash.models.fair_lr import FairLR\n    >>> from fairdash.target.target_spec import make_target_spec",
+    "from fairdash.models.fair_lr import FairLR\n    >>> from fairdash.targeting.target_spec import make_target_spec",
     'FairLR(target=make_target_spec(target_rate=0.4), device="cpu")',
     "    >>> model.predict(X[:3]).shape\n    (3,)\n    >>> round(float(model.target_rate_), 2)\n    0.4"))
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import FairDashError
-from ..target.decision import row_draws
+from ..targeting.decision import row_draws
 
 
 class BinaryClassifierMixin:

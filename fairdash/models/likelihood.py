@@ -20,9 +20,9 @@ import torch
 from ..device import torch_threads
 from ..errors import FairDashError
 from ..jsonable import int_keyed
-from ..target import targets as T
-from ..target.target_spec import TargetSpec, make_target_spec
-from ..target.targets import identity_table
+from ..targeting import targets as T
+from ..targeting.target_spec import TargetSpec, make_target_spec
+from ..targeting.targets import identity_table
 from .base import Estimator
 from .inputs import check_s, check_strata, fit_inputs
 from .state import check_state, table_from_state, table_to_state
@@ -141,8 +141,8 @@ def __getattr__(name):  # lazy: importing this module must not require gpytorch
 def resolve_target(y, s, strata=None, *, target=None, identity: bool = False):
     """The transition table a fair model trains on and each row's ``d`` (shape ``(n, 2)``).
 
-    ``target`` is the :class:`~fairdash.target.target_spec.TargetSpec` (validated where it was built, by
-    :func:`~fairdash.target.target_spec.make_target_spec`); ``None`` is the paper's default, demographic parity
+    ``target`` is the :class:`~fairdash.targeting.target_spec.TargetSpec` (validated where it was built, by
+    :func:`~fairdash.targeting.target_spec.make_target_spec`); ``None`` is the paper's default, demographic parity
     at the ``avg`` preset. ``identity``: the plain model, ``d[s] = (0, 1)`` (``table`` is ``None``).
     With ``strata``: conditional demographic parity, one table per stratum.
 
@@ -192,7 +192,7 @@ class FairModelBase(Estimator):
         return torch_threads()
 
     def target_spec(self):
-        """The :class:`~fairdash.target.target_spec.TargetSpec` the model trains for; ``None``: a plain model."""
+        """The :class:`~fairdash.targeting.target_spec.TargetSpec` the model trains for; ``None``: a plain model."""
         return None
 
     def _check_fitted(self):
@@ -202,7 +202,7 @@ class FairModelBase(Estimator):
 
 
 class FairTargetMixin:
-    """The target parameter of FairLR and FairGP: ``target`` (a :class:`~fairdash.target.target_spec.TargetSpec`;
+    """The target parameter of FairLR and FairGP: ``target`` (a :class:`~fairdash.targeting.target_spec.TargetSpec`;
     ``None`` is the paper's default, demographic parity at the ``avg`` preset). One way to say it: a rate is
     ``target=make_target_spec(target_rate=...)``."""
 
@@ -279,7 +279,7 @@ FORMAT1_TARGET = _FORMAT1_TARGET  # what a model file's loader lets through to t
 
 def target_params_from_state(stored: dict, cls) -> dict:
     """The constructor parameters of ``cls`` from a model file's stored parameters: ``target`` back to a
-    :class:`~fairdash.target.target_spec.TargetSpec`; a file of format 1 (loose ``criterion``, ``target_rate``,
+    :class:`~fairdash.targeting.target_spec.TargetSpec`; a file of format 1 (loose ``criterion``, ``target_rate``,
     ``tpr_target``, ``tnr_target``, ``delta``, ``stratum_target_rates``) into the same spec those
     parameters made; a plain model (LR, GP) drops them (they did nothing for it)."""
 

@@ -65,7 +65,7 @@ class Options:
 
 @dataclass(frozen=True)
 class InstanceOf:
-    """An instance of ``kind`` (e.g. :class:`~fairdash.target.target_spec.TargetSpec`)."""
+    """An instance of ``kind`` (e.g. :class:`~fairdash.targeting.target_spec.TargetSpec`)."""
 
     kind: type
     what: str = ""

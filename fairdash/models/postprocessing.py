@@ -18,7 +18,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
-from ..target.criteria import CRITERIA, DEFAULT, criterion_info
+from ..targeting.criteria import CRITERIA, DEFAULT, criterion_info
 from . import inputs as I
 from . import params as P
 from .base import FITTED_INPUT_ATTRIBUTES, RANDOM_STATE_OF_DRAWS, Estimator, example
@@ -38,7 +38,7 @@ class ThresholdOptimizerModel(I.BinaryClassifierMixin, ClassifierMixin, Estimato
     Parameters
     ----------
     criterion : str, default=criteria.DEFAULT (demographic parity)
-        The constraint, by its criterion's name in :mod:`fairdash.target.criteria` (``criteria.CRITERIA``:
+        The constraint, by its criterion's name in :mod:`fairdash.targeting.criteria` (``criteria.CRITERIA``:
         ``dp`` or ``eo``; ``make_model`` takes it from the run's TargetSpec).
     C : float, default=1.0
         Inverse L2 strength of the logistic regression.

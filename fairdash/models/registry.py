@@ -5,7 +5,7 @@ Every model is a scikit-learn style classifier with ``fit(X, y, s=None)`` (FairL
 array), two-valued labels ``y`` (``classes_`` as given; FairDash passes 0/1) and integer group codes ``s``
 (0 = protected group). ``s`` is used at fit time only.
 
-:func:`make_model` builds one by name from the run's :class:`~fairdash.target.target_spec.TargetSpec` and the
+:func:`make_model` builds one by name from the run's :class:`~fairdash.targeting.target_spec.TargetSpec` and the
 model's own settings. What a model takes from the target is declared here, in its :class:`ModelInfo`
 (``target_param``): the fair models the whole spec (``target=``), the criterion-dependent baselines its
 criterion (``criterion=``), the others nothing. The run's ``seed`` (as each model's ``random_state``) and
@@ -17,8 +17,8 @@ import importlib
 from dataclasses import dataclass
 
 from ..errors import FairDashError
-from ..target.criteria import CRITERIA, DP, EO
-from ..target.target_spec import TargetSpec, criterion_info
+from ..targeting.criteria import CRITERIA, DP, EO
+from ..targeting.target_spec import TargetSpec, criterion_info
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ def model_info(name: str) -> ModelInfo:
 def make_model(name: str, target=None, *, seed=None, device=None, **options):
     """Build an unfitted model by name.
 
-    ``target``: the run's :class:`~fairdash.target.target_spec.TargetSpec` (``None``: each model's default); the
+    ``target``: the run's :class:`~fairdash.targeting.target_spec.TargetSpec` (``None``: each model's default); the
     model takes what its :class:`ModelInfo` declares (``target_param``). ``seed`` (the run's: each model's
     ``random_state``) and ``device`` (``None``: the model's default) go to the models that declare them
     (``shared``); every other keyword is one of the model's own settings, passed as it is (an unknown one is a
@@ -163,7 +163,7 @@ def make_model(name: str, target=None, *, seed=None, device=None, **options):
     """
     info = model_info(name)
     if target is not None and not isinstance(target, TargetSpec):
-        raise FairDashError(f"make_model's target must be a TargetSpec (fairdash.target.target_spec.make_target_spec), "
+        raise FairDashError(f"make_model's target must be a TargetSpec (fairdash.targeting.target_spec.make_target_spec), "
                             f"not a {type(target).__name__}.")
     cls = info.load_class()
     own = dict(options)

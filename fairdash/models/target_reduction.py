@@ -21,9 +21,9 @@ from fairlearn.reductions import ClassificationMoment, ErrorRate
 from sklearn.base import ClassifierMixin
 
 from ..errors import FairDashError
-from ..target import targets as T
-from ..target.criteria import Criterion, criterion_info
-from ..target.target_spec import TargetSpec, make_target_spec
+from ..targeting import targets as T
+from ..targeting.criteria import Criterion, criterion_info
+from ..targeting.target_spec import TargetSpec, make_target_spec
 from . import inputs as I
 from . import mixture as M
 from . import params as P
@@ -40,7 +40,7 @@ DEFAULT_TOLERANCE = 0.01  # each group's rate within one point of its target on 
 class TargetRateMoment(ClassificationMoment):
     """Each group's rate held within ``tolerance`` of its own target: the constraints
     ``rate_g(h) - target_g <= tolerance`` (index ``("+", g)``) and ``target_g - rate_g(h) <= tolerance``
-    (``("-", g)``). The rate is the criterion's (:class:`~fairdash.target.criteria.Criterion`, or its name): the
+    (``("-", g)``). The rate is the criterion's (:class:`~fairdash.targeting.criteria.Criterion`, or its name): the
     share of a group's rows predicted positive under demographic parity, of its positives under equality of
     opportunity. Public fairlearn API only: ``load_data``, ``index``, ``gamma``, ``bound``, ``project_lambda``,
     ``signed_weights``, ``default_objective``.
@@ -175,7 +175,7 @@ class TargetReduction(I.BinaryClassifierMixin, ClassifierMixin, Estimator):
     _words = "Target reduction"
     _takes_strata = True  # to refuse a conditional target in words
     _parameter_constraints = {
-        "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.target.target_spec.make_target_spec)"), P.NONE],
+        "target": [P.InstanceOf(TargetSpec, "a TargetSpec (fairdash.targeting.target_spec.make_target_spec)"), P.NONE],
         "tolerance": [P.Interval(numbers.Real, 0, 1, "neither")],
         "eps": [P.Interval(numbers.Real, 0, None, "neither")],
         "max_iter": [P.Interval(numbers.Integral, 1, None)],

@@ -19,8 +19,8 @@ from ..evaluation.metrics import summarize
 from ..files.run_spec import RunSpec
 from ..models.registry import MODELS
 from ..progress import utc_now
-from ..target.criteria import DEFAULT, criterion_info
-from ..target.decision import positive_scores
+from ..targeting.criteria import DEFAULT, criterion_info
+from ..targeting.decision import positive_scores
 from . import content
 from .figures import figure_html, make_figures, plotly_js
 

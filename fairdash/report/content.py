@@ -16,9 +16,9 @@ from ..evaluation.gaps import ceiling_verdict, landing_verdict, moved_away_summa
 from ..evaluation.metric_table import EVAL, EVAL_PREFIX, POP, POP_PREFIX, column_of
 from ..evaluation.metrics import confusion_frame, error_rates_frame, format_mean_std, result_notes, summarize
 from ..models.registry import MODELS
-from ..target.decision import PAPER_RULE, RULES
-from ..target.target_spec import criterion_info
-from ..target.targets import disadvantaged_group
+from ..targeting.decision import PAPER_RULE, RULES
+from ..targeting.target_spec import criterion_info
+from ..targeting.targets import disadvantaged_group
 
 
 # --------------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..evaluation.blindness import has_both_sides, land_words
-from ..target.target_spec import criterion_info
+from ..targeting.target_spec import criterion_info
 
 # A4 portrait, 14 mm margins: 182 mm of width = 688 CSS pixels. Figures are drawn at this width.
 FIG_WIDTH = 680

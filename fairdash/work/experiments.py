@@ -40,8 +40,8 @@ from ..files.scoring import ScoresRawTables, training_schema
 from ..jsonable import to_jsonable
 from ..models.registry import make_model, model_info
 from ..progress import as_progress, counted_progress, scaled_progress, utc_now
-from ..target import targets
-from ..target.decision import (
+from ..targeting import targets
+from ..targeting.decision import (
     FittedDecision,
     Reached,
     check_reached,
@@ -51,7 +51,7 @@ from ..target.decision import (
     predicts_with_s,
     rule_info,
 )
-from ..target.target_spec import ResolvedTarget, TargetSpec, criterion_info, make_target_spec
+from ..targeting.target_spec import ResolvedTarget, TargetSpec, criterion_info, make_target_spec
 from .fit_cache import FitCache, cache_key, source_version
 from .parallel import parallel_config
 
@@ -66,7 +66,7 @@ target TPR| under equality of opportunity (kept for older readers; never shown a
 not parity) and ``one_class`` says in words where a model predicts one class for everyone or a group.
 
 Columns present only where they say something, after these: ``rule_reached``, ``rule_note`` (rules that aim at a
-rate, :func:`fairdash.target.decision.check_reached`), ``converged`` (false: the solver stopped at its iteration
+rate, :func:`fairdash.targeting.decision.check_reached`), ``converged`` (false: the solver stopped at its iteration
 cap), ``price_of_blindness``, ``pop_with_s_accuracy``, ``pop_blind_accuracy`` (results holding a rule that decides
 with s, :mod:`fairdash.evaluation.blindness`), ``pop_majority_accuracy``, ``below_majority`` (where some row is
 below the majority class), ``pop_tnr_gap_<g>`` (explicit TPR/TNR targets)."""
@@ -139,7 +139,7 @@ def evaluate(estimator, arrays: Arrays, target: ResolvedTarget | None = None, gr
 
     Each set carries Theorem 2's ceiling at the measured group rates (``ceiling_at_measured``) and at the
     target (``ceiling_at_target``), both computed on that set's own rows. ``target`` is the one
-    :class:`~fairdash.target.target_spec.ResolvedTarget` the model is measured against (its criterion, the model's
+    :class:`~fairdash.targeting.target_spec.ResolvedTarget` the model is measured against (its criterion, the model's
     own spec and PR_t, and the run's ``goal``: each group's target, and so the gaps ``target_<g>``,
     ``pop_gap_<g>``, ``bal_gap_<g>``, the worst of each; :mod:`fairdash.evaluation.gaps`). Decisions come from
     ``decision`` (the paper's rule by default)."""
@@ -308,8 +308,8 @@ def scored(fit: _Fit, arrays: Arrays, criterion: str, cache: FitCache | None = N
                             "spec": spec.to_dict() if isinstance(spec, TargetSpec) else spec,
                             "decision": fit.decision.to_dict(), "goal": to_jsonable(goal),
                             "group_names": list(map(str, group_names or ()))},
-                    code_version=source_version("work/experiments.py", "evaluation/metrics.py", "target/targets.py",
-                                                "target/target_spec.py", "evaluation/gaps.py", "target/decision.py",
+                    code_version=source_version("work/experiments.py", "evaluation/metrics.py", "targeting/targets.py",
+                                                "targeting/target_spec.py", "evaluation/gaps.py", "targeting/decision.py",
                                                 "evaluation/calibration.py", "evaluation/intervals.py",
                                                 "evaluation/metric_table.py"))
     value, _ = cache.result(key, lambda: to_jsonable(run()))
@@ -457,7 +457,7 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
     the task's default request); ``target_rates`` is the sweep's grid, each point ``target.with_rate(t)``
     (``None``: the spec as it is). Models that do not serve the criterion are skipped with a reason
     when ``only_serving`` (else they run and their rows say what they serve). ``decisions``: several decision
-    rules (:mod:`fairdash.target.decision`) to run every model under, models x rules in one sweep (``None``: the
+    rules (:mod:`fairdash.targeting.decision`) to run every model under, models x rules in one sweep (``None``: the
     target's own rule); a run holding a rule that decides with s gets the price of deciding without s (:func:`priced`;
     ``price``: keep what it needs of each fit in ``Experiment.sides`` whatever the rules, ``None``: where one needs s)."""
     from joblib import Parallel, delayed

@@ -33,7 +33,7 @@ CACHE_ENV = "FAIRDASH_CACHE_DIR"
 # --------------------------------------------------------------------------------------------------
 # Cache keys
 # --------------------------------------------------------------------------------------------------
-_SHARED_SOURCES = ("models/state.py", "target/targets.py", "target/target_spec.py")
+_SHARED_SOURCES = ("models/state.py", "targeting/targets.py", "targeting/target_spec.py")
 
 
 def _relative_imports(path: Path) -> list[tuple[int, str, tuple]]:

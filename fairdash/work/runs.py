@@ -15,8 +15,8 @@ from ..figures.plot_style import RUN
 from ..files.run_spec import RunSpec
 from ..models.registry import MODELS, model_info
 from ..progress import utc_now
-from ..target.decision import choosable, rule_info
-from ..target.target_spec import TargetSpec, criterion_info
+from ..targeting.decision import choosable, rule_info
+from ..targeting.target_spec import TargetSpec, criterion_info
 from .experiments import PlannedFit, plan_fits, priced, run_experiment, serving_models
 
 PAPER_METHOD = ("fair-lr", "fair-gp")  # the paper's own models: offered first for download

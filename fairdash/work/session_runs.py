@@ -4,7 +4,7 @@ SavedRun` made a :class:`fairdash.work.runs.Run` again, its models :class:`faird
 from __future__ import annotations
 
 from ..files.session_file import SavedRun, SessionFile
-from ..target.target_spec import TargetSpec
+from ..targeting.target_spec import TargetSpec
 from .experiments import TrainedModel
 from .runs import Run
 

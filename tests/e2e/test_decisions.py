@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from test_trust import _chips, _export_report, _radio, _select, _set_models, _shot, _train, _wait_figures
 
-RULE_WORDS = {  # the Train page's radio labels (fairdash.target.decision.RULES[...].words)
+RULE_WORDS = {  # the Train page's radio labels (fairdash.targeting.decision.RULES[...].words)
     "threshold": "score above 1/2 (the paper's rule)",
     "overall-rate": "one cut for everyone, set to the overall target rate",
     "group-rates": "one cut per group, set to each group's target (decides with s)",

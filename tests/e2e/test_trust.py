@@ -261,7 +261,7 @@ def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log
     from fairdash import data
     from fairdash.analysis.rates import rates_readout
     from fairdash.app import ui
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
 
     task = data.build_task(adult_table, replace(ui.sample_spec("adult", adult_table), strata_column="race"))
     st_ui.open_app(page, app_url + "/target")
@@ -309,7 +309,7 @@ def test_explicit_targets_ceiling_matches_and_curve_has_no_pr_t(page, app_url, s
     """Bug 5: with explicit TPR/TNR targets the ceiling shown is the one of those targets (1.0 / 0.8 by
     default), and the curve beside it marks no PR_t point that would contradict it."""
     from fairdash.analysis.rates import rates_readout
-    from fairdash.target.target_spec import make_target_spec
+    from fairdash.targeting.target_spec import make_target_spec
 
     st_ui.open_app(page, app_url + "/target")
     _radio(page, st_ui, "criterion", "Equality of opportunity: explicit TPR / TNR targets")

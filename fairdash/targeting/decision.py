@@ -14,7 +14,7 @@ the scores so that the decisions reach the target, and says what it needs:
   TPR). Needs ``s`` when deciding: it treats people differently by group, which the paper's method
   avoids and which the law forbids in some settings.
 
-A rule is part of the target request (:class:`fairdash.target.target_spec.TargetSpec`, ``decision``); the cuts
+A rule is part of the target request (:class:`fairdash.targeting.target_spec.TargetSpec`, ``decision``); the cuts
 it chose on the training rows are a :class:`FittedDecision`, stored with the model.
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@ What the user asked for, validated once by :func:`make_target_spec` and handed, 
 rates readout, FairLR/FairGP, ``fit_model``/``run_experiment``, the results rows, the command line, the
 pages, the configuration JSON, the report and the model file:
 
-- ``criterion``: the name of a criterion of :mod:`fairdash.target.criteria`, ``dp`` (demographic parity) or
+- ``criterion``: the name of a criterion of :mod:`fairdash.targeting.criteria`, ``dp`` (demographic parity) or
   ``eo`` (equality of opportunity);
 - one target for every group, either ``target_rate`` (a number ``PR_t`` in (0, 1)) or ``preset``
   (``"min"``, ``"avg"``, ``"max"`` of the training split's group base rates; the paper's default is
@@ -16,7 +16,7 @@ pages, the configuration JSON, the report and the model file:
   ``PR_t`` is every stratum's target, a preset is taken of each stratum's own base rates, and
   ``stratum_target_rates`` (stratum code -> ``PR_t``) overrides single strata.
 
-The maths it resolves to lives in :mod:`fairdash.target.targets`; this module only says which of it applies.
+The maths it resolves to lives in :mod:`fairdash.targeting.targets`; this module only says which of it applies.
 """
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ class TargetSpec:
     tnr_target: float | None = None
     strata_column: str | None = None
     stratum_target_rates: tuple | None = None  # ((stratum code, PR_t), ...)
-    # how scores become decisions (fairdash.target.decision): threshold | overall-rate | group-rates
+    # how scores become decisions (fairdash.targeting.decision): threshold | overall-rate | group-rates
     decision: str = PAPER_RULE
 
     # ---------------------------------------------------------------------------------------------
@@ -257,7 +257,7 @@ def make_target_spec(criterion: str | None = DEFAULT, target_rate=None, delta=1.
     missing one is :data:`DEFAULT_TPR_TARGET` / :data:`DEFAULT_TNR_TARGET`; they exclude ``PR_t``, ``delta != 1`` and
     strata.
     Strata (conditional parity) need demographic parity. ``decision`` is the rule that turns scores
-    into decisions (:mod:`fairdash.target.decision`); ``group-rates`` cannot be combined with strata. Every
+    into decisions (:mod:`fairdash.targeting.decision`); ``group-rates`` cannot be combined with strata. Every
     refusal is a :class:`FairDashError`.
     """
 
