@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from . import target_state, ui
 from ..files import export as files
 from ..files.results_file import to_file
 from ..report import report_for_run
+from . import target_state, ui
 
 REPORT_FILE = "fairdash_report.html"
 RESULTS_FILE = "fairdash_results.csv"
