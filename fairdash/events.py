@@ -65,8 +65,8 @@ EVENT_LOG_ENV = "FAIRDASH_EVENT_LOG"
 LOGGER_NAME = "fairdash.events"
 logger = logging.getLogger(LOGGER_NAME)
 
-EVENTS = frozenset({"insecure_settings", "server_start", "upload", "confirm", "training_start", "training_end", "training_cancel",
-                    "training_failed", "export", "forget", "snapshot", "snapshot_opened", "refusal",
+EVENTS = frozenset({"insecure_settings", "server_start", "upload", "confirm", "training_start", "training_end",
+                    "training_cancel", "training_failed", "export", "forget", "snapshot", "snapshot_opened", "refusal",
                     "sign_in", "sign_out"})
 
 NUMBERS = frozenset({"bytes", "rows", "columns", "seconds", "models", "targets", "seeds", "runs", "groups",

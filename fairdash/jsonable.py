@@ -14,7 +14,8 @@ def to_jsonable(value: Any, *, nonfinite: str = "text", other=None) -> Any:
     """The one conversion to plain JSON values (model states, cached results, the command line's JSON,
     cache keys): numpy scalars and arrays, tuples, dicts with non-string keys.
 
-    A dataclass with a ``to_dict`` method (a :class:`~fairdash.targeting.target_spec.TargetSpec`) is stored as that dict.
+    A dataclass with a ``to_dict`` method (a :class:`~fairdash.targeting.target_spec.TargetSpec`) is stored as that
+    dict.
     Callables (e.g. a progress callback) become ``None``: they are not part of a model's state.
     Non-finite floats become the strings ``"nan"``, ``"inf"``, ``"-inf"`` (``nonfinite="text"``, which
     round-trips) or ``null`` (``nonfinite="null"``, for output read by other programs). A value of any

@@ -131,8 +131,8 @@ ss.set_previous_column("y", ss.y_column)
 st.subheader("Who is compared, and what is predicted")
 left, right = st.columns(2)
 with left:
-    s_col = st.selectbox("Sensitive attribute s", columns, key=state.S_COLUMN, on_change=choices.column_changed, args=("s",),
-                         help="The attribute the fairness criterion is about (for example sex or race).")
+    s_col = st.selectbox("Sensitive attribute s", columns, key=state.S_COLUMN, on_change=choices.column_changed,
+                         args=("s",), help="The attribute the fairness criterion is about (for example sex or race).")
     ui.restore(state.S_MODE, "two")
     s_mode = st.radio("Groups", list(S_MODES), key=state.S_MODE, format_func=S_MODES.get,
                       help="Two groups as in the paper, every value of s its own group, or every combination of s "
@@ -144,7 +144,8 @@ with left:
     elif s_mode == "two" and choices.threshold(s_col):
         st.number_input(f"Group 1 = rows where {lit(s_col, code=True)} is above", key=state.S_THRESHOLD)
     elif s_mode == "two":
-        st.multiselect(f"Values of {lit(s_col, code=True)} that form group 1", choices.values(s_col), key=state.S1_VALUES,
+        st.multiselect(f"Values of {lit(s_col, code=True)} that form group 1", choices.values(s_col),
+                       key=state.S1_VALUES,
                        help="Every other value forms group 0. The disadvantaged group follows from the base rates and "
                             "whether a positive label is favourable, unless you name the protected group below them.")
     st.text_input("Names for the groups (optional, comma-separated, in group order)", key=state.GROUP_LABELS,
@@ -204,8 +205,9 @@ if pending is not None:
     if guess is not None and guess.table_id == table_id:
         g = guess.roles
         pending_note.info(f"New table **{lit(table_name)}**: {len(df):,} rows, {df.shape[1]} columns. Suggested from "
-                          f"the column names and values (check them): s = {lit(g.s_reason)} y = {lit(g.y_reason)} Nothing "
-                          f"is used until you confirm; until then the current task ({lit(ss.table_name)}) stays.")
+                          f"the column names and values (check them): s = {lit(g.s_reason)} y = {lit(g.y_reason)} "
+                          f"Nothing is used until you confirm; until then the current task ({lit(ss.table_name)}) "
+                          "stays.")
     # whether a positive label is favourable is asked before the table can be used (the warning under the label says so)
     if task is not None and st.button(f"Use {lit(table_name)} with these choices", key="confirm_task", type="primary",
                                       disabled=not choices.answered()):
@@ -235,7 +237,8 @@ if task is not None:
     st.caption(f"Base rate = the share of a group with a positive label ({lit(task.spec.y_column)} = "
                f"{lit(task.label_names[1])}) in the whole table. {role} "
                f"{len(task.y):,} rows used, {len(task.features)} features. "
-               f"Base rates differ by up to {choices.base_rate_spread(r):.3f}: the Target page sets how to close that gap.")
+               f"Base rates differ by up to {choices.base_rate_spread(r):.3f}: the Target page sets how to close that "
+               "gap.")
     for w in task.warnings:
         st.warning(lit(w))
     if pending is None:

@@ -82,8 +82,10 @@ if mode == "sweep":
     ui.remember(state.SWEEP_FROM, sweep_from)
     ui.remember(state.SWEEP_TO, sweep_to)
     ui.remember(state.SWEEP_POINTS, form.DEFAULTS.sweep_points)
-    lo = s1.number_input("Sweep from PR_t", target_state.PR_T_MIN, target_state.PR_T_MAX, step=0.01, format="%.3f", key=state.SWEEP_FROM)
-    hi = s2.number_input("Sweep to PR_t", target_state.PR_T_MIN, target_state.PR_T_MAX, step=0.01, format="%.3f", key=state.SWEEP_TO)
+    lo = s1.number_input("Sweep from PR_t", target_state.PR_T_MIN, target_state.PR_T_MAX, step=0.01, format="%.3f",
+                         key=state.SWEEP_FROM)
+    hi = s2.number_input("Sweep to PR_t", target_state.PR_T_MIN, target_state.PR_T_MAX, step=0.01, format="%.3f",
+                         key=state.SWEEP_TO)
     n = s3.number_input("Number of targets", 2, 25, step=1, key=state.SWEEP_POINTS)
     grid = form.sweep_grid(lo, hi, n)
     st.caption(form.grid_caption(grid))

@@ -205,10 +205,11 @@ def price_of_blindness(runs, results) -> None:
         box.plotly_chart(plots.frontier_figure(res, s_name=html.escape(str(s_name))), key=f"fig_frontier_{number or 0}",
                          config=CHART)
         box.caption(f"Each line is one rule that lands on the target ({land_words('mean population rate')}); solid "
-                    "lines decide with s, dashed ones without; the black diamonds are the best rule with s placed at the "
-                    "blind rule's own rates, the side the price is measured against. The paper's rule (FairLR at 1/2) "
-                    "is drawn beside them with its worst gap, whether it lands or not. Error bars are 95% intervals; the grey "
-                    "lines are plain LR (no target) and the majority class for everyone, for scale.")
+                    "lines decide with s, dashed ones without; the black diamonds are the best rule with s placed at "
+                    "the blind rule's own rates, the side the price is measured against. The paper's rule (FairLR at "
+                    "1/2) is drawn beside them with its worst gap, whether it lands or not. Error bars are 95% "
+                    "intervals; the grey lines are plain LR (no target) and the majority class for everyone, for "
+                    "scale.")
 
 
 REPORT_KEY = state.COMPARE_REPORT  # (the shown runs' numbers, the report's HTML)
@@ -239,14 +240,14 @@ def results_table(results, summary, criterion: str, *, population: bool, where: 
     worst = plots.worst_gaps(results, population) is not None
     st.caption(f"Measured on {where}." + (" Worst gap: the largest distance of a group's rate from its target (mean "
                                           "over repeats), with that group." if worst else
-                                          " Target gap: mean over groups of |rate_s − target_s| on the population (PR; TPR under "
-                                          "equality of opportunity)."
+                                          " Target gap: mean over groups of |rate_s − target_s| on the population (PR; "
+                                          "TPR under equality of opportunity)."
                                           if population else ""))
     tables.show_results(plots.results_table(results, criterion, population=population, group_names=names),
                         "compare_table")
     c1, c2 = st.columns(2)
-    c1.download_button("Download results (CSV, one row per fit)", ui.csv_bytes(to_file(results)), "fairdash_results.csv",
-                       "text/csv", key="download_results_csv")
+    c1.download_button("Download results (CSV, one row per fit)", ui.csv_bytes(to_file(results)),
+                       "fairdash_results.csv", "text/csv", key="download_results_csv")
     c2.download_button("Download summary (CSV, mean and std)", ui.csv_bytes(summary), "fairdash_summary.csv",
                        "text/csv", key="download_summary_csv")
     thin_warnings(runs)
@@ -350,7 +351,8 @@ def run_results(run) -> None:
                     "the accuracy beside it; compared only for a rule that lands on the target):")
         tab = ceiling_table(fair, group_names=run.task.group_names, prefix=POP_PREFIX).rename(
             columns={"accuracy": f"accuracy ({where})", **CEILING_HEADERS})
-        tab = tab[[c for c in tab.columns if c != "target"] + [c for c in tab.columns if c == "target"]]  # numbers first
+        # numbers first
+        tab = tab[[c for c in tab.columns if c != "target"] + [c for c in tab.columns if c == "target"]]
         tables.show_numbers(tab, "accuracy_vs_bound", column_config={
             **{c: tables.number_column(help=h) for c, h in CEILING_HELP.items()},
             "label": st.column_config.TextColumn("model", width=tables.RESULTS_WIDTHS["model"], pinned=True)})

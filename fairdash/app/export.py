@@ -31,8 +31,8 @@ def model_note(trained) -> str:
     """What the model file is and what it needs (Markdown; the sensitive attribute's name shown literally)."""
     return (f"Fitted at {trained.fitted_at} (UTC) in {trained.fit_seconds:.2f} s. A `.fairdash` file: load it "
             "with `fairdash.load_model(path)` or `fairdash predict`; "
-            + (f"it needs the feature columns and the sensitive attribute {ui.literal(trained.spec.s_column, code=True)}"
-               ": it decides with s." if trained.decides_with_s else
+            + ("it needs the feature columns and the sensitive attribute "
+               f"{ui.literal(trained.spec.s_column, code=True)}: it decides with s." if trained.decides_with_s else
                "it needs the feature columns, not the sensitive attribute."))
 
 

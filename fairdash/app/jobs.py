@@ -337,22 +337,24 @@ def collect() -> None:
     elif job.state == "failed":
         outcome = ss.job_note = state.JobNote("failed", f"Training failed: {job.error}")
     elif job.why_cancelled == "closed_tab":
-        outcome = ss.job_note = state.JobNote("cancelled", f"Training cancelled after {job.elapsed():.0f} s: no tab of this "
-                                               f"session was open for {job.grace_s:.0f} s. Nothing was added to the "
-                                               "run history.")
-    else:
-        outcome = ss.job_note = state.JobNote("cancelled", f"Training cancelled after {job.elapsed():.0f} s: nothing was added "
+        outcome = ss.job_note = state.JobNote("cancelled", f"Training cancelled after {job.elapsed():.0f} s: no tab "
+                                               f"of this session was open for {job.grace_s:.0f} s. Nothing was added "
                                                "to the run history.")
+    else:
+        outcome = ss.job_note = state.JobNote("cancelled", f"Training cancelled after {job.elapsed():.0f} s: nothing "
+                                               "was added to the run history.")
     ss.job_outcome = outcome
 
 
 def outcome() -> state.JobNote | None:
-    """The :class:`~fairdash.app.state.JobNote` of the job collected in this script run (the Train page's status line), else ``None``."""
+    """The :class:`~fairdash.app.state.JobNote` of the job collected in this script run (the Train page's status
+    line), else ``None``."""
     return state.current().job_outcome
 
 
 def note() -> state.JobNote | None:
-    """The :class:`~fairdash.app.state.JobNote` of a failed or cancelled job, kept until the next training or until dismissed."""
+    """The :class:`~fairdash.app.state.JobNote` of a failed or cancelled job, kept until the next training or until
+    dismissed."""
     return state.current().job_note
 
 

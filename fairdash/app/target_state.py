@@ -32,9 +32,9 @@ MODES = {  # the modes of criteria.MODES in words
 }
 MODE_SHORT = {DP.name: DP.words, EO.name: EO.words + " (by PR_t)", EXPLICIT_MODE: EO.words + " (TPR/TNR)"}
 MODE_NOTES = {  # what each mode means, where a sentence is needed
-    EO.name: "Trained exactly as for demographic parity with one PR_t; judged by the groups' true positive rates on the "
-          "ordinary test set. When PR_t is at least both base rates, every positive keeps its label, which is why the "
-          "TPRs move together.",
+    EO.name: "Trained exactly as for demographic parity with one PR_t; judged by the groups' true positive rates on "
+          "the ordinary test set. When PR_t is at least both base rates, every positive keeps its label, which is why "
+          "the TPRs move together.",
     EXPLICIT_MODE: "Set the true positive and true negative rates the target labels should have in every group.",
 }
 STRATA_MODES = {"own": "Each stratum's own average (default)", "slider": "The slider's PR_t in every stratum"}

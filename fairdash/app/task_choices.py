@@ -202,7 +202,8 @@ class Choices:
             if said is not None:
                 ss.positive_is = meaning.WORDS[said]
 
-        st.text_input("What does a positive label mean, in plain words?", key=state.POSITIVE_MEANING, on_change=read_meaning,
+        st.text_input("What does a positive label mean, in plain words?", key=state.POSITIVE_MEANING,
+                      on_change=read_meaning,
                       placeholder="e.g. income above $50K a year (favourable), or rearrested (not favourable)")
         ss.setdefault(state.Session.positive_is, None)
         st.radio("Is a positive label favourable for the person?", list(POSITIVE_IS), key=state.POSITIVE_IS,
@@ -227,9 +228,10 @@ class Choices:
         fav, how = meaning.label_favourable(self.spec())
         said = (f"It is {meaning.WORDS[fav]} for the person{'' if how == meaning.SAID else f' ({how})'}"
                 if how != meaning.ASSUMED else "Whether it is favourable for the person is not answered yet")
-        st.markdown(f"**Positive (y = 1) means:** {ui.literal(words)}. {said}. The target positive rate PR_t is the share of *each* "
-                    "group that the fair model will label positive, so a positive should be what you want to share out "
-                    "fairly (or, as in COMPAS, what you want to be equally likely across groups even if it is unfavourable).")
+        st.markdown(f"**Positive (y = 1) means:** {ui.literal(words)}. {said}. The target positive rate PR_t is the "
+                    "share of *each* group that the fair model will label positive, so a positive should be what you "
+                    "want to share out fairly (or, as in COMPAS, what you want to be equally likely across groups even "
+                    "if it is unfavourable).")
 
     def column_groups(self, feature_choices) -> None:
         """For many columns: per name-prefix group, one click to take all its columns in or leave them out."""
@@ -260,8 +262,9 @@ class Choices:
 
         if leaks:
             st.subheader("Leaks")
-            st.error(f"{len({x['column'] for x in leaks})} feature(s) give s or y away almost exactly, alone or together. A model that sees a leak of y learns "
-                     "the leak instead of the task (accuracy near 1, meaningless); a leak of s lets it use s directly.",
+            st.error(f"{len({x['column'] for x in leaks})} feature(s) give s or y away almost exactly, alone or "
+                     "together. A model that sees a leak of y learns the leak instead of the task (accuracy near 1, "
+                     "meaningless); a leak of s lets it use s directly.",
                      icon=":material/warning:")
             for leak in [x for x in leaks if not x.get("with")]:
                 c1, c2 = st.columns([4, 1], vertical_alignment="center")

@@ -73,7 +73,8 @@ def literal(text, code: bool = False) -> str:
     backslash-escaped; since the Markdown renderer turns a bare ``http://...``, ``www.`` or e-mail
     address into a link *after* resolving escapes, an invisible word joiner (U+2060) is put after
     ``:`` and ``@`` and between ``www`` and ``.``, which no autolink or shortcode pattern matches
-    across; a word joiner of the text itself is written ``&#8288;``. ``code=True`` gives an inline code span instead (for column names): always literal."""
+    across; a word joiner of the text itself is written ``&#8288;``. ``code=True`` gives an inline code span
+    instead (for column names): always literal."""
     s = " ".join(str(text).splitlines()).strip()
     if code:
         if not s:
@@ -240,7 +241,8 @@ def profile(df: pd.DataFrame | None = None, table_id: str | None = None) -> pd.D
 # The table and the task
 # --------------------------------------------------------------------------------------------------
 def _task_key(table_id: str, spec: data.TaskSpec) -> str:
-    return hashlib.sha256((table_id + json.dumps(spec.to_dict(), sort_keys=True, default=str)).encode()).hexdigest()[:16]
+    return hashlib.sha256((table_id + json.dumps(spec.to_dict(), sort_keys=True, default=str))
+                          .encode()).hexdigest()[:16]
 
 
 def set_task(df: pd.DataFrame, table_id: str, table_name: str, spec: data.TaskSpec,

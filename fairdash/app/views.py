@@ -313,11 +313,13 @@ def leak_warnings(task) -> list[str]:
     y_leaks = list(dict.fromkeys(x["column"] for x in leaks if x["of"] == "y"))
     s_leaks = [] if task.spec.s_as_feature else list(dict.fromkeys(x["column"] for x in leaks if x["of"] == "s"))
     if y_leaks:
-        st.warning("Before you train: " + ", ".join(ui.literal(c, code=True) for c in y_leaks) + " give(s) the label away "
+        st.warning("Before you train: " + ", ".join(ui.literal(c, code=True) for c in y_leaks)
+                   + " give(s) the label away "
                    "almost exactly, so the model would learn that instead of the task. Drop them on the Data page.",
                    icon=":material/warning:")
     if s_leaks:
-        st.warning("Before you train: " + ", ".join(ui.literal(c, code=True) for c in s_leaks) + " give(s) the sensitive attribute "
+        st.warning("Before you train: " + ", ".join(ui.literal(c, code=True) for c in s_leaks)
+                   + " give(s) the sensitive attribute "
                    "s away almost exactly, so a model meant not to see s would use s through them. Drop them on the "
                    "Data page, or let the model see s on purpose under Advanced settings.", icon=":material/warning:")
     return y_leaks + s_leaks

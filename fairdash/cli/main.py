@@ -47,15 +47,17 @@ def _cmd_rates(args) -> int:
         lines.append(f"{('s=' + k + ': ' + name)[:33]:<34}{out['group_share'][k]:>8.4f}{out['base_rates'][k]:>11.4f}"
                      f"{(t if t is not None else float('inf')):>8.4f}{tr['p_ybar1_given_y1']:>15.4f}"
                      f"{tr['p_ybar1_given_y0']:>15.4f}{tr['p_y1_given_ybar0']:>15.4f}{tr['p_y1_given_ybar1']:>15.4f}")
-    ceiling = ("Accuracy of every classifier that meets these TPR/TNR targets" if out["target"].get("tpr_target") is not None
-               else "Theorem 2 accuracy ceiling at this target")
+    ceiling = ("Accuracy of every classifier that meets these TPR/TNR targets"
+               if out["target"].get("tpr_target") is not None else "Theorem 2 accuracy ceiling at this target")
     lines += ["", f"{ceiling} (training split): {out['ceiling_at_target']:.4f}", ""]
     if common_tpr_words(out, list(g.values())):
         lines += [common_tpr_words(out, list(g.values())), ""]
-    lines += [describe_t(out["t"][k], f"s={k} ({name})", out["flips"][k], out["labels_moved"][k]) for k, name in g.items()]
+    lines += [describe_t(out["t"][k], f"s={k} ({name})", out["flips"][k], out["labels_moved"][k])
+              for k, name in g.items()]
     if "strata" in out:
-        lines += ["", f"Conditional parity on `{task.spec.strata_column}`: ceiling {out['strata_ceiling_at_target']:.4f} "
-                      "(Theorem 2 per stratum, weighted by the stratum's share of the training rows)",
+        lines += ["", f"Conditional parity on `{task.spec.strata_column}`: ceiling "
+                      f"{out['strata_ceiling_at_target']:.4f} (Theorem 2 per stratum, weighted by the stratum's share "
+                      "of the training rows)",
                   f"{'stratum':<24}{'group':<28}{'rows':>8}{'base rate':>11}{'target':>9}{'t_s':>8}"]
         for stratum, st in out["strata"].items():
             for k, name in g.items():
@@ -75,7 +77,8 @@ def _cmd_rates(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="fairdash", description="FairDash: tune a classifier's fairness by choosing the target positive rate.")
+    p = _Parser(prog="fairdash", description="FairDash: tune a classifier's fairness by choosing the target positive "
+                                             "rate.")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
     r = sub.add_parser("rates", help="what a target positive rate implies: base rates, t_s, transitions, ceiling")

@@ -87,7 +87,8 @@ def _rates_list(text: str | None):
         try:
             out.append(float(x))
         except ValueError:
-            raise FairDashError(f"Could not read {text!r} as a comma-separated list of numbers or presets (min, avg, max): {x!r} is neither.") from None
+            raise FairDashError(f"Could not read {text!r} as a comma-separated list of numbers or presets (min, avg, "
+                                f"max): {x!r} is neither.") from None
     return out
 
 
@@ -180,7 +181,8 @@ def _cmd_train(args) -> int:
               **row_to_file({k: m[k] for k in m if not k.startswith("n_")}),  # named as the results file names them
               **{k: row[k] for k in row.index if _is_move(k)}, "moved_away": row["moved_away"],
               **{k: row[k] for k in ("rule_reached", "rule_note", "below_majority", column_of("majority_accuracy", POP))
-                 if k in row.index}, "lands": landing[0], "landing": landing[1], **price, "fit_seconds": trained.fit_seconds, "device": trained.device, "out": str(out)}
+                 if k in row.index}, "lands": landing[0], "landing": landing[1], **price,
+              "fit_seconds": trained.fit_seconds, "device": trained.device, "out": str(out)}
     if args.json:
         print(json.dumps(_json_safe(result), indent=2))
     else:
@@ -195,7 +197,8 @@ def _cmd_train(args) -> int:
         print(label_line(task))
         print(f"Saved to {out}  ({trained.fit_seconds:.2f} s on {trained.device})")
         for title, pre, n in ((f"the {m['eval_set']} set (the paper's protocol)", "", m["n_eval"]),
-                              ("the population (the ordinary test set, as the model will meet it)", POP_PREFIX, m["n_pop"])):
+                              ("the population (the ordinary test set, as the model will meet it)", POP_PREFIX,
+                               m["n_pop"])):
             if pre and m["eval_set"] == "test":
                 break  # the evaluation rows are the population already
             print(f"Evaluated on {title}, {n} rows:")
@@ -208,8 +211,8 @@ def _cmd_train(args) -> int:
             if m.get(pre + "one_class"):
                 print(f"  note: the model {m[pre + 'one_class']}; {one_class_reason(m[pre + 'one_class'])}")
             if pre + "cond_pr_ratio" in m and np.isfinite(m[pre + "cond_pr_ratio"]):
-                print(f"  conditional PR ratio (worst stratum) {_fmt(m[pre + 'cond_pr_ratio'])}, share-weighted mean over "
-                      f"strata {_fmt(m.get(pre + 'cond_pr_ratio_mean', float('nan')))}")
+                print(f"  conditional PR ratio (worst stratum) {_fmt(m[pre + 'cond_pr_ratio'])}, share-weighted mean "
+                      f"over strata {_fmt(m.get(pre + 'cond_pr_ratio_mean', float('nan')))}")
             print(f"  Theorem 2 ceiling at the measured group rates: {_fmt(m.get(pre + 'ceiling_at_measured'))}")
         if m.get("too_good"):
             print(f"warning: {result_notes(exp.results.iloc[:1])[-1]}")
@@ -313,13 +316,15 @@ def _cmd_predict(args) -> int:
     df = data.read_table_or_sample(args.data)
     out = _check_out(args.out)
     cleaned, repairs = data.clean_table(df)
-    scores = model.score(cleaned)  # compared with the training table first: refused in one line, or scored with warnings
+    # compared with the training table first: refused in one line, or scored with warnings
+    scores = model.score(cleaned)
     for note in [*df.attrs.get("read_notes", ()), *repairs, *scores.notes]:
         print(f"warning: {note}", file=sys.stderr)
     prob_col, pred_col = output_columns(df.columns)
     if prob_col != "probability":
         print(f"warning: the table already has a 'probability' or 'prediction' column; the scores are written to "
-              f"{prob_col!r} and {pred_col!r} instead, and the table's own columns are kept as they are.", file=sys.stderr)
+              f"{prob_col!r} and {pred_col!r} instead, and the table's own columns are kept as they are.",
+              file=sys.stderr)
     res = df.copy()
     res[prob_col] = scores.probability
     res[pred_col] = scores.decision  # by the model's decision rule (the file records it)
@@ -374,13 +379,15 @@ def _cmd_sweep(args) -> int:
     print(f"{'model':<{width}}{'PR_t':>7}{'accuracy':>16}{key:>16}{'pop accuracy':>16}{'pop ' + key:>16}"
           f"{'worst gap':>24}{'fit s':>8}")
     worst_groups = {(m, None if not np.isfinite(t) else round(t, 9)): "/".join(dict.fromkeys(map(str, g)))
-                    for (m, t), g in exp.results.groupby(["model", "target_rate"], dropna=False)[column_of("worst_gap_group", POP)]}
+                    for (m, t), g in exp.results.groupby(["model", "target_rate"], dropna=False)[
+                        column_of("worst_gap_group", POP)]}
     for _, r in summary.iterrows():
         name = f"{r['model']}/{r['decision']}" if len(decisions) > 1 else r["model"]
         t = "" if not np.isfinite(r["target_rate"]) else f"{r['target_rate']:.3f}"
         cells = [format_mean_std(r[m + "_mean"], r[m + "_std"], repeats=repeats) for m in shown[:4]]
+        group_key = (r["model"], None if not np.isfinite(r["target_rate"]) else round(r["target_rate"], 9))
         gap = ("" if not np.isfinite(r[worst + "_mean"]) else
-               f"{r[worst + '_mean']:.3f} ({worst_groups.get((r['model'], None if not np.isfinite(r['target_rate']) else round(r['target_rate'], 9)), '')})"[:23])
+               f"{r[worst + '_mean']:.3f} ({worst_groups.get(group_key, '')})"[:23])
         print(f"{name:<{width}}{t:>7}" + "".join(f"{c:>16}" for c in cells) + f"{gap:>24}{r['fit_seconds_mean']:>8.2f}")
     how = ("Student's t over the repeats" if repeats > 1 else "a bootstrap of the test rows, stratified by group")
     print(f"95% intervals ({how}):")

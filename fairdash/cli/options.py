@@ -42,8 +42,8 @@ def task_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--y-threshold", type=float, help="positive = values of --y above this (numeric --y)")
     g.add_argument("--positive-is", metavar="favourable|unfavourable",
                    help="is a positive label favourable for the person (a loan granted) or unfavourable (rearrest, "
-                        "default)? It names the disadvantaged group: the lowest base rate, or the highest. Default: read "
-                        "from --positive-meaning, else favourable (a --paper set-up says its own)")
+                        "default)? It names the disadvantaged group: the lowest base rate, or the highest. Default: "
+                        "read from --positive-meaning, else favourable (a --paper set-up says its own)")
     g.add_argument("--positive-meaning", default="", help="what a positive label means, in plain words (shown in "
                                                           "the report)")
     g.add_argument("--features", help="comma-separated feature columns (default: every other column)")
@@ -188,7 +188,8 @@ def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: b
         g.add_argument("--pr-t", help="target positive rate PR_t in (0, 1), or min/avg/max (default: avg); with "
                                       "--strata a number applies in every stratum, a preset is each stratum's own")
     g.add_argument("--criterion", choices=list(CRITERIA),
-                   help="dp: demographic parity (default); eo: equality of opportunity (default with a COMPAS --paper set-up)")
+                   help="dp: demographic parity (default); eo: equality of opportunity (default with a COMPAS --paper "
+                        "set-up)")
     g.add_argument("--delta", type=float, default=1.0, help="keep-rate delta in (0, 1] (default 1)")
     g.add_argument("--tpr-target", type=float, help="explicit TPR target (with --criterion eo; default "
                                                     f"{DEFAULT_TPR_TARGET:g} when --tnr-target is given)")
@@ -198,14 +199,15 @@ def target_arguments(p: argparse.ArgumentParser, many: bool = False, training: b
         words = "how scores become decisions: " + "; ".join(f"{r}: {RULES[r].explanation}" for r in choosable())
         if many:
             g.add_argument("--decision", default=PAPER_RULE,
-                           help=words + f" (default {PAPER_RULE}). A comma list runs every model under every rule in one "
-                                        f"sweep, e.g. {PAPER_RULE},{WITH_S_RULE}")
+                           help=words + f" (default {PAPER_RULE}). A comma list runs every model under every rule in "
+                                        f"one sweep, e.g. {PAPER_RULE},{WITH_S_RULE}")
         else:
-            g.add_argument("--decision", choices=choosable(), default=PAPER_RULE, help=words + f" (default {PAPER_RULE})")
+            g.add_argument("--decision", choices=choosable(), default=PAPER_RULE,
+                           help=words + f" (default {PAPER_RULE})")
         g.add_argument("--agarwal-bound", type=float,
                        help="Agarwal et al.'s allowed difference between a group's rate and the overall rate (default "
-                            "0.1, the paper's); a tight bound such as 0.01 comes closer to population parity without s, "
-                            "at a rate of its own (Adult sex: PR ratio 0.888, against 0.410 at 0.1)")
+                            "0.1, the paper's); a tight bound such as 0.01 comes closer to population parity without "
+                            "s, at a rate of its own (Adult sex: PR ratio 0.888, against 0.410 at 0.1)")
         g.add_argument("--target-tolerance", type=float,
                        help="the target reduction's tolerance: how far each group's training rate may stay from its "
                             "target (default 0.01)")

@@ -132,9 +132,9 @@ def row_groups(df: pd.DataFrame, spec, group_names, s_values=None) -> tuple[np.n
         unseen = ok & ~known
         if unseen.any():
             counts = text[unseen].value_counts()
-            notes.append(f"{int(unseen.sum()):,} row(s) hold {len(counts):,} value(s) of {_q(spec.s_column)} never seen "
-                         f"in training (first: {_q(counts.index[0])}): a group the model never saw, left out of the "
-                         "rates per group.")
+            notes.append(f"{int(unseen.sum()):,} row(s) hold {len(counts):,} value(s) of {_q(spec.s_column)} never "
+                         f"seen in training (first: {_q(counts.index[0])}): a group the model never saw, left out of "
+                         "the rates per group.")
         if spec.group_labels:
             index = group_index(spec, group_names)
             codes = np.where(ok & known, text.map(index).fillna(NOT_PLACED).to_numpy(), NOT_PLACED)
@@ -144,9 +144,9 @@ def row_groups(df: pd.DataFrame, spec, group_names, s_values=None) -> tuple[np.n
         unseen = ok & ~text.isin(set(map(str, s_values))).to_numpy()
         if unseen.any():
             counts = text[unseen].value_counts()
-            notes.append(f"{int(unseen.sum()):,} row(s) hold {len(counts):,} value(s) of {_q(spec.s_column)} never seen "
-                         f"in training (first: {_q(counts.index[0])}): counted in group {_q(group_names[0])}, every "
-                         "value not chosen as group 1.")
+            notes.append(f"{int(unseen.sum()):,} row(s) hold {len(counts):,} value(s) of {_q(spec.s_column)} never "
+                         f"seen in training (first: {_q(counts.index[0])}): counted in group {_q(group_names[0])}, "
+                         "every value not chosen as group 1.")
     return _codes_where(df, ok, spec, group_names), notes
 
 
@@ -237,7 +237,8 @@ def rates_sentence(rates: pd.DataFrame, criterion: str) -> str:
 
 def as_results(rates: pd.DataFrame, label: str, target_rate) -> pd.DataFrame:
     """The rates as one results row (the population's columns of the positive rate, the TPR and the gap, and the
-    targets, named by the metric table), so that the Compare page's figures draw the new rows as they draw a run's population."""
+    targets, named by the metric table), so that the Compare page's figures draw the new rows as they draw a run's
+    population."""
     row = {"model": label, "label": label, "target_rate": np.nan if target_rate is None else float(target_rate),
            "seed": 0}
     for j, r in rates.reset_index(drop=True).iterrows():

@@ -113,7 +113,8 @@ def model_bytes(trained) -> bytes:
 
     created = utc_now()
     spec = trained.spec.to_dict() if hasattr(trained.spec, "to_dict") else dict(trained.spec)
-    table = trained.transition_table if hasattr(trained, "transition_table") else getattr(est, "transition_table_", None)
+    table = (trained.transition_table if hasattr(trained, "transition_table")
+             else getattr(est, "transition_table_", None))
     table_d = _table_dict(table)
 
     decision = carried_decision(est, getattr(trained, "decision", None))
@@ -137,7 +138,8 @@ def model_bytes(trained) -> bytes:
         "decision": {**decision.to_dict(), "decides_with_s": rule.needs_s, "words": rule.words},
         "transition_table": table_d,
         "t": None if table_d is None else table_d.get("t"),
-        "accuracy_ceiling": None if table_d is None else table_d.get("ceiling_at_target", table_d.get("accuracy_bound")),
+        "accuracy_ceiling": (None if table_d is None
+                             else table_d.get("ceiling_at_target", table_d.get("accuracy_bound"))),
         "metrics": _jsonable(dict(trained.metrics or {})),
         "data_fingerprint": str(trained.data_fingerprint or ""),
         "seed": int(trained.seed),
@@ -243,7 +245,8 @@ def _read_source(source) -> tuple[bytes, str]:
         if not path.is_file():
             raise FairDashError(f"{path} is not a file.")
         if path.stat().st_size > MAX_FILE_BYTES:
-            raise FairDashError(f"{path.name} is larger than {MAX_FILE_BYTES >> 20} MB; it is not a FairDash model file.")
+            raise FairDashError(f"{path.name} is larger than {MAX_FILE_BYTES >> 20} MB; it is not a FairDash model "
+                                "file.")
         raw = path.read_bytes()
         name = path.name
     elif hasattr(source, "read"):  # an upload

@@ -215,7 +215,8 @@ def check_table(df, feature_columns, categorical_features, known: dict, schema: 
                 if len(out):
                     first = col.to_numpy()[far][0]
                     notes.append(f"Column {_q(c)}: {len(out):,} row(s) lie far outside the training range {lo:g} to "
-                                 f"{hi:g} (first: {first:g}, {_rows(out)}; other units?); the model extrapolates for them.")
+                                 f"{hi:g} (first: {first:g}, {_rows(out)}; other units?); the model extrapolates for "
+                                 "them.")
         blank = X.index[X[c].isna().to_numpy()]
         if len(blank) == len(X) > 1:  # an empty column is a missing column
             refusals.append(f"Column {_q(c)} is empty in all {len(X):,} rows; the model was trained with its values "
@@ -245,8 +246,8 @@ def _number_column(col: pd.Series, c):
         bad = col.index[wrong]
         if len(bad):
             return col, (f"Column {_q(c)} held numbers in training, but {len(bad):,} of {len(col):,} row(s) hold text "
-                         f"(first: {_q(raw.to_numpy()[wrong][0])}, {_rows(bad)}); the model cannot score them. Correct or "
-                         "remove them.")
+                         f"(first: {_q(raw.to_numpy()[wrong][0])}, {_rows(bad)}); the model cannot score them. Correct "
+                         "or remove them.")
         col = num
     col = col.astype(float)
     inf = col.index[np.isinf(col.to_numpy())]
@@ -310,8 +311,8 @@ def check_groups(df: pd.DataFrame, spec, group_names, s_values) -> list:
         unseen = text[~text.isin(set(group_index(spec, group_names)))]
         if len(unseen) and not spec.group_labels:
             counts = unseen.value_counts()
-            raise FairDashError(f"This model decides with s, and {len(unseen):,} row(s) hold {len(counts):,} value(s) of "
-                                f"{_q(spec.s_column)} never seen in training (first: {_q(counts.index[0])}, "
+            raise FairDashError(f"This model decides with s, and {len(unseen):,} row(s) hold {len(counts):,} value(s) "
+                                f"of {_q(spec.s_column)} never seen in training (first: {_q(counts.index[0])}, "
                                 f"{_rows(unseen.index)}); it has no rule for them.")
         return []
     if not s_values:
@@ -322,8 +323,8 @@ def check_groups(df: pd.DataFrame, spec, group_names, s_values) -> list:
     counts = unseen.value_counts()
     shown = ", ".join(_q(v) for v in counts.index[:3]) + (" ..." if len(counts) > 3 else "")
     if len(unseen) == len(text):  # nothing matches: another coding of s (upper case, codes for words...)
-        raise FairDashError(f"This model decides with s, and none of the table's values of {_q(spec.s_column)} was seen "
-                            f"in training ({shown} in {len(text):,} rows; training had "
+        raise FairDashError(f"This model decides with s, and none of the table's values of {_q(spec.s_column)} was "
+                            f"seen in training ({shown} in {len(text):,} rows; training had "
                             f"{', '.join(map(_q, list(s_values)[:4]))}); recode the column as in training.")
     return [f"Column {_q(spec.s_column)} (s): {len(unseen):,} row(s) hold {len(counts):,} value(s) never seen in "
             f"training ({shown}), at {_rows(unseen.index)}; the model decides for them as for group "

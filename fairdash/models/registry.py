@@ -163,8 +163,8 @@ def make_model(name: str, target=None, *, seed=None, device=None, **options):
     """
     info = model_info(name)
     if target is not None and not isinstance(target, TargetSpec):
-        raise FairDashError(f"make_model's target must be a TargetSpec (fairdash.targeting.target_spec.make_target_spec), "
-                            f"not a {type(target).__name__}.")
+        raise FairDashError("make_model's target must be a TargetSpec "
+                            f"(fairdash.targeting.target_spec.make_target_spec), not a {type(target).__name__}.")
     cls = info.load_class()
     own = dict(options)
     if target is not None and info.target_param in own:

@@ -62,8 +62,8 @@ the ordinary test set, distributed like the data the model will score. Each grou
 (``target_<g>``), its signed gap on each set (``pop_gap_<g>``, ``bal_gap_<g>``) and the worst gap with
 its group (``pop_worst_gap``, ``pop_worst_gap_group``...) are described in :mod:`fairdash.evaluation.gaps`;
 ``target_gap`` is the mean over groups of |pop_gap_s|: |pop PR_s - target_s| under demographic parity, |pop TPR_s -
-target TPR| under equality of opportunity (kept for older readers; never shown alone). A ratio whose largest value is 0 is empty (0/0 is
-not parity) and ``one_class`` says in words where a model predicts one class for everyone or a group.
+target TPR| under equality of opportunity (kept for older readers; never shown alone). A ratio whose largest value is
+0 is empty (0/0 is not parity) and ``one_class`` says in words where a model predicts one class for everyone or a group.
 
 Columns present only where they say something, after these: ``rule_reached``, ``rule_note`` (rules that aim at a
 rate, :func:`fairdash.targeting.decision.check_reached`), ``converged`` (false: the solver stopped at its iteration
@@ -264,11 +264,13 @@ def _goal(spec: TargetSpec, arrays: Arrays):
 def _request(target, task: Task) -> TargetSpec:
     """The run's :class:`TargetSpec`: ``target`` (a spec, or its dictionary form), or without one the default
     request for the task (demographic parity at the avg preset; conditional on the task's strata column)."""
-    return TargetSpec.from_dict(target) if target is not None else make_target_spec(strata_column=task.spec.strata_column)
+    return (TargetSpec.from_dict(target) if target is not None
+            else make_target_spec(strata_column=task.spec.strata_column))
 
 
 def fit_model(task: Task, name: str, *, target: TargetSpec | None = None, seed: int = 0, options: dict | None = None,
-              device="auto", cache: FitCache | None = None, progress=None, arrays: Arrays | None = None) -> TrainedModel:
+              device="auto", cache: FitCache | None = None, progress=None,
+              arrays: Arrays | None = None) -> TrainedModel:
     """Train one model on the seed's training split and measure it on its test split.
 
     ``target`` is the :class:`TargetSpec` (:func:`make_target_spec`; ``None``: the task's default request).
@@ -309,9 +311,9 @@ def scored(fit: _Fit, arrays: Arrays, criterion: str, cache: FitCache | None = N
                             "decision": fit.decision.to_dict(), "goal": to_jsonable(goal),
                             "group_names": list(map(str, group_names or ()))},
                     code_version=source_version("work/experiments.py", "evaluation/metrics.py", "targeting/targets.py",
-                                                "targeting/target_spec.py", "evaluation/gaps.py", "targeting/decision.py",
-                                                "evaluation/calibration.py", "evaluation/intervals.py",
-                                                "evaluation/metric_table.py"))
+                                                "targeting/target_spec.py", "evaluation/gaps.py",
+                                                "targeting/decision.py", "evaluation/calibration.py",
+                                                "evaluation/intervals.py", "evaluation/metric_table.py"))
     value, _ = cache.result(key, lambda: to_jsonable(run()))
     return {k: _from_json_number(v) for k, v in value.items()}
 
@@ -351,8 +353,11 @@ def _row(name, spec: TargetSpec, seed, f: _Fit, metrics, device, sees_s: bool = 
     needs ``s``), and what was measured."""
     rule = rule_info(f.decision.rule)
     units = RAW_UNITS if getattr(f.est, "coordinates_", None) == "raw units" else ""
-    return {"model": name, "label": model_info(name).label_under(rule.needs_s) + units + (SEES_S if sees_s else "") + rule.label_suffix,
-            "criterion": spec.criterion, "sees_s": bool(sees_s), "decision": rule.name, "decides_with_s": bool(rule.needs_s),
+    return {"model": name,
+            "label": (model_info(name).label_under(rule.needs_s) + units + (SEES_S if sees_s else "")
+                      + rule.label_suffix),
+            "criterion": spec.criterion, "sees_s": bool(sees_s), "decision": rule.name,
+            "decides_with_s": bool(rule.needs_s),
             **({} if f.reached.reached is None else {"rule_reached": bool(f.reached.reached),
                                                       "rule_note": f.reached.note}),
             **({} if getattr(f.est, "converged_", None) is None else {"converged": bool(f.est.converged_)}),
@@ -388,7 +393,8 @@ def _side(row, f: _Fit, arrays, criterion: str) -> Side | None:
     train = f.decision.decide(f.est, arrays.X_train)
     rates, counts = group_rates(train, arrays.y_train, arrays.s_train, G, rate)
     tnr = ()
-    if f.goal.other is not None:  # explicit TPR and TNR targets: landing means both (TNR: the negatives' "TPR" of 1 - p)
+    # explicit TPR and TNR targets: landing means both (TNR: the negatives' "TPR" of 1 - p)
+    if f.goal.other is not None:
         rates_n, counts_n = group_rates(1 - np.asarray(train), 1 - np.asarray(arrays.y_train), arrays.s_train, G, "tpr")
         tnr = (tuple(rates_n), tuple(counts_n), tuple(f.goal.other))
     return Side(row["label"], row["seed"], t, False, tuple(rates), tuple(counts), tuple(f.goal.group),
@@ -459,7 +465,8 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
     when ``only_serving`` (else they run and their rows say what they serve). ``decisions``: several decision
     rules (:mod:`fairdash.targeting.decision`) to run every model under, models x rules in one sweep (``None``: the
     target's own rule); a run holding a rule that decides with s gets the price of deciding without s (:func:`priced`;
-    ``price``: keep what it needs of each fit in ``Experiment.sides`` whatever the rules, ``None``: where one needs s)."""
+    ``price``: keep what it needs of each fit in ``Experiment.sides`` whatever the rules, ``None``: where one needs
+    s)."""
     from joblib import Parallel, delayed
 
     spec = _request(target, task)
@@ -472,7 +479,8 @@ def run_experiment(task: Task, models, target_rates=(None,), seeds=(0,), *, targ
     jobs = plan_fits(models, spec, target_rates, seeds, decisions)
     decisions = list(dict.fromkeys(f.target.decision for f in jobs))  # the rules as the plan checked and named them
     if len(jobs) > MAX_SWEEP_RUNS:
-        raise FairDashError(f"This sweep has {len(jobs)} runs; the limit is {MAX_SWEEP_RUNS}. Use fewer targets or repeats.")
+        raise FairDashError(f"This sweep has {len(jobs)} runs; the limit is {MAX_SWEEP_RUNS}. Use fewer targets or "
+                            "repeats.")
     if len(jobs) > 1:  # each message says which fit of how many, and the time left once a few are done
         progress = counted_progress(progress, len(jobs))
     progress(0.0, f"Preparing {len(seeds)} split(s)")
