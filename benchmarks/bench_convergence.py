@@ -216,8 +216,8 @@ def markdown(results: dict, line: str) -> str:
     if "gp" in results:
         rows += ["", "| FairGP, PR_t 0.3 | fit (s) | fit with AVX2 kernels (s) | largest probability difference "
                  "| labels flipped |", "|---|---|---|---|---|"]
-        rows += [f"| {k.replace(' | ', ' ')} | {r['fit_s']:.1f} | {r['fit_s_avx2']:.1f} | {r['max_proba_diff_avx2']:.2g} | "
-                 f"{r['label_flips_avx2']} |" for k, r in results["gp"].items()]
+        rows += [f"| {k.replace(' | ', ' ')} | {r['fit_s']:.1f} | {r['fit_s_avx2']:.1f} | "
+                 f"{r['max_proba_diff_avx2']:.2g} | {r['label_flips_avx2']} |" for k, r in results["gp"].items()]
     return "\n".join(rows) + "\n"
 
 

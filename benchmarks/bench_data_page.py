@@ -108,7 +108,8 @@ def upload_steps(raw: bytes, name: str, prof=None) -> tuple[dict, dict]:
     df, t["read"] = timed(lambda: data.read_table(raw, name), prof, "read")
     pr, t["profile"] = timed(lambda: data.profile_columns(df), prof, "profile")
     g, t["guess"] = timed(lambda: proxies.guess_roles(df, pr), prof, "guess")
-    feats, t["default features"] = timed(lambda: data.default_features(df, pr, g.s_column, g.y_column), prof, "default features")
+    feats, t["default features"] = timed(lambda: data.default_features(df, pr, g.s_column, g.y_column), prof,
+                                         "default features")
     spec = data.TaskSpec(g.s_column, g.y_column, g.s1_values, g.y1_values, y_threshold=g.y_threshold,
                          s_threshold=g.s_threshold, features=tuple(feats))
     task, t["build task"] = timed(lambda: data.build_task(df, spec), prof, "build task")
@@ -144,7 +145,8 @@ def cli_rates(path: str, state: dict) -> float:
     import resource
 
     t, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
-    r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(data.__file__))})
+    r = subprocess.run(cmd, capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(data.__file__))})
     if r.returncode != 0:
         raise SystemExit(r.stderr)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

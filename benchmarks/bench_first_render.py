@@ -123,7 +123,8 @@ def measure(args, rec) -> int:
     if args.imports:
         lines.append("\n" + imports_report())
     rec.markdown = "\n".join(lines)
-    rec.results = {f"{app} {kind}": [{"visible_s": v, "idle_s": i} for v, i in rows] for (app, kind), rows in res.items()}
+    rec.results = {f"{app} {kind}": [{"visible_s": v, "idle_s": i} for v, i in rows]
+                   for (app, kind), rows in res.items()}
     print(rec.markdown)
     return 0
 

@@ -90,7 +90,8 @@ def make_parquet(path: Path, row_groups: int, rows_per_group: int, string_bytes:
     import pyarrow.parquet as pq
 
     rng = np.random.default_rng(25)
-    words = pa.array([(w * (string_bytes // len(w) + 1))[:string_bytes] for w in ("alpha ", "bravo ", "charlie ", "delta ")])
+    words = pa.array([(w * (string_bytes // len(w) + 1))[:string_bytes]
+                      for w in ("alpha ", "bravo ", "charlie ", "delta ")])
     schema = pa.schema([("s", pa.dictionary(pa.int8(), pa.string())), ("y", pa.int8()), ("age", pa.int16()),
                         ("note", pa.dictionary(pa.int8(), pa.string()))])
     sexes = pa.array(["F", "M"])
@@ -162,7 +163,8 @@ def upload_case(browser, args, env: dict, work: Path, path: Path, mime: str) -> 
                 new = [t for t in _texts(page) if t and t not in before]
                 if new:
                     try:  # the message of a finished run (not a half-drawn one)
-                        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=2000)
+                        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                                               timeout=2000)
                     except Exception:  # noqa: BLE001
                         pass
                     new = [t for t in _texts(page) if t and t not in before] or new
@@ -230,26 +232,29 @@ def markdown(res: dict, rec) -> str:
     env = " ".join(f"{k}={v}" for k, v in res["env"].items()) or "(none)"
     rows = [f"Hostile uploads (issue 25), `python -m benchmarks.bench_hostile_upload {' '.join(res['argv'])}`",
             f"code {res['repo_commit'][:10]} ({res['repo']}), env {env}; {rec.machine_line()}", "",
-            "| file | size | expands to | outcome / message | time to it | server peak RSS | serves afterwards | load average |",
+            "| file | size | expands to | outcome / message | time to it | server peak RSS | serves afterwards | load "
+            "average |",
             "|---|---:|---:|---|---:|---:|---|---|"]
     for name, c in res["cases"].items():
         f = res["files"][name]
         msg = c.get("message") if c.get("outcome") == "message" else c.get("outcome")
         msg = (msg or "").replace("\n", " ").replace("|", "\\|")[:300]
         rows.append(f"| {name}: {c['file']} | {f['file_bytes'] / MIB:.2f} MiB | {f['expanded_bytes'] / MIB:,.0f} MiB "
-                    f"({f['rows']:,} rows) | {msg} | {_f(c.get('seconds_to_outcome'))} s | {_f(c.get('rss_peak_gib'), '{:.2f}')} GiB "
-                    f"| {'yes' if c.get('serves_after') else 'no'} ({(c.get('serves_detail') or '')[:80]}) "
-                    f"| {' / '.join(map(str, c['load_before']))} -> {' / '.join(map(str, c['load_after']))} |")
+                    f"({f['rows']:,} rows) | {msg} | {_f(c.get('seconds_to_outcome'))} s | "
+                    f"{_f(c.get('rss_peak_gib'), '{:.2f}')} GiB | {'yes' if c.get('serves_after') else 'no'} "
+                    f"({(c.get('serves_detail') or '')[:80]}) | {' / '.join(map(str, c['load_before']))} -> "
+                    f"{' / '.join(map(str, c['load_after']))} |")
     return "\n".join(rows) + "\n"
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", default=str(ROOT), help="the checkout whose app.py is served (default: this one)")
-    ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="extra server environment (repeatable)")
+    ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                    help="extra server environment (repeatable)")
     ap.add_argument("--cases", default="gzip,parquet", help="which files: gzip, parquet, and issue 35's nostats "
-                    "(Parquet without statistics), dimension (.xlsx whose dimension lies), tail (gzip CSV whose first MB "
-                    "is unlike the rest), columns (100,000 columns) (comma-separated)")
+                    "(Parquet without statistics), dimension (.xlsx whose dimension lies), tail (gzip CSV whose first "
+                    "MB is unlike the rest), columns (100,000 columns) (comma-separated)")
     ap.add_argument("--gzip-mib", type=float, default=780.0, help="decompressed size of the gzip CSV")
     ap.add_argument("--row-groups", type=int, default=20)
     ap.add_argument("--rows-per-group", type=int, default=1_000_000)
@@ -268,7 +273,8 @@ def main(argv=None) -> None:
     env = parse_env(args.env)
     res = {"repo": str(Path(args.repo).resolve()), "repo_commit": git_commit(Path(args.repo)), "env": env,
            "argv": list(sys.argv[1:] if argv is None else argv), "files": {}, "cases": {}}
-    rec = Recording("bench_hostile_upload", vars(args), browser=True, extra_software=("streamlit", "pyarrow", "playwright"))
+    rec = Recording("bench_hostile_upload", vars(args), browser=True,
+                    extra_software=("streamlit", "pyarrow", "playwright"))
     if args.out:
         rec.path = Path(args.out)
     work = Path(tempfile.mkdtemp(prefix="fairdash-hostile-"))
@@ -294,12 +300,14 @@ def main(argv=None) -> None:
                         else:
                             path, mime = work / "expands-several-gb.parquet", "application/octet-stream"
                             t = time.monotonic()
-                            res["files"][case] = make_parquet(path, args.row_groups, args.rows_per_group, args.string_bytes)
+                            res["files"][case] = make_parquet(path, args.row_groups, args.rows_per_group,
+                                                              args.string_bytes)
                         res["files"][case]["made_in_s"] = time.monotonic() - t
                         print(f"{case}: {path.name}, {res['files'][case]}", flush=True)
                         c = res["cases"][case] = upload_case(browser, args, env, work, path, mime)
-                        print(f"{case}: {c.get('outcome')}: {c.get('message')!r} after {c.get('seconds_to_outcome')} s; "
-                              f"peak {c.get('rss_peak_gib')} GiB; serves afterwards {c.get('serves_after')}", flush=True)
+                        print(f"{case}: {c.get('outcome')}: {c.get('message')!r} after {c.get('seconds_to_outcome')} "
+                              f"s; peak {c.get('rss_peak_gib')} GiB; serves afterwards {c.get('serves_after')}",
+                              flush=True)
                         path.unlink(missing_ok=True)
                 finally:
                     browser.close()

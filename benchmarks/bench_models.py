@@ -62,14 +62,16 @@ def bench_lr(repeats: int, lines: list, device="auto", results=None):
         print(f"  repeat {r}: " + ", ".join(f"{k} {v[-1]:.3f}s" for k, v in times.items()), flush=True)
     med = {k: statistics.median(v) for k, v in times.items()}
     lines += [
-        f"### Logistic regression fit on the Adult training matrix ({X.shape[0]} x {X.shape[1]}), {repeats} interleaved repeats",
+        f"### Logistic regression fit on the Adult training matrix ({X.shape[0]} x {X.shape[1]}), {repeats} "
+        "interleaved repeats",
         "",
         "| model | median fit (s) | min (s) | max (s) | iterations | ratio to sklearn (median) |",
         "|---|---|---|---|---|---|",
     ]
     for k in ("sklearn", "sklearn 1 thread", "LR", "FairLR"):
         lines.append(
-            f"| {k} | {med[k]:.3f} | {min(times[k]):.3f} | {max(times[k]):.3f} | {iters[k]} | {med[k] / med['sklearn']:.2f}x |"
+            f"| {k} | {med[k]:.3f} | {min(times[k]):.3f} | {max(times[k]):.3f} | {iters[k]} | "
+            f"{med[k] / med['sklearn']:.2f}x |"
         )
     per_repeat = [f / s for f, s in zip(times["FairLR"], times["sklearn"])]
     per_repeat1 = [f / s for f, s in zip(times["FairLR"], times["sklearn 1 thread"])]
@@ -139,11 +141,14 @@ def bench_cache(a, lines: list, device="auto", results=None):
         f"| first request (miss: fit + store) | {t_miss * 1000:.0f} ms |",
         f"| cache key of the request (hash of the 36k x 101 matrix + config) | {t_key * 1000:.1f} ms |",
         f"| hit from memory (median of 20) | {statistics.median(mem) * 1000:.3f} ms |",
-        f"| hit from disk, fresh cache (median of 20) | {statistics.median(disk) * 1000:.2f} ms (max {max(disk) * 1000:.2f}) |",
+        f"| hit from disk, fresh cache (median of 20) | {statistics.median(disk) * 1000:.2f} ms (max "
+        f"{max(disk) * 1000:.2f}) |",
         f"| key + hit from disk, fresh cache (median of 5) | {statistics.median(full) * 1000:.1f} ms |",
-        f"| key + hit from disk, fresh cache, read-only arrays (median of 20) | {statistics.median(frozen) * 1000:.2f} ms (max {max(frozen) * 1000:.2f}) |",
-        *[f"| whole cached request: `fit_model(task, {n!r})` again, fresh cache object, test-set metrics included (median of 10) | "
-          f"{statistics.median(v) * 1000:.1f} ms (max {max(v) * 1000:.1f}) |" for n, v in whole.items()],
+        f"| key + hit from disk, fresh cache, read-only arrays (median of 20) | {statistics.median(frozen) * 1000:.2f} "
+        f"ms (max {max(frozen) * 1000:.2f}) |",
+        *[f"| whole cached request: `fit_model(task, {n!r})` again, fresh cache object, test-set metrics included "
+          f"(median of 10) | {statistics.median(v) * 1000:.1f} ms (max {max(v) * 1000:.1f}) |"
+          for n, v in whole.items()],
         "",
         f"Disk hit predicts identically to the fitted model: {same}.",
         "",
@@ -173,10 +178,12 @@ def bench_gp(setups, seeds: int, lines: list, device="auto", results=None):
                 acc, ratio = balanced(m, a)
                 res[cls.__name__].append((t, acc, ratio))
                 if results is not None:
-                    results.setdefault("gp", []).append({"setup": setup, "model": cls.__name__, "seed": seed, "fit_s": t,
-                                                         "epochs": m.n_epochs_, "stopped_by": m.stop_reason_,
-                                                         "accuracy": acc, "pr_ratio": ratio})
-                lines.append(f"| {setup} | {cls.__name__} | {seed} | {t:.1f} | {m.n_epochs_} | {m.stop_reason_} | {acc:.4f} | {ratio:.3f} |")
+                    results.setdefault("gp", []).append({"setup": setup, "model": cls.__name__, "seed": seed,
+                                                         "fit_s": t, "epochs": m.n_epochs_,
+                                                         "stopped_by": m.stop_reason_, "accuracy": acc,
+                                                         "pr_ratio": ratio})
+                lines.append(f"| {setup} | {cls.__name__} | {seed} | {t:.1f} | {m.n_epochs_} | {m.stop_reason_} | "
+                             f"{acc:.4f} | {ratio:.3f} |")
                 print(lines[-1], flush=True)
         for name, rows in res.items():
             r = np.array(rows)

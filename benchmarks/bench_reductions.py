@@ -189,7 +189,8 @@ def table1(repeats: int, inner: str, csv_dir: Path, setups=TABLE1_SETUPS) -> Non
     for setup in setups:
         load_before, t0 = _load(), time.perf_counter()
         with inner_learner(inner):
-            exp = run_experiment(paper_task(setup), list(TABLE1_MODELS), seeds=range(repeats), target=make_target_spec("dp"))
+            exp = run_experiment(paper_task(setup), list(TABLE1_MODELS), seeds=range(repeats),
+                                 target=make_target_spec("dp"))
         df = exp.results.assign(inner=inner, load=f"{load_before} -> {_load()}")
         out = csv_dir / f"{setup}-{inner}.csv"
         df.to_csv(out, index=False)
@@ -220,7 +221,8 @@ def table1_summary(csv_dir: Path) -> str:
                 r = s.loc[m]
                 means[(m, inner)] = (r.pr_ratio_mean, r.accuracy_mean)
                 label = "scikit-learn LogisticRegression" if inner == "old" else "WeightedLR"
-                out.append(f"| {m} | {setup.split('-')[1]} | {label} | {format_mean_std(r.pr_ratio_mean, r.pr_ratio_std)} | "
+                out.append(f"| {m} | {setup.split('-')[1]} | {label} | "
+                           f"{format_mean_std(r.pr_ratio_mean, r.pr_ratio_std)} | "
                            f"{format_mean_std(r.accuracy_mean, r.accuracy_std)} | {int(r.repeats)} | "
                            f"{r.fit_seconds_mean:.2f} | {df['load'].iloc[0]} |")
         for m in TABLE1_MODELS:

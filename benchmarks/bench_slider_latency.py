@@ -48,7 +48,9 @@ BUSY = '[data-testid="stApp"]:not([data-test-script-state="notRunning"])'
 
 OBSERVER_JS = """(sel) => {
   window.__fd = {t0: null, lat: null, before: null};
-  document.addEventListener('keydown', () => { if (window.__fd.t0 === null) window.__fd.t0 = performance.now(); }, true);
+  document.addEventListener('keydown', () => {
+    if (window.__fd.t0 === null) window.__fd.t0 = performance.now();
+  }, true);
   const check = () => {
     const f = window.__fd;
     if (f.t0 === null || f.lat !== null) return;
@@ -223,7 +225,8 @@ def measure(args, res: dict) -> None:
             warm = [first_render(browser, fd.url, timeout=120) for _ in range(args.loads)]
             res["data_cold"], res["data_warm"] = cold, warm
             first_render(browser, floor.url, fairdash=False, timeout=120)  # the floor's own cold start, not counted
-            res["floor_render"] = [first_render(browser, floor.url, fairdash=False, timeout=120) for _ in range(args.loads)]
+            res["floor_render"] = [first_render(browser, floor.url, fairdash=False, timeout=120)
+                                   for _ in range(args.loads)]
             print(f"Data page: cold {cold[0]:.2f} s (idle {cold[1]:.2f} s); warm median "
                   f"{statistics.median(w[0] for w in warm):.2f} s", flush=True)
             ctx_f, page_f = open_slider(browser, fd.url, fairdash=True)
@@ -272,15 +275,16 @@ def write(path: str, res: dict, load_before, load_after, args, machine: str) -> 
     if live:
         v_med, v_p90, v_n = stats(live)
         live_row = (f"| **the live server, during the browser moves above**: the Target fragment's time as the page "
-                    f"shows it (\"Readouts computed in ... ms on the server\", key `readout_timing`) | **{v_med:.1f} ms** | "
-                    f"{v_p90:.1f} ms | {v_n} |\n")
+                    f"shows it (\"Readouts computed in ... ms on the server\", key `readout_timing`) | **{v_med:.1f} "
+                    f"ms** | {v_p90:.1f} ms | {v_n} |\n")
     srv_med = stats(live)[0] if live else h_med
     ok = "meets" if ratio <= 1.5 else "MISSES"
     ok_srv = "meets" if srv_med < 50 else "MISSES"
     now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     text = f"""# Dashboard latency (browser) -- results
 
-Measured by `python -m benchmarks.bench_slider_latency --moves {args.moves} --loads {args.loads} --pause {args.pause}` on {now}.
+Measured by `python -m benchmarks.bench_slider_latency --moves {args.moves} --loads {args.loads} \
+--pause {args.pause}` on {now}.
 Both servers ran at the same time on the same machine and the slider moves alternated between them, so
 the two columns saw the same load.
 
@@ -299,7 +303,8 @@ Adult sample, Target page, PR_t from 0.5 upwards; 3 warm-up moves per app not co
 | app | median | p90 | n |
 |---|---:|---:|---:|
 | FairDash Target page (`app.py`, Adult) | {f_med * 1000:.0f} ms | {f_p90 * 1000:.0f} ms | {f_n} |
-| floor: `benchmarks/minimal_slider_app.py` (one slider + one metric) | {m_med * 1000:.0f} ms | {m_p90 * 1000:.0f} ms | {m_n} |
+| floor: `benchmarks/minimal_slider_app.py` (one slider + one metric) | {m_med * 1000:.0f} ms | \
+{m_p90 * 1000:.0f} ms | {m_n} |
 | **ratio of medians** | **{ratio:.2f}x** | {f_p90 / m_p90:.2f}x | |
 
 Target: at most 1.5x the floor -> **{ok}** the target.
@@ -308,10 +313,13 @@ Target: at most 1.5x the floor -> **{ok}** the target.
 
 | what | median | p90 | n |
 |---|---:|---:|---:|
-{live_row}| FairDash's own work per move: the Target page's fragment (`st.session_state["fd_readout_ms"]`, set by the page), via AppTest | {h_med:.1f} ms | {h_p90:.1f} ms | {h_n} |
-| library only: `make_target_spec` + `rates.target_table` + `plots.ceiling_curve_figure` | {l_med:.1f} ms | {l_p90:.1f} ms | {l_n} |
+{live_row}| FairDash's own work per move: the Target page's fragment (`st.session_state["fd_readout_ms"]`, \
+set by the page), via AppTest | {h_med:.1f} ms | {h_p90:.1f} ms | {h_n} |
+| library only: `make_target_spec` + `rates.target_table` + `plots.ceiling_curve_figure` | {l_med:.1f} ms | \
+{l_p90:.1f} ms | {l_n} |
 | library + the figure's JSON (`plotly.io.to_json`) | {j_med:.1f} ms | {j_p90:.1f} ms | {j_n} |
-| whole-script AppTest rerun (app.py + Target page; a real server reruns only the fragment) | {r_med:.1f} ms | {r_p90:.1f} ms | {r_n} |
+| whole-script AppTest rerun (app.py + Target page; a real server reruns only the fragment) | {r_med:.1f} ms | \
+{r_p90:.1f} ms | {r_n} |
 
 Target: under 50 ms of FairDash's own work -> **{ok_srv}** the target ({srv_med:.1f} ms median).
 
@@ -321,9 +329,12 @@ From `page.goto` to the "Groups and base rates" table visible (and, in brackets,
 
 | session | median | p90 | n |
 |---|---:|---:|---:|
-| cold: first session on a fresh server (reads the Adult sample) | {res['data_cold'][0]:.2f} s ({res['data_cold'][1]:.2f} s) | | 1 |
-| warm: a new session afterwards (sample from the shared cache) | {wv_med:.2f} s ({wi_med:.2f} s) | {wv_p90:.2f} s ({wi_p90:.2f} s) | {wv_n} |
-| floor: a new session of the minimal app, to its metric visible | {fr_med:.2f} s ({fi_med:.2f} s) | {fr_p90:.2f} s ({fi_p90:.2f} s) | {fr_n} |
+| cold: first session on a fresh server (reads the Adult sample) | {res['data_cold'][0]:.2f} s \
+({res['data_cold'][1]:.2f} s) | | 1 |
+| warm: a new session afterwards (sample from the shared cache) | {wv_med:.2f} s ({wi_med:.2f} s) | \
+{wv_p90:.2f} s ({wi_p90:.2f} s) | {wv_n} |
+| floor: a new session of the minimal app, to its metric visible | {fr_med:.2f} s ({fi_med:.2f} s) | \
+{fr_p90:.2f} s ({fi_p90:.2f} s) | {fr_n} |
 
 The floor row is what loading any Streamlit page costs here (the front end's JavaScript, the websocket,
 the first script run). FairDash's own server-side work for a new session (the standard Adult task, its

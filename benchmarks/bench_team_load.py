@@ -341,7 +341,9 @@ MONITOR_JS = """([maxS]) => {
       if (q.length) {
         if (M.queue_first === null) M.queue_first = now;
         M.queue_last = now;
-        for (const l of q) if (M.queue_texts.length < 20 && !M.queue_texts.includes(l.trim())) M.queue_texts.push(l.trim());
+        for (const l of q) {
+          if (M.queue_texts.length < 20 && !M.queue_texts.includes(l.trim())) M.queue_texts.push(l.trim());
+        }
       }
       if (M.job_box_first === null && document.querySelector('.st-key-training_job')) M.job_box_first = now;
       if (M.running_first === null && /Running for/.test(side)) M.running_first = now;
@@ -353,7 +355,9 @@ MONITOR_JS = """([maxS]) => {
         M.failed = now; const m = (side + '\\n' + main).match(/Training failed[^\\n]*/); M.text = m ? m[0] : null; }
       if (M.cancelled === null && /Training cancelled/.test(side + main)) M.cancelled = now;
     }
-    if (now - start < maxS * 1000 && M.done === null && M.failed === null && M.cancelled === null) setTimeout(tick, 200);
+    if (now - start < maxS * 1000 && M.done === null && M.failed === null && M.cancelled === null) {
+      setTimeout(tick, 200);
+    }
   };
   tick();
 }"""
@@ -420,7 +424,8 @@ def summary(res: dict) -> dict:
     if tr:
         walls = [t["wall_s"] for t in tr if t.get("wall_s") is not None]
         queues = [t.get("queue_s") or 0.0 for t in tr]
-        s.update({"n": len(tr), "training_wall_p50_s": pct(walls, 50), "training_wall_max_s": max(walls) if walls else None,
+        s.update({"n": len(tr), "training_wall_p50_s": pct(walls, 50),
+                  "training_wall_max_s": max(walls) if walls else None,
                   "training_wall_min_s": min(walls) if walls else None,
                   "queued_sessions": sum(1 for t in tr if t.get("queue_s") is not None),
                   "queue_wait_max_s": max(queues) if queues else None,
@@ -439,7 +444,8 @@ def markdown(res: dict, s: dict, args, rec) -> str:
     rows = [f"Team load (issue 25), `python -m benchmarks.bench_team_load {' '.join(res['argv'])}`",
             f"code {res['repo_commit'][:10]} ({res['repo']}), env {env}; {rec.machine_line()}", "",
             "| code | N | slider p50 / p90 / max (ms) | server's own ms p50 / p90 | slider moves lost "
-            "| training wall p50 / max (s) | queue waits (s) | runs lost | server peak RSS | load average before -> after |",
+            "| training wall p50 / max (s) | queue waits (s) | runs lost | server peak RSS | load average before -> "
+            "after |",
             "|---|---:|---|---|---:|---|---|---:|---:|---|"]
     tr = res.get("trainings") or []
     qs = ", ".join(_f(t.get("queue_s"), "{:.0f}", "0") for t in tr) if tr else "-"
@@ -450,11 +456,13 @@ def markdown(res: dict, s: dict, args, rec) -> str:
                 f"| {qs} | {s.get('runs_lost', '-')} | {_f(s['rss_peak_gib'], '{:.2f}')} GiB "
                 f"| {' / '.join(map(str, res['load_before']))} -> {' / '.join(map(str, res['load_after']))} |")
     if tr:
-        rows += ["", "| session | PR_t | click -> in history (s) | queued (s) | first 'Running for' after click (s) | outcome |",
+        rows += ["", "| session | PR_t | click -> in history (s) | queued (s) | first 'Running for' after click (s) | "
+                     "outcome |",
                  "|---:|---:|---:|---:|---:|---|"]
         for i, t in enumerate(tr):
-            rows.append(f"| {i + 1} | {t['pr_t']:.2f} | {_f(t.get('wall_s'), '{:.1f}')} | {_f(t.get('queue_s'), '{:.1f}')} "
-                        f"| {_f(t.get('running_after_s'), '{:.1f}')} | {t.get('outcome')} |")
+            rows.append(f"| {i + 1} | {t['pr_t']:.2f} | {_f(t.get('wall_s'), '{:.1f}')} | "
+                        f"{_f(t.get('queue_s'), '{:.1f}')} | {_f(t.get('running_after_s'), '{:.1f}')} | "
+                        f"{t.get('outcome')} |")
     return "\n".join(rows) + "\n"
 
 
@@ -567,7 +575,8 @@ def measure(args, res: dict) -> None:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", default=str(ROOT), help="the checkout whose app.py is served (default: this one)")
-    ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="extra server environment (repeatable)")
+    ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                    help="extra server environment (repeatable)")
     ap.add_argument("--n", type=int, default=6, help="sessions that train at once")
     ap.add_argument("--repeats", type=int, default=20, help="FairLR repeats per training (1..20)")
     ap.add_argument("--pr-t-from", type=float, default=0.20, help="PR_t of the first session")
@@ -576,7 +585,8 @@ def main(argv=None) -> None:
     ap.add_argument("--trainer-nice", type=int, default=0,
                     help="run the training sessions' browser at this lower CPU priority (0: one browser for all)")
     ap.add_argument("--spacing", type=float, default=1.0, help="seconds between slider moves' starts")
-    ap.add_argument("--move-timeout", type=float, default=60.0, help="a move whose readout has not changed by then is lost")
+    ap.add_argument("--move-timeout", type=float, default=60.0,
+                    help="a move whose readout has not changed by then is lost")
     ap.add_argument("--train-timeout", type=float, default=900.0, help="a run not in its history by then is lost")
     ap.add_argument("--rss-interval", type=float, default=0.5)
     ap.add_argument("--idle-only", action="store_true", help="no trainings: the slider alone (the reference)")
@@ -587,8 +597,9 @@ def main(argv=None) -> None:
     if not 1 <= args.repeats <= 20:
         ap.error("--repeats is 1..20 (the Train page's limit)")
     name = "bench_team_load" + ("-idle" if args.idle_only else "")
-    res = {"repo": str(Path(args.repo).resolve()), "repo_commit": git_commit(Path(args.repo)), "env": parse_env(args.env),
-           "argv": list(sys.argv[1:] if argv is None else argv), "load_before": load_average()}
+    res = {"repo": str(Path(args.repo).resolve()), "repo_commit": git_commit(Path(args.repo)),
+           "env": parse_env(args.env), "argv": list(sys.argv[1:] if argv is None else argv),
+           "load_before": load_average()}
     rec = Recording(name, vars(args), browser=True, extra_software=("streamlit", "plotly", "playwright"))
     if args.out:
         rec.path = Path(args.out)

@@ -37,7 +37,8 @@ def _flag(mean, std, paper, paper_sd) -> str:
 
 
 def table1(frames: dict[str, pd.DataFrame]) -> str:
-    rows = ["| model | attribute | PR ratio (ours) | PR ratio (paper) | accuracy (ours) | accuracy (paper) | repeats | mean fit (s) |",
+    rows = ["| model | attribute | PR ratio (ours) | PR ratio (paper) | accuracy (ours) | accuracy (paper) | repeats | "
+            "mean fit (s) |",
             "|---|---|---|---|---|---|---|---|"]
     for attr, off in (("sex", 4), ("race", 0)):
         df = frames.get(attr)
@@ -52,7 +53,8 @@ def table1(frames: dict[str, pd.DataFrame]) -> str:
             rows.append(
                 f"| {m} | {attr} | {format_mean_std(r.pr_ratio_mean, r.pr_ratio_std, 2)}"
                 f"{_flag(r.pr_ratio_mean, r.pr_ratio_std, p[off], p[off + 1])} | {p[off]:.2f} ± {p[off + 1]:.2f} | "
-                f"{format_mean_std(r.accuracy_mean, r.accuracy_std)}{_flag(r.accuracy_mean, r.accuracy_std, p[off + 2], p[off + 3])}"
+                f"{format_mean_std(r.accuracy_mean, r.accuracy_std)}"
+                f"{_flag(r.accuracy_mean, r.accuracy_std, p[off + 2], p[off + 3])}"
                 f" | {p[off + 2]:.3f} ± {p[off + 3]:.3f} | {int(r.repeats)} | {r.fit_seconds_mean:.1f} |")
     return "\n".join(rows)
 
@@ -62,7 +64,8 @@ def fit_time_split(frames: dict[str, pd.DataFrame]) -> str:
     tot = df.groupby("model")["fit_seconds"].agg(["sum", "count", "mean"]).sort_values("sum", ascending=False)
     rows = ["| model | fits | total fit time (s) | mean per fit (s) | share |", "|---|---|---|---|---|"]
     for m, r in tot.iterrows():
-        rows.append(f"| {m} | {int(r['count'])} | {r['sum']:.0f} | {r['mean']:.1f} | {r['sum'] / tot['sum'].sum():.0%} |")
+        rows.append(f"| {m} | {int(r['count'])} | {r['sum']:.0f} | {r['mean']:.1f} | "
+                    f"{r['sum'] / tot['sum'].sum():.0%} |")
     return "\n".join(rows)
 
 
@@ -72,7 +75,8 @@ def eo_series(df: pd.DataFrame) -> str:
     for _, r in s.sort_values(["model", "target_rate"]).iterrows():
         t = "" if not np.isfinite(r.target_rate) else f"{r.target_rate:.1f}"
         rows.append(f"| {r.model} | {t} | {format_mean_std(r.tpr_0_mean, r.tpr_0_std)} | "
-                    f"{format_mean_std(r.tpr_1_mean, r.tpr_1_std)} | {format_mean_std(r.tpr_ratio_mean, r.tpr_ratio_std)} | "
+                    f"{format_mean_std(r.tpr_1_mean, r.tpr_1_std)} | "
+                    f"{format_mean_std(r.tpr_ratio_mean, r.tpr_ratio_std)} | "
                     f"{format_mean_std(r.accuracy_mean, r.accuracy_std)} |")
     return "\n".join(rows)
 

@@ -45,8 +45,8 @@ class Benchmark:
 
 
 BENCHMARKS = (
-    Benchmark("models", "bench_models", "FairLR/LR vs scikit-learn fit time, the fit cache, GP/FairGP time and accuracy",
-              "10-20 min", "results_models.md", ("--repeats", "1", "--skip-gp", "--setups", "adult-sex")),
+    Benchmark("models", "bench_models", "FairLR/LR vs scikit-learn fit time, the fit cache, GP/FairGP time and "
+              "accuracy", "10-20 min", "results_models.md", ("--repeats", "1", "--skip-gp", "--setups", "adult-sex")),
     Benchmark("convergence", "bench_convergence", "LR, FairLR, WeightedLR on shuffled rows and FairGP on other "
               "kernels: how far the numbers move, before and after issue 38; scikit-learn at the same answer",
               "3-5 min", "README.md (Fits that converge)", ("--orders", "1", "--skip-gp")),
@@ -145,8 +145,10 @@ def main(argv=None) -> int:
         i = argv.index("--")
         argv, extra = argv[:i], argv[i + 1:]
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
-    ap.add_argument("names", nargs="*", help="benchmarks to run ('all' for every one that can run here); none: the list")
-    ap.add_argument("--quick", action="store_true", help="small settings; records and files under benchmarks/results/quick/")
+    ap.add_argument("names", nargs="*",
+                    help="benchmarks to run ('all' for every one that can run here); none: the list")
+    ap.add_argument("--quick", action="store_true",
+                    help="small settings; records and files under benchmarks/results/quick/")
     ap.add_argument("--list", action="store_true", help="print the list and stop")
     args = ap.parse_args(argv)
     if args.list or not args.names:

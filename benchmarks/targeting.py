@@ -40,7 +40,8 @@ def adult_targeting(repeats: int, out: Path) -> str:
     rows = ["| PR_t | PR_s0 (Female) | PR_s1 (Male) | accuracy |", "|---|---|---|---|"]
     for _, r in s.iterrows():
         rows.append(f"| {r.target_rate:.2f} | {format_mean_std(r.pr_0_mean, r.pr_0_std)} | "
-                    f"{format_mean_std(r.pr_1_mean, r.pr_1_std)} | {format_mean_std(r.accuracy_mean, r.accuracy_std)} |")
+                    f"{format_mean_std(r.pr_1_mean, r.pr_1_std)} | "
+                    f"{format_mean_std(r.accuracy_mean, r.accuracy_std)} |")
     rising = all(np.diff(s["pr_0_mean"]) > 0) and all(np.diff(s["pr_1_mean"]) > 0)
     per_run = pd.concat([(res["pr_0"] - res["target_rate"]).abs(), (res["pr_1"] - res["target_rate"]).abs()])
     text = "\n".join(rows) + (
@@ -113,7 +114,8 @@ def compas_eo(repeats: int) -> str:
     for _, r in s.sort_values(["model", "target_rate"]).iterrows():
         t = "" if not np.isfinite(r.target_rate) else f"{r.target_rate:.1f}"
         out.append(f"| {r.model} | {t} | {format_mean_std(r.tpr_0_mean, r.tpr_0_std)} | "
-                   f"{format_mean_std(r.tpr_1_mean, r.tpr_1_std)} | {format_mean_std(r.tpr_ratio_mean, r.tpr_ratio_std)} | "
+                   f"{format_mean_std(r.tpr_1_mean, r.tpr_1_std)} | "
+                   f"{format_mean_std(r.tpr_ratio_mean, r.tpr_ratio_std)} | "
                    f"{format_mean_std(r.accuracy_mean, r.accuracy_std)} |")
     t = pd.DataFrame(rows)
     t = t[t.model == "fair-lr (TPR/TNR targets)"]

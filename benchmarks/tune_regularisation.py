@@ -72,10 +72,12 @@ def tune(args, rec) -> str:
         rec.results[setup] = {"chosen_per_fold": chosen, "C_average": c_avg,
                               "by_C": {f"{C:g}": {"accuracy_mean": r[:, 0].mean(), "pr_ratio_mean": r[:, 1].mean()}
                                        for C, r in rows.items()}}
-        lines += [f"## {setup}", "", f"Chosen per fold: {', '.join(f'{c:g}' for c in chosen)}; average **C = {c_avg:.3g}**.", "",
+        lines += [f"## {setup}", "", f"Chosen per fold: {', '.join(f'{c:g}' for c in chosen)}; average **C = "
+                                     f"{c_avg:.3g}**.", "",
                   f"| C | PR ratio (seeds 0..{args.seeds - 1}) | accuracy |", "|---|---|---|"]
         for C, r in rows.items():
-            lines.append(f"| {C:.3g} | {r[:, 1].mean():.3f} ± {r[:, 1].std(ddof=1):.3f} | {r[:, 0].mean():.3f} ± {r[:, 0].std(ddof=1):.3f} |")
+            lines.append(f"| {C:.3g} | {r[:, 1].mean():.3f} ± {r[:, 1].std(ddof=1):.3f} | {r[:, 0].mean():.3f} ± "
+                         f"{r[:, 0].std(ddof=1):.3f} |")
         lines.append("")
         print("\n".join(lines[-6:]), flush=True)
     return "\n".join(lines)

@@ -1,6 +1,7 @@
 """ZafarAccuracy as the paper ran it, against the solver on FairDash's scaled features (issue 15).
 
-    python -m benchmarks.zafar_ethicml --setups adult-sex,adult-race --seeds 0-9 --out benchmarks/zafar_accuracy_ethicml.csv
+    python -m benchmarks.zafar_ethicml --setups adult-sex,adult-race --seeds 0-9 \\
+        --out benchmarks/zafar_accuracy_ethicml.csv
     python -m benchmarks.zafar_ethicml --setups adult-sex --seeds 0-2 --modes raw-numerical --out /tmp/z.csv
 
 The paper's Table 1 came from EthicML's wrapper of Zafar et al.'s ``train_model`` (``gamma=0.5``),
@@ -74,9 +75,10 @@ def summary(df: pd.DataFrame) -> str:
     out = ["| set-up | mode | PR ratio | accuracy | PR_s0 / PR_s1 | ordinary test PR ratio | repeats | mean fit (s) |",
            "|---|---|---|---|---|---|---|---|"]
     for (setup, mode), d in g:
-        out.append(f"| {setup} | {mode} | {d.pr_ratio.mean():.2f} ± {d.pr_ratio.std(ddof=1) if len(d) > 1 else 0:.2f} | "
-                   f"{d.accuracy.mean():.3f} ± {d.accuracy.std(ddof=1) if len(d) > 1 else 0:.3f} | "
-                   f"{(d.pr_0 / d.pr_1).mean():.2f} | {d.pop_pr_ratio.mean():.2f} | {len(d)} | {d.fit_seconds.mean():.1f} |")
+        out.append(f"| {setup} | {mode} | {d.pr_ratio.mean():.2f} ± {d.pr_ratio.std(ddof=1) if len(d) > 1 else 0:.2f} "
+                   f"| {d.accuracy.mean():.3f} ± {d.accuracy.std(ddof=1) if len(d) > 1 else 0:.3f} | "
+                   f"{(d.pr_0 / d.pr_1).mean():.2f} | {d.pop_pr_ratio.mean():.2f} | {len(d)} | "
+                   f"{d.fit_seconds.mean():.1f} |")
     return "\n".join(out)
 
 

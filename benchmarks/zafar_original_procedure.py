@@ -43,7 +43,8 @@ def faithful(X, y, s, gamma=0.5, seed=1122334455, maxiter=100000):
     cons = [{"type": "ineq", "fun": lambda w: (1 + gamma) * L0 - loss_sum(w, Xa, ys)}]
     r2 = minimize(obj, w0, method="SLSQP", options={"maxiter": 100000}, constraints=cons)
     t2 = time.time()
-    info = dict(st1=(r1.success, r1.nit, r1.message, round(t1 - t0, 1), L0), st2=(r2.success, r2.nit, r2.message, round(t2 - t1, 1)),
+    info = dict(st1=(r1.success, r1.nit, r1.message, round(t1 - t0, 1), L0),
+                st2=(r2.success, r2.nit, r2.message, round(t2 - t1, 1)),
                 cov0=obj(w0), cov=obj(r2.x), ratio=loss_sum(r2.x, Xa, ys) / L0)
     return w0, r2.x, info
 
