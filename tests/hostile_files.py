@@ -49,7 +49,8 @@ def xlsx_with_a_lying_dimension(path: Path, far_column: str = "ALL", far_row: in
     row is numbered ``far_row``: a reader that pads every row to the widest makes a grid of ``far_row`` rows."""
     sheet = ('<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/'
              '2006/main"><dimension ref="A1:B2"/><sheetData>'
-             '<row r="1"><c r="A1" t="inlineStr"><is><t>a</t></is></c><c r="B1" t="inlineStr"><is><t>b</t></is></c></row>'
+             '<row r="1"><c r="A1" t="inlineStr"><is><t>a</t></is></c>'
+             '<c r="B1" t="inlineStr"><is><t>b</t></is></c></row>'
              f'<row r="2"><c r="A2"><v>1</v></c><c r="B2"><v>0</v></c><c r="{far_column}2"><v>1</v></c></row>'
              f'<row r="{far_row}"><c r="A{far_row}"><v>0</v></c><c r="B{far_row}"><v>1</v></c></row>'
              '</sheetData></worksheet>').encode()

@@ -24,8 +24,8 @@ def three_runs(groups: int = 2, seeds=(0, 1, 2)) -> pd.DataFrame:
         for seed in seeds:
             pr = np.clip(rates + rng.normal(0, 0.006, groups), 0, 1)
             tpr = np.clip(pr + 0.35 + rng.normal(0, 0.01, groups), 0, 1)
-            row = {"model": {"FairLR": "fair-lr", "LR": "lr"}[model], "label": f"{model}{RULE_WORDS[run]} · run {run}", "run": run,
-                   "criterion": "dp", "target_rate": 0.3 if model == "FairLR" else np.nan, "seed": seed,
+            row = {"model": {"FairLR": "fair-lr", "LR": "lr"}[model], "label": f"{model}{RULE_WORDS[run]} · run {run}",
+                   "run": run, "criterion": "dp", "target_rate": 0.3 if model == "FairLR" else np.nan, "seed": seed,
                    "accuracy": acc + rng.normal(0, 0.003), "eval_set": "balanced test"}
             for g in range(groups):
                 row[f"pr_{g}"] = row[f"pop_pr_{g}"] = pr[g]

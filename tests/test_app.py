@@ -549,7 +549,8 @@ def test_the_train_page_trains_every_model_under_each_rule_in_one_run_and_prices
     res = run.results
     assert len(run.spec.decisions) == len(rules) and len(res) == 2 * len(rules)
     assert res["decides_with_s"].any() and not res["decides_with_s"].all()
-    assert res["price_of_blindness"].notna().all() and (res["price_of_blindness_lo"] < res["price_of_blindness_hi"]).all()
+    assert (res["price_of_blindness"].notna().all()
+            and (res["price_of_blindness_lo"] < res["price_of_blindness_hi"]).all())
     assert all(len(k) == 4 for k in run.models)  # each fitted model keyed by its rule too
     assert any(", decided by " in run.model_words(k) for k in run.models)
 
@@ -642,7 +643,8 @@ def test_an_upload_whose_words_say_nothing_asks_before_use_and_names_no_disadvan
         _ok(at)
         assert not at.button(key="confirm_task").disabled
         sentences = [c for c in _disadvantaged(at) if "is the disadvantaged group" in c]
-        assert len(sentences) == 1 and f"{group} is the disadvantaged group: it has the {rate} base rate" in sentences[0]
+        assert (len(sentences) == 1
+                and f"{group} is the disadvantaged group: it has the {rate} base rate" in sentences[0])
         assert "(assumed)" not in sentences[0] and "taken as favourable" not in sentences[0]
     at.button(key="confirm_task").click().run()
     _ok(at)

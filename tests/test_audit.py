@@ -54,8 +54,9 @@ def drifted(tmp_path_factory) -> Path:
 
 
 def _predict(model_file: Path, table: Path, out: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fairdash", "predict", "--model", str(model_file), "--data", str(table),
-                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True, check=True)
+    return subprocess.run([sys.executable, "-m", "fairdash", "predict", "--model", str(model_file),
+                           "--data", str(table), "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
 
 
 @pytest.mark.parametrize("name", ["fair-lr", "lr"])
@@ -191,8 +192,8 @@ def test_several_groups_and_opportunity_measure_the_criterion_s_rate(three_group
     placed = new["race"].isin(model.group_names)
     assert [n for n in result.notes if "a group the model never saw" in n] == [
         f"{int((~placed).sum())} row(s) hold {new.loc[~placed, 'race'].nunique()} value(s) of 'race' never seen in "
-        f"training (first: {new.loc[~placed, 'race'].value_counts().index[0]!r}): a group the model never saw, left out "
-        "of the rates per group."]
+        f"training (first: {new.loc[~placed, 'race'].value_counts().index[0]!r}): a group the model never saw, left "
+        "out of the rates per group."]
     rates = result.rates.set_index("group")
     assert rates["rows"].sum() == placed.sum()
     p, y = result.scored.decided, (new["salary"] == ">50K").to_numpy()
@@ -209,7 +210,8 @@ def test_several_groups_and_opportunity_measure_the_criterion_s_rate(three_group
 
 def test_a_model_that_decides_with_s_says_an_unseen_value_once_and_refuses_a_table_without_s():
     task = data.paper_task("compas-race")
-    spec = RunSpec(data="compas", task=task.spec, target=TargetSpec(criterion="dp", target_rate=0.4, decision="group-rates"),
+    spec = RunSpec(data="compas", task=task.spec,
+                   target=TargetSpec(criterion="dp", target_rate=0.4, decision="group-rates"),
                    models=("lr",), target_rates=(0.4,), seeds=(0,), group_names=task.group_names)
     model = next(iter(train_run(task, spec, data_name="COMPAS").models.values()))
     assert model.decides_with_s

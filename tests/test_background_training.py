@@ -5,8 +5,8 @@ and keeps the session; one training per session at a time. And a pending upload'
 switch until they are confirmed or discarded.
 
 AppTest has no browser polling the sidebar's fragment, so each test here turns off the Train button's
-wait (``jobs.WAIT_IN_SCRIPT``, which tests/conftest.py turns on) and drives the script runs itself: a run after the job has ended is the
-"next script run of the session" that collects it."""
+wait (``jobs.WAIT_IN_SCRIPT``, which tests/conftest.py turns on) and drives the script runs itself: a run after the
+job has ended is the "next script run of the session" that collects it."""
 import re
 import threading
 
@@ -165,8 +165,8 @@ def test_one_training_per_session_and_the_repeat_shortcut(gate):
     _finish(at)
     at.run()  # (still on the Train page: its status line says how it ended, in this run only)
     assert len(app_state.get(at, "runs")) == 1
-    assert any(re.match(r"Trained 1 fit\(s\) in [\d.]+ s.*: run 1 is in the run history", s.label) and s.state == "complete"
-               for s in at.status), [s.label for s in at.status]
+    assert any(re.match(r"Trained 1 fit\(s\) in [\d.]+ s.*: run 1 is in the run history", s.label)
+               and s.state == "complete" for s in at.status), [s.label for s in at.status]
     at.run()  # the next run no longer shows it (the results stay)
     assert not at.status and any("Results" in h.value for h in at.subheader)
     at.button(key="train_button").click().run()  # the same request again: answered at once, no job

@@ -202,7 +202,8 @@ def test_kamiran_weights_more_groups():
 def test_kamiran_fits_fairer_than_lr_and_beats_majority(kamiran, adult_arrays, adult_lr):
     b = adult_arrays.balanced_test
     Xb, sb = adult_arrays.X_test[b], adult_arrays.s_test[b]
-    assert np.mean(kamiran.predict(adult_arrays.X_test) == adult_arrays.y_test) > _majority_accuracy(adult_arrays.y_test) + 0.05
+    assert (np.mean(kamiran.predict(adult_arrays.X_test) == adult_arrays.y_test)
+            > _majority_accuracy(adult_arrays.y_test) + 0.05)
     assert _pr_ratio(kamiran.predict(Xb), sb) > _pr_ratio(adult_lr.predict(Xb), sb) + 0.1
     p = kamiran.predict_proba(Xb)
     assert p.shape == (len(b), 2) and np.allclose(p.sum(1), 1)
@@ -245,7 +246,8 @@ def test_agarwal_fairer_than_lr_and_beats_majority(agarwal, adult_5000, adult_ar
     lr = LogisticRegression(C=1.0, max_iter=1000).fit(X, y)
     b = adult_arrays.balanced_test
     Xb, sb = adult_arrays.X_test[b], adult_arrays.s_test[b]
-    assert np.mean(agarwal.predict(adult_arrays.X_test) == adult_arrays.y_test) > _majority_accuracy(adult_arrays.y_test) + 0.05
+    assert (np.mean(agarwal.predict(adult_arrays.X_test) == adult_arrays.y_test)
+            > _majority_accuracy(adult_arrays.y_test) + 0.05)
     assert _pr_ratio(agarwal.predict(Xb), sb) > _pr_ratio(lr.predict(Xb), sb) + 0.05
 
 
@@ -273,7 +275,8 @@ def test_zafar_fairness_satisfies_its_covariance_bound(zafar_fairness, adult_arr
     b = adult_arrays.balanced_test
     Xb, sb = adult_arrays.X_test[b], adult_arrays.s_test[b]
     assert _pr_ratio(m.predict(Xb), sb) > _pr_ratio(adult_lr.predict(Xb), sb) + 0.1
-    assert np.mean(m.predict(adult_arrays.X_test) == adult_arrays.y_test) > _majority_accuracy(adult_arrays.y_test) + 0.05
+    assert (np.mean(m.predict(adult_arrays.X_test) == adult_arrays.y_test)
+            > _majority_accuracy(adult_arrays.y_test) + 0.05)
 
 
 def test_zafar_accuracy_stays_within_gamma_of_the_best_loss(zafar_accuracy, adult_arrays, adult_lr):
@@ -328,7 +331,8 @@ def test_svm_decision_from_arrays_equals_sklearn(svm, svm_data, adult_arrays):
     np.testing.assert_allclose(svm.decision_function(Xt), ref.decision_function(Xt), rtol=0, atol=1e-9)
     assert np.array_equal(svm.predict(Xt), ref.predict(Xt))
     assert svm.gamma_ == pytest.approx(1.0 / X.shape[1])
-    assert np.mean(svm.predict(adult_arrays.X_test) == adult_arrays.y_test) > _majority_accuracy(adult_arrays.y_test) + 0.05
+    assert (np.mean(svm.predict(adult_arrays.X_test) == adult_arrays.y_test)
+            > _majority_accuracy(adult_arrays.y_test) + 0.05)
     p = svm.predict_proba(Xt)
     assert np.array_equal(svm.predict(Xt), (p[:, 1] > 0.5).astype(int))
 

@@ -88,8 +88,8 @@ def test_rows_carry_their_split_price_and_a_split_without_one_says_why():
     assert (table["price_lo"], table["price_hi"]) == pytest.approx(interval_of_mean([0.02, 0.03], within=(-1, 1)))
     assert table["split_prices"] == {0: 0.02, 1: 0.03} and table["repeats"] == 3
     said = price_sentence(table, "sex")
-    assert said.startswith("Deciding without sex costs 2.50 points of accuracy at PR_t 0.30 on this table (without sex: "
-                           "B, 78.00% accurate; with sex: per-group cuts on LR with s")
+    assert said.startswith("Deciding without sex costs 2.50 points of accuracy at PR_t 0.30 on this table (without "
+                           "sex: B, 78.00% accurate; with sex: per-group cuts on LR with s")
     assert "No price on 1 of the 3 splits: split 2: no rule that decides without s lands" in said
     one = price_table(out[out["seed"] == 0]).iloc[0]
     assert (one["price_lo"], one["price_hi"]) == (0.01, 0.03)  # one split: its own paired interval
@@ -182,6 +182,7 @@ def test_the_frontier_draws_intervals_the_with_s_side_and_plain_lr_and_the_major
     assert "plain LR (no target), for scale" in names and "the majority class for everyone, for scale" in names
     majority = next(t for t in fig.data if t.name.startswith("the majority class"))
     shares = [data.split_arrays(compas_task, k).y_test.mean() for k in (0, 1)]
-    assert majority.y[0] == pytest.approx(majority_accuracy(res)) == pytest.approx(np.mean([max(p, 1 - p) for p in shares]))
+    assert majority.y[0] == pytest.approx(majority_accuracy(res)) == pytest.approx(
+        np.mean([max(p, 1 - p) for p in shares]))
     landed = [t for t in fig.data if "(lands" in t.name]
     assert landed and all(t.error_y.array is not None and min(t.error_y.array) >= 0 for t in landed)

@@ -23,7 +23,8 @@ def test_a_calibrated_group_has_a_small_error_and_a_shifted_one_its_shift():
     scores = np.where(s == 1, np.clip(p + 0.2, 0, 1), p)  # group 1's scores claim 0.2 more than they mean
     out = calibration_errors(scores, y, s, 2)
     assert out["cal_error_0"] < 0.015
-    assert 0.15 < out["cal_error_1"] < 0.2 and out["cal_error_diff"] == pytest.approx(out["cal_error_1"] - out["cal_error_0"])
+    assert (0.15 < out["cal_error_1"] < 0.2
+            and out["cal_error_diff"] == pytest.approx(out["cal_error_1"] - out["cal_error_0"]))
     curve = reliability(scores, y, s, 2)
     assert curve.groupby("group")["rows"].sum().tolist() == [int((s == 0).sum()), int((s == 1).sum())]
 

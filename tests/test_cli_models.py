@@ -20,7 +20,8 @@ def run(args, capsys):
 
 def test_train_then_predict(tmp_path, capsys):
     model = tmp_path / "m.fairdash"
-    code, out, err = run(["train", *COMPAS, "--model", "fair-lr", "--pr-t", "0.45", "--out", str(model), "--json"], capsys)
+    code, out, err = run(["train", *COMPAS, "--model", "fair-lr", "--pr-t", "0.45", "--out", str(model), "--json"],
+                         capsys)
     assert code == 0, err
     got = json.loads(out)
     # the figures named as the sweep's results file names them (opportunity: judged on the ordinary test set,
@@ -66,7 +67,8 @@ def test_sweep_eo_paper_defaults(tmp_path, capsys):
     assert (res["eval_set"] == "test").all()
     # TPRs of both groups rise with the target rate
     assert res["bal_tpr_0"].isna().all()  # opportunity is judged on the ordinary test set: the population
-    assert fair["pop_tpr_0"].iloc[-1] > fair["pop_tpr_0"].iloc[0] and fair["pop_tpr_1"].iloc[-1] > fair["pop_tpr_1"].iloc[0]
+    assert (fair["pop_tpr_0"].iloc[-1] > fair["pop_tpr_0"].iloc[0]
+            and fair["pop_tpr_1"].iloc[-1] > fair["pop_tpr_1"].iloc[0])
 
 
 @pytest.mark.parametrize("args, match", [
@@ -152,8 +154,8 @@ def test_predict_keeps_a_tables_own_probability_and_prediction_columns(compas_mo
 
 @pytest.mark.parametrize("out", ["/sys/fairdash_scores.csv", "/proc/fairdash_scores.csv"])
 def test_out_to_a_place_that_cannot_be_written_is_one_clear_line(compas_model, out):
-    proc = subprocess.run([sys.executable, "-m", "fairdash", "predict", "--model", str(compas_model), "--data", "compas",
-                           "--out", out], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-m", "fairdash", "predict", "--model", str(compas_model),
+                           "--data", "compas", "--out", out], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     errors = [ln for ln in proc.stderr.splitlines() if not ln.startswith("warning: ")]
     assert len(errors) == 1 and errors[0].startswith(f"error: --out {out} cannot be written ("), proc.stderr

@@ -26,7 +26,8 @@ def test_rates_json_has_every_key_and_matches_the_library(capsys):
                 "n_train", "n_test", "n_test_balanced"):
         assert key in got
     assert set(got["base_rates"]) == {"0", "1"}
-    assert set(got["transition"]["0"]) >= {"p_ybar1_given_y1", "p_ybar1_given_y0", "p_y1_given_ybar0", "p_y1_given_ybar1"}
+    assert set(got["transition"]["0"]) >= {"p_ybar1_given_y1", "p_ybar1_given_y0", "p_y1_given_ybar0",
+                                           "p_y1_given_ybar1"}
     assert abs(got["base_rates"]["0"] - 0.1136) < 0.003 and abs(got["base_rates"]["1"] - 0.3125) < 0.003
     task = data.build_task(data.load_sample("adult"), data.TaskSpec("sex", "salary", ("Male",), (">50K",)))
     from fairdash.analysis.proxies import task_leaks, task_proxies
@@ -60,7 +61,8 @@ def test_integer_label_values_match_as_text(capsys):
     (["rates", *ADULT_SEX, "--pr-t", "1"], "strictly between 0 and 1"),
     (["rates", "--data", "adult", "--s", "sexx", "--s1", "Male", "--y", "salary", "--y1", ">50K"], "not in the table"),
     (["rates", "--data", "adult", "--s", "sex", "--s1", "M", "--y", "salary", "--y1", ">50K"], "does not occur"),
-    (["rates", "--data", "adult", "--s", "sex", "--s1", "Male", "--y", "salary", "--y1", ">50K", "--y1", "<=50K"], "one value"),
+    (["rates", "--data", "adult", "--s", "sex", "--s1", "Male", "--y", "salary", "--y1", ">50K", "--y1", "<=50K"],
+     "one value"),
     (["rates", "--data", "nowhere.csv", "--s", "a", "--s1", "b", "--y", "c", "--y1", "d"], "No such file"),
     (["rates", "--data", "adult", "--y", "salary", "--y1", ">50K"], "--s"),
     (["rates", "--frobnicate"], "unrecognized"),
@@ -128,7 +130,8 @@ def test_equal_opportunity_with_one_pr_t_says_the_common_tpr_and_the_positive_ra
     out = rates_readout(compas_task, spec)
     a = data.split_arrays(compas_task, 0)
     held = spec.rate_targets(a.y_train, a.s_train).group
-    assert out["common_tpr"] == pytest.approx(held[0], abs=1e-12) and out["common_tpr"] == pytest.approx(0.873, abs=5e-4)
+    assert (out["common_tpr"] == pytest.approx(held[0], abs=1e-12)
+            and out["common_tpr"] == pytest.approx(0.873, abs=5e-4))
     for k, base in out["base_rates"].items():
         assert out["positive_rate_floor"][k] == pytest.approx(out["common_tpr"] * base)
     said = common_tpr_words(out, compas_task.group_names)

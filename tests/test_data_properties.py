@@ -17,8 +17,8 @@ from fairdash.analysis.rates import rates_readout
 from fairdash.errors import FairDashError
 
 # FAIRDASH_HYPOTHESIS_EXAMPLES=5000 for a longer hunt
-SETTINGS = dict(max_examples=int(os.environ.get("FAIRDASH_HYPOTHESIS_EXAMPLES", 300)), deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                        HealthCheck.data_too_large])
+SETTINGS = dict(max_examples=int(os.environ.get("FAIRDASH_HYPOTHESIS_EXAMPLES", 300)), deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 NAMES = st.sampled_from(["a", "b", "sex", "y", "label", "Age", "age", " x", "é", "1", "col 2", "?", "NA"])
 TEXT_VALUES = st.sampled_from(["a", "b", "c", "yes", "no", "1", "0", "1.0", " a", "", "NA", "?", "1,234", "é",
@@ -37,7 +37,8 @@ def column(n: int):
         st.lists(st.booleans(), min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype=bool)),
         st.lists(st.one_of(st.integers(0, 2), TEXT_VALUES, st.none()), min_size=n, max_size=n)
           .map(lambda v: pd.Series(v, dtype=object)),
-        st.lists(st.one_of(st.integers(0, 2), st.none()), min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype="Int64")),
+        st.lists(st.one_of(st.integers(0, 2), st.none()), min_size=n, max_size=n)
+          .map(lambda v: pd.Series(v, dtype="Int64")),
     )
 
 

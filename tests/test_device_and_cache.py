@@ -35,7 +35,8 @@ def test_asking_for_cuda_without_gpu_is_a_clear_error():
         D.resolve_device("cuda")
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU on this machine; the CUDA path is exercised where one is")
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU on this machine; the CUDA path is exercised "
+                                                          "where one is")
 def test_cuda_device_description():
     assert D.resolve_device("cuda").type == "cuda"
     assert D.device_description("cuda") == torch.cuda.get_device_name(0)
@@ -174,7 +175,8 @@ def test_fit_cache_results_are_computed_once_and_survive_a_restart(tmp_path):
 
 
 def test_code_version_follows_every_form_of_relative_import(tmp_path):
-    """Issue 14: the import tracer reads every import of the compiled code, so parenthesised and in-function imports count."""
+    """Issue 14: the import tracer reads every import of the compiled code, so parenthesised and in-function imports
+    count."""
     pkg = tmp_path / "pkg"
     (pkg / "sub").mkdir(parents=True)
     (pkg / "a.py").write_text("from .b import (\n    one,\n    two,\n)\n\ndef f():\n    from .c import three\n")
@@ -186,5 +188,5 @@ def test_code_version_follows_every_form_of_relative_import(tmp_path):
     (pkg / "unused.py").write_text("")
     seen = set()
     C._module_sources((pkg / "a.py").resolve(), pkg.resolve(), seen)
-    assert {p.relative_to(pkg.resolve()).as_posix() for p in seen} == {"a.py", "b.py", "c.py", "d.py", "sub/__init__.py",
-                                                                       "sub/e.py"}
+    assert {p.relative_to(pkg.resolve()).as_posix() for p in seen} == {"a.py", "b.py", "c.py", "d.py",
+                                                                       "sub/__init__.py", "sub/e.py"}

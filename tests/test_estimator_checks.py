@@ -72,7 +72,8 @@ OWN = {
                                                              "constraint is on false negative rates)"},
     "zafar-fairness": {
         "check_classifiers_train": "predict is decision >= 0 (Zafar's sign rule, kept for the paper's numbers); where "
-                                   "|decision| < 1e-17 predict_proba rounds to 0.5 and its argmax names the other class",
+                                   "|decision| < 1e-17 predict_proba rounds to 0.5 and its argmax names the other "
+                                   "class",
     },
     "threshold-optimizer": {
         "check_estimators_dtypes": EMPTY_GROUP + "fairlearn refuses a group with one label ('Degenerate labels')",

@@ -9,7 +9,8 @@ from fairdash.work.fit_cache import FitCache
 
 
 def test_tidy_table_has_one_row_per_model_target_seed(compas_task, tmp_path):
-    exp = run_experiment(compas_task, ["fair-lr", "lr"], [0.3, 0.5], [0, 1], target=make_target_spec("dp"), cache=FitCache(tmp_path))
+    exp = run_experiment(compas_task, ["fair-lr", "lr"], [0.3, 0.5], [0, 1], target=make_target_spec("dp"),
+                         cache=FitCache(tmp_path))
     res = exp.results
     assert len(res) == 2 * 2 + 2  # fair-lr at two targets, lr once, per seed
     for col in ("model", "target_rate", "seed", "accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1",
@@ -102,7 +103,8 @@ def test_a_repeated_request_skips_the_fit_and_the_scoring(compas_task, tmp_path,
     calls = []
     real = E.evaluate
     monkeypatch.setattr(E, "evaluate", lambda *a, **k: calls.append(1) or real(*a, **k))
-    again = fit_model(compas_task, "fair-lr", target=make_target_spec("dp", 0.45), cache=FitCache(tmp_path))  # fresh cache object: disk
+    # fresh cache object: disk
+    again = fit_model(compas_task, "fair-lr", target=make_target_spec("dp", 0.45), cache=FitCache(tmp_path))
     assert calls == []
     assert again.metrics.keys() == first.metrics.keys()
     for k, v in first.metrics.items():

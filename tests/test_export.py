@@ -410,7 +410,8 @@ def test_loader_source_never_unpickles():
 # --------------------------------------------------------------------------------------------------
 def test_results_csv_neutralises_formulas_but_keeps_numbers():
     df = pd.DataFrame({
-        "model": ["=HYPERLINK(\"http://x\")", "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tTAB", "\rCR", "plain", "-0.25"],
+        "model": ["=HYPERLINK(\"http://x\")", "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tTAB", "\rCR", "plain",
+                  "-0.25"],
         "value": [-1.5, -2.0, 0.0, 3.25, -1e-3, 7.0, 1.0, 2.0],
         "count": [-1, 2, 3, 4, 5, 6, 7, 8],
         "=evil header": ["x"] * 8,

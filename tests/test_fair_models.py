@@ -234,9 +234,11 @@ def test_gp_same_seed_same_predictions_and_round_trip(fitted_gp, adult_3000, adu
     X, y, s = adult_3000
     _, fgp = fitted_gp
     again = FairGP(**GP_FAST).fit(X, y, s)
-    np.testing.assert_array_equal(again.predict_proba(adult_arrays.X_test[:500]), fgp.predict_proba(adult_arrays.X_test[:500]))
+    np.testing.assert_array_equal(again.predict_proba(adult_arrays.X_test[:500]),
+                                  fgp.predict_proba(adult_arrays.X_test[:500]))
     back = FairGP.from_state(fgp.get_state())
-    np.testing.assert_array_equal(back.predict_proba(adult_arrays.X_test[:500]), fgp.predict_proba(adult_arrays.X_test[:500]))
+    np.testing.assert_array_equal(back.predict_proba(adult_arrays.X_test[:500]),
+                                  fgp.predict_proba(adult_arrays.X_test[:500]))
     assert back.transition_table_.to_dict() == fgp.transition_table_.to_dict()
 
 
@@ -244,8 +246,10 @@ def test_identity_table_gives_the_plain_gp(adult_3000, adult_arrays):
     X, y, s = adult_3000
     kw = dict(GP_FAST, max_epochs=1)
     plain = GP(**kw).fit(X[:1500], y[:1500], s[:1500])
-    ident = FairGP(target=make_target_spec("eo", tpr_target=1.0, tnr_target=1.0), **kw).fit(X[:1500], y[:1500], s[:1500])
-    np.testing.assert_allclose(plain.predict_proba(adult_arrays.X_test[:300]), ident.predict_proba(adult_arrays.X_test[:300]), atol=1e-6)
+    ident = FairGP(target=make_target_spec("eo", tpr_target=1.0, tnr_target=1.0), **kw).fit(X[:1500], y[:1500],
+                                                                                            s[:1500])
+    np.testing.assert_allclose(plain.predict_proba(adult_arrays.X_test[:300]),
+                               ident.predict_proba(adult_arrays.X_test[:300]), atol=1e-6)
 
 
 def test_gp_adam_variational_option_and_inducing_cap():

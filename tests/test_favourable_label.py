@@ -41,7 +41,8 @@ def test_the_answer_comes_from_the_analyst_then_the_meaning_then_is_assumed():
     spec = data.TaskSpec("s", "y", ("a",), ("1",))
     assert label_favourable(spec) == (True, ASSUMED)
     assert label_favourable(data.TaskSpec("s", "y", positive_meaning="rearrested")) == (False, READ)
-    assert label_favourable(data.TaskSpec("s", "y", positive_meaning="rearrested", positive_favourable=True)) == (True, SAID)
+    assert label_favourable(data.TaskSpec("s", "y", positive_meaning="rearrested", positive_favourable=True)) == (
+        True, SAID)
     # a task saved before the field existed (a session, a configuration, a model file) reads as not said
     old = {k: v for k, v in spec.to_dict().items() if k != "positive_favourable"}
     assert data.TaskSpec.from_dict(old).positive_favourable is None
@@ -55,7 +56,8 @@ def test_an_unfavourable_positive_label_makes_the_highest_base_rate_the_disadvan
     assert disadvantaged_sentence("Non-Caucasian", False) == ("Non-Caucasian is the disadvantaged group: it has the "
                                                               "highest base rate, and a positive label is unfavourable "
                                                               "for the person.")
-    assert disadvantaged_sentence("Female", True).startswith("Female is the disadvantaged group: it has the lowest base rate.")
+    assert disadvantaged_sentence("Female", True).startswith("Female is the disadvantaged group: it has the lowest "
+                                                             "base rate.")
 
 
 def test_the_bundled_samples_and_the_papers_set_ups_carry_the_answer():

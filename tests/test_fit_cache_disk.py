@@ -16,7 +16,8 @@ from fairdash.models.fair_lr import LR, FairLR
 from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work import fit_cache as C
 
-MESSAGE = r"The fit cache could not write to .+ \(No space left on device\): fits are kept in memory only until it can\."
+MESSAGE = (r"The fit cache could not write to .+ \(No space left on device\): "
+           r"fits are kept in memory only until it can\.")
 
 
 def _toy(n=200, seed=0):

@@ -112,4 +112,5 @@ def test_the_store_says_why_a_save_is_refused():
     assert store.keep(other, {"big": np.zeros(50_000)}, browser="owner-browser-id") == NO_ROOM
     store.forget(token)
     assert store.deleted(token) and store.keep(token, {"i": 3}, browser="owner-browser-id") == DELETED
-    assert not store.save(token, {"i": 3}, browser="owner-browser-id") and store.open(token, "owner-browser-id").kind == "deleted"
+    assert (not store.save(token, {"i": 3}, browser="owner-browser-id")
+            and store.open(token, "owner-browser-id").kind == "deleted")

@@ -55,7 +55,8 @@ def test_no_interval_where_nothing_can_be_measured():
 
 def test_the_mean_over_splits_has_students_t_interval_clipped_to_the_metric_s_range():
     lo, hi = interval_of_mean([0.60, 0.64, 0.62, 0.66, 0.58])
-    assert (lo + hi) / 2 == pytest.approx(0.62) and (hi - lo) / 2 == pytest.approx(2.776445 * 0.0316228 / 5 ** 0.5, rel=1e-4)
+    assert ((lo + hi) / 2 == pytest.approx(0.62)
+            and (hi - lo) / 2 == pytest.approx(2.776445 * 0.0316228 / 5 ** 0.5, rel=1e-4))
     assert interval_of_mean([0.95, 0.99], within=(0.0, 1.0))[1] == 1.0
     assert np.isnan(interval_of_mean([0.5])[0])
 
@@ -74,7 +75,8 @@ def test_a_run_carries_every_interval_on_both_sets_and_the_file_keeps_them(compa
     back = from_file(f)
     assert set(back.columns) == set(res.columns)
     s = summarize(res, metrics=["pop_accuracy"])
-    assert (s["pop_accuracy_lo"] < s["pop_accuracy_mean"]).all() and (s["pop_accuracy_mean"] < s["pop_accuracy_hi"]).all()
+    assert ((s["pop_accuracy_lo"] < s["pop_accuracy_mean"]).all()
+            and (s["pop_accuracy_mean"] < s["pop_accuracy_hi"]).all())
 
 
 def test_the_price_carries_the_interval_of_its_splits_prices(compas_task):
@@ -90,7 +92,8 @@ def test_the_price_carries_the_interval_of_its_splits_prices(compas_task):
     assert f"95% interval {100 * row['price_lo']:.1f} to {100 * row['price_hi']:.1f} points" in said
     assert ("cannot tell" in said) == (row["price_lo"] <= 0 <= row["price_hi"])
     one = price_sentences(exp.results[exp.results["seed"] == 0], "race")[0]
-    assert "a bootstrap of the test rows, stratified by group and paired across the two rules" in one or "No rule" in one
+    assert ("a bootstrap of the test rows, stratified by group and paired across the two rules" in one
+            or "No rule" in one)
 
 
 def test_the_report_gives_each_group_s_error_rates_with_intervals_harmful_error_first(compas_task):
@@ -122,4 +125,5 @@ def test_the_target_view_draws_each_rate_s_95_interval(compas_task):
     three = run_experiment(compas_task, ["fair-lr"], [0.401], [0, 1, 2], target=make_target_spec("dp")).results
     trace = next(t for t in target_view(three, "dp").data if t.name == "FairLR")
     lo, hi = interval_of_mean(three["pop_pr_1"], within=(0.0, 1.0))
-    assert trace.x[1] - trace.error_x.arrayminus[1] == pytest.approx(lo) and trace.x[1] + trace.error_x.array[1] == pytest.approx(hi)
+    assert (trace.x[1] - trace.error_x.arrayminus[1] == pytest.approx(lo)
+            and trace.x[1] + trace.error_x.array[1] == pytest.approx(hi))

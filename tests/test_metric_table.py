@@ -1,6 +1,6 @@
-"""Issue 28, item 1: one table of metrics (fairdash.evaluation.metric_table). Every column the table lists is produced by
-some run, every column a run produces is listed, the results file and ``train --json`` name a figure alike, and
-the evaluation, the results file and the tables read their names from the table."""
+"""Issue 28, item 1: one table of metrics (fairdash.evaluation.metric_table). Every column the table lists is
+produced by some run, every column a run produces is listed, the results file and ``train --json`` name a figure
+alike, and the evaluation, the results file and the tables read their names from the table."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -31,7 +31,8 @@ def produced(compas_task):
                                                                        ("1",), strata_column="sex"))
     runs = [(compas_task, ["fair-lr", "lr"], [0.3, 0.5], make_target_spec("dp", 0.4), None),
             (compas_task, ["fair-lr", "lr"], [None], make_target_spec("eo", 0.4), None),
-            (compas_task, ["fair-lr", "lr"], [None], make_target_spec("eo", None, tpr_target=0.7, tnr_target=0.8), None),
+            (compas_task, ["fair-lr", "lr"], [None], make_target_spec("eo", None, tpr_target=0.7, tnr_target=0.8),
+             None),
             (strata, ["fair-lr", "lr"], [None], make_target_spec("dp", 0.45, strata_column="sex"), None),
             (compas_task, ["lr"], [None], make_target_spec("dp", 0.4), ["threshold", "group-rates"])]
     out = [run_experiment(task, models, grid, [0], target=spec, decisions=rules).results
@@ -90,7 +91,8 @@ def test_a_metric_s_column_for_a_group_and_a_set():
     """Issue 28, item 3: the figures name the columns they read with ``column_of``, never by hand."""
     from fairdash.evaluation.metric_table import TRAIN, column_of
 
-    assert [column_of("pr", EVAL, 0), column_of("pr", POP, 1), column_of("tpr", EVAL, 1)] == ["pr_0", "pop_pr_1", "tpr_1"]
+    assert [column_of("pr", EVAL, 0), column_of("pr", POP, 1), column_of("tpr", EVAL, 1)] == \
+        ["pr_0", "pop_pr_1", "tpr_1"]
     assert [column_of("gap", EVAL, 0), column_of("gap", POP, 0), column_of("target", TRAIN, 2)] == \
         ["bal_gap_0", "pop_gap_0", "target_2"]
     assert [column_of("worst_gap", POP), column_of("worst_gap_group", EVAL), column_of("accuracy", POP)] == \

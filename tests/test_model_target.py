@@ -111,7 +111,8 @@ def test_a_fit_leaves_the_global_random_state_alone():
 
 def test_importing_fairdash_installs_no_warnings_filter():
     code = ("import warnings, numpy, scipy.special, torch, sklearn, gpytorch; before = list(warnings.filters); "
-            "import fairdash.device, fairdash.work.fit_cache, fairdash.progress, fairdash.models.fair_lr, fairdash.models.fair_gp; "
+            "import fairdash.device, fairdash.work.fit_cache, fairdash.progress, fairdash.models.fair_lr, "
+            "fairdash.models.fair_gp; "
             "assert warnings.filters == before, [f for f in warnings.filters if f not in before]")
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -23,8 +23,8 @@ from fairdash.errors import FairDashError
 
 ROOT = Path(__file__).resolve().parent.parent
 PEAK_RSS_LIMIT = 1.5 * 2**30  # bytes: what a refusing command line may peak at
-REFUSAL = re.compile(r"^error: .+ about [\d.]+ [MG]B .+; FairDash reads at most 1\.0 GB per table \(FAIRDASH_TABLE_MB\)\. "
-                     r"Use a sample of its rows or fewer columns\.$")
+REFUSAL = re.compile(r"^error: .+ about [\d.]+ [MG]B .+; FairDash reads at most 1\.0 GB per table "
+                     r"\(FAIRDASH_TABLE_MB\)\. Use a sample of its rows or fewer columns\.$")
 
 
 @pytest.fixture(autouse=True)
@@ -39,8 +39,8 @@ def _cli_refusal(path: Path) -> tuple[str, int, float]:
     err = path.parent / (path.name + ".stderr")
     start = time.perf_counter()
     with open(err, "w") as stderr:
-        proc = subprocess.Popen([sys.executable, "-m", "fairdash", "rates", "--data", str(path), "--s", "a", "--s1", "1",
-                                 "--y", "b", "--y1", "1", "--pr-t", "0.3"],
+        proc = subprocess.Popen([sys.executable, "-m", "fairdash", "rates", "--data", str(path),
+                                 "--s", "a", "--s1", "1", "--y", "b", "--y1", "1", "--pr-t", "0.3"],
                                 stdout=subprocess.DEVNULL, stderr=stderr, cwd=ROOT, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
@@ -78,7 +78,8 @@ def test_a_gzip_expanding_to_780_mb_is_refused_by_the_command_line_in_little_mem
     assert len(lines) == 1 and REFUSAL.match(lines[0]), text
     assert "bomb.csv.gz expands to 780.0 MB of text" in lines[0]
     assert peak < PEAK_RSS_LIMIT, (peak, text)
-    print(f"\ngzip bomb: {gzip_bomb.stat().st_size:,} bytes; refused in {seconds:.1f} s, peak RSS {peak / 2**20:.0f} MB: {text}")
+    print(f"\ngzip bomb: {gzip_bomb.stat().st_size:,} bytes; refused in {seconds:.1f} s, "
+          f"peak RSS {peak / 2**20:.0f} MB: {text}")
 
 
 # ----- Parquet: a few MB of footer and dictionary pages that become GBs --------------------------------
@@ -111,8 +112,8 @@ def test_a_parquet_file_that_becomes_gigabytes_is_refused_from_its_footer(parque
     assert len(lines) == 1 and REFUSAL.match(lines[0]), text
     assert "bomb.parquet is" in lines[0] and "20,000,000 rows" in lines[0]
     assert peak < PEAK_RSS_LIMIT, (peak, text)
-    print(f"\nparquet bomb: {parquet_bomb.stat().st_size:,} bytes; refused in {seconds:.1f} s, peak RSS {peak / 2**20:.0f} MB: "
-          f"{text}")
+    print(f"\nparquet bomb: {parquet_bomb.stat().st_size:,} bytes; refused in {seconds:.1f} s, peak RSS "
+          f"{peak / 2**20:.0f} MB: {text}")
 
 
 @pytest.mark.parametrize("shape", ["numeric", "text", "mixed", "categorical"])
@@ -168,7 +169,8 @@ def _table(shape: str, n: int) -> pd.DataFrame:
     if shape == "text":
         return pd.DataFrame({**{f"t{i}": words[rng.integers(0, 5, n)] for i in range(5)},
                              "id": [f"person {j} of the study" for j in range(n)]})
-    return pd.DataFrame({"a": rng.integers(0, 2, n), "b": rng.normal(size=n), "c": np.array(["m", "f"])[rng.integers(0, 2, n)],
+    return pd.DataFrame({"a": rng.integers(0, 2, n), "b": rng.normal(size=n),
+                         "c": np.array(["m", "f"])[rng.integers(0, 2, n)],
                          "d": [f"some text {j % 977}" for j in range(n)]})
 
 
@@ -190,8 +192,9 @@ def test_a_table_just_under_the_budget_reads_and_one_just_over_is_refused(monkey
         monkeypatch.setenv(budget.TABLE_MB_ENV, mb)
         assert len(read.read_table(raw, name="t.csv")) == 24_000
     monkeypatch.setenv(budget.TABLE_MB_ENV, f"{0.95 * peak / 2**20:.3f}")
-    with pytest.raises(FairDashError, match=r"^t\.csv holds \d+\.\d KB of text, about .+ as a table \(.+ of memory while "
-                                            r"it is read\); FairDash reads at most .+ per table \(FAIRDASH_TABLE_MB\)"):
+    with pytest.raises(FairDashError, match=r"^t\.csv holds \d+\.\d KB of text, about .+ as a table \(.+ of memory "
+                                            r"while it is read\); FairDash reads at most .+ per table "
+                                            r"\(FAIRDASH_TABLE_MB\)"):
         read.read_table(raw, name="t.csv")
     packed = gzip.compress(raw)
     with pytest.raises(FairDashError, match=r"^t\.csv\.gz expands to \d+\.\d KB of text \(from .+\), about"):

@@ -48,21 +48,23 @@ def test_the_files_are_as_small_as_the_issue_says(hostile):
 
 
 @pytest.mark.parametrize("kind, reason, words", [
-    ("parquet", "table_budget", r"no_statistics\.parquet is [\d.]+ KB of Parquet holding 10,000,000 rows, about 3\.\d GB "
-                                r"as a table"),
+    ("parquet", "table_budget", r"no_statistics\.parquet is [\d.]+ KB of Parquet holding 10,000,000 rows, about 3\.\d "
+                                r"GB as a table"),
     ("xlsx", "table_budget", r"lying_dimension\.xlsx has 1 sheet\(s\) of about 1,048,576,000 cells in all"),
     ("gzip", "table_budget", r"long_text_then_empty\.csv\.gz expands to 19\d\.\d MB of text \(from [\d.]+ KB\), about "
                              r"1\.\d GB as a table"),
-    ("columns", "columns", r"many_columns\.csv has 100,000 columns; FairDash reads at most 5,000 \(FAIRDASH_MAX_COLUMNS\)"),
+    ("columns", "columns", r"many_columns\.csv has 100,000 columns; FairDash reads at most 5,000 "
+                           r"\(FAIRDASH_MAX_COLUMNS\)"),
 ])
-def test_each_file_that_got_past_the_estimates_is_refused_in_one_line_naming_size_and_limit(hostile, kind, reason, words):
+def test_each_file_that_got_past_the_estimates_is_refused_in_one_line_naming_size_and_limit(hostile, kind, reason,
+                                                                                              words):
     with pytest.raises(FairDashError, match="^" + words) as caught:
         data.read_table(hostile[kind])
     assert "\n" not in str(caught.value)
     assert caught.value.reason == reason
     if reason == "table_budget":
-        assert str(caught.value).endswith("FairDash reads at most 1.0 GB per table (FAIRDASH_TABLE_MB). Use a sample of "
-                                          "its rows or fewer columns.")
+        assert str(caught.value).endswith("FairDash reads at most 1.0 GB per table (FAIRDASH_TABLE_MB). Use a sample "
+                                          "of its rows or fewer columns.")
 
 
 def _forked(monkeypatch):
@@ -89,9 +91,9 @@ def test_a_read_the_estimates_miss_is_ended_at_the_budget_and_refused_in_one_lin
     with pytest.raises(FairDashError) as caught:
         data.read_table(hostile[kind])
     text = str(caught.value)
-    assert re.fullmatch(rf"{re.escape(hostile[kind].name)} needs more than 128\.0 MB of memory to read \(reading stopped "
-                        r"at [\d.]+ MB\); FairDash reads at most 128\.0 MB per table \(FAIRDASH_TABLE_MB\)\. Use a sample "
-                        r"of its rows or fewer columns\.", text), text
+    assert re.fullmatch(rf"{re.escape(hostile[kind].name)} needs more than 128\.0 MB of memory to read \(reading "
+                        r"stopped at [\d.]+ MB\); FairDash reads at most 128\.0 MB per table \(FAIRDASH_TABLE_MB\)\. "
+                        r"Use a sample of its rows or fewer columns\.", text), text
     assert caught.value.reason == "table_budget"
     stopped = float(re.search(r"stopped at ([\d.]+) MB", text).group(1))
     assert 128 <= stopped < 128 + 64  # ended within a look of the limit (the address-space cap is the backstop)
@@ -177,9 +179,10 @@ def test_a_csv_is_sized_by_its_lines_as_well_as_its_first_rows():
 
 
 @pytest.mark.parametrize("env, value, reason, words", [
-    (budget.MAX_COLUMNS_ENV, "3", "columns", r"t\.csv has 4 columns; FairDash reads at most 3 \(FAIRDASH_MAX_COLUMNS\)"),
-    (budget.MAX_CELLS_ENV, "10", "cells", r"t\.csv has about 12 cells \(3 rows of 4 columns\); FairDash reads at most 10 "
-                                          r"\(FAIRDASH_MAX_CELLS\)"),
+    (budget.MAX_COLUMNS_ENV, "3", "columns", r"t\.csv has 4 columns; FairDash reads at most 3 "
+                                             r"\(FAIRDASH_MAX_COLUMNS\)"),
+    (budget.MAX_CELLS_ENV, "10", "cells", r"t\.csv has about 12 cells \(3 rows of 4 columns\); FairDash reads at most "
+                                          r"10 \(FAIRDASH_MAX_CELLS\)"),
 ])
 def test_the_column_and_cell_limits_are_settings(env, value, reason, words, monkeypatch):
     monkeypatch.setenv(env, value)

@@ -252,7 +252,8 @@ def test_a_report_of_several_runs_prices_deciding_without_s_and_refuses_two_task
         return SimpleNamespace(task=task, results=exp.results, spec=spec, data_name=data_name, data_description="",
                                sides=exp.sides)
 
-    with_s, blind = run(adult_task, "lr", "group-rates", "adult"), run(adult_task, "target-reduction", "threshold", "adult")
+    with_s, blind = (run(adult_task, "lr", "group-rates", "adult"),
+                     run(adult_task, "target-reduction", "threshold", "adult"))
     html = report_for_runs([with_s, blind], rows_together([with_s, blind]))
     assert "Price of deciding without s" in html and "Deciding without sex costs" in html
     assert "Accuracy of the rules that land on the target, with and without sex" in html

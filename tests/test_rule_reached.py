@@ -68,12 +68,14 @@ def test_a_missed_target_is_said_in_one_line_naming_the_group_the_rate_and_why()
 
 def test_rows_carry_rule_reached_only_for_rules_that_aim_and_notes_name_them():
     res = pd.DataFrame({"label": ["A [group-rates]", "B"], "seed": [0, 0], "rule_reached": [False, True],
-                        "rule_note": ["The group-rates rule did not reach its target on the training rows: F at ...", ""]})
+                        "rule_note": ["The group-rates rule did not reach its target on the training rows: F at ...",
+                                      ""]})
     assert rule_notes(res) == ["A [group-rates] (seed 0): The group-rates rule did not reach its target on the "
                                "training rows: F at ..."]
     assert rule_notes(res) == [n for n in result_notes(res) if "did not reach" in n]
     three = pd.DataFrame({"label": ["A [group-rates]"] * 3, "seed": [0, 3, 4], "rule_reached": [False] * 3,
-                          "rule_note": [f"The group-rates rule did not reach its target on the training rows: F at 0.3{k}"
+                          "rule_note": ["The group-rates rule did not reach its target on the training rows: F at "
+                                        f"0.3{k}"
                                         for k in range(3)]})
     assert rule_notes(three) == ["A [group-rates], on 3 splits (seeds 0, 3, 4); on seed 0: The group-rates rule did "
                                  "not reach its target on the training rows: F at 0.30"]  # said once, not three times

@@ -161,13 +161,15 @@ def test_the_command_line_refuses_in_one_line_and_warns_once(models, compas_2000
     table.iloc[:40, table.columns.get_loc("priors-count")] = ["many", "three", "a few", "none"] * 10
     table.to_csv(tmp_path / "bad.csv", index=False)
     capsys.readouterr()
-    assert main(["predict", "--model", str(model), "--data", str(tmp_path / "bad.csv"), "--out", str(tmp_path / "o.csv")]) == 2
+    assert main(["predict", "--model", str(model), "--data", str(tmp_path / "bad.csv"),
+                 "--out", str(tmp_path / "o.csv")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "'priors-count'" in err[0] and "'many'" in err[0]
     table = _known(compas_2000_300[1]).reset_index(drop=True).copy()
     table.loc[[4], "age-cat"] = "Over 90"
     table.to_csv(tmp_path / "drift.csv", index=False)
-    assert main(["predict", "--model", str(model), "--data", str(tmp_path / "drift.csv"), "--out", str(tmp_path / "o.csv")]) == 0
+    assert main(["predict", "--model", str(model), "--data", str(tmp_path / "drift.csv"),
+                 "--out", str(tmp_path / "o.csv")]) == 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len([ln for ln in err if "'age-cat'" in ln]) == 1
 
@@ -189,7 +191,8 @@ def test_an_old_model_file_scores_as_the_version_that_wrote_it(name, compas_2000
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ScoringWarning)  # the scoring rows hold charges unseen in training
         # the same arithmetic; the first files' (a908dc0) fit had no precision setting: 1e-16 apart
-        np.testing.assert_allclose(model.predict_proba(compas_2000_300[1])[:, 1], expected["probability"], rtol=0, atol=1e-15)
+        np.testing.assert_allclose(model.predict_proba(compas_2000_300[1])[:, 1], expected["probability"],
+                                   rtol=0, atol=1e-15)
         np.testing.assert_array_equal(np.asarray(model.predict(compas_2000_300[1])).astype(int), expected["prediction"])
 
 

@@ -89,7 +89,8 @@ def test_providers_from_the_auth_section():
     named = {"redirect_uri": "r", "cookie_secret": "c", "okta": {"client_id": "a", "server_metadata_url": "m"},
              "google": {"client_id": "b", "server_metadata_url": "n"}}
     assert signin.providers(named) == ["google", "okta"]
-    assert signin.providers({"redirect_uri": "r"}) == [None]  # half-written: still asks, Streamlit names what is missing
+    # half-written: still asks, Streamlit names what is missing
+    assert signin.providers({"redirect_uri": "r"}) == [None]
 
 
 def test_log_hashes_any_user_value():

@@ -330,7 +330,8 @@ def test_no_rate_branch_outside_the_criterion_module():
 def test_each_criterion_and_rule_fact_has_one_home():
     """Issue 28, item 2: the dp/eo -> fairlearn constraint map, "group-rates cannot be combined with strata" and
     the probe of whether a model needs s to predict are written once (``criteria.py``, ``decision.py``)."""
-    homes = {"DemographicParity": "fairdash/targeting/criteria.py", "demographic_parity": "fairdash/targeting/criteria.py",
+    homes = {"DemographicParity": "fairdash/targeting/criteria.py",
+             "demographic_parity": "fairdash/targeting/criteria.py",
              "decision rule cannot be combined with a legitimate factor": "fairdash/targeting/decision.py",
              "needs_s_to_predict": "fairdash/targeting/decision.py"}  # the one probe: decision.predicts_with_s
     for text, home in homes.items():

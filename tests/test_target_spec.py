@@ -192,7 +192,8 @@ def test_the_missing_explicit_target_has_one_default_in_spec_cli_help_dashboard_
     at.switch_page("pages/target.py").run()
     at.radio(key="criterion").set_value("eo-targets").run()
     assert not at.exception
-    assert (app_state.target(at).tpr_target, app_state.target(at).tnr_target) == (DEFAULT_TPR_TARGET, DEFAULT_TNR_TARGET)
+    assert (app_state.target(at).tpr_target, app_state.target(at).tnr_target) == \
+        (DEFAULT_TPR_TARGET, DEFAULT_TNR_TARGET)
     assert at.number_input(key="tnr_target").value == DEFAULT_TNR_TARGET
     assert at.number_input(key="tpr_target").value == DEFAULT_TPR_TARGET
 

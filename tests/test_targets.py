@@ -246,7 +246,8 @@ def test_the_cli_and_the_report_call_the_explicit_figure_what_it_is(capsys):
     from fairdash.report.content import section_readout
     from fairdash.targeting.target_spec import make_target_spec
 
-    assert main(["rates", "--paper", "compas-race", "--criterion", "eo", "--tpr-target", "0.9", "--tnr-target", "0.7"]) == 0
+    assert main(["rates", "--paper", "compas-race", "--criterion", "eo", "--tpr-target", "0.9",
+                 "--tnr-target", "0.7"]) == 0
     out = capsys.readouterr().out
     assert "Accuracy of every classifier that meets these TPR/TNR targets (training split): 0.791" in out
     assert "Theorem 2 accuracy ceiling" not in out

@@ -46,7 +46,8 @@ def _small_group(path, n=900, small=12, seed=5):
     x = rng.normal(size=n) + 0.5 * (g == 1)
     y = (x + rng.normal(size=n) > 0.3).astype(int)
     y[-small:] = np.arange(small) % 2
-    pd.DataFrame({"g": np.array(["p", "q", "tiny"])[g], "x": x, "z": rng.normal(size=n), "y": y}).to_csv(path, index=False)
+    pd.DataFrame({"g": np.array(["p", "q", "tiny"])[g], "x": x, "z": rng.normal(size=n), "y": y}).to_csv(
+        path, index=False)
     return path
 
 

@@ -106,7 +106,8 @@ def test_the_words_about_models_and_rules(small_task):
     assert choices.default() == ["fair-lr", "lr"] and choices.keep(["zafar-eqopp", "lr"]) == ["lr"]
     assert choices.note() == ("Not offered for demographic parity: ZafarEqOpp (made for another criterion). "
                               "Not available yet: GP (not installed yet (ImportError)).")
-    assert choices.lines()[1] == "- **LR** (`lr`, plain model (reference for every criterion)): " + MODELS["lr"].description
+    assert choices.lines()[1] == ("- **LR** (`lr`, plain model (reference for every criterion)): "
+                                  + MODELS["lr"].description)
     rules = form.offered_rules(small_task, "dp")
     assert form.first_rule("group-rates", rules) == "group-rates" and form.first_rule("nonesuch", rules) == "threshold"
     assert not form.rule_caption("threshold", rules).endswith("one threshold per stratum and group.)")

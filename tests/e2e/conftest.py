@@ -2,12 +2,12 @@
 
 Fixtures:
 
-- ``streamlit_server`` (session: one per pytest-xdist worker that runs these tests): starts the server the way the README does, ``streamlit run app.py``
-  from the repository root, with the ``streamlit`` script of the interpreter that runs pytest and no
-  command-line flags: the app's own ``.streamlit/config.toml`` sets everything else (headless, the file
-  watcher), so these tests see what a user sees. Only the port differs: a free one, given through the
-  ``STREAMLIT_SERVER_PORT`` environment variable. It waits for ``/_stcore/health`` and stops the process
-  (and only it) afterwards. The server gets a private, empty fit cache, so every training in these tests
+- ``streamlit_server`` (session: one per pytest-xdist worker that runs these tests): starts the server the way the
+  README does, ``streamlit run app.py`` from the repository root, with the ``streamlit`` script of the interpreter
+  that runs pytest and no command-line flags: the app's own ``.streamlit/config.toml`` sets everything else
+  (headless, the file watcher), so these tests see what a user sees. Only the port differs: a free one, given
+  through the ``STREAMLIT_SERVER_PORT`` environment variable. It waits for ``/_stcore/health`` and stops the
+  process (and only it) afterwards. The server gets a private, empty fit cache, so every training in these tests
   is a real one.
 - ``app_url``: the server's base URL (``http://127.0.0.1:<port>``).
 - ``events``: the server's event log so far (``FAIRDASH_EVENT_LOG``, one JSON line per event).

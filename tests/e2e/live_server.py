@@ -48,7 +48,8 @@ def live_streamlit(work: Path, port: int, **settings: str):
     env.update(settings)
     streamlit = Path(sys.executable).parent / "streamlit"  # the README's `.venv/bin/streamlit`
     if not streamlit.exists():
-        raise RuntimeError(f"no streamlit script beside {sys.executable}; install the requirements into this environment")
+        raise RuntimeError(f"no streamlit script beside {sys.executable}; install the requirements into this "
+                           "environment")
     log = open(log_path, "wb")
     proc = subprocess.Popen([str(streamlit), "run", "app.py"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)

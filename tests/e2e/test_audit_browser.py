@@ -21,7 +21,8 @@ from test_trust import COMPAS_TITLE, _load_sample, _set_models, _train, _wait_fi
 
 ROOT = Path(__file__).resolve().parents[2]
 N_ROWS, DRIFTED, UNSEEN = 800, 30, 4
-RATE = re.compile(r"(Non-Caucasian|Caucasian): positive rate (\d\.\d{3}) against target (\d\.\d{3}) \(([-+]\d\.\d{3})\)")
+RATE = re.compile(r"(Non-Caucasian|Caucasian): positive rate (\d\.\d{3}) "
+                  r"against target (\d\.\d{3}) \(([-+]\d\.\d{3})\)")
 
 
 def _new_table(folder: Path) -> Path:

@@ -60,8 +60,8 @@ def _measure(page, key: str) -> dict | None:
     if legend is not None and legend["w"] > 0:
         where = ("over the plot" if _overlap(legend, plot) > 0.05 * legend["w"] * legend["h"]
                  else "below" if legend["y"] >= plot["y"] + plot["h"] - 1 else
-                 "right" if legend["x"] >= plot["x"] + plot["w"] - 1 else "above" if legend["y"] + legend["h"] <= plot["y"] + 1
-                 else "left")
+                 "right" if legend["x"] >= plot["x"] + plot["w"] - 1 else
+                 "above" if legend["y"] + legend["h"] <= plot["y"] + 1 else "left")
         out.update(legend=where, legend_area_fraction=round(legend["w"] * legend["h"] / max(fig["w"] * fig["h"], 1), 3))
     pairs = [(a["text"], b["text"]) for i, a in enumerate(labels) for b in labels[i + 1:] if _overlap(a, b) > 1.0]
     cut = [a["text"] for a in labels if a["x"] < fig["x"] - 0.5 or a["x"] + a["w"] > fig["x"] + fig["w"] + 0.5
@@ -106,7 +106,8 @@ def test_compare_reads_at_1280_px_with_three_runs(page, app_url, st_ui, server_l
         expect(page.get_by_text(re.compile(rf"run {number} is in the run history")).first).to_be_visible(timeout=60_000)
     out = os.environ.get("FAIRDASH_MEASURE_DIR")
     if out:  # the Train page's results of the last run: the results table and the ceilings beside it
-        page.get_by_text("Measured accuracy beside the ceilings").first.evaluate("e => e.scrollIntoView({block: 'center'})")
+        page.get_by_text("Measured accuracy beside the ceilings").first.evaluate(
+            "e => e.scrollIntoView({block: 'center'})")
         wait_drawn(page)
         Path(out).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(out) / f"train_{groups}groups_results.png"))

@@ -102,7 +102,8 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_table, adult
     assert page.locator(".st-key-y_column input").input_value() == "salary"
     expect(page.locator(".st-key-y1_values [data-tag]")).to_have_text([">50K"])  # waits for the chips
     # The group table (a canvas grid: its cells are not in the DOM) and the caption under it.
-    expect(page.locator('[data-testid="stDataFrame"]').last).to_be_visible()  # (a grid drawn after the page is idle: waited for)
+    # (a grid drawn after the page is idle: waited for)
+    expect(page.locator('[data-testid="stDataFrame"]').last).to_be_visible()
     gt = task.group_table()
     r = gt["base rate"].to_numpy()
     assert f"{len(task.y):,} rows used" in main, main
@@ -170,7 +171,8 @@ def test_upload_to_download(page, app_url, st_ui, server_log, adult_table, adult
     # and the calibration figure of a fitted model, below the error rates
     keys = ("fig_pr", "fig_tpr", "fig_accuracy_fairness") + (() if why_not else ("fig_target",)) + ("fig_calibration",)
     page.wait_for_function(
-        f"() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .js-plotly-plot .main-svg').length >= {len(keys)}",
+        "() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .js-plotly-plot .main-svg')"
+        f".length >= {len(keys)}",
         timeout=60_000)
     assert charts.count() == len(keys), f"{charts.count()} Plotly figures on the Compare page"
     for key in keys:

@@ -50,7 +50,8 @@ def test_each_rule_trains_shows_the_target_view_and_the_report_names_it(page, ap
     st_ui.wait_idle(page)
     assert len(titles) == 3 and all(re.match(r"Run [123] \(\d\d:\d\d UTC\): FairLR · Adult", t) for t in titles), titles
     assert all("s = sex, y = salary · demographic parity, PR_t 0.300" in t for t in titles), titles
-    assert sum("overall-rate" in t for t in titles) == 1 and sum("group-rates (decides with s)" in t for t in titles) == 1
+    assert (sum("overall-rate" in t for t in titles) == 1
+            and sum("group-rates (decides with s)" in t for t in titles) == 1)
     for label in ("Run 1 (", "Run 2 ("):  # show every run of the session together
         chips = _chips(page, "compare_runs")
         if not any(c.startswith(label) for c in chips):

@@ -103,7 +103,8 @@ def test_cancel_from_another_page_says_so_and_adds_nothing(page, app_url, st_ui,
 
 
 @pytest.mark.timeout(300)
-def test_a_pending_uploads_changed_choices_survive_a_page_switch(page, app_url, st_ui, server_log, adult_table, tmp_path):
+def test_a_pending_uploads_changed_choices_survive_a_page_switch(page, app_url, st_ui, server_log, adult_table,
+                                                                 tmp_path):
     path = _csv(_adult_3k(adult_table), tmp_path, "adult3k_pending.csv")
     st_ui.open_app(page, app_url)
     st_ui.upload(page, path.name, path.read_bytes(), confirm=False)
@@ -117,7 +118,8 @@ def test_a_pending_uploads_changed_choices_survive_a_page_switch(page, app_url, 
     meaning.fill("is a husband")
     meaning.press("Enter")
     # the server has the meaning once the page repeats it (the rerun can start after wait_idle's settle)
-    expect(page.locator('[data-testid="stMain"]')).to_contain_text("Positive (y = 1) means: is a husband.", timeout=60_000)
+    expect(page.locator('[data-testid="stMain"]')).to_contain_text("Positive (y = 1) means: is a husband.",
+                                                                   timeout=60_000)
     st_ui.wait_idle(page)
     y_values = _chips(page, "y1_values")
     st_ui.goto_page(page, "Target")

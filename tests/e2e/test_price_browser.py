@@ -49,7 +49,8 @@ def test_compare_prices_deciding_without_sex(page, app_url, st_ui, server_log):
     # ---- and both in the report of the compared runs ----------------------------------------------
     page.locator(".st-key-build_compare_report").get_by_role("button", name="Build a report of these runs").click()
     st_ui.wait_idle(page, timeout=120)
-    button = page.locator(".st-key-download_compare_report").get_by_role("button", name="Download the report of these runs (HTML)")
+    button = page.locator(".st-key-download_compare_report").get_by_role(
+        "button", name="Download the report of these runs (HTML)")
     button.wait_for(timeout=120_000)
     with page.expect_download(timeout=60_000) as info:
         button.click()

@@ -70,7 +70,8 @@ def _open(browser, path: Path, **context):
     page.on("request", lambda r: events["requests"].append(r.url))
     page.on("dialog", lambda d: (events["dialogs"].append(d.message), d.dismiss()))
     page.goto(path.as_uri(), wait_until="load")
-    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {N_FIGURES}", timeout=30000)
+    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {N_FIGURES}",
+                           timeout=30000)
     wait_drawn(page, app=False)
     return page, events
 
@@ -111,7 +112,8 @@ def test_report_prints_to_a4_without_cutting_content(browser, reports, tmp_path)
         .filter(x => x[2] > {A4_CONTENT_PX + 1})""")
     assert not too_wide, too_wide[:10]
     assert page.evaluate("document.documentElement.scrollWidth") <= A4_CONTENT_PX + 1
-    heights = page.evaluate("Array.from(document.querySelectorAll('.figure')).map(e => e.getBoundingClientRect().height)")
+    heights = page.evaluate("Array.from(document.querySelectorAll('.figure')).map(e => "
+                            "e.getBoundingClientRect().height)")
     assert len(heights) == N_FIGURES and max(heights) < A4_CONTENT_HEIGHT_PX  # a figure always fits on one page
     pdf = tmp_path / "report.pdf"
     page.pdf(path=str(pdf), format="A4", prefer_css_page_size=True, print_background=True)

@@ -221,7 +221,8 @@ def _legend_with(page, key: str, *words: str, timeout: float = 60.0) -> str:
 
 def _svg_text(page, key: str) -> str:
     return page.evaluate(
-        "(k) => Array.from(document.querySelectorAll('.st-key-' + k + ' svg text')).map(e => e.textContent).join(' | ')",
+        "(k) => Array.from(document.querySelectorAll('.st-key-' + k + ' svg text'))"
+        ".map(e => e.textContent).join(' | ')",
         key)
 
 
@@ -281,7 +282,8 @@ def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log
     thumb.wait_for()
     pr_t = float(thumb.get_attribute("value"))
     at_start = _wait_ceiling(page, st_ui,
-                             rates_readout(task, make_target_spec("dp", pr_t, strata_column="race"))["strata_ceiling_at_target"],
+                             rates_readout(task, make_target_spec("dp", pr_t, strata_column="race"))[
+                                 "strata_ceiling_at_target"],
                              f"slider mode at PR_t {pr_t}")
     box = page.locator(".st-key-pr_t_input input")
     box.fill("0.6")
@@ -289,7 +291,8 @@ def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log
     expect(thumb).to_have_attribute("value", "0.6")  # the rerun may start late on a busy machine
     st_ui.wait_idle(page)
     moved = _wait_ceiling(page, st_ui,
-                          rates_readout(task, make_target_spec("dp", 0.6, strata_column="race"))["strata_ceiling_at_target"],
+                          rates_readout(task, make_target_spec("dp", 0.6, strata_column="race"))[
+                              "strata_ceiling_at_target"],
                           "slider mode at PR_t 0.6")
     assert moved != at_start
     thumb.focus()
@@ -321,7 +324,8 @@ def test_explicit_targets_ceiling_matches_and_curve_has_no_pr_t(page, app_url, s
     shown = _wait_ceiling(page, st_ui, want, "explicit TPR 1.0 / TNR 0.8")
     assert f"{shown:.4f}" == f"{want:.4f}"
     page.wait_for_function(
-        "() => document.querySelectorAll('.st-key-ceiling_curve .js-plotly-plot .main-svg').length >= 1", timeout=60_000)
+        "() => document.querySelectorAll('.st-key-ceiling_curve .js-plotly-plot .main-svg').length >= 1",
+        timeout=60_000)
     legend = _legend(page, "ceiling_curve")
     assert legend and not [t for t in legend if t.startswith("PR_t")], legend
     text = _svg_text(page, "ceiling_curve")
@@ -432,7 +436,8 @@ def test_upload_is_confirmed_and_a_leak_dropped_in_one_click(page, app_url, st_u
     st_ui.no_exception(page, server_log)
     assert "Nothing is used until you confirm" in st_ui.main_text(page)
     assert page.locator(".st-key-y_column input").input_value() == "salary"  # the copy is never the guess
-    leak = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text=re.compile(r"review_flag\s+gives y away"))
+    leak = page.locator('[data-testid="stMarkdownContainer"]').filter(
+        has_text=re.compile(r"review_flag\s+gives y away"))
     leak.first.wait_for()
     assert page.locator(".st-key-drop_leak_review_flag button").is_visible()
     _shot(page, st_ui, "data_leak", at='h3:has-text("Leaks")')
@@ -500,7 +505,8 @@ def test_three_groups_train_and_plot_per_group(page, app_url, st_ui, server_log,
     _radio(page, st_ui, "compare_view", "The paper's balanced test set")
     _wait_figures(page)
     page.wait_for_function(
-        "() => Array.from(document.querySelectorAll('.st-key-fig_pr svg text')).some(e => e.textContent.includes('balanced'))",
+        "() => Array.from(document.querySelectorAll('.st-key-fig_pr svg text'))"
+        ".some(e => e.textContent.includes('balanced'))",
         timeout=30_000)
     fig = _svg_text(page, "fig_pr")
     for g in ("White", "Black", "Other"):
@@ -568,7 +574,8 @@ def test_run_history_reload_and_another_session(browser, page, app_url, st_ui, s
     _shot(page, st_ui, "compare_runs")
     _radio(page, st_ui, "compare_view", "The paper's balanced test set")
     page.wait_for_function(
-        "() => Array.from(document.querySelectorAll('.st-key-fig_pr svg text')).some(e => e.textContent.includes('balanced'))",
+        "() => Array.from(document.querySelectorAll('.st-key-fig_pr svg text'))"
+        ".some(e => e.textContent.includes('balanced'))",
         timeout=30_000)
     legend = " | ".join(_legend(page, "fig_pr"))
     assert "run 1" in legend and "run 2" in legend, legend

@@ -160,8 +160,9 @@ def test_two_sessions_are_isolated_and_both_answer(browser, app_url, st_ui, serv
             t0 = time.perf_counter()
             pb.keyboard.press("ArrowLeft")
             pb.wait_for_function(
-                """([before]) => { const m = document.querySelector('.st-key-ceiling_readout [data-testid="stMetricValue"]');
-                                   return m && m.innerText.trim() !== before; }""",
+                """([before]) => {
+                     const m = document.querySelector('.st-key-ceiling_readout [data-testid="stMetricValue"]');
+                     return m && m.innerText.trim() !== before; }""",
                 arg=[before], timeout=ARRIVE_S * 1000, polling="raf")
             dt = time.perf_counter() - t0
             (during if was_training and _training(pa) else after).append(dt)
@@ -173,7 +174,8 @@ def test_two_sessions_are_isolated_and_both_answer(browser, app_url, st_ui, serv
         st_ui.wait_idle(pb)
         pr_b = float(thumb.get_attribute("value"))
         assert pr_b < 0.9
-        assert _number(_ceiling(pb, st_ui)) == pytest.approx(rates_readout(task_of[B], pr_b)["ceiling_at_target"], abs=6e-5)
+        assert _number(_ceiling(pb, st_ui)) == pytest.approx(rates_readout(task_of[B], pr_b)["ceiling_at_target"],
+                                                             abs=6e-5)
         assert len(during) >= MIN_MOVES_DURING_TRAINING, (
             f"A's training ended after {time.perf_counter() - t_train:.1f} s, before B could make "
             f"{MIN_MOVES_DURING_TRAINING} slider moves (moves: {during + after})")

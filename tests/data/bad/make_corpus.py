@@ -61,7 +61,8 @@ def main():
     write("group_without_positives.csv", csv_text(H, [r[:3] + (("no" if r[2] == "F" else r[3]),) for r in good]))
     write("all_missing_column.csv", csv_text(H + ("notes",), [r + ("",) for r in good]))
     write("all_missing_label.csv", csv_text(H, [r[:3] + ("",) for r in good]))
-    write("missing_values_drop_a_whole_group.csv", csv_text(H, [("", r[1] if i % 2 else "", r[2], r[3]) for i, r in enumerate(good)]))
+    write("missing_values_drop_a_whole_group.csv",
+          csv_text(H, [("", r[1] if i % 2 else "", r[2], r[3]) for i, r in enumerate(good)]))
     thou = [(r[0], f'"{int(r[1]) * 1000 + 123:,}"', r[2], r[3]) for r in good]
     write("thousands_separators.csv", csv_text(("age", "income", "sex", "label"), thou))
     inf = [((("inf", "-inf", "NaN", "nan", "")[i % 5] if i % 4 == 3 else r[0]),) + r[1:] for i, r in enumerate(good)]
@@ -78,11 +79,14 @@ def main():
           "Anna said the survey closes on Friday, and that the results, once cleaned, go to the board.\n"
           "No decision was taken on the budget.\n"
           "Next meeting: Tuesday, 10:00, room 4, with coffee.\n\nBest wishes,\nSam\n")
-    write("html_page.csv", "<!DOCTYPE html>\n<html><head><title>Download</title></head>\n<body><p>Sign in, please.</p></body></html>\n")
-    write("json_instead_of_table.csv", '{"rows": [{"age": 30, "sex": "F", "label": "yes"}, {"age": 40, "sex": "M", "label": "no"}]}\n')
+    write("html_page.csv", "<!DOCTYPE html>\n<html><head><title>Download</title></head>\n<body><p>Sign in, "
+                           "please.</p></body></html>\n")
+    write("json_instead_of_table.csv", '{"rows": [{"age": 30, "sex": "F", "label": "yes"}, {"age": 40, "sex": "M", '
+                                       '"label": "no"}]}\n')
     gz = gzip.compress(csv_text(H, good).encode())
     write("truncated.csv.gz", gz[: len(gz) // 2])
-    write("label_with_text_and_numbers.csv", csv_text(H, [r[:3] + (("1" if r[3] == "yes" else "0") if i % 4 else r[3],) for i, r in enumerate(good)]))
+    write("label_with_text_and_numbers.csv",
+          csv_text(H, [r[:3] + (("1" if r[3] == "yes" else "0") if i % 4 else r[3],) for i, r in enumerate(good)]))
     write("old_excel_97.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504))
     import pandas as pd
 
@@ -164,7 +168,8 @@ def issue19():
     body = [(a, marks.get(i, h), s, y) for i, (a, h, s, y) in enumerate(many)]
     write("numbers_with_placeholders.csv", csv_text(H, body))
     # two columns whose names differ only by case and spaces
-    write("names_differ_only_by_case.csv", csv_text(("age", "Age ", "sex", "label"), [(a, h, s, y) for a, h, s, y in good]))
+    write("names_differ_only_by_case.csv",
+          csv_text(("age", "Age ", "sex", "label"), [(a, h, s, y) for a, h, s, y in good]))
     # a zip archive named .csv
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
@@ -183,7 +188,8 @@ def issue36():
     import pandas as pd
 
     good = rows()
-    write("percent_numbers.csv", csv_text(("age", "share", "sex", "label"), [(a, f"{h}%", s, y) for a, h, s, y in good]))
+    write("percent_numbers.csv",
+          csv_text(("age", "share", "sex", "label"), [(a, f"{h}%", s, y) for a, h, s, y in good]))
     write("trailing_empty_columns.csv", "\n".join(",".join(r) + ",," for r in [H, *good]) + "\n")
     df = pd.DataFrame(good, columns=H).astype({"age": int, "hours": int})
     wb = openpyxl.Workbook()
