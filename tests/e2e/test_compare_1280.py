@@ -74,14 +74,28 @@ def _all_chips(page) -> list[str]:
     return page.locator(".st-key-compare_runs [data-tag]").all_inner_texts()
 
 
-TABLE = '[data-testid="stMain"] [data-testid="stDataFrame"]'  # the Compare page's one table: the results
+TABLES = '[data-testid="stMain"] [data-testid="stDataFrame"]'
+# the Compare page's results table: the first table after its "Results table" heading (the error rates and confusion
+# matrices below it are tables too)
+RESULTS_TABLE_INDEX = """(sel) => {
+  const heading = Array.from(document.querySelectorAll('[data-testid="stMain"] h3'))
+    .find(h => h.textContent.trim().startsWith('Results table'));
+  if (!heading) return -1;
+  return Array.from(document.querySelectorAll(sel))
+    .findIndex(t => heading.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING);
+}"""
 
 
-def _table_headers(page) -> list[str]:
+def _results_table(page):
+    """The results table's locator, once the page has drawn it."""
+    page.wait_for_function(f"(sel) => ({RESULTS_TABLE_INDEX})(sel) >= 0", arg=TABLES, timeout=60_000)
+    return page.locator(TABLES).nth(page.evaluate(RESULTS_TABLE_INDEX, TABLES))
+
+
+def _table_headers(table) -> list[str]:
     """The results table's column headers that the grid draws in its view: the grid (a canvas) keeps an
     accessible copy of the cells it draws in the DOM, the columns scrolled out of view left out."""
-    return page.evaluate("(sel) => Array.from(document.querySelectorAll(sel + ' [role=columnheader]'))"
-                         ".map(e => e.textContent.trim())", TABLE)
+    return table.evaluate("e => Array.from(e.querySelectorAll('[role=columnheader]')).map(c => c.textContent.trim())")
 
 
 @pytest.mark.timeout(900)
@@ -121,13 +135,12 @@ def test_compare_reads_at_1280_px_with_three_runs(page, app_url, st_ui, server_l
     st_ui.no_exception(page, server_log)
 
     measured = {key: _measure(page, key) for key in FIGURES}
-    table = page.locator(TABLE).last
+    table = _results_table(page)
     table.evaluate("e => e.scrollIntoView({block: 'center'})")
     wait_drawn(page)
     # the grid draws on a canvas, then keeps the accessible copy of its header cells that _table_headers reads
-    page.wait_for_function("(sel) => document.querySelectorAll(sel + ' [role=columnheader]').length > 0", arg=TABLE,
-                           timeout=60_000)
-    headers = _table_headers(page)
+    table.locator("[role=columnheader]").first.wait_for(state="attached", timeout=60_000)
+    headers = _table_headers(table)
     view = page.viewport_size["width"]
     box = table.bounding_box()
     measured["table_px"] = [round(box["x"]), round(box["width"])]
