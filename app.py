@@ -50,6 +50,8 @@ with job_slot:
 views.sidebar_summary()
 try:
     page.run()
+except ui.PageEnded:
+    pass  # the page had nothing more to draw (ui.end_page: not st.stop, which would skip what follows)
 finally:
     views.sidebar_summary()
     ui.keep_widgets()

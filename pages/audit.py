@@ -16,12 +16,12 @@ history = ui.runs()
 if not history:
     st.info("Nothing trained yet: train a model on the Train page, then score new data with it here.")
     st.page_link("pages/train.py", label="Go to Train", icon=":material/model_training:")
-    st.stop()
+    ui.end_page()
 
 by_number = {r.number: r for r in history if r.models}
 if not by_number:
     st.info("No run of this session kept a fitted model to score with.")
-    st.stop()
+    ui.end_page()
 if ss.audit_run not in by_number:
     ss.audit_run = max(by_number)
 number = st.selectbox("Run", list(by_number), key=state.AUDIT_RUN, format_func=lambda n: by_number[n].title)
@@ -39,12 +39,12 @@ up = st.file_uploader("Upload a table to score (CSV, TSV, gzip-compressed CSV, P
 if up is None:
     st.info("Upload a table with the columns the model was trained on: its rows are scored as "
             "`fairdash predict` scores a file.")
-    st.stop()
+    ui.end_page()
 try:
     result = audit.audited(up, run, i)
 except Exception as e:  # noqa: BLE001 - a refusal or a parser failure is a message, never a traceback
     ui.show_error(e, "This table cannot be scored: ")
-    st.stop()
+    ui.end_page()
 
 audit.show_warnings(result)
 blob = audit.decisions_download(result)

@@ -21,7 +21,7 @@ if not history:
     st.info("Nothing trained yet. Train FairLR (and any baselines) on the Train page; a sweep over targets "
             "makes the what-if slider here scrub through the results.")
     st.page_link("pages/train.py", label="Go to Train", icon=":material/model_training:")
-    st.stop()
+    ui.end_page()
 
 by_number = {r.number: r for r in history}
 ui.remember(state.COMPARE_RUNS, [])  # the choice of runs is kept for the session, across pages
@@ -40,12 +40,12 @@ if c2.button("Clear the run history", key="clear_runs"):
     st.rerun()
 if not chosen:
     st.info("Choose at least one run.")
-    st.stop()
+    ui.end_page()
 runs = [by_number[n] for n in chosen]
 criterion = compare.one_criterion(runs)
 if criterion is None:
     st.warning("These runs judge different criteria (parity and opportunity); compare runs of one criterion.")
-    st.stop()
+    ui.end_page()
 first = runs[0]
 names = ui.figure_text(first.task.group_names)  # user text: shown literally in the figures
 results = compare.results_of(runs)  # each row's run as data (a column), its label in words

@@ -27,7 +27,7 @@ st.caption(f"The table, task, target and {len(history)} run(s) with their models
 if not history:
     st.info("Nothing trained yet: train a model on the Train page, then download it here.")
     st.page_link("pages/train.py", label="Go to Train", icon=":material/model_training:")
-    st.stop()
+    ui.end_page()
 
 by_number = {r.number: r for r in history}
 if ss.export_run not in by_number:

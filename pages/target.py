@@ -26,7 +26,7 @@ try:
     rates = ui.task_rates()
 except FairDashError as e:
     st.error(ui.literal(e), icon=":material/warning:")
-    st.stop()
+    ui.end_page()
 presets = target_state.presets(rates)
 names = task.group_names
 
@@ -115,13 +115,15 @@ def _pr_t() -> float | None:
     return None if rate is None else target_state.round_rate(rate)
 
 
-def _spec():
-    """The session's target, or the reason it is not valid (then nothing below is drawn)."""
+def _readouts() -> None:
+    """The readouts of the session's target, or the reason it is not valid (then none is drawn; inside the fragment,
+    so it returns rather than ending the page)."""
     try:
-        return ui.target_spec()
+        spec = ui.target_spec()
     except FairDashError as e:
         st.error(ui.literal(e), icon=":material/warning:")
-        st.stop()
+        return
+    views.target_readouts(spec, rates, names)
 
 
 @st.fragment
@@ -157,7 +159,7 @@ def _live_target() -> None:
         c2.number_input("Target true negative rate TNR_t", 0.0, 1.0, step=0.01, key=target_state.TNR_WIDGET,
                         on_change=_explicit)
         st.caption("TPR_t + TNR_t must be more than 1: otherwise the target labels no longer follow the observed ones.")
-        views.target_readouts(_spec(), rates, names)
+        _readouts()
         return
 
     if conditional:
@@ -168,7 +170,7 @@ def _live_target() -> None:
         if strata_mode == "own":
             st.caption("Each stratum aims at the average of its own groups' base rates, so the PR_t slider does not "
                        "apply here; choose \"The slider's PR_t in every stratum\" to set one rate for all strata.")
-            views.target_readouts(_spec(), rates, names)
+            _readouts()
             return
 
     pr_t = _pr_t()
@@ -194,7 +196,7 @@ def _live_target() -> None:
     b[2].button("Max preset", key="preset_max", on_click=_set_pr_t, args=(presets["max"],),
                 help=f"The higher base rate: {presets['max']:.3f}", width="stretch")
     b[3].caption(f"min {presets['min']:.3f} · avg {presets['avg']:.3f} · max {presets['max']:.3f}")
-    views.target_readouts(_spec(), rates, names)
+    _readouts()
 
 
 live_target()

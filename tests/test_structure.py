@@ -444,6 +444,15 @@ def _page_imports(path: Path) -> list[str]:
     return [f"{line}: {name}" for line, name in sorted(found)]
 
 
+def test_pages_end_early_with_end_page_not_st_stop():
+    """A page that has nothing more to draw ends with ``ui.end_page()``: ``st.stop()`` would also skip app.py's work
+    after the page (the sidebar, the kept widgets, the saved session and its address; tests/e2e/
+    test_first_visit_address.py)."""
+    stops = [f"{p.name}:{i}" for p in sorted((ROOT / "pages").glob("*.py"))
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if "st.stop(" in line]
+    assert not stops, stops
+
+
 def test_pages_import_only_streamlit_the_glue_and_the_standard_library():
     """Issue 28, item 3: a page lays out widgets and calls the glue (``fairdash.app``), one function per action;
     what it shows is computed there. So a page (and ``app.py``) imports only Streamlit, the standard library,

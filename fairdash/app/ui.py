@@ -120,10 +120,25 @@ def guard(prefix: str = ""):
     """``with guard(): ...``: any error inside is shown with :func:`show_error`; the page goes on."""
     try:
         yield
+    except PageEnded:
+        raise
     except Exception as exc:  # noqa: BLE001 - the user sees a message, never a trace
         if type(exc).__module__.startswith("streamlit."):
             raise  # Streamlit's own control flow (st.rerun, st.stop) and its API errors pass through
         show_error(exc, prefix)
+
+
+class PageEnded(Exception):
+    """A page has nothing more to draw (:func:`end_page`); ``app.py`` catches it around ``page.run()``."""
+
+
+def end_page():
+    """End the page here, as ``st.stop()`` would, but let the frame's work after the page run: the sidebar, the
+    kept widgets and the saved session with its address (``app.py``'s ``finally``). ``st.stop()`` would skip those:
+    once a stop is requested, Streamlit ends the script at the next element it sends, the frame's included, so a
+    first visit to a page that stops early never got its ``?session=`` address. Not inside a fragment (a fragment's
+    rerun does not run ``app.py``): there, return instead."""
+    raise PageEnded
 
 
 # --------------------------------------------------------------------------------------------------
