@@ -234,31 +234,38 @@ def _what_is_it(raw: bytes) -> str:
         return "its contents are not a zip archive"
 
 
-def _read_source(source) -> tuple[bytes, str]:
+def read_source(source, *, what: str, max_bytes: int, too_big, caller: str) -> tuple[bytes, str]:
+    """``(bytes, name)`` of a FairDash file (``what``: "model file", "session file") given as a path, bytes or a
+    binary file object (an upload), refused in one line where it is missing, not a file, opened as text, or larger
+    than ``max_bytes`` (``too_big(name)``: the sentence; nothing past the limit is read). ``caller`` names the
+    function in the message for a source of another kind."""
     if isinstance(source, (bytes, bytearray, memoryview)):
-        raw = bytes(source)
-        name = "the model file"
+        raw, name = bytes(source), f"the {what}"
     elif isinstance(source, (str, os.PathLike)):
         path = Path(source)
         if not path.exists():
-            raise FairDashError(f"No such model file: {path}")
+            raise FairDashError(f"No such {what}: {path}")
         if not path.is_file():
             raise FairDashError(f"{path} is not a file.")
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise FairDashError(f"{path.name} is larger than {MAX_FILE_BYTES >> 20} MB; it is not a FairDash model "
-                                "file.")
-        raw = path.read_bytes()
-        name = path.name
+        if path.stat().st_size > max_bytes:
+            raise FairDashError(too_big(path.name))
+        raw, name = path.read_bytes(), path.name
     elif hasattr(source, "read"):  # an upload
-        raw = source.read(MAX_FILE_BYTES + 1)
+        raw = source.read(max_bytes + 1)
         if isinstance(raw, str):
-            raise FairDashError("A model file must be opened in binary mode.")
-        name = getattr(source, "name", None) or "the model file"
+            raise FairDashError(f"A {what} must be opened in binary mode.")
+        name = getattr(source, "name", None) or f"the {what}"
     else:
-        raise FairDashError("load_model takes a path, bytes or a binary file object.")
-    if len(raw) > MAX_FILE_BYTES:
-        raise FairDashError(f"{name} is larger than {MAX_FILE_BYTES >> 20} MB; it is not a FairDash model file.")
+        raise FairDashError(f"{caller} takes a path, bytes or a binary file object.")
+    if len(raw) > max_bytes:
+        raise FairDashError(too_big(name))
     return raw, name
+
+
+def _read_source(source) -> tuple[bytes, str]:
+    return read_source(source, what="model file", max_bytes=MAX_FILE_BYTES, caller="load_model",
+                       too_big=lambda name: f"{name} is larger than {MAX_FILE_BYTES >> 20} MB; it is not a FairDash "
+                                            "model file.")
 
 
 _BAD_NAME = re.compile(r"(^/|^\\|\.\.|\\|:|\x00)")

@@ -32,11 +32,9 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import re
 import zipfile
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -187,25 +185,8 @@ def session_file_name(table_name: str) -> str:
 # Reading
 # --------------------------------------------------------------------------------------------------
 def _read_source(source) -> tuple[bytes, str]:
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        raw, name = bytes(source), "the session file"
-    elif isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if not path.is_file():
-            raise FairDashError(f"No such session file: {path}" if not path.exists() else f"{path} is not a file.")
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise FairDashError(_too_big(path.name))
-        raw, name = path.read_bytes(), path.name
-    elif hasattr(source, "read"):  # an upload
-        raw = source.read(MAX_FILE_BYTES + 1)
-        if isinstance(raw, str):
-            raise FairDashError("A session file must be opened in binary mode.")
-        name = getattr(source, "name", None) or "the session file"
-    else:
-        raise FairDashError("load_session takes a path, bytes or a binary file object.")
-    if len(raw) > MAX_FILE_BYTES:
-        raise FairDashError(_too_big(name))
-    return raw, name
+    return export.read_source(source, what="session file", max_bytes=MAX_FILE_BYTES, too_big=_too_big,
+                              caller="load_session")
 
 
 def _too_big(name: str) -> str:
