@@ -227,7 +227,21 @@ def answer_if_asked(page, answer: str = "Favourable") -> None:
         page.locator(".st-key-confirm_task button:not([disabled])").wait_for(timeout=60_000)
 
 
+def download(page, key: str, folder, name: str, timeout: float = 60_000):
+    """Press the download button with ``key`` and save what it downloads as ``folder / name`` (returned); a button
+    with help is drawn twice, so the visible one is pressed."""
+    button = page.locator(f".st-key-{key} button:visible").first
+    button.wait_for(timeout=120_000)
+    with page.expect_download(timeout=timeout) as info:
+        button.click()
+    assert info.value.failure() is None, info.value.failure()
+    path = Path(folder) / name
+    info.value.save_as(path)
+    return path
+
+
 class _StUi:
+    download = staticmethod(download)
     upload = staticmethod(upload)
     confirm_upload = staticmethod(confirm_upload)
     answer_if_asked = staticmethod(answer_if_asked)

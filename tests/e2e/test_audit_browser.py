@@ -36,17 +36,6 @@ def _new_table(folder: Path) -> Path:
     return path
 
 
-def _download(page, key: str, folder: Path, name: str) -> Path:
-    button = page.locator(f".st-key-{key} button")
-    button.wait_for(timeout=120_000)
-    with page.expect_download(timeout=60_000) as info:
-        button.click()
-    assert info.value.failure() is None, info.value.failure()
-    path = folder / name
-    info.value.save_as(path)
-    return path
-
-
 @pytest.mark.timeout(600)
 def test_score_new_data_warns_the_drifted_column_rates_groups_and_downloads_predict_s_decisions(
         page, app_url, st_ui, server_log, tmp_path):
@@ -57,7 +46,7 @@ def test_score_new_data_warns_the_drifted_column_rates_groups_and_downloads_pred
     _train(page, st_ui, server_log)
 
     st_ui.goto_page(page, "Export")
-    model_file = _download(page, "download_model", tmp_path, "model.fairdash")
+    model_file = st_ui.download(page, "download_model", tmp_path, "model.fairdash")
 
     st_ui.goto_page(page, "Score new data")
     st_ui.no_exception(page, server_log)
@@ -88,7 +77,7 @@ def test_score_new_data_warns_the_drifted_column_rates_groups_and_downloads_pred
         assert not _audit(page, "Score new data"), _audit(page, "Score new data")
 
     # the decisions downloaded are `fairdash predict`'s, and the rates on the page are theirs
-    decisions = _download(page, "download_decisions", tmp_path, "decisions.csv")
+    decisions = st_ui.download(page, "download_decisions", tmp_path, "decisions.csv")
     out = tmp_path / "predict.csv"
     subprocess.run([sys.executable, "-m", "fairdash", "predict", "--model", str(model_file), "--data", str(table),
                     "--out", str(out)], cwd=ROOT, check=True, capture_output=True, timeout=300)

@@ -26,17 +26,6 @@ def _log(path: Path):
     return lambda: path.read_text(errors="replace")[-4000:]
 
 
-def _download(page, key: str, folder: Path, name: str) -> Path:
-    button = page.locator(f".st-key-{key} button:visible").first  # a button with help is drawn twice
-    button.wait_for(timeout=120_000)
-    with page.expect_download(timeout=120_000) as info:
-        button.click()
-    assert info.value.failure() is None, info.value.failure()
-    path = folder / name
-    info.value.save_as(path)
-    return path
-
-
 def _open_app(page, st_ui, url: str) -> None:
     page.goto(url)
     page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=90_000)
@@ -78,8 +67,9 @@ def test_a_session_saved_before_a_restart_opens_after_it_with_the_same_numbers(b
         _set_models(page, st_ui, ["LR"])
         _train(page, st_ui, log)
         st_ui.goto_page(page, "Export")
-        results_before = _download(page, "download_results_export", tmp_path, "before.csv").read_bytes()
-        saved = _download(page, "save_session", tmp_path, "work.fairdash-session")
+        results_before = st_ui.download(page, "download_results_export", tmp_path, "before.csv",
+                                         timeout=120_000).read_bytes()
+        saved = st_ui.download(page, "save_session", tmp_path, "work.fairdash-session", timeout=120_000)
         _no_exception(page, log)
     assert saved.name.endswith(".fairdash-session") and saved.stat().st_size > 10_000
     assert before_pr_t == "0.4"
@@ -110,7 +100,8 @@ def test_a_session_saved_before_a_restart_opens_after_it_with_the_same_numbers(b
             assert _pr_t(fresh, st_ui) == before_pr_t
             st_ui.goto_page(fresh, "Export")
             expect(fresh.locator(".st-key-export_run input[role=combobox]")).to_have_value(re.compile(r"^Run 1 \(.*LR"))
-            results_after = _download(fresh, "download_results_export", tmp_path, "after.csv").read_bytes()
+            results_after = st_ui.download(fresh, "download_results_export", tmp_path, "after.csv",
+                                            timeout=120_000).read_bytes()
             _no_exception(fresh, log)
     finally:
         context.close()
