@@ -42,7 +42,7 @@ def _old_logistic_fit():
     preconditioner, to a gradient of 1e-4 (``FairLR._fit_lbfgs`` then)."""
     import torch
 
-    from fairdash.models.solver import lbfgs_logistic, place_matrix
+    from fairdash.models.core.solver import lbfgs_logistic, place_matrix
 
     def fit(self, X, w0, w1, dev, report):
         Xt = place_matrix(X, torch.float32, dev)
@@ -58,7 +58,7 @@ class _Solver:
         self.which = which
 
     def __enter__(self):
-        from fairdash.models import solver, weighted_lr
+        from fairdash.models.core import solver, weighted_lr
         from fairdash.models.fair_lr import _LogisticFit
 
         self.saved = (_LogisticFit._fit_lbfgs, weighted_lr.lbfgs_logistic)
@@ -72,7 +72,7 @@ class _Solver:
         return self
 
     def __exit__(self, *exc):
-        from fairdash.models import weighted_lr
+        from fairdash.models.core import weighted_lr
         from fairdash.models.fair_lr import _LogisticFit
 
         _LogisticFit._fit_lbfgs, weighted_lr.lbfgs_logistic = self.saved
@@ -96,8 +96,8 @@ def _spread(fit_one, n: int, orders: int) -> dict:
 
 def part_logistic(orders: int) -> dict:
     from fairdash.data import paper_arrays
+    from fairdash.models.core.weighted_lr import WeightedLR
     from fairdash.models.fair_lr import LR, FairLR
-    from fairdash.models.weighted_lr import WeightedLR
     from fairdash.targeting.target_spec import make_target_spec
 
     out = {}

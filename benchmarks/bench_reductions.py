@@ -2,7 +2,7 @@
 
 Old: scikit-learn's ``LogisticRegression(C=1, max_iter=1000)`` (lbfgs, tol 1e-4), as ``baselines._make_lr``
 built it before issue 22; the benchmark builds it itself and swaps it in for the run. New:
-``fairdash.models.weighted_lr.WeightedLR`` (FairDash's L-BFGS solver), what the models use now.
+``fairdash.models.core.weighted_lr.WeightedLR`` (FairDash's L-BFGS solver), what the models use now.
 
 Data: Adult, s = sex, seed 0 split, the dashboard's preprocessing (``paper_arrays("adult-sex")``: no
 ``fnlwgt``, numeric columns scaled, categories one-hot). Scored on the population: the ordinary test set
@@ -36,8 +36,8 @@ import numpy as np
 
 from benchmarks.common import Recording
 from fairdash.data import paper_arrays
-from fairdash.models import mixture
 from fairdash.models.baselines import AgarwalReduction, KamiranReweighing
+from fairdash.models.core import mixture
 from fairdash.targeting.target_spec import make_target_spec
 
 

@@ -14,7 +14,7 @@ fi
 python3 - <<'PY' 2>&1 | tee "$OUT/design.txt"
 import torch
 from fairdash.data import paper_arrays
-from fairdash.models.weighted_lr import _Design
+from fairdash.models.core.weighted_lr import _Design
 a = paper_arrays("adult-sex", seed=0)
 d = _Design(X=a.X_train, dev=torch.device("cuda"))
 print("Adult design on CUDA: sparse", d.sparse, d.X64.layout, d.X64.device)

@@ -6,8 +6,8 @@ import warnings
 import numpy as np
 
 from fairdash.models.baselines import AgarwalReduction
-from fairdash.models.common import one_blas_thread as _one_blas_thread
-from fairdash.models.mixture import inner_lr
+from fairdash.models.core.common import one_blas_thread as _one_blas_thread
+from fairdash.models.core.mixture import inner_lr
 
 
 def test_agarwal_reports_each_fit_and_fits_what_fairlearn_fits(compas_arrays):

@@ -13,8 +13,8 @@ from sklearn.linear_model import LogisticRegression
 
 from fairdash.errors import FairDashError
 from fairdash.models.baselines import SVM, AgarwalReduction, KamiranReweighing, kamiran_weights
+from fairdash.models.core.state import load_state, model_from_state, save_state
 from fairdash.models.registry import MODELS, make_model
-from fairdash.models.state import load_state, model_from_state, save_state
 from fairdash.models.zafar import (
     ZafarAccuracy,
     ZafarEqOpp,

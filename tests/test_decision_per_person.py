@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from fairdash.data import paper_arrays
 from fairdash.files.scoring import DRAWN_BY_POSITION
-from fairdash.models.state import model_from_state
+from fairdash.models.core.state import model_from_state
 from fairdash.models.target_reduction import TargetReduction
 from fairdash.targeting.decision import FittedDecision, row_draws
 from fairdash.targeting.target_spec import make_target_spec

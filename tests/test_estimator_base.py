@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from fairdash.errors import FairDashError
-from fairdash.models.base import Estimator
 from fairdash.models.baselines import SVM, AgarwalReduction
+from fairdash.models.core.base import Estimator
 from fairdash.models.registry import MODELS
 from fairdash.models.target_reduction import TargetReduction
 

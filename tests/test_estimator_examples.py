@@ -1,5 +1,5 @@
 """Every registered estimator's numpydoc ``Examples`` section runs (issue 37 item 4): its docstring is built from
-the shared blocks of ``fairdash.models.base`` (the tiny data, the fitted-input attributes) and checked here as a
+the shared blocks of ``fairdash.models.core.base`` (the tiny data, the fitted-input attributes) and checked here as a
 doctest, on tiny synthetic data."""
 from __future__ import annotations
 

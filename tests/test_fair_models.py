@@ -5,9 +5,9 @@ import torch
 from sklearn.base import clone
 
 from fairdash.errors import FairDashError
+from fairdash.models.core.state import load_state, model_from_state, save_state
 from fairdash.models.fair_gp import GP, FairGP, stratified_rows
 from fairdash.models.fair_lr import LR, FairLR
-from fairdash.models.state import load_state, model_from_state, save_state
 from fairdash.targeting.target_spec import make_target_spec
 
 CUDA = pytest.mark.skipif(

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairdash.errors import FairDashError
-from fairdash.models import likelihood as L
+from fairdash.models.core import likelihood as L
 from fairdash.targeting import targets as T
 from fairdash.targeting.target_spec import make_target_spec
 
@@ -110,7 +110,7 @@ def test_resolve_target_modes():
 
 def test_one_check_of_s_and_strata():
     """One check of ``s`` (issue 37 item 4: ``inputs.check_s``, every model's): whole-number codes >= 0, one per row."""
-    from fairdash.models.inputs import check_s, check_strata
+    from fairdash.models.core.inputs import check_s, check_strata
 
     for bad in ([0, 1, 2], [0, -1, 1, 0], [0.5, 1, 1, 0], ["a", "b", "a", "b"]):
         with pytest.raises(FairDashError):

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from fairdash.data import paper_arrays
-from fairdash.models.state import load_state, model_from_state
+from fairdash.models.core.state import load_state, model_from_state
 
 import golden_fits as G
 

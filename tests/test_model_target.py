@@ -10,9 +10,9 @@ import torch
 from sklearn.base import clone
 
 from fairdash.errors import FairDashError
+from fairdash.models.core.likelihood import target_params_from_state
 from fairdash.models.fair_gp import GP, FairGP
 from fairdash.models.fair_lr import LR, FairLR
-from fairdash.models.likelihood import target_params_from_state
 from fairdash.models.registry import MODELS, make_model
 from fairdash.targeting.target_spec import make_target_spec
 
@@ -137,8 +137,8 @@ FairGP(num_inducing=8, max_epochs=1, max_seconds=None).fit(X, y, s).predict(X)
 
 
 def test_fair_gp_file_holds_the_predictors_full_state_dict(tmp_path):
+    from fairdash.models.core.state import STATE_FORMAT, load_state, model_from_state, save_state
     from fairdash.models.fair_gp import PREDICTOR_PREFIX
-    from fairdash.models.state import STATE_FORMAT, load_state, model_from_state, save_state
 
     X, y, s = synthetic()
     m = FairGP(target=make_target_spec("eo", 0.4), num_inducing=8, max_epochs=2, max_seconds=None).fit(X, y, s)

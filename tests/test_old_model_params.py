@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from fairdash.files.export import load_model
-from fairdash.models.state import renamed_params
+from fairdash.models.core.state import renamed_params
 from tests.test_scoring import _rewritten
 
 FILES = Path(__file__).parent / "data" / "model_files"

@@ -18,8 +18,8 @@ from fairdash._version import SAME_NUMBERS_BOUND, software_versions
 from fairdash.cli import main
 from fairdash.data import paper_arrays
 from fairdash.device import training_dtype
+from fairdash.models.core.weighted_lr import WeightedLR
 from fairdash.models.fair_lr import LR, FairLR
-from fairdash.models.weighted_lr import WeightedLR
 from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import run_experiment
 

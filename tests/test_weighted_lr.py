@@ -24,9 +24,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fairdash.errors import FairDashError
 from fairdash.models.baselines import AgarwalReduction, KamiranReweighing, kamiran_weights
-from fairdash.models.mixture import CountingFits, inner_lr
+from fairdash.models.core.mixture import CountingFits, inner_lr
+from fairdash.models.core.weighted_lr import WeightedLR
 from fairdash.models.registry import make_model
-from fairdash.models.weighted_lr import WeightedLR
 
 
 def _weights(kind: str, n: int) -> np.ndarray:
@@ -257,8 +257,8 @@ def test_cuda_gives_the_cpu_solution(adult_arrays):
 def test_identity_table_shortcut_gives_the_same_numbers(compas_arrays):
     """``lbfgs_logistic(labels=y)`` (WeightedLR's path) and the general fair likelihood with the identity
     table (FairLR's path, as LR uses it) are the same computation: identical coefficients."""
-    from fairdash.models import likelihood as L
-    from fairdash.models.solver import lbfgs_logistic
+    from fairdash.models.core import likelihood as L
+    from fairdash.models.core.solver import lbfgs_logistic
 
     a = compas_arrays
     n = len(a.y_train)
@@ -279,7 +279,7 @@ def test_identity_table_shortcut_gives_the_same_numbers(compas_arrays):
 def test_one_hot_data_take_the_sparse_design_and_agree_with_the_dense_one(adult_arrays, kind):
     """Shared by a memory's fits, Adult (12% non-zeros) is solved on CSR copies of X in float64; one
     fit alone takes the dense float32-then-float64 path; both give the same solution."""
-    from fairdash.models import weighted_lr as W
+    from fairdash.models.core import weighted_lr as W
 
     a = adult_arrays
     cpu = torch.device("cpu")
@@ -297,7 +297,7 @@ def test_one_hot_data_take_the_sparse_design_and_agree_with_the_dense_one(adult_
 def test_sparse_products_are_the_dense_float64_solver(compas_arrays):
     """``lbfgs_logistic`` on a CSR matrix with its transpose does the dense float64 computation (only
     the order of the sums differs)."""
-    from fairdash.models.solver import lbfgs_logistic, logistic_hessian_root
+    from fairdash.models.core.solver import lbfgs_logistic, logistic_hessian_root
 
     a = compas_arrays
     X = torch.as_tensor(a.X_train, dtype=torch.float64)
@@ -316,7 +316,7 @@ def test_fits_sharing_a_memory_give_each_problem_its_own_solution(adult_arrays):
     fit to fit. Each fit from the memory's warm start ends at the solution a fresh fit finds, within
     the 1e-3 of scikit-learn's; the very same problem again gets the stored solution; another array
     replaces the prepared matrix."""
-    from fairdash.models.weighted_lr import FitMemory
+    from fairdash.models.core.weighted_lr import FitMemory
 
     a = adult_arrays
     rng = np.random.default_rng(3)
@@ -347,7 +347,7 @@ def test_fits_sharing_a_memory_give_each_problem_its_own_solution(adult_arrays):
 def test_a_memory_is_shared_by_clones_and_made_per_agarwal_fit(compas_arrays):
     import copy
 
-    from fairdash.models.weighted_lr import FitMemory
+    from fairdash.models.core.weighted_lr import FitMemory
 
     memory = FitMemory()
     assert copy.deepcopy(memory) is memory

@@ -46,8 +46,8 @@ from ..data import TaskSpec
 from ..data.preprocess import PlainPreprocessor
 from ..errors import FairDashError
 from ..jsonable import to_jsonable
+from ..models.core.state import RENAMED_PARAMS, RETIRED_PARAMS, class_path, join_arrays, split_arrays
 from ..models.registry import MODELS, model_info
-from ..models.state import RENAMED_PARAMS, RETIRED_PARAMS, class_path, join_arrays, split_arrays
 from ..progress import utc_now
 from ..targeting.decision import FittedDecision, carried_decision, predicts_with_s, rule_info
 from .scoring import ScoresRawTables
@@ -443,7 +443,7 @@ def _current_params(state_meta: dict, cls, info, name: str, meta: dict) -> dict:
     refused in one line (which version wrote the file, what to do) where it did something."""
     import inspect
 
-    from ..models.likelihood import FORMAT1_TARGET  # lazy: heavy, defers torch
+    from ..models.core.likelihood import FORMAT1_TARGET  # lazy: heavy, defers torch
 
     params = state_meta.get("params")
     if not isinstance(params, dict):

@@ -16,13 +16,13 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..targeting.criteria import CRITERIA, DEFAULT, criterion_info
-from . import inputs as I
-from . import mixture as M
-from . import params as P
-from .base import FITTED_INPUT_ATTRIBUTES, RANDOM_STATE_OF_DRAWS, Estimator, example
-from .common import one_blas_thread, proba_from_p1
-from .inputs import check_s
-from .state import check_state, make_state
+from .core import inputs as I
+from .core import mixture as M
+from .core import params as P
+from .core.base import FITTED_INPUT_ATTRIBUTES, RANDOM_STATE_OF_DRAWS, Estimator, example
+from .core.common import one_blas_thread, proba_from_p1
+from .core.inputs import check_s
+from .core.state import check_state, make_state
 
 __all__ = ["SVM", "KamiranReweighing", "AgarwalReduction"]
 

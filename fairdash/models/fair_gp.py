@@ -30,11 +30,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from ..device import resolve_device, torch_generator, torch_threads, training_dtype
 from ..progress import as_progress
 from ..targeting.target_spec import TargetSpec
-from . import inputs as I
-from . import likelihood as L
-from . import params as P
-from .base import FITTED_INPUT_ATTRIBUTES, example
-from .state import make_state
+from .core import inputs as I
+from .core import likelihood as L
+from .core import params as P
+from .core.base import FITTED_INPUT_ATTRIBUTES, example
+from .core.state import make_state
 
 MAX_INDUCING = 2000
 PREDICTOR_PREFIX = "predictor."  # the predictor's state_dict in a model file
@@ -383,7 +383,7 @@ class _SVGPFit(L.FairModelBase):
     _ARRAYS = ("inducing_points_", "variational_mean_", "variational_chol_", "lengthscale_", "elbo_history_")
 
     def get_state(self) -> dict:
-        """Arrays + JSON metadata (see ``fairdash.models.state``); no pickle."""
+        """Arrays + JSON metadata (see ``fairdash.models.core.state``); no pickle."""
         self._check_fitted()
         arrays, meta = L.fair_target_state(self)
         arrays.update({name.rstrip("_"): getattr(self, name) for name in self._ARRAYS})

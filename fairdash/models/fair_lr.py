@@ -27,12 +27,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from ..device import resolve_device, torch_generator
 from ..progress import as_progress
 from ..targeting.target_spec import TargetSpec
-from . import inputs as I
-from . import likelihood as L
-from . import params as P
-from .base import FITTED_INPUT_ATTRIBUTES, example
-from .solver import place_matrix, solve_logistic
-from .state import make_state
+from .core import inputs as I
+from .core import likelihood as L
+from .core import params as P
+from .core.base import FITTED_INPUT_ATTRIBUTES, example
+from .core.solver import place_matrix, solve_logistic
+from .core.state import make_state
 
 _OPTIMIZERS = ("lbfgs", "radam")
 _PRECISIONS = ("mixed", "double")
@@ -201,7 +201,7 @@ class _LogisticFit(L.FairModelBase):
     # Safe state
     # ---------------------------------------------------------------------------------------------
     def get_state(self) -> dict:
-        """Arrays + JSON metadata (see ``fairdash.models.state``); no pickle."""
+        """Arrays + JSON metadata (see ``fairdash.models.core.state``); no pickle."""
         self._check_fitted()
         arrays, meta = L.fair_target_state(self)
         arrays.update({"coef": self.coef_, "intercept": self.intercept_})

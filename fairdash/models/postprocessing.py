@@ -19,11 +19,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
 from ..targeting.criteria import CRITERIA, DEFAULT, criterion_info
-from . import inputs as I
-from . import params as P
-from .base import FITTED_INPUT_ATTRIBUTES, RANDOM_STATE_OF_DRAWS, Estimator, example
-from .inputs import check_s
-from .state import check_state, make_state
+from .core import inputs as I
+from .core import params as P
+from .core.base import FITTED_INPUT_ATTRIBUTES, RANDOM_STATE_OF_DRAWS, Estimator, example
+from .core.inputs import check_s
+from .core.state import check_state, make_state
 
 __all__ = ["ThresholdOptimizerModel"]
 

@@ -7,7 +7,7 @@ FairDash's own whose constraints are ``|rate_g(h) - target_g| <= tolerance`` for
 targets being the analyst's (``TargetSpec.rate_targets`` on the training rows): under demographic parity
 each group's positive rate, under equality of opportunity each group's true positive rate.
 :class:`TargetReduction` solves it with fairlearn's public ``ExponentiatedGradient`` on FairDash's weighted
-solver, as :class:`~fairdash.models.baselines.AgarwalReduction` does (both compose :mod:`~fairdash.models.mixture`;
+solver, as :class:`~fairdash.models.baselines.AgarwalReduction` does (both compose :mod:`~fairdash.models.core.mixture`;
 neither inherits from the other), and decides **without s**: ``s`` is used at fit time only, and its decisions
 are a seeded random draw from the mixture.
 """
@@ -24,13 +24,13 @@ from ..errors import FairDashError
 from ..targeting import targets as T
 from ..targeting.criteria import Criterion, criterion_info
 from ..targeting.target_spec import TargetSpec, make_target_spec
-from . import inputs as I
-from . import mixture as M
-from . import params as P
-from .base import FITTED_INPUT_ATTRIBUTES, Estimator, example
-from .common import proba_from_p1
-from .inputs import check_s
-from .state import check_state, make_state
+from .core import inputs as I
+from .core import mixture as M
+from .core import params as P
+from .core.base import FITTED_INPUT_ATTRIBUTES, Estimator, example
+from .core.common import proba_from_p1
+from .core.inputs import check_s
+from .core.state import check_state, make_state
 
 __all__ = ["TargetRateMoment", "TargetReduction", "DEFAULT_TOLERANCE"]
 
@@ -167,7 +167,7 @@ class TargetReduction(I.BinaryClassifierMixin, ClassifierMixin, Estimator):
         Whether ``predict`` draws each row's decision from the row itself (every fit; ``False`` only for a
         model file written before, which draws by position in the batch).
     coefs_, intercepts_, weights_, best_gap_, n_oracle_calls_, last_iter_, n_iter_, device_
-        As :class:`~fairdash.models.baselines.AgarwalReduction`'s (:mod:`~fairdash.models.mixture`).
+        As :class:`~fairdash.models.baselines.AgarwalReduction`'s (:mod:`~fairdash.models.core.mixture`).
 
     %s
     """

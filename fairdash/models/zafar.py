@@ -29,12 +29,12 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import FairDashError
-from . import inputs as I
-from . import params as P
-from .base import FITTED_INPUT_ATTRIBUTES, Estimator, example
-from .common import one_blas_thread, proba_from_p1
-from .inputs import check_s
-from .state import check_state, make_state
+from .core import inputs as I
+from .core import params as P
+from .core.base import FITTED_INPUT_ATTRIBUTES, Estimator, example
+from .core.common import one_blas_thread, proba_from_p1
+from .core.inputs import check_s
+from .core.state import check_state, make_state
 
 __all__ = ["ZafarFairness", "ZafarAccuracy", "ZafarEqOpp", "logistic_loss", "covariance_vectors",
            "fnr_covariance", "raw_units"]

@@ -2,7 +2,7 @@
 
 ``FitCache``: fitted models keyed by data content, configuration and code version (``cache_key``),
 kept as safe state (``.safetensors`` + ``.json``, no pickle) on disk with an in-memory LRU in front.
-It sits above the models (it stores and rebuilds them through ``fairdash.models.state``).
+It sits above the models (it stores and rebuilds them through ``fairdash.models.core.state``).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from .. import _version
 from ..device import resolve_device
 from ..errors import FairDashError
 from ..jsonable import to_jsonable
-from ..models.state import class_path, load_state, model_from_state, params_meta, save_state
+from ..models.core.state import class_path, load_state, model_from_state, params_meta, save_state
 from ..progress import utc_now
 
 CACHE_ENV = "FAIRDASH_CACHE_DIR"
@@ -33,7 +33,7 @@ CACHE_ENV = "FAIRDASH_CACHE_DIR"
 # --------------------------------------------------------------------------------------------------
 # Cache keys
 # --------------------------------------------------------------------------------------------------
-_SHARED_SOURCES = ("models/state.py", "targeting/targets.py", "targeting/target_spec.py")
+_SHARED_SOURCES = ("models/core/state.py", "targeting/targets.py", "targeting/target_spec.py")
 
 
 def _relative_imports(path: Path) -> list[tuple[int, str, tuple]]:
@@ -91,7 +91,7 @@ def code_version(model_class=None) -> str:
     if model_class is not None:
         _module_sources(Path(inspect.getfile(model_class)).resolve(), root, seen)
     else:
-        for p in sorted((root / "models").glob("*.py")):
+        for p in sorted((root / "models").rglob("*.py")):
             _module_sources(p.resolve(), root, seen)
     for rel in _SHARED_SOURCES:
         _module_sources((root / rel).resolve(), root, seen)

@@ -15,9 +15,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..device import resolve_device
-from ..errors import FairDashError
-from ..progress import as_progress
+from ...device import resolve_device
+from ...errors import FairDashError
+from ...progress import as_progress
 from . import inputs as I
 from .common import one_blas_thread
 from .weighted_lr import FitMemory, WeightedLR

@@ -47,8 +47,8 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..device import resolve_device, torch_threads
-from ..errors import FairDashError
+from ...device import resolve_device, torch_threads
+from ...errors import FairDashError
 from .inputs import BinaryClassifierMixin, check_X, fit_inputs, predict_X
 from .params import DEVICE, Interval, check_params
 from .solver import lbfgs_logistic, logistic_hessian_root, place_matrix, preconditioner_of

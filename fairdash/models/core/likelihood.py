@@ -17,12 +17,12 @@ import functools
 import numpy as np
 import torch
 
-from ..device import torch_threads
-from ..errors import FairDashError
-from ..jsonable import int_keyed
-from ..targeting import targets as T
-from ..targeting.target_spec import TargetSpec, make_target_spec
-from ..targeting.targets import identity_table
+from ...device import torch_threads
+from ...errors import FairDashError
+from ...jsonable import int_keyed
+from ...targeting import targets as T
+from ...targeting.target_spec import TargetSpec, make_target_spec
+from ...targeting.targets import identity_table
 from .base import Estimator
 from .inputs import check_s, check_strata, fit_inputs
 from .state import check_state, table_from_state, table_to_state

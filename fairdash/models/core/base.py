@@ -1,7 +1,7 @@
 """The one estimator base of FairDash's models, shaped like scikit-learn's (issue 37 item 4).
 
 :class:`Estimator` is a ``BaseEstimator`` whose ``fit`` validates: it checks the constructor's parameters
-against the class's ``_parameter_constraints`` (:func:`~fairdash.models.params.check_params`) before any data is
+against the class's ``_parameter_constraints`` (:func:`~fairdash.models.core.params.check_params`) before any data is
 looked at, refuses strata where the model takes none, then runs the model's own ``_fit`` inside its
 ``_fit_context`` (the torch thread budget, numpy's BLAS on one thread). No model calls the check by hand.
 
@@ -18,7 +18,7 @@ import contextlib
 
 from sklearn.base import BaseEstimator
 
-from ..errors import FairDashError
+from ...errors import FairDashError
 from .params import check_params
 from .state import renamed_params
 

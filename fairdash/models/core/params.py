@@ -13,7 +13,7 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 
-from ..errors import FairDashError
+from ...errors import FairDashError
 
 NO_VALIDATION = "no_validation"  # as scikit-learn: any value (e.g. a callback checked where it is called)
 

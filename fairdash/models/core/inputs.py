@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import FairDashError
-from ..targeting.decision import row_draws
+from ...errors import FairDashError
+from ...targeting.decision import row_draws
 
 
 class BinaryClassifierMixin:
