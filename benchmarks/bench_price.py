@@ -16,11 +16,11 @@ from .common import Recording
 
 
 def _time(task, target, seeds, price: bool) -> tuple[float, object]:
-    from fairdash.work.experiments import run_experiment
+    from fairdash.work.experiments import ExperimentPlan, run_experiment
 
     t0 = time.perf_counter()
-    exp = run_experiment(task, ["lr", "target-reduction"], [target.target_rate], seeds, target=target,
-                         decisions=["threshold", "group-rates"], price=price)
+    exp = run_experiment(ExperimentPlan(task, ["lr", "target-reduction"], [target.target_rate], seeds, target=target,
+                                        decisions=["threshold", "group-rates"], price=price))
     return time.perf_counter() - t0, exp.results
 
 

@@ -183,14 +183,14 @@ TABLE1_MODELS = ("kamiran", "agarwal")
 def table1(repeats: int, inner: str, csv_dir: Path, setups=TABLE1_SETUPS) -> None:
     """Table 1's Kamiran and Agarwal rows on one inner learner, one CSV per set-up (as the sweep writes)."""
     from fairdash.data import paper_task
-    from fairdash.work.experiments import run_experiment
+    from fairdash.work.experiments import ExperimentPlan, run_experiment
 
     csv_dir.mkdir(parents=True, exist_ok=True)
     for setup in setups:
         load_before, t0 = _load(), time.perf_counter()
         with inner_learner(inner):
-            exp = run_experiment(paper_task(setup), list(TABLE1_MODELS), seeds=range(repeats),
-                                 target=make_target_spec("dp"))
+            exp = run_experiment(ExperimentPlan(paper_task(setup), list(TABLE1_MODELS), seeds=range(repeats),
+                                                target=make_target_spec("dp")))
         df = exp.results.assign(inner=inner, load=f"{load_before} -> {_load()}")
         out = csv_dir / f"{setup}-{inner}.csv"
         df.to_csv(out, index=False)

@@ -25,7 +25,7 @@ from fairdash import data
 from fairdash.evaluation.metrics import format_mean_std, group_metrics, summarize
 from fairdash.models.registry import make_model
 from fairdash.targeting.target_spec import make_target_spec
-from fairdash.work.experiments import run_experiment
+from fairdash.work.experiments import ExperimentPlan, run_experiment
 
 GRID = (0.10, 0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45, 0.50)
 
@@ -33,7 +33,7 @@ GRID = (0.10, 0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45, 0.50)
 def adult_targeting(repeats: int, out: Path) -> str:
     task = data.paper_task("adult-sex")
     # criterion "eo" trains exactly as "dp" at a target rate and scores on the ordinary test set
-    res = run_experiment(task, ["fair-lr"], GRID, range(repeats), target=make_target_spec("eo")).results
+    res = run_experiment(ExperimentPlan(task, ["fair-lr"], GRID, range(repeats), target=make_target_spec("eo"))).results
     s = summarize(res, metrics=["pr_0", "pr_1", "accuracy"]).sort_values("target_rate")
     s["gap_0"] = (s["pr_0_mean"] - s["target_rate"]).abs()
     s["gap_1"] = (s["pr_1_mean"] - s["target_rate"]).abs()
@@ -83,7 +83,8 @@ def _figure(s: pd.DataFrame, png: Path) -> None:
 def compas_eo(repeats: int) -> str:
     task = data.paper_task("compas-race")
     grid = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
-    res = run_experiment(task, ["fair-lr", "lr"], grid, range(repeats), target=make_target_spec("eo")).results
+    res = run_experiment(ExperimentPlan(task, ["fair-lr", "lr"], grid, range(repeats),
+                                        target=make_target_spec("eo"))).results
     # explicit targets per seed: LR's lower group TPR (and its TNR) on a held-out half of the training split
     rows = []
     for seed in range(repeats):

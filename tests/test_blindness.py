@@ -21,7 +21,7 @@ from fairdash.evaluation.matched_price import (
     with_s_features,
 )
 from fairdash.targeting.target_spec import make_target_spec
-from fairdash.work.experiments import run_experiment
+from fairdash.work.experiments import ExperimentPlan, run_experiment
 
 
 def _row(label, with_s, seed=0, t=0.3):
@@ -126,8 +126,9 @@ def _opposite_table(n=4000, seed=0) -> pd.DataFrame:
 
 def test_a_feature_acting_in_opposite_directions_costs_many_points_against_the_best_rule_with_s():
     task = data.build_task(_opposite_table(), data.TaskSpec("grp", "y", ("b",), ("1",)))
-    res = run_experiment(task, ["lr", "target-reduction"], [0.5], [0], target=make_target_spec("dp", 0.5),
-                         decisions=["threshold", "group-rates"]).results
+    res = run_experiment(ExperimentPlan(task, ["lr", "target-reduction"], [0.5], [0],
+                                        target=make_target_spec("dp", 0.5),
+                                        decisions=["threshold", "group-rates"])).results
     row = res.iloc[0]
     assert row["with_s_rule"] == "per-group cuts on LR with s and its interactions"
     assert row["price_of_blindness"] > 0.15 and row["price_of_blindness_lo"] > 0.1
@@ -139,8 +140,9 @@ def test_a_feature_acting_in_opposite_directions_costs_many_points_against_the_b
 
 def test_adult_sex_price_at_030_is_measured_at_the_blind_rules_rates(adult_task):
     """Models x rules in one sweep: LR under group-rates (with s) and the target reduction (without s)."""
-    res = run_experiment(adult_task, ["lr", "target-reduction"], [0.30], [0], target=make_target_spec("dp", 0.30),
-                         decisions=["threshold", "group-rates"]).results
+    res = run_experiment(ExperimentPlan(adult_task, ["lr", "target-reduction"], [0.30], [0],
+                                        target=make_target_spec("dp", 0.30),
+                                        decisions=["threshold", "group-rates"])).results
     row = res.iloc[0]
     assert row["blind_rule"] == "Target reduction (decides without s, randomised)"
     assert row["with_s_rule"].startswith("per-group cuts on LR with s")
@@ -153,8 +155,9 @@ def test_adult_sex_price_at_030_is_measured_at_the_blind_rules_rates(adult_task)
 
 
 def test_adult_sex_under_equal_opportunity_the_price_at_matched_tpr_is_not_negative(adult_task):
-    res = run_experiment(adult_task, ["lr", "target-reduction"], [0.30], [0], target=make_target_spec("eo", 0.30),
-                         decisions=["threshold", "group-rates"]).results
+    res = run_experiment(ExperimentPlan(adult_task, ["lr", "target-reduction"], [0.30], [0],
+                                        target=make_target_spec("eo", 0.30),
+                                        decisions=["threshold", "group-rates"])).results
     assert res["price_of_blindness"].iloc[0] >= 0
 
 
@@ -162,8 +165,8 @@ def test_with_explicit_tpr_and_tnr_targets_a_blind_rule_lands_only_when_both_do(
     """The target reduction meets the TPR target (0.9) and misses the TNR target (0.8) by far: no price, and the note
     names the TNR it missed."""
     spec = make_target_spec("eo", tpr_target=0.9, tnr_target=0.8)
-    res = run_experiment(compas_task, ["lr", "target-reduction"], [None], [0], target=spec,
-                         decisions=["threshold", "group-rates"]).results
+    res = run_experiment(ExperimentPlan(compas_task, ["lr", "target-reduction"], [None], [0], target=spec,
+                                        decisions=["threshold", "group-rates"])).results
     assert res["price_of_blindness"].isna().all()
     note = res["price_note"].iloc[0]
     assert "Target reduction (decides without s, randomised): " in note and "(TNR) on the training rows" in note
@@ -174,8 +177,8 @@ def test_the_frontier_draws_intervals_the_with_s_side_and_plain_lr_and_the_major
     from fairdash.evaluation.blindness import majority_accuracy
     from fairdash.figures.plots import frontier_figure
 
-    res = run_experiment(compas_task, ["lr", "target-reduction"], [0.401], [0, 1], target=make_target_spec("dp"),
-                         decisions=["threshold", "group-rates"]).results
+    res = run_experiment(ExperimentPlan(compas_task, ["lr", "target-reduction"], [0.401], [0, 1],
+                                        target=make_target_spec("dp"), decisions=["threshold", "group-rates"])).results
     fig = frontier_figure(res, s_name="race")
     names = [t.name for t in fig.data]
     assert "best rule with race, at the blind rule's rates (the price's with-s side)" in names

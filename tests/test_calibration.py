@@ -11,7 +11,7 @@ from fairdash import data
 from fairdash.evaluation.calibration import calibration_errors, reliability
 from fairdash.evaluation.metrics import confusion_frame, error_rates_frame, group_metrics, summarize
 from fairdash.targeting.target_spec import make_target_spec
-from fairdash.work.experiments import fit_model, run_experiment
+from fairdash.work.experiments import ExperimentPlan, fit_model, run_experiment
 
 
 def test_a_calibrated_group_has_a_small_error_and_a_shifted_one_its_shift():
@@ -66,7 +66,7 @@ def test_the_results_error_rates_and_calibration_are_the_models_own(setup):
 
 
 def test_compas_leads_with_the_wrongly_flagged_and_shows_calibration_and_the_confusion_matrix(compas_task):
-    res = run_experiment(compas_task, ["lr"], [None], [0, 1]).results
+    res = run_experiment(ExperimentPlan(compas_task, ["lr"], [None], [0, 1])).results
     s = summarize(res, by=("model", "label"))
     frame = error_rates_frame(s, compas_task.group_names, favourable=False)
     assert list(frame.columns) == ["model", "group", "wrongly flagged (FPR)", "wrongly passed over (FNR)", "precision",

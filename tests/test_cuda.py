@@ -52,9 +52,10 @@ def test_cli_trains_on_the_gpu_and_the_file_predicts_on_a_machine_without_one(tm
 
 def test_experiment_on_the_gpu_in_parallel_records_the_device():
     from fairdash.data import paper_task
-    from fairdash.work.experiments import run_experiment
+    from fairdash.work.experiments import ExperimentPlan, run_experiment
 
-    table = run_experiment(paper_task("adult-sex"), ["fair-lr", "lr"], [None], [0, 1], device="cuda", n_jobs=2).results
+    table = run_experiment(ExperimentPlan(paper_task("adult-sex"), ["fair-lr", "lr"], [None], [0, 1], device="cuda"),
+                           n_jobs=2).results
     assert len(table) == 4
     assert set(table["device"]) == {torch.cuda.get_device_name(0)}
     fair, plain = (table[table["model"] == m]["pr_ratio"].mean() for m in ("fair-lr", "lr"))

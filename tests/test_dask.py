@@ -24,7 +24,9 @@ distributed = pytest.importorskip("distributed", reason="dask.distributed is not
 from fairdash import data  # noqa: E402
 from fairdash.errors import FairDashError  # noqa: E402
 from fairdash.targeting.target_spec import make_target_spec  # noqa: E402
-from fairdash.work.experiments import run_experiment  # noqa: E402
+from fairdash.work.experiments import ExperimentPlan, run_experiment  # noqa: E402
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ("fair-lr", "lr")
@@ -49,7 +51,7 @@ def task():
 
 @pytest.fixture(scope="module")
 def local_results(task):
-    return run_experiment(task, MODELS, target_rates=TARGETS, seeds=SEEDS, target=EO, n_jobs=1).results
+    return run_experiment(ExperimentPlan(task, MODELS, target_rates=TARGETS, seeds=SEEDS, target=EO), n_jobs=1).results
 
 
 def comparable(df: pd.DataFrame) -> pd.DataFrame:
@@ -65,7 +67,7 @@ def jobs_run_on(cluster) -> int:
 
 def test_sweep_on_a_dask_cluster_gives_the_local_table(cluster, task, local_results):
     before = jobs_run_on(cluster)
-    remote = run_experiment(task, MODELS, target_rates=TARGETS, seeds=SEEDS, target=EO,
+    remote = run_experiment(ExperimentPlan(task, MODELS, target_rates=TARGETS, seeds=SEEDS, target=EO),
                             dask_address=cluster.scheduler_address).results
     assert jobs_run_on(cluster) > before, "the jobs did not go to the Dask cluster"
     assert len(local_results) == len(SEEDS) * len(MODELS)
@@ -76,7 +78,7 @@ def test_sweep_on_a_dask_cluster_gives_the_local_table(cluster, task, local_resu
 def test_the_environment_variable_is_the_one_line_switch(cluster, task, local_results, monkeypatch):
     monkeypatch.setenv("FAIRDASH_DASK_ADDRESS", cluster.scheduler_address)
     before = jobs_run_on(cluster)
-    remote = run_experiment(task, MODELS, target_rates=TARGETS, seeds=SEEDS, target=EO).results
+    remote = run_experiment(ExperimentPlan(task, MODELS, target_rates=TARGETS, seeds=SEEDS, target=EO)).results
     assert jobs_run_on(cluster) > before
     pd.testing.assert_frame_equal(comparable(local_results), comparable(remote), check_exact=False, rtol=1e-9,
                                   atol=1e-12)
@@ -102,7 +104,7 @@ def test_sweep_command_with_dask_option(cluster, tmp_path, local_results):
 def test_an_unreachable_scheduler_is_a_clear_error(task, monkeypatch):
     monkeypatch.setenv("FAIRDASH_DASK_TIMEOUT", "2")
     with pytest.raises(FairDashError, match=r"Could not reach the Dask scheduler at 'tcp://127\.0\.0\.1:9'"):
-        run_experiment(task, ["lr"], seeds=(0,), target=EO, dask_address="tcp://127.0.0.1:9")
+        run_experiment(ExperimentPlan(task, ["lr"], seeds=(0,), target=EO), dask_address="tcp://127.0.0.1:9")
 
 
 # A cluster that cannot run FairDash is a clear error within FAIRDASH_DASK_TIMEOUT, before any job is sent. No test
@@ -119,7 +121,7 @@ def test_a_scheduler_without_workers_is_a_clear_error_within_the_timeout(task, m
     monkeypatch.setenv("FAIRDASH_DASK_TIMEOUT", str(TIMEOUT))
     with LocalCluster(n_workers=0, processes=True, dashboard_address=":0") as empty:
         with pytest.raises(FairDashError, match=r"The Dask scheduler at '.+' has no workers"):
-            run_experiment(task, ["lr"], seeds=(0,), target=EO, dask_address=empty.scheduler_address)
+            run_experiment(ExperimentPlan(task, ["lr"], seeds=(0,), target=EO), dask_address=empty.scheduler_address)
 
 
 @pytest.mark.timeout(HANG)
@@ -141,7 +143,8 @@ def test_workers_that_cannot_import_fairdash_are_a_clear_error_within_the_timeou
                 c.wait_for_workers(1, timeout=60)  # the worker's start is not what is tested
             with pytest.raises(FairDashError, match=r"The Dask workers at '.+' cannot import fairdash "
                                                     r"\(ModuleNotFoundError: No module named 'fairdash'\): install"):
-                run_experiment(task, ["lr"], seeds=(0,), target=EO, dask_address=empty.scheduler_address)
+                run_experiment(ExperimentPlan(task, ["lr"], seeds=(0,), target=EO),
+                               dask_address=empty.scheduler_address)
         finally:
             worker.terminate()
             worker.wait(timeout=30)
@@ -153,7 +156,7 @@ def test_workers_with_another_fairdash_version_are_a_clear_error(cluster, task, 
     monkeypatch.setattr(fairdash._version, "__version__", "0.0.0+not-the-workers")
     with pytest.raises(FairDashError, match=r"run FairDash .+, this machine 0\.0\.0\+not-the-workers: install the "
                                             r"same FairDash version on every worker"):
-        run_experiment(task, ["lr"], seeds=(0,), target=EO, dask_address=cluster.scheduler_address)
+        run_experiment(ExperimentPlan(task, ["lr"], seeds=(0,), target=EO), dask_address=cluster.scheduler_address)
 
 
 @pytest.mark.timeout(HANG)
@@ -165,6 +168,6 @@ def test_workers_that_do_not_answer_are_a_clear_error_within_the_timeout(cluster
     monkeypatch.setattr(Client, "run", lambda self, *a, **k: stuck.wait())
     try:
         with pytest.raises(FairDashError, match=r"The Dask workers at '.+' did not answer within 3 s"):
-            run_experiment(task, ["lr"], seeds=(0,), target=EO, dask_address=cluster.scheduler_address)
+            run_experiment(ExperimentPlan(task, ["lr"], seeds=(0,), target=EO), dask_address=cluster.scheduler_address)
     finally:
         stuck.set()

@@ -20,7 +20,7 @@ from fairdash.files.export import load_model, save_model
 from fairdash.files.run_spec import RunSpec
 from fairdash.targeting.decision import FittedDecision, cut_for_rate, fit_decision, rule_info
 from fairdash.targeting.target_spec import TargetSpec, make_target_spec
-from fairdash.work.experiments import fit_model, run_experiment
+from fairdash.work.experiments import ExperimentPlan, fit_model, run_experiment
 
 COMPAS_RACE = ["--data", "compas", "--s", "race", "--s1", "Caucasian", "--y", "two-year-recid", "--y1", "1"]
 
@@ -150,7 +150,7 @@ def test_a_saved_group_rates_model_decides_the_same_and_needs_s(adult_task, adul
 # COMPAS, s = race, PR_t = 0.401
 # --------------------------------------------------------------------------------------------------
 def test_compas_fair_lr_moves_caucasians_away_and_group_rates_lands_on_target(compas_task):
-    exp = run_experiment(compas_task, ["fair-lr", "lr"], target=make_target_spec("dp", 0.401))
+    exp = run_experiment(ExperimentPlan(compas_task, ["fair-lr", "lr"], target=make_target_spec("dp", 0.401)))
     fair = exp.results[exp.results["model"] == "fair-lr"].iloc[0]
     assert fair["pop_moved_1"] == "away"  # group 1 is Caucasian
     plain = exp.results[exp.results["model"] == "lr"].iloc[0]
@@ -165,7 +165,8 @@ def test_compas_fair_lr_moves_caucasians_away_and_group_rates_lands_on_target(co
             and plain["pop_pr_1"] == pytest.approx(0.236, abs=5e-4))
     assert target == pytest.approx(0.401, abs=5e-4)
     assert abs(fair["pop_pr_1"] - 0.401) > abs(plain["pop_pr_1"] - 0.401)
-    exp = run_experiment(compas_task, ["fair-lr"], target=make_target_spec("dp", 0.401, decision="group-rates"))
+    exp = run_experiment(ExperimentPlan(compas_task, ["fair-lr"],
+                                        target=make_target_spec("dp", 0.401, decision="group-rates")))
     row = exp.results.iloc[0]
     assert abs(row["pop_pr_0"] - 0.401) <= 0.04 and abs(row["pop_pr_1"] - 0.401) <= 0.04
     assert row["decides_with_s"] and "decides with s" in row["label"]
@@ -220,7 +221,7 @@ def test_fit_model_and_run_experiment_take_the_target_spec_only(compas_task):
     import inspect
 
     loose = {"target_rate", "criterion", "delta", "tpr_target", "tnr_target"}
-    for f in (fit_model, run_experiment):
+    for f in (fit_model, run_experiment, ExperimentPlan):
         assert not loose & set(inspect.signature(f).parameters), f.__name__
     with pytest.raises(TypeError, match="target_rate"):
         fit_model(compas_task, "fair-lr", target=make_target_spec("dp", 0.4), target_rate=0.3)
@@ -263,7 +264,7 @@ def test_conditional_own_average_ceiling_uses_the_trained_targets(compas_task):
     task = data.build_task(data.load_sample("compas"), data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",),
                                                                      strata_column="sex"))
     spec = make_target_spec("dp", None, strata_column="sex")  # each stratum's own average
-    row = run_experiment(task, ["fair-lr"], target=spec).results.iloc[0]
+    row = run_experiment(ExperimentPlan(task, ["fair-lr"], target=spec)).results.iloc[0]
     arrays = split_arrays(task, 0)
     trained = spec.conditional_tables(arrays.y_train, arrays.s_train, arrays.strata_train, n_groups=2)
     test = np.arange(len(arrays.y_test))
@@ -288,7 +289,7 @@ def test_a_model_that_is_too_good_is_flagged(tmp_path, capsys):
     df["label"] = np.where(rng.random(n) < 0.4, "yes", "no")
     df["copy"] = (df["label"] == "yes").astype(float) + rng.normal(0, 0.01, n)  # the label, copied
     task = data.build_task(df, data.TaskSpec("g", "label", ("b",), ("yes",)))
-    res = run_experiment(task, ["lr"]).results
+    res = run_experiment(ExperimentPlan(task, ["lr"])).results
     assert bool(res.iloc[0]["too_good"])
     assert any("too good" in n and "leak" in n for n in result_notes(res))
 
@@ -297,8 +298,8 @@ def test_the_results_file_says_where_each_column_was_measured_and_older_files_st
     from fairdash.files.export import results_csv
     from fairdash.files.results_file import RESULTS_FORMAT, from_file, to_file
 
-    dp = run_experiment(compas_task, ["fair-lr", "lr"], target=make_target_spec("dp", 0.401)).results
-    eo = run_experiment(compas_task, ["lr"], target=make_target_spec("eo", 0.5)).results
+    dp = run_experiment(ExperimentPlan(compas_task, ["fair-lr", "lr"], target=make_target_spec("dp", 0.401))).results
+    eo = run_experiment(ExperimentPlan(compas_task, ["lr"], target=make_target_spec("eo", 0.5))).results
     for res in (dp, eo):
         path = tmp_path / "r.csv"
         path.write_text(results_csv(to_file(res)), encoding="utf-8")
@@ -326,7 +327,7 @@ def test_the_report_says_what_a_model_blind_to_s_can_do(compas_task):
     from fairdash.report.content import describe_task
 
     spec = make_target_spec("dp", 0.401)
-    res = run_experiment(compas_task, ["fair-lr", "lr"], target=spec).results
+    res = run_experiment(ExperimentPlan(compas_task, ["fair-lr", "lr"], target=spec)).results
     readout = rates_readout(compas_task, spec)
     html = build_report(res, task_description=describe_task(compas_task, dataset="COMPAS"), readout=readout)
     assert f"AUC {readout['s_predictability']:.2f}" in html and "moves both groups together" in html
@@ -360,7 +361,7 @@ def test_the_reports_trade_off_speaks_of_the_population_first_with_the_worst_gro
     from fairdash.report import build_report
     from fairdash.report.content import describe_task
 
-    res = run_experiment(compas_task, ["fair-lr", "lr"], target=make_target_spec("dp", 0.401)).results
+    res = run_experiment(ExperimentPlan(compas_task, ["fair-lr", "lr"], target=make_target_spec("dp", 0.401))).results
     html = build_report(res, task_description=describe_task(compas_task, dataset="COMPAS"))
     pop = html.index("On the population the model will meet (the ordinary test set):")
     bal = html.index("On the paper&#39;s balanced test set:") if "On the paper&#39;s balanced" in html else \

@@ -9,7 +9,7 @@ from fairdash import data
 from fairdash.targeting import targets as T
 from fairdash.targeting.decision import fit_decision
 from fairdash.targeting.target_spec import make_target_spec
-from fairdash.work.experiments import run_experiment
+from fairdash.work.experiments import ExperimentPlan, run_experiment
 
 
 def test_one_pr_t_gives_every_group_the_same_tpr_target():
@@ -30,7 +30,7 @@ def test_one_pr_t_gives_every_group_the_same_tpr_target():
 
 def test_compas_race_eo_group_rates_equalises_tpr_above_the_majority_class(compas_task):
     spec = make_target_spec("eo", 0.401, decision="group-rates")
-    r = run_experiment(compas_task, ["lr"], seeds=range(5), target=spec).results
+    r = run_experiment(ExperimentPlan(compas_task, ["lr"], seeds=range(5), target=spec)).results
     assert (r["target_0"] == r["target_1"]).all()
     assert r["pop_tpr_ratio"].mean() >= 0.95, r["pop_tpr_ratio"].tolist()
     majority = []
@@ -57,7 +57,7 @@ def test_on_the_training_rows_the_cuts_meet_the_common_tpr(compas_task):
 
 def test_explicit_tpr_and_tnr_report_the_tnr_gaps_beside_and_the_worst_gap_over_both(compas_task):
     spec = make_target_spec("eo", tpr_target=0.9, tnr_target=0.8, decision="group-rates")
-    r = run_experiment(compas_task, ["lr"], [None], [0], target=spec).results.iloc[0]
+    r = run_experiment(ExperimentPlan(compas_task, ["lr"], [None], [0], target=spec)).results.iloc[0]
     tnr = [r["pop_tnr_gap_0"], r["pop_tnr_gap_1"]]
     assert tnr == pytest.approx([r["pop_tnr_0"] - 0.8, r["pop_tnr_1"] - 0.8])
     worst = max(abs(r["pop_gap_0"]), abs(r["pop_gap_1"]), *map(abs, tnr))
@@ -67,5 +67,5 @@ def test_explicit_tpr_and_tnr_report_the_tnr_gaps_beside_and_the_worst_gap_over_
 
 
 def test_one_pr_t_has_no_tnr_gap_columns(compas_task):
-    r = run_experiment(compas_task, ["lr"], [0.401], [0], target=make_target_spec("eo", 0.401)).results
+    r = run_experiment(ExperimentPlan(compas_task, ["lr"], [0.401], [0], target=make_target_spec("eo", 0.401))).results
     assert not any(c.startswith("pop_tnr_gap") for c in r.columns)

@@ -4,13 +4,13 @@ import pandas as pd
 import pytest
 
 from fairdash.targeting.target_spec import make_target_spec
-from fairdash.work.experiments import RESULT_COLUMNS, fit_model, run_experiment
+from fairdash.work.experiments import RESULT_COLUMNS, ExperimentPlan, fit_model, run_experiment
 from fairdash.work.fit_cache import FitCache
 
 
 def test_tidy_table_has_one_row_per_model_target_seed(compas_task, tmp_path):
-    exp = run_experiment(compas_task, ["fair-lr", "lr"], [0.3, 0.5], [0, 1], target=make_target_spec("dp"),
-                         cache=FitCache(tmp_path))
+    exp = run_experiment(ExperimentPlan(compas_task, ["fair-lr", "lr"], [0.3, 0.5], [0, 1],
+                                        target=make_target_spec("dp")), cache=FitCache(tmp_path))
     res = exp.results
     assert len(res) == 2 * 2 + 2  # fair-lr at two targets, lr once, per seed
     for col in ("model", "target_rate", "seed", "accuracy", "pr_0", "pr_1", "tpr_0", "tpr_1", "tnr_0", "tnr_1",
@@ -24,22 +24,23 @@ def test_tidy_table_has_one_row_per_model_target_seed(compas_task, tmp_path):
 
 def test_rerun_is_answered_by_the_cache(compas_task, tmp_path):
     cache = FitCache(tmp_path)
-    first = run_experiment(compas_task, ["fair-lr"], [0.4], [0], cache=cache).results
-    again = run_experiment(compas_task, ["fair-lr"], [0.4], [0], cache=FitCache(tmp_path)).results  # from disk
+    first = run_experiment(ExperimentPlan(compas_task, ["fair-lr"], [0.4], [0]), cache=cache).results
+    again = run_experiment(ExperimentPlan(compas_task, ["fair-lr"], [0.4], [0]),
+                           cache=FitCache(tmp_path)).results  # from disk
     assert not first["cached"].any() and again["cached"].all()
     cols = [c for c in RESULT_COLUMNS if c not in ("fit_seconds", "fitted_at", "cached", "device")]
     pd.testing.assert_frame_equal(first[cols], again[cols])
 
 
 def test_parallel_run_gives_the_same_table(compas_task):
-    serial = run_experiment(compas_task, ["fair-lr", "lr"], [0.4], [0, 1], n_jobs=1).results
-    parallel = run_experiment(compas_task, ["fair-lr", "lr"], [0.4], [0, 1], n_jobs=2).results
+    serial = run_experiment(ExperimentPlan(compas_task, ["fair-lr", "lr"], [0.4], [0, 1]), n_jobs=1).results
+    parallel = run_experiment(ExperimentPlan(compas_task, ["fair-lr", "lr"], [0.4], [0, 1]), n_jobs=2).results
     cols = [c for c in RESULT_COLUMNS if c not in ("fit_seconds", "fitted_at", "cached", "device")]
     pd.testing.assert_frame_equal(serial[cols], parallel[cols], check_exact=False, atol=1e-9)
 
 
 def test_models_that_do_not_serve_the_criterion_are_skipped_with_a_reason(compas_task):
-    exp = run_experiment(compas_task, ["fair-lr", "kamiran"], [0.4], [0], target=make_target_spec("eo"))
+    exp = run_experiment(ExperimentPlan(compas_task, ["fair-lr", "kamiran"], [0.4], [0], target=make_target_spec("eo")))
     assert set(exp.results["model"]) == {"fair-lr"}
     assert exp.skipped and "kamiran" == exp.skipped[0][0] and "dp" in exp.skipped[0][1]
     assert (exp.results["eval_set"] == "test").all()
@@ -88,7 +89,7 @@ def test_code_version_is_per_model_so_a_change_retrains_only_that_model(tmp_path
 
 def test_progress_moves_within_each_fit_and_ends_at_one(compas_task):
     seen = []
-    run_experiment(compas_task, ["fair-lr"], [0.4], [0], progress=lambda f, m="": seen.append((f, m)))
+    run_experiment(ExperimentPlan(compas_task, ["fair-lr"], [0.4], [0]), progress=lambda f, m="": seen.append((f, m)))
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     inner = [m for f, m in seen if 0 < f < 1]
@@ -97,7 +98,7 @@ def test_progress_moves_within_each_fit_and_ends_at_one(compas_task):
 
 
 def test_a_repeated_request_skips_the_fit_and_the_scoring(compas_task, tmp_path, monkeypatch):
-    import fairdash.work.experiments as E
+    import fairdash.work.measure as E  # what scored calls
 
     first = fit_model(compas_task, "fair-lr", target=make_target_spec("dp", 0.45), cache=FitCache(tmp_path))
     calls = []

@@ -11,7 +11,7 @@ from fairdash.evaluation.metric_table import METRICS, is_listed
 from fairdash.evaluation.metrics import group_metrics, summarize
 from fairdash.files.results_file import from_file, to_file
 from fairdash.targeting.target_spec import make_target_spec
-from fairdash.work.experiments import run_experiment
+from fairdash.work.experiments import ExperimentPlan, run_experiment
 
 
 def test_the_intervals_cover_a_known_rate_about_95_times_in_100():
@@ -62,7 +62,7 @@ def test_the_mean_over_splits_has_students_t_interval_clipped_to_the_metric_s_ra
 
 
 def test_a_run_carries_every_interval_on_both_sets_and_the_file_keeps_them(compas_task):
-    exp = run_experiment(compas_task, ["fair-lr", "lr"], [0.401], [0, 1], target=make_target_spec("dp"))
+    exp = run_experiment(ExperimentPlan(compas_task, ["fair-lr", "lr"], [0.401], [0, 1], target=make_target_spec("dp")))
     res = exp.results
     bounded = [m for m in METRICS if m.interval]
     assert {"accuracy", "pr", "fpr", "pr_ratio", "gap", "worst_gap"} <= {m.name for m in bounded}
@@ -82,8 +82,8 @@ def test_a_run_carries_every_interval_on_both_sets_and_the_file_keeps_them(compa
 def test_the_price_carries_the_interval_of_its_splits_prices(compas_task):
     from fairdash.evaluation.blindness import price_sentences, price_table
 
-    exp = run_experiment(compas_task, ["lr", "target-reduction"], [0.401], [0, 1, 2], target=make_target_spec("dp"),
-                         decisions=["threshold", "group-rates"])
+    exp = run_experiment(ExperimentPlan(compas_task, ["lr", "target-reduction"], [0.401], [0, 1, 2],
+                                        target=make_target_spec("dp"), decisions=["threshold", "group-rates"]))
     row = price_table(exp.results).iloc[0]
     own = exp.results.groupby("seed")["price_of_blindness"].first().dropna()
     assert row["price_splits"] == len(own) >= 2
@@ -99,7 +99,7 @@ def test_the_price_carries_the_interval_of_its_splits_prices(compas_task):
 def test_the_report_gives_each_group_s_error_rates_with_intervals_harmful_error_first(compas_task):
     from fairdash.report.content import error_rates_table
 
-    exp = run_experiment(compas_task, ["fair-lr"], [0.401], [0], target=make_target_spec("dp"))
+    exp = run_experiment(ExperimentPlan(compas_task, ["fair-lr"], [0.401], [0], target=make_target_spec("dp")))
     s = summarize(exp.results, by=("model", "label", "target_rate"))
     rearrest = error_rates_table(s, compas_task.group_names, favourable=False)  # a positive label is unfavourable
     assert rearrest["headers"][2:] == ["wrongly flagged (FPR)", "wrongly passed over (FNR)", "precision",
@@ -115,14 +115,15 @@ def test_the_report_gives_each_group_s_error_rates_with_intervals_harmful_error_
 def test_the_target_view_draws_each_rate_s_95_interval(compas_task):
     from fairdash.figures.plots_target import target_view
 
-    exp = run_experiment(compas_task, ["fair-lr"], [0.401], [0], target=make_target_spec("dp"))
+    exp = run_experiment(ExperimentPlan(compas_task, ["fair-lr"], [0.401], [0], target=make_target_spec("dp")))
     fig = target_view(exp.results, "dp", population=True, group_names=compas_task.group_names)
     trace = next(t for t in fig.data if t.name == "FairLR")
     row = exp.results.iloc[0]
     assert trace.error_x.visible and trace.error_x.symmetric is False
     for j, (x, up, down) in enumerate(zip(trace.x, trace.error_x.array, trace.error_x.arrayminus)):
         assert x + up == pytest.approx(row[f"pop_pr_{j}_hi"]) and x - down == pytest.approx(row[f"pop_pr_{j}_lo"])
-    three = run_experiment(compas_task, ["fair-lr"], [0.401], [0, 1, 2], target=make_target_spec("dp")).results
+    three = run_experiment(ExperimentPlan(compas_task, ["fair-lr"], [0.401], [0, 1, 2],
+                                          target=make_target_spec("dp"))).results
     trace = next(t for t in target_view(three, "dp").data if t.name == "FairLR")
     lo, hi = interval_of_mean(three["pop_pr_1"], within=(0.0, 1.0))
     assert (trace.x[1] - trace.error_x.arrayminus[1] == pytest.approx(lo)

@@ -19,7 +19,7 @@ from fairdash.evaluation.metric_table import (
 from fairdash.evaluation.metrics import flag_below_majority, summarize
 from fairdash.files.results_file import from_file, row_to_file, to_file
 from fairdash.targeting.target_spec import make_target_spec
-from fairdash.work.experiments import RESULT_COLUMNS, run_experiment
+from fairdash.work.experiments import RESULT_COLUMNS, ExperimentPlan, run_experiment
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def produced(compas_task):
              None),
             (strata, ["fair-lr", "lr"], [None], make_target_spec("dp", 0.45, strata_column="sex"), None),
             (compas_task, ["lr"], [None], make_target_spec("dp", 0.4), ["threshold", "group-rates"])]
-    out = [run_experiment(task, models, grid, [0], target=spec, decisions=rules).results
+    out = [run_experiment(ExperimentPlan(task, models, grid, [0], target=spec, decisions=rules)).results
            for task, models, grid, spec, rules in runs]
     below = flag_below_majority(out[0], {0: 0.99})  # every row below a majority of 0.99: the flag's columns
     return out + [below]

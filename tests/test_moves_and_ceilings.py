@@ -18,7 +18,7 @@ from fairdash.evaluation.gaps import (
     moved_away_summary,
 )
 from fairdash.targeting.target_spec import make_target_spec
-from fairdash.work.experiments import run_experiment
+from fairdash.work.experiments import ExperimentPlan, run_experiment
 
 
 def _rows(fair_rates, plain_rates, target=0.5, model="fair-lr", label="FairLR"):
@@ -48,15 +48,15 @@ def test_a_post_processing_model_is_compared_with_plain_lr_under_the_papers_rule
 
 
 def test_compas_threshold_optimizer_moves_caucasians_toward_0401(compas_task):
-    r = run_experiment(compas_task, ["lr", "threshold-optimizer", "agarwal"], [0.401], [0],
-                       target=make_target_spec("dp", 0.401)).results
+    r = run_experiment(ExperimentPlan(compas_task, ["lr", "threshold-optimizer", "agarwal"], [0.401], [0],
+                                      target=make_target_spec("dp", 0.401))).results
     row = r[r["model"] == "threshold-optimizer"].iloc[0]
     assert compas_task.group_names[1] == "Caucasian" and row["pop_moved_1"] == "toward"
 
 
 def test_compas_eo_overall_rate_fairlr_says_no_move_away_over_five_repeats(compas_task):
-    r = run_experiment(compas_task, ["fair-lr", "lr"], [0.401], range(5),
-                       target=make_target_spec("eo", 0.401, decision="overall-rate")).results
+    r = run_experiment(ExperimentPlan(compas_task, ["fair-lr", "lr"], [0.401], range(5),
+                                      target=make_target_spec("eo", 0.401, decision="overall-rate"))).results
     assert (r["pop_moved_0"] == "away").sum() >= 1  # single repeats do move away...
     assert moved_away_summary(r, compas_task.group_names) == []  # ...the means over all five do not
 

@@ -19,7 +19,7 @@ from fairdash.targeting import decision
 from fairdash.targeting.decision import DecisionRule, choosable, rule_info
 from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work import runs
-from fairdash.work.experiments import fit_model, plan_fits, run_experiment
+from fairdash.work.experiments import ExperimentPlan, fit_model, plan_fits, run_experiment
 
 COMPAS_RACE = ["--data", "compas", "--s", "race", "--s1", "Caucasian", "--y", "two-year-recid", "--y1", "1"]
 NEW = DecisionRule("one-cut-for-all", "one cut for everyone (a rule added in one module)",
@@ -54,8 +54,9 @@ def test_the_new_rule_decides_as_its_cutting_says(new_rule, compas_task, tmp_pat
     assert np.array_equal(new.decision.decide(new.estimator, X), old.decision.decide(old.estimator, X))
     path = save_model(new, tmp_path / "new.fairdash")
     assert load_model(path).decision == new.decision
-    res = run_experiment(compas_task, ["lr"], [0.3, 0.4], [0], target=make_target_spec("dp", 0.4, decision=new_rule),
-                         only_serving=False).results
+    res = run_experiment(ExperimentPlan(compas_task, ["lr"], [0.3, 0.4], [0],
+                                        target=make_target_spec("dp", 0.4, decision=new_rule),
+                                        only_serving=False)).results
     assert list(res["decision"]) == [new_rule, new_rule] and not res["decides_with_s"].any()
     assert res["pop_gap_0"].notna().all()  # decided per target, so each row has its gaps
     assert NEW.explanation in decision_text(res)

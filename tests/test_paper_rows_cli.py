@@ -9,7 +9,7 @@ from fairdash.cli import main
 from fairdash.cli.main import build_parser
 from fairdash.cli.options import load_task_and_table, target_spec_from_args
 from fairdash.files.results_file import from_file
-from fairdash.work.experiments import run_experiment
+from fairdash.work.experiments import ExperimentPlan, run_experiment
 
 # Table 1's rows (demographic parity) that fit in a test on a CPU: the GPs (gp, fair-gp) are left to the benchmark
 ROWS = ("lr", "svm", "fair-lr", "zafar-accuracy", "zafar-fairness", "kamiran", "agarwal")
@@ -39,8 +39,8 @@ def test_table_1_rows_through_the_command_line_are_the_library_numbers(small_adu
     cli = from_file(pd.read_csv(out)).set_index("model")
     args = build_parser().parse_args(["sweep", "--paper", "adult-sex", "--out", "x.csv"])
     spec = target_spec_from_args(args, data.paper_setup("adult-sex"), rate=None)
-    lib = run_experiment(data.build_paper_task("adult-sex", small_adult), list(ROWS), [0.3], [0], target=spec,
-                         device="cpu").results.set_index("model")
+    lib = run_experiment(ExperimentPlan(data.build_paper_task("adult-sex", small_adult), list(ROWS), [0.3], [0],
+                                        target=spec, device="cpu")).results.set_index("model")
     assert set(cli.index) == set(ROWS)
     for m in ROWS:
         for col in COMPARED:

@@ -55,7 +55,7 @@ def test_train_json_carries_the_price(tmp_path, capsys):
 
 def test_compare_shows_the_price_sentence_and_the_frontier(sweep, monkeypatch):
     from fairdash.targeting.target_spec import make_target_spec
-    from fairdash.work.experiments import run_experiment
+    from fairdash.work.experiments import ExperimentPlan, run_experiment
 
     import app_state
     from test_app import _hand_made_run, _new_app
@@ -63,8 +63,9 @@ def test_compare_shows_the_price_sentence_and_the_frontier(sweep, monkeypatch):
     monkeypatch.setenv("FAIRDASH_DEVICE", "cpu")
     at = _new_app()
     task = app_state.get(at, "task")
-    res = run_experiment(task, ["lr", "target-reduction"], [0.3, 0.35], [0], target=make_target_spec("dp", 0.3),
-                         decisions=["threshold", "group-rates"]).results
+    res = run_experiment(ExperimentPlan(task, ["lr", "target-reduction"], [0.3, 0.35], [0],
+                                        target=make_target_spec("dp", 0.3),
+                                        decisions=["threshold", "group-rates"])).results
     assert has_both_sides(res)
     _hand_made_run(at, res, 0.3)
     texts = [t.value for t in at.text]

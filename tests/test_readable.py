@@ -210,10 +210,10 @@ def test_a_training_of_ten_fits_says_which_fit_and_the_time_left():
 
 
 def test_a_training_of_several_fits_reports_which_fit_it_is_on(compas_task):
-    from fairdash.work.experiments import run_experiment
+    from fairdash.work.experiments import ExperimentPlan, run_experiment
 
     seen = []
-    run_experiment(compas_task, ["lr"], [None], [0, 1, 2], progress=lambda f, m="": seen.append(m))
+    run_experiment(ExperimentPlan(compas_task, ["lr"], [None], [0, 1, 2]), progress=lambda f, m="": seen.append(m))
     assert any(m.startswith("fit 1 of 3 · Training LR (seed 0)") for m in seen), seen
     assert any(m.startswith("fit 3 of 3 · Training LR (seed 2)") for m in seen), seen
     assert seen[-1] == "Done"

@@ -12,7 +12,7 @@ import pytest
 from fairdash import FairDashError, data
 from fairdash.analysis.rates import rates_readout
 from fairdash.report import build_report, build_report_from_sweep, describe_task, eval_rates_for, figure_html
-from fairdash.work.experiments import run_experiment
+from fairdash.work.experiments import ExperimentPlan, run_experiment
 
 import app_state
 
@@ -30,7 +30,7 @@ def evil():
     df["race"] = df["race"].replace({"Caucasian": EVIL_GROUP})
     df["age-cat"] = df["age-cat"].replace({"25 - 45": EVIL_LEVEL})
     task = data.build_task(df, data.TaskSpec("race", "two-year-recid", (EVIL_GROUP,), ("1",)))
-    exp = run_experiment(task, ["fair-lr", "lr", "kamiran"], [0.35, 0.45], seeds=[0, 1], device="cpu")
+    exp = run_experiment(ExperimentPlan(task, ["fair-lr", "lr", "kamiran"], [0.35, 0.45], seeds=[0, 1], device="cpu"))
     readout = rates_readout(task, target_rate=0.45)
     desc = describe_task(task, dataset="COMPAS <b>subsample</b>", source="evil<script>.csv")
     html = build_report(exp.results, task_description=desc, readout=readout, command=EVIL_COMMAND,
@@ -138,7 +138,7 @@ def test_report_sections(evil):
 def test_build_report_from_sweep_config(tmp_path):
     """What ``python -m fairdash report`` does with the two files ``sweep`` writes."""
     task = data.paper_task("compas-sex")
-    results = run_experiment(task, ["fair-lr", "lr"], [0.4], seeds=[0], device="cpu").results
+    results = run_experiment(ExperimentPlan(task, ["fair-lr", "lr"], [0.4], seeds=[0], device="cpu")).results
     path = tmp_path / "r.csv"
     from fairdash.files.export import results_csv
 
@@ -176,7 +176,7 @@ def test_minimal_inputs_still_build():
 # --------------------------------------------------------------------------------------------------
 def _report_text(task, **kw) -> str:
     desc = describe_task(task, **kw)
-    results = run_experiment(task, ["lr"], [None], seeds=[0], device="cpu").results
+    results = run_experiment(ExperimentPlan(task, ["lr"], [None], seeds=[0], device="cpu")).results
     html = build_report(results, task_description=desc, readout=None)
     return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html.split("</head>", 1)[1])))
 
@@ -241,12 +241,12 @@ def test_a_report_of_several_runs_prices_deciding_without_s_and_refuses_two_task
     from fairdash.files.run_spec import RunSpec
     from fairdash.report import report_for_runs
     from fairdash.targeting.target_spec import make_target_spec
-    from fairdash.work.experiments import run_experiment
+    from fairdash.work.experiments import ExperimentPlan, run_experiment
     from fairdash.work.runs import rows_together
 
     def run(task, model, decision, data_name):
         target = make_target_spec("dp", 0.30, decision=decision)
-        exp = run_experiment(task, [model], target_rates=[0.30], seeds=[0], target=target, price=True)
+        exp = run_experiment(ExperimentPlan(task, [model], target_rates=[0.30], seeds=[0], target=target, price=True))
         spec = RunSpec(data=data_name, task=task.spec, target=target, models=(model,), target_rates=(0.30,),
                        seeds=(0,), group_names=task.group_names)
         return SimpleNamespace(task=task, results=exp.results, spec=spec, data_name=data_name, data_description="",

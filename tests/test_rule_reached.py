@@ -10,7 +10,7 @@ import pytest
 from fairdash.evaluation.metrics import below_majority_notes, flag_below_majority, result_notes, rule_notes
 from fairdash.targeting.decision import FittedDecision, check_reached, cut_with_ties, fit_decision
 from fairdash.targeting.target_spec import make_target_spec
-from fairdash.work.experiments import run_experiment
+from fairdash.work.experiments import ExperimentPlan, run_experiment
 
 
 class _Tied:
@@ -91,15 +91,15 @@ def test_population_accuracy_below_the_majority_class_is_flagged():
 
 
 def test_agarwal_with_group_rates_on_adult_reaches_030_or_says_so(adult_task):
-    r = run_experiment(adult_task, ["agarwal"], [0.3], [0],
-                       target=make_target_spec("dp", 0.3, decision="group-rates")).results.iloc[0]
+    r = run_experiment(ExperimentPlan(adult_task, ["agarwal"], [0.3], [0],
+                                      target=make_target_spec("dp", 0.3, decision="group-rates"))).results.iloc[0]
     within = abs(r["pop_pr_0"] - 0.3) <= 0.02 and abs(r["pop_pr_1"] - 0.3) <= 0.02
     assert within or (r["rule_reached"] is False and "did not reach" in r["rule_note"])
     assert "rule_reached" in r.index
 
 
 def test_a_threshold_run_has_no_rule_reached_column(compas_task):
-    res = run_experiment(compas_task, ["lr"], [0.3], [0], target=make_target_spec("dp", 0.3)).results
+    res = run_experiment(ExperimentPlan(compas_task, ["lr"], [0.3], [0], target=make_target_spec("dp", 0.3))).results
     assert "rule_reached" not in res.columns and "rule_note" not in res.columns
 
 

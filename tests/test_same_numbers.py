@@ -21,7 +21,7 @@ from fairdash.device import training_dtype
 from fairdash.models.core.weighted_lr import WeightedLR
 from fairdash.models.fair_lr import LR, FairLR
 from fairdash.targeting.target_spec import make_target_spec
-from fairdash.work.experiments import run_experiment
+from fairdash.work.experiments import ExperimentPlan, run_experiment
 
 import golden_fits as G
 
@@ -76,8 +76,8 @@ def test_the_gps_train_in_float64_on_the_cpu():
 def test_a_fit_stopped_at_its_iteration_cap_is_recorded(compas_task):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        exp = run_experiment(compas_task, ["fair-lr", "lr"], target=make_target_spec("dp", 0.4),
-                             options={"fair-lr": {"max_iter": 3}})
+        exp = run_experiment(ExperimentPlan(compas_task, ["fair-lr", "lr"], target=make_target_spec("dp", 0.4),
+                                            options={"fair-lr": {"max_iter": 3}}))
     by_model = exp.results.set_index("model")["converged"]
     assert by_model["fair-lr"] == False and by_model["lr"] == True  # noqa: E712 (numpy bools)
     assert any("stopped after" in str(w.message) and "before reaching tol" in str(w.message) for w in caught)

@@ -9,7 +9,7 @@ from fairdash import data
 from fairdash.cli import main
 from fairdash.models.baselines import AgarwalReduction
 from fairdash.models.fair_lr import FairLR
-from fairdash.work.experiments import run_experiment
+from fairdash.work.experiments import ExperimentPlan, run_experiment
 
 SPEC = data.TaskSpec("race", "two-year-recid", ("Caucasian",), ("1",))
 
@@ -19,9 +19,9 @@ def test_seeing_s_puts_its_column_among_the_features_and_labels_the_runs():
     plain = data.build_task(table, SPEC)
     sees = data.build_task(table, data.TaskSpec(**{**SPEC.__dict__, "s_as_feature": True}))
     assert "race" not in plain.features and "race" in sees.features
-    res = run_experiment(sees, ["fair-lr", "lr"], [0.4], [0]).results
+    res = run_experiment(ExperimentPlan(sees, ["fair-lr", "lr"], [0.4], [0])).results
     assert set(res["label"]) == {"FairLR (sees s)", "LR (sees s)"} and res["sees_s"].all()
-    assert not run_experiment(plain, ["lr"], [None], [0]).results["sees_s"].any()
+    assert not run_experiment(ExperimentPlan(plain, ["lr"], [None], [0])).results["sees_s"].any()
 
 
 def test_the_command_line_flag(capsys, tmp_path):

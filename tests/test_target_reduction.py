@@ -11,7 +11,7 @@ from fairdash.models.registry import make_model, model_info
 from fairdash.models.target_reduction import TargetRateMoment, TargetReduction
 from fairdash.targeting.criteria import DP, EO
 from fairdash.targeting.target_spec import make_target_spec
-from fairdash.work.experiments import fit_model, run_experiment
+from fairdash.work.experiments import ExperimentPlan, fit_model, run_experiment
 
 
 def _toy(n=400, seed=0):
@@ -117,7 +117,8 @@ def test_adult_sex_lands_on_030_without_s(adult_task):
 
 
 def test_compas_race_lands_on_0401_over_five_repeats(compas_task):
-    ex = run_experiment(compas_task, ["target-reduction"], seeds=range(5), target=make_target_spec("dp", 0.401))
+    ex = run_experiment(ExperimentPlan(compas_task, ["target-reduction"], seeds=range(5),
+                                       target=make_target_spec("dp", 0.401)))
     r = ex.results
     assert not r["decides_with_s"].any()
     for g in (0, 1):

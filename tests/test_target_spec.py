@@ -21,7 +21,7 @@ from fairdash.evaluation import metrics
 from fairdash.files.run_spec import RunSpec
 from fairdash.targeting import targets
 from fairdash.targeting.target_spec import TargetSpec, make_target_spec
-from fairdash.work.experiments import fit_model, run_experiment
+from fairdash.work.experiments import ExperimentPlan, fit_model, run_experiment
 from fairdash.work.fit_cache import FitCache
 
 import app_state
@@ -165,7 +165,7 @@ def test_a_single_tpr_target_fills_tnr_with_the_one_default_everywhere(capsys, c
     assert "TPR_t = 0.900, TNR_t = 0.800" in got["target_text"]
     # the trained row: no PR_t recorded, the target in words
     spec = make_target_spec("eo", tpr_target=0.9)
-    exp = run_experiment(compas_task, ["fair-lr"], target=spec, keep_models=True)
+    exp = run_experiment(ExperimentPlan(compas_task, ["fair-lr"], target=spec, keep_models=True))
     row = exp.results.iloc[0]
     assert np.isnan(row["target_rate"])
     assert "TPR_t = 0.900, TNR_t = 0.800" in row["target"]
@@ -320,7 +320,7 @@ def test_explicit_targets_ceiling_is_the_readouts_and_the_curve_marks_no_pr_t():
 @pytest.mark.parametrize("spec", [make_target_spec("eo", tpr_target=1.0, tnr_target=0.8),
                                   make_target_spec("dp", 0.45)], ids=["eo-targets", "dp"])
 def test_measured_accuracy_respects_the_ceiling_on_the_same_rows(spec, compas_task):
-    res = run_experiment(compas_task, ["fair-lr", "lr"], seeds=(0, 1), target=spec).results
+    res = run_experiment(ExperimentPlan(compas_task, ["fair-lr", "lr"], seeds=(0, 1), target=spec)).results
     assert len(res) == 4
     assert np.all(res["accuracy"] <= res["ceiling_at_measured"] + 1e-9)
     assert np.all(res["pop_accuracy"] <= res["pop_ceiling_at_measured"] + 1e-9)
@@ -459,7 +459,8 @@ def test_model_file_and_cache_keep_the_original_fit(tmp_path, compas_task):
     assert again.fit_seconds == first.fit_seconds and again.fitted_at == first.fitted_at
     assert load_model(model_bytes(again)).fitted_at == first.fitted_at
     # the results rows say it came from the cache, with the original time
-    res = run_experiment(compas_task, ["fair-lr"], target=spec, cache=FitCache(tmp_path / "cache")).results
+    res = run_experiment(ExperimentPlan(compas_task, ["fair-lr"], target=spec),
+                         cache=FitCache(tmp_path / "cache")).results
     assert bool(res["cached"].iloc[0])
     assert res["fit_seconds"].iloc[0] == first.fit_seconds and res["fitted_at"].iloc[0] == first.fitted_at
 
@@ -473,7 +474,7 @@ def test_strata_runs_report_the_conditional_ratio(compas_race_by_sex):
     task = compas_race_by_sex
     assert "sex" in task.features  # the legitimate factor stays a feature
     spec = make_target_spec("dp", 0.45, strata_column="sex")
-    exp = run_experiment(task, ["fair-lr"], target=spec, keep_models=True)
+    exp = run_experiment(ExperimentPlan(task, ["fair-lr"], target=spec, keep_models=True))
     row = exp.results.iloc[0]
     assert np.isfinite(row["cond_pr_ratio"]) and np.isfinite(row["pop_cond_pr_ratio"])
     (model,) = exp.models.values()
@@ -517,7 +518,7 @@ def test_one_class_for_everyone_is_not_parity(noise_table, tmp_path, capsys):
     assert np.isnan(metrics.min_over_max([0, 0]))
     assert np.isnan(metrics.min_over_max([0.0, 0.0, 0.0]))
     task = data.build_task(pd.read_csv(noise_table), data.TaskSpec("grp", "label", ("b",), ("1",)))
-    res = run_experiment(task, ["fair-lr", "lr"], target=make_target_spec()).results
+    res = run_experiment(ExperimentPlan(task, ["fair-lr", "lr"], target=make_target_spec())).results
     for _, row in res.iterrows():
         assert row["pr_0"] == 0 and row["pr_1"] == 0
         assert np.isnan(row["pr_ratio"]) and np.isnan(row["tpr_ratio"]) and np.isnan(row["pop_pr_ratio"])

@@ -96,10 +96,10 @@ def test_the_sweep_runs_zafar_accuracy_in_raw_units_as_the_paper_did():
     """The registry says ZafarAccuracy solves in the numeric columns' own units, and fit_model/run_experiment
     hand it those coordinates: the sweep's own row is in the paper's band (seed 0: about 0.81)."""
     from fairdash.models.registry import MODELS
-    from fairdash.work.experiments import run_experiment
+    from fairdash.work.experiments import ExperimentPlan, run_experiment
 
     assert MODELS["zafar-accuracy"].raw_units and not MODELS["zafar-fairness"].raw_units
-    row = run_experiment(paper_task("adult-sex"), ["zafar-accuracy"], [None], [0]).results.iloc[0]
+    row = run_experiment(ExperimentPlan(paper_task("adult-sex"), ["zafar-accuracy"], [None], [0])).results.iloc[0]
     assert row["pr_ratio"] >= 0.61 and row["accuracy"] >= 0.78
 
 
@@ -110,10 +110,11 @@ def test_the_sweep_runs_zafar_accuracy_in_raw_units_as_the_paper_did():
 def test_zafar_accuracy_beats_the_majority_class_on_every_bundled_task(setup):
     """Under demographic parity, measured on the population (the ordinary test set). In raw units COMPAS
     race ended at 0.458 against the majority's 0.545, predicting positive for 99% of people."""
-    from fairdash.work.experiments import RAW_UNITS, run_experiment
+    from fairdash.work.experiments import RAW_UNITS, ExperimentPlan, run_experiment
 
     task = paper_task(setup)
-    row = run_experiment(task, ["zafar-accuracy"], [None], [0], target=make_target_spec("dp")).results.iloc[0]
+    row = run_experiment(ExperimentPlan(task, ["zafar-accuracy"], [None], [0],
+                                        target=make_target_spec("dp"))).results.iloc[0]
     y = paper_arrays(setup, 0).y_test
     majority = max(y.mean(), 1 - y.mean())
     assert row["pop_accuracy"] > majority + 0.01, (row["pop_accuracy"], majority)

@@ -43,7 +43,7 @@ from ..report import build_report_from_sweep, report_for_run
 from ..targeting.decision import PAPER_RULE, WITH_S_RULE, rule_info
 from ..targeting.target_spec import criterion_info
 from ..targeting.targets import PRESETS
-from ..work.experiments import priced, run_experiment
+from ..work.experiments import ExperimentPlan, priced, run_experiment
 from ..work.fit_cache import FitCache
 from ..work.session_runs import restored_run
 from .options import (
@@ -163,10 +163,10 @@ def _cmd_train(args) -> int:
     model_info(args.model)
     # a fair model is trained beside plain LR on the same split, to say which way it moved each group
     models = [args.model] + ([REFERENCE_MODEL] if model_info(args.model).criteria else [])
-    exp = run_experiment(task, models, [None], [args.seed], target=spec, device=args.device, cache=_cache(args),
-                         options=model_options(args, models), progress=None if args.json else _stderr_progress(),
-                         keep_models=True, only_serving=False,
-                         price=spec.decision_rule.needs_s or args.model == "target-reduction")
+    exp = run_experiment(ExperimentPlan(task, models, [None], [args.seed], target=spec, device=args.device,
+                                        options=model_options(args, models), keep_models=True, only_serving=False,
+                                        price=spec.decision_rule.needs_s or args.model == "target-reduction"),
+                         cache=_cache(args), progress=None if args.json else _stderr_progress())
     row = exp.results.iloc[0]
     trained = next(m for (name, _, _), m in exp.models.items() if name == args.model)
     moved = moved_away_summary(exp.results,
@@ -244,8 +244,8 @@ def _price_beside(args, task, spec, exp) -> dict:
         name, other = "lr", spec.edited(decision=WITH_S_RULE)
     else:
         return {}
-    more = run_experiment(task, [name], [None], [args.seed], target=other, device=args.device, cache=_cache(args),
-                          only_serving=False, price=True)
+    more = run_experiment(ExperimentPlan(task, [name], [None], [args.seed], target=other, device=args.device,
+                                         only_serving=False, price=True), cache=_cache(args))
     both = priced(task, pd.concat([exp.results, more.results], ignore_index=True), exp.sides + more.sides,
                   spec.criterion, device=args.device, cache=_cache(args))
     first = both.iloc[0]
@@ -352,9 +352,9 @@ def _cmd_sweep(args) -> int:
     _warn_thin(task, spec, args.seed)
     options = model_options(args, models)
     decisions = decisions_from_args(args)
-    exp = run_experiment(task, models, grid, seeds, target=spec, device=args.device, cache=_cache(args),
-                         n_jobs=args.n_jobs, progress=_stderr_progress(), dask_address=args.dask, options=options,
-                         decisions=decisions if len(decisions) > 1 else None)
+    exp = run_experiment(ExperimentPlan(task, models, grid, seeds, target=spec, device=args.device, options=options,
+                                        decisions=decisions if len(decisions) > 1 else None), cache=_cache(args),
+                         n_jobs=args.n_jobs, progress=_stderr_progress(), dask_address=args.dask)
     for name, reason in exp.skipped:
         print(f"note: skipped {name}: {reason}", file=sys.stderr)
     out.write_text(results_csv(to_file(exp.results)), encoding="utf-8")

@@ -202,7 +202,7 @@ class Metric:
 
 
 _G = "metrics.group_metrics"
-_E = "experiments.evaluate"
+_E = "measure.evaluate"
 _GAPS = "gaps.group_gaps, gaps.tnr_gaps, gaps.cell_gaps"
 E, EP = (EVAL,), (EVAL, POP)
 
@@ -286,7 +286,7 @@ METRICS = (
            prefixed=True, serves=EO.name),
     Metric("target_gap", (POP,), "mean over groups of |pop_gap_g|", "mean gap", names=((POP, "target_gap"),),
            summarized=True, lead=True),
-    Metric("too_good", (RUN,), "experiments.TOO_GOOD on accuracy and pop_accuracy", "too good", fmt=""),
+    Metric("too_good", (RUN,), "measure.TOO_GOOD on accuracy and pop_accuracy", "too good", fmt=""),
     Metric("moved", (POP,), "gaps.mark_moves", "moved", fmt="", per_group=True),
     Metric("with_s_accuracy", (POP,), "matched_price.split_price", "accuracy deciding with s"),
     Metric("blind_accuracy", (POP,), "matched_price.split_price", "accuracy deciding without s"),

@@ -17,7 +17,7 @@ from ..models.registry import MODELS, model_info
 from ..progress import utc_now
 from ..targeting.decision import choosable, rule_info
 from ..targeting.target_spec import TargetSpec, criterion_info
-from .experiments import PlannedFit, plan_fits, priced, run_experiment, serving_models
+from .experiments import ExperimentPlan, PlannedFit, plan_fits, priced, run_experiment, serving_models
 
 PAPER_METHOD = ("fair-lr", "fair-gp")  # the paper's own models: offered first for download
 DEFAULT_MODELS = ("fair-lr", "lr")  # a training's models until the analyst picks others: the method and its baseline
@@ -189,13 +189,15 @@ def run_key(task: Task, spec: RunSpec) -> str:
 
 
 def train_run(task: Task, spec: RunSpec, *, data_name: str, data_description: str = "", number: int = 0,
-              only_serving: bool = True, leaks=(), **kwargs) -> Run:
+              only_serving: bool = True, leaks=(), device="auto", **kwargs) -> Run:
     """``run_experiment`` for a :class:`RunSpec`, kept as a :class:`Run` (models kept); ``leaks`` names
-    the feature columns that gave s or y away, so the run says it was trained with them."""
+    the feature columns that gave s or y away, so the run says it was trained with them; ``kwargs`` say how the
+    fits run (``cache``, ``n_jobs``, ``progress``, ``dask_address``: :func:`run_experiment`)."""
     t0 = time.perf_counter()
-    exp = run_experiment(task, list(spec.models), spec.target_rates, spec.seeds, target=spec.target,
-                         options=spec.options, keep_models=True, only_serving=only_serving, price=True,
-                         decisions=spec.decisions or None, **kwargs)
+    plan = ExperimentPlan(task, list(spec.models), spec.target_rates, spec.seeds, target=spec.target,
+                          decisions=spec.decisions or None, options=spec.options, device=device,
+                          only_serving=only_serving, price=True, keep_models=True)
+    exp = run_experiment(plan, **kwargs)
     res = exp.results
     if not only_serving:  # a model run outside the criterion it was made for says so everywhere
         for i, m in res["model"].items():
