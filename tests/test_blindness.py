@@ -175,7 +175,7 @@ def test_with_explicit_tpr_and_tnr_targets_a_blind_rule_lands_only_when_both_do(
 
 def test_the_frontier_draws_intervals_the_with_s_side_and_plain_lr_and_the_majority_class_for_scale(compas_task):
     from fairdash.evaluation.blindness import majority_accuracy
-    from fairdash.figures.plots import frontier_figure
+    from fairdash.figures.plots_frontier import frontier_figure
 
     res = run_experiment(ExperimentPlan(compas_task, ["lr", "target-reduction"], [0.401], [0, 1],
                                         target=make_target_spec("dp"), decisions=["threshold", "group-rates"])).results

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairdash.evaluation.metrics import summarize
-from fairdash.figures import plot_style, plots, plots_target
+from fairdash.figures import plot_parts, plot_style, plots, plots_target
 from fairdash.targeting import targets
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,14 +100,14 @@ def test_pr_scatter_has_diagonal_targets_models_and_mean_std():
 def test_highlight_rings_the_points_at_the_nearest_target(builder, metric):
     res = _results()
     fig = builder(res, highlight_target=0.21)  # nearest swept target: 0.2
-    ring = _trace(fig, plots.HIGHLIGHT_NAME)
+    ring = _trace(fig, plot_parts.HIGHLIGHT_NAME)
     sel = res[np.isclose(res.target_rate, 0.2)]
     assert ring.x[0] == pytest.approx(sel[f"{metric}_0"].mean())
     assert ring.y[0] == pytest.approx(sel[f"{metric}_1"].mean())
     assert "0.210" in ring.name
     # no highlight: the ring trace is present but empty (legend only), so trace order is stable
     fig2 = builder(res)
-    assert len(_trace(fig2, plots.HIGHLIGHT_NAME).x) == 0
+    assert len(_trace(fig2, plot_parts.HIGHLIGHT_NAME).x) == 0
 
 
 def test_tpr_scatter_does_not_mark_rate_targets():
@@ -136,7 +136,7 @@ def test_accuracy_fairness_dp_and_eo_axes_and_ceiling():
     summ = summarize(res[res.model == "fair-lr"], by=("target_rate",))
     np.testing.assert_allclose(fair.x, summ["pr_ratio_mean"])
     np.testing.assert_allclose(fair.y, summ["accuracy_mean"])
-    ring = _trace(fig, plots.HIGHLIGHT_NAME)
+    ring = _trace(fig, plot_parts.HIGHLIGHT_NAME)
     assert ring.x[0] == pytest.approx(summ.loc[np.isclose(summ.target_rate, 0.25), "pr_ratio_mean"].iloc[0])
     eo = plots.accuracy_fairness(res, "eo", rates=r, shares=p)
     assert "true-positive-rate ratio" in eo.layout.xaxis.title.text

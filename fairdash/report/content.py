@@ -289,7 +289,7 @@ def _ceiling_blocks(results: pd.DataFrame, t, group_names=None) -> list:
 
 
 def _results_table(summary: pd.DataFrame, criterion: str, prefix: str) -> dict:
-    from ..figures.plots import n_groups_of, result_columns  # lazy: heavy, defers plotly
+    from ..figures.results_table import n_groups_of, result_columns  # lazy: heavy, defers pandas
 
     cols = [(prefix + k, h) for k, h in result_columns(criterion, n_groups_of(summary))]
     cols += [(prefix + "worst_gap", "worst gap")]
