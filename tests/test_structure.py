@@ -67,9 +67,6 @@ LONG_FUNCTIONS = {
     "fairdash/models/core/solver.py::lbfgs_logistic",  # issue 37: to split
     "fairdash/models/zafar.py::_fit",  # issue 37: to split
     "fairdash/models/core/weighted_lr.py::_solve",  # issue 37: to split
-    "fairdash/files/scoring.py::check_table",  # issue 37: to split
-    "fairdash/cli/model_commands.py::_cmd_sweep",  # issue 37: to split
-    "fairdash/cli/model_commands.py::_cmd_train",  # issue 37: to split
 }
 
 

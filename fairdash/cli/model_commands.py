@@ -6,31 +6,13 @@ import shlex
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from .. import data
 from ..analysis.proxies import leak_text, task_leaks
 from ..data import split_arrays
 from ..errors import FairDashError
-from ..evaluation.blindness import (
-    PRICE_COLUMNS,
-    PRICE_HI,
-    PRICE_LO,
-    RULES,
-    price_sentence,
-    price_sentences,
-    price_table,
-)
-from ..evaluation.gaps import NO_TARGET, REFERENCE_MODEL, landing_verdict, moved_away_summary, sampling_noise_sentence
-from ..evaluation.metric_table import EVAL, POP, POP_PREFIX, column_of, measured_on_rows, metric_of
-from ..evaluation.metrics import (
-    below_majority_notes,
-    format_mean_std,
-    one_class_reason,
-    result_notes,
-    rule_notes,
-    summarize,
-)
+from ..evaluation.blindness import PRICE_COLUMNS, PRICE_HI, PRICE_LO, RULES, price_sentence, price_table
+from ..evaluation.gaps import REFERENCE_MODEL, landing_verdict, moved_away_summary
+from ..evaluation.metric_table import POP, column_of, metric_of
 from ..evaluation.thin import thin_notes
 from ..files.audit import output_columns
 from ..files.export import load_model, results_csv, save_model
@@ -40,7 +22,7 @@ from ..files.session_file import load_session
 from ..jsonable import to_jsonable
 from ..models.registry import PAPER_MODELS, model_info
 from ..report import build_report_from_sweep, report_for_run
-from ..targeting.decision import PAPER_RULE, WITH_S_RULE, rule_info
+from ..targeting.decision import PAPER_RULE, WITH_S_RULE
 from ..targeting.target_spec import criterion_info
 from ..targeting.targets import PRESETS
 from ..work.experiments import ExperimentPlan, priced, run_experiment
@@ -48,29 +30,13 @@ from ..work.fit_cache import FitCache
 from ..work.session_runs import restored_run
 from .options import (
     decisions_from_args,
-    label_line,
     load_task_and_table,
     model_options,
     target_arguments,
     target_spec_from_args,
     task_arguments,
 )
-
-
-def printed_metrics(group_names) -> list[tuple[str, str]]:
-    """``train``'s summary lines, ``(metric key, what it is)``: accuracy, each group's rates measured on both sets
-    (PR, TPR, TNR and the error rates FPR, FNR, precision: the table's per-group metrics measured from decisions,
-    every group named), and the ratios."""
-    rates = [m for m in measured_on_rows() if m.per_group and POP in m.where]
-    per_group = [(m.column(EVAL, g), f"{m.label} of {name}") for m in rates for g, name in enumerate(group_names)]
-    return [("accuracy", ""), *per_group, ("pr_ratio", ""), ("tpr_ratio", "")]
-
-
-def _interval(lo, hi) -> str:
-    """A 95% interval in words: ``0.296 to 0.363``; ``n/a`` where no draw could measure it."""
-    if lo is None or hi is None or not (np.isfinite(lo) and np.isfinite(hi)):
-        return "n/a"
-    return f"{lo:.3f} to {hi:.3f}"
+from .printed import print_sweep, print_sweep_notes, print_trained
 
 
 def _rates_list(text: str | None):
@@ -186,49 +152,7 @@ def _cmd_train(args) -> int:
     if args.json:
         print(json.dumps(_json_safe(result), indent=2))
     else:
-        if trained.target is not None:
-            target = trained.target.describe(trained.target_rate)
-        elif spec.decision_rule.aims_at_target:  # a plain model whose decisions are cut at the target all the same
-            target = f"a plain model, trained without a target; its decisions are cut to reach {spec.describe()}"
-        else:
-            target = "no target (plain model)"
-        print(f"{row['label']} trained on the training split (seed {args.seed}; {target})")
-        print(f"Decision rule: {spec.decision_rule.name}: {spec.decision_rule.explanation}")
-        print(label_line(task))
-        print(f"Saved to {out}  ({trained.fit_seconds:.2f} s on {trained.device})")
-        for title, pre, n in ((f"the {m['eval_set']} set (the paper's protocol)", "", m["n_eval"]),
-                              ("the population (the ordinary test set, as the model will meet it)", POP_PREFIX,
-                               m["n_pop"])):
-            if pre and m["eval_set"] == "test":
-                break  # the evaluation rows are the population already
-            print(f"Evaluated on {title}, {n} rows:")
-            for k, words in printed_metrics(task.group_names):
-                if pre + k in m:
-                    value, bounds = m.get(pre + k), (m.get(pre + k + "_lo"), m.get(pre + k + "_hi"))
-                    shown = bounds[0] is not None and value is not None and np.isfinite(value)  # no interval of n/a
-                    print(f"  {k:<12} {_fmt(value)}" + (f"  {words}" if words else "")
-                          + (f" (95%: {_interval(*bounds)})" if shown else ""))
-            if m.get(pre + "one_class"):
-                print(f"  note: the model {m[pre + 'one_class']}; {one_class_reason(m[pre + 'one_class'])}")
-            if pre + "cond_pr_ratio" in m and np.isfinite(m[pre + "cond_pr_ratio"]):
-                print(f"  conditional PR ratio (worst stratum) {_fmt(m[pre + 'cond_pr_ratio'])}, share-weighted mean "
-                      f"over strata {_fmt(m.get(pre + 'cond_pr_ratio_mean', float('nan')))}")
-            print(f"  Theorem 2 ceiling at the measured group rates: {_fmt(m.get(pre + 'ceiling_at_measured'))}")
-        if m.get("too_good"):
-            print(f"warning: {result_notes(exp.results.iloc[:1])[-1]}")
-        for line in gap_lines(m, task.group_names, spec.criterion):
-            print(line)
-        if landing[0] != NO_TARGET:
-            print(f"On the target (population, 95% intervals): {landing[1]}")
-        noise = _noise_line(task, args.seed, m, spec.criterion)
-        if noise:
-            print(noise)
-        for sentence in moved:
-            print(f"warning: {sentence}")
-        for note in rule_notes(exp.results.iloc[:1]) + below_majority_notes(exp.results.iloc[:1]):
-            print(f"warning: {note}")
-        if price.get("price_sentence"):
-            print(f"Price of deciding without s: {price['price_sentence']}")
+        print_trained(args, task, spec, exp, trained, out, moved, landing, price)
     return 0
 
 
@@ -256,45 +180,10 @@ def _price_beside(args, task, spec, exp) -> dict:
     return out
 
 
-def _noise_line(task, seed: int, m: dict, criterion: str) -> str:
-    """How much of a split's miss is sampling noise (:func:`fairdash.evaluation.gaps.sampling_noise_sentence`)."""
-
-    groups = sorted(int(k.rsplit("_", 1)[1]) for k in m if k.startswith("target_") and k[7:].isdigit())
-    if not groups:
-        return ""
-    a = split_arrays(task, seed)
-    rows = criterion_info(criterion).rows(a.y_test)
-    return sampling_noise_sentence([m[f"target_{g}"] for g in groups], a.s_test, task.group_names, rows)
-
-
-def gap_lines(m: dict, group_names, criterion: str) -> list[str]:
-    """Each group's signed gap to its target on the population and the worst one, in words."""
-
-    own = criterion_info(criterion).rate
-    rate = own.upper()
-    worst, worst_group = column_of("worst_gap", POP), column_of("worst_gap_group", POP)
-    groups = [int(k.rsplit("_", 1)[1]) for k in m if k.startswith("target_") and k[7:].isdigit()]
-    if not groups or not np.isfinite(m.get(worst, np.nan)):
-        return []
-    parts = [f"{group_names[g] if g < len(group_names) else g}: {rate} {_fmt(m.get(column_of(own, POP, g)))} "
-             f"against target {_fmt(m[f'target_{g}'])} ({m[column_of('gap', POP, g)]:+.4f})" for g in sorted(groups)]
-    lines = ["Gap to the target on the population, per group: " + "; ".join(parts)]
-    if all(column_of("tnr_gap", POP, g) in m for g in groups):  # explicit TPR/TNR: a per-group cut meets the TPR only
-        lines.append("TNR beside it (explicit TNR target; not what a per-group cut meets): " + "; ".join(
-            f"{group_names[g] if g < len(group_names) else g}: TNR {_fmt(m.get(column_of('tnr', POP, g)))} "
-            f"({m[column_of('tnr_gap', POP, g)]:+.4f})" for g in sorted(groups)))
-    return lines + [f"Worst gap{' over TPR and TNR' if len(lines) > 1 else ''}: {_fmt(m[worst])} "
-                    f"({m[worst_group]})"]
-
-
 def _is_move(column: str) -> bool:
     """Whether a results column is a group's move on the population (``moved_<g>``, gaps.mark_moves)."""
     hit = metric_of(column)
     return hit is not None and hit[0].name == "moved" and hit[1] == POP and hit[2] is not None
-
-
-def _fmt(v):
-    return "n/a" if v is None or not np.isfinite(v) else f"{v:.4f}"
 
 
 def _stderr_progress():
@@ -338,12 +227,8 @@ def _cmd_sweep(args) -> int:
     task, setup, table = load_task_and_table(args)
     _warn_leaks(task, table)
     spec = target_spec_from_args(args, setup, rate=None)
-    criterion = spec.criterion
-    models = _model_names(args.models or ("all" if setup else ""), criterion)
-    grid = _rates_list(args.pr_t)
-    if grid is None:
-        paper_grid = criterion_info(criterion).paper_grid
-        grid = list(paper_grid) if (setup is not None and paper_grid and not spec.explicit) else [None]
+    models = _model_names(args.models or ("all" if setup else ""), spec.criterion)
+    grid = _sweep_grid(args.pr_t, setup, spec)
     repeats = args.repeats if args.repeats is not None else (10 if setup else 1)
     if repeats < 1:
         raise FairDashError("--repeats must be at least 1.")
@@ -358,62 +243,31 @@ def _cmd_sweep(args) -> int:
     for name, reason in exp.skipped:
         print(f"note: skipped {name}: {reason}", file=sys.stderr)
     out.write_text(results_csv(to_file(exp.results)), encoding="utf-8")
-    command = ("python -m fairdash " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-               if sys.argv and sys.argv[0].endswith(("__main__.py", "fairdash")) else None)
     run = RunSpec(data=args.data or (setup.sample if setup else None), task=task.spec, target=spec,
                   models=tuple(models), target_rates=tuple(grid), seeds=tuple(seeds), group_names=task.group_names,
-                  paper=args.paper, command=command, options=options,
+                  paper=args.paper, command=_command_line(), options=options,
                   decisions=tuple(decisions) if len(decisions) > 1 else ())
     Path(str(out) + ".json").write_text(json.dumps(_json_safe(run.record()), indent=2), encoding="utf-8")
-    key = criterion_info(criterion).ratio
-    worst = column_of("worst_gap", POP)
-    shown = ["accuracy", key, column_of("accuracy", POP), column_of(key, POP), worst, "fit_seconds"]
-    by = ("model", "decision", "target_rate") if len(decisions) > 1 else ("model", "target_rate")
-    summary = summarize(exp.results, by=by, metrics=shown)
-    where = criterion_info(criterion).eval_set + " set"
-    rules = (", ".join(rule_info(d).named for d in decisions) + " (each model under each rule)" if len(decisions) > 1
-             else spec.decision_rule.named)
-    print(f"{repeats} repeat(s). Paper's protocol: the {where}; population: the ordinary test set. "
-          f"Decision rule: {rules}. Worst gap: the largest |population rate - target| over the groups, and its group.")
-    width = max([16] + [len(f"{m}/{d}") + 1 for m in models for d in decisions if len(decisions) > 1])
-    print(f"{'model':<{width}}{'PR_t':>7}{'accuracy':>16}{key:>16}{'pop accuracy':>16}{'pop ' + key:>16}"
-          f"{'worst gap':>24}{'fit s':>8}")
-    worst_groups = {(m, None if not np.isfinite(t) else round(t, 9)): "/".join(dict.fromkeys(map(str, g)))
-                    for (m, t), g in exp.results.groupby(["model", "target_rate"], dropna=False)[
-                        column_of("worst_gap_group", POP)]}
-    for _, r in summary.iterrows():
-        name = f"{r['model']}/{r['decision']}" if len(decisions) > 1 else r["model"]
-        t = "" if not np.isfinite(r["target_rate"]) else f"{r['target_rate']:.3f}"
-        cells = [format_mean_std(r[m + "_mean"], r[m + "_std"], repeats=repeats) for m in shown[:4]]
-        group_key = (r["model"], None if not np.isfinite(r["target_rate"]) else round(r["target_rate"], 9))
-        gap = ("" if not np.isfinite(r[worst + "_mean"]) else
-               f"{r[worst + '_mean']:.3f} ({worst_groups.get(group_key, '')})"[:23])
-        print(f"{name:<{width}}{t:>7}" + "".join(f"{c:>16}" for c in cells) + f"{gap:>24}{r['fit_seconds_mean']:>8.2f}")
-    how = ("Student's t over the repeats" if repeats > 1 else "a bootstrap of the test rows, stratified by group")
-    print(f"95% intervals ({how}):")
-    for _, r in summary.iterrows():
-        name = f"{r['model']}/{r['decision']}" if len(decisions) > 1 else r["model"]
-        t = "" if not np.isfinite(r["target_rate"]) else f" at PR_t {r['target_rate']:.3f}"
-        said = [f"{m.replace('_', ' ')} {_interval(r.get(m + '_lo'), r.get(m + '_hi'))}" for m in shown
-                if np.isfinite(r.get(m + "_lo", float("nan")))]
-        if said:
-            print(f"  {name}{t}: " + "; ".join(said))
-    for sentence in moved_away_summary(exp.results, task.group_names):
-        print(f"warning: {sentence}")
-    for sentence in price_sentences(exp.results, task.spec.s_column):
-        print(f"Price of deciding without s: {sentence}")
-    for note in rule_notes(exp.results) + below_majority_notes(exp.results):
-        print(f"warning: {note}")
-    pop_one = column_of("one_class", POP)
-    one = exp.results[exp.results["one_class"].astype(bool) | exp.results[pop_one].astype(bool)]
-    for _, r in one.drop_duplicates(["model", "one_class", pop_one]).iterrows():
-        print(f"note: {r['label']} (seed {r['seed']}) {r['one_class'] or r[pop_one]}: "
-              f"{one_class_reason(r['one_class'] or r[pop_one])}.")
-    if "too_good" in exp.results.columns and exp.results["too_good"].astype(bool).any():
-        for note in result_notes(exp.results[exp.results["too_good"].astype(bool)]):
-            print(f"warning: {note}")
+    print_sweep(exp, spec, models, decisions, repeats)
+    print_sweep_notes(exp, task)
     print(f"Results: {out} (configuration: {out}.json)")
     return 0
+
+
+def _sweep_grid(pr_t: str | None, setup, spec) -> list:
+    """The sweep's target rates: ``--pr-t``'s, else the paper's grid for a paper set-up (not with explicit
+    targets), else the target as it is (``[None]``)."""
+    grid = _rates_list(pr_t)
+    if grid is None:
+        paper_grid = criterion_info(spec.criterion).paper_grid
+        grid = list(paper_grid) if (setup is not None and paper_grid and not spec.explicit) else [None]
+    return grid
+
+
+def _command_line() -> str | None:
+    """The command that ran this sweep, for its configuration (``None`` where it was not the command line)."""
+    return ("python -m fairdash " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+            if sys.argv and sys.argv[0].endswith(("__main__.py", "fairdash")) else None)
 
 
 # --------------------------------------------------------------------------------------------------

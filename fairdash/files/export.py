@@ -18,7 +18,8 @@ A ``.fairdash`` file is one zip archive with exactly three members:
 
 Loading never executes anything from the file: there is no pickle, no ``torch.load`` and no class
 name taken from the file that is not one of the registry's own model classes. The zip itself is
-checked before it is read (member names, sizes, compression ratio, no encryption, no path parts).
+checked before it is read (member names, sizes, compression ratio, no encryption, no path parts:
+:mod:`fairdash.files.archive`).
 The hashes guard against accidents and casual edits; they are not a signature (someone who rewrites a
 file can rewrite its manifest too), so load files only from people you trust to give you a model.
 
@@ -32,11 +33,8 @@ import io
 import json
 import os
 import re
-import struct
 import zipfile
-import zlib
 from pathlib import Path
-from typing import Callable, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -50,14 +48,13 @@ from ..models.core.state import RENAMED_PARAMS, RETIRED_PARAMS, class_path, join
 from ..models.registry import MODELS, model_info
 from ..progress import utc_now
 from ..targeting.decision import FittedDecision, carried_decision, predicts_with_s, rule_info
+from .archive import MANIFEST, ArchiveKind, json_member, open_archive, read_source
 from .scoring import ScoresRawTables
-from .zip_layout import layout_problem
 
 FORMAT_NAME = "fairdash-model"
 FORMAT_VERSION = 1
 SUFFIX = ".fairdash"
 
-MANIFEST = "manifest.json"
 META = "meta.json"
 ARRAYS = "arrays.safetensors"
 MEMBERS = (MANIFEST, META, ARRAYS)
@@ -66,7 +63,6 @@ MAX_FILE_BYTES = 1 << 30  # 1 GiB: far above any model FairDash trains (an SVM o
 MAX_MEMBER_BYTES = 1 << 30
 MAX_MANIFEST_BYTES = 1 << 20
 MAX_META_BYTES = 256 << 20
-MAX_RATIO = 200  # uncompressed / compressed size above this (for members over 1 MiB) looks like a zip bomb
 
 
 
@@ -96,14 +92,7 @@ def model_bytes(trained) -> bytes:
     """The ``.fairdash`` file of a trained model (a :class:`fairdash.work.experiments.TrainedModel`), as bytes."""
     import safetensors.numpy
 
-
-    est = trained.estimator
-    if not hasattr(est, "get_state"):
-        raise FairDashError(f"{type(est).__name__} cannot be exported: it has no safe state (get_state).")
-    info = model_info(trained.name)
-    state = est.get_state()
-    if not isinstance(state, dict) or "arrays" not in state or "meta" not in state:
-        raise FairDashError(f"{info.label} returned an unusable state; it cannot be exported.")
+    state = _safe_state(trained)
     pre = trained.preprocessor  # a model read from a file (a session file's) already holds the plain one
     pre = pre if isinstance(pre, PlainPreprocessor) else PlainPreprocessor.from_sklearn(pre)
     pre_arrays, pre_meta = pre.to_state()
@@ -112,6 +101,28 @@ def model_bytes(trained) -> bytes:
     arrays: dict[str, np.ndarray] = {**pre_arrays, **model_arrays}
 
     created = utc_now()
+    meta = _meta(trained, state, text_arrays, pre_meta, created)
+    meta_bytes = json.dumps(_jsonable(meta), sort_keys=True, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    array_bytes = safetensors.numpy.save(arrays, metadata={"format": FORMAT_NAME})
+    return _archive(trained.name, created, meta["versions"]["fairdash"], {META: meta_bytes, ARRAYS: array_bytes})
+
+
+def _safe_state(trained) -> dict:
+    """The estimator's safe state (``get_state``), refused in one line where it has none or an unusable one."""
+    est = trained.estimator
+    if not hasattr(est, "get_state"):
+        raise FairDashError(f"{type(est).__name__} cannot be exported: it has no safe state (get_state).")
+    info = model_info(trained.name)
+    state = est.get_state()
+    if not isinstance(state, dict) or "arrays" not in state or "meta" not in state:
+        raise FairDashError(f"{info.label} returned an unusable state; it cannot be exported.")
+    return state
+
+
+def _meta(trained, state: dict, text_arrays, pre_meta: dict, created: str) -> dict:
+    """``meta.json``'s content: the model, its task, what it was asked, how it decides, what it measured, where it
+    came from, its preprocessing and the training table's record (the module's docstring)."""
+    est, info = trained.estimator, model_info(trained.name)
     spec = trained.spec.to_dict() if hasattr(trained.spec, "to_dict") else dict(trained.spec)
     table = (trained.transition_table if hasattr(trained, "transition_table")
              else getattr(est, "transition_table_", None))
@@ -119,7 +130,7 @@ def model_bytes(trained) -> bytes:
 
     decision = carried_decision(est, getattr(trained, "decision", None))
     rule = rule_info(decision.rule)
-    meta = {
+    return {
         "model": {"name": trained.name, "label": info.label + rule.label_suffix, "class": state["meta"].get("class"),
                   "state_meta": state["meta"], "text_arrays": text_arrays},
         "task": {
@@ -150,15 +161,16 @@ def model_bytes(trained) -> bytes:
         "preprocessing": pre_meta,
         "scoring": getattr(trained, "schema", None),  # the training table as the scoring contract compares with it
     }
-    meta_bytes = json.dumps(_jsonable(meta), sort_keys=True, allow_nan=False, ensure_ascii=False).encode("utf-8")
-    array_bytes = safetensors.numpy.save(arrays, metadata={"format": FORMAT_NAME})
-    members = {META: meta_bytes, ARRAYS: array_bytes}
+
+
+def _archive(model: str, created: str, version: str, members: dict) -> bytes:
+    """The zip of ``members`` behind their manifest (each member's size and SHA-256)."""
     manifest = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
         "created": created,
-        "fairdash_version": meta["versions"]["fairdash"],
-        "model": trained.name,
+        "fairdash_version": version,
+        "model": model,
         "members": {k: {"size": len(v), "sha256": hashlib.sha256(v).hexdigest()} for k, v in members.items()},
     }
     buf = io.BytesIO()
@@ -203,84 +215,10 @@ def save_model(trained, path) -> Path:
 # --------------------------------------------------------------------------------------------------
 # Loading
 # --------------------------------------------------------------------------------------------------
-def _what_is_it(raw: bytes) -> str:
-    """A guess at what a non-model file is, for the error message."""
-    head = raw[:16]
-    if not raw:
-        return "it is empty"
-    if head[:1] == b"\x80" and len(head) > 1 and head[1] <= 5:
-        return "it looks like a Python pickle, which FairDash never loads because it can run code"
-    if head[:2] == b"\x1f\x8b":
-        return "it is gzip-compressed data"
-    if head[:4] == b"PAR1":
-        return "it is a Parquet table"
-    if head[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
-        return "it is an old Office document"
-    if head[:5] == b"%PDF-":
-        return "it is a PDF document"
-    if head[:6] == b"\x93NUMPY":
-        return "it is a numpy array file"
-    if head[:4] == b"\x89PNG" or head[:3] == b"\xff\xd8\xff":
-        return "it is an image"
-    text = raw[:2048].lstrip().lower()
-    if text.startswith((b"<!doctype html", b"<html")):
-        return "it is a web page (HTML); a FairDash report is not a model file"
-    if text[:1] in (b"{", b"["):
-        return "it is a JSON text file"
-    try:
-        raw[:4096].decode("utf-8")
-        return "it is a text file (a table?)"
-    except UnicodeDecodeError:
-        return "its contents are not a zip archive"
-
-
-def read_source(source, *, what: str, max_bytes: int, too_big, caller: str) -> tuple[bytes, str]:
-    """``(bytes, name)`` of a FairDash file (``what``: "model file", "session file") given as a path, bytes or a
-    binary file object (an upload), refused in one line where it is missing, not a file, opened as text, or larger
-    than ``max_bytes`` (``too_big(name)``: the sentence; nothing past the limit is read). ``caller`` names the
-    function in the message for a source of another kind."""
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        raw, name = bytes(source), f"the {what}"
-    elif isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if not path.exists():
-            raise FairDashError(f"No such {what}: {path}")
-        if not path.is_file():
-            raise FairDashError(f"{path} is not a file.")
-        if path.stat().st_size > max_bytes:
-            raise FairDashError(too_big(path.name))
-        raw, name = path.read_bytes(), path.name
-    elif hasattr(source, "read"):  # an upload
-        raw = source.read(max_bytes + 1)
-        if isinstance(raw, str):
-            raise FairDashError(f"A {what} must be opened in binary mode.")
-        name = getattr(source, "name", None) or f"the {what}"
-    else:
-        raise FairDashError(f"{caller} takes a path, bytes or a binary file object.")
-    if len(raw) > max_bytes:
-        raise FairDashError(too_big(name))
-    return raw, name
-
-
 def _read_source(source) -> tuple[bytes, str]:
     return read_source(source, what="model file", max_bytes=MAX_FILE_BYTES, caller="load_model",
                        too_big=lambda name: f"{name} is larger than {MAX_FILE_BYTES >> 20} MB; it is not a FairDash "
                                             "model file.")
-
-
-_BAD_NAME = re.compile(r"(^/|^\\|\.\.|\\|:|\x00)")
-
-
-class ArchiveKind(NamedTuple):
-    """What an archive of FairDash's is, for :func:`open_archive`: its name in messages (``what``), what to do
-    about a damaged one (``again``), which member names it may hold (``allowed``), each member's size limit
-    (``limit``) and the most it may unpack to (``max_total``). The model file is :data:`MODEL_ARCHIVE`; the
-    session file (:mod:`fairdash.files.session_file`) is another."""
-    what: str
-    again: str
-    allowed: Callable[[str], bool]
-    limit: Callable[[str], int]
-    max_total: int
 
 
 MODEL_ARCHIVE = ArchiveKind(
@@ -294,77 +232,8 @@ def _open_archive(raw: bytes, name: str) -> dict[str, bytes]:
     return open_archive(raw, name, MODEL_ARCHIVE)
 
 
-def open_archive(raw: bytes, name: str, kind: ArchiveKind) -> dict[str, bytes]:
-    """Check a FairDash archive's zip before reading it (member names, the layout byte by byte, sizes, compression,
-    no encryption, no path parts) and return its members' bytes; every refusal a one-line :class:`FairDashError`."""
-    if raw[:4] != b"PK\x03\x04":
-        raise FairDashError(f"{name} is not a {kind.what}: {_what_is_it(raw)}.")
-    try:
-        z = zipfile.ZipFile(io.BytesIO(raw))
-        infos = z.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError, RuntimeError, struct.error):
-        # (NotImplementedError, a RuntimeError: a damaged header claiming a zip version or method Python lacks)
-        raise FairDashError(f"{name} is damaged or incomplete (the archive cannot be read); {kind.again}.") from None
-    names = [i.filename for i in infos]
-    if len(names) != len(set(names)):
-        raise FairDashError(f"{name} is not a valid {kind.what}: it repeats a member name.")
-    for i in infos:
-        if _BAD_NAME.search(i.filename) or i.is_dir():
-            raise FairDashError(f"{name} is not a valid {kind.what}: it holds a path ({i.filename!r}).")
-    if MANIFEST not in names:
-        raise FairDashError(f"{name} is not a {kind.what}: it is a zip archive without a FairDash manifest "
-                            f"(it holds {', '.join(repr(n) for n in names[:5]) or 'nothing'}).")
-    extra = sorted(n for n in names if not kind.allowed(n))
-    if extra:
-        raise FairDashError(f"{name} is not a valid {kind.what}: unexpected member(s) "
-                            f"{', '.join(map(repr, extra[:5]))}.")
-    if (problem := layout_problem(raw, len(infos))) is not None:  # any byte of the structure altered
-        raise FairDashError(f"{name} is damaged or altered: {problem}; {kind.again}.")
-    _check_sizes(infos, name, kind)
-    out = {}
-    for i in infos:
-        limit = i.file_size
-        try:
-            with z.open(i) as f:  # read no more than the header promises: a lying header cannot inflate us
-                data = f.read(limit + 1)
-        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, RuntimeError, struct.error) as e:
-            raise FairDashError(f"{name} is damaged or incomplete ({i.filename}: {e}); {kind.again}.") from None
-        if len(data) != i.file_size:
-            raise FairDashError(f"{name} is damaged: {i.filename} does not have the size its header says.")
-        out[i.filename] = data
-    return out
-
-
-def _check_sizes(infos, name: str, kind: ArchiveKind) -> None:
-    """No encryption, a known compression, each member within its limit, no zip bomb, the whole within its limit."""
-    total = 0
-    for i in infos:
-        if i.flag_bits & 0x1:
-            raise FairDashError(f"{name} is encrypted; {kind.what}s never are.")
-        if i.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-            raise FairDashError(f"{name} uses an unsupported compression method.")
-        if i.file_size > kind.limit(i.filename):
-            raise FairDashError(f"{name} is not a valid {kind.what}: {i.filename} is too large.")
-        if i.file_size > (1 << 20) and i.file_size > MAX_RATIO * max(i.compress_size, 1):
-            raise FairDashError(f"{name} is refused: {i.filename} expands {i.file_size // max(i.compress_size, 1)}x "
-                                "when unpacked (a zip bomb?).")
-        total += i.file_size
-    if total > kind.max_total:
-        raise FairDashError(f"{name} is refused: it would unpack to more than {kind.max_total >> 20} MB.")
-
-
-def _json(data: bytes, what: str, name: str):
-    def _no_constants(c):
-        raise ValueError(f"non-standard number {c}")
-
-    try:
-        return json.loads(data.decode("utf-8"), parse_constant=_no_constants)
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise FairDashError(f"{name} is damaged: its {what} is not valid JSON.") from None
-
-
 def _check_manifest(members: dict, name: str) -> dict:
-    manifest = _json(members[MANIFEST], "manifest", name)
+    manifest = json_member(members[MANIFEST], "manifest", name)
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
         raise FairDashError(f"{name} is not a FairDash model file (its manifest names another format).")
     version = manifest.get("format_version")
@@ -522,7 +391,7 @@ def load_model(source) -> LoadedModel:
     raw, name = _read_source(source)
     members = _open_archive(raw, name)
     manifest = _check_manifest(members, name)
-    meta = _json(members[META], "metadata", name)
+    meta = json_member(members[META], "metadata", name)
     if not isinstance(meta, dict):
         raise FairDashError(f"{name} is damaged: its metadata is not an object.")
     arrays = _load_arrays(members[ARRAYS], name)

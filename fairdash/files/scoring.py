@@ -175,25 +175,13 @@ def check_table(df, feature_columns, categorical_features, known: dict, schema: 
 
     ``known``: each text column's categories seen in training; ``schema``: :func:`training_schema`'s record
     (``None``: a file written before it); ``numeric_columns``: the number columns the preprocessing uses."""
-    if not isinstance(df, pd.DataFrame):
-        raise FairDashError("A model needs a table (DataFrame) with the training columns.")
-    if not len(df):
-        raise FairDashError("The table has no rows to score.")
-    feature_columns = list(feature_columns)
-    problem = _missing_columns(df, feature_columns)
-    if problem:
-        raise FairDashError(problem)
-    repeated = [c for c in feature_columns if isinstance(df.loc[:, c], pd.DataFrame)]
-    if repeated:
-        raise FairDashError(f"The table has {df.loc[:, repeated[0]].shape[1]} columns named {_q(repeated[0])}; the "
-                            "model cannot tell which one it was trained on. Keep one.")
+    feature_columns = _checked_shape(df, feature_columns)
     cats = set(categorical_features)
     cols = (schema or {}).get("columns") or {}
     X = df[feature_columns].copy()
     notes, refusals = [], []
     for c in feature_columns:
         entry = cols.get(str(c), {})
-        train_missing = entry.get("missing")
         if c in cats:
             col, note = _text_column(X[c], c, known.get(c))
             X[c] = col
@@ -207,30 +195,59 @@ def check_table(df, feature_columns, categorical_features, known: dict, schema: 
                 continue
             X[c] = col
             how = "with the median of training"
-            lo, hi = entry.get("min"), entry.get("max")
-            if lo is not None and hi is not None:
-                margin = FAR * (hi - lo)
-                far = ((col < lo - margin) | (col > hi + margin)).to_numpy()
-                out = col.index[far]
-                if len(out):
-                    first = col.to_numpy()[far][0]
-                    notes.append(f"Column {_q(c)}: {len(out):,} row(s) lie far outside the training range {lo:g} to "
-                                 f"{hi:g} (first: {first:g}, {_rows(out)}; other units?); the model extrapolates for "
-                                 "them.")
+            if (note := _far_outside(col, c, entry.get("min"), entry.get("max"))) is not None:
+                notes.append(note)
         blank = X.index[X[c].isna().to_numpy()]
         if len(blank) == len(X) > 1:  # an empty column is a missing column
             refusals.append(f"Column {_q(c)} is empty in all {len(X):,} rows; the model was trained with its values "
                             "and would score every row with the same stand-in. Fill it in.")
             continue
         if len(blank) and (numeric_columns is None or c in cats or c in numeric_columns):
-            had = "" if train_missing is None else ("training had none; " if train_missing == 0
-                                                     else f"training had {train_missing:,}; ")
-            notes.append(f"Column {_q(c)}: {len(blank):,} row(s) have no value; they were scored {how} "
-                         f"({had}{_rows(blank)}).")
+            notes.append(_blank_note(c, blank, how, entry.get("missing")))
     if refusals:
         more = f" ({len(refusals) - 1} more column(s) like it)" if len(refusals) > 1 else ""
         raise FairDashError(refusals[0] + more)
     return Checked(X, notes)
+
+
+def _checked_shape(df, feature_columns) -> list:
+    """The feature columns as a list, once ``df`` is a table with rows that holds each of them once; else the
+    one line that refuses it."""
+    if not isinstance(df, pd.DataFrame):
+        raise FairDashError("A model needs a table (DataFrame) with the training columns.")
+    if not len(df):
+        raise FairDashError("The table has no rows to score.")
+    feature_columns = list(feature_columns)
+    problem = _missing_columns(df, feature_columns)
+    if problem:
+        raise FairDashError(problem)
+    repeated = [c for c in feature_columns if isinstance(df.loc[:, c], pd.DataFrame)]
+    if repeated:
+        raise FairDashError(f"The table has {df.loc[:, repeated[0]].shape[1]} columns named {_q(repeated[0])}; the "
+                            "model cannot tell which one it was trained on. Keep one.")
+    return feature_columns
+
+
+def _far_outside(col: pd.Series, c, lo, hi) -> str | None:
+    """The note on a number column's rows far outside the training range ``lo`` to ``hi`` (``None``: none are, or
+    the record has no range)."""
+    if lo is None or hi is None:
+        return None
+    margin = FAR * (hi - lo)
+    far = ((col < lo - margin) | (col > hi + margin)).to_numpy()
+    out = col.index[far]
+    if not len(out):
+        return None
+    first = col.to_numpy()[far][0]
+    return (f"Column {_q(c)}: {len(out):,} row(s) lie far outside the training range {lo:g} to "
+            f"{hi:g} (first: {first:g}, {_rows(out)}; other units?); the model extrapolates for them.")
+
+
+def _blank_note(c, blank, how: str, train_missing) -> str:
+    """The note on a column's rows without a value: how they were scored and how many training had."""
+    had = "" if train_missing is None else ("training had none; " if train_missing == 0
+                                            else f"training had {train_missing:,}; ")
+    return f"Column {_q(c)}: {len(blank):,} row(s) have no value; they were scored {how} ({had}{_rows(blank)})."
 
 
 def _number_column(col: pd.Series, c):

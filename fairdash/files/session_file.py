@@ -5,7 +5,7 @@ session's history with its results and fitted models; "Open a session file" (the
 ``fairdash report session.fairdash-session`` reads it back on any server, after a restart or on a colleague's
 machine. The server keeps nothing of it.
 
-The file is a zip archive written and checked with the model file's machinery (:func:`fairdash.files.export.
+The file is a zip archive written and checked with the model file's machinery (:func:`fairdash.files.archive.
 open_archive`, :mod:`fairdash.files.zip_layout`): members stored, not deflated, the layout walked byte by byte,
 every member's size and SHA-256 in the manifest, so a file with any byte altered is refused in one line. Its
 members:
@@ -45,7 +45,7 @@ from ..errors import FairDashError
 from ..jsonable import to_jsonable
 from ..progress import utc_now
 from ..targeting.target_spec import TargetSpec
-from . import export
+from . import archive, export
 from .run_spec import RunSpec
 
 FORMAT_NAME = "fairdash-session"
@@ -57,9 +57,9 @@ MAX_FILE_BYTES = read.MAX_BYTES  # a session file is an upload: the uploader's c
 MAX_SESSION_JSON_BYTES = 64 << 20
 _MEMBER = re.compile(r"manifest\.json|session\.json|table\.parquet|task-\d{1,5}-(x|codes)\.parquet"
                      r"|run-\d{1,6}-(results\.parquet|model-\d{1,6}\.fairdash)")
-KIND = export.ArchiveKind(
+KIND = archive.ArchiveKind(
     "FairDash session file", "save the session again", lambda n: _MEMBER.fullmatch(n) is not None,
-    lambda n: export.MAX_MANIFEST_BYTES if n == export.MANIFEST else (
+    lambda n: export.MAX_MANIFEST_BYTES if n == archive.MANIFEST else (
         MAX_SESSION_JSON_BYTES if n == SESSION else MAX_FILE_BYTES),
     MAX_FILE_BYTES)
 
@@ -164,7 +164,7 @@ def session_bytes(*, table: pd.DataFrame, table_name: str, table_description: st
                 "members": {k: {"size": len(v), "sha256": hashlib.sha256(v).hexdigest()} for k, v in members.items()}}
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as z:  # stored: as the model file (zip_layout)
-        z.writestr(export.MANIFEST, json.dumps(manifest, indent=1, sort_keys=True))  # first: identifies the file
+        z.writestr(archive.MANIFEST, json.dumps(manifest, indent=1, sort_keys=True))  # first: identifies the file
         for k, v in members.items():
             z.writestr(k, v)
     raw = buf.getvalue()
@@ -185,7 +185,7 @@ def session_file_name(table_name: str) -> str:
 # Reading
 # --------------------------------------------------------------------------------------------------
 def _read_source(source) -> tuple[bytes, str]:
-    return export.read_source(source, what="session file", max_bytes=MAX_FILE_BYTES, too_big=_too_big,
+    return archive.read_source(source, what="session file", max_bytes=MAX_FILE_BYTES, too_big=_too_big,
                               caller="load_session")
 
 
@@ -203,7 +203,7 @@ def _model_file(raw: bytes) -> bool:
 
 
 def _check_manifest(members: dict, name: str) -> dict:
-    manifest = export._json(members[export.MANIFEST], "manifest", name)
+    manifest = archive.json_member(members[archive.MANIFEST], "manifest", name)
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
         raise FairDashError(f"{name} is not a FairDash session file (its manifest names another format).")
     version = manifest.get("format_version")
@@ -214,10 +214,10 @@ def _check_manifest(members: dict, name: str) -> dict:
                             f"session file format {version}); this FairDash reads formats up to {FORMAT_VERSION}. "
                             "Update FairDash to open it.")
     listed = manifest.get("members")
-    if not isinstance(listed, dict) or set(listed) != set(members) - {export.MANIFEST}:
+    if not isinstance(listed, dict) or set(listed) != set(members) - {archive.MANIFEST}:
         raise FairDashError(f"{name} has been altered or damaged: its manifest does not list its parts.")
     for member, data in members.items():
-        entry = listed.get(member, {}) if member != export.MANIFEST else None
+        entry = listed.get(member, {}) if member != archive.MANIFEST else None
         if entry is not None and (not isinstance(entry, dict) or entry.get("size") != len(data)
                                   or entry.get("sha256") != hashlib.sha256(data).hexdigest()):
             raise FairDashError(f"{name} has been altered or damaged: {member} does not match the checksum recorded "
@@ -287,7 +287,7 @@ def load_session(source, *, name: str | None = None, watch=None) -> SessionFile:
     raw, default_name = _read_source(source)
     name = name or default_name
     try:
-        members = export.open_archive(raw, name, KIND)
+        members = archive.open_archive(raw, name, KIND)
     except FairDashError:
         if _model_file(raw):
             raise FairDashError(f"{name} is not a FairDash session file: it is a model file (open it with "
@@ -296,7 +296,7 @@ def load_session(source, *, name: str | None = None, watch=None) -> SessionFile:
     manifest = _check_manifest(members, name)
     if SESSION not in members or TABLE not in members:
         raise FairDashError(f"{name} is incomplete: it holds no session.")
-    meta = export._json(members[SESSION], "session", name)
+    meta = archive.json_member(members[SESSION], "session", name)
     try:
         table = isolated.read_table(members[TABLE], f"{name} (its table)", watch=watch)
         task = build_task(table, TaskSpec.from_dict(meta["task"]))
