@@ -18,6 +18,7 @@ import pytest
 
 from fairdash import data
 from fairdash.analysis.rates import rates_readout
+from fairdash.data.reading import read as table_reader
 from fairdash.errors import FairDashError
 
 BAD = Path(__file__).resolve().parent / "data" / "bad"
@@ -208,7 +209,7 @@ def test_a_bad_choice_on_a_good_file_names_the_value():
 
 # ----- size limits (the upload cap) ----------------------------------------------------------------
 def test_a_file_over_the_size_limit_is_refused_with_the_limit_named(tmp_path, monkeypatch):
-    monkeypatch.setattr(data.read, "MAX_BYTES", 1000)
+    monkeypatch.setattr(table_reader, "MAX_BYTES", 1000)
     path = tmp_path / "big.csv"
     path.write_text("a,b\n" + "1,2\n" * 400)
     for source in (path, path.read_bytes()):
@@ -221,13 +222,13 @@ def test_a_gzip_bomb_is_refused_without_decompressing_it_all(monkeypatch):
     import gzip
     import tracemalloc
 
-    monkeypatch.setattr(data.read, "MAX_BYTES", 1_000_000)
+    monkeypatch.setattr(table_reader, "MAX_BYTES", 1_000_000)
     bomb = gzip.compress(b"a,b\n" + b"1,2\n" * 50_000_000)  # 200 MB of text in about 200 KB
     assert len(bomb) < data.MAX_BYTES
     tracemalloc.start()
     try:
         with pytest.raises(FairDashError, match=r"too large once decompressed"):
-            data.read.read_table(bomb, name="bomb.csv.gz")  # the reader itself, in this process (traced here)
+            table_reader.read_table(bomb, name="bomb.csv.gz")  # the reader itself, in this process (traced here)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -276,7 +277,7 @@ def test_parquet_is_read_without_pyarrows_thread_pool_so_an_empty_file_cannot_ab
 
     monkeypatch.setattr(pq, "read_table", reading)
     # the reader itself, in this process (``data.read_table`` runs it in a child process, where the patch is not)
-    from fairdash.data import read as reader
+    from fairdash.data.reading import read as reader
     for name, message in (("parquet_no_rows.parquet", r"has a header but no rows"),
                           ("damaged.parquet", r"starts like a Parquet file but could not be read")):
         with pytest.raises(FairDashError, match=message):

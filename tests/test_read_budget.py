@@ -1,4 +1,4 @@
-"""The memory budget for reading one table (FAIRDASH_TABLE_MB, fairdash/data/budget.py): a hostile file (a
+"""The memory budget for reading one table (FAIRDASH_TABLE_MB, fairdash/data/reading/budget.py): a hostile file (a
 gzip that expands to 780 MB, a Parquet file of dictionary-encoded text, an .xlsx whose dimension claims
 100 million cells) is refused before the memory is spent, with one line naming the size and the limit;
 a table within the budget still reads, and the estimate stays within 0.5x-2x of pandas' own count."""
@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairdash.data import budget, read
+from fairdash.data.reading import budget, read
 from fairdash.errors import FairDashError
 
 ROOT = Path(__file__).resolve().parent.parent

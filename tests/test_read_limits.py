@@ -1,7 +1,7 @@
 """Limits that hold whatever a file claims (issue 35, item 1): every table from outside is read in a process of its
-own under a hard memory limit of the table budget (fairdash/data/isolated.py), so a file whose size the estimates
-cannot see ends only that process, with one line naming the memory and the limit; the estimates, the cheap early
-refusal, see the three files that got past them (a Parquet file without statistics, an .xlsx whose dimension lies,
+own under a hard memory limit of the table budget (fairdash/data/reading/isolated.py), so a file whose size the
+estimates cannot see ends only that process, with one line naming the memory and the limit; the estimates, the cheap
+early refusal, see the three files that got past them (a Parquet file without statistics, an .xlsx whose dimension lies,
 a gzipped CSV whose first megabyte is unlike the rest); a file of too many columns or cells is refused before it is
 parsed; and the refusal's reason reaches the event log."""
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from fairdash import data
-from fairdash.data import budget, isolated, read
+from fairdash.data.reading import budget, isolated, read
 from fairdash.errors import FairDashError
 from tests import hostile_files
 

@@ -1,11 +1,11 @@
-"""The data layer: reading tables (``read``; from outside, under a hard memory limit: ``isolated``), profiling
+"""The data layer: reading tables (the ``reading`` package: ``read``, ``workbook``, ``repairs``, the memory budget
+``budget``; from outside, under a hard memory limit: ``isolated``), profiling
 columns (``profile``), the task (``task``), splits and the balanced test set (``split``), preprocessing
 (``preprocess``) and the bundled samples with the paper's set-ups (``samples``). See docs/METHOD.md, "Evaluation
 protocol". No model code here.
 
 Everything a caller needs is importable from ``fairdash.data`` itself.
 """
-from .isolated import read_table  # every table from outside: in a process of its own, under a hard memory limit
 from .preprocess import PlainPreprocessor, categorical_as_text, make_preprocessor
 from .profile import (
                       HIGH_CARDINALITY,
@@ -17,7 +17,10 @@ from .profile import (
                       left_out_note,
                       profile_columns,
 )
-from .read import MAX_BYTES, clean_table
+from .reading import isolated  # noqa: F401  (fairdash.data.isolated, as the glue imports it)
+from .reading.isolated import read_table  # every table from outside: in a process of its own, under a hard memory limit
+from .reading.read import MAX_BYTES
+from .reading.repairs import clean_table
 from .samples import (
                       ASSETS,
                       PAPER_SETUPS,

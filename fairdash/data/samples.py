@@ -8,8 +8,8 @@ import pandas as pd
 
 from ..errors import FairDashError
 from ..targeting.criteria import DP, EO
-from . import isolated
-from .read import read_table
+from .reading import isolated
+from .reading.read import read_table
 from .split import Arrays, split_arrays
 from .task import Task, TaskSpec, build_task
 

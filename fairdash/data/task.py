@@ -20,7 +20,7 @@ from .profile import (
     left_out_note,
     profile_columns,
 )
-from .read import clean_table
+from .reading.repairs import clean_table
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.profile import values_as_text
-from ..data.read import clean_table
+from ..data.reading.repairs import clean_table
 from ..data.task import group_codes, group_index
 from ..errors import FairDashError, shorten
 from ..evaluation.metric_table import EVAL, POP, TRAIN, column_of, share
@@ -72,8 +72,8 @@ class Scored:
 
 def score_table(model, df: pd.DataFrame) -> Scored:
     """``df`` scored by ``model`` (a trained model or a loaded model file) as ``fairdash predict`` scores it: the
-    table's repairs first (:func:`fairdash.data.read.clean_table`), then the scoring contract, which refuses in
-    one line or scores with warnings."""
+    table's repairs first (:func:`fairdash.data.reading.repairs.clean_table`), then the scoring contract, which
+    refuses in one line or scores with warnings."""
     if not isinstance(df, pd.DataFrame) or not len(df.columns):
         raise FairDashError("The file holds no table: no column names were found.")
     cleaned, repairs = clean_table(df)

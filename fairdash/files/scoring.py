@@ -46,7 +46,7 @@ import pandas as pd
 
 from ..data.preprocess import PlainPreprocessor, known_categories
 from ..data.profile import values_as_text
-from ..data.read import clean_table
+from ..data.reading.repairs import clean_table
 from ..data.task import group_codes, group_index
 from ..errors import FairDashError, shorten
 from ..targeting.decision import FittedDecision, positive_scores, predicts_with_s

@@ -15,7 +15,8 @@ members:
 - ``session.json``: plain JSON: the table's name and description, the current task (``TaskSpec.to_dict``) and
   its fingerprint, the target (``TargetSpec.to_dict``), each run's task (its parts and fingerprint), each run
   (``RunSpec.to_dict``, data name, number, time, leaks, skipped models) and the members of its results and models;
-- ``table.parquet``: the current table (read back as every upload is: :func:`fairdash.data.isolated.read_table`);
+- ``table.parquet``: the current table (read back as every upload is:
+  :func:`fairdash.data.reading.isolated.read_table`);
 - ``task-<i>-x.parquet`` and ``task-<i>-codes.parquet``: a run's task (its feature columns; y, s and strata codes);
 - ``run-<n>-results.parquet``: a run's results rows as they were (Parquet: every number and type as it was);
 - ``run-<n>-model-<j>.fairdash``: a fitted model, the model file's own bytes (:func:`fairdash.files.export.
@@ -40,7 +41,8 @@ import numpy as np
 import pandas as pd
 
 from .._version import software_versions
-from ..data import Task, TaskSpec, budget, build_task, isolated, read
+from ..data import Task, TaskSpec, build_task
+from ..data.reading import budget, isolated, read
 from ..errors import FairDashError
 from ..jsonable import to_jsonable
 from ..progress import utc_now
@@ -282,8 +284,8 @@ def load_session(source, *, name: str | None = None, watch=None) -> SessionFile:
     """Read a session file (a path, bytes, or a binary file object such as an upload). Every problem (not a
     session file, altered, damaged, too large, from a newer FairDash, a table over the memory budget) is a one-line
     :class:`FairDashError`; nothing in the file is executed. The table is read as every upload is, in a process of
-    its own under the table budget (``watch``: :func:`fairdash.data.isolated.read_table`'s). ``name``: the file's
-    name in messages (an upload's)."""
+    its own under the table budget (``watch``: :func:`fairdash.data.reading.isolated.read_table`'s). ``name``: the
+    file's name in messages (an upload's)."""
     raw, default_name = _read_source(source)
     name = name or default_name
     try:

@@ -1,20 +1,18 @@
-"""Reading tables: CSV/TSV (any common encoding and separator), gzip, Parquet and Excel, with clear
-refusals for what is not a table, and the light repairs (thousands separators, infinities) said as notes."""
+"""Reading tables: CSV/TSV (any common encoding and separator), gzip, Parquet and Excel (:mod:`.workbook`), with
+clear refusals for what is not a table, and the light repairs said as notes (:mod:`.repairs`)."""
 from __future__ import annotations
 
 import csv
-import decimal
 import io
-import numbers
-import zipfile
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from ..errors import FairDashError, shorten
+from ...errors import FairDashError
+from ..onehot import add_whole_columns
 from . import budget
-from .onehot import add_whole_columns
+from .repairs import numbers_from_objects, plain_values
+from .workbook import read_zip
 
 MAX_BYTES = 200 * 1024 * 1024  # the largest table accepted (also Streamlit's upload cap)
 EXPANSION = 4  # a compressed table may expand to EXPANSION * MAX_BYTES
@@ -292,7 +290,7 @@ def _parse(raw: bytes, name: str, allowed: int, checked: bool) -> tuple[pd.DataF
                 raise FairDashError(f"{name} starts like a Parquet file but could not be read: it is damaged or "
                                     "incomplete. Save or download it again.") from None
         elif raw[:4] == b"PK\x03\x04":
-            df = _read_zip(raw, name, notes, allowed)
+            df = read_zip(raw, name, notes, allowed, EXPANSION * MAX_BYTES)
         elif raw[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
             raise FairDashError(f"{name} is an old-style .xls workbook; save it as .xlsx or CSV.")
         else:
@@ -336,77 +334,16 @@ def read_table(source, name: str | None = None) -> pd.DataFrame:
     if len(df) == 0:
         raise FairDashError(f"{name} has a header but no rows.")
     df.columns = [str(c) for c in df.columns]
-    _plain_values(df)
+    plain_values(df)
     if df.columns.duplicated().any():
         raise FairDashError(f"{name} has duplicate column names; rename them.")
     _refuse_names_alike(df.columns, name)
-    _numbers_from_objects(df, notes)
+    numbers_from_objects(df, notes)
     df, whole = add_whole_columns(df)  # one-hot groups made whole: Race_White, Race_Black, ... as 'Race'
     notes.extend(whole)
     if notes:
         df.attrs["read_notes"] = notes
     return df
-
-
-MAX_PLACEHOLDERS = 5  # distinct non-numbers a column of numbers may hold as its "missing" marks
-PLACEHOLDER_SHARE = 0.1  # ... on at most this share of its values
-
-
-def _numbers_from_objects(df: pd.DataFrame, notes: list) -> None:
-    """Columns of numbers that a reader left as objects or text, made numeric in place:
-
-    - exact decimals (Parquet's decimal type arrives as Python ``Decimal`` objects) and numbers stored
-      cell by cell are numbers, not categories;
-    - a column of numbers with a few placeholders for missing values (``-``, ``n/a``, ``?``, `` - ``,
-      ``missing``: at most :data:`MAX_PLACEHOLDERS` distinct values without a digit, on at most
-      :data:`PLACEHOLDER_SHARE` of its values) is read as numbers with those values missing, with a note
-      naming the column and the placeholders."""
-    numeric = (decimal.Decimal, numbers.Real)  # Parquet's exact decimals, numbers stored cell by cell
-    for c in df.columns:
-        col = df[c]
-        if not (col.dtype == object or pd.api.types.is_string_dtype(col)):
-            continue
-        v = col.dropna()
-        if v.empty:
-            continue
-        head = v.iloc[:1000]
-        if head.map(lambda x: isinstance(x, numeric) and not isinstance(x, (bool, np.bool_))).all():
-            objects = v.map(lambda x: isinstance(x, numeric) and not isinstance(x, (bool, np.bool_)))
-            if objects.all():
-                df[c] = pd.to_numeric(col.map(lambda x: x if pd.isna(x) else float(x)), errors="coerce")
-                continue
-        if not head.astype(str).str.contains(r"\d").mean() >= 1 - PLACEHOLDER_SHARE:
-            continue  # mostly words: a categorical column (a quick look before the full scan)
-        head_text = head.astype(str).str.strip()
-        head_bad = head_text[pd.to_numeric(head_text, errors="coerce").isna()]
-        if len(head_bad) > 2 * PLACEHOLDER_SHARE * len(head_text) or head_bad.nunique() > MAX_PLACEHOLDERS:
-            continue  # codes with digits ("x12"), not numbers: the full scan of every row is not needed
-        text = v.astype(str).str.strip()
-        num = pd.to_numeric(text, errors="coerce")
-        bad = text[num.isna()]
-        if bad.empty or len(bad) > PLACEHOLDER_SHARE * len(text):
-            continue
-        tokens = bad.value_counts()
-        if len(tokens) > MAX_PLACEHOLDERS or any(len(t) > 12 or any(ch.isdigit() for ch in t) for t in tokens.index):
-            continue
-        out = pd.Series(np.nan, index=col.index, dtype=float)
-        out[num.index] = num.to_numpy(dtype=float)
-        df[c] = out
-        shown = ", ".join(f"{t!r} ({k:,} row(s))" for t, k in tokens.items())
-        notes.append(f"Column {shorten(c)!r} holds numbers with placeholder values for missing ones ({shown}); "
-                     "read as numbers, with those values missing.")
-
-
-def _plain_values(df: pd.DataFrame) -> None:
-    """Categorical columns (Parquet's dictionary type) as their plain values, in place: every later step reads a
-    column's values, not its codes (as text where the categories are text)."""
-    for c in df.columns:
-        col = df[c]
-        if isinstance(col.dtype, pd.CategoricalDtype):
-            try:
-                df[c] = col.astype(col.cat.categories.dtype)
-            except (TypeError, ValueError):
-                df[c] = col.astype(object)
 
 
 def _refuse_names_alike(columns, name: str) -> None:
@@ -421,178 +358,6 @@ def _refuse_names_alike(columns, name: str) -> None:
         seen[key] = c
 
 
-def _read_zip(raw: bytes, name: str, notes: list, allowed: int) -> pd.DataFrame:
-    """An Excel workbook, or else a zip archive, which is said as such, naming what it holds."""
-    try:
-        book = zipfile.ZipFile(io.BytesIO(raw))
-        members = book.infolist()
-    except zipfile.BadZipFile:
-        raise FairDashError(f"{name} looks like a zip/Excel file but is damaged.") from None
-    names = [m.filename for m in members]
-    if "xl/workbook.xml" in names:
-        limit = EXPANSION * MAX_BYTES
-        if sum(m.file_size for m in members) > limit:
-            raise FairDashError(f"{name} is too large once decompressed: it expands to more than {_size(limit)}, "
-                                f"and the largest table FairDash accepts is {_size(limit)} decompressed. Use a sample "
-                                "of its rows.")
-        budget.check_workbook(book, name, allowed)
-        return _read_excel(raw, name, notes)
-    kinds = {"word/document.xml": "a Word document", "ppt/presentation.xml": "a PowerPoint presentation"}
-    for member, kind in kinds.items():
-        if member in names:
-            raise FairDashError(f"{name} is {kind}, not a table. Save the table as CSV, Excel (.xlsx) or Parquet.")
-    if "content.xml" in names:
-        raise FairDashError(f"{name} is an OpenDocument file (.ods/.odt), not a table FairDash reads. Save it as "
-                            "Excel (.xlsx) or CSV.")
-    files = [n for n in names if not n.endswith("/")]
-    shown = ", ".join(repr(shorten(n, 40)) for n in files[:3]) + (f" and {len(files) - 3} more"
-                                                                   if len(files) > 3 else "")
-    raise FairDashError(f"{name} is a zip archive ({len(files)} file(s): {shown or 'none'}), not a table. Unzip it "
-                        "and give FairDash the table inside (CSV, Excel or Parquet; a .csv.gz file is read as it is).")
-
-
-def _read_excel(raw: bytes, name: str, notes: list) -> pd.DataFrame:
-    try:
-        zipfile.ZipFile(io.BytesIO(raw)).testzip()
-    except zipfile.BadZipFile:
-        raise FairDashError(f"{name} looks like a zip/Excel file but is damaged.") from None
-    sheets = pd.read_excel(io.BytesIO(raw), sheet_name=None, header=None)
-    nonempty, tables, dupes = [], {}, {}
-    for sheet, grid in sheets.items():
-        grid = grid.dropna(how="all").dropna(axis=1, how="all")
-        if grid.empty:
-            continue
-        nonempty.append(sheet)
-        found = _sheet_table(grid)
-        if isinstance(found, list):  # a table whose header names a column twice
-            dupes[sheet] = found
-        elif found is not None:
-            tables[sheet] = found
-    if not nonempty:
-        raise FairDashError(f"{name} has no sheet with data.")
-    if dupes and (not tables or max(len(t[0]) for t in tables.values()) < 5):
-        sheet, names = next(iter(dupes.items()))
-        raise FairDashError(f"{name}, sheet {shorten(sheet, 40)!r}, has duplicate column names: "
-                            f"{', '.join(repr(shorten(n, 40)) for n in names)}. Rename them.")
-    if not tables:
-        raise FairDashError(f"{name} has no sheet holding a table (a header row naming at least two columns, with "
-                            "rows of values under it); sheets with data: "
-                            f"{', '.join(repr(shorten(s, 40)) for s in nonempty)}.")
-    # the sheet holding the largest table (a cover sheet of prose, a title or a few lines of "key | value" is passed
-    # over; on a tie, the first); the others are named in a warning by build_task
-    first = max(tables, key=lambda k: tables[k][0].size)
-    df, header_row, skipped = tables[first]
-    if skipped:
-        notes.append(f"Sheet {shorten(first, 40)!r}: the table's header is row {header_row}; the {skipped} row(s) "
-                     "above it (a title, notes or merged group headings) were left out.")
-    df.attrs["sheet"] = first
-    df.attrs["other_sheets"] = [k for k in nonempty if k != first]
-    return df
-
-
-def _sheet_table(grid: pd.DataFrame):
-    """The table a sheet holds, read without a header (``grid``: blank rows and columns dropped, the
-    sheet's own row numbers as index), as ``(table, header row number, rows above it left out)``, the names its
-    header gives twice (a list), or ``None`` for a sheet that holds no table (prose, a title, notes: no row names
-    two or more columns).
-
-    The header is the first row that fills as many columns as the body's usual row (a title row, notes
-    or merged group headings above it fill fewer), or the row just above it when that one is a row of
-    values and the row above names all but one column.
-    Rows of a single value after the table's last full row (notes under it) are left out."""
-    filled = grid.notna().sum(axis=1)
-    wide = filled[filled >= 2]
-    if wide.empty:
-        return None
-    width = int(wide.mode().max())
-    full = [i for i in grid.index if filled[i] >= max(2, width)]
-    header = full[0]
-    if not _names(grid.loc[header]):  # a row of values: the header may be the row above, naming one less
-        above = grid.index[grid.index < header]
-        if len(above) and filled[above[-1]] >= max(2, width - 1) and _names(grid.loc[above[-1]]):
-            header = above[-1]
-    body = grid.loc[grid.index > header]
-    full = body.index[body.notna().sum(axis=1) >= 2]
-    if len(full) == 0:
-        return None
-    body = body.loc[body.index <= full[-1]]
-    names = grid.loc[header]
-    keep = [c for c in grid.columns if pd.notna(names[c]) or body[c].notna().any()]
-    labels = [str(names[c]).strip() if pd.notna(names[c]) else f"Unnamed: {k}" for k, c in enumerate(keep)]
-    if len(set(labels)) < len(labels):  # a header naming a column twice: said by name (_read_excel)
-        return sorted({v for v in labels if labels.count(v) > 1})
-    # a column of numbers read cell by cell may stay 'object': read_table makes it numeric
-    table = body[keep].set_axis(labels, axis=1).reset_index(drop=True).infer_objects()
-    above = int((grid.index < header).sum())
-    return table, int(header) + 1, above
-
-
-def _names(row: pd.Series) -> bool:
-    """Does a sheet row look like a header: every filled cell text, none blank? (A name given twice is still a header:
-    the table is then refused by that name.)"""
-    values = [v for v in row.tolist() if not (v is None or (isinstance(v, float) and np.isnan(v)))]
-    return all(isinstance(v, str) and v.strip() for v in values)
-
-
 # --------------------------------------------------------------------------------------------------
 # Profiling
 # --------------------------------------------------------------------------------------------------
-def _numeric_text(col: pd.Series) -> pd.Series | None:
-    """A text column of numbers with thousands separators (``1,234``), converted, else None."""
-    if not (col.dtype == object or pd.api.types.is_string_dtype(col)):  # pandas 3 reads text as "str"
-        return None
-    v = col.dropna()
-    pattern = r"[-+]?\d{1,3}(,\d{3})+(\.\d+)?|[-+]?\d+(\.\d+)?"
-    # a quick look at the first values first, so a big text column is rejected without a full scan
-    for part in (v.iloc[:1000], v):
-        part = part.astype(str).str.strip()
-        if part.empty or not part.str.fullmatch(pattern).all():
-            return None
-        if len(part) == len(v):
-            break
-    if not v.astype(str).str.contains(",", regex=False).any():
-        return None  # plain numbers stored as text: not this repair
-    return pd.to_numeric(col.astype(str).str.strip().str.replace(",", "", regex=False).where(col.notna()),
-                         errors="coerce")
-
-
-def _percent_text(col: pd.Series) -> pd.Series | None:
-    """A text column whose every value is a percentage (``45%``, ``-2.5 %``), as numbers (45% as 0.45), else None."""
-    if not (col.dtype == object or pd.api.types.is_string_dtype(col)):
-        return None
-    v = col.dropna()
-    pattern = r"[-+]?\d+(\.\d+)?\s*%"
-    for part in (v.iloc[:1000], v):  # a quick look first, so a big text column is rejected without a full scan
-        part = part.astype(str).str.strip()
-        if part.empty or not part.str.fullmatch(pattern).all():
-            return None
-        if len(part) == len(v):
-            break
-    number = col.astype(str).str.strip().str.rstrip("%").str.strip().where(col.notna())
-    return pd.to_numeric(number, errors="coerce") / 100.0
-
-
-_PANDAS_MAJOR = int(pd.__version__.split(".")[0])
-
-
-def clean_table(df: pd.DataFrame, infinite: bool = True) -> tuple[pd.DataFrame, list[str]]:
-    """Light repairs with a note for each: numbers stored as text with thousands separators, and percentages
-    (``45%``), become numbers; infinite values become missing (``infinite``; scoring refuses them instead)."""
-    # pandas >= 3 copies on write, so a shallow copy never changes the caller's table (and saves a copy
-    # of every column of a big table); older pandas needs the deep copy
-    notes, df = [], df.copy(deep=_PANDAS_MAJOR < 3)
-    for c in df.columns:
-        conv = _numeric_text(df[c])
-        if conv is not None:
-            df[c] = conv
-            notes.append(f"Column {c!r} held numbers written as text with thousands separators; read as numbers.")
-        conv = _percent_text(df[c])
-        if conv is not None:
-            df[c] = conv
-            notes.append(f"Column {c!r} held percentages ('45%'); read as numbers (45% as 0.45).")
-        if infinite and pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]):
-            inf = np.isinf(df[c].to_numpy(dtype=float, na_value=np.nan))
-            if inf.any():
-                df.loc[inf, c] = np.nan
-                notes.append(f"Column {c!r} had {int(inf.sum())} infinite value(s); treated as missing.")
-    return df, notes

@@ -1,6 +1,6 @@
 """Every table from outside (an upload on the dashboard, a ``--data`` file, a table to score) is read in a
 process of its own under a hard memory limit, so that a file whose size the estimates cannot see (a cheap
-refusal before reading: :mod:`fairdash.data.budget`) ends only that process, with the same one-line refusal,
+refusal before reading: :mod:`fairdash.data.reading.budget`) ends only that process, with the same one-line refusal,
 and never the server (issue 35).
 
 How the limit holds, whatever the file claims about itself:
@@ -35,13 +35,13 @@ import traceback
 
 import pandas as pd
 
-from ..errors import FairDashError
+from ...errors import FairDashError
 from . import budget, read
 
 WATCH_S = 0.01  # how often the parent looks at the child's memory
 CALLER_WATCH_S = 0.25  # how often it calls the caller's ``watch`` (the server's guard reads every process's memory)
 ADDRESS_SLACK = 512 * 2**20  # address space reserved but not used (malloc arenas, thread stacks), over the budget
-_PRELOAD = ["fairdash.data.read"]
+_PRELOAD = ["fairdash.data.reading.read"]
 _context_lock = threading.Lock()
 _context = None
 
@@ -123,7 +123,7 @@ def _statm(pid) -> tuple[int, int]:
 
 
 def read_table(source, name: str | None = None, watch=None) -> pd.DataFrame:
-    """:func:`fairdash.data.read.read_table` in a child process under a hard memory limit of the table budget
+    """:func:`fairdash.data.reading.read.read_table` in a child process under a hard memory limit of the table budget
     (see the module's words); the same table, notes and refusals, and one more: a read that passes the budget
     while it runs is ended and refused in one line naming the memory it reached and the limit."""
     raw, default_name = read.table_bytes(source)

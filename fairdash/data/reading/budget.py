@@ -21,7 +21,7 @@ import os
 import re
 from typing import Callable, NamedTuple
 
-from ..errors import FairDashError
+from ...errors import FairDashError
 
 TABLE_MB_ENV = "FAIRDASH_TABLE_MB"
 DEFAULT_TABLE_MB = 1024
