@@ -1,9 +1,10 @@
 """Experiments: models x target rates x seeds on the protocol of docs/METHOD.md, as a tidy table.
 
 ``fit_model`` trains one model on one split and returns a :class:`TrainedModel` (preprocessing +
-estimator + what it was asked and what it measured); ``run_experiment`` runs many independent fits in
-parallel through joblib (a Dask cluster when FAIRDASH_DASK_ADDRESS or ``dask_address`` is set) and
-returns one row per (model, target, seed).
+estimator + what it was asked and what it measured); ``run_experiment`` runs an :class:`ExperimentPlan` (what to
+run: task, models, target rates, seeds, target, rules, options, device), its independent fits one after another or in
+parallel through joblib (a Dask cluster when FAIRDASH_DASK_ADDRESS or ``dask_address`` is set), and returns one row
+per (model, target, seed). One fit is :mod:`fairdash.work.fitting`, its measurement :mod:`fairdash.work.measure`.
 """
 from __future__ import annotations
 
