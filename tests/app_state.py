@@ -20,6 +20,12 @@ def get(at, name: str, default=None):
     return session(at).get(getattr(state.Session, name), default)
 
 
+def has(at, name: str) -> bool:
+    """Whether the session holds ``name`` (one of ``NAMES``), even as ``None``."""
+    assert name in NAMES, name
+    return session(at).has(getattr(state.Session, name))
+
+
 def put(at, name: str, value) -> None:
     """Set the session's ``name`` before a run (an old or injected state)."""
     assert name in NAMES, name
@@ -35,3 +41,12 @@ def pr_t(at) -> float | None:
     """The target's PR_t (``None`` where it has none)."""
     spec = target(at)
     return None if spec is None else spec.target_rate
+
+
+def pr_t_slider(at):
+    """The Target page's PR_t slider (its widget key is drawn from the target's PR_t, ``pr_t_slider_<PR_t>``,
+    and changes whenever something other than the slider sets PR_t; the stable key is on its container)."""
+    stem = state.PR_T_SLIDER + "_"
+    sliders = [w for w in at.slider if (w.key or "").startswith(stem)]
+    assert len(sliders) == 1, [w.key for w in at.slider]
+    return sliders[0]

@@ -4,12 +4,14 @@ in the fitted model."""
 import warnings
 
 import numpy as np
+import pytest
 
 from fairdash.models.baselines import AgarwalReduction
 from fairdash.models.core.common import one_blas_thread as _one_blas_thread
 from fairdash.models.core.mixture import inner_lr
 
 
+@pytest.mark.slow
 def test_agarwal_reports_each_fit_and_fits_what_fairlearn_fits(compas_arrays):
     from fairlearn.reductions import ExponentiatedGradient
 

@@ -136,6 +136,7 @@ def test_first_open_loads_adult_with_sex_and_salary(app):
     assert not _errors(app)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_renders_its_defaults(app, page):
     app.switch_page(page).run()
@@ -155,6 +156,7 @@ def test_data_page_shows_group_table_and_plain_positive_meaning(app):
 # --------------------------------------------------------------------------------------------------
 # Target page: readouts follow the slider with the CLI's numbers
 # --------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_default_target_is_the_avg_preset_and_matches_the_cli(app, capsys):
     app.switch_page("pages/target.py").run()
     _ok(app)
@@ -164,11 +166,12 @@ def test_default_target_is_the_avg_preset_and_matches_the_cli(app, capsys):
     assert _metric(app, CEILING) == f"{out['ceiling_at_target']:.4f}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pr_t", [0.3, 0.12])
 def test_slider_changes_readouts_to_what_fairdash_computes(app, capsys, pr_t):
     app.switch_page("pages/target.py").run()
     before = _metric(app, CEILING)
-    app.slider(key="pr_t_slider").set_value(pr_t).run()
+    app_state.pr_t_slider(app).set_value(pr_t).run()
     _ok(app)
     out = _cli_rates(capsys, pr_t)
     assert _metric(app, CEILING) == f"{out['ceiling_at_target']:.4f}"
@@ -193,6 +196,7 @@ def test_slider_changes_readouts_to_what_fairdash_computes(app, capsys, pr_t):
         assert tab["P(y=1 | ybar=0)"].iloc[j] == pytest.approx(tr["p_y1_given_ybar0"])
 
 
+@pytest.mark.slow
 def test_target_page_says_what_a_model_that_does_not_see_s_can_do(app):
     """Issue 18, item 3: the features' AUC for s (the readout's s_predictability), in one sentence."""
     from fairdash.analysis.separability import s_predictability
@@ -205,22 +209,23 @@ def test_target_page_says_what_a_model_that_does_not_see_s_can_do(app):
     want = (f"The features tell the groups apart with AUC {auc:.2f}: a model that does not see sex can still treat "
             "the groups differently.")
     assert want in [t.value for t in app.text]
-    app.slider(key="pr_t_slider").set_value(0.25).run()  # the slider's readouts leave it as it is
+    app_state.pr_t_slider(app).set_value(0.25).run()  # the slider's readouts leave it as it is
     _ok(app)
     assert want in [t.value for t in app.text]
 
 
+@pytest.mark.slow
 def test_number_box_and_presets_drive_the_same_state(app, capsys):
     app.switch_page("pages/target.py").run()
     _pr_t_box(app).set_value(0.25).run()
     _ok(app)
-    assert app.slider(key="pr_t_slider").value == pytest.approx(0.25)
+    assert app_state.pr_t_slider(app).value == pytest.approx(0.25)
     assert _metric(app, CEILING) == f"{_cli_rates(capsys, 0.25)['ceiling_at_target']:.4f}"
     app.button(key="preset_max").click().run()
     _ok(app)
     pmax = round(_cli_rates(capsys, 0.5)["presets"]["max"], 3)
     assert app_state.pr_t(app) == pytest.approx(pmax)
-    assert app.slider(key="pr_t_slider").value == pytest.approx(pmax)
+    assert app_state.pr_t_slider(app).value == pytest.approx(pmax)
     assert _metric(app, CEILING) == f"{_cli_rates(capsys, pmax)['ceiling_at_target']:.4f}"
     app.button(key="preset_min").click().run()
     assert app_state.pr_t(app) == pytest.approx(round(_cli_rates(capsys, 0.5)["presets"]["min"], 3))
@@ -233,7 +238,7 @@ def test_target_of_zero_or_one_is_unreachable_with_the_reason_shown(app, bad):
     app_state.put(app, "target", TargetSpec(target_rate=bad, preset=None))  # built without make_target_spec's checks
     app.switch_page("pages/target.py").run()
     _ok(app)
-    slider = app.slider(key="pr_t_slider")
+    slider = app_state.pr_t_slider(app)
     assert (slider.min, slider.max) == (0.001, 0.999)
     assert (_pr_t_box(app).min, _pr_t_box(app).max) == (0.001, 0.999)
     assert 0.001 <= app_state.pr_t(app) <= 0.999
@@ -243,6 +248,7 @@ def test_target_of_zero_or_one_is_unreachable_with_the_reason_shown(app, bad):
     assert not app.button(key="train_button").disabled
 
 
+@pytest.mark.slow
 def test_an_invalid_target_disables_train_with_the_reason():
     app = _new_app()
     app.switch_page("pages/target.py").run()
@@ -259,13 +265,14 @@ def test_an_invalid_target_disables_train_with_the_reason():
 
 def test_target_survives_a_page_switch(app):
     app.switch_page("pages/target.py").run()
-    app.slider(key="pr_t_slider").set_value(0.277).run()
+    app_state.pr_t_slider(app).set_value(0.277).run()
     app.switch_page("pages/data.py").run()
     app.switch_page("pages/target.py").run()
     _ok(app)
-    assert app.slider(key="pr_t_slider").value == pytest.approx(0.277)
+    assert app_state.pr_t_slider(app).value == pytest.approx(0.277)
 
 
+@pytest.mark.slow
 def test_other_criteria_and_conditional_parity_render(capsys):
     at = _new_app()
     at.switch_page("pages/target.py").run()
@@ -290,7 +297,7 @@ def test_other_criteria_and_conditional_parity_render(capsys):
 def test_delta_too_small_shows_an_error():
     at = _new_app()
     at.switch_page("pages/target.py").run()
-    at.slider(key="pr_t_slider").set_value(0.05).run()
+    app_state.pr_t_slider(at).set_value(0.05).run()
     at.number_input(key="delta").set_value(0.5).run()
     _ok(at)
     assert any("delta" in e for e in _errors(at))
@@ -390,6 +397,7 @@ def test_sessions_do_not_share_state(tmp_path):
 # --------------------------------------------------------------------------------------------------
 # Train -> Compare -> Export on a small upload
 # --------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_train_fair_lr_on_a_small_upload_then_compare_and_export(adult_1000_csv):
     at = _upload(_new_app(), "adult_small.csv", adult_1000_csv)
     # the guessed roles are suggestions: nothing is committed, and Train waits, until the user confirms

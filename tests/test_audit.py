@@ -59,6 +59,7 @@ def _predict(model_file: Path, table: Path, out: Path) -> subprocess.CompletedPr
                           cwd=ROOT, capture_output=True, text=True, check=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["fair-lr", "lr"])
 def test_decisions_are_the_cli_predict_file_byte_for_byte(run, drifted, tmp_path, name):
     model = _model(run, name)

@@ -83,6 +83,7 @@ def test_without_a_run_the_page_says_to_train_first():
     assert not at.error
 
 
+@pytest.mark.slow
 def test_a_drifted_table_is_warned_by_column_rated_per_group_and_its_decisions_are_predict_s(compas_run, tmp_path):
     at = _page_with_run(compas_run)
     assert not at.error and any("Upload a table" in i.value for i in at.info)

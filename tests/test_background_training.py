@@ -77,6 +77,7 @@ def _sidebar_text(at: AppTest, kind: str) -> str:
     return " ".join(e.value for e in at.sidebar.get(kind))
 
 
+@pytest.mark.slow
 def test_a_training_goes_on_across_pages_and_joins_the_history(gate):
     at = _start(_new_app(), ["fair-lr", "lr"])
     job = _job(at)
@@ -114,6 +115,7 @@ def test_a_training_goes_on_across_pages_and_joins_the_history(gate):
     assert any("Results" in h.value for h in at.subheader)
 
 
+@pytest.mark.slow
 def test_cancel_stops_the_runner_and_adds_nothing():
     """A real FairGP fit on Adult, cancelled from another page: the runner stops at its next progress
     call; the sidebar says it was cancelled; nothing joins the history; Train is free again."""
@@ -154,6 +156,7 @@ def test_a_failed_training_says_why_on_any_page_and_keeps_the_session(monkeypatc
     assert not at.button(key="train_button").disabled
 
 
+@pytest.mark.slow
 def test_one_training_per_session_and_the_repeat_shortcut(gate):
     at = _start(_new_app(), ["lr"])
     job = _job(at)
@@ -177,6 +180,7 @@ def test_one_training_per_session_and_the_repeat_shortcut(gate):
 # --------------------------------------------------------------------------------------------------
 # A pending upload's choices
 # --------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_pending_upload_choices_survive_a_page_switch_until_confirmed(adult_1000_csv):
     at = _upload(_new_app(), "adult_small.csv", adult_1000_csv)
     assert app_state.get(at, "table_id") == "sample:adult"  # pending: nothing committed yet
@@ -220,6 +224,7 @@ def _reopen(at: AppTest) -> AppTest:
     return b.run()
 
 
+@pytest.mark.slow
 def test_a_reload_during_a_training_finds_it_and_gets_its_run(gate):
     """A reload (or a second tab) returns to the same session (issue 25, item 1): it shows the training that
     is running, with its Cancel button, and the run joins the one history that both tabs show."""
@@ -239,6 +244,7 @@ def test_a_reload_during_a_training_finds_it_and_gets_its_run(gate):
     assert [r.number for r in app_state.get(at, "runs")] == [1]  # one session: one history, one run 1
 
 
+@pytest.mark.slow
 def test_pending_upload_choices_survive_a_reload(adult_1000_csv):
     at = _upload(_new_app(), "adult_small.csv", adult_1000_csv)
     at.text_input(key="positive_meaning").set_value("kept over a reload").run()

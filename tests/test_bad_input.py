@@ -126,6 +126,7 @@ def check_cli(proc: subprocess.CompletedProcess, code: int, pattern: str | None,
         assert all(0 < v < 1 for v in out["base_rates"].values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_corpus_file_through_the_command_line(name):
     s1, code, pattern = CASES[name]
@@ -183,6 +184,7 @@ def test_inf_and_nan_rows_are_dropped_or_imputed():
     assert len(imputed.y) == 40 and not np.isinf(imputed.X["age"]).any()
 
 
+@pytest.mark.slow
 def test_five_thousand_level_categorical(tmp_path):
     """A categorical column with 5,000 levels (generated here: too big to commit) is kept, with a
     warning, and one-hot encodes to at most MAX_CATEGORIES columns."""
@@ -202,6 +204,7 @@ def test_five_thousand_level_categorical(tmp_path):
     assert arrays.X_train.shape[1] <= 1 + data.MAX_CATEGORIES  # age + at most 50 zip columns
 
 
+@pytest.mark.slow
 def test_a_bad_choice_on_a_good_file_names_the_value():
     proc = cli(BAD / "semicolon_separated.csv", "Male")
     check_cli(proc, 2, r"Value 'Male' does not occur in column 'sex'\. Its values include: F, M", "bad --s1")
@@ -218,6 +221,7 @@ def test_a_file_over_the_size_limit_is_refused_with_the_limit_named(tmp_path, mo
             data.read_table(source, name="big.csv")
 
 
+@pytest.mark.slow
 def test_a_gzip_bomb_is_refused_without_decompressing_it_all(monkeypatch):
     import gzip
     import tracemalloc
@@ -254,10 +258,12 @@ def test_an_unreadable_file_is_a_clear_error(tmp_path, monkeypatch):
         data.read_table(path)
 
 
+@pytest.mark.slow
 def test_a_folder_is_not_a_table(tmp_path):
     check_cli(cli(tmp_path, "M"), 2, r"is a folder, not a table file", "folder")
 
 
+@pytest.mark.slow
 def test_parquet_is_read_without_pyarrows_thread_pool_so_an_empty_file_cannot_abort_the_exit(monkeypatch):
     """The crash (commit 600da98): after reading a Parquet file with no rows, pyarrow's thread pool could
     abort the interpreter at exit (exit -6, 'terminate called without an active exception'), about one
@@ -401,6 +407,7 @@ except FairDashError as e:
 """
 
 
+@pytest.mark.slow
 def test_a_3_6_mb_gzip_bomb_is_refused_within_512_mb_of_memory():
     """A 3.6 MB gzip that expands to 3.7 GB, past the 800 MB cap: refused while decompressing in a
     stream, with the peak resident memory of the whole process (Python, pandas, FairDash) under 512 MB.

@@ -33,6 +33,7 @@ def _matches(pattern: str, texts) -> bool:
     return any(re.search(pattern, t) for t in texts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_corpus_file_through_the_data_page(name):
     s1, code, pattern = CASES[name]

@@ -25,6 +25,8 @@ from fairdash.models.zafar import (
 )
 from fairdash.targeting.target_spec import make_target_spec
 
+pytestmark = pytest.mark.slow
+
 
 # --------------------------------------------------------------------------------------------------
 # Data and fitted models (module scope: each model is trained once)

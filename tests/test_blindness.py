@@ -138,6 +138,7 @@ def test_a_feature_acting_in_opposite_directions_costs_many_points_against_the_b
     assert price_sentences(res, "grp")[0].startswith("Deciding without grp costs")
 
 
+@pytest.mark.slow
 def test_adult_sex_price_at_030_is_measured_at_the_blind_rules_rates(adult_task):
     """Models x rules in one sweep: LR under group-rates (with s) and the target reduction (without s)."""
     res = run_experiment(ExperimentPlan(adult_task, ["lr", "target-reduction"], [0.30], [0],
@@ -154,6 +155,7 @@ def test_adult_sex_price_at_030_is_measured_at_the_blind_rules_rates(adult_task)
     assert "Target reduction [group-rates, decides with s]" in set(res["label"])
 
 
+@pytest.mark.slow
 def test_adult_sex_under_equal_opportunity_the_price_at_matched_tpr_is_not_negative(adult_task):
     res = run_experiment(ExperimentPlan(adult_task, ["lr", "target-reduction"], [0.30], [0],
                                         target=make_target_spec("eo", 0.30),
@@ -161,6 +163,7 @@ def test_adult_sex_under_equal_opportunity_the_price_at_matched_tpr_is_not_negat
     assert res["price_of_blindness"].iloc[0] >= 0
 
 
+@pytest.mark.slow
 def test_with_explicit_tpr_and_tnr_targets_a_blind_rule_lands_only_when_both_do(compas_task):
     """The target reduction meets the TPR target (0.9) and misses the TNR target (0.8) by far: no price, and the note
     names the TNR it missed."""
@@ -173,6 +176,7 @@ def test_with_explicit_tpr_and_tnr_targets_a_blind_rule_lands_only_when_both_do(
     assert "there is no price to measure" in price_sentences(res, "race")[0]
 
 
+@pytest.mark.slow
 def test_the_frontier_draws_intervals_the_with_s_side_and_plain_lr_and_the_majority_class_for_scale(compas_task):
     from fairdash.evaluation.blindness import majority_accuracy
     from fairdash.figures.plots_frontier import frontier_figure

@@ -42,7 +42,7 @@ def test_the_confusion_matrix_adds_up_and_the_calibration_error_is_a_share(rows)
         assert np.isnan(v) or 0.0 <= v <= 1.0
 
 
-@pytest.mark.parametrize("setup", ["compas-race", "adult-sex"])
+@pytest.mark.parametrize("setup", ["compas-race", pytest.param("adult-sex", marks=pytest.mark.slow)])
 def test_the_results_error_rates_and_calibration_are_the_models_own(setup):
     task = data.paper_task(setup)
     trained = fit_model(task, "fair-lr", target=make_target_spec("dp", 0.3), seed=0)

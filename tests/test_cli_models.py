@@ -12,16 +12,10 @@ from fairdash.cli import main
 COMPAS = ["--paper", "compas-race"]
 
 
-def run(args, capsys):
-    code = main(args)
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def test_train_then_predict(tmp_path, capsys):
+@pytest.mark.slow
+def test_train_then_predict(tmp_path, cli):
     model = tmp_path / "m.fairdash"
-    code, out, err = run(["train", *COMPAS, "--model", "fair-lr", "--pr-t", "0.45", "--out", str(model), "--json"],
-                         capsys)
+    code, out, err = cli(["train", *COMPAS, "--model", "fair-lr", "--pr-t", "0.45", "--out", str(model), "--json"])
     assert code == 0, err
     got = json.loads(out)
     # the figures named as the sweep's results file names them (opportunity: judged on the ordinary test set,
@@ -44,11 +38,12 @@ def test_train_then_predict(tmp_path, capsys):
     assert ((res["probability"] > 0.5).astype(int) == res["prediction"]).all()
 
 
-def test_sweep_writes_the_tidy_table_and_a_summary(tmp_path, capsys):
+@pytest.mark.slow
+def test_sweep_writes_the_tidy_table_and_a_summary(tmp_path, cli):
     out = tmp_path / "sweep.csv"
-    code, text, err = run(["sweep", "--data", "compas", "--s", "sex", "--s1", "Male", "--y", "two-year-recid",
+    code, text, err = cli(["sweep", "--data", "compas", "--s", "sex", "--s1", "Male", "--y", "two-year-recid",
                            "--y1", "1", "--models", "fair-lr,lr", "--pr-t", "0.3,0.5", "--repeats", "2",
-                           "--out", str(out)], capsys)
+                           "--out", str(out)])
     assert code == 0, err
     res = pd.read_csv(out)
     assert len(res) == 2 * (2 + 1)
@@ -57,9 +52,9 @@ def test_sweep_writes_the_tidy_table_and_a_summary(tmp_path, capsys):
     assert cfg["models"] == ["fair-lr", "lr"] and cfg["seeds"] == [0, 1]
 
 
-def test_sweep_eo_paper_defaults(tmp_path, capsys):
+def test_sweep_eo_paper_defaults(tmp_path, cli):
     out = tmp_path / "eo.csv"
-    code, text, err = run(["sweep", *COMPAS, "--models", "fair-lr,lr", "--repeats", "1", "--out", str(out)], capsys)
+    code, text, err = cli(["sweep", *COMPAS, "--models", "fair-lr,lr", "--repeats", "1", "--out", str(out)])
     assert code == 0, err
     res = pd.read_csv(out)
     fair = res[res.model == "fair-lr"].sort_values("target_rate")
@@ -80,14 +75,14 @@ def test_sweep_eo_paper_defaults(tmp_path, capsys):
     (["predict", "--model", "missing.fairdash", "--data", "compas", "--out", "x.csv"], "missing.fairdash"),
     (["report", "--results", "missing.csv", "--out", "r.html"], "No such results file"),
 ])
-def test_bad_input_is_one_line_with_exit_2(args, match, capsys, tmp_path, monkeypatch):
+def test_bad_input_is_one_line_with_exit_2(args, match, cli, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    code, out, err = run(args, capsys)
+    code, out, err = cli(args)
     assert code == 2, err
     assert err.startswith("error: ") and err.count("\n") == 1 and match in err
 
 
-def test_train_warns_about_a_leak_of_s_unless_s_is_seen_on_purpose(tmp_path, capsys):
+def test_train_warns_about_a_leak_of_s_unless_s_is_seen_on_purpose(tmp_path, cli):
     """Issue 19, item 13: a copy of s among the features is warned about, as a leak of y is."""
     import numpy as np
 
@@ -99,10 +94,10 @@ def test_train_warns_about_a_leak_of_s_unless_s_is_seen_on_purpose(tmp_path, cap
                   "y": rng.integers(0, 2, n)}).to_csv(path, index=False)
     args = ["train", "--data", str(path), "--s", "g", "--s1", "m", "--y", "y", "--y1", "1", "--model", "lr",
             "--out", str(tmp_path / "m.fairdash"), "--no-cache"]
-    code, _, err = run(args, capsys)
+    code, _, err = cli(args)
     assert code == 0, err
     assert "warning: 'g_code' gives s away almost exactly" in err and "--s-as-feature" in err
-    code, _, err = run([*args, "--drop", "g_code", "--s-as-feature"], capsys)
+    code, _, err = cli([*args, "--drop", "g_code", "--s-as-feature"])
     assert code == 0, err
     assert "gives s away" not in err  # the run sees s on purpose
 
@@ -117,15 +112,14 @@ def compas_model(tmp_path_factory):
     return model
 
 
-def test_predict_warns_about_unseen_categories_and_missing_values(compas_model, tmp_path, capsys):
+def test_predict_warns_about_unseen_categories_and_missing_values(compas_model, tmp_path, cli):
     raw = pd.read_csv(data.ASSETS / "compas.csv.gz").drop(columns=["race"]).head(100)
     raw.loc[:6, "age-cat"] = "Over 90"  # never seen in training
     raw.loc[10:12, "priors-count"] = None
     raw.loc[20, "sex"] = None
     path, scored = tmp_path / "raw.csv", tmp_path / "scored.csv"
     raw.to_csv(path, index=False)
-    capsys.readouterr()
-    code, out, err = run(["predict", "--model", str(compas_model), "--data", str(path), "--out", str(scored)], capsys)
+    code, out, err = cli(["predict", "--model", str(compas_model), "--data", str(path), "--out", str(scored)])
     assert code == 0, err
     lines = err.splitlines()
     assert all(ln.startswith("warning: ") for ln in lines), lines
@@ -136,14 +130,13 @@ def test_predict_warns_about_unseen_categories_and_missing_values(compas_model, 
     assert len(pd.read_csv(scored)) == 100
 
 
-def test_predict_keeps_a_tables_own_probability_and_prediction_columns(compas_model, tmp_path, capsys):
+def test_predict_keeps_a_tables_own_probability_and_prediction_columns(compas_model, tmp_path, cli):
     raw = pd.read_csv(data.ASSETS / "compas.csv.gz").drop(columns=["race"]).head(50)
     raw["Probability"] = 0.123
     raw["prediction_2"] = "theirs"
     path, scored = tmp_path / "raw.csv", tmp_path / "scored.csv"
     raw.to_csv(path, index=False)
-    capsys.readouterr()
-    code, out, err = run(["predict", "--model", str(compas_model), "--data", str(path), "--out", str(scored)], capsys)
+    code, out, err = cli(["predict", "--model", str(compas_model), "--data", str(path), "--out", str(scored)])
     assert code == 0, err
     assert "written to 'probability_3' and 'prediction_3' instead" in err
     res = pd.read_csv(scored)
@@ -152,6 +145,7 @@ def test_predict_keeps_a_tables_own_probability_and_prediction_columns(compas_mo
     assert "probability" not in res.columns
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("out", ["/sys/fairdash_scores.csv", "/proc/fairdash_scores.csv"])
 def test_out_to_a_place_that_cannot_be_written_is_one_clear_line(compas_model, out):
     proc = subprocess.run([sys.executable, "-m", "fairdash", "predict", "--model", str(compas_model),
@@ -162,6 +156,7 @@ def test_out_to_a_place_that_cannot_be_written_is_one_clear_line(compas_model, o
     assert "unexpected failure" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_a_closed_pipe_ends_quietly():
     """``rates --json | head``: the reader goes away before the JSON is written."""
     p = subprocess.Popen([sys.executable, "-m", "fairdash", "rates", *COMPAS, "--json"], stdout=subprocess.PIPE,

@@ -7,19 +7,13 @@ import pytest
 
 from fairdash import data
 from fairdash.analysis.rates import rates_readout
-from fairdash.cli import main
 
 ADULT_SEX = ["--data", "adult", "--s", "sex", "--s1", "Male", "--y", "salary", "--y1", ">50K"]
 
 
-def run(args, capsys):
-    code = main(args)
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def test_rates_json_has_every_key_and_matches_the_library(capsys):
-    code, out, err = run(["rates", *ADULT_SEX, "--pr-t", "0.3", "--json"], capsys)
+@pytest.mark.slow
+def test_rates_json_has_every_key_and_matches_the_library(cli):
+    code, out, err = cli(["rates", *ADULT_SEX, "--pr-t", "0.3", "--json"])
     assert code == 0, err
     got = json.loads(out)
     for key in ("base_rates", "group_share", "target_rate", "presets", "t", "transition", "ceiling_at_target",
@@ -37,21 +31,22 @@ def test_rates_json_has_every_key_and_matches_the_library(capsys):
     assert got == json.loads(json.dumps(rates_readout(task, target_rate=0.3)))
 
 
-def test_rates_defaults_to_the_avg_preset(capsys):
-    code, out, _ = run(["rates", *ADULT_SEX, "--json"], capsys)
+@pytest.mark.slow
+def test_rates_defaults_to_the_avg_preset(cli):
+    code, out, _ = cli(["rates", *ADULT_SEX, "--json"])
     got = json.loads(out)
     assert got["target_rate"] == pytest.approx(got["presets"]["avg"])
     assert got["presets"]["min"] < got["presets"]["avg"] < got["presets"]["max"]
 
 
-def test_rates_table_is_readable(capsys):
-    code, out, _ = run(["rates", "--paper", "compas-race", "--pr-t", "0.5"], capsys)
+def test_rates_table_is_readable(cli):
+    code, out, _ = cli(["rates", "--paper", "compas-race", "--pr-t", "0.5"])
     assert code == 0 and "Theorem 2 accuracy ceiling" in out and "Caucasian" in out
 
 
-def test_integer_label_values_match_as_text(capsys):
-    code, out, err = run(["rates", "--data", "compas", "--s", "sex", "--s1", "Male", "--y", "two-year-recid",
-                          "--y1", "1", "--json"], capsys)
+def test_integer_label_values_match_as_text(cli):
+    code, out, err = cli(["rates", "--data", "compas", "--s", "sex", "--s1", "Male", "--y", "two-year-recid",
+                          "--y1", "1", "--json"])
     assert code == 0, err
     assert abs(json.loads(out)["base_rates"]["0"] - 0.3521) < 0.01
 
@@ -67,8 +62,8 @@ def test_integer_label_values_match_as_text(capsys):
     (["rates", "--data", "adult", "--y", "salary", "--y1", ">50K"], "--s"),
     (["rates", "--frobnicate"], "unrecognized"),
 ])
-def test_bad_input_is_one_line_on_stderr_with_nonzero_exit(args, match, capsys):
-    code, out, err = run(args, capsys)
+def test_bad_input_is_one_line_on_stderr_with_nonzero_exit(args, match, cli):
+    code, out, err = cli(args)
     assert code == 2
     assert err.startswith("error: ") and err.count("\n") == 1 and match in err
     assert "Traceback" not in err
@@ -85,6 +80,7 @@ def test_bad_files_through_the_real_command(tmp_path, content):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, expected, words", [
     # measured 0.9342 and 0.6544 (issue 18 expects about 0.93 and 0.65)
     (["--data", "adult", "--s", "sex", "--s1", "Male", "--y", "salary", "--y1", ">50K", "--drop", "fnlwgt"], 0.93,
@@ -92,16 +88,16 @@ def test_bad_files_through_the_real_command(tmp_path, content):
     (["--data", "compas", "--s", "race", "--s1", "Caucasian", "--y", "two-year-recid", "--y1", "1"], 0.65,
      "a model that does not see race moves both groups together"),
 ])
-def test_rates_json_has_s_predictability(capsys, args, expected, words):
-    code, out, err = run(["rates", *args, "--json"], capsys)
+def test_rates_json_has_s_predictability(cli, args, expected, words):
+    code, out, err = cli(["rates", *args, "--json"])
     assert code == 0, err
     got = json.loads(out)
     assert got["s_predictability"] == pytest.approx(expected, abs=0.03)
-    code, out, err = run(["rates", *args], capsys)
+    code, out, err = cli(["rates", *args])
     assert code == 0 and words in out and f"AUC {got['s_predictability']:.2f}" in out
 
 
-def test_rates_names_a_joint_leak_once(tmp_path, capsys):
+def test_rates_names_a_joint_leak_once(tmp_path, cli):
     import numpy as np
     import pandas as pd
 
@@ -112,10 +108,10 @@ def test_rates_names_a_joint_leak_once(tmp_path, capsys):
     pd.DataFrame({"g": rng.choice(["f", "m"], n), "x": rng.normal(size=n), "lab_b": (lab == "b").astype(int),
                   "lab_c": (lab == "c").astype(int), "y": (lab == "a").astype(int)}).to_csv(path, index=False)
     args = ["rates", "--data", str(path), "--s", "g", "--s1", "m", "--y", "y", "--y1", "1"]
-    code, out, err = run([*args, "--json"], capsys)
+    code, out, err = cli([*args, "--json"])
     assert code == 0, err
     assert sorted(x["column"] for x in json.loads(out)["leaks"]) == ["lab_b", "lab_c"]
-    code, out, err = run(args, capsys)
+    code, out, err = cli(args)
     assert out.count("give y away together") == 1
 
 

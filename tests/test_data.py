@@ -51,6 +51,7 @@ def test_split_is_stratified_and_balanced_test_set_is_balanced(adult_task):
     assert np.array_equal(again.balanced_test, b)
 
 
+@pytest.mark.slow
 def test_preprocessing_is_fitted_on_training_rows_only(adult_task):
     task = adult_task
     arrays = data.prepare_arrays(task, data.split_task(task, seed=0))
@@ -170,6 +171,7 @@ def test_empty_label_column_is_a_clear_error():
         data.build_task(df, data.TaskSpec("g", "y", ("b",), ("1",)))
 
 
+@pytest.mark.slow
 def test_readout_keys_and_values(adult_task):
     task = adult_task
     out = rates_readout(task, target_rate=0.3)
@@ -182,6 +184,7 @@ def test_readout_keys_and_values(adult_task):
     assert out["ceiling_at_target"] == pytest.approx(1 - p0 * abs(0.3 - r0) - (1 - p0) * abs(0.3 - r1))
 
 
+@pytest.mark.slow
 def test_split_arrays_are_remembered_per_live_task_and_seed(monkeypatch):
     import gc
 

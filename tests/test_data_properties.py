@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -94,6 +95,7 @@ def check_task(task: data.Task) -> None:
     assert all(isinstance(w, str) for w in task.warnings)
 
 
+@pytest.mark.slow
 @settings(**SETTINGS)
 @given(st.data())
 def test_build_task_builds_a_task_or_raises_fairdash_error(draw):
@@ -117,6 +119,7 @@ def test_build_task_builds_a_task_or_raises_fairdash_error(draw):
         assert all(0 < r < 1 for r in out["base_rates"].values())
 
 
+@pytest.mark.slow
 @settings(**SETTINGS)
 @given(tables(), st.data())
 def test_profile_and_clean_never_fail(df, draw):
@@ -142,6 +145,7 @@ def _is_table_or_error(raw, name="upload.csv"):
     return df
 
 
+@pytest.mark.slow
 @settings(**SETTINGS)
 @given(st.binary(max_size=3000))
 def test_read_table_on_random_bytes(raw):
@@ -153,6 +157,7 @@ CSV_PIECES = st.sampled_from([",", ";", "\t", "|", "\n", "\r\n", '"', "'", " ", 
                               "\ufeff", "<", "{", "x,y\n", "1,2\n"])
 
 
+@pytest.mark.slow
 @settings(**SETTINGS)
 @given(st.lists(CSV_PIECES, max_size=200).map("".join), st.sampled_from(["utf-8", "cp1252", "utf-16"]))
 def test_read_table_on_random_csv_like_text(text, encoding):
@@ -160,6 +165,7 @@ def test_read_table_on_random_csv_like_text(text, encoding):
     _is_table_or_error(raw)
 
 
+@pytest.mark.slow
 @settings(**SETTINGS)
 @given(tables(), st.sampled_from([",", ";", "\t", "|"]), st.sampled_from(["utf-8", "cp1252", "utf-16"]))
 def test_written_tables_read_back_or_give_fairdash_error(df, sep, encoding):
@@ -169,6 +175,7 @@ def test_written_tables_read_back_or_give_fairdash_error(df, sep, encoding):
     _is_table_or_error(text.encode(encoding, errors="replace"))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(tables())
 def test_written_parquet_and_excel_read_back_or_give_fairdash_error(df):

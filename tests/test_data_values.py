@@ -101,6 +101,7 @@ VALUES = st.sampled_from(["a", "b", "c", "Femme", "Homme", "x y"])
 PAD = st.sampled_from(["", " ", "  "])
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(VALUES, PAD), min_size=6, max_size=30), st.data())
 def test_group_names_partition_the_values(rows, draw):

@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairdash import data
-from fairdash.cli import main
 from fairdash.errors import FairDashError
 from fairdash.evaluation.gaps import group_gaps, moved_away_summary
 from fairdash.files.export import load_model, save_model
@@ -32,16 +31,10 @@ def adult_at_030(adult_task):
             for rule in ("threshold", "overall-rate", "group-rates")}
 
 
-def run(args, capsys):
-    capsys.readouterr()
-    code = main(args)
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 # --------------------------------------------------------------------------------------------------
 # The maths of the cuts
 # --------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=200, unique=True), st.floats(0, 1))
 def test_a_cut_gives_the_asked_share_of_distinct_scores(scores, rate):
@@ -110,6 +103,7 @@ def test_gaps_are_signed_and_the_worst_is_named():
 # --------------------------------------------------------------------------------------------------
 # Adult, s = sex, PR_t = 0.30, seed 0, on the population
 # --------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_adult_threshold_keeps_todays_numbers_and_names_the_worst_group(adult_at_030):
     m = adult_at_030["threshold"].metrics
     # the figures, to within 0.002: another device or BLAS fits FairLR a hair differently (on an H100,
@@ -172,29 +166,30 @@ def test_compas_fair_lr_moves_caucasians_away_and_group_rates_lands_on_target(co
     assert row["decides_with_s"] and "decides with s" in row["label"]
 
 
-def test_cli_summaries_say_who_moved_away(capsys, tmp_path):
-    code, out, err = run(["sweep", *COMPAS_RACE, "--pr-t", "0.401", "--models", "fair-lr,lr",
-                          "--out", str(tmp_path / "r.csv")], capsys)
+def test_cli_summaries_say_who_moved_away(cli, tmp_path):
+    code, out, err = cli(["sweep", *COMPAS_RACE, "--pr-t", "0.401", "--models", "fair-lr,lr",
+                          "--out", str(tmp_path / "r.csv")])
     assert code == 0, err
     assert "FairLR moved Caucasian away from its target" in out
     csv = pd.read_csv(tmp_path / "r.csv")
     assert {"pop_gap_0", "pop_gap_1", "pop_worst_gap", "pop_worst_gap_group", "bal_worst_gap", "decision",
             "decides_with_s", "moved_away"} <= set(csv.columns)
-    code, out, err = run(["train", *COMPAS_RACE, "--pr-t", "0.401", "--model", "fair-lr", "--json",
-                          "--out", str(tmp_path / "m.fairdash")], capsys)
+    code, out, err = cli(["train", *COMPAS_RACE, "--pr-t", "0.401", "--model", "fair-lr", "--json",
+                          "--out", str(tmp_path / "m.fairdash")])
     assert code == 0, err
     got = json.loads(out)
     assert got["pop_worst_gap_group"] == "Caucasian" and "Caucasian away" in got["moved_away"]
 
 
-def test_cli_predict_without_s_on_a_model_that_decides_with_s_exits_2(capsys, tmp_path):
-    code, _, err = run(["train", *COMPAS_RACE, "--pr-t", "0.401", "--model", "lr", "--decision", "group-rates",
-                        "--out", str(tmp_path / "g.fairdash")], capsys)
+@pytest.mark.slow
+def test_cli_predict_without_s_on_a_model_that_decides_with_s_exits_2(cli, tmp_path):
+    code, _, err = cli(["train", *COMPAS_RACE, "--pr-t", "0.401", "--model", "lr", "--decision", "group-rates",
+                        "--out", str(tmp_path / "g.fairdash")])
     assert code == 0, err
     table = data.load_sample("compas").head(60)
     table.drop(columns=["race"]).to_csv(tmp_path / "no_s.csv", index=False)
-    code, _, err = run(["predict", "--model", str(tmp_path / "g.fairdash"), "--data", str(tmp_path / "no_s.csv"),
-                        "--out", str(tmp_path / "o.csv")], capsys)
+    code, _, err = cli(["predict", "--model", str(tmp_path / "g.fairdash"), "--data", str(tmp_path / "no_s.csv"),
+                        "--out", str(tmp_path / "o.csv")])
     errors = [ln for ln in err.splitlines() if not ln.startswith("warning: ")]
     assert code == 2 and len(errors) == 1 and "decides with s" in errors[0] and "'race'" in errors[0]
 
@@ -207,12 +202,13 @@ def test_the_rule_is_part_of_the_run_configuration(compas_task):
     assert "--decision overall-rate" in back.cli_command() and "--agarwal-bound 0.01" in back.cli_command()
 
 
-def test_agarwal_bound_is_checked(capsys, tmp_path):
-    code, _, err = run(["sweep", *COMPAS_RACE, "--models", "lr", "--agarwal-bound", "0.01",
-                        "--out", str(tmp_path / "r.csv")], capsys)
+@pytest.mark.slow
+def test_agarwal_bound_is_checked(cli, tmp_path):
+    code, _, err = cli(["sweep", *COMPAS_RACE, "--models", "lr", "--agarwal-bound", "0.01",
+                        "--out", str(tmp_path / "r.csv")])
     assert code == 2 and "agarwal model only" in err
-    code, _, err = run(["sweep", *COMPAS_RACE, "--models", "agarwal", "--agarwal-bound", "0",
-                        "--out", str(tmp_path / "r.csv")], capsys)
+    code, _, err = cli(["sweep", *COMPAS_RACE, "--models", "agarwal", "--agarwal-bound", "0",
+                        "--out", str(tmp_path / "r.csv")])
     assert code == 2 and "(0, 1]" in err
 
 
@@ -230,6 +226,7 @@ def test_fit_model_and_run_experiment_take_the_target_spec_only(compas_task):
 # --------------------------------------------------------------------------------------------------
 # The threshold optimizer (post-processing, decides with s)
 # --------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_threshold_optimizer_reaches_parity_on_adult_and_matches_fairlearn(adult_task, tmp_path):
     from fairlearn.postprocessing import ThresholdOptimizer
     from sklearn.linear_model import LogisticRegression
@@ -294,6 +291,7 @@ def test_a_model_that_is_too_good_is_flagged(tmp_path, capsys):
     assert any("too good" in n and "leak" in n for n in result_notes(res))
 
 
+@pytest.mark.slow
 def test_the_results_file_says_where_each_column_was_measured_and_older_files_still_read(compas_task, tmp_path):
     from fairdash.files.export import results_csv
     from fairdash.files.results_file import RESULTS_FORMAT, from_file, to_file
@@ -321,6 +319,7 @@ def test_the_results_file_says_where_each_column_was_measured_and_older_files_st
         from_file(pd.read_csv(path).assign(results_format=9))
 
 
+@pytest.mark.slow
 def test_the_report_says_what_a_model_blind_to_s_can_do(compas_task):
     from fairdash.analysis.rates import rates_readout
     from fairdash.report import build_report

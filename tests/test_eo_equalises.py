@@ -28,6 +28,7 @@ def test_one_pr_t_gives_every_group_the_same_tpr_target():
     np.testing.assert_allclose(explicit.group, [0.9, 0.9])
 
 
+@pytest.mark.slow
 def test_compas_race_eo_group_rates_equalises_tpr_above_the_majority_class(compas_task):
     spec = make_target_spec("eo", 0.401, decision="group-rates")
     r = run_experiment(ExperimentPlan(compas_task, ["lr"], seeds=range(5), target=spec)).results

@@ -18,6 +18,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fairdash.models.registry import MODELS
 
+pytestmark = pytest.mark.slow
+
 # The smallest settings that keep each check's meaning (the checks fit dozens of times on tiny data; issue 28
 # item 7): one epoch of FairGP/GP still runs the whole training loop (minibatch ELBO, best-epoch state, n_iter_);
 # Agarwal's exponentiated gradient with 2 iterations still updates its multipliers and mixes best responses;

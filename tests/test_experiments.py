@@ -32,6 +32,7 @@ def test_rerun_is_answered_by_the_cache(compas_task, tmp_path):
     pd.testing.assert_frame_equal(first[cols], again[cols])
 
 
+@pytest.mark.slow
 def test_parallel_run_gives_the_same_table(compas_task):
     serial = run_experiment(ExperimentPlan(compas_task, ["fair-lr", "lr"], [0.4], [0, 1]), n_jobs=1).results
     parallel = run_experiment(ExperimentPlan(compas_task, ["fair-lr", "lr"], [0.4], [0, 1]), n_jobs=2).results
@@ -56,6 +57,7 @@ def test_fit_model_predicts_raw_tables(compas_task, compas_table):
     assert trained.transition_table.target_rates[0] == pytest.approx(0.45)
 
 
+@pytest.mark.slow
 def test_code_version_is_per_model_so_a_change_retrains_only_that_model(tmp_path, monkeypatch):
     """Issue 4: after editing one model's module, only that model's cache keys change."""
     import hashlib
@@ -97,6 +99,7 @@ def test_progress_moves_within_each_fit_and_ends_at_one(compas_task):
     assert len(seen) > 3  # the model reports inside its fit, not only once per fit
 
 
+@pytest.mark.slow
 def test_a_repeated_request_skips_the_fit_and_the_scoring(compas_task, tmp_path, monkeypatch):
     import fairdash.work.measure as E  # what scored calls
 

@@ -139,6 +139,7 @@ def exported(compas_600, tmp_path_factory):
     return expected, {k: got[k] for k in got.files}, errors, load_errors, skipped
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(MODELS))
 def test_round_trip_in_a_fresh_process(name, exported):
     expected, got, fit_errors, load_errors, skipped = exported
@@ -451,6 +452,7 @@ def test_a_model_trained_on_a_gpu_loads_and_predicts_on_the_cpu(fair_lr, compas_
     np.testing.assert_array_equal(m.predict_proba(X), fair_lr.predict_proba(X))
 
 
+@pytest.mark.slow
 def test_a_flipped_byte_anywhere_is_a_clear_refusal(fair_lr_bytes):
     """Found while working on issue 19: a byte flipped inside a deflated member raised zlib.error (a
     traceback) instead of a refusal; test_tampered_file_is_refused hit it now and then, as the file's

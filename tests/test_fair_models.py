@@ -10,6 +10,8 @@ from fairdash.models.fair_gp import GP, FairGP, stratified_rows
 from fairdash.models.fair_lr import LR, FairLR
 from fairdash.targeting.target_spec import make_target_spec
 
+pytestmark = pytest.mark.slow
+
 CUDA = pytest.mark.skipif(
     not torch.cuda.is_available(), reason="no CUDA GPU on this machine; the CUDA path is exercised where one is"
 )

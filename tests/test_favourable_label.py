@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from fairdash import data
-from fairdash.cli import main
 from fairdash.data.meaning import (
     ASSUMED,
     READ,
@@ -21,6 +20,7 @@ from fairdash.data.meaning import (
 from fairdash.errors import FairDashError
 from fairdash.targeting import targets
 
+import app_state
 from test_app import _always_run_the_frame, _cpu, _new_app, _ok, _shown, _sidebar  # noqa: F401 (autouse fixtures)
 
 MODEL_FILES = Path(__file__).parent / "data" / "model_files"
@@ -107,14 +107,9 @@ def test_the_report_names_the_disadvantaged_group_from_the_meaning():
 # --------------------------------------------------------------------------------------------------
 # The command line
 # --------------------------------------------------------------------------------------------------
-def run(args, capsys):
-    code = main(args)
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def test_the_command_line_says_it_and_takes_positive_is(capsys, tmp_path):
-    code, out, err = run(["rates", "--paper", "compas-race", "--pr-t", "0.4"], capsys)
+@pytest.mark.slow
+def test_the_command_line_says_it_and_takes_positive_is(cli, tmp_path):
+    code, out, err = cli(["rates", "--paper", "compas-race", "--pr-t", "0.4"])
     assert code == 0, err
     assert ("Positive label (y = 1): two-year-recid = 1, unfavourable for the person; the disadvantaged group is "
             "Non-Caucasian (highest base rate).") in out, out
@@ -122,29 +117,29 @@ def test_the_command_line_says_it_and_takes_positive_is(capsys, tmp_path):
     path = tmp_path / "upload.csv"
     data.load_sample("compas").to_csv(path, index=False)
     table = ["--data", str(path), *COMPAS_RACE[2:]]
-    code, out, _ = run(["rates", *table, "--pr-t", "0.4"], capsys)
+    code, out, _ = cli(["rates", *table, "--pr-t", "0.4"])
     assert "favourable for the person (assumed), --positive-is to say otherwise; the disadvantaged group is " \
            "Caucasian (lowest base rate)." in out, out
     for extra in (["--positive-is", "unfavourable"], ["--positive-is", "Unfavorable"],
                   ["--positive-meaning", "rearrested within two years"]):
-        code, out, err = run(["rates", *table, "--pr-t", "0.4", *extra], capsys)
+        code, out, err = cli(["rates", *table, "--pr-t", "0.4", *extra])
         assert code == 0, err
         assert "the disadvantaged group is Non-Caucasian (highest base rate)." in out, (extra, out)
-    code, out, _ = run(["rates", *table, "--json"], capsys)
+    code, out, _ = cli(["rates", *table, "--json"])
     import json
 
     got = json.loads(out)
     assert got["positive_favourable"] is True and got["disadvantaged_group"] == "1"
     # the bundled sample by name carries its own answer
-    code, out, _ = run(["rates", *COMPAS_RACE, "--json"], capsys)
+    code, out, _ = cli(["rates", *COMPAS_RACE, "--json"])
     assert json.loads(out)["positive_favourable"] is False and json.loads(out)["disadvantaged_group"] == "0"
 
 
-def test_a_bad_positive_is_is_one_line(capsys):
-    code, out, err = run(["rates", *COMPAS_RACE, "--positive-is", "bad"], capsys)
+def test_a_bad_positive_is_is_one_line(cli):
+    code, out, err = cli(["rates", *COMPAS_RACE, "--positive-is", "bad"])
     assert code == 2 and out == ""
     assert err.strip().count("\n") == 0 and "--positive-is must be favourable or unfavourable" in err, err
-    code, _, err = run(["rates", "--paper", "adult-sex", "--positive-is", "unfavourable"], capsys)
+    code, _, err = cli(["rates", "--paper", "adult-sex", "--positive-is", "unfavourable"])
     assert code == 2 and "fixes the task" in err, err
     with pytest.raises(FairDashError):
         parse_positive_is("maybe")
@@ -187,12 +182,12 @@ def test_the_data_page_asks_and_the_words_follow():
     at.radio(key="positive_is").set_value("favourable").run()
     _ok(at)
     assert "Caucasian is the disadvantaged group: it has the lowest base rate." in _caption(at), _caption(at)
-    assert at.session_state["fd_spec"].positive_favourable is True
+    assert app_state.get(at, "spec").positive_favourable is True
     # typing a meaning answers the question where the words say so
     at.text_input(key="positive_meaning").set_value("defaulted on a loan").run()
     _ok(at)
     assert at.radio(key="positive_is").value == "unfavourable"
-    assert at.session_state["fd_spec"].positive_favourable is False
+    assert app_state.get(at, "spec").positive_favourable is False
 
 
 # --------------------------------------------------------------------------------------------------
@@ -224,6 +219,7 @@ def test_target_gap_is_the_mean_gap_of_the_criterions_rate():
     assert "|pop TPR_s - target TPR| under equality of opportunity" in source
 
 
+@pytest.mark.slow
 def test_an_upload_asks_plainly_and_assumes_nothing():
     """Issue 36, item 5: an upload whose label's words say nothing is asked, not assumed: the question has no
     answer, the Use button waits for one and no group is called disadvantaged; the label's own words
@@ -248,7 +244,7 @@ def test_an_upload_asks_plainly_and_assumes_nothing():
     assert at.radio(key="positive_is").value == "unfavourable"
     at.button(key="confirm_task").click().run()
     _ok(at)
-    assert at.session_state["fd_spec"].positive_favourable is False
+    assert app_state.get(at, "spec").positive_favourable is False
     assert "is the disadvantaged group: it has the highest base rate" in _caption(at), _caption(at)
     # the label's own name says it: two-year-recid is a rearrest, unfavourable, read from its words
     at = _upload(_new_app(), "people.csv", table)

@@ -134,6 +134,7 @@ def test_a_read_only_cache_directory_is_warned_once(tmp_path):
         directory.chmod(0o755)
 
 
+@pytest.mark.slow
 def test_code_versions_never_build_python_parse_trees(monkeypatch):
     """Python 3.11 keeps the recursion depth of its parse-tree conversion in state that threads share: a
     training's code version computed while Streamlit parsed a page in another thread (its "magic") failed
@@ -165,6 +166,7 @@ def test_code_versions_never_build_python_parse_trees(monkeypatch):
     assert got == want and len(set(got)) > 2
 
 
+@pytest.mark.slow
 def test_code_versions_are_computed_safely_by_threads_at_once():
     """Trainings started together in the dashboard's threads each compute the code version of their models
     (one of six trainings at once once failed with "SystemError: AST constructor recursion depth mismatch",

@@ -79,6 +79,7 @@ def test_a_run_carries_every_interval_on_both_sets_and_the_file_keeps_them(compa
             and (s["pop_accuracy_mean"] < s["pop_accuracy_hi"]).all())
 
 
+@pytest.mark.slow
 def test_the_price_carries_the_interval_of_its_splits_prices(compas_task):
     from fairdash.evaluation.blindness import price_sentences, price_table
 

@@ -9,6 +9,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "fairdash"
 PREFIX_HOME = {PKG / "evaluation" / "metric_table.py"}
@@ -58,6 +60,7 @@ def _found(check, homes, pending=None) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_no_prefixed_column_is_written_outside_the_metric_table():
     found = _found(prefix_literals, PREFIX_HOME, PENDING_PREFIXES)
     assert not found, found

@@ -53,6 +53,7 @@ def test_summarize_mean_and_std():
     assert format_mean_std(float("nan"), 0.1) == "n/a"
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.integers(min_value=0, max_value=10_000), st.integers(min_value=2, max_value=4))
 def test_group_metrics_equal_fairlearns_metric_frame(seed, n_groups):

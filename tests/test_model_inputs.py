@@ -33,6 +33,7 @@ def fitted():
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(MODELS))
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_predict_refuses_non_finite_rows_as_fit_does(fitted, name, bad):

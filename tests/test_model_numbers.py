@@ -21,6 +21,8 @@ from fairdash.models.core.state import load_state, model_from_state
 
 import golden_fits as G
 
+pytestmark = pytest.mark.slow
+
 DATA = Path(__file__).parent / "data"
 OLD = np.load(DATA / "golden_predictions.npz")  # the fits of commit 0542f69's code (AMD EPYC)
 OLD_INTEL = DATA / "cross-cpu" / "intel-xeon-skylakex" / "golden_predictions.npz"  # commit 851a3a1, Intel Xeon

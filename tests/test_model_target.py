@@ -109,6 +109,7 @@ def test_a_fit_leaves_the_global_random_state_alone():
     np.testing.assert_array_equal(p1, p2)
 
 
+@pytest.mark.slow
 def test_importing_fairdash_installs_no_warnings_filter():
     code = ("import warnings, numpy, scipy.special, torch, sklearn, gpytorch; before = list(warnings.filters); "
             "import fairdash.device, fairdash.work.fit_cache, fairdash.progress, fairdash.models.fair_lr, "
@@ -117,6 +118,7 @@ def test_importing_fairdash_installs_no_warnings_filter():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+@pytest.mark.slow
 def test_a_read_only_matrix_trains_without_torch_warning():
     """torch warns about a read-only array once per process, so this runs in a fresh one."""
     code = """

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from fairdash.evaluation.gaps import (
     CANNOT_TELL,
@@ -47,6 +48,7 @@ def test_a_post_processing_model_is_compared_with_plain_lr_under_the_papers_rule
     assert mark_moves(res).loc[0, "pop_moved_0"] == "toward"
 
 
+@pytest.mark.slow
 def test_compas_threshold_optimizer_moves_caucasians_toward_0401(compas_task):
     r = run_experiment(ExperimentPlan(compas_task, ["lr", "threshold-optimizer", "agarwal"], [0.401], [0],
                                       target=make_target_spec("dp", 0.401))).results
@@ -54,6 +56,7 @@ def test_compas_threshold_optimizer_moves_caucasians_toward_0401(compas_task):
     assert compas_task.group_names[1] == "Caucasian" and row["pop_moved_1"] == "toward"
 
 
+@pytest.mark.slow
 def test_compas_eo_overall_rate_fairlr_says_no_move_away_over_five_repeats(compas_task):
     r = run_experiment(ExperimentPlan(compas_task, ["fair-lr", "lr"], [0.401], range(5),
                                       target=make_target_spec("eo", 0.401, decision="overall-rate"))).results

@@ -22,6 +22,8 @@ from fairdash._version import SAME_NUMBERS_BOUND
 
 import golden_numbers
 
+pytestmark = pytest.mark.slow
+
 DATA = Path(__file__).parent / "data"
 TOL = 1e-9
 NOT_COMPARED = {"fit_seconds", "fitted_at", "device"}

@@ -56,6 +56,7 @@ def test_race_is_one_multi_group_s_and_its_indicators_leave_the_default_features
     assert {leak["column"] for leak in leaks if leak["of"] == "s"} >= {"Race_Asian", "Race_Black"}, leaks
 
 
+@pytest.mark.slow
 def test_the_command_line_takes_the_prefix_as_s(law):
     path, _, _ = law
     out = subprocess.run([sys.executable, "-m", "fairdash", "rates", "--data", str(path), "--s", "Race", "--s-multi",

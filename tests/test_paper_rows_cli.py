@@ -31,6 +31,7 @@ def small_adult(monkeypatch, adult_table):
     return small
 
 
+@pytest.mark.slow
 def test_table_1_rows_through_the_command_line_are_the_library_numbers(small_adult, tmp_path, capsys):
     out = tmp_path / "t1.csv"
     code = main(["sweep", "--paper", "adult-sex", "--models", ",".join(ROWS), "--pr-t", "0.3", "--repeats", "1",
@@ -47,6 +48,7 @@ def test_table_1_rows_through_the_command_line_are_the_library_numbers(small_adu
             assert cli.loc[m, col] == pytest.approx(lib.loc[m, col], abs=1e-9, nan_ok=True), (m, col)
 
 
+@pytest.mark.slow
 def test_zafar_accuracy_row_of_table_1_through_the_command_line(tmp_path, capsys):
     """Issue 27's measure: PR ratio at least 0.61 at accuracy at least 0.83 over 3 repeats (measured 0.777 +-
     0.039 at 0.832 +- 0.021; before the fix 0.373 +- 0.016 at 0.912, the standardised columns' solution)."""

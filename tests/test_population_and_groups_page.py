@@ -69,6 +69,7 @@ def _train(at, models=("fair-lr", "lr")):
     assert not _errors(at), _errors(at)
 
 
+@pytest.mark.slow
 def test_three_groups_and_an_intersection_train_and_plot(adult_table_12k):
     at = _upload(_new_app(), "adult3000.csv", adult_table_12k)
     at.selectbox(key="s_column").set_value("race").run()
@@ -108,6 +109,7 @@ def test_three_groups_and_an_intersection_train_and_plot(adult_table_12k):
     assert len(_figure_titles(at)) == 3 + _target_views(app_state.get(at, "run").results) + 1
 
 
+@pytest.mark.slow
 def test_population_and_balanced_views_on_compare_and_in_the_report(adult_table_12k):
     at = _upload(_new_app(), "adult3000.csv", adult_table_12k)
     _use(at)  # answering first where the page asks whether a positive label is favourable
@@ -128,12 +130,13 @@ def test_population_and_balanced_views_on_compare_and_in_the_report(adult_table_
     assert "on the population (the ordinary test set" in text and "on the paper's balanced test set" in text
 
 
+@pytest.mark.slow
 def test_two_runs_show_together_and_the_history_clears(adult_table_12k):
     at = _upload(_new_app(), "adult3000.csv", adult_table_12k)
     _use(at)  # answering first where the page asks whether a positive label is favourable
     _train(at, ("lr",))
     at.switch_page("pages/target.py").run()
-    at.slider(key="pr_t_slider").set_value(0.3).run()
+    app_state.pr_t_slider(at).set_value(0.3).run()
     _train(at, ("fair-lr",))
     assert [r.number for r in app_state.get(at, "runs")] == [1, 2]
     at.switch_page("pages/compare.py").run()

@@ -23,12 +23,14 @@ def sweep(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_sweep_runs_models_times_rules_and_prices_blindness(sweep, capsys):
     res = pd.read_csv(sweep)
     assert set(zip(res["model"], res["decision"])) >= {("lr", "group-rates"), ("target-reduction", "threshold")}
     assert "price_of_blindness" in res.columns and res["price_of_blindness"].notna().any()
 
 
+@pytest.mark.slow
 def test_the_report_has_the_price_sentence_and_the_frontier_figure(sweep, tmp_path):
     out = tmp_path / "report.html"
     assert cli.main(["report", "--results", str(sweep), "--out", str(out)]) == 0
@@ -44,6 +46,7 @@ def test_a_results_table_without_a_with_s_rule_gets_no_price_column(tmp_path):
     assert "price_of_blindness" not in pd.read_csv(out).columns
 
 
+@pytest.mark.slow
 def test_train_json_carries_the_price(tmp_path, capsys):
     assert cli.main(["train", *COMPAS, "--model", "lr", "--pr-t", "0.401", "--decision", "group-rates",
                      "--no-cache", "--json", "--out", str(tmp_path / "m.fairdash")]) == 0
@@ -53,6 +56,7 @@ def test_train_json_carries_the_price(tmp_path, capsys):
         assert got["price_of_blindness"] == pytest.approx(got["pop_with_s_accuracy"] - got["pop_blind_accuracy"])
 
 
+@pytest.mark.slow
 def test_compare_shows_the_price_sentence_and_the_frontier(sweep, monkeypatch):
     from fairdash.targeting.target_spec import make_target_spec
     from fairdash.work.experiments import ExperimentPlan, run_experiment
@@ -73,6 +77,7 @@ def test_compare_shows_the_price_sentence_and_the_frontier(sweep, monkeypatch):
     assert any("fig_frontier" in c.proto.id for c in at.get("plotly_chart"))
 
 
+@pytest.mark.slow
 def test_the_sweeps_configuration_keeps_every_rule(sweep):
     from fairdash.files.run_spec import RunSpec
 

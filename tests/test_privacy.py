@@ -39,6 +39,7 @@ def _train(at, models, repeats=1):
     return app_state.get(at, "run")
 
 
+@pytest.mark.slow
 def test_an_upload_trains_without_writing_to_disk_and_forget_deletes_it(private_csv):
     at = _upload(_new_app(), "private.csv", private_csv)
     at.button(key="confirm_task").click().run()
@@ -73,6 +74,7 @@ def test_an_upload_trains_without_writing_to_disk_and_forget_deletes_it(private_
     assert at.query_params["session"] != [token] and at.query_params["session"] != token
 
 
+@pytest.mark.slow
 def test_the_bundled_samples_keep_the_disk_cache():
     at = _new_app()
     before = _files()

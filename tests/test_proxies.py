@@ -367,6 +367,7 @@ def test_three_columns_that_together_give_s_away_are_named():
     assert separability.separability(task, "y") < 0.6  # y is noise
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setup, spec, expected", [
     # measured 0.9342 and 0.6544 (seed-0 training split, at most 10,000 rows stratified by s and y, 5 folds)
     ("adult", data.TaskSpec("sex", "salary", ("Male",), (">50K",), drop=("fnlwgt",)), 0.93),
@@ -383,6 +384,7 @@ def test_s_predictability_on_the_samples(setup, spec, expected):
     assert separability.s_predictability(seen) == got  # s itself is never one of the features it uses
 
 
+@pytest.mark.slow
 def test_s_predictability_reads_the_whole_training_split(adult_task):
     """Issue 27, item 4: on a 10,000-row subset it was 0.029 low on Adult with race's 5 groups (0.7387
     against 0.7673 on all 36,177 training rows); it now reads every training row."""

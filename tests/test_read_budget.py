@@ -71,6 +71,7 @@ def gzip_bomb(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_gzip_expanding_to_780_mb_is_refused_by_the_command_line_in_little_memory(gzip_bomb):
     assert gzip_bomb.stat().st_size < 3 * 2**20
     text, peak, seconds = _cli_refusal(gzip_bomb)
@@ -103,6 +104,7 @@ def parquet_bomb(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_parquet_file_that_becomes_gigabytes_is_refused_from_its_footer(parquet_bomb):
     assert parquet_bomb.stat().st_size < 5 * 2**20
     rows, estimate = budget.parquet_estimate(parquet_bomb.read_bytes())

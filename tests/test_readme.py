@@ -8,6 +8,7 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 @pytest.mark.slow
+@pytest.mark.slow
 def test_the_readme_python_section_runs():
     text = README.read_text(encoding="utf-8")
     section = text[text.index("## Python\n"):text.index("\n## ", text.index("## Python\n") + 5)]

@@ -232,6 +232,7 @@ def test_the_dashboard_forgets_the_samples_description_when_a_table_is_uploaded(
     assert app_state.get(at, "table_desc") == ""
 
 
+@pytest.mark.slow
 def test_a_report_of_several_runs_prices_deciding_without_s_and_refuses_two_tasks(adult_task, compas_task):
     """The Compare page's report of its shown runs (issue 26, item 2): one run with a rule deciding with s and
     one blind run of the same task are priced together in one report; runs of two tasks are refused."""

@@ -90,6 +90,7 @@ def test_population_accuracy_below_the_majority_class_is_flagged():
     assert "below_majority" not in flag_below_majority(res, {0: 0.5}).columns  # nothing to flag: no column
 
 
+@pytest.mark.slow
 def test_agarwal_with_group_rates_on_adult_reaches_030_or_says_so(adult_task):
     r = run_experiment(ExperimentPlan(adult_task, ["agarwal"], [0.3], [0],
                                       target=make_target_spec("dp", 0.3, decision="group-rates"))).results.iloc[0]

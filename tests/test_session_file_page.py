@@ -3,6 +3,7 @@ offers "Save this session"; the Data page's "Open a session file" restores, in a
 the first, the same table, task, target and runs with the same numbers; an altered file is refused in one line
 and changes nothing."""
 import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from fairdash.app import state
@@ -29,6 +30,7 @@ def _open(at: AppTest, name: str, raw: bytes) -> AppTest:
     return at
 
 
+@pytest.mark.slow
 def test_a_saved_session_opens_in_another_session_with_the_same_table_target_and_runs():
     first = _new_app()
     _train_lr(first, pr_t=0.3)
@@ -52,7 +54,7 @@ def test_a_saved_session_opens_in_another_session_with_the_same_table_target_and
     assert after.table_id.startswith("upload:")  # whatever the file says, its table is treated as personal data
     other.switch_page("pages/target.py").run()
     _ok(other)
-    assert other.slider(key=state.PR_T_SLIDER).value == 0.3  # the Target page shows the file's target
+    assert app_state.pr_t_slider(other).value == 0.3  # the Target page shows the file's target
     for page in ("pages/compare.py", "pages/export.py", "pages/audit.py"):
         other.switch_page(page).run()
         _ok(other)

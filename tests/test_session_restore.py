@@ -54,7 +54,7 @@ def _notes(at) -> list[str]:
 def _train_lr(at, pr_t=None):
     if pr_t is not None:
         at.switch_page("pages/target.py").run()
-        at.slider(key="pr_t_slider").set_value(pr_t).run()
+        app_state.pr_t_slider(at).set_value(pr_t).run()
     at.switch_page("pages/train.py").run()
     at.multiselect(key="train_models").set_value(["lr"]).run()
     at.button(key="train_button").click().run(timeout=300)
@@ -75,6 +75,7 @@ def test_the_url_carries_the_session_and_the_target():
     assert url["criterion"] == "dp" and float(url["pr_t"]) == pytest.approx(app_state.pr_t(at))
 
 
+@pytest.mark.slow
 def test_a_reload_returns_to_the_same_session_under_the_same_token(one_browser):
     a = _new_app()
     a.selectbox(key="sample_choice").set_value("compas").run()
@@ -100,6 +101,7 @@ def test_a_reload_returns_to_the_same_session_under_the_same_token(one_browser):
     assert _url(d)["session"] != url["session"]
 
 
+@pytest.mark.slow
 def test_the_owners_address_in_another_browser_gives_nothing_and_says_to_ask_for_a_snapshot(one_browser):
     owner = _new_app()
     owner.selectbox(key="sample_choice").set_value("compas").run()
@@ -123,6 +125,7 @@ def test_the_owners_address_in_another_browser_gives_nothing_and_says_to_ask_for
     assert _notes(again) == [LINK_FOREIGN] and not app_state.get(again, "runs")
 
 
+@pytest.mark.slow
 def test_a_snapshot_is_a_frozen_copy_never_connected_to_its_owner(one_browser):
     owner = _new_app()
     _train_lr(owner, pr_t=0.333)
@@ -151,6 +154,7 @@ def test_a_snapshot_is_a_frozen_copy_never_connected_to_its_owner(one_browser):
     assert [r.number for r in app_state.get(late, "runs")] == [1] and app_state.pr_t(late) == pytest.approx(0.333)
 
 
+@pytest.mark.slow
 def test_forget_deletes_the_session_and_its_snapshots_and_every_address_says_so(one_browser):
     owner = _new_app()
     _train_lr(owner, pr_t=0.333)
@@ -176,6 +180,7 @@ def test_forget_deletes_the_session_and_its_snapshots_and_every_address_says_so(
     assert [r.number for r in app_state.get(theirs, "runs")] == [1]
 
 
+@pytest.mark.slow
 def test_an_unknown_malformed_or_old_token_starts_a_fresh_session(one_browser):
     store = session._sessions()
     for token, note in ((store.boot + "y" * 22, LINK_UNKNOWN), ("x" * 22, LINK_RESTARTED),
@@ -189,6 +194,7 @@ def test_an_unknown_malformed_or_old_token_starts_a_fresh_session(one_browser):
     assert _url(at)["session"] and not _notes(at)
 
 
+@pytest.mark.slow
 def test_a_5_mb_upload_survives_four_reloads_with_50_mb_for_sessions(one_browser, monkeypatch):
     monkeypatch.setenv("FAIRDASH_SESSIONS_MB", "50")
     session._sessions.clear()  # (a fresh store with that budget)

@@ -14,6 +14,8 @@ from streamlit.testing.v1 import AppTest
 from fairdash import events
 from fairdash.app import signin
 
+import app_state
+
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 TIMEOUT = 120
@@ -59,7 +61,7 @@ def test_prompt_only_until_signed_in():
     assert [b.label for b in at.button] == ["Sign in"]
     assert not at.sidebar.children, at.sidebar.children
     assert not at.metric and not at.slider and not at.dataframe
-    assert "fd_token" not in at.session_state and "token" not in at.session_state
+    assert not app_state.has(at, "token")  # no session opened
 
 
 def test_signed_in_user_owns_by_hash(tmp_path, monkeypatch):

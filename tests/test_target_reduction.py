@@ -76,6 +76,7 @@ def test_label_says_it_decides_without_s_and_is_randomised():
     assert not getattr(TargetReduction, "needs_s_to_predict", False)
 
 
+@pytest.mark.slow
 def test_draws_are_reproducible_from_the_seed_and_leave_global_state_alone():
     X, y, s = _toy()
     spec = make_target_spec("dp", 0.45)
@@ -106,6 +107,7 @@ def test_eo_holds_each_groups_tpr_at_its_target_on_the_training_rows():
     assert np.all(np.abs(est.train_rates_ - est.targets_) <= 0.01 + 1e-3)
 
 
+@pytest.mark.slow
 def test_adult_sex_lands_on_030_without_s(adult_task):
     """Both groups within 0.03 of 0.30 on the population, accuracy at least 0.79 (its fit time, at most 10 s on
     two cores, is a benchmark's figure, not this test's: benchmarks/README.md, "target-reduction")."""
@@ -116,6 +118,7 @@ def test_adult_sex_lands_on_030_without_s(adult_task):
     assert np.all(np.abs(tm.estimator.train_rates_ - 0.30) <= 0.01 + 1e-6)
 
 
+@pytest.mark.slow
 def test_compas_race_lands_on_0401_over_five_repeats(compas_task):
     ex = run_experiment(ExperimentPlan(compas_task, ["target-reduction"], seeds=range(5),
                                        target=make_target_spec("dp", 0.401)))

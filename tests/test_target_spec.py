@@ -36,13 +36,6 @@ COMPAS_RACE = ["--data", "compas", "--s", "race", "--s1", "Caucasian", "--y", "t
 # --------------------------------------------------------------------------------------------------
 # Helpers (the CLI as tests/test_cli_rates.py runs it; the app as tests/test_app.py runs it)
 # --------------------------------------------------------------------------------------------------
-def run(args, capsys):
-    capsys.readouterr()
-    code = main(args)
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 def _error_lines(err: str) -> list[str]:
     """The ``error: ...`` lines of standard error (data warnings such as COMPAS's many-category column
     are ``warning: ...`` lines and are not the error)."""
@@ -73,11 +66,11 @@ def compas_race_by_sex():
 # --------------------------------------------------------------------------------------------------
 # 1. Strata use PR_t
 # --------------------------------------------------------------------------------------------------
-def test_strata_with_different_pr_t_train_different_models(tmp_path, capsys):
+def test_strata_with_different_pr_t_train_different_models(tmp_path, cli):
     got = {}
     for p in ("0.2", "0.6"):
-        code, out, err = run(["train", *COMPAS_RACE, "--strata", "sex", "--model", "fair-lr", "--pr-t", p,
-                              "--json", "--no-cache", "--out", str(tmp_path / f"m{p}.fairdash")], capsys)
+        code, out, err = cli(["train", *COMPAS_RACE, "--strata", "sex", "--model", "fair-lr", "--pr-t", p,
+                              "--json", "--no-cache", "--out", str(tmp_path / f"m{p}.fairdash")])
         assert code == 0, err
         got[p] = json.loads(out)
         assert got[p]["target"]["target_rate"] == pytest.approx(float(p))
@@ -88,6 +81,7 @@ def test_strata_with_different_pr_t_train_different_models(tmp_path, capsys):
     assert lo["bal_pr_0"] < hi["bal_pr_0"] and lo["bal_pr_1"] < hi["bal_pr_1"]
 
 
+@pytest.mark.slow
 def test_dashboard_strata_own_mode_hides_the_slider_and_slider_mode_moves_the_ceiling():
     at = _new_app()
     at.switch_page("pages/target.py").run()
@@ -96,18 +90,18 @@ def test_dashboard_strata_own_mode_hides_the_slider_and_slider_mode_moves_the_ce
     assert app_state.get(at, "spec").strata_column == "education"
     # "own": each stratum's own average; no PR_t slider, and a sentence saying why
     assert at.radio(key="strata_rates").value == "own"
-    assert not _has_widget(at, "slider", "pr_t_slider")
+    assert not any((w.key or "").startswith("pr_t_slider_") for w in at.slider)
     assert any("does not apply" in c.value and "PR_t" in c.value for c in at.caption)
     own = _metric(at, CEILING)
     # "slider": the slider's PR_t in every stratum, and moving it moves the ceiling
     at.radio(key="strata_rates").set_value("slider").run()
     _ok(at)
-    assert _has_widget(at, "slider", "pr_t_slider")
-    at.slider(key="pr_t_slider").set_value(0.213).run()
+    assert any((w.key or "").startswith("pr_t_slider_") for w in at.slider)
+    app_state.pr_t_slider(at).set_value(0.213).run()
     _ok(at)
     low = _metric(at, CEILING)
     assert np.allclose(_frame(at, "stratum")["target P(ybar=1)"], 0.213)
-    at.slider(key="pr_t_slider").set_value(0.513).run()
+    app_state.pr_t_slider(at).set_value(0.513).run()
     _ok(at)
     high = _metric(at, CEILING)
     assert np.allclose(_frame(at, "stratum")["target P(ybar=1)"], 0.513)
@@ -122,8 +116,8 @@ def test_dashboard_strata_own_mode_hides_the_slider_and_slider_mode_moves_the_ce
 # --------------------------------------------------------------------------------------------------
 # 2. rates shows strata
 # --------------------------------------------------------------------------------------------------
-def test_rates_json_with_strata_has_a_per_stratum_readout(capsys, compas_task):
-    code, out, err = run(["rates", *COMPAS_RACE, "--strata", "sex", "--json"], capsys)
+def test_rates_json_with_strata_has_a_per_stratum_readout(cli, compas_task):
+    code, out, err = cli(["rates", *COMPAS_RACE, "--strata", "sex", "--json"])
     assert code == 0, err
     got = json.loads(out)
     assert set(got["strata"]) == {"Female", "Male"}
@@ -153,9 +147,9 @@ def test_rates_json_with_strata_has_a_per_stratum_readout(capsys, compas_task):
 # --------------------------------------------------------------------------------------------------
 # 3. A single explicit target
 # --------------------------------------------------------------------------------------------------
-def test_a_single_tpr_target_fills_tnr_with_the_one_default_everywhere(capsys, compas_task):
+def test_a_single_tpr_target_fills_tnr_with_the_one_default_everywhere(cli, compas_task):
     """A missing TNR_t is METHOD's default 0.8 (issue 19, item 10: it was 1 on the command line)."""
-    code, out, err = run(["rates", *COMPAS_RACE, "--criterion", "eo", "--tpr-target", "0.9", "--json"], capsys)
+    code, out, err = cli(["rates", *COMPAS_RACE, "--criterion", "eo", "--tpr-target", "0.9", "--json"])
     assert code == 0, err
     got = json.loads(out)
     assert got["criterion"] == "eo" and got["target_rate"] is None
@@ -173,6 +167,7 @@ def test_a_single_tpr_target_fills_tnr_with_the_one_default_everywhere(capsys, c
     np.testing.assert_allclose(model.transition_table.p_ybar1_given_y, [[0.2, 0.9], [0.2, 0.9]], atol=1e-12)
 
 
+@pytest.mark.slow
 def test_the_missing_explicit_target_has_one_default_in_spec_cli_help_dashboard_and_method(capsys):
     from fairdash.targeting.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET
 
@@ -203,8 +198,8 @@ def test_the_missing_explicit_target_has_one_default_in_spec_cli_help_dashboard_
     (["--criterion", "eo", "--tpr-target", "0.9", "--pr-t", "0.3"], "does not apply"),
     (["--criterion", "eo", "--tnr-target", "0.8", "--pr-t", "min"], "does not apply"),
 ])
-def test_explicit_targets_refused_with_one_line(extra, match, capsys):
-    code, out, err = run(["rates", *COMPAS_RACE, *extra], capsys)
+def test_explicit_targets_refused_with_one_line(extra, match, cli):
+    code, out, err = cli(["rates", *COMPAS_RACE, *extra])
     assert code == 2
     lines = _error_lines(err)
     assert len(lines) == 1 and lines[0].startswith("error: ") and match in lines[0], err
@@ -214,15 +209,16 @@ def test_explicit_targets_refused_with_one_line(extra, match, capsys):
 # --------------------------------------------------------------------------------------------------
 # 4. Theorem 1's flipped region is one-sided
 # --------------------------------------------------------------------------------------------------
-def test_flips_on_adult_sex_at_0213(capsys, adult_task):
+@pytest.mark.slow
+def test_flips_on_adult_sex_at_0213(cli, adult_task):
     got = rates_readout(adult_task, make_target_spec(target_rate=0.213))["flips"]
     assert (got["0"]["from"], got["0"]["to"]) == (0, 1)
     assert got["0"]["eta_low"] == pytest.approx(0.437, abs=1e-3) and got["0"]["eta_high"] == 0.5
     assert (got["1"]["from"], got["1"]["to"]) == (1, 0)
     assert got["1"]["eta_low"] == 0.5 and got["1"]["eta_high"] == pytest.approx(0.734, abs=1e-3)
     # the CLI prints the same
-    code, out, err = run(["rates", "--data", "adult", "--s", "sex", "--s1", "Male", "--y", "salary", "--y1", ">50K",
-                          "--drop", "fnlwgt", "--pr-t", "0.213", "--json"], capsys)
+    code, out, err = cli(["rates", "--data", "adult", "--s", "sex", "--s1", "Male", "--y", "salary", "--y1", ">50K",
+                          "--drop", "fnlwgt", "--pr-t", "0.213", "--json"])
     assert code == 0, err
     assert json.loads(out)["flips"] == got
 
@@ -393,6 +389,7 @@ def test_valid_rate_specs_round_trip(rate, delta, strata, crit):
 # --------------------------------------------------------------------------------------------------
 # 7. Runs keep where they came from; model files keep when they were fitted
 # --------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_run_keeps_its_data_and_task_after_other_data_is_loaded(adult_1000_csv):
     from fairdash.report import build_report_from_sweep
 
@@ -514,7 +511,7 @@ def noise_table(tmp_path_factory) -> Path:
 NOISE = ["--s", "grp", "--s1", "b", "--y", "label", "--y1", "1"]
 
 
-def test_one_class_for_everyone_is_not_parity(noise_table, tmp_path, capsys):
+def test_one_class_for_everyone_is_not_parity(noise_table, tmp_path, cli):
     assert np.isnan(metrics.min_over_max([0, 0]))
     assert np.isnan(metrics.min_over_max([0.0, 0.0, 0.0]))
     task = data.build_task(pd.read_csv(noise_table), data.TaskSpec("grp", "label", ("b",), ("1",)))
@@ -524,8 +521,8 @@ def test_one_class_for_everyone_is_not_parity(noise_table, tmp_path, capsys):
         assert np.isnan(row["pr_ratio"]) and np.isnan(row["tpr_ratio"]) and np.isnan(row["pop_pr_ratio"])
         assert row["one_class"] == f"predicts 0 for everyone ({row['n_eval']} rows)"
     assert any("predicts 0 for everyone" in n for n in metrics.one_class_notes(res))
-    code, out, err = run(["train", "--data", str(noise_table), *NOISE, "--model", "fair-lr", "--no-cache",
-                          "--out", str(tmp_path / "m.fairdash")], capsys)
+    code, out, err = cli(["train", "--data", str(noise_table), *NOISE, "--model", "fair-lr", "--no-cache",
+                          "--out", str(tmp_path / "m.fairdash")])
     assert code == 0, err
     assert re.search(r"^\s*pr_ratio\s+n/a$", out, re.M), out
     assert "1.0000" not in [line.split()[-1] for line in out.splitlines() if line.strip().startswith("pr_ratio")]
@@ -621,7 +618,8 @@ def test_the_transition_moves_the_gap_between_target_and_base_rate_at_every_eta(
         assert changed[outside].mean() > 0.0  # "nobody else's label changes" was wrong
 
 
-def test_the_readout_words_say_what_moves_and_no_longer_that_nobody_else_changes(adult_task, capsys):
+@pytest.mark.slow
+def test_the_readout_words_say_what_moves_and_no_longer_that_nobody_else_changes(adult_task, cli):
     out = rates_readout(adult_task, make_target_spec(target_rate=0.2))
     for k in ("0", "1"):
         moved = out["labels_moved"][k]
@@ -629,7 +627,7 @@ def test_the_readout_words_say_what_moves_and_no_longer_that_nobody_else_changes
         text = describe_t(out["t"][k], f"s={k}", out["flips"][k], moved)
         assert "Nobody else" not in text and "decision changes" in text
         assert f"{abs(0.2 - out['base_rates'][k]):.1%} of the group's labels move from" in text
-    code, printed, _ = run(["rates", "--paper", "adult-sex", "--pr-t", "0.2"], capsys)
+    code, printed, _ = cli(["rates", "--paper", "adult-sex", "--pr-t", "0.2"])
     assert code == 0 and "Nobody else" not in printed and "of the group's labels move from 0 to 1" in printed
     for doc in ("docs/METHOD.md", "assets/how_it_works.md", "pages/target.py", "fairdash/analysis/rates.py"):
         text = (Path(__file__).parents[1] / doc).read_text().lower()

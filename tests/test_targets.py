@@ -187,6 +187,7 @@ def test_every_accepted_parity_target_keeps_the_order_of_the_labels(pr_b, pr_t, 
     assert p[0, 1] > p[0, 0]  # P(ybar=1|y=1) > P(ybar=1|y=0)
 
 
+@pytest.mark.slow
 def test_adult_parity_at_half_with_delta_0_3_is_refused_with_the_reason():
     from fairdash.analysis.rates import rates_readout
     from fairdash.data.samples import paper_task

@@ -132,6 +132,7 @@ def test_above_the_guard_the_page_refuses_uploads_and_trainings_and_keeps_the_se
     assert app_state.get(at, "table_id") == "sample:adult" and app_state.get(at, "pending") is None
 
 
+@pytest.mark.slow
 def test_a_reload_mid_training_returns_to_the_session_with_its_queue_place_and_cancel(monkeypatch, one_browser):
     monkeypatch.setattr(jobs, "WAIT_IN_SCRIPT", False)
     monkeypatch.setattr(jobs, "IN_WORKER_PROCESS", False)  # train_run is replaced in this process below
@@ -197,6 +198,7 @@ def test_a_training_runs_at_a_lower_cpu_priority_than_the_pages():
 from test_worker_process import WAIT_S, _alive  # noqa: E402
 
 
+@pytest.mark.slow
 def test_the_train_button_trains_in_a_worker_process_and_cancel_ends_it(monkeypatch, one_browser):
     monkeypatch.setattr(jobs, "WAIT_IN_SCRIPT", False)  # the test drives the script runs, as a browser would
     at = _new_app()
@@ -231,6 +233,7 @@ def test_the_train_button_trains_in_a_worker_process_and_cancel_ends_it(monkeypa
     assert run is not None and run.task is app_state.get(at, "task")  # the session's own task, not a copy
 
 
+@pytest.mark.slow
 def test_a_fit_cache_that_cannot_write_is_said_with_the_finished_run(monkeypatch, tmp_path):
     """The fits of a training (made in its worker process) could not be written to the cache's disk: the
     note of the finished run says so, not only the server's log."""

@@ -3,6 +3,7 @@ group whose threshold or measured rates rest on few rows is named with its count
 download under two names."""
 import numpy as np
 import pandas as pd
+import pytest
 
 from fairdash.cli import main
 
@@ -83,6 +84,7 @@ def test_groups_whose_values_are_numbers_carry_their_columns_name():
     assert words == ("a", "b", "c")  # text values keep their own words
 
 
+@pytest.mark.slow
 def test_train_header_says_a_plain_models_decisions_are_cut_at_the_target(tmp_path, capsys):
     """Issue 27 (words): LR with a group-rates rule was headed "no target (plain model)"."""
     code = main(["train", "--paper", "compas-race", "--model", "lr", "--decision", "group-rates", "--pr-t", "0.3",

