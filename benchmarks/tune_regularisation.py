@@ -23,7 +23,7 @@ from benchmarks.common import Recording
 from fairdash.data import paper_arrays
 from fairdash.models.fair_lr import FairLR
 from fairdash.targeting.target_spec import ResolvedTarget
-from fairdash.work.experiments import evaluate
+from fairdash.work.measure import evaluate
 
 GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 

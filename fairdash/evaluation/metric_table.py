@@ -1,7 +1,7 @@
 """The one table of a results row: every column FairDash measures or records, where it was measured, whether
 it is per group or a summary, how it is computed, how it is shown and which criterion it serves.
 
-The evaluation (:mod:`fairdash.evaluation.metrics`, :func:`fairdash.work.experiments.evaluate`, the results' column
+The evaluation (:mod:`fairdash.evaluation.metrics`, :func:`fairdash.work.measure.evaluate`, the results' column
 order), the results file (:mod:`fairdash.files.results_file`: which columns carry ``bal_``), the figures and tables
 (:func:`fairdash.figures.plots.result_columns`), the report (which reads those) and ``train --json`` (which names its
 figures as the results file does) read it; ``tests/test_metric_table.py`` checks that every listed column is
@@ -425,7 +425,7 @@ def population_twin(column: str) -> str | None:
 
 
 def population_copied() -> list[Metric]:
-    """The measurements :func:`fairdash.work.experiments.evaluate` takes from the population's rows (per set, unprefixed
+    """The measurements :func:`fairdash.work.measure.evaluate` takes from the population's rows (per set, unprefixed
     in its own measurement): each metric measured on both sets by ``group_metrics`` or beside it."""
     return [m for m in METRICS if m.where == EP and not m.prefixed and not m.names]
 

@@ -89,7 +89,7 @@ def _table_dict(table):
 # Saving
 # --------------------------------------------------------------------------------------------------
 def model_bytes(trained) -> bytes:
-    """The ``.fairdash`` file of a trained model (a :class:`fairdash.work.experiments.TrainedModel`), as bytes."""
+    """The ``.fairdash`` file of a trained model (a :class:`fairdash.work.fitting.TrainedModel`), as bytes."""
     import safetensors.numpy
 
     state = _safe_state(trained)

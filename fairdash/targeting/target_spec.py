@@ -51,7 +51,7 @@ class RateTargets:
 
 @dataclass(frozen=True)
 class ResolvedTarget:
-    """The one target a model is measured against (``experiments.evaluate``): the run's ``criterion``, what
+    """The one target a model is measured against (``measure.evaluate``): the run's ``criterion``, what
     the model trained for (``spec``; ``None`` for a model that ignores targets), the PR_t it resolved to
     (``rate``; ``None`` where no single rate was used) and each group's target on the training split
     (``goal``; ``None`` where none resolves)."""

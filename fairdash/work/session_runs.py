@@ -1,11 +1,11 @@
 """A session file's runs as the dashboard and the command line keep runs: each :class:`fairdash.files.session_file.
-SavedRun` made a :class:`fairdash.work.runs.Run` again, its models :class:`fairdash.work.experiments.TrainedModel`
+SavedRun` made a :class:`fairdash.work.runs.Run` again, its models :class:`fairdash.work.fitting.TrainedModel`
 (read from their model files: the same estimator state, preprocessing and decision rule, so the same predictions)."""
 from __future__ import annotations
 
 from ..files.session_file import SavedRun, SessionFile
 from ..targeting.target_spec import TargetSpec
-from .experiments import TrainedModel
+from .fitting import TrainedModel
 from .runs import Run
 
 _NONFINITE = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}  # as the model file writes them
