@@ -4,6 +4,7 @@ the target reduction composes the mixture instead of inheriting from Agarwal et 
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from fairdash.errors import FairDashError
 from fairdash.models.baselines import SVM, AgarwalReduction
 from fairdash.models.core.base import Estimator
+from fairdash.models.core.weighted_lr import WeightedLR
 from fairdash.models.registry import MODELS
 from fairdash.models.target_reduction import TargetReduction
 
@@ -32,6 +34,19 @@ def test_fit_checks_the_parameters_before_the_data(name):
     bad = next(k for k in ("C", "c", "max_iter", "num_inducing", "gamma") if k in cls().get_params())
     with pytest.raises(FairDashError, match=f"'{bad}' parameter of {cls.__name__}"):
         cls(**{bad: -5}).fit(None, None)
+
+
+def test_the_weighted_inner_solver_validates_through_the_base():
+    """WeightedLR keeps scikit-learn's ``fit(X, y, sample_weight=None)`` (fairlearn and scikit-learn look for
+    ``sample_weight``) and hands its keywords to the base's validating ``fit``; no estimator checks by hand."""
+    assert issubclass(WeightedLR, Estimator)
+    assert list(inspect.signature(WeightedLR.fit).parameters)[:4] == ["self", "X", "y", "sample_weight"]
+    with pytest.raises(FairDashError, match="'C' parameter of WeightedLR"):
+        WeightedLR(C=-5).fit(None, None, sample_weight=np.ones(3))
+    models = Path(__file__).resolve().parent.parent / "fairdash" / "models"
+    by_hand = [str(p) for p in models.rglob("*.py")
+               if p.name not in ("base.py", "params.py") and "check_params(" in p.read_text(encoding="utf-8")]
+    assert not by_hand, by_hand
 
 
 def test_a_model_without_strata_refuses_them_in_words():

@@ -30,18 +30,19 @@ class Estimator(BaseEstimator):
     _takes_strata = False  # FairLR, FairGP (and the target reduction, which refuses a conditional target)
     _words = ""  # what messages call the model; its class name where empty
 
-    def fit(self, X, y, s=None, strata=None):
+    def fit(self, X, y, s=None, strata=None, **fit_params):
         """Fit on features ``X``, two-valued labels ``y`` (the second of the sorted labels is the positive one)
         and whole-number group codes ``s`` (one per row; fit time only; ``inputs.check_s``). Returns the fitted
-        estimator."""
+        estimator. ``fit_params`` (keywords) go to ``_fit`` as they are: a model whose ``fit`` takes other
+        arguments (``WeightedLR``: ``sample_weight``, ``memory``) declares its own ``fit`` that hands them here."""
         check_params(self)
         if strata is not None and not self._takes_strata:
             raise FairDashError(f"{self._words or type(self).__name__} does not take strata (a legitimate factor); "
                                 "leave them out or choose FairLR or FairGP.")
         with self._fit_context():
             if self._takes_strata:
-                return self._fit(X, y, s, strata)
-            return self._fit(X, y, s)
+                return self._fit(X, y, s, strata, **fit_params)
+            return self._fit(X, y, s, **fit_params)
 
     def _fit_context(self):
         """What a fit runs inside (a model overrides it: torch's threads, one BLAS thread)."""

@@ -1,7 +1,36 @@
 """The one full-batch L-BFGS solver of FairDash's logistic regressions (FairLR, LR and WeightedLR's inner
 problem): the matrix placed on its device (``place_matrix``), the solver (``lbfgs_logistic``) and its
 Cholesky preconditioner (``logistic_hessian_root``, ``preconditioner_of``). Torch is imported inside each
-function (a heavy import ``import fairdash.models`` defers)."""
+function (a heavy import ``import fairdash.models`` defers).
+
+The objective (``lbfgs_logistic``): minimise ``sum_i a_i * (-log P(y_i | x_i)) + ||w||^2 / (2 C)`` over
+``(w, b)`` (the intercept ``b`` is not penalised), with ``P(y | x) = exp(w0) (1 - q) + exp(w1) q``,
+``q = sigmoid(w.x + b)``: ``w0``, ``w1`` are the per-row log-terms of the transition table
+(``likelihood.select_log_d``; the identity table gives the ordinary logistic loss) and ``a = row_weight``
+(``None``: all 1). ``labels`` (the 0/1 labels as a float64 tensor, with ``w0 = w1 = None``) is the identity
+table's shortcut: ``log P(y | x) = y z - softplus(z)`` and its gradient ``y - q`` without the log-sum-exp,
+the same numbers (``exp`` of the table's ``log 0`` is exactly 0) for half the elementwise work. The
+objective is divided by ``sum(a)`` (``n`` without weights), so ``tol`` does not depend on the number of
+rows; the minimiser is the same.
+
+Preconditioning (``precondition=True``): solve in the coordinates ``u`` with ``(w, b) = P u``,
+``P = L^-T`` from the Cholesky factor ``L`` of the logistic loss's Hessian at the start
+(``logistic_hessian_root``, one pass of ``n p^2``), so the problem L-BFGS sees is well conditioned even
+where one-hot columns are collinear with the intercept (there only the small penalty curves the objective,
+and plain L-BFGS needs hundreds of iterations to settle), and its first step is Newton's. A tensor is used
+as ``P`` as it is; ``False`` (or ``None`` from a failed factorisation) solves in ``(w, b)`` itself. ``tol``
+then bounds the gradient in ``u``, a Newton-decrement-like measure (the distance to the optimum in the
+Hessian's norm).
+
+A sparse matrix (``transposed``: with ``Xt`` a sparse CSR tensor on the device, the CSR tensor of ``X^T``):
+the two products are sparse matrix-vector products over the whole matrix (no row chunks); on one-hot data
+(Adult: 12% non-zeros) a float64 evaluation costs less than a dense float32 one. ``precondition`` must then
+be ``False`` or a tensor.
+
+``settle``: ``False`` also stops once the objective changes by less than 1e-12 between iterations (a round
+whose answer is refined by a later one); ``True`` stops only at ``tol``, on a step that changes nothing, or
+at ``max_iter``, so that the end point does not depend on where rounding put the last iterations (a final
+round: ``solve_logistic``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -30,43 +59,17 @@ def place_matrix(X, dtype, dev):
 
 def lbfgs_logistic(Xt, w0, w1, *, C, tol, max_iter, chunk_rows=None, report=None, row_weight=None,
                    precondition=False, start=None, labels=None, transposed=None, settle=False):
-    """The one full-batch L-BFGS solver of FairDash's logistic regressions (FairLR, LR, WeightedLR).
-
-    Minimises ``sum_i a_i * (-log P(y_i | x_i)) + ||w||^2 / (2 C)`` over ``(w, b)`` (the intercept
-    ``b`` is not penalised), with ``P(y | x) = exp(w0) (1 - q) + exp(w1) q``, ``q = sigmoid(w.x + b)``:
-    ``w0``, ``w1`` are the per-row log-terms of the transition table (``likelihood.select_log_d``;
-    the identity table gives the ordinary logistic loss) and ``a = row_weight`` (``None``: all 1).
-    ``labels`` (the 0/1 labels as a float64 tensor, with ``w0 = w1 = None``) is the identity table's
-    shortcut: ``log P(y | x) = y z - softplus(z)`` and its gradient ``y - q`` without the log-sum-exp,
-    the same numbers (``exp`` of the table's ``log 0`` is exactly 0) for half the elementwise work.
-    The objective is divided by ``sum(a)`` (``n`` without weights), so ``tol`` does not depend on the
-    number of rows; the minimiser is the same.
+    """The one full-batch L-BFGS solver of FairDash's logistic regressions (FairLR, LR, WeightedLR): the
+    objective of the module's notes (:class:`_LogisticObjective`) minimised over ``(w, b)``.
 
     ``Xt``: the ``(n, p)`` matrix as a torch tensor (float32 for mixed precision, float64 otherwise; on
-    the device or in pinned host memory, moved over in chunks of ``chunk_rows`` rows); ``w0``, ``w1``,
-    ``row_weight``: float64 tensors on the device. ``tol``: the largest entry of the gradient that
-    L-BFGS stops at.
-
-    ``start``: the starting ``(w, b)`` as one array of ``p + 1`` numbers (``None``: zeros).
-
-    ``precondition``: ``True`` solves in the coordinates ``u`` with ``(w, b) = P u``, ``P = L^-T``
-    from the Cholesky factor ``L`` of the logistic loss's Hessian at the start
-    (``logistic_hessian_root``, one pass of ``n p^2``), so the problem L-BFGS sees is well conditioned
-    even where one-hot columns are collinear with the intercept (there only the small penalty curves
-    the objective, and plain L-BFGS needs hundreds of iterations to settle), and its first step is
-    Newton's. A tensor is used as ``P`` as it is; ``False`` (or ``None`` from a failed factorisation)
-    solves in ``(w, b)`` itself. ``tol`` then bounds the gradient in ``u``, a Newton-decrement-like
-    measure (the distance to the optimum in the Hessian's norm).
-
-    ``transposed``: with ``Xt`` a sparse CSR tensor (on the device), the CSR tensor of ``X^T``: the two
-    products are then sparse matrix-vector products over the whole matrix (no row chunks); on
-    one-hot data (Adult: 12% non-zeros) a float64 evaluation costs less than a dense float32 one.
-    ``precondition`` must then be ``False`` or a tensor.
-
-    ``settle``: ``False`` also stops once the objective changes by less than 1e-12 between iterations
-    (a round whose answer is refined by a later one); ``True`` stops only at ``tol``, on a step that
-    changes nothing, or at ``max_iter``, so that the end point does not depend on where rounding put
-    the last iterations (a final round: ``solve_logistic``).
+    the device or in pinned host memory, moved over in chunks of ``chunk_rows`` rows; a sparse CSR
+    tensor with ``transposed``, the CSR tensor of ``X^T``); ``w0``, ``w1``: the transition table's
+    per-row log-terms, or ``labels`` (the identity table's shortcut); ``row_weight``: ``a`` (``None``:
+    all 1), all float64 tensors on the device. ``tol``: the largest entry of the gradient that L-BFGS
+    stops at. ``start``: the starting ``(w, b)`` as one array of ``p + 1`` numbers (``None``: zeros).
+    ``precondition``: ``True`` (the Hessian at the start), a tensor ``P``, or ``False``/``None`` (none);
+    ``settle``: stop only at ``tol``, on a step that changes nothing, or at ``max_iter`` (module notes).
 
     Returns ``(coef (p,), intercept, n_iter, converged)`` as numpy / Python numbers.
     """
@@ -76,25 +79,11 @@ def lbfgs_logistic(Xt, w0, w1, *, C, tol, max_iter, chunk_rows=None, report=None
     n, p = Xt.shape
     dev = (w0 if labels is None else labels).device
     max_iter = int(max_iter)
-    inv_c = 1.0 / float(C)
     chunk = chunk_rows or max(1024, CHUNK_ELEMENTS // max(p, 1))
-    chunks = [(i, min(i + chunk, n)) for i in range(0, n, chunk)] if transposed is None else [(0, n)]
-    dtype = torch.float64  # weights, losses, gradient sums; Xt may be float32 ("mixed")
-    xdt = Xt.dtype
-    aw = row_weight
-    # per-row (per unit of weight) objective: tolerances do not depend on n
-    scale = 1.0 / n if aw is None else 1.0 / float(aw.sum().item())
-    coef0 = torch.zeros(p + 1, dtype=dtype, device=dev)
-    if start is not None:
-        coef0 = torch.as_tensor(np.asarray(start, dtype=np.float64), dtype=dtype, device=dev)
-    if precondition is True:
-        P = logistic_hessian_root(Xt, aw, coef0, C, chunk_rows)
-    else:
-        P = precondition if precondition is not False else None
-    if P is None:
-        theta = coef0.clone().requires_grad_(True)
-    else:  # u with P u = coef0
-        theta = torch.linalg.solve_triangular(P, coef0.reshape(-1, 1), upper=True).reshape(-1).requires_grad_(True)
+    objective = _LogisticObjective(Xt, w0, w1, labels=labels, row_weight=row_weight, C=C, transposed=transposed,
+                                   chunks=[(i, min(i + chunk, n)) for i in range(0, n, chunk)]
+                                   if transposed is None else [(0, n)], dev=dev)
+    theta, P = _start_and_preconditioner(Xt, row_weight, C, chunk_rows, start, precondition, dev)
     opt = torch.optim.LBFGS(
         [theta], lr=1.0, max_iter=max_iter, max_eval=int(max_iter * 1.25) + 25,
         tolerance_grad=float(tol), tolerance_change=0.0 if settle else 1e-12, history_size=10,
@@ -103,42 +92,15 @@ def lbfgs_logistic(Xt, w0, w1, *, C, tol, max_iter, chunk_rows=None, report=None
     evals = [0]
     last = {}  # the last point evaluated and its gradient: the end point, unless the line search backed off
 
-    # log-odds of ybar=1 given y and s; r = P(ybar=1|y,x,s) = sigmoid(k + z)
-    k = None if labels is not None else w1 - w0
-
     def closure():
         with torch.no_grad():
-            coef = theta if P is None else P @ theta  # (w, b)
-            w, b = coef[:p], coef[p]
-            loss = 0.5 * inv_c * torch.dot(w, w)
-            gw = inv_c * w
-            gb = torch.zeros((), dtype=dtype, device=dev)
-            wx = w.to(xdt)
-            for lo, hi in chunks:
-                Xc = Xt[lo:hi].to(dev, non_blocking=True) if transposed is None else Xt
-                z = torch.mv(Xc, wx).to(dtype) + b
-                sp = torch.nn.functional.softplus(z)  # -log(1 - q)
-                if labels is None:
-                    # log P(y|x,s) = logaddexp(w0 + log(1-q), w1 + log q), log q = z - softplus(z)
-                    ll = torch.logaddexp(w0[lo:hi] - sp, w1[lo:hi] - sp + z)
-                    # dlogL/dz = r - q
-                    g = torch.sigmoid(k[lo:hi] + z).sub_(torch.sigmoid(z))
-                else:  # the identity table: r = y
-                    ll = z * labels[lo:hi] - sp
-                    g = labels[lo:hi] - torch.sigmoid(z)
-                if aw is not None:
-                    ll = ll * aw[lo:hi]
-                    g = g.mul_(aw[lo:hi])
-                loss = loss - ll.sum()
-                gw = gw - torch.mv(Xc.T if transposed is None else transposed, g.to(xdt)).to(dtype)
-                gb = gb - g.sum()
-            grad = torch.cat([gw, gb.reshape(1)]) * scale
+            loss, grad = objective(theta if P is None else P @ theta)  # at (w, b)
             theta.grad = grad if P is None else P.T @ grad
             last["at"], last["grad"] = theta.detach().clone(), theta.grad
             evals[0] += 1
             if evals[0] % 10 == 0:
                 report(min(evals[0] / max_iter, 0.99), f"L-BFGS evaluation {evals[0]}")
-            return loss * scale
+            return loss
 
     opt.step(closure)
     state = opt.state[theta]
@@ -150,6 +112,79 @@ def lbfgs_logistic(Xt, w0, w1, *, C, tol, max_iter, chunk_rows=None, report=None
         th = theta if P is None else P @ theta
     th = th.detach().cpu().numpy().astype(np.float64)
     return th[:p], float(th[p]), n_iter, converged
+
+
+def _start_and_preconditioner(Xt, row_weight, C, chunk_rows, start, precondition, dev):
+    """``(theta, P)``: ``lbfgs_logistic``'s preconditioner ``P`` (the Hessian's root at the start for
+    ``precondition=True``; ``None``: none) and the variables L-BFGS starts from, ``u`` with ``P u`` = the
+    starting ``(w, b)`` (zeros without ``start``), or ``(w, b)`` itself without ``P``."""
+    import torch
+
+    coef0 = torch.zeros(Xt.shape[1] + 1, dtype=torch.float64, device=dev)
+    if start is not None:
+        coef0 = torch.as_tensor(np.asarray(start, dtype=np.float64), dtype=torch.float64, device=dev)
+    if precondition is True:
+        P = logistic_hessian_root(Xt, row_weight, coef0, C, chunk_rows)
+    else:
+        P = precondition if precondition is not False else None
+    if P is None:
+        return coef0.clone().requires_grad_(True), P
+    # u with P u = coef0
+    return torch.linalg.solve_triangular(P, coef0.reshape(-1, 1), upper=True).reshape(-1).requires_grad_(True), P
+
+
+class _LogisticObjective:
+    """``lbfgs_logistic``'s objective per unit of weight and its gradient at ``(w, b)`` (module notes),
+    summed over the row ``chunks`` of ``Xt`` (one chunk, the whole sparse matrix, with ``transposed``) in
+    float64 (``Xt``'s products in its own precision)."""
+
+    def __init__(self, Xt, w0, w1, *, labels, row_weight, C, chunks, transposed, dev):
+        self.Xt, self.w0, self.w1, self.labels, self.aw = Xt, w0, w1, labels, row_weight
+        self.chunks, self.transposed, self.dev = chunks, transposed, dev
+        n, self.p = Xt.shape
+        self.inv_c = 1.0 / float(C)
+        # per-row (per unit of weight) objective: tolerances do not depend on n
+        self.scale = 1.0 / n if row_weight is None else 1.0 / float(row_weight.sum().item())
+        # log-odds of ybar=1 given y and s; r = P(ybar=1|y,x,s) = sigmoid(k + z)
+        self.k = None if labels is not None else w1 - w0
+
+    def __call__(self, coef):
+        """``(objective, gradient)`` at ``coef`` = ``(w, b)``, both per unit of weight."""
+        import torch
+
+        dtype, xdt, p = torch.float64, self.Xt.dtype, self.p
+        w, b = coef[:p], coef[p]
+        loss = 0.5 * self.inv_c * torch.dot(w, w)
+        gw = self.inv_c * w
+        gb = torch.zeros((), dtype=dtype, device=self.dev)
+        wx = w.to(xdt)
+        for lo, hi in self.chunks:
+            Xc = self.Xt[lo:hi].to(self.dev, non_blocking=True) if self.transposed is None else self.Xt
+            z = torch.mv(Xc, wx).to(dtype) + b
+            ll, g = self._row_terms(z, lo, hi)
+            loss = loss - ll.sum()
+            gw = gw - torch.mv(Xc.T if self.transposed is None else self.transposed, g.to(xdt)).to(dtype)
+            gb = gb - g.sum()
+        grad = torch.cat([gw, gb.reshape(1)]) * self.scale
+        return loss * self.scale, grad
+
+    def _row_terms(self, z, lo, hi):
+        """The rows' (weighted) ``log P(y | x)`` and its derivative in the logit ``z``."""
+        import torch
+
+        sp = torch.nn.functional.softplus(z)  # -log(1 - q)
+        if self.labels is None:
+            # log P(y|x,s) = logaddexp(w0 + log(1-q), w1 + log q), log q = z - softplus(z)
+            ll = torch.logaddexp(self.w0[lo:hi] - sp, self.w1[lo:hi] - sp + z)
+            # dlogL/dz = r - q
+            g = torch.sigmoid(self.k[lo:hi] + z).sub_(torch.sigmoid(z))
+        else:  # the identity table: r = y
+            ll = z * self.labels[lo:hi] - sp
+            g = self.labels[lo:hi] - torch.sigmoid(z)
+        if self.aw is not None:
+            ll = ll * self.aw[lo:hi]
+            g = g.mul_(self.aw[lo:hi])
+        return ll, g
 
 
 def solve_logistic(X, w0, w1, *, C, tol, max_iter, mixed, dev, chunk_rows=None, report=None):

@@ -44,13 +44,14 @@ import warnings
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ...device import resolve_device, torch_threads
 from ...errors import FairDashError
+from .base import Estimator
 from .inputs import BinaryClassifierMixin, check_X, fit_inputs, predict_X
-from .params import DEVICE, Interval, check_params
+from .params import DEVICE, Interval
 from .solver import lbfgs_logistic, logistic_hessian_root, place_matrix, preconditioner_of
 
 # The solver's rounds (``WeightedLR._solve``): the iterations on the Hessian at zero; the float32
@@ -195,7 +196,7 @@ def _digest(*arrays) -> bytes:
     return h.digest()
 
 
-class WeightedLR(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+class WeightedLR(BinaryClassifierMixin, ClassifierMixin, Estimator):
     """Binary logistic regression with ``sample_weight``; scikit-learn's ``LogisticRegression`` API.
 
     Parameters: ``C`` (inverse L2 strength, as scikit-learn's; the intercept is not penalised),
@@ -214,7 +215,7 @@ class WeightedLR(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     ``n_iter_`` ``(1,)``, ``classes_``, ``n_features_in_``, ``converged_``, ``fit_seconds_``.
     """
 
-    _parameter_constraints = {  # scikit-learn's convention, checked by params.check_params when fit starts
+    _parameter_constraints = {  # scikit-learn's convention, checked by the base's fit (params.check_params) first
         "C": [Interval(numbers.Real, 0, None, "neither")],
         "tol": [Interval(numbers.Real, 0, None, "neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, "left")],
@@ -229,12 +230,16 @@ class WeightedLR(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None, *, memory: FitMemory | None = None):
         """Fit on ``X``, ``y`` with ``sample_weight``. ``memory``: a :class:`FitMemory` shared with
-        other fits on the same ``X`` (a reduction's best responses), or ``None``."""
+        other fits on the same ``X`` (a reduction's best responses), or ``None``. Validated as every
+        FairDash estimator is: the base's ``fit`` checks the parameters, then runs ``_fit`` (this signature
+        stays, so that scikit-learn and fairlearn see ``sample_weight``)."""
+        return super().fit(X, y, sample_weight=sample_weight, memory=memory)
+
+    def _fit(self, X, y, s=None, *, sample_weight=None, memory: FitMemory | None = None):
         import torch
 
 
         t0 = time.perf_counter()
-        check_params(self)
         dev = resolve_device(self.device)
         checked, y01 = fit_inputs(self, X, y)  # scikit-learn's input contract (models.inputs): classes_, n_features_in_
         with torch_threads():
@@ -275,51 +280,19 @@ class WeightedLR(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         self.device_ = str(dev)
         if not converged:
             warnings.warn(f"WeightedLR stopped after {n_iter} iterations before reaching tol={self.tol:g}; "
-                          "increase max_iter for a tighter fit.", RuntimeWarning, stacklevel=2)
+                          "increase max_iter for a tighter fit.", RuntimeWarning, stacklevel=4)  # fit's caller
         self.fit_seconds_ = time.perf_counter() - t0
         return self
 
     def _solve(self, design: _Design, labels, aw, start=None, P=None):
         """``(coef and intercept as one array, L-BFGS iterations, converged, the last preconditioner)``,
-        in rounds of ``solver.lbfgs_logistic``, each preconditioned by the Cholesky factor ``P`` of a
-        Hessian. From ``start`` with ``P`` (a memory's earlier fit with the same labels) the first
-        rounds go; from zero:
-
-        1. a few iterations on the Hessian at zero, then a Hessian there (24 iterations become 11 on
-           Adult);
-        2. sparse design: float64 to ``tol``. Dense design: on the float32 matrix to about what float32
-           sums resolve, then on the float64 matrix to ``tol``, still on that (float32-summed)
-           Hessian: enough where the penalty is not tiny beside the data, e.g. weights averaging 1 as
-           Kamiran's and fairlearn's (1-2 iterations; a fresh Hessian would cost more than it saves);
-        3. if that round did not finish within its cap, rounds on the Hessian where the last ended,
-           summed in float64 (weights in the thousands make the penalty per unit of weight so small
-           that float32 sums misjudge the directions only it curves: collinear one-hot columns).
-        """
-        import torch
-
-
+        in the rounds of :meth:`_rounds`, each ``solver.lbfgs_logistic`` preconditioned by the Cholesky
+        factor ``P`` of a Hessian (:meth:`_hessian_root`). From ``start`` with ``P`` (a memory's earlier fit
+        with the same labels) the first rounds go; else from zero. A round that ends within its cap ends
+        the float32 rounds, or, on the float64 matrix at ``tol``, the solve."""
         chunk = CPU_CHUNK_ROWS if labels.device.type == "cpu" else None
-        C, tol = self.C, float(self.tol)
-
-        def hessian(kind, coef):
-            at = torch.as_tensor(coef, dtype=labels.dtype, device=labels.device)
-            if design.sparse:
-                return _sparse_hessian_root(design, aw, at, C)
-            return logistic_hessian_root(design.X32 if kind == 32 else design.X64, aw, at, C, chunk)
-
-        # (precision, where the preconditioner comes from: "start" the Hessian where the round
-        # starts, "last" the last round's, "given" P; tolerance; iteration cap)
-        first_tol = max(tol, FIRST_ROUND_TOL)
-        if start is None or P is None:
-            start, rounds = None, [(32, "start", first_tol, START_ROUND_ITERS)]
-            first = "start"
-        else:
-            rounds, first = [], "given"
-        if design.sparse:
-            rounds += [(64, first, tol, SPARSE_ROUND_ITERS)]
-        else:
-            rounds += [(32, first, first_tol, FIRST_ROUND_ITERS), (64, "last", tol, SECOND_ROUND_ITERS)]
-        rounds += [(64, "start", tol, POLISH_ROUND_ITERS)] * POLISH_ROUNDS
+        tol = float(self.tol)
+        start, rounds = self._rounds(design, start, P)
         budget = int(self.max_iter)
         coef = np.zeros(design.X.shape[1] + 1) if start is None else np.asarray(start, dtype=np.float64)
         n_iter, converged, float32_done = 0, False, False
@@ -332,10 +305,10 @@ class WeightedLR(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
                     continue
                 precision = 64  # the sparse design has one precision
             if source == "start":
-                P = hessian(precision, coef)
+                P = self._hessian_root(design, aw, labels, precision, coef)
             matrix = design.X64 if precision == 64 else design.X32
             c, b, it, converged = lbfgs_logistic(
-                matrix, None, None, labels=labels, C=C, tol=round_tol, max_iter=cap, row_weight=aw,
+                matrix, None, None, labels=labels, C=self.C, tol=round_tol, max_iter=cap, row_weight=aw,
                 precondition=False if P is None else P, start=coef, chunk_rows=chunk,
                 transposed=design.XT64 if design.sparse else None, settle=precision == 64 and round_tol <= tol)
             coef = np.append(c, b)
@@ -345,6 +318,46 @@ class WeightedLR(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
                     break
                 float32_done = True
         return coef, n_iter, converged, P
+
+    def _rounds(self, design: _Design, start, P):
+        """``(start, rounds)``: where :meth:`_solve` starts (``None``: zero, where no ``P`` is given) and its
+        rounds as ``(precision, where the preconditioner comes from, tolerance, iteration cap)``, the source
+        ``"start"`` the Hessian where the round starts, ``"last"`` the last round's, ``"given"`` ``P``:
+
+        1. from zero, a few iterations on the Hessian at zero, then a Hessian there (24 iterations become
+           11 on Adult);
+        2. sparse design: float64 to ``tol``. Dense design: on the float32 matrix to about what float32
+           sums resolve, then on the float64 matrix to ``tol``, still on that (float32-summed)
+           Hessian: enough where the penalty is not tiny beside the data, e.g. weights averaging 1 as
+           Kamiran's and fairlearn's (1-2 iterations; a fresh Hessian would cost more than it saves);
+        3. if that round did not finish within its cap, rounds on the Hessian where the last ended,
+           summed in float64 (weights in the thousands make the penalty per unit of weight so small
+           that float32 sums misjudge the directions only it curves: collinear one-hot columns).
+        """
+        tol = float(self.tol)
+        first_tol = max(tol, FIRST_ROUND_TOL)
+        if start is None or P is None:
+            start, rounds = None, [(32, "start", first_tol, START_ROUND_ITERS)]
+            first = "start"
+        else:
+            rounds, first = [], "given"
+        if design.sparse:
+            rounds += [(64, first, tol, SPARSE_ROUND_ITERS)]
+        else:
+            rounds += [(32, first, first_tol, FIRST_ROUND_ITERS), (64, "last", tol, SECOND_ROUND_ITERS)]
+        rounds += [(64, "start", tol, POLISH_ROUND_ITERS)] * POLISH_ROUNDS
+        return start, rounds
+
+    def _hessian_root(self, design: _Design, aw, labels, precision: int, coef):
+        """The preconditioner at ``coef`` (``solver.logistic_hessian_root``, summed on the float32 or the
+        float64 matrix; on the sparse design always float64, ``_sparse_hessian_root``)."""
+        import torch
+
+        at = torch.as_tensor(coef, dtype=labels.dtype, device=labels.device)
+        if design.sparse:
+            return _sparse_hessian_root(design, aw, at, self.C)
+        chunk = CPU_CHUNK_ROWS if labels.device.type == "cpu" else None
+        return logistic_hessian_root(design.X32 if precision == 32 else design.X64, aw, at, self.C, chunk)
 
     def decision_function(self, X) -> np.ndarray:
         """``X @ coef_.T + intercept_`` (the logit of the second class), as scikit-learn computes it."""
