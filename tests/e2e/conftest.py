@@ -16,6 +16,11 @@ Fixtures:
   purpose: Playwright's sync API runs one instance at a time in a thread, and it is closed before the
   tests outside this directory run.
 - ``page``: a fresh browser context (a new Streamlit session) with a 1280x800 viewport.
+- ``shared_browser`` (module) and ``shared_page``: one browser context kept for a whole module, and a new tab in it
+  per test. A module whose read-only tests all read the same trained work trains it once, in a module fixture of
+  its own that opens a ``shared_page``-like tab in ``shared_browser`` and returns the session's ``?session=``
+  address; each such test then opens that address in its ``shared_page`` (the same browser, so the same session)
+  instead of uploading and training again. Tests that change the work keep their own ``page``.
 - ``st_ui``: the helpers every browser test shares for driving Streamlit (open or reload the app and wait until
   it is drawn, wait until the script is idle, go to a page, read a metric, upload a table and confirm it, check
   that no traceback is shown, take a screenshot, and the waits of ``waits.py``: on a condition, never a fixed
@@ -62,12 +67,12 @@ def streamlit_server():
         yield url, log_path
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def app_url(streamlit_server):
     return streamlit_server[0]
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def events(streamlit_server):
     """The server's event log so far (``FAIRDASH_EVENT_LOG``): a list of dicts, oldest first."""
     import json
@@ -76,7 +81,7 @@ def events(streamlit_server):
     return lambda: [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def server_log(streamlit_server):
     """The server's combined stdout/stderr so far (for assertion messages: a traceback shows here)."""
     return lambda: streamlit_server[1].read_text(errors="replace")[-4000:]
@@ -94,15 +99,41 @@ def browser():
             b.close()
 
 
-@pytest.fixture
-def page(browser):
+def _context(browser):
+    """A new browser context (its own cookies: another browser to the app), 1280x800, downloads on."""
     ctx = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
     ctx.set_default_timeout(60_000)
+    return ctx
+
+
+@pytest.fixture
+def page(browser):
+    ctx = _context(browser)
     pg = ctx.new_page()
     try:
         yield pg
     finally:
         ctx.close()
+
+
+@pytest.fixture(scope="module")
+def shared_browser(browser):
+    """One browser context for the whole module: the home of a session that its read-only tests share."""
+    ctx = _context(browser)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+@pytest.fixture
+def shared_page(shared_browser):
+    """A new tab in the module's ``shared_browser`` (the shared session's own browser), closed after the test."""
+    pg = shared_browser.new_page()
+    try:
+        yield pg
+    finally:
+        pg.close()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -257,6 +288,6 @@ class _StUi:
     screenshot = staticmethod(screenshot)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")  # stateless: module fixtures that train a shared session use it too
 def st_ui():
     return _StUi

@@ -34,12 +34,13 @@ def reports(tmp_path_factory):
     from fairdash import data
     from fairdash.analysis.rates import evaluation_rates, rates_readout
     from fairdash.report import build_report, describe_task, eval_rates_for
-    from fairdash.work.experiments import run_experiment
+    from fairdash.work.experiments import ExperimentPlan, run_experiment
 
     setup = data.paper_setup("compas-race")
     sample = data.SAMPLES[setup.sample]
     task = data.paper_task("compas-race")
-    results = run_experiment(task, ["fair-lr", "lr", "kamiran"], [0.35, 0.44, 0.5], seeds=[0, 1], device="cpu").results
+    plan = ExperimentPlan(task, ["fair-lr", "lr", "kamiran"], (0.35, 0.44, 0.5), seeds=(0, 1), device="cpu")
+    results = run_experiment(plan).results
     readout = rates_readout(task, target_rate=0.44)
     desc = describe_task(task, dataset=sample.title, description=sample.description,
                          positive_meaning=sample.positive_meaning, source="compas.csv.gz")

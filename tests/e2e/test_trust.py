@@ -549,15 +549,31 @@ def _train_compas_run(page, st_ui, server_log, pr_t: str, models: list[str]) -> 
     _train(page, st_ui, server_log)
 
 
-@pytest.mark.timeout(600)
-def test_run_history_reload_and_another_session(browser, page, app_url, st_ui, server_log):
-    """Two runs appear together on Compare (population by default, balanced one click away); a reload
-    returns to the same task, target and runs; a second browser context without the link sees none of it."""
-    st_ui.open_app(page, app_url)
-    _load_sample(page, st_ui, COMPAS_TITLE)
-    _train_compas_run(page, st_ui, server_log, "0.400", ["FairLR", "LR"])
-    _train_compas_run(page, st_ui, server_log, "0.500", ["FairLR"])
+@pytest.fixture(scope="module")
+def compas_two_runs(shared_browser, app_url, st_ui, server_log) -> str:
+    """The module's one trained session, shared by its read-only tests (trained once, not per test): the COMPAS
+    sample, run 1 of FairLR, LR and Kamiran & Calders at PR_t 0.400, run 2 of FairLR at 0.500; its address (in
+    ``shared_browser``, the session's own browser). Compare and Export are not visited here: the tests' first
+    visits are theirs."""
+    page = shared_browser.new_page()
+    try:
+        st_ui.open_app(page, app_url, session=True)
+        _load_sample(page, st_ui, COMPAS_TITLE)
+        _train_compas_run(page, st_ui, server_log, "0.400", ["FairLR", "LR", "Kamiran & Calders"])
+        _train_compas_run(page, st_ui, server_log, "0.500", ["FairLR"])
+        st_ui.wait_idle(page)
+        return page.url
+    finally:
+        page.close()
 
+
+@pytest.mark.timeout(600)
+def test_run_history_reload_and_another_session(browser, shared_page, app_url, st_ui, server_log, compas_two_runs):
+    """Two runs appear together on Compare (population by default, balanced one click away); a reload
+    returns to the same task, target and runs; a second browser context without the link sees none of it.
+    (The runs: ``compas_two_runs``, the module's shared session.)"""
+    page = shared_page
+    st_ui.open_app(page, compas_two_runs, session=True)
     st_ui.goto_page(page, "Compare")
     st_ui.no_exception(page, server_log)
     chosen = _chips(page, "compare_runs")
@@ -645,15 +661,17 @@ def _model_cells_one_line(page) -> list:
 
 
 @pytest.mark.timeout(600)
-def test_report_table_model_column_reads_on_one_line(browser, page, app_url, st_ui, server_log, tmp_path):
-    """The report built on Export: in its results tables each model name is on one line, at 1440 px and at A4
+def test_report_table_model_column_reads_on_one_line(browser, shared_page, st_ui, server_log, tmp_path,
+                                                     compas_two_runs):
+    """The report built on Export of a COMPAS run of FairLR, LR and Kamiran & Calders (run 1 of the module's shared
+    session, ``compas_two_runs``): in its results tables each model name is on one line, at 1440 px and at A4
     print width (794 px, print media)."""
-    st_ui.open_app(page, app_url)
-    _load_sample(page, st_ui, COMPAS_TITLE)
-    st_ui.goto_page(page, "Train")
-    _set_models(page, st_ui, ["FairLR", "LR", "Kamiran & Calders"])
-    _train(page, st_ui, server_log)
+    page = shared_page
+    st_ui.open_app(page, compas_two_runs, session=True)
     st_ui.goto_page(page, "Export")
+    _select(page, st_ui, "export_run", "Run 1 (", exact=False)
+    run = page.locator(".st-key-export_run input").input_value()
+    assert run.startswith("Run 1 ("), run
     report = _export_report(page, st_ui, server_log, tmp_path)
     html = report.read_text(encoding="utf-8")
     assert "COMPAS" in html and "Kamiran" in html
