@@ -14,16 +14,19 @@ if str(ROOT) not in sys.path:  # `streamlit run app.py` from anywhere finds the 
 
 import streamlit as st  # noqa: E402
 
-from fairdash.app import jobs, session, signin, ui, views  # noqa: E402
+from fairdash.app import views  # noqa: E402
+from fairdash.app.server import jobs, session, signin  # noqa: E402
+from fairdash.app.ui import navigation, text, workspace  # noqa: E402
 
 st.set_page_config(page_title="FairDash: tune fairness with a target rate", page_icon="⚖️", layout="wide",
                    initial_sidebar_state="expanded")
 views.refuse_insecure_server()  # XSRF, CORS and the upload cap, however they were set (or FAIRDASH_ALLOW_INSECURE=1)
 views.warm_processes()  # the fork server that reads uploads and runs trainings, started once in the background
-signin.require_sign_in(ui.navigation)  # with [auth] secrets set up: nothing below runs until the user has signed in
+# with [auth] secrets set up: nothing below runs until the user has signed in
+signin.require_sign_in(navigation.navigation)
 
-ui.in_frame()
-page = ui.navigation()
+navigation.in_frame()
+page = navigation.navigation()
 
 css = ROOT / "assets" / "style.css"
 if css.exists():
@@ -36,11 +39,11 @@ with st.sidebar:
 
 job_slot = st.sidebar.container()  # a training's progress, on every page, above the task box
 views.sidebar_frame()
-with ui.guard("Could not load the default data: "):
-    ui.ensure_state()
+with text.guard("Could not load the default data: "):
+    workspace.ensure_state()
 with st.sidebar:
     session.keep_browser_id()  # a first visit: the browser keeps its id at once, so a reload is known as its own
-with ui.guard("Could not add the finished training: "):
+with text.guard("Could not add the finished training: "):
     jobs.collect()  # a training that ended since the last run joins the history, whatever the page
 with job_slot:
     jobs.sidebar_job()
@@ -50,9 +53,9 @@ with job_slot:
 views.sidebar_summary()
 try:
     page.run()
-except ui.PageEnded:
-    pass  # the page had nothing more to draw (ui.end_page: not st.stop, which would skip what follows)
+except text.PageEnded:
+    pass  # the page had nothing more to draw (text.end_page: not st.stop, which would skip what follows)
 finally:
     views.sidebar_summary()
-    ui.keep_widgets()
-    ui.save_session()
+    session.keep_widgets()
+    navigation.save_session()

@@ -39,7 +39,7 @@ def imports_report() -> str:
     """What importing the app costs, and which heavy packages the Data page's first run loads."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     out = []
-    for what in ("streamlit", "fairdash.app.ui", "torch"):
+    for what in ("streamlit", "fairdash.app.ui.workspace", "torch"):
         proc = subprocess.run([sys.executable, "-X", "importtime", "-c",
                                f"import streamlit\nimport {what}" if what != "streamlit" else "import streamlit"],
                               cwd=ROOT, env=env, capture_output=True, text=True)

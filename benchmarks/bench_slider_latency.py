@@ -151,12 +151,12 @@ def server_side(n: int) -> dict:
 
     from fairdash import data
     from fairdash.analysis.rates import target_table, training_rates
-    from fairdash.app import ui
+    from fairdash.app.ui import workspace
     from fairdash.figures import plots
     from fairdash.targeting.target_spec import make_target_spec
 
     df = data.load_sample("adult")
-    task = data.build_task(df, ui.sample_spec("adult", df))
+    task = data.build_task(df, workspace.sample_spec("adult", df))
     rates = training_rates(task, data.split_task(task, seed=0))
     lib, lib_json = [], []
     for i in range(n + 3):
@@ -176,7 +176,7 @@ def server_side(n: int) -> dict:
     session = []
     for _ in range(5):
         t0 = time.perf_counter()
-        spec = ui.sample_spec("adult", df)
+        spec = workspace.sample_spec("adult", df)
         task = data.build_task(df, spec)
         data.profile_columns(df)
         training_rates(task, data.split_task(task, seed=0))

@@ -43,7 +43,7 @@ The events the dashboard logs, and their usual fields:
                      ``training_cancelled``
 ``snapshot``         a snapshot link was made of the session
 ``snapshot_opened``  a snapshot link was opened (``session`` is the opener's new session)
-``sign_in``          a user signed in (sign-in on: fairdash/app/signin.py), once per browser session: ``user``
+``sign_in``          a user signed in (sign-in on: fairdash/app/server/signin.py), once per browser session: ``user``
 ``sign_out``         the user signed out: ``user``
 ``refusal``          a request was refused: ``reason`` (``table_budget``, ``memory_guard``, ``queue``, ...),
                      ``kind`` (what was refused: upload, training, session, ...), ``bytes``, ``rows``

@@ -9,23 +9,25 @@ from __future__ import annotations
 
 import streamlit as st
 
-from fairdash.app import compare, state, ui
+from fairdash.app import compare
+from fairdash.app.server import session, state
+from fairdash.app.ui import navigation, text, workspace
 
 ss = state.current()
 CHART = compare.CHART
 
 st.title("Compare")
-ui.ensure_state()
-history = ui.runs()
+workspace.ensure_state()
+history = session.runs()
 if not history:
     st.info("Nothing trained yet. Train FairLR (and any baselines) on the Train page; a sweep over targets "
             "makes the what-if slider here scrub through the results.")
     st.page_link("pages/train.py", label="Go to Train", icon=":material/model_training:")
-    ui.end_page()
+    text.end_page()
 
 by_number = {r.number: r for r in history}
-ui.remember(state.COMPARE_RUNS, [])  # the choice of runs is kept for the session, across pages
-ui.set_if_changed(state.COMPARE_RUNS, compare.kept_runs(ss.compare_runs, history, ss.compare_seen))
+session.remember(state.COMPARE_RUNS, [])  # the choice of runs is kept for the session, across pages
+navigation.set_if_changed(state.COMPARE_RUNS, compare.kept_runs(ss.compare_runs, history, ss.compare_seen))
 ss.compare_seen = max(r.number for r in history)
 c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
 chosen = c1.multiselect("Runs to compare", list(by_number), key=state.COMPARE_RUNS,
@@ -36,23 +38,23 @@ if c2.button("Clear the run history", key="clear_runs"):
     ss.runs, ss.run = [], None
     del ss.compare_runs
     del ss.compare_seen
-    ui.remember_value(state.COMPARE_RUNS, [])
+    session.remember_value(state.COMPARE_RUNS, [])
     st.rerun()
 if not chosen:
     st.info("Choose at least one run.")
-    ui.end_page()
+    text.end_page()
 runs = [by_number[n] for n in chosen]
 criterion = compare.one_criterion(runs)
 if criterion is None:
     st.warning("These runs judge different criteria (parity and opportunity); compare runs of one criterion.")
-    ui.end_page()
+    text.end_page()
 first = runs[0]
-names = ui.figure_text(first.task.group_names)  # user text: shown literally in the figures
+names = text.figure_text(first.task.group_names)  # user text: shown literally in the figures
 results = compare.results_of(runs)  # each row's run as data (a column), its label in words
 
 view = "population"
 if compare.has_balanced_view(criterion):  # the paper's balanced test set exists for this criterion
-    ui.remember(state.COMPARE_VIEW, "population")
+    session.remember(state.COMPARE_VIEW, "population")
     view = st.radio("Measured on", list(compare.VIEWS), key=state.COMPARE_VIEW, horizontal=True,
                     format_func=compare.VIEWS.get)
     st.caption("The population is what the model will meet, so its rates are the ones to hold against PR_t. The "

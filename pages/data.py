@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from fairdash.app import session_file, state, task_choices, ui
+from fairdash.app import session_file, task_choices
+from fairdash.app.server import state
+from fairdash.app.ui import navigation, text, upload, workspace
 from fairdash.errors import FairDashError
 
-ss, lit = state.current(), ui.literal  # user text (names, values, meanings) is shown literally, never as markup
+ss, lit = state.current(), text.literal  # user text (names, values, meanings) is shown literally, never as markup
 SOURCES = ["Bundled sample", "Upload a file"]
 S_MODES = {"two": "Two groups: the chosen values against the rest", "each": "Every value its own group",
            "cross": "Intersection with another column (e.g. race × sex)"}
@@ -17,7 +19,7 @@ st.title("Data")
 st.caption("Load a table, then say which column is the sensitive attribute and which is the label. "
            "Everything else follows from these choices.")
 
-ui.ensure_state()
+workspace.ensure_state()
 
 # --------------------------------------------------------------------------------------------------
 # A saved session (Export, "Save this session"): its table, task, target and runs
@@ -46,32 +48,32 @@ def _sample_chosen() -> None:
 def _back_to_samples() -> None:
     ss.data_source = SOURCES[0]
 
-ui.restore(state.DATA_SOURCE, SOURCES[1] if current_id.startswith("upload:") or ss.pending else SOURCES[0])
+navigation.restore(state.DATA_SOURCE, SOURCES[1] if current_id.startswith("upload:") or ss.pending else SOURCES[0])
 source = st.radio("Where does the data come from?", SOURCES, key=state.DATA_SOURCE, horizontal=True)
 
 if source == SOURCES[0]:
     del ss.pending  # an upload that never became valid is dropped when going back to samples
     del ss.choices_kept
     names = task_choices.sample_names()
-    ui.restore("sample_choice", current_id.split(":", 1)[1] if current_id.startswith("sample:") else names[0])
+    navigation.restore("sample_choice", current_id.split(":", 1)[1] if current_id.startswith("sample:") else names[0])
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     name = c1.selectbox("Bundled sample", names, format_func=task_choices.sample_title, key="sample_choice",
                         on_change=_sample_chosen)  # choosing a sample loads it
     loaded = False
     if ss.pop(state.Session.sample_chosen) and current_id != f"sample:{name}":
-        with ui.guard():
-            ui.load_sample_task(name)
+        with text.guard():
+            workspace.load_sample_task(name)
             del ss.widgets_for  # every choice below starts again from the sample's task
             loaded = True
         current_id = ss.get(state.Session.table_id, "")
-    standard = current_id == f"sample:{name}" and ss.spec == ui.sample_task_spec(name)
+    standard = current_id == f"sample:{name}" and ss.spec == workspace.sample_task_spec(name)
     load = c2.button("Load this sample" if current_id != f"sample:{name}" else "Reset to the sample's task",
                      key="load_sample_button", type="primary", disabled=standard,
                      help="Load the sample with its standard task (as in the paper).")
     st.caption(task_choices.sample_caption(name))
     if load:
-        with ui.guard():
-            ui.load_sample_task(name)
+        with text.guard():
+            workspace.load_sample_task(name)
             del ss.widgets_for  # every choice below starts again from the sample's task
             loaded = True
     if loaded:
@@ -83,12 +85,12 @@ else:
                                "session; nothing is shared with other users.")
     if up is not None:
         try:
-            df_new, new_id = ui.read_upload_file(up)  # read once; later reruns reuse it
+            df_new, new_id = upload.read_upload_file(up)  # read once; later reruns reuse it
         except FairDashError as e:
             kept_name = ss.get(state.Session.table_name, "none")
             st.error(lit(f"{e} The previous data set ({kept_name}) is kept."), icon=":material/warning:")
         except Exception as e:  # noqa: BLE001 - a parser failure is still only a message
-            ui.show_error(e, "This file could not be read. The previous data set is kept. ")
+            text.show_error(e, "This file could not be read. The previous data set is kept. ")
         else:
             if new_id != ss.table_id and getattr(ss.pending, "table_id", None) != new_id:
                 ss.pending = state.Pending(df_new, new_id, up.name)
@@ -109,7 +111,7 @@ if pending is not None:
 else:
     df, table_id, table_name = ss.table, ss.table_id, ss.table_name
 
-prof = ui.profile(df, table_id)
+prof = upload.profile(df, table_id)
 columns = list(df.columns)
 
 choices = task_choices.Choices(df, prof, table_id)
@@ -133,7 +135,7 @@ left, right = st.columns(2)
 with left:
     s_col = st.selectbox("Sensitive attribute s", columns, key=state.S_COLUMN, on_change=choices.column_changed,
                          args=("s",), help="The attribute the fairness criterion is about (for example sex or race).")
-    ui.restore(state.S_MODE, "two")
+    navigation.restore(state.S_MODE, "two")
     s_mode = st.radio("Groups", list(S_MODES), key=state.S_MODE, format_func=S_MODES.get,
                       help="Two groups as in the paper, every value of s its own group, or every combination of s "
                            "and a second column (intersectional groups).")
@@ -182,14 +184,14 @@ spec = choices.spec()
 task = None
 try:
     if pending is None:
-        task = ui.set_task(df, table_id, table_name, spec)
+        task = workspace.set_task(df, table_id, table_name, spec)
     else:
-        task = ui.candidate_task(df, table_id, spec)
+        task = workspace.candidate_task(df, table_id, spec)
 except FairDashError as e:
     st.error(lit(f"{e} The current task ({ss.table_name}: s = {ss.spec.s_column}, "
                  f"y = {ss.spec.y_column}) is unchanged."), icon=":material/warning:")
 except Exception as e:  # noqa: BLE001
-    ui.show_error(e)
+    text.show_error(e)
 
 # --------------------------------------------------------------------------------------------------
 # Leaks and proxies of the chosen task
@@ -212,7 +214,7 @@ if pending is not None:
     if task is not None and st.button(f"Use {lit(table_name)} with these choices", key="confirm_task", type="primary",
                                       disabled=not choices.answered()):
         try:
-            ui.set_task(df, table_id, table_name, spec, task=task)
+            workspace.set_task(df, table_id, table_name, spec, task=task)
         except FairDashError as e:
             st.error(lit(e), icon=":material/warning:")
         else:

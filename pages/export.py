@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from fairdash.app import export, session_file, state, ui
+from fairdash.app import export, session_file
+from fairdash.app.server import session, state
+from fairdash.app.ui import text, upload, workspace
 
 ss = state.current()
 
 st.title("Export")
-ui.ensure_state()
-history = ui.runs()
+workspace.ensure_state()
+history = session.runs()
 
 # --------------------------------------------------------------------------------------------------
 # The whole session, as one file the analyst keeps
@@ -27,7 +29,7 @@ st.caption(f"The table, task, target and {len(history)} run(s) with their models
 if not history:
     st.info("Nothing trained yet: train a model on the Train page, then download it here.")
     st.page_link("pages/train.py", label="Go to Train", icon=":material/model_training:")
-    ui.end_page()
+    text.end_page()
 
 by_number = {r.number: r for r in history}
 if ss.export_run not in by_number:
@@ -35,7 +37,7 @@ if ss.export_run not in by_number:
 number = st.selectbox("Run", list(by_number), key=state.EXPORT_RUN, format_func=lambda n: by_number[n].title,
                       help=" | ".join(r.description for r in by_number.values()))
 run = by_number[number]
-st.caption(ui.literal(f"Trained on {run.data_name} at {run.created} (UTC); target: {run.spec.target.describe()}."))
+st.caption(text.literal(f"Trained on {run.data_name} at {run.created} (UTC); target: {run.spec.target.describe()}."))
 
 # --------------------------------------------------------------------------------------------------
 # The model
@@ -52,10 +54,10 @@ else:
     try:
         trained, blob, file_name = export.model_download(run, i)
     except Exception as e:  # noqa: BLE001
-        ui.show_error(e, "This model cannot be saved: ")
+        text.show_error(e, "This model cannot be saved: ")
     else:
         st.download_button("Download the trained model", blob, file_name, "application/octet-stream",
-                           key="download_model", type="primary", on_click=ui.log_export, args=("model", len(blob)))
+                           key="download_model", type="primary", on_click=upload.log_export, args=("model", len(blob)))
         st.caption(export.model_note(trained))
 
 # --------------------------------------------------------------------------------------------------
@@ -67,11 +69,11 @@ if st.button("Build the HTML report", key="build_report_button"):
         html = export.report_html(run)
         ss.report_html = state.ReportHtml(run.key, number, html)
     except Exception as e:  # noqa: BLE001
-        ui.show_error(e, "The report could not be built: ")
+        text.show_error(e, "The report could not be built: ")
 rep = ss.report_html
 if rep is not None and (rep.run_key, rep.number) == (run.key, number):
     st.download_button("Download the report (HTML)", rep.html.encode("utf-8"), export.REPORT_FILE,
-                       "text/html", key="download_report", on_click=ui.log_export, args=("report", len(rep.html)))
+                       "text/html", key="download_report", on_click=upload.log_export, args=("report", len(rep.html)))
     st.caption("One self-contained page that opens offline and prints to A4.")
 
 # --------------------------------------------------------------------------------------------------
@@ -83,6 +85,6 @@ st.caption("The configuration is the same format the command line's `sweep` writ
            "`fairdash_results.csv.json`.")
 c1, c2 = st.columns(2)
 c1.download_button("Download results (CSV)", export.results_csv(run), export.RESULTS_FILE, "text/csv",
-                   key="download_results_export", on_click=ui.log_export, args=("results", 0))
+                   key="download_results_export", on_click=upload.log_export, args=("results", 0))
 c2.download_button("Download configuration (JSON)", export.config_json(run), export.CONFIG_FILE, "application/json",
-                   key="download_config", on_click=ui.log_export, args=("config", 0))
+                   key="download_config", on_click=upload.log_export, args=("config", 0))

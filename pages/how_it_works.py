@@ -6,9 +6,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from fairdash.app import ui
+from fairdash.app.ui import navigation
 
-ui.ensure_router()
+navigation.ensure_router()
 st.title("How it works")
 st.markdown((Path(__file__).resolve().parent.parent / "assets" / "how_it_works.md").read_text(encoding="utf-8"))
 st.caption("The full method, with the corrections to the paper's typos, is in docs/METHOD.md.")

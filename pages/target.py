@@ -10,7 +10,9 @@ import time
 
 import streamlit as st
 
-from fairdash.app import state, target_state, ui, views
+from fairdash.app import target_state, views
+from fairdash.app.server import session, state
+from fairdash.app.ui import navigation, text, workspace
 from fairdash.errors import FairDashError
 
 ss = state.current()
@@ -20,20 +22,20 @@ st.title("Target")
 st.caption("Instead of a fairness threshold, choose the positive rate you want every group to have. "
            "The readouts show what that choice implies before anything is trained.")
 
-ui.ensure_state()
-task = ui.current_task()
+workspace.ensure_state()
+task = workspace.current_task()
 try:
-    rates = ui.task_rates()
+    rates = workspace.task_rates()
 except FairDashError as e:
-    st.error(ui.literal(e), icon=":material/warning:")
-    ui.end_page()
+    st.error(text.literal(e), icon=":material/warning:")
+    text.end_page()
 presets = target_state.presets(rates)
 names = task.group_names
 
 # --------------------------------------------------------------------------------------------------
 # Criterion, legitimate factor, delta (a change here reruns the page)
 # --------------------------------------------------------------------------------------------------
-ui.restore(state.CRITERION, target_state.mode_of(target_state.current_or_default()))
+navigation.restore(state.CRITERION, target_state.mode_of(target_state.current_or_default()))
 st.radio("Fairness criterion", list(target_state.MODES), format_func=target_state.MODES.get, key=state.CRITERION,
          on_change=lambda: target_state.set_mode(ss.criterion))
 mode = ss.criterion  # a criterion, or opportunity by explicit targets
@@ -45,23 +47,23 @@ with c_left:
     if target_state.mode_criterion(mode).supports_strata:
         candidates = target_state.strata_choices(ss.table, task)
         current = task.spec.strata_column or "(none)"
-        ui.restore(state.STRATA_COLUMN, current if current in candidates else "(none)")
+        navigation.restore(state.STRATA_COLUMN, current if current in candidates else "(none)")
         strata = st.selectbox("Legitimate factor (conditional parity)", candidates, key=state.STRATA_COLUMN,
                               help="Require equal positive rates only within each value of this column (for "
                                    "example the education level): P(ybar=1 | l, s) is the same for every s.")
         if (strata if strata != "(none)" else None) != task.spec.strata_column:
-            with ui.guard():
-                ui.set_strata(None if strata == "(none)" else strata)
+            with text.guard():
+                workspace.set_strata(None if strata == "(none)" else strata)
                 st.rerun()
     else:
         if task.spec.strata_column:
-            with ui.guard():
-                ui.set_strata(None)
+            with text.guard():
+                workspace.set_strata(None)
                 st.rerun()
 with c_right:
     if mode != target_state.EXPLICIT_MODE:  # explicit TPR/TNR targets set every transition probability: no delta
         with st.expander("Advanced: keep-rate delta"):
-            ui.remember(target_state.DELTA_WIDGET, float(target_state.current_or_default().delta))
+            session.remember(target_state.DELTA_WIDGET, float(target_state.current_or_default().delta))
             st.number_input("Keep-rate delta", min_value=0.01, max_value=1.0, step=0.01, key=target_state.DELTA_WIDGET,
                             on_change=lambda: target_state.edit(delta=float(ss.delta)),
                             help="1 (the paper's choice) keeps every label the target does not need to change. "
@@ -70,7 +72,7 @@ with c_right:
 
 task = ss.task
 views.target_changes()
-rates = ui.task_rates()
+rates = workspace.task_rates()
 conditional = target_state.mode_criterion(mode).supports_strata and task.spec.strata_column is not None
 views.s_predictability_note(task)  # what a model that does not see s can do (once per task)
 
@@ -119,16 +121,16 @@ def _readouts() -> None:
     """The readouts of the session's target, or the reason it is not valid (then none is drawn; inside the fragment,
     so it returns rather than ending the page)."""
     try:
-        spec = ui.target_spec()
+        spec = workspace.target_spec()
     except FairDashError as e:
-        st.error(ui.literal(e), icon=":material/warning:")
+        st.error(text.literal(e), icon=":material/warning:")
         return
     views.target_readouts(spec, rates, names)
 
 
 @st.fragment
 def live_target() -> None:
-    ui.ensure_state()  # a slider move follows the session too: forgotten in another tab, the page starts afresh
+    workspace.ensure_state()  # a slider move follows the session too: forgotten in another tab, the page starts afresh
     t0 = time.perf_counter()
     try:
         _live_target()
@@ -148,8 +150,8 @@ def _explicit() -> None:
 def _live_target() -> None:
     if mode == target_state.EXPLICIT_MODE:
         tpr_t, tnr_t = target_state.explicit_targets()
-        ui.remember(target_state.TPR_WIDGET, tpr_t)
-        ui.remember(target_state.TNR_WIDGET, tnr_t)
+        session.remember(target_state.TPR_WIDGET, tpr_t)
+        session.remember(target_state.TNR_WIDGET, tnr_t)
         c1, c2 = st.columns(2)
         c1.number_input("Target true positive rate TPR_t", 0.0, 1.0, step=0.01, key=target_state.TPR_WIDGET,
                         on_change=_explicit,
@@ -163,7 +165,7 @@ def _live_target() -> None:
         return
 
     if conditional:
-        ui.restore(state.STRATA_RATES, target_state.strata_mode_of(target_state.current_or_default()))
+        navigation.restore(state.STRATA_RATES, target_state.strata_mode_of(target_state.current_or_default()))
         strata_mode = st.radio("Target in each stratum", list(target_state.STRATA_MODES), key=state.STRATA_RATES,
                                horizontal=True, format_func=target_state.STRATA_MODES.get,
                                on_change=lambda: target_state.set_strata_mode(ss.strata_rates))
@@ -177,7 +179,7 @@ def _live_target() -> None:
     if pr_t is None or pr_t != target_state.clip_rate(pr_t):  # none yet, or an old state at 0 or 1
         pr_t = target_state.clip_rate(presets["avg"] if pr_t is None else pr_t)
         target_state.set_rate(pr_t)
-    ui.restore(state.PR_T_SLIDER, pr_t)
+    navigation.restore(state.PR_T_SLIDER, pr_t)
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     c1.slider("Target positive rate PR_t", PR_T_MIN, PR_T_MAX, step=0.001, format="%.3f", key=state.PR_T_SLIDER,
               on_change=_from_slider,

@@ -1,9 +1,9 @@
 """The dashboard session's state as the tests read and set it (``streamlit.testing.v1.AppTest``): the tests'
-short names for the session's keys, which ``fairdash.app.state`` (the one module that owns them) spells, so
+short names for the session's keys, which ``fairdash.app.server.state`` (the one module that owns them) spells, so
 no test names a key."""
 from __future__ import annotations
 
-from fairdash.app import state
+from fairdash.app.server import state
 
 NAMES = ("task", "spec", "task_key", "table_id", "table_name", "table_desc", "runs", "run", "token", "pending",
          "report_html", "fit_cache", "target")  # the typed attributes of state.Session the tests read and set

@@ -28,7 +28,7 @@ def _training_waits_in_apptest(monkeypatch):
     button's script run waits for its job and adds the run at once (tests/test_background_training.py
     turns this off to test the background itself)."""
     try:
-        from fairdash.app import jobs
+        from fairdash.app.server import jobs
     except ImportError:  # a machine without Streamlit (the GPU checks run the library's tests only)
         return
     monkeypatch.setattr(jobs, "WAIT_IN_SCRIPT", True)
@@ -63,8 +63,8 @@ class OneBrowser:
 
 @pytest.fixture
 def one_browser(monkeypatch):
-    """See :class:`OneBrowser`; patched into ``fairdash.app.session.browser_cookie``, the one reader of it."""
-    from fairdash.app import session
+    """See :class:`OneBrowser`; patched into ``fairdash.app.server.session.browser_cookie``, the one reader of it."""
+    from fairdash.app.server import session
 
     browser = OneBrowser()
     monkeypatch.setattr(session, "browser_cookie", browser.cookie)
@@ -154,7 +154,7 @@ def compas_arrays():
 @pytest.fixture(scope="module")
 def adult_app_task():
     from fairdash import data
-    from fairdash.app.ui import sample_spec
+    from fairdash.app.ui.workspace import sample_spec
 
     table = _sample_table("adult")
     return _read_only(data.build_task(table, sample_spec("adult", table)))

@@ -71,7 +71,7 @@ def _use(at: AppTest, answer: str = "favourable") -> AppTest:
 
 
 def _shown(markdown: str) -> str:
-    """What a reader sees of ``markdown`` that holds user text (``ui.literal``): without its backslash escapes
+    """What a reader sees of ``markdown`` that holds user text (``text.literal``): without its backslash escapes
     and the invisible word joiners that keep a URL or shortcode from being turned into a link."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
 
@@ -462,7 +462,7 @@ def test_training_errors_are_messages_and_keep_the_session(monkeypatch, adult_10
         raise FairDashError("The optimiser gave up.")
 
     monkeypatch.setattr(runs, "run_experiment", boom)  # what train_run calls
-    from fairdash.app import jobs
+    from fairdash.app.server import jobs
 
     monkeypatch.setattr(jobs, "IN_WORKER_PROCESS", False)  # (a worker process would not see the replacement)
     at = _new_app()

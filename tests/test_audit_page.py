@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from fairdash import data
-from fairdash.app import state
+from fairdash.app.server import state
 from fairdash.files.export import save_model
 from fairdash.files.run_spec import RunSpec
 from fairdash.targeting.target_spec import TargetSpec
@@ -149,7 +149,7 @@ def test_the_upload_stays_in_memory_and_forget_deletes_it(compas_run):
     saved state; "Forget this session" deletes it with the rest."""
     import hashlib
 
-    from fairdash.app.session import _sessions
+    from fairdash.app.server.session import _sessions
     from fairdash.work.fit_cache import default_cache_dir
 
     def files() -> dict:

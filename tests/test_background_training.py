@@ -1,4 +1,4 @@
-"""Issue 20, item 1: a training started on the Train page runs in the background (fairdash.app.jobs), so it
+"""Issue 20, item 1: a training started on the Train page runs in the background (fairdash.app.server.jobs), so it
 finishes and joins the run history whatever page the analyst goes to meanwhile; every page's sidebar shows
 its progress and a Cancel button; a cancelled training says so and adds nothing; a failed one says why
 and keeps the session; one training per session at a time. And a pending upload's choices survive a page
@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import fairdash.work.runs as ex
-from fairdash.app import jobs
+from fairdash.app.server import jobs
 
 import app_state
 from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)

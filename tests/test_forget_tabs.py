@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairdash.app import session, state
-from fairdash.app.session import FORGOTTEN, LINK_DELETED, LINK_NOT_KEPT, NOT_OWNED
-from fairdash.app.session_store import DELETED, FOREIGN, KEPT, NO_ROOM, SessionStore
+from fairdash.app.server import session, state
+from fairdash.app.server.session import FORGOTTEN, LINK_DELETED, LINK_NOT_KEPT, NOT_OWNED
+from fairdash.app.server.session_store import DELETED, FOREIGN, KEPT, NO_ROOM, SessionStore
 
 import app_state
 from test_app import _always_run_the_frame, _cpu, _new_app, _ok, _upload  # noqa: F401 (autouse fixtures)

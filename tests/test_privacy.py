@@ -60,7 +60,7 @@ def test_an_upload_trains_without_writing_to_disk_and_forget_deletes_it(private_
     assert again is not run and bool(again.results["cached"].all()) and _files() == before
 
     # "Forget this session": table, runs, cached fits and the saved state, at once
-    from fairdash.app.session import FORGOTTEN, _sessions
+    from fairdash.app.server.session import FORGOTTEN, _sessions
 
     token = app_state.get(at, "token")
     assert _sessions().load(token) is not None

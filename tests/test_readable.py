@@ -109,9 +109,9 @@ def test_few_points_keep_their_full_names():
 
 
 def test_group_names_in_figures_stay_text():
-    """Group names come from the data: the page escapes them for Plotly (``ui.figure_text``) and the figure
+    """Group names come from the data: the page escapes them for Plotly (``text.figure_text``) and the figure
     keeps them as given, in ticks and axis titles, never as markup of its own."""
-    from fairdash.app.ui import figure_text
+    from fairdash.app.ui.text import figure_text
 
     evil = ("<b>W</b>", "a&b", "<i>c</i>", "d")
     fig = plots.pr_scatter(_summary(4), group_names=figure_text(evil))
@@ -223,8 +223,8 @@ def test_a_training_of_several_fits_reports_which_fit_it_is_on(compas_task):
 # The pages: help on every setting, formatted tables, thin groups named (AppTest)
 # --------------------------------------------------------------------------------------------------
 def test_every_advanced_setting_of_every_model_has_one_line_of_help():
-    from fairdash.app.settings_help import setting_help
-    from fairdash.app.ui import model_options
+    from fairdash.app.server.settings_help import setting_help
+    from fairdash.app.ui.training import model_options
     from fairdash.models.registry import MODELS
 
     for m in MODELS:
@@ -244,9 +244,9 @@ def test_the_train_page_explains_each_setting_it_offers():
     at = _app()
     at.switch_page("pages/train.py").run()
     at.checkbox(key="include_other_criteria").set_value(True).run()
-    from fairdash.app import ui
+    from fairdash.app.ui import training
 
-    at.multiselect(key="train_models").set_value([m for m in MODELS if ui.model_available(m)[0]]).run()
+    at.multiselect(key="train_models").set_value([m for m in MODELS if training.model_available(m)[0]]).run()
     _ok(at)
     boxes = [n for n in at.number_input if n.key and n.key.startswith("opt_")]
     assert len(boxes) >= 10, [n.key for n in boxes]

@@ -37,13 +37,13 @@ def _options(**changed):
 
 
 def test_the_secure_settings_find_nothing_to_say():
-    from fairdash.app.limits import insecure_settings
+    from fairdash.app.server.limits import insecure_settings
 
     assert insecure_settings(_options(), 200) == []
 
 
 def test_each_protection_switched_off_is_named():
-    from fairdash.app.limits import insecure_settings
+    from fairdash.app.server.limits import insecure_settings
 
     found = insecure_settings(_options(server__enableXsrfProtection=False, server__enableCORS=False,
                                        server__maxUploadSize=4000), 200)

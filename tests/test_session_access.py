@@ -1,4 +1,4 @@
-"""Issue 37, item 2: one typed session. ``fairdash/app/state.py`` owns the session's keys and the one way in to
+"""Issue 37, item 2: one typed session. ``fairdash/app/server/state.py`` owns the session's keys and the one way in to
 them (``state.Session``, ``state.current()``); no page, no ``app.py`` and no other glue module touches
 ``st.session_state`` itself."""
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from fairdash.app import state
+from fairdash.app.server import state
 
 ROOT = Path(__file__).resolve().parents[1]
-OWNER = ROOT / "fairdash" / "app" / "state.py"
+OWNER = ROOT / "fairdash" / "app" / "server" / "state.py"
 
 
 def _raw_accesses(path: Path) -> list[str]:
@@ -29,7 +29,7 @@ def _raw_accesses(path: Path) -> list[str]:
 
 
 def _app_files() -> list[Path]:
-    return [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "fairdash" / "app").glob("*.py"))]
+    return [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "fairdash" / "app").rglob("*.py"))]
 
 
 def test_no_raw_session_state_access_outside_the_owning_module():

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from fairdash.app import state
+from fairdash.app.server import state
 from fairdash.files import session_file as sf
 
 import app_state

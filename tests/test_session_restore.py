@@ -8,7 +8,7 @@ says so. The store: unguessable tokens only, one entry per session whatever the 
 bounded by memory and age, never forgetting a live session or pushing out a kept one for a newcomer.
 
 AppTest has no browser and so no cookie: ``one_browser`` (conftest) plays the browser's cookie, patched into
-``fairdash.app.session.browser_cookie`` (the one place that reads it)."""
+``fairdash.app.server.session.browser_cookie`` (the one place that reads it)."""
 import gc
 
 import numpy as np
@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from fairdash.app import session
-from fairdash.app.session import (
+from fairdash.app.server import session
+from fairdash.app.server.session import (
     FORGOTTEN,
     LINK_DELETED,
     LINK_FOREIGN,
@@ -26,7 +26,7 @@ from fairdash.app.session import (
     LINK_UNKNOWN,
     SNAPSHOT_OPENED,
 )
-from fairdash.app.session_store import ENTRY_BYTES, SessionStore
+from fairdash.app.server.session_store import ENTRY_BYTES, SessionStore
 
 import app_state
 from test_app import APP, TIMEOUT, _always_run_the_frame, _cpu, _new_app, _ok, _upload, _use  # noqa: F401 (autouse fixtures)

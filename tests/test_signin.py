@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from fairdash import events
-from fairdash.app import signin
+from fairdash.app.server import signin
 
 import app_state
 

@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import fairdash.work.runs as ex
-from fairdash.app import jobs, limits
+from fairdash.app.server import jobs, limits
 from fairdash.errors import FairDashError
 
 import app_state
@@ -194,7 +194,7 @@ def test_a_training_runs_at_a_lower_cpu_priority_than_the_pages():
     assert limits.ServerLimits.from_env().training_nice == 10
 
 
-# ---- the Train button's training is a worker process (fairdash.app.worker) that Cancel ends ---------------
+# ---- the Train button's training is a worker process (fairdash.app.server.worker) that Cancel ends ---------------
 from test_worker_process import WAIT_S, _alive  # noqa: E402
 
 
@@ -237,13 +237,13 @@ def test_the_train_button_trains_in_a_worker_process_and_cancel_ends_it(monkeypa
 def test_a_fit_cache_that_cannot_write_is_said_with_the_finished_run(monkeypatch, tmp_path):
     """The fits of a training (made in its worker process) could not be written to the cache's disk: the
     note of the finished run says so, not only the server's log."""
-    from fairdash.app import ui
+    from fairdash.app.ui import training
     from fairdash.work.fit_cache import FitCache
 
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     cache = FitCache(directory=blocker / "cache")  # every write fails: its folder cannot be made
-    monkeypatch.setattr(ui, "fit_cache", lambda: cache)
+    monkeypatch.setattr(training, "fit_cache", lambda: cache)
     at = _new_app()
     at.switch_page("pages/train.py").run()
     at.multiselect(key="train_models").set_value(["lr"]).run()

@@ -1,4 +1,4 @@
-"""User text is text (issue 20, item 4): ``ui.literal`` turns any string into Markdown that Streamlit shows
+"""User text is text (issue 20, item 4): ``text.literal`` turns any string into Markdown that Streamlit shows
 character for character. The browser test (tests/e2e/test_user_text_browser.py) checks what reaches the DOM;
 here, the Markdown itself, parsed by the same rules (CommonMark escapes, GFM autolink literals)."""
 import re
@@ -6,7 +6,7 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from fairdash.app.ui import literal
+from fairdash.app.ui.text import literal
 
 WJ = "\u2060"
 # GFM's autolink literals, as the renderer applies them to text *after* resolving escapes

@@ -1,11 +1,11 @@
 """The Score new data page's glue (issue 36, item 3): a table uploaded there is read as the Data page reads an
-upload (the same reader, its budget and the server's memory guard: ``ui.read_upload_file``), scored by a model
+upload (the same reader, its budget and the server's memory guard: ``upload.read_upload_file``), scored by a model
 of a run of the session's history exactly as ``fairdash predict`` scores a file (:mod:`fairdash.files.audit`),
 and its decisions are read per group against the run's target, with the figures of the Compare page.
 
 The upload and all that is derived from it stay in this browser session's memory (``state.AUDITED``, which the
 session store never saves): nothing of it is written to disk. User text (column names, group names, values
-quoted by the scoring contract) is shown literally (``ui.literal``, ``ui.figure_text``)."""
+quoted by the scoring contract) is shown literally (``text.literal``, ``text.figure_text``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +14,9 @@ import streamlit as st
 from ..figures import plots
 from ..files import audit as library
 from ..targeting.target_spec import criterion_info
-from . import export, state, tables, ui
+from . import export, tables
+from .server import state
+from .ui import text, upload
 
 CHART = {"displayModeBar": False}
 DECISIONS_FILE = "fairdash_decisions.csv"
@@ -33,13 +35,13 @@ def targets_of(trained, n_groups: int) -> list:
 
 def model_caption(run, trained) -> str:
     """What the chosen model needs of a new table (Markdown; names shown literally)."""
-    spec = trained.spec
-    need = (f"the feature columns it was trained on and the sensitive attribute {ui.literal(spec.s_column, code=True)}"
+    spec, lit = trained.spec, text.literal
+    need = (f"the feature columns it was trained on and the sensitive attribute {lit(spec.s_column, code=True)}"
             " (it decides with s)" if trained.decides_with_s else
-            f"the feature columns it was trained on; the sensitive attribute {ui.literal(spec.s_column, code=True)} to "
+            f"the feature columns it was trained on; the sensitive attribute {lit(spec.s_column, code=True)} to "
             "read the rates per group")
-    return (f"Trained on {ui.literal(run.data_name)} for {ui.literal(run.spec.target.describe())}. A new table needs "
-            f"{need}, and the label {ui.literal(spec.y_column, code=True)} for the error rates.")
+    return (f"Trained on {lit(run.data_name)} for {lit(run.spec.target.describe())}. A new table needs "
+            f"{need}, and the label {lit(spec.y_column, code=True)} for the error rates.")
 
 
 def audited(up, run, i: int) -> library.Audit:
@@ -53,7 +55,7 @@ def audited(up, run, i: int) -> library.Audit:
     if kept is not None and kept.key == wanted:
         return kept.value
     del ss.audited
-    df, _ = ui.read_upload_file(up)  # the Data page's reader, budget and memory guard
+    df, _ = upload.read_upload_file(up)  # the Data page's reader, budget and memory guard
     trained = run.models[key]
     result = library.audit_table(trained, df, targets_of(trained, len(trained.group_names)),
                                  run.spec.target.criterion)
@@ -69,9 +71,9 @@ def show_warnings(result: library.Audit) -> None:
     if scored.notes:
         st.markdown(f"**{len(scored.notes)} warning(s)**: the rows were scored, but read these first.")
         for note in scored.notes:
-            st.warning(ui.literal(note), icon=":material/warning:")
+            st.warning(text.literal(note), icon=":material/warning:")
     for note in result.notes:
-        st.info(ui.literal(note), icon=":material/info:")
+        st.info(text.literal(note), icon=":material/info:")
 
 
 def show_rates(result: library.Audit, run) -> None:
@@ -82,7 +84,7 @@ def show_rates(result: library.Audit, run) -> None:
     criterion = run.spec.target.criterion
     rates = result.rates
     st.subheader("Rates per group on the new rows")
-    st.markdown(ui.literal(library.rates_sentence(rates, criterion) + "."))
+    st.markdown(text.literal(library.rates_sentence(rates, criterion) + "."))
     tables.show_numbers(library.shown_rates(rates), key="audit_rates")
     st.caption("Rates measured from the model's decisions on the uploaded rows; the target is the run's. "
                + ("TPR, FPR, FNR and accuracy come from the rows with a label. " if result.labelled else "")
@@ -90,7 +92,7 @@ def show_rates(result: library.Audit, run) -> None:
     if criterion_info(criterion).positives_only and not result.labelled:
         st.caption("The run's target is on the true positive rate, measured on the rows with a positive label: without "
                    "the label this table has no gap to the target, only its positive rates.")
-    names = ui.figure_text(rates["group"])
+    names = text.figure_text(rates["group"])
     row = library.as_results(rates, "new rows", run.spec.target.target_rate)
     if not criterion_info(criterion).positives_only or result.labelled:  # a TPR target needs labels
         view = plots.target_view(row, criterion, population=True, group_names=names,

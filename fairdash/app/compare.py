@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from ..analysis.rates import evaluation_rates
+from ..analysis.rates import evaluation_rates, training_rates
 from ..data import split_arrays
 from ..data.meaning import label_favourable
 from ..evaluation.blindness import has_both_sides, land_words, price_sentences
@@ -27,7 +27,9 @@ from ..report import report_for_runs
 from ..targeting.decision import positive_scores
 from ..targeting.target_spec import criterion_info
 from ..work.runs import rows_together, side_by_side
-from . import state, tables, target_state, ui
+from . import tables, target_state
+from .server import state
+from .ui import text, upload
 
 CHART = {"displayModeBar": False}
 VIEWS = {"population": "The population (ordinary test set)", "balanced": "The paper's balanced test set"}
@@ -107,7 +109,7 @@ def figures(runs, shown, criterion: str, *, population: bool, highlight, names, 
         first = runs[0]
         rates, shares = evaluation_rates(first.task, criterion, population=population)
         if has_balanced_view(criterion) and not population:
-            tr = ui.training_rates(first.task)
+            tr = training_rates(first.task)
             ref = {"reference_rates": tr.base_rates, "reference_shares": tr.group_shares}
     accuracy = plots.accuracy_fairness(shown, criterion, rates=rates, shares=shares, highlight_target=highlight,
                                        title="Accuracy against fairness" + on, **ref)
@@ -169,7 +171,7 @@ def accuracy_and_target(accuracy_figure, results, criterion: str, *, population:
         else:
             st.caption(no_view)
     for note in result_notes(results):
-        st.warning(ui.literal(note), icon=":material/warning:")
+        st.warning(text.literal(note), icon=":material/warning:")
 
 
 def moved_away(runs) -> None:
@@ -222,13 +224,13 @@ def report_of_runs(runs) -> None:
     shown = tuple(r.number for r in runs)
     if st.button("Build a report of these runs", key="build_compare_report",
                  help="One HTML page of the runs shown here, side by side (the Export page has each run's own)."):
-        with ui.guard("The report could not be built: "):
+        with text.guard("The report could not be built: "):
             state.current().compare_report = state.ComparedReport(shown, report_for_runs(runs, rows_together(runs)))
     rep = state.current().compare_report
     if rep is not None and rep.shown == shown:
         st.download_button("Download the report of these runs (HTML)", rep.html.encode("utf-8"),
                            f"fairdash_report_runs_{'_'.join(map(str, shown))}.html", "text/html",
-                           key="download_compare_report", on_click=ui.log_export, args=("report", len(rep.html)))
+                           key="download_compare_report", on_click=upload.log_export, args=("report", len(rep.html)))
 
 
 def results_table(results, summary, criterion: str, *, population: bool, where: str, runs=()) -> None:
@@ -246,9 +248,9 @@ def results_table(results, summary, criterion: str, *, population: bool, where: 
     tables.show_results(plots.results_table(results, criterion, population=population, group_names=names),
                         "compare_table")
     c1, c2 = st.columns(2)
-    c1.download_button("Download results (CSV, one row per fit)", ui.csv_bytes(to_file(results)),
+    c1.download_button("Download results (CSV, one row per fit)", upload.csv_bytes(to_file(results)),
                        "fairdash_results.csv", "text/csv", key="download_results_csv")
-    c2.download_button("Download summary (CSV, mean and std)", ui.csv_bytes(summary), "fairdash_summary.csv",
+    c2.download_button("Download summary (CSV, mean and std)", upload.csv_bytes(summary), "fairdash_summary.csv",
                        "text/csv", key="download_summary_csv")
     thin_warnings(runs)
 
@@ -317,7 +319,7 @@ def thin_warnings(runs) -> None:
         numbers = sorted(set(numbers))
         which = "" if len(runs) == 1 else (f"Run {numbers[0]}: " if len(numbers) == 1 else
                                            f"Runs {', '.join(map(str, numbers[:-1]))} and {numbers[-1]}: ")
-        st.warning(ui.literal(which + note), icon=":material/warning:")
+        st.warning(text.literal(which + note), icon=":material/warning:")
 
 
 CEILING_HEADERS = {"ceiling_at_measured": "ceiling at its measured rates",
@@ -340,10 +342,10 @@ def run_results(run) -> None:
     tables.show_results(plots.results_table(res, run.spec.target.criterion, population=pop,
                                             group_names=run.task.group_names), "train_results")
     for note in result_notes(res):
-        st.warning(ui.literal(note), icon=":material/warning:")
+        st.warning(text.literal(note), icon=":material/warning:")
     thin_warnings([run])
     for sentence in moved_away_summary(res, run.task.group_names):
-        st.warning(ui.literal(sentence), icon=":material/trending_down:")
+        st.warning(text.literal(sentence), icon=":material/trending_down:")
     fair = res[res["target_rate"].notna() | (res["target"].astype(str) != "")]
     if len(fair):
         where = "population"  # where the landing is judged: the ceiling means something only for a rule that lands

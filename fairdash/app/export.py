@@ -8,7 +8,8 @@ import json
 from ..files import export as files
 from ..files.results_file import to_file
 from ..report import report_for_run
-from . import target_state, ui
+from . import target_state
+from .ui import text, upload
 
 REPORT_FILE = "fairdash_report.html"
 RESULTS_FILE = "fairdash_results.csv"
@@ -32,7 +33,7 @@ def model_note(trained) -> str:
     return (f"Fitted at {trained.fitted_at} (UTC) in {trained.fit_seconds:.2f} s. A `.fairdash` file: load it "
             "with `fairdash.load_model(path)` or `fairdash predict`; "
             + ("it needs the feature columns and the sensitive attribute "
-               f"{ui.literal(trained.spec.s_column, code=True)}: it decides with s." if trained.decides_with_s else
+               f"{text.literal(trained.spec.s_column, code=True)}: it decides with s." if trained.decides_with_s else
                "it needs the feature columns, not the sensitive attribute."))
 
 
@@ -43,7 +44,7 @@ def report_html(run) -> str:
 
 def results_csv(run) -> bytes:
     """The run's results as the results file writes them, formula-like cells neutralised."""
-    return ui.csv_bytes(to_file(run.results))
+    return upload.csv_bytes(to_file(run.results))
 
 
 def config_json(run) -> bytes:

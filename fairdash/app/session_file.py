@@ -11,8 +11,10 @@ import time
 from ..events import log_event
 from ..files import session_file as files
 from ..work.session_runs import restored_runs
-from . import session, state, target_state, ui
-from .limits import check_memory
+from . import target_state
+from .server import session, state
+from .server.limits import check_memory
+from .ui import text, upload, workspace
 
 SUFFIX = files.SUFFIX
 # what opening a file keeps of this tab's session: the tab's own keys, its address and its owner in the store, and
@@ -52,15 +54,15 @@ def open_uploaded() -> None:
     if up is None:
         return
     try:
-        text = open_file(up)
+        said = open_file(up)
     except Exception as e:  # noqa: BLE001 - a refusal (or a surprise) is one line on the page; the session is kept
-        ss.session_file_note = state.JobNote("failed", ui.error_text(e) + " This session is unchanged.")
+        ss.session_file_note = state.JobNote("failed", text.error_text(e) + " This session is unchanged.")
     else:
-        ss.session_file_note = state.JobNote("done", text)
+        ss.session_file_note = state.JobNote("done", said)
 
 
 def take_note():
-    """What the last session file opened did (a :class:`fairdash.app.state.JobNote`), once; ``None`` otherwise."""
+    """What the last session file opened did (a :class:`~.server.state.JobNote`), once; ``None`` otherwise."""
     return state.current().pop(state.Session.session_file_note)
 
 
@@ -75,7 +77,7 @@ def open_file(up) -> str:
         saved = files.load_session(raw, name=up.name, watch=lambda: check_memory("uploads"))
         runs = restored_runs(saved)
     except Exception as e:
-        log_event("refusal", session=token, reason=ui.refusal_reason(e), kind="session_file", bytes=up.size,
+        log_event("refusal", session=token, reason=upload.refusal_reason(e), kind="session_file", bytes=up.size,
                   seconds=round(time.monotonic() - started, 3))
         raise
     _replace_session(saved, runs, f"upload:{hashlib.sha256(raw).hexdigest()[:16]}")
@@ -89,10 +91,10 @@ def open_file(up) -> str:
 
 def _replace_session(saved, runs, table_id: str) -> None:
     """This session's work becomes the file's: every key but :data:`KEPT_ON_OPEN` dropped, then the table and task
-    (``ui.set_task``), the target and the runs set as they were saved."""
+    (``workspace.set_task``), the target and the runs set as they were saved."""
     ss = state.current()
     ss.drop(k for k in ss.keys() if k not in KEPT_ON_OPEN)
-    ui.set_task(saved.table, table_id, saved.table_name, saved.task.spec, task=saved.task)
+    workspace.set_task(saved.table, table_id, saved.table_name, saved.task.spec, task=saved.task)
     ss.table_desc = saved.table_description
     ss.target = saved.target
     ss.runs = list(runs)

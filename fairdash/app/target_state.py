@@ -11,7 +11,7 @@ analyst did not ask for.
 The Target page has three modes (``MODES``): demographic parity and equality of opportunity with
 one PR_t, or opportunity with explicit TPR/TNR targets. A mode's dials the target no longer holds
 (the PR_t while explicit targets are set, say) come back from the widgets' kept values
-(:func:`fairdash.app.session.remember`) when the analyst switches back.
+(:func:`fairdash.app.server.session.remember`) when the analyst switches back.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from ..errors import FairDashError
 from ..targeting.criteria import DEFAULT, DP, EO, EXPLICIT_MODE, mode_criterion  # noqa: F401 (mode_criterion re-exported)
 from ..targeting.decision import PAPER_RULE, choosable
 from ..targeting.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, criterion_info, make_target_spec
-from . import session, state
+from .server import session, state
 
 KEY = state.TARGET  # the TargetSpec
 ERROR = state.TARGET_ERROR  # the reason the last edit was refused (then ``current`` raises it)

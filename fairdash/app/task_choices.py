@@ -10,7 +10,8 @@ from .. import data
 from ..analysis import proxies
 from ..data import meaning
 from ..targeting import targets
-from . import state, ui
+from .server import state
+from .ui import navigation, text, workspace
 
 WIDGETS = state.CHOICE_WIDGETS
 POSITIVE_IS = {"favourable": "Favourable (e.g. a loan granted, income above $50K)",
@@ -57,7 +58,7 @@ class Choices:
         flagged = self.prof[self.prof["flags"] != ""]
         if not len(flagged):
             return ""
-        return "Flagged columns: " + "; ".join(f"{ui.literal(r.column, code=True)}: {ui.literal(r.flags)}"
+        return "Flagged columns: " + "; ".join(f"{text.literal(r.column, code=True)}: {text.literal(r.flags)}"
                                                for r in flagged.itertuples())
 
     def left_out_notes(self, exclude) -> list[str]:
@@ -216,7 +217,7 @@ class Choices:
                        "answer the question above. Until then no group is called disadvantaged and the table cannot "
                        "be used.", icon=":material/help:")
         elif read is not None and meaning.WORDS[read] == ss.positive_is:
-            st.caption(f"Read from the words \u201c{ui.literal(words)}\u201d: {meaning.WORDS[read]}. "
+            st.caption(f"Read from the words \u201c{text.literal(words)}\u201d: {meaning.WORDS[read]}. "
                        "Change the answer above if that is wrong.")
 
     def meaning_line(self, y_col: str) -> None:
@@ -228,7 +229,7 @@ class Choices:
         fav, how = meaning.label_favourable(self.spec())
         said = (f"It is {meaning.WORDS[fav]} for the person{'' if how == meaning.SAID else f' ({how})'}"
                 if how != meaning.ASSUMED else "Whether it is favourable for the person is not answered yet")
-        st.markdown(f"**Positive (y = 1) means:** {ui.literal(words)}. {said}. The target positive rate PR_t is the "
+        st.markdown(f"**Positive (y = 1) means:** {text.literal(words)}. {said}. The target positive rate PR_t is the "
                     "share of *each* group that the fair model will label positive, so a positive should be what you "
                     "want to share out fairly (or, as in COMPAS, what you want to be equally likely across groups even "
                     "if it is unfavourable).")
@@ -236,7 +237,7 @@ class Choices:
     def column_groups(self, feature_choices) -> None:
         """For many columns: per name-prefix group, one click to take all its columns in or leave them out."""
         ss = state.current()
-        groups = ui.column_groups(self.df, self.table_id, feature_choices)
+        groups = workspace.column_groups(self.df, self.table_id, feature_choices)
 
         def set_group(cols, on):
             have = set(ss.get(state.Session.features, []))
@@ -247,7 +248,7 @@ class Choices:
             chosen_now = set(ss.get(state.Session.features, []))
             for prefix, cols in groups.items():
                 c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="center")
-                c1.markdown(f"{ui.literal(prefix, code=True)}: {sum(c in chosen_now for c in cols)} of {len(cols)} "
+                c1.markdown(f"{text.literal(prefix, code=True)}: {sum(c in chosen_now for c in cols)} of {len(cols)} "
                             "columns chosen")
                 c2.button("Select all", key=f"group_on_{prefix}", on_click=set_group, args=(cols, True))
                 c3.button("Leave out", key=f"group_off_{prefix}", on_click=set_group, args=(cols, False))
@@ -255,7 +256,7 @@ class Choices:
     def leaks_and_proxies(self, task) -> None:
         """The task's leaks, each with one click to drop it, and its proxy table."""
         ss = state.current()
-        leaks, proxy = ui.leaks_and_proxies(self.df, self.table_id, task)
+        leaks, proxy = workspace.leaks_and_proxies(self.df, self.table_id, task)
 
         def drop(columns):
             ss.features = [c for c in ss.get(state.Session.features, []) if c not in set(columns)]
@@ -268,7 +269,7 @@ class Choices:
                      icon=":material/warning:")
             for leak in [x for x in leaks if not x.get("with")]:
                 c1, c2 = st.columns([4, 1], vertical_alignment="center")
-                c1.markdown(f"- {ui.literal(leak['column'], code=True)} gives **{leak['of']}** away "
+                c1.markdown(f"- {text.literal(leak['column'], code=True)} gives **{leak['of']}** away "
                             f"(score {leak['score']:.3f})")
                 c2.button("Drop it", key=f"drop_leak_{leak['column']}", on_click=drop, args=([leak["column"]],))
             for role in ("y", "s"):  # leaks that only several columns together give away, one line each
@@ -304,17 +305,17 @@ class Choices:
         low = names[targets.disadvantaged_group(base_rates, favourable)]
         default = (f"The disadvantaged group ({low}: {'lowest' if favourable else 'highest'} base rate)"
                    if how != meaning.ASSUMED else "The disadvantaged group (named once the question above is answered)")
-        ui.set_if_changed(state.PROTECTED_GROUP, ss.protected if ss.protected in names else "")
+        navigation.set_if_changed(state.PROTECTED_GROUP, ss.protected if ss.protected in names else "")
         st.selectbox("Protected group (optional: names the group the wording singles out)", [""] + names,
                      key=state.PROTECTED_GROUP, format_func=lambda g: g or default,
                      on_change=_name_protected)
-        j, role = ui.group_role(names, base_rates, task.spec)
+        j, role = workspace.group_role(names, base_rates, task.spec)
         if role == "the protected group":
-            return ui.literal(f"{names[j]} is the protected group (chosen above).")
+            return text.literal(f"{names[j]} is the protected group (chosen above).")
         if how == meaning.ASSUMED:
             return ("Which group is disadvantaged is named once you say whether a positive label is favourable for "
                     "the person (above).")
-        return ui.literal(meaning.disadvantaged_sentence(names[j], favourable, how))
+        return text.literal(meaning.disadvantaged_sentence(names[j], favourable, how))
 
 
 def _name_protected() -> None:

@@ -1,7 +1,7 @@
 """The Train page's rules (glue without widgets): its widgets' defaults (``DEFAULTS``), the models and
 decision rules it offers with their words, the sweep's grid, the :class:`~fairdash.files.run_spec.RunSpec`
 built from the widgets' values, the plan's count of fits and why Train is unavailable. The page lays out
-the widgets and calls these; the training itself starts in :mod:`fairdash.app.jobs`."""
+the widgets and calls these; the training itself starts in :mod:`fairdash.app.server.jobs`."""
 from __future__ import annotations
 
 import os
@@ -12,7 +12,8 @@ from ..models.registry import MODELS
 from ..targeting.decision import PAPER_RULE, RULES, choosable, left_out_note
 from ..targeting.target_spec import TargetSpec, criterion_info
 from ..work import runs
-from . import target_state, ui
+from . import target_state
+from .ui import training, upload
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def model_choices(criterion: str, include_other: bool) -> ModelChoices:
     """The models offered for ``criterion`` (every available one with ``include_other``)."""
     available, unavailable = [], []
     for name, info in MODELS.items():
-        ok, why = ui.model_available(name)
+        ok, why = training.model_available(name)
         (available if ok else unavailable).append(name if ok else f"{info.label} ({why})")
     offered = runs.offered_models(available, criterion, include_other)
     hidden = [MODELS[m].label for m in available if m not in offered]
@@ -156,7 +157,8 @@ def run_spec(task, target: TargetSpec | None, models, grid, repeats: int, option
     if target is None:
         return None
     rules = tuple(dict.fromkeys([target.decision, *decisions])) if len(decisions) > 1 else ()
-    return RunSpec(data=ui.data_source() if data is None else data, task=task.spec, target=target, models=tuple(models),
+    return RunSpec(data=upload.data_source() if data is None else data, task=task.spec, target=target,
+                   models=tuple(models),
                    target_rates=tuple(grid), seeds=tuple(range(int(repeats))), options=options,
                    group_names=task.group_names, decisions=rules)
 
@@ -194,4 +196,4 @@ def already_here(last_run, task, spec: RunSpec) -> bool:
 
 
 def job_title(count: int) -> str:
-    return f"Training {count} fit(s) on {ui.device_text()}"
+    return f"Training {count} fit(s) on {training.device_text()}"

@@ -12,9 +12,11 @@ from ..errors import FairDashError
 from ..events import log_event
 from ..figures import plots
 from ..models.registry import MODELS, PARAMETER_NAMES
-from . import jobs, session, state, tables, target_state, ui
-from .limits import ALLOW_INSECURE_ENV, insecure_allowed, insecure_settings
-from .settings_help import setting_help
+from . import tables, target_state
+from .server import jobs, session, state
+from .server.limits import ALLOW_INSECURE_ENV, insecure_allowed, insecure_settings
+from .server.settings_help import setting_help
+from .ui import navigation, text, training, workspace
 
 CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
 _INSECURE_LOGGED: set = set()  # the insecure settings this server process has logged (once each)
@@ -73,8 +75,9 @@ def sidebar_frame() -> None:
 
 
 def forget_session() -> None:
-    """"Forget this session": its training stops at once, then everything of it is deleted (``ui.forget_session``)."""
-    ui.forget_session(training_cancelled=jobs.forget(state.current().token))
+    """"Forget this session": its training stops at once, then everything of it is deleted
+    (``workspace.forget_session``)."""
+    workspace.forget_session(training_cancelled=jobs.forget(state.current().token))
 
 
 SNAPSHOT_KEY = state.SNAPSHOT_LINK  # the last snapshot link made in this tab
@@ -102,12 +105,12 @@ def share_snapshot() -> None:
 
 def _target_line() -> str:
     try:
-        spec = ui.target_spec()
+        spec = workspace.target_spec()
     except FairDashError as e:
-        return f"- **Target:** not valid ({ui.literal(e)})"
+        return f"- **Target:** not valid ({text.literal(e)})"
     if spec.mode == "rate":
         return f"- **PR_t:** {spec.target_rate:.3f}" + (" in every stratum" if spec.conditional else "")
-    return f"- **Target:** {ui.literal(spec.describe().split(': ', 1)[1])}"
+    return f"- **Target:** {text.literal(spec.describe().split(': ', 1)[1])}"
 
 
 def sidebar_target() -> None:
@@ -116,7 +119,7 @@ def sidebar_target() -> None:
     slots = state.current().sidebar
     if slots is not None:
         slots["target"].markdown(_target_line())
-    ui.save_session()
+    navigation.save_session()
 
 
 def sidebar_summary() -> None:
@@ -131,9 +134,9 @@ def sidebar_summary() -> None:
         slots["task"].caption("No data loaded.")
         return
     spec = task.spec
-    lit, names = ui.literal, [ui.literal(g) for g in task.group_names]  # user text, shown literally
+    lit, names = text.literal, [text.literal(g) for g in task.group_names]  # user text, shown literally
     try:
-        j, role = ui.group_role(task.group_names, ui.task_rates().base_rates, task.spec)
+        j, role = workspace.group_role(task.group_names, workspace.task_rates().base_rates, task.spec)
         names[j] += f", {role.split()[-2]}"  # "disadvantaged" or "protected"
     except FairDashError:
         pass
@@ -148,9 +151,9 @@ def sidebar_summary() -> None:
     slots["target"].markdown(_target_line())
     rest = [("Criterion", target_state.MODE_SHORT[target_state.mode_of(target_state.current_or_default())])]
     if spec.strata_column:
-        rest.append(("Legitimate factor", ui.literal(spec.strata_column, code=True)))
+        rest.append(("Legitimate factor", text.literal(spec.strata_column, code=True)))
     rest.append(("Rows", f"{len(task.y):,}"))
-    rest.append(("Device", ui.device_text()))
+    rest.append(("Device", training.device_text()))
     slots["rest"].markdown("\n".join(f"- **{k}:** {v}" for k, v in rest))
 
 
@@ -165,7 +168,7 @@ def target_changes() -> None:
         pass
     note = target_state.take_changes()
     if note:
-        st.info(ui.literal(note), icon=":material/sync:")
+        st.info(text.literal(note), icon=":material/sync:")
 
 
 def target_readouts(spec, rates, names) -> None:
@@ -173,11 +176,11 @@ def target_readouts(spec, rates, names) -> None:
     the ceiling, ``t_s`` with the flipped region in words, the transition table and the ceiling curve, or
     with a legitimate factor the per-stratum table."""
     try:
-        out, tb = ui.readout_and_table(spec)
+        out, tb = workspace.readout_and_table(spec)
     except FairDashError as e:
-        st.error(ui.literal(e), icon=":material/warning:")
+        st.error(text.literal(e), icon=":material/warning:")
         return
-    st.markdown(f"**Target:** {ui.literal(out['target_text'])}")
+    st.markdown(f"**Target:** {text.literal(out['target_text'])}")
     if common_tpr_words(out, names):
         st.text(common_tpr_words(out, names))  # (names are user text: plain text, never markup)
     if spec.conditional:
@@ -190,7 +193,7 @@ def s_predictability_note(task) -> None:
     """How well the features tell the groups apart (``rates_readout``'s ``s_predictability``), in one
     sentence, shown as plain text. Computed once per task and split (remembered), not per slider move."""
 
-    auc = s_predictability(task, ui.split0())
+    auc = s_predictability(task, workspace.split0())
     name = task.spec.s_column + (f" × {task.spec.s_with}" if task.spec.s_with else "")
     with st.container(key="s_predictability"):
         st.text(s_predictability_text(auc, name, task.n_groups),
@@ -216,7 +219,7 @@ def _readouts(out: dict, tb, marked: float | None, rates, names) -> None:
     ceiling curve marks (``None`` where the target is not one PR_t for every group)."""
     shown = tb.n_groups if tb.n_groups <= 4 else 0  # with many groups, the shares are read from the sentences
     moved = tb.labels_moved.sum(axis=1)
-    singled, role = ui.group_role(names, tb.base_rates)
+    singled, role = workspace.group_role(names, tb.base_rates)
     with st.container(key="ceiling_readout"):
         cols = st.columns([2] + [1] * max(shown, 2))
         cols[0].metric(CEILING_LABEL, f"{tb.accuracy_ceiling:.4f}",
@@ -228,13 +231,13 @@ def _readouts(out: dict, tb, marked: float | None, rates, names) -> None:
         for j in range(shown):
             t = float(tb.t[j])
             cols[1 + j].metric(f"s={j}: labels that move", f"{moved[j]:.1%}",
-                               help=f"Group {j} ({ui.literal(names[j])}" + (f", {role}" if j == singled else "")
+                               help=f"Group {j} ({text.literal(names[j])}" + (f", {role}" if j == singled else "")
                                     + "): the share of its training rows whose target "
                                     "label differs from the observed one. Theorem 1's t_s: "
                                     + ("∞" if t == float("inf") else f"{t:.4f}") + " (the table below).")
     for j in range(tb.n_groups):
         t = float(tb.t[j])
-        st.markdown("- " + ui.literal(describe_t(t if t != float("inf") else None, f"s={j} ({names[j]})"
+        st.markdown("- " + text.literal(describe_t(t if t != float("inf") else None, f"s={j} ({names[j]})"
                                                  + (f", {role}" if j == singled and role else ""),
                                                  out["flips"][str(j)], out["labels_moved"][str(j)])
                                       + decisions_words(float(tb.base_rates[j]), float(tb.target_rates[j]))))
@@ -244,7 +247,7 @@ def _readouts(out: dict, tb, marked: float | None, rates, names) -> None:
     st.caption("Rates of the training split (seed 0, 80%), the same numbers as `python -m fairdash rates`. "
                "P(ybar=1 | y) is how likely a row's target label is positive given its observed label; "
                "P(y=1 | ybar) is the reverse, which the fair likelihood uses.")
-    st.plotly_chart(plots.ceiling_curve_figure(rates.base_rates, rates.group_shares, marked, ui.figure_text(names)),
+    st.plotly_chart(plots.ceiling_curve_figure(rates.base_rates, rates.group_shares, marked, text.figure_text(names)),
                     key="ceiling_curve", config={"displayModeBar": False})
     if marked is None:
         st.caption("The curve is the ceiling when every group gets the same PR_t. Explicit TPR/TNR targets give each "
@@ -272,7 +275,7 @@ def _conditional_readouts(out: dict, names) -> None:
     if out["strata_warnings"]:
         with st.expander(f"{len(out['strata_warnings'])} warning(s) about small or one-sided cells"):
             for w in out["strata_warnings"]:
-                st.warning(ui.literal(w))
+                st.warning(text.literal(w))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -284,7 +287,7 @@ def model_option_inputs(models) -> dict:
 
     changed_all: dict = {}
     for m in models:
-        params = ui.model_options(m)
+        params = training.model_options(m)
         if not params:
             continue
         st.markdown(f"**{MODELS[m].label}**")
@@ -309,16 +312,16 @@ def leak_warnings(task) -> list[str]:
     s on purpose (``s_as_feature``), as the command line's ``train`` and ``sweep`` print them. Returns the
     columns warned about (a run trained with them says so)."""
     ss = state.current()
-    leaks = ui.leaks_and_proxies(ss.table, ss.table_id, task)[0]
+    leaks = workspace.leaks_and_proxies(ss.table, ss.table_id, task)[0]
     y_leaks = list(dict.fromkeys(x["column"] for x in leaks if x["of"] == "y"))
     s_leaks = [] if task.spec.s_as_feature else list(dict.fromkeys(x["column"] for x in leaks if x["of"] == "s"))
     if y_leaks:
-        st.warning("Before you train: " + ", ".join(ui.literal(c, code=True) for c in y_leaks)
+        st.warning("Before you train: " + ", ".join(text.literal(c, code=True) for c in y_leaks)
                    + " give(s) the label away "
                    "almost exactly, so the model would learn that instead of the task. Drop them on the Data page.",
                    icon=":material/warning:")
     if s_leaks:
-        st.warning("Before you train: " + ", ".join(ui.literal(c, code=True) for c in s_leaks)
+        st.warning("Before you train: " + ", ".join(text.literal(c, code=True) for c in s_leaks)
                    + " give(s) the sensitive attribute "
                    "s away almost exactly, so a model meant not to see s would use s through them. Drop them on the "
                    "Data page, or let the model see s on purpose under Advanced settings.", icon=":material/warning:")
@@ -336,6 +339,6 @@ def s_as_feature_option(task) -> None:
                             "labelled '(sees s)' in every table, figure and report.")
     if sees != task.spec.s_as_feature:
         ss = state.current()
-        ui.set_task(ss.table, ss.table_id, ss.table_name, replace(task.spec, s_as_feature=sees))
+        workspace.set_task(ss.table, ss.table_id, ss.table_name, replace(task.spec, s_as_feature=sees))
         st.rerun()
 

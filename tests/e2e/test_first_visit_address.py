@@ -1,7 +1,7 @@
 """A first visit straight to a page that ends early (nothing trained yet) gets its session's address and keeps
 its session, as every page does: the frame's work after the page (the sidebar, the kept widgets, the saved session
 and its ``?session=`` address) runs however the page ends. With ``st.stop()`` it did not: once a stop is requested,
-Streamlit ends the script at the next element sent, the frame's included (``ui.end_page``)."""
+Streamlit ends the script at the next element sent, the frame's included (``text.end_page``)."""
 from __future__ import annotations
 
 import pytest

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from fairdash.app import state
+from fairdash.app.server import state
 
 from live_server import free_port, live_streamlit
 from test_decisions import _set_pr_t

@@ -33,8 +33,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 oidc_provider_mock = pytest.importorskip("oidc_provider_mock", reason="requirements-dev.txt: oidc-provider-mock")
 
-from fairdash.app.session import LINK_FOREIGN  # noqa: E402
-from fairdash.app.signin import WHY  # noqa: E402
+from fairdash.app.server.session import LINK_FOREIGN  # noqa: E402
+from fairdash.app.server.signin import WHY  # noqa: E402
 
 from live_server import free_port, live_streamlit  # noqa: E402
 
@@ -152,7 +152,7 @@ def test_sign_in_owner_refusal_sign_out(browser, signin_server, st_ui):
         bob.get_by_text(LINK_FOREIGN).wait_for(timeout=60_000)
     except Exception:  # noqa: BLE001 - said plainly below
         pytest.fail("Bob, signed in, opened Alice's session with her browser cookie: the session must belong to "
-                    "the signed-in user (fairdash/app/session.py: browser_id() returns signin.owner_id() when "
+                    "the signed-in user (fairdash/app/server/session.py: browser_id() returns signin.owner_id() when "
                     "it is not None)\n" + _log(work))
     st_ui.wait_idle(bob)
     assert _session_token(bob) != a_token, bob.url

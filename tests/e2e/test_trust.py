@@ -261,10 +261,10 @@ def test_legitimate_factor_modes_and_the_slider(page, app_url, st_ui, server_log
 
     from fairdash import data
     from fairdash.analysis.rates import rates_readout
-    from fairdash.app import ui
+    from fairdash.app.ui import workspace
     from fairdash.targeting.target_spec import make_target_spec
 
-    task = data.build_task(adult_table, replace(ui.sample_spec("adult", adult_table), strata_column="race"))
+    task = data.build_task(adult_table, replace(workspace.sample_spec("adult", adult_table), strata_column="race"))
     st_ui.open_app(page, app_url + "/target")
     _select(page, st_ui, "strata_column", "race")
     st_ui.no_exception(page, server_log)

@@ -11,12 +11,12 @@ How the limit holds, whatever the file claims about itself:
 - the parent watches the child's resident memory every :data:`WATCH_S` seconds and ends it at once when it
   has grown by more than the budget since it started (the cap above is the backstop between two looks);
 - a caller may pass ``watch``: called on every look, it may raise (the server's memory guard,
-  :func:`fairdash.app.limits.check_memory`), which ends the read too.
+  :func:`fairdash.app.server.limits.check_memory`), which ends the read too.
 
 The child sends the table back one column at a time, so it never holds a second copy of the whole table.
 On Linux and macOS the child is forked: from the calling process where it runs no other thread (the command
 line, a test), else from ``multiprocessing``'s fork server, whose modules are preloaded once
-(:func:`preload`; the dashboard's training worker shares it, :mod:`fairdash.app.worker`). Where processes
+(:func:`preload`; the dashboard's training worker shares it, :mod:`fairdash.app.server.worker`). Where processes
 cannot be limited (Windows), the table is read in this process, with the estimates alone.
 
 A refusal here is a :class:`FairDashError` whose ``reason`` says which limit (``table_budget``,

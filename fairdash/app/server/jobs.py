@@ -6,10 +6,10 @@ A UI-helper module: it imports Streamlit.
 - :class:`TrainingJob`: one training (``runs.train_run``), watched by a daemon thread, holding its progress,
   its :class:`~fairdash.work.experiments.Run` or its error message, and a cancel flag that the progress
   callback checks, so the experiment runner stops at its next progress call. The training itself runs in
-  a worker process (:mod:`fairdash.app.worker`), at a lower CPU priority, so that no page waits for it.
+  a worker process (:mod:`fairdash.app.server.worker`), at a lower CPU priority, so that no page waits for it.
 - :class:`JobRegistry` (:func:`registry`): the process-wide jobs, one per session token (one job per
   session at a time; every tab of the session sees it and may cancel it). At most
-  ``FAIRDASH_MAX_TRAININGS`` run at once (:mod:`fairdash.app.limits`); the others wait in a queue, first
+  ``FAIRDASH_MAX_TRAININGS`` run at once (:mod:`fairdash.app.server.limits`); the others wait in a queue, first
   come first served, their place shown in their sidebar. A job whose session has no open tab for
   ``FAIRDASH_CLOSED_TAB_GRACE_S`` (no tab has drawn the sidebar's progress box, which redraws every
   ``REFRESH_S`` seconds) is cancelled, queued or running. Forget cancels the session's job at once.
@@ -29,9 +29,10 @@ import time
 
 import streamlit as st
 
-from ..events import log_event
-from ..work import runs
-from . import session, state, ui, worker
+from ...events import log_event
+from ...work import runs
+from ..ui import text, training
+from . import session, state, worker
 from .limits import ServerLimits, check_memory, lower_thread_priority
 
 REFRESH_S = 2.0  # how often the sidebar's progress box is redrawn while a job runs (a fragment-only rerun)
@@ -42,7 +43,7 @@ KEEP_S = 3600.0  # a finished job nobody collected (its browser tab was closed) 
 # (tests/conftest.py sets it; the tests of the background behaviour itself leave it off).
 WAIT_IN_SCRIPT = False
 NOTE_KEY = state.JOB_NOTE  # state.JobNote of a failed or cancelled job, in the sidebar until dismissed
-# True: a training runs in a worker process of its own (fairdash.app.worker: the pages never wait for it).
+# True: a training runs in a worker process of its own (fairdash.app.server.worker: the pages never wait for it).
 # False: in a thread of the server's process; only for tests that replace the training code in this process.
 IN_WORKER_PROCESS = True
 OUTCOME_KEY = state.JOB_OUTCOME  # state.JobNote of the job collected in this script run: "done", "failed", "cancelled"
@@ -147,7 +148,7 @@ class TrainingJob:
             ended = "cancelled"
         except BaseException as e:  # noqa: BLE001 - the analyst gets a message, the log the trace
             _log.exception("training failed")
-            self.error = ui.error_text(e)
+            self.error = text.error_text(e)
             self.why_failed = failure_reason(e)
             ended = "failed"
         else:
@@ -302,7 +303,7 @@ def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
     else:
         def work(progress):
             return runs.train_run(task, spec, progress=progress, **train_kwargs)
-    # a worker process sets its own priority (fairdash.app.worker): its thread here only waits on the pipe and
+    # a worker process sets its own priority (fairdash.app.server.worker): its thread here only waits on the pipe and
     # stays at the pages' priority, so the fork server it may start runs at the server's
     job = TrainingJob(work, title, session=_token(), grace_s=limits.closed_tab_grace_s,
                       nice=0 if IN_WORKER_PROCESS else limits.training_nice)
@@ -329,7 +330,7 @@ def collect() -> None:
         session.add_run(run)
         del ss.compare_target
         cached = int(run.results["cached"].sum()) if "cached" in run.results else 0
-        kept_in_memory = getattr(ui.fit_cache(), "write_error", None)  # (a full disk: said here, once per run)
+        kept_in_memory = getattr(training.fit_cache(), "write_error", None)  # (a full disk: said here, once per run)
         outcome = ss.job_note = state.JobNote("done", f"Trained {len(run.results)} fit(s) in {run.seconds:.1f} s"
                                   + (f" ({cached} from the cache)" if cached else "")
                                   + f": run {run.number} is in the run history."
@@ -347,13 +348,13 @@ def collect() -> None:
 
 
 def outcome() -> state.JobNote | None:
-    """The :class:`~fairdash.app.state.JobNote` of the job collected in this script run (the Train page's status
+    """The :class:`~fairdash.app.server.state.JobNote` of the job collected in this script run (the Train page's status
     line), else ``None``."""
     return state.current().job_outcome
 
 
 def note() -> state.JobNote | None:
-    """The :class:`~fairdash.app.state.JobNote` of a failed or cancelled job, kept until the next training or until
+    """The :class:`~.state.JobNote` of a failed or cancelled job, kept until the next training or until
     dismissed."""
     return state.current().job_note
 
@@ -404,5 +405,5 @@ def sidebar_job() -> None:
     with st.container(key="training_note"):
         show, icon = {"failed": (st.error, ":material/warning:"), "done": (st.success, ":material/check_circle:")
                       }.get(kept.kind, (st.info, ":material/cancel:"))
-        show(ui.literal(kept.text), icon=icon)
+        show(text.literal(kept.text), icon=icon)
         st.button("Dismiss", key="dismiss_training_note", on_click=_dismiss)

@@ -32,8 +32,8 @@ import os
 import sys
 import traceback
 
-from ..data import isolated
-from ..errors import FairDashError
+from ...data import isolated
+from ...errors import FairDashError
 
 CANCEL_GRACE_S = 3.0  # after a cancel, how long the child may take to reach its next progress call
 isolated.preload("fairdash.work.runs")  # imported once by the fork server: every worker starts with it loaded
@@ -164,7 +164,7 @@ class ProcessWork:
 def train_run_detached(task, spec, **kwargs):
     """The worker's side of a training (``runs.train_run``): the run goes back without its task (the
     parent has the table already; :func:`attach_task` puts it back), so the table crosses once."""
-    from ..work.runs import train_run  # lazy: heavy, defers numpy, pandas (and read at call time)
+    from ...work.runs import train_run  # lazy: heavy, defers numpy, pandas (and read at call time)
 
     run = train_run(task, spec, **kwargs)
     run.task = None

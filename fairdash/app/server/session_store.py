@@ -3,7 +3,7 @@ task, target, run history and running training; and snapshots, the one way to sh
 
 **The address is the owner's.** A session lives under an unguessable token (in the page's URL) and
 belongs to the browser that made it: the store keeps a one-way hash of that browser's id (a random
-value in a cookie, see ``fairdash.app.session``). :meth:`SessionStore.open` answers a token with
+value in a cookie, see ``fairdash.app.server.session``). :meth:`SessionStore.open` answers a token with
 ``"own"`` (the same browser: a reload, a second tab: the same session, not a copy), ``"foreign"``
 (another browser holds the address: nothing of the session is given), ``"deleted"`` (its owner pressed
 Forget), ``"restarted"`` (a token of an earlier server process: sessions live in memory only) or

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from fairdash.work.runs import Run
 
 # --------------------------------------------------------------------------------------------------
-# The working table and its task (``ui.set_task``)
+# The working table and its task (``workspace.set_task``)
 # --------------------------------------------------------------------------------------------------
 TABLE = "fd_table"  # the working table (a DataFrame)
 TABLE_ID = "fd_table_id"  # "sample:<name>" or "upload:<digest>"

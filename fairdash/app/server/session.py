@@ -6,7 +6,7 @@ module: it imports Streamlit.
 Who owns an address is told by a random id the browser keeps in a cookie (``fairdash_browser``, set by the
 page itself, read through ``st.context.cookies``): the same browser (a reload, another tab) returns to the
 same session; another browser with the same address gets nothing of it and is told to ask for a snapshot
-link (:mod:`fairdash.app.session_store` keeps only a hash of the id)."""
+link (:mod:`fairdash.app.server.session_store` keeps only a hash of the id)."""
 from __future__ import annotations
 
 import json
@@ -15,7 +15,7 @@ import secrets
 
 import streamlit as st
 
-from ..events import log_event
+from ...events import log_event
 from . import signin, state
 from .session_store import DELETED, FOREIGN, KEPT, SessionStore
 
@@ -87,7 +87,7 @@ def browser_cookie() -> str | None:
 
 def browser_id() -> str:
     """This browser's id: its cookie's, or a new one that :func:`keep_browser_id` gives the browser. With sign-in on
-    (:mod:`fairdash.app.signin`) the signed-in user's one-way id instead: the session belongs to the user, not to a
+    (:mod:`.signin`) the signed-in user's one-way id instead: the session belongs to the user, not to a
     cookie."""
     if (owner := signin.owner_id()) is not None:
         return owner

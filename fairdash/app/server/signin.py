@@ -25,7 +25,7 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from ..events import log_event
+from ...events import log_event
 from . import state
 
 WHY = ("This FairDash server is open to its team only: sign in with your organisation's account to see "
@@ -92,7 +92,7 @@ def require_sign_in(navigation=None) -> None:
     sidebar, no session is opened: a session address or a snapshot link waits behind it). Signed in: the
     user is logged once per browser session, as a hash.
 
-    ``navigation`` (app.py's ``ui.navigation``) is declared hidden before the prompt: the pages' URLs stay
+    ``navigation`` (app.py's ``navigation.navigation``) is declared hidden before the prompt: the pages' URLs stay
     known (no "page not found") and Streamlit draws no menu of the ``pages/`` folder beside the prompt."""
     if not configured():
         return
