@@ -293,8 +293,8 @@ def test_a_model_that_is_too_good_is_flagged(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_the_results_file_says_where_each_column_was_measured_and_older_files_still_read(compas_task, tmp_path):
-    from fairdash.files.export import results_csv
     from fairdash.files.results_file import RESULTS_FORMAT, from_file, to_file
+    from fairdash.files.safe_csv import results_csv
 
     dp = run_experiment(ExperimentPlan(compas_task, ["fair-lr", "lr"], target=make_target_spec("dp", 0.401))).results
     eo = run_experiment(ExperimentPlan(compas_task, ["lr"], target=make_target_spec("eo", 0.5))).results

@@ -30,9 +30,9 @@ from fairdash.files.export import (
     PlainPreprocessor,
     load_model,
     model_bytes,
-    results_csv,
     save_model,
 )
+from fairdash.files.safe_csv import results_csv
 from fairdash.models.registry import MODELS
 from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import fit_model

@@ -140,7 +140,7 @@ def test_build_report_from_sweep_config(tmp_path):
     task = data.paper_task("compas-sex")
     results = run_experiment(ExperimentPlan(task, ["fair-lr", "lr"], [0.4], seeds=[0], device="cpu")).results
     path = tmp_path / "r.csv"
-    from fairdash.files.export import results_csv
+    from fairdash.files.safe_csv import results_csv
 
     path.write_text(results_csv(results))
     config = {"task": task.spec.to_dict(), "data": "compas", "paper": "compas-sex", "criterion": "eo",

@@ -15,9 +15,10 @@ from ..evaluation.gaps import REFERENCE_MODEL, landing_verdict, moved_away_summa
 from ..evaluation.metric_table import POP, column_of, metric_of
 from ..evaluation.thin import thin_notes
 from ..files.audit import output_columns
-from ..files.export import load_model, results_csv, save_model
+from ..files.export import load_model, save_model
 from ..files.results_file import from_file, row_to_file, to_file
 from ..files.run_spec import RunSpec
+from ..files.safe_csv import results_csv
 from ..files.session_file import load_session
 from ..jsonable import to_jsonable
 from ..models.registry import PAPER_MODELS, model_info

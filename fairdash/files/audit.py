@@ -31,7 +31,7 @@ from ..errors import FairDashError, shorten
 from ..evaluation.metric_table import EVAL, POP, TRAIN, column_of, share
 from ..evaluation.metrics import group_metrics
 from ..targeting.target_spec import criterion_info
-from .export import results_csv
+from .safe_csv import results_csv
 
 NOT_PLACED = -1  # a row whose group (or label) the new table does not say
 ERROR_RATES = (("tpr", "TPR"), ("fpr", "FPR"), ("fnr", "FNR"), ("acc", "accuracy"))

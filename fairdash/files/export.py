@@ -1,4 +1,4 @@
-"""The portable model file (``.fairdash``) and safe CSV export.
+"""The portable model file (``.fairdash``).
 
 A ``.fairdash`` file is one zip archive with exactly three members:
 
@@ -24,7 +24,8 @@ The hashes guard against accidents and casual edits; they are not a signature (s
 file can rewrite its manifest too), so load files only from people you trust to give you a model.
 
 Public API: :func:`save_model`, :func:`model_bytes`, :func:`load_model` (returns a
-:class:`LoadedModel` whose ``predict``/``predict_proba`` take a raw table) and :func:`results_csv`.
+:class:`LoadedModel` whose ``predict``/``predict_proba`` take a raw table). Tables as CSV without formulas are
+:mod:`fairdash.files.safe_csv`.
 """
 from __future__ import annotations
 
@@ -37,7 +38,6 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from .._version import software_versions
 from ..data import TaskSpec
@@ -49,6 +49,7 @@ from ..models.registry import MODELS, model_info
 from ..progress import utc_now
 from ..targeting.decision import FittedDecision, carried_decision, predicts_with_s, rule_info
 from .archive import MANIFEST, ArchiveKind, json_member, open_archive, read_source
+from .safe_csv import results_csv  # noqa: F401  (the Streamlit glue's import: fairdash.app.ui)
 from .scoring import ScoresRawTables
 
 FORMAT_NAME = "fairdash-model"
@@ -408,45 +409,3 @@ def load_model(source) -> LoadedModel:
         raise FairDashError(f"{name} is inconsistent: its preprocessing makes {pre.n_features_out} features but the "
                             f"model expects {expected}.")
     return model
-
-
-# --------------------------------------------------------------------------------------------------
-# CSV without formulas
-# --------------------------------------------------------------------------------------------------
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "|", "%")
-_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
-
-
-def neutralise_cell(value):
-    """A text cell that a spreadsheet could read as a formula gets a leading apostrophe; numbers and
-    text that is just a number (``-0.5``) are left alone."""
-    if not isinstance(value, str):
-        return value
-    stripped = value.lstrip(" ")
-    if not stripped or _PLAIN_NUMBER.fullmatch(value.strip()):
-        return value
-    if value[0] in _FORMULA_START or stripped[0] in _FORMULA_START:
-        return "'" + value
-    return value
-
-
-def results_csv(df: pd.DataFrame, index: bool = False) -> str:
-    """The table as CSV text with spreadsheet formulas neutralised (cells starting with ``= + - @``,
-    a tab or a line break get a leading ``'``), header included. Text cells are quoted; numeric columns
-    stay bare numbers, so negative numbers are still numbers."""
-    if not isinstance(df, pd.DataFrame):
-        raise FairDashError("results_csv takes a table (DataFrame).")
-    cols = []
-    for j in range(df.shape[1]):
-        col = df.iloc[:, j]
-        if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)):
-            col = col.astype(object).map(neutralise_cell)
-        cols.append(col.reset_index(drop=True))
-    out = pd.concat(cols, axis=1) if cols else pd.DataFrame(index=range(len(df)))
-    out.columns = [neutralise_cell(str(c)) for c in df.columns]
-    if index:
-        out.index = [neutralise_cell(v) if isinstance(v, str) else v for v in df.index]
-    import csv
-
-    # text cells quoted (a line break inside one cannot split the row); numbers stay bare numbers
-    return out.to_csv(index=index, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
