@@ -84,14 +84,9 @@ def _box_key() -> str:
     return target_state.pr_t_box_key()  # drawn from the target's PR_t: a new PR_t is a new box showing it
 
 
-def _set_pr_t(value: float) -> None:
-    """A preset: PR_t, the slider and the number box take the value."""
-    target_state.set_rate(value)
-    ss.pr_t_slider = target_state.clip_rate(value)
-
-
-# The slider's callback writes no widget state at all, so key presses that arrive while a rerun is in
-# flight are never overwritten by a value the rerun sends back.
+# No callback writes a widget's state: the callbacks edit the target, and the slider and the box are drawn from it
+# (target_state.slider_from_target, pr_t_box_key), so key presses that arrive while a rerun is in flight are never
+# overwritten by a value the rerun sends back.
 def _from_slider():
     box = ss.widget(_box_key())
     if box is not None and target_state.round_rate(box) != _pr_t():
@@ -108,7 +103,6 @@ def _from_input(key: str):
     if v is None or target_state.round_rate(v) == _pr_t():
         return
     target_state.set_rate(v)
-    ss.pr_t_slider = target_state.clip_rate(v)
 
 
 def _pr_t() -> float | None:
@@ -179,7 +173,7 @@ def _live_target() -> None:
     if pr_t is None or pr_t != target_state.clip_rate(pr_t):  # none yet, or an old state at 0 or 1
         pr_t = target_state.clip_rate(presets["avg"] if pr_t is None else pr_t)
         target_state.set_rate(pr_t)
-    navigation.restore(state.PR_T_SLIDER, pr_t)
+    target_state.slider_from_target()
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     c1.slider("Target positive rate PR_t", PR_T_MIN, PR_T_MAX, step=0.001, format="%.3f", key=state.PR_T_SLIDER,
               on_change=_from_slider,
@@ -190,12 +184,12 @@ def _live_target() -> None:
     st.caption(f"PR_t lies strictly between 0 and 1 ({PR_T_MIN:.3f} to {PR_T_MAX:.3f} here): at 0 or 1 every "
                "prediction would be the same class, so there would be nothing to learn.")
     b = st.columns(4)
-    b[0].button("Min preset", key="preset_min", on_click=_set_pr_t, args=(presets["min"],),
+    b[0].button("Min preset", key="preset_min", on_click=target_state.set_rate, args=(presets["min"],),
                 help=f"The lower base rate: {presets['min']:.3f}", width="stretch")
-    b[1].button("Avg preset", key="preset_avg", on_click=_set_pr_t, args=(presets["avg"],),
+    b[1].button("Avg preset", key="preset_avg", on_click=target_state.set_rate, args=(presets["avg"],),
                 help=f"The mean of the groups' base rates (the paper's default): {presets['avg']:.3f}",
                 width="stretch")
-    b[2].button("Max preset", key="preset_max", on_click=_set_pr_t, args=(presets["max"],),
+    b[2].button("Max preset", key="preset_max", on_click=target_state.set_rate, args=(presets["max"],),
                 help=f"The higher base rate: {presets['max']:.3f}", width="stretch")
     b[3].caption(f"min {presets['min']:.3f} · avg {presets['avg']:.3f} · max {presets['max']:.3f}")
     _readouts()

@@ -44,9 +44,5 @@ def pr_t(at) -> float | None:
 
 
 def pr_t_slider(at):
-    """The Target page's PR_t slider (its widget key is drawn from the target's PR_t, ``pr_t_slider_<PR_t>``,
-    and changes whenever something other than the slider sets PR_t; the stable key is on its container)."""
-    stem = state.PR_T_SLIDER + "_"
-    sliders = [w for w in at.slider if (w.key or "").startswith(stem)]
-    assert len(sliders) == 1, [w.key for w in at.slider]
-    return sliders[0]
+    """The Target page's PR_t slider (drawn from the target's PR_t: ``target_state.slider_from_target``)."""
+    return at.slider(key=state.PR_T_SLIDER)

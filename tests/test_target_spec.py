@@ -90,13 +90,13 @@ def test_dashboard_strata_own_mode_hides_the_slider_and_slider_mode_moves_the_ce
     assert app_state.get(at, "spec").strata_column == "education"
     # "own": each stratum's own average; no PR_t slider, and a sentence saying why
     assert at.radio(key="strata_rates").value == "own"
-    assert not any((w.key or "").startswith("pr_t_slider_") for w in at.slider)
+    assert not _has_widget(at, "slider", "pr_t_slider")
     assert any("does not apply" in c.value and "PR_t" in c.value for c in at.caption)
     own = _metric(at, CEILING)
     # "slider": the slider's PR_t in every stratum, and moving it moves the ceiling
     at.radio(key="strata_rates").set_value("slider").run()
     _ok(at)
-    assert any((w.key or "").startswith("pr_t_slider_") for w in at.slider)
+    assert _has_widget(at, "slider", "pr_t_slider")
     app_state.pr_t_slider(at).set_value(0.213).run()
     _ok(at)
     low = _metric(at, CEILING)

@@ -9,9 +9,12 @@ edit that makes the target invalid keeps the last valid one and stores the reaso
 analyst did not ask for.
 
 The Target page has three modes (``MODES``): demographic parity and equality of opportunity with
-one PR_t, or opportunity with explicit TPR/TNR targets. A mode's dials the target no longer holds
-(the PR_t while explicit targets are set, say) come back from the widgets' kept values
-(:func:`fairdash.app.server.session.remember`) when the analyst switches back.
+one PR_t, or opportunity with explicit TPR/TNR targets. The PR_t is held by the target alone: beside explicit
+targets or a preset it keeps the PR_t the analyst last chose (``TargetSpec.chosen_rate``, which nothing but the
+dashboard reads), so a switch back restores it; the slider, the number box and the link are drawn from it
+(:func:`slider_from_target`, :func:`pr_t_box_key`, :func:`link_params`) and :func:`round_rate` is their one rounding.
+The other dials a mode drops (TPR/TNR targets, delta) come back from the widgets' kept values
+(:func:`fairdash.app.server.session.remember`).
 """
 from __future__ import annotations
 
@@ -41,7 +44,7 @@ STRATA_MODES = {"own": "Each stratum's own average (default)", "slider": "The sl
 PR_T_MIN, PR_T_MAX = 0.001, 0.999  # the slider never reaches 0 or 1 (no target there: one class for everyone)
 
 # the widgets whose last values a mode switch brings back (kept by session.remember)
-RATE_WIDGET, TPR_WIDGET, TNR_WIDGET, DELTA_WIDGET = state.PR_T_SLIDER, state.TPR_TARGET, state.TNR_TARGET, state.DELTA
+TPR_WIDGET, TNR_WIDGET, DELTA_WIDGET = state.TPR_TARGET, state.TNR_TARGET, state.DELTA
 
 
 def mode_of(spec: TargetSpec) -> str:
@@ -67,6 +70,20 @@ def pr_t_box_key() -> str:
     value reaches the server late is not the box on screen."""
     rate = current_or_default().target_rate
     return f"{state.PR_T_BOX}_{'none' if rate is None else f'{round_rate(rate):.3f}'}"
+
+
+def slider_from_target() -> float:
+    """The PR_t slider drawn from the target, before the page draws it: where the slider's state is not the target's
+    PR_t (:func:`chosen_rate`; after a box entry, a preset, a link, a new task, a switch back from explicit targets, a
+    page change) it is set to it; returns that PR_t. The one write of the slider's state, made in the page's run and
+    only from the target, never in a callback: a move of the slider's own has set the target to its value already,
+    so key presses that arrive while a rerun is in flight are never overwritten. (Keying the slider by the PR_t, as
+    the box is, would draw a second slider for the length of each rerun and take the focus from the thumb.)"""
+    ss = state.current()
+    rate = round_rate(chosen_rate())
+    if not ss.has(state.Session.pr_t_slider) or round_rate(ss.pr_t_slider) != rate:
+        ss.pr_t_slider = rate
+    return rate
 
 
 def presets(rates) -> dict:
@@ -125,7 +142,7 @@ def follow_task() -> list[str]:
         changes.update(target_rate=None, preset="avg")
         said.append("each stratum's own average is its target")
     if not strata and spec.target_rate is None and not spec.explicit:  # back to one PR_t
-        changes.update(target_rate=_kept_rate(), preset=None)
+        changes.update(target_rate=chosen_rate(), preset=None)
         said.append(f"PR_t is {changes['target_rate']:.3f} in every group")
     ss.target = spec.edited(**changes)
     ss.target_changed = "The task changed, so the target did: " + "; ".join(said) + "."
@@ -157,7 +174,7 @@ def set_mode(mode: str) -> bool:
         return edit(criterion=EO.name, tpr_target=float(session.kept_value(TPR_WIDGET, DEFAULT_TPR_TARGET)),
                     tnr_target=float(session.kept_value(TNR_WIDGET, DEFAULT_TNR_TARGET)))
     delta = float(session.kept_value(DELTA_WIDGET, 1.0)) if mode_criterion(mode).supports_strata else 1.0
-    return edit(criterion=mode_criterion(mode).name, tpr_target=None, tnr_target=None, target_rate=_kept_rate(),
+    return edit(criterion=mode_criterion(mode).name, tpr_target=None, tnr_target=None, target_rate=chosen_rate(),
                 preset=None, delta=delta)
 
 
@@ -175,19 +192,19 @@ def set_strata_mode(mode: str) -> bool:
     """With a legitimate factor: each stratum's own average (``"own"``) or the slider's PR_t in every
     stratum (``"slider"``)."""
     if mode == "slider":
-        return edit(target_rate=_kept_rate())
+        return edit(target_rate=chosen_rate())
     return edit(target_rate=None, preset="avg")
 
 
 def new_task(avg_preset: float) -> None:
-    """A new task (other data, s or y): PR_t starts at its avg preset (the paper's default)."""
-    ss = state.current()
+    """A new task (other data, s or y): PR_t starts at its avg preset (the paper's default); beside explicit
+    targets or each stratum's own preset, the target keeps it for a switch back."""
     rate = clip_rate(avg_preset)
-    del ss.pr_t_slider
-    session.remember_value(RATE_WIDGET, rate)  # also for a later switch back from explicit targets
-    spec = ss.target or _default()
+    spec = current_or_default()
     if not spec.explicit and (spec.target_rate is not None or not spec.conditional):
         edit(target_rate=rate)
+    else:  # (the target as it is, a refused edit's reason included)
+        state.current().target = spec.edited(chosen_rate=rate)
 
 
 def from_link(criterion: str | None, pr_t: str | None) -> None:
@@ -199,29 +216,26 @@ def from_link(criterion: str | None, pr_t: str | None) -> None:
     except ValueError:
         return
     if 0.0 < rate < 1.0 and not current_or_default().explicit:
-        session.remember_value(RATE_WIDGET, clip_rate(rate))
         set_rate(rate)
 
 
 def link_params() -> dict:
-    """The target's part of the page's URL."""
+    """The target's part of the page's URL, drawn from the target: its mode and its PR_t (``None`` where none is in
+    force, which takes ``pr_t`` out of the URL)."""
     spec = current_or_default()
-    out = {"criterion": mode_of(spec)}
-    if spec.target_rate is not None:
-        out["pr_t"] = f"{spec.target_rate:.3f}"
-    return out
+    return {"criterion": mode_of(spec),
+            "pr_t": None if spec.target_rate is None else f"{round_rate(spec.target_rate):.3f}"}
 
 
 def current_or_default() -> TargetSpec:
     return state.current().target or _default()
 
 
-def _kept_rate() -> float:
-    ss = state.current()
-    spec = ss.target
-    if spec is not None and spec.target_rate is not None:
-        return float(spec.target_rate)
-    return clip_rate(session.kept_value(RATE_WIDGET, _avg_preset()))
+def chosen_rate() -> float:
+    """The PR_t the analyst last chose, held by the target (its ``chosen_rate``: its PR_t where it has one), else
+    the avg preset: what the slider shows and what a switch back to one PR_t restores."""
+    rate = current_or_default().chosen_rate
+    return float(rate) if rate is not None else _avg_preset()
 
 
 def _avg_preset() -> float:

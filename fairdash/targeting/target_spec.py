@@ -14,13 +14,16 @@ pages, the configuration JSON, the report and the model file:
 - ``delta``, the keep-rate of demographic parity;
 - ``strata_column``, the legitimate factor of conditional demographic parity. With strata a number
   ``PR_t`` is every stratum's target, a preset is taken of each stratum's own base rates, and
-  ``stratum_target_rates`` (stratum code -> ``PR_t``) overrides single strata.
+  ``stratum_target_rates`` (stratum code -> ``PR_t``) overrides single strata;
+- ``chosen_rate``, the ``PR_t`` the analyst last chose: ``target_rate`` while one is in force, kept beside
+  explicit targets and presets (the dashboard's slider comes back at it). It is no part of the target: the
+  maths, the models, equality, ``to_dict`` (the files) and the cache keys ignore it.
 
 The maths it resolves to lives in :mod:`fairdash.targeting.targets`; this module only says which of it applies.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
@@ -76,6 +79,12 @@ class TargetSpec:
     stratum_target_rates: tuple | None = None  # ((stratum code, PR_t), ...)
     # how scores become decisions (fairdash.targeting.decision): threshold | overall-rate | group-rates
     decision: str = PAPER_RULE
+    # the PR_t the analyst last chose (see the module's notes): never compared, shown, saved nor used by the maths
+    chosen_rate: float | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        if self.target_rate is not None:  # a PR_t in force is the one chosen (a spec built without make_target_spec)
+            object.__setattr__(self, "chosen_rate", self.target_rate)
 
     # ---------------------------------------------------------------------------------------------
     @property
@@ -178,6 +187,8 @@ class TargetSpec:
     def to_dict(self) -> dict:
         """The configuration format (plain JSON); :meth:`from_dict` reads it back."""
         d = asdict(self)
+        for name in _NOT_SAVED:  # the configuration's format is that of the target alone
+            del d[name]
         d["stratum_target_rates"] = (None if self.stratum_target_rates is None
                                      else {str(k): float(v) for k, v in self.stratum_target_rates})
         return d
@@ -188,7 +199,7 @@ class TargetSpec:
             return d
         if not isinstance(d, dict):
             raise FairDashError("The configuration's target is not a set of named settings.")
-        unknown = sorted(set(d) - set(cls.__dataclass_fields__))
+        unknown = sorted((set(d) - set(cls.__dataclass_fields__)) | (set(d) & set(_NOT_SAVED)))
         if unknown:
             raise FairDashError(f"The configuration's target has unknown setting(s): {', '.join(unknown)}.")
         return make_target_spec(**d)
@@ -214,6 +225,9 @@ class TargetSpec:
         if self.decision_rule.aims_at_target:
             text += f"; decided by {self.decision_rule.named}"
         return text
+
+
+_NOT_SAVED = ("chosen_rate",)  # a TargetSpec's fields that are no part of its configuration (to_dict, from_dict)
 
 
 def common_tpr(group_tprs, y, s, n_groups: int) -> float:
@@ -247,9 +261,18 @@ def _one_target(name: str, value) -> float:
     return v
 
 
+def _chosen(rate) -> float | None:
+    """A TargetSpec's ``chosen_rate``: a number strictly inside (0, 1), else none (a memory, never a refusal)."""
+    try:
+        v = float(rate)
+    except (TypeError, ValueError):
+        return None
+    return v if 0.0 < v < 1.0 else None
+
+
 def make_target_spec(criterion: str | None = DEFAULT, target_rate=None, delta=1.0, tpr_target=None, tnr_target=None,
                      strata_column: str | None = None, stratum_target_rates=None, preset: str | None = None,
-                     decision: str | None = PAPER_RULE) -> TargetSpec:
+                     decision: str | None = PAPER_RULE, chosen_rate=None) -> TargetSpec:
     """Build and validate the target request: the one place where criterion and targets are resolved.
 
     ``target_rate`` is a number in (0, 1), a preset name (``"min"``, ``"avg"``, ``"max"``) or ``None``
@@ -257,8 +280,10 @@ def make_target_spec(criterion: str | None = DEFAULT, target_rate=None, delta=1.
     missing one is :data:`DEFAULT_TPR_TARGET` / :data:`DEFAULT_TNR_TARGET`; they exclude ``PR_t``, ``delta != 1`` and
     strata.
     Strata (conditional parity) need demographic parity. ``decision`` is the rule that turns scores
-    into decisions (:mod:`fairdash.targeting.decision`); ``group-rates`` cannot be combined with strata. Every
-    refusal is a :class:`FairDashError`.
+    into decisions (:mod:`fairdash.targeting.decision`); ``group-rates`` cannot be combined with strata.
+    ``chosen_rate`` is the ``PR_t`` the analyst last chose, kept where no number ``target_rate`` is in force
+    (which it always is where there is one; one outside (0, 1) is dropped). Every refusal is a
+    :class:`FairDashError`.
     """
 
     decision = check_rule(decision)
@@ -282,19 +307,22 @@ def make_target_spec(criterion: str | None = DEFAULT, target_rate=None, delta=1.
         items = stratum_target_rates.items() if isinstance(stratum_target_rates, dict) else stratum_target_rates
         rates = tuple(sorted((int(k), float(T.check_target_rate(_number(v, "stratum target rate")))) for k, v in items))
 
+    chosen = _chosen(chosen_rate)
     if tpr_target is not None or tnr_target is not None:
-        return _explicit_target(criterion, tpr_target, tnr_target, rate_given or bool(rates), delta, strata_column,
+        spec = _explicit_target(criterion, tpr_target, tnr_target, rate_given or bool(rates), delta, strata_column,
                                 decision)
+        return replace(spec, chosen_rate=chosen)
 
     if strata_column is not None and not criterion_info(criterion).supports_strata:
         raise FairDashError("A legitimate factor (conditional parity) is a demographic-parity target; it cannot be "
                             "combined with equality of opportunity.")
     if target_rate is not None:
-        return TargetSpec(criterion=criterion, target_rate=float(T.check_target_rate(_number(target_rate,
-                          "target positive rate"))), preset=None, delta=delta, strata_column=strata_column,
-                          stratum_target_rates=rates, decision=decision)
+        target_rate = float(T.check_target_rate(_number(target_rate, "target positive rate")))
+        return TargetSpec(criterion=criterion, target_rate=target_rate, preset=None, delta=delta,
+                          strata_column=strata_column, stratum_target_rates=rates, decision=decision,
+                          chosen_rate=target_rate)
     return TargetSpec(criterion=criterion, target_rate=None, preset=preset or "avg", delta=delta,
-                      strata_column=strata_column, stratum_target_rates=rates, decision=decision)
+                      strata_column=strata_column, stratum_target_rates=rates, decision=decision, chosen_rate=chosen)
 
 
 def _explicit_target(criterion: str, tpr_target, tnr_target, rate_given: bool, delta: float, strata_column,

@@ -214,8 +214,9 @@ def _keep(token: str) -> str:
 
 def save_session(link: dict) -> None:
     """Keep this session's state under its token and put the token and ``link`` (the target's query
-    parameters) in the URL. A refused save says why, once: the session was deleted from another tab (this
-    tab drops it too and starts afresh), it belongs to another browser, or the server has no room."""
+    parameters; one whose value is ``None`` leaves the URL) in the URL. A refused save says why, once: the
+    session was deleted from another tab (this tab drops it too and starts afresh), it belongs to another
+    browser, or the server has no room."""
     ss = state.current()
     token = ss.token
     if not token:
@@ -228,7 +229,9 @@ def save_session(link: dict) -> None:
         st.warning(NOT_OWNED if answer == FOREIGN else LINK_NOT_KEPT,
                    icon=":material/warning:")  # (not a toast: it has no accessible name)
     ss.not_kept = not kept
-    want = {"session": token, **link}
+    for k in [k for k, v in link.items() if v is None and k in st.query_params]:  # (``None``: not in the URL)
+        del st.query_params[k]
+    want = {"session": token, **{k: v for k, v in link.items() if v is not None}}
     if any(st.query_params.get(k) != v for k, v in want.items()):
         st.query_params.update(want)
 
