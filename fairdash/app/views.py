@@ -7,7 +7,8 @@ import streamlit as st
 
 from ..analysis.rates import common_tpr_words, decisions_words, describe_t, s_predictability_text
 from ..analysis.separability import s_predictability
-from ..data import MAX_BYTES, isolated
+from ..data import MAX_BYTES
+from ..data.reading import isolated
 from ..errors import FairDashError
 from ..events import log_event
 from ..figures import plots
@@ -25,7 +26,7 @@ _INSECURE_LOGGED: set = set()  # the insecure settings this server process has l
 @st.cache_resource(show_spinner=False)
 def warm_processes() -> bool:
     """Once per server process: the fork server that reads uploads and runs trainings starts in the background
-    (:func:`fairdash.data.isolated.warm`), so the first upload does not wait for its imports."""
+    (:func:`fairdash.data.reading.isolated.warm`), so the first upload does not wait for its imports."""
     isolated.warm()
     return True
 

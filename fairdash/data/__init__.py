@@ -17,7 +17,6 @@ from .profile import (
                       left_out_note,
                       profile_columns,
 )
-from .reading import isolated  # noqa: F401  (fairdash.data.isolated, as the glue imports it)
 from .reading.isolated import read_table  # every table from outside: in a process of its own, under a hard memory limit
 from .reading.read import MAX_BYTES
 from .reading.repairs import clean_table

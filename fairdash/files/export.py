@@ -49,7 +49,6 @@ from ..models.registry import MODELS, model_info
 from ..progress import utc_now
 from ..targeting.decision import FittedDecision, carried_decision, predicts_with_s, rule_info
 from .archive import MANIFEST, ArchiveKind, json_member, open_archive, read_source
-from .safe_csv import results_csv  # noqa: F401  (the Streamlit glue's import: fairdash.app.ui)
 from .scoring import ScoresRawTables
 
 FORMAT_NAME = "fairdash-model"

@@ -32,7 +32,7 @@ import os
 import sys
 import traceback
 
-from ...data import isolated
+from ...data.reading import isolated
 from ...errors import FairDashError
 
 CANCEL_GRACE_S = 3.0  # after a cancel, how long the child may take to reach its next progress call
@@ -45,7 +45,7 @@ class _Cancelled(Exception):
 
 def context():
     """The multiprocessing context workers start from: the fork server that reads tables too (one per server
-    process, :func:`fairdash.data.isolated.forkserver_context`)."""
+    process, :func:`fairdash.data.reading.isolated.forkserver_context`)."""
     return isolated.forkserver_context()
 
 

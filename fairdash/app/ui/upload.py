@@ -11,7 +11,7 @@ import streamlit as st
 from ... import data
 from ...errors import FairDashError
 from ...events import log_event
-from ...files.export import results_csv
+from ...files.safe_csv import results_csv
 from ..server import state
 from ..server.limits import check_memory
 
@@ -85,5 +85,5 @@ def data_source() -> str:
 
 
 def csv_bytes(df: pd.DataFrame) -> bytes:
-    """CSV for download; formula-like cells are neutralised (``files.export.results_csv``)."""
+    """CSV for download; formula-like cells are neutralised (``files.safe_csv.results_csv``)."""
     return results_csv(df).encode("utf-8")
