@@ -7,7 +7,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from fairdash.errors import FairDashError
-from fairdash.targeting import targets
+from fairdash.targeting import conditional, targets
 
 rate = st.floats(0.001, 0.999, allow_nan=False)
 delta_st = st.floats(0.01, 1.0, allow_nan=False)
@@ -151,7 +151,7 @@ def test_conditional_tables_reach_each_stratum_target():
     s = rng.integers(0, 2, n)
     codes = rng.integers(0, 3, n)
     y = (rng.random(n) < 0.2 + 0.1 * s + 0.15 * codes).astype(int)
-    ct = targets.conditional_transition_tables(y, s, codes)
+    ct = conditional.conditional_transition_tables(y, s, codes)
     assert len(ct.tables) == 3 and not ct.warnings
     for k, tb in enumerate(ct.tables):
         assert np.allclose(targets.implied_target_rates(tb.p_ybar1_given_y, tb.base_rates), tb.target_rates)
@@ -165,7 +165,7 @@ def test_conditional_tables_warn_on_tiny_cells():
     s = np.array([0, 0, 1, 1, 0, 1])
     codes = np.array([0, 0, 0, 0, 1, 1])
     y = np.array([0, 1, 0, 1, 1, 0])
-    ct = targets.conditional_transition_tables(y, s, codes, min_cell=5)
+    ct = conditional.conditional_transition_tables(y, s, codes, min_cell=5)
     assert any("only" in w for w in ct.warnings)
 
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import FairDashError
 from . import targets as T
+from .conditional import ConditionalTables, conditional_transition_tables
 
 # (the criteria's names are re-exported: a TargetSpec's callers read them here)
 from .criteria import CRITERIA, CRITERIA_INFO, CRITERION_NAMES, DEFAULT, EO, Criterion, criterion_info  # noqa: F401
@@ -140,13 +141,13 @@ class TargetSpec:
         table = T.transition_table(rates, shares, rate, self.delta, group_names)
         return replace(table, criterion=self.criterion)
 
-    def conditional_tables(self, y, s, strata_codes, strata_names=None, n_groups=None) -> T.ConditionalTables:
+    def conditional_tables(self, y, s, strata_codes, strata_names=None, n_groups=None) -> ConditionalTables:
         """One table per stratum (conditional demographic parity)."""
         if self.explicit or not criterion_info(self.criterion).supports_strata:
             raise FairDashError("Conditional parity (a legitimate factor) is a demographic-parity target; "
                                 "it cannot be combined with equality of opportunity.")
         rate = self.target_rate if self.target_rate is not None else self.preset
-        return T.conditional_transition_tables(y, s, strata_codes, target_rates=self.stratum_rates_dict(),
+        return conditional_transition_tables(y, s, strata_codes, target_rates=self.stratum_rates_dict(),
                                                strata=strata_names, n_groups=n_groups, delta=self.delta,
                                                target_rate=rate)
 

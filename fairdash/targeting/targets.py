@@ -3,7 +3,7 @@
 Pure numpy functions: base rates and group shares, the PR_t presets, the transition probabilities
 P(ybar=1 | y, s) for demographic parity (with keep-rate ``delta``) and for explicit TPR/TNR targets,
 the reverse table ``d[s][ybar] = P(y=1 | ybar, s)`` by Bayes' rule, Theorem 1's ``t_s`` and Theorem 2's
-accuracy ceiling, for two or more groups and per stratum (conditional demographic parity).
+accuracy ceiling, for two or more groups; per stratum (conditional demographic parity) in ``conditional``.
 
 Groups are integer codes 0..G-1; the disadvantaged group (:func:`disadvantaged_group`), whatever its
 code, is the one with the lowest base rate where a positive label is favourable for the person and the
@@ -27,7 +27,7 @@ _EPS = 1e-12
 # --------------------------------------------------------------------------------------------------
 # Rates of the data
 # --------------------------------------------------------------------------------------------------
-def _as_codes(s, n_groups: int | None) -> tuple[np.ndarray, int]:
+def as_codes(s, n_groups: int | None) -> tuple[np.ndarray, int]:
     s = np.asarray(s)
     if s.size and not np.issubdtype(s.dtype, np.integer):
         if np.any(np.asarray(s, dtype=float) % 1 != 0):
@@ -41,7 +41,7 @@ def _as_codes(s, n_groups: int | None) -> tuple[np.ndarray, int]:
 def group_counts(y, s, n_groups: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Rows and positives per group: ``(n_s, n_pos_s)``."""
     y = np.asarray(y).astype(int, copy=False)
-    s, n_groups = _as_codes(s, n_groups)
+    s, n_groups = as_codes(s, n_groups)
     if y.shape != s.shape:
         raise FairDashError("The label and the sensitive attribute have different lengths.")
     n = np.bincount(s, minlength=n_groups).astype(int)
@@ -62,7 +62,7 @@ def base_rates(y, s, n_groups: int | None = None) -> np.ndarray:
 
 def group_shares(s, n_groups: int | None = None) -> np.ndarray:
     """``P(s = j)`` per group; ``group_shares(s)[0]`` is the paper's ``p = P(s=0)``."""
-    s, n_groups = _as_codes(s, n_groups)
+    s, n_groups = as_codes(s, n_groups)
     if s.size == 0:
         raise FairDashError("There are no rows to compute group shares from.")
     return np.bincount(s, minlength=n_groups) / s.size
@@ -438,76 +438,3 @@ def identity_table(n_groups: int = 2) -> np.ndarray:
 def row_d(d, s) -> np.ndarray:
     """Each row's ``(d[s_i, 0], d[s_i, 1])``, shape ``(n, 2)``."""
     return np.asarray(d, dtype=float)[np.asarray(s, dtype=int)]
-
-
-# --------------------------------------------------------------------------------------------------
-# Conditional demographic parity
-# --------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ConditionalTables:
-    """Per-stratum tables for conditional demographic parity; ``cell_d[k]`` is stratum ``k``'s ``d``."""
-
-    strata: tuple  # stratum values, index k
-    tables: tuple  # TransitionTable per stratum
-    cell_counts: np.ndarray  # (K, G) rows per (stratum, group) cell
-    warnings: tuple
-
-    def row_d(self, s, strata_codes) -> np.ndarray:
-        d = np.stack([tb.d for tb in self.tables])  # (K, G, 2)
-        return d[np.asarray(strata_codes, dtype=int), np.asarray(s, dtype=int)]
-
-    @property
-    def accuracy_ceiling(self) -> float:
-        """Theorem 2 summed over strata, each weighted by its share of the rows."""
-        w = self.cell_counts.sum(axis=1) / self.cell_counts.sum()
-        return float(np.sum([wk * tb.accuracy_ceiling for wk, tb in zip(w, self.tables)]))
-
-
-def conditional_transition_tables(
-    y, s, strata_codes, target_rates=None, strata=None, n_groups=None, delta: float = 1.0, min_cell: int = 20,
-    target_rate=None,
-) -> ConditionalTables:
-    """Conditional demographic parity: ``P(ybar=1 | l, s)`` equal across ``s`` in every stratum ``l``.
-
-    ``target_rate``: a number is every stratum's ``PR_t(l)``; a preset name (``"min"``, ``"avg"``,
-    ``"max"``; ``None`` = ``"avg"``) is taken of each stratum's own base rates. ``target_rates`` maps a
-    stratum index to its own ``PR_t(l)`` and overrides both for that stratum.
-    Cells smaller than ``min_cell`` rows, or with base rate 0 or 1, produce warnings; a stratum whose
-    groups all share one base rate of 0 or 1 keeps it unchanged.
-    """
-    y = np.asarray(y).astype(int)
-    s, n_groups = _as_codes(s, n_groups)
-    codes = np.asarray(strata_codes, dtype=int)
-    k_count = int(codes.max()) + 1 if codes.size else 0
-    strata = tuple(strata) if strata is not None else tuple(range(k_count))
-    tables, counts, warnings = [], [], []
-    for k in range(k_count):
-        mask = codes == k
-        n, n_pos = group_counts(y[mask], s[mask], n_groups)
-        counts.append(n)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where(n > 0, n_pos / np.maximum(n, 1), np.nan)
-        present = np.isfinite(r)
-        if not present.any():
-            r = np.zeros(n_groups)
-        r_fill = np.where(present, r, np.nanmean(r) if present.any() else 0.0)
-        for j in range(n_groups):
-            if n[j] < min_cell:
-                warnings.append(
-                    f"Stratum {strata[k]!s}, group {j}: only {int(n[j])} rows; its rates are unreliable."
-                )
-            elif r[j] in (0.0, 1.0):
-                warnings.append(
-                    f"Stratum {strata[k]!s}, group {j}: every label is {int(r[j])}; its rows carry no "
-                    "information about the target label."
-                )
-        if target_rates is not None and k in target_rates:
-            t_k = float(target_rates[k])
-        elif target_rate is None or isinstance(target_rate, str):
-            t_k = presets(r_fill)[target_rate or "avg"]
-        else:
-            t_k = float(target_rate)
-        t_k = float(np.clip(t_k, 1e-6, 1 - 1e-6))
-        shares = n / max(n.sum(), 1)
-        tables.append(transition_table(r_fill, shares, t_k, delta=delta, allow_degenerate=True))
-    return ConditionalTables(tuple(strata), tuple(tables), np.array(counts).reshape(k_count, n_groups), tuple(warnings))

@@ -24,7 +24,8 @@ import numpy as np
 
 from ...errors import FairDashError
 from ...jsonable import to_jsonable
-from ...targeting.targets import ConditionalTables, TransitionTable
+from ...targeting.conditional import ConditionalTables
+from ...targeting.targets import TransitionTable
 
 # 2: a fair model's target is one parameter, ``target`` (the TargetSpec's ``to_dict()``); format 1 stored
 # its loose ``criterion``, ``target_rate``, ``tpr_target``, ``tnr_target``, ``delta``, ``stratum_target_rates``
