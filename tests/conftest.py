@@ -11,7 +11,7 @@ os.environ.setdefault("FAIRDASH_DEVICE", os.environ.get("FAIRDASH_TEST_DEVICE", 
 # (keep what it finds as an @example of the test).
 from hypothesis import settings as _hypothesis_settings  # noqa: E402
 
-# No deadline in either: a per-example time limit is a wall-clock assertion, which a busy machine fails (seen with
+# No deadline in either: a per-example time limit is a wall-clock assertion, which a busy machine fails (seen on
 # a loaded machine: DeadlineExceeded on a 0.2 s ceiling-curve example); a hang is the suite's timeout's business.
 _hypothesis_settings.register_profile("deterministic", derandomize=True, database=None, print_blob=True, deadline=None)
 _hypothesis_settings.register_profile("explore", derandomize=False, deadline=None)
