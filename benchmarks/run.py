@@ -102,6 +102,9 @@ BENCHMARKS = (
               "5 min", "gpu_h100/issue22_round2/", needs=("gpu",), records=False),
     Benchmark("gpu-check-21", "gpu_check_21.sh", "issue 21's round on CUDA: the estimators' tests, FairLR/FairGP/"
               "Agarwal/Kamiran timings", "5 min", "gpu_h100/README.md", needs=("gpu",), records=False),
+    Benchmark("gpu-check-37", "gpu_check_37.sh", "issue 37's estimator base on CUDA: the estimator and model tests, "
+              "FairLR/FairGP/Agarwal/Kamiran on CUDA and CPU", "5 min", "gpu_h100/README.md", needs=("gpu",),
+              records=False),
 )
 BY_NAME = {b.name: b for b in BENCHMARKS}
 

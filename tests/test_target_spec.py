@@ -562,8 +562,8 @@ def test_avg_preset_three_groups():
 # --------------------------------------------------------------------------------------------------
 def test_only_target_spec_resolves_presets():
     """``presets(...)[name]`` (turning a preset name into a PR_t) appears only in fairdash/targeting/target_spec.py
-    and in fairdash/targeting/targets.py itself (its per-stratum maths)."""
-    allowed = {ROOT / "fairdash" / "targeting" / "target_spec.py", ROOT / "fairdash" / "targeting" / "targets.py"}
+    and in fairdash/targeting/conditional.py (the per-stratum maths)."""
+    allowed = {ROOT / "fairdash" / "targeting" / "target_spec.py", ROOT / "fairdash" / "targeting" / "conditional.py"}
     files = [*(ROOT / "fairdash").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
     pattern = re.compile(r"presets\([^()]*\)\s*\[")
     offenders = [f"{f.relative_to(ROOT)}:{i}" for f in files if f not in allowed
