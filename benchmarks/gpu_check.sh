@@ -19,8 +19,8 @@ step() { local name=$1 limit=$2; shift 2; echo "== $name (limit ${limit}s)"; loc
   timeout "$limit" "$@" > "$OUT/$name.log" 2>&1; local rc=$?; tail -n 25 "$OUT/$name.log"
   echo "== $name: exit $rc in $((SECONDS - t0)) s" | tee -a "$OUT/summary.txt"; }
 step tests "${TESTS_LIMIT:-180}" python3 -m pytest -p no:cacheprovider -q -rs --junitxml="$OUT/tests.xml" \
-  tests/test_device_and_cache.py tests/test_fair_models.py tests/test_likelihood.py tests/test_export.py \
-  tests/test_experiments.py tests/test_cli_models.py tests/test_cuda.py tests/test_targets.py tests/test_metrics.py
+  tests/work/test_device_and_cache.py tests/models/test_fair_models.py tests/models/test_likelihood.py tests/files/test_export.py \
+  tests/work/test_experiments.py tests/cli/test_cli_models.py tests/models/test_cuda.py tests/targeting/test_targets.py tests/evaluation/test_metrics.py
 [ -n "${ONLY_TESTS:-}" ] && { tar czf "$OUT/gpu-check.tgz" -C "$OUT" --exclude gpu-check.tgz .; exit; }
 for setup in adult-sex adult-race; do
   step "sweep_$setup" "${SWEEP_LIMIT:-100}" python3 -m fairdash sweep --paper "$setup" --models fair-lr,lr,fair-gp,gp --repeats 10 --device cuda --no-cache --out "$OUT/sweep-$setup-cuda.csv"

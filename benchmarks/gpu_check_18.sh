@@ -5,7 +5,7 @@
 # rule and Agarwal at bound 0.01 on Adult sex, timed on CUDA and on that machine's CPU.
 . "$(dirname "$0")/gpu_env.sh"  # $OUT, the wheels, the fit cache, machine.txt
 timeout "${TESTS_LIMIT:-300}" python3 -m pytest -p no:cacheprovider -q -rs -x --timeout 280 \
-  tests/test_cuda.py tests/test_weighted_lr.py tests/test_decision.py tests/test_fair_models.py tests/test_device_and_cache.py \
+  tests/models/test_cuda.py tests/models/test_weighted_lr.py tests/targeting/test_decision.py tests/models/test_fair_models.py tests/work/test_device_and_cache.py \
   2>&1 | tee "$OUT/tests.log" | tail -n 30
 timeout "${BENCH_LIMIT:-150}" python3 - <<'PY' 2>&1 | tee "$OUT/timings.txt"
 import time

@@ -4,7 +4,7 @@
 # CUDA-sensitive tests with the device left on "auto" (so: CUDA), then FairLR, FairGP, Agarwal (bound 0.01)
 # and Kamiran on Adult sex, timed on CUDA and on that machine's CPU. No dashboard: the GPU image has no Streamlit.
 . "$(dirname "$0")/gpu_env.sh"  # $OUT, the wheels, the fit cache, machine.txt
-TESTS=(tests/test_cuda.py tests/test_weighted_lr.py tests/test_fair_models.py tests/test_device_and_cache.py tests/test_model_target.py)
+TESTS=(tests/models/test_cuda.py tests/models/test_weighted_lr.py tests/models/test_fair_models.py tests/work/test_device_and_cache.py tests/models/test_model_target.py)
 timeout "${TESTS_LIMIT:-150}" python3 -m pytest -p no:cacheprovider -q -rs --timeout 140 "${TESTS[@]}" 2>&1 \
   | tee "$OUT/tests.log" | tail -n 25
 timeout "${BENCH_LIMIT:-70}" python3 - <<'PY' 2>&1 | tee "$OUT/timings.txt"

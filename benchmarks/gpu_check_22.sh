@@ -20,7 +20,7 @@ d = _Design(X=a.X_train, dev=torch.device("cuda"))
 print("Adult design on CUDA: sparse", d.sparse, d.X64.layout, d.X64.device)
 PY
 timeout "${TESTS_LIMIT:-240}" python3 -m pytest -p no:cacheprovider -q -rs -x --timeout 200 \
-  tests/test_weighted_lr.py tests/test_agarwal_progress.py tests/test_baselines.py -k "weighted or agarwal or kamiran or memory or sparse or cuda or sklearn or fairlearn" \
+  tests/models/test_weighted_lr.py tests/models/test_agarwal_progress.py tests/models/test_baselines.py -k "weighted or agarwal or kamiran or memory or sparse or cuda or sklearn or fairlearn" \
   2>&1 | tee "$OUT/tests.log" | tail -n 30
 timeout "${BENCH_LIMIT:-120}" python3 -m benchmarks.bench_reductions --bounds 0.01 --repeats 1 --kamiran-repeats 3 2>&1 | tee "$OUT/bench_cuda.txt" | tail -n 14
 FAIRDASH_DEVICE=cpu timeout "${BENCH_LIMIT:-120}" python3 -m benchmarks.bench_reductions --bounds 0.01 --repeats 1 --kamiran-repeats 3 2>&1 | tee "$OUT/bench_cpu.txt" | tail -n 14

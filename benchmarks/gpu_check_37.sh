@@ -5,9 +5,9 @@
 # (bound 0.01) and Kamiran on Adult sex at PR_t 0.30 through the library, on CUDA and on that machine's CPU.
 # No dashboard: the GPU image has no Streamlit.
 . "$(dirname "$0")/gpu_env.sh"  # $OUT, the wheels, the fit cache, machine.txt
-TESTS=(tests/test_cuda.py tests/test_estimator_base.py tests/test_estimator_examples.py tests/test_weighted_lr.py
-       tests/test_fair_models.py tests/test_model_target.py tests/test_old_model_params.py tests/test_decision.py
-       tests/test_target_reduction.py)
+TESTS=(tests/models/test_cuda.py tests/models/test_estimator_base.py tests/models/test_estimator_examples.py tests/models/test_weighted_lr.py
+       tests/models/test_fair_models.py tests/models/test_model_target.py tests/models/test_old_model_params.py tests/targeting/test_decision.py
+       tests/models/test_target_reduction.py)
 timeout "${TESTS_LIMIT:-200}" python3 -m pytest -p no:cacheprovider -q -rs --timeout 150 "${TESTS[@]}" 2>&1 \
   | tee "$OUT/tests.log" | tail -n 25
 timeout "${BENCH_LIMIT:-90}" python3 - <<'PY' 2>&1 | tee "$OUT/timings.txt"

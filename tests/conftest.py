@@ -1,6 +1,7 @@
 """Shared test set-up: no network, a private fit cache, small real data."""
 import functools
 import os
+from pathlib import Path
 
 import pytest
 
@@ -27,7 +28,7 @@ def _private_cache(tmp_path_factory, monkeypatch):
 @pytest.fixture(autouse=True)
 def _training_waits_in_apptest(monkeypatch):
     """AppTest has no browser to poll the sidebar while a training runs in the background: the Train
-    button's script run waits for its job and adds the run at once (tests/test_background_training.py
+    button's script run waits for its job and adds the run at once (tests/app/test_background_training.py
     turns this off to test the background itself)."""
     try:
         from fairdash.app.server import jobs
@@ -165,3 +166,24 @@ def adult_app_task():
 @pytest.fixture(scope="session")
 def adult_1000_csv() -> bytes:
     return _sample_table("adult").sample(1000, random_state=0).to_csv(index=False).encode()
+
+
+# The page tests (``pytestmark = pytest.mark.usefixtures("cpu_only", "app_frame")``, tests/app_pages.py)
+@pytest.fixture
+def cpu_only(monkeypatch):
+    monkeypatch.setenv("FAIRDASH_DEVICE", "cpu")
+
+
+@pytest.fixture
+def app_frame(monkeypatch):
+    """AppTest resets Streamlit's "pages folder" switch before every run, so a rerun would execute the
+    page file alone (old-style pages/ folder). A real server runs app.py (st.navigation) on every run;
+    make AppTest do the same, so the tests see the frame and sidebar on every run."""
+    from streamlit.runtime.scriptrunner import script_runner
+
+    def run_main(main_script_path):
+        path = str(main_script_path)
+        code = compile(Path(path).read_text(), path, "exec")
+        exec(code, {"__name__": "__main__", "__file__": path})  # noqa: S102
+
+    monkeypatch.setattr(script_runner, "_mpa_v1", run_main)

@@ -1,12 +1,12 @@
 """The golden fits: FairLR / FairGP / LR / GP on the bundled Adult and COMPAS samples, built as
-``tests/test_model_numbers.py`` compares them, and the one rule by which a fit is compared with a machine's
+``tests/models/test_model_numbers.py`` compares them, and the one rule by which a fit is compared with a machine's
 record of it (``differences``). Recording, from the repository root, with the code whose numbers are the
 reference::
 
-    FAIRDASH_DEVICE=cpu python tests/golden_fits.py tests/data/golden/NAME.npz
+    FAIRDASH_DEVICE=cpu python tests/golden_fits.py tests/fixtures/golden/NAME.npz
 
 A record holds, for every fit ``<setup>.<model>``, every test row's probability (``.proba``) and label
-(``.labels``). ``tests/data/golden/README.md`` says which machine made each record and how.
+(``.labels``). ``tests/fixtures/golden/README.md`` says which machine made each record and how.
 
 The rule: every probability within ``fairdash._version.SAME_NUMBERS_BOUND`` of the record (the bound within which
 FairDash's fits agree across CPUs and row orders, measured in benchmarks/README.md), and every label equal,
@@ -28,7 +28,7 @@ from fairdash.targeting.target_spec import make_target_spec
 GP_FAST = dict(num_inducing=32, batch_size=512, max_epochs=3, max_seconds=None, lr=0.05)
 SETUPS = ("adult-sex", "compas-race")
 MODELS = ("lr", "fair-lr", "fair-lr-0.3", "gp", "fair-gp", "fair-lr-tpr")
-RECORDS = Path(__file__).parent / "data" / "golden"
+RECORDS = Path(__file__).parent / "fixtures" / "golden"
 CUT = 0.5
 
 

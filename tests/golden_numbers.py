@@ -1,4 +1,4 @@
-"""Writes the golden numbers ``tests/test_numbers_unchanged.py`` compares against: one CLI sweep (COMPAS,
+"""Writes the golden numbers ``tests/work/test_numbers_unchanged.py`` compares against: one CLI sweep (COMPAS,
 s = race, four models, two targets, two repeats) and the traces of its report's figures. Run by hand
 from the repository root, with the code whose numbers are the reference:
 
@@ -6,7 +6,7 @@ from the repository root, with the code whose numbers are the reference:
 
 It was last run when issue 34 added each group's row counts to the results (``n_<g>``, ``n_pos_<g>`` and their
 ``pop_`` twins; every other column's value unchanged, checked to 1e-9), after issue 38's fits that converge changed
-the numbers (the record's machine: Intel Xeon; ``tests/data/golden/README.md``). ``run`` also measures how close
+the numbers (the record's machine: Intel Xeon; ``tests/fixtures/golden/README.md``). ``run`` also measures how close
 any decision of the sweep came to being decided the other way: the smallest distance of a score to its cut over
 every decision the sweep made (``margin``). Where that is larger than ``SAME_NUMBERS_BOUND``, no decision can
 differ between machines, so every rate, and every number made of rates, is compared exactly. The margin also counts

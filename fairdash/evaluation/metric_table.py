@@ -4,7 +4,7 @@ it is per group or a summary, how it is computed, how it is shown and which crit
 The evaluation (:mod:`fairdash.evaluation.metrics`, :func:`fairdash.work.measure.evaluate`, the results' column
 order), the results file (:mod:`fairdash.files.results_file`: which columns carry ``bal_``), the figures and tables
 (:func:`fairdash.figures.plots.result_columns`), the report (which reads those) and ``train --json`` (which names its
-figures as the results file does) read it; ``tests/test_metric_table.py`` checks that every listed column is
+figures as the results file does) read it; ``tests/evaluation/test_metric_table.py`` checks that every listed column is
 produced and every produced column is listed. A row carries how its number is computed (``measure``: a function of
 the labels and the decisions of the rows, or an :class:`Across` the groups), so
 :func:`fairdash.evaluation.metrics.group_metrics` is one loop over the table, and a metric measured that way is one

@@ -9,7 +9,7 @@ named here as well.
 Issue 37, item 2: :class:`Session` is the one way in to the session, a typed attribute per key (``ss.target``,
 ``ss.runs``, ``del ss.pending``) over a mapping: ``st.session_state`` in the app (:func:`current`), a dict or an
 ``AppTest``'s ``session_state`` in the tests. No other module touches ``st.session_state``
-(``tests/test_session_access.py``). The module imports Streamlit only inside :func:`current`."""
+(``tests/app/test_session_access.py``). The module imports Streamlit only inside :func:`current`."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -231,7 +231,7 @@ class Slot(Generic[_T]):
 class Session:
     """The session's values, typed, over a mapping: ``st.session_state`` in the app (:func:`current`), a dict or
     AppTest's ``session_state`` in the tests. No other module reads or writes the session but through it
-    (``tests/test_session_access.py``); a widget's key is still the string its ``key=`` is given."""
+    (``tests/app/test_session_access.py``); a widget's key is still the string its ``key=`` is given."""
 
     # the working table and its task
     table: Slot[pd.DataFrame] = Slot(TABLE)

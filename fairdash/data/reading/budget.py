@@ -12,7 +12,7 @@ would take more than the budget:
 - Excel: the sheets' ``<dimension>`` elements and the sizes of their XML, before openpyxl reads a cell.
 
 The factors were measured with pandas 3 on tables of numbers, of text and of both (see
-tests/test_read_budget.py, which also holds the text estimate to within 0.5x-2x of pandas' own count).
+tests/fixtures/test_read_budget.py, which also holds the text estimate to within 0.5x-2x of pandas' own count).
 """
 from __future__ import annotations
 

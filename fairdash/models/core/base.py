@@ -10,7 +10,7 @@ is ``random_state``; fitted attributes end in ``_``; a model is rebuilt from its
 :meth:`Estimator.from_params`, which reads the names an earlier FairDash stored (``seed``) as today's.
 
 Also the docstring blocks the estimators share (``EXAMPLE_DATA``: the tiny data of every Examples section),
-so each class's numpydoc ``Examples`` runs as a doctest (tests/test_estimator_examples.py).
+so each class's numpydoc ``Examples`` runs as a doctest (tests/models/test_estimator_examples.py).
 """
 from __future__ import annotations
 

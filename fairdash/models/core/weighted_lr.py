@@ -9,7 +9,7 @@ scikit-learn's problem,
 (``a`` = ``sample_weight``, the intercept ``b`` not penalised), so it agrees with
 ``sklearn.linear_model.LogisticRegression(C=C).fit(X, y, sample_weight=a)`` solved tightly:
 coefficients within 1e-3 (relative) and the same predictions on Adult and COMPAS
-(``tests/test_weighted_lr.py``), in a fraction of its time (``benchmarks/results_reductions.md``).
+(``tests/models/test_weighted_lr.py``), in a fraction of its time (``benchmarks/results_reductions.md``).
 
 How: ``solver.lbfgs_logistic`` (the solver FairLR uses) with the identity transition table and
 row weights, preconditioned by the Cholesky factor of the Hessian (``WeightedLR._solve``). The

@@ -1,0 +1,73 @@
+"""The session file in the dashboard (issue 35 item 5, through ``streamlit.testing.v1.AppTest``): the Export page
+offers "Save this session"; the Data page's "Open a session file" restores, in another session with nothing of
+the first, the same table, task, target and runs with the same numbers; an altered file is refused in one line
+and changes nothing."""
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from fairdash.app.server import state
+from fairdash.files import session_file as sf
+
+import app_state
+from app_pages import new_app, ok, train_lr
+
+pytestmark = pytest.mark.usefixtures("cpu_only", "app_frame")
+
+KEY = state.OPEN_SESSION_FILE
+
+
+def _saved(at: AppTest) -> bytes:
+    """The file "Save this session" downloads for ``at``'s session (the bytes its button makes when pressed)."""
+    ss = app_state.session(at)
+    return sf.session_bytes(table=ss.table, table_name=ss.table_name, table_description=ss.table_desc, task=ss.task,
+                            target=ss.target, runs=ss.runs or [])
+
+
+def _open(at: AppTest, name: str, raw: bytes) -> AppTest:
+    at.switch_page("pages/data.py").run()
+    at.file_uploader(key=KEY).set_value((name, raw, "application/octet-stream")).run()
+    ok(at)
+    return at
+
+
+@pytest.mark.slow
+def test_a_saved_session_opens_in_another_session_with_the_same_table_target_and_runs():
+    first = new_app()
+    train_lr(first, pr_t=0.3)
+    first.switch_page("pages/export.py").run()
+    ok(first)
+    assert any(getattr(b, "label", None) == "Save this session" for b in first.get("download_button"))
+    raw = _saved(first)
+    before = app_state.session(first)
+
+    other = new_app()  # a session of its own: as a fresh server after a restart, it holds nothing of the first
+    assert app_state.session(other).token != before.token and not app_state.get(other, "runs", [])
+    _open(other, "work.fairdash-session", raw)
+    assert any("Opened work.fairdash-session" in s.value for s in other.success)
+    after = app_state.session(other)
+    pd.testing.assert_frame_equal(after.table, before.table)
+    assert after.spec == before.spec and after.task.fingerprint == before.task.fingerprint
+    assert after.target == before.target and after.target.target_rate == 0.3
+    assert [r.title for r in after.runs] == [r.title for r in before.runs]
+    for old, new in zip(before.runs, after.runs):
+        pd.testing.assert_frame_equal(new.results, old.results)
+    assert after.table_id.startswith("upload:")  # whatever the file says, its table is treated as personal data
+    other.switch_page("pages/target.py").run()
+    ok(other)
+    assert app_state.pr_t_slider(other).value == 0.3  # the Target page shows the file's target
+    for page in ("pages/compare.py", "pages/export.py", "pages/audit.py"):
+        other.switch_page(page).run()
+        ok(other)
+
+
+def test_an_altered_session_file_is_refused_and_changes_nothing():
+    at = new_app()
+    raw = bytearray(_saved(at))
+    raw[len(raw) // 2] ^= 0x01
+    table_id = app_state.session(at).table_id
+    _open(at, "altered.fairdash-session", bytes(raw))
+    errors = [e.value for e in at.error]
+    assert any("altered.fairdash-session" in e and "altered" in e and "This session is unchanged." in e
+               for e in errors), errors
+    assert app_state.session(at).table_id == table_id
