@@ -33,8 +33,6 @@ from app_pages import address_of, new_app, notes, ok, open_address, train_lr, up
 pytestmark = pytest.mark.usefixtures("cpu_only", "app_frame")
 
 
-LINK_NOTES = {FORGOTTEN, LINK_DELETED, LINK_FOREIGN, LINK_NOT_KEPT, LINK_RESTARTED, LINK_UNKNOWN, SNAPSHOT_OPENED}
-
 
 def _snapshot(at) -> str:
     at.button(key="make_snapshot").click().run()
