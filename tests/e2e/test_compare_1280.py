@@ -74,22 +74,16 @@ def _all_chips(page) -> list[str]:
     return page.locator(".st-key-compare_runs [data-tag]").all_inner_texts()
 
 
-TABLES = '[data-testid="stMain"] [data-testid="stDataFrame"]'
-# the Compare page's results table: the first table after its "Results table" heading (the error rates and confusion
-# matrices below it are tables too)
-RESULTS_TABLE_INDEX = """(sel) => {
-  const heading = Array.from(document.querySelectorAll('[data-testid="stMain"] h3'))
-    .find(h => h.textContent.trim().startsWith('Results table'));
-  if (!heading) return -1;
-  return Array.from(document.querySelectorAll(sel))
-    .findIndex(t => heading.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING);
-}"""
+# the Compare page's results table, in its keyed container (the error rates and confusion matrices below it are
+# tables too, and while the page reruns a table of the run before may still stand where this one will be drawn)
+RESULTS_TABLE = '.st-key-compare_results [data-testid="stDataFrame"]'
 
 
 def _results_table(page):
     """The results table's locator, once the page has drawn it."""
-    page.wait_for_function(f"(sel) => ({RESULTS_TABLE_INDEX})(sel) >= 0", arg=TABLES, timeout=60_000)
-    return page.locator(TABLES).nth(page.evaluate(RESULTS_TABLE_INDEX, TABLES))
+    table = page.locator(RESULTS_TABLE)
+    table.wait_for(state="visible", timeout=60_000)
+    return table
 
 
 def _table_headers(table) -> list[str]:
