@@ -13,13 +13,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from fairdash.app.server import state
-
 from live_server import free_port, live_streamlit
+from session_files import open_session_file
 from test_decisions import _set_pr_t
 from test_trust import COMPAS_TITLE, _load_sample, _set_models, _train
-
-OPEN = f'.st-key-{state.OPEN_SESSION_FILE} input[type="file"]'
 
 
 def _log(path: Path):
@@ -36,18 +33,6 @@ def _open_app(page, st_ui, url: str) -> None:
 def _no_exception(page, log) -> None:
     exc = page.locator('[data-testid="stException"]')
     assert exc.count() == 0, f"a traceback is shown on the page:\n{exc.first.inner_text()}\n{log()}"
-
-
-def _open_file(page, st_ui, path: Path) -> str:
-    """Open ``path`` with the Data page's "Open a session file"; its outcome's text (a success or an error box)."""
-    st_ui.goto_page(page, "Data")
-    page.get_by_text("Open a session file", exact=True).first.click()  # the expander
-    page.locator(OPEN).set_input_files(str(path))
-    outcome = page.locator('[data-testid="stAlertContentSuccess"], [data-testid="stAlertContentError"]').filter(
-        has_text=path.name)
-    outcome.first.wait_for(timeout=120_000)
-    st_ui.wait_idle(page, timeout=120)
-    return outcome.first.inner_text()
 
 
 def _pr_t(page, st_ui) -> str:
@@ -86,14 +71,14 @@ def test_a_session_saved_before_a_restart_opens_after_it_with_the_same_numbers(b
             raw = bytearray(saved.read_bytes())
             raw[len(raw) // 2] ^= 0x01
             altered.write_bytes(bytes(raw))
-            text = _open_file(fresh, st_ui, altered)
+            text = open_session_file(fresh, st_ui, altered)
             assert re.search(r"altered\.fairdash-session (is damaged|has been altered)", text), \
                 text[:2000]
             assert "This session is unchanged." in text
             fresh.reload()  # (a fresh uploader for the next file)
             st_ui.wait_idle(fresh, timeout=90)
 
-            text = _open_file(fresh, st_ui, saved)
+            text = open_session_file(fresh, st_ui, saved)
             _no_exception(fresh, log)
             assert "Opened work.fairdash-session" in text and "and 1 run (Run 1)" in text, text[:2000]
             fresh.locator(".st-key-sidebar_task").get_by_text("COMPAS").first.wait_for()
