@@ -69,20 +69,25 @@ def point_labels(label: str, g: pd.DataFrame) -> list[str]:
     return text
 
 
+# how near (px) numbered points must be to share one label: points drawn at one place first, then ever wider
+# neighbourhoods until every label has a place of its own (the last is taken whatever it leaves)
+SHARED_LABEL_RADII = (4, 8, 16, 32)
+
+
 def _points_of(trace) -> list:
     x, y = np.asarray(trace["x"], dtype=float), np.asarray(trace["y"], dtype=float)
     text = list(trace.get("text") or [""] * len(x))
     return [(float(a), float(b), str(t or "")) for a, b, t in zip(x, y, text)]
 
 
-def _shared_spots(pts: list, key: dict, sx: float, sy: float) -> dict:
-    """:func:`label_points`' numbered labels: one per place (points within 4 px, ``sx``/``sy`` pixels a unit),
-    ``{(trace, point, x, y): the keys of every labelled trace drawn there}``."""
+def _shared_spots(pts: list, key: dict, sx: float, sy: float, radius: float = 4) -> dict:
+    """:func:`label_points`' numbered labels: one per place (points within ``radius`` px, ``sx``/``sy`` pixels a
+    unit), ``{(trace, point, x, y): the keys of every labelled trace drawn there}``."""
     spots = {}
     for i, k, x, y, text in pts:
         if not text or i not in key or not np.isfinite(x) or not np.isfinite(y):
             continue
-        here = next((s for s in spots if abs(s[2] - x) * sx < 4 and abs(s[3] - y) * sy < 4), None)
+        here = next((s for s in spots if abs(s[2] - x) * sx < radius and abs(s[3] - y) * sy < radius), None)
         if here is None:
             spots[(i, k, x, y)] = [key[i]]
         else:
@@ -94,7 +99,8 @@ def label_points(traces, *, xrange, yrange, width: float, height: float = PLOT_H
     """Place the labels of ``traces`` (their ``text``) so that none covers another, a marker or the plot's
     edge (:func:`fairdash.figures.plot_style.place_labels`, on a plot area ``width`` x ``height`` pixels). Where the
     names do not fit, each labelled trace gets a number instead: its point says ``3``, its legend entry
-    ``(3) FairLR · run 2``, and points drawn at one place share one label (``1, 4``). Hover still gives every
+    ``(3) FairLR · run 2``, and points drawn at one place, or too near to be labelled apart, share one label
+    (``1, 4``; :data:`SHARED_LABEL_RADII`). Hover still gives every
     name and number. ``rings``: ``(x, y)`` of the selected target's rings, which labels avoid where they can.
     Sets each trace's ``textposition``; returns whether the full names were kept."""
     pts = [(i, k, *p) for i, t in enumerate(traces) for k, p in enumerate(_points_of(t))]
@@ -114,15 +120,17 @@ def label_points(traces, *, xrange, yrange, width: float, height: float = PLOT_H
         return True
     labelled = [i for i, t in enumerate(traces) if any(p[2] for p in _points_of(t))]
     key = {i: n + 1 for n, i in enumerate(labelled)}
-    spots = _shared_spots(pts, key, width / max(xrange[1] - xrange[0], 1e-12),
-                          height / max(yrange[1] - yrange[0], 1e-12))
     for i in labelled:
         traces[i]["name"] = f"({key[i]}) {traces[i]['name']}"
-        traces[i]["text"] = [""] * len(traces[i]["x"])
-    texts = {}
-    for (i, k, _, _), keys in spots.items():
-        traces[i]["text"][k] = texts[(i, k)] = ", ".join(map(str, sorted(set(keys))))
-    place(texts)
+    scale = (width / max(xrange[1] - xrange[0], 1e-12), height / max(yrange[1] - yrange[0], 1e-12))
+    for radius in SHARED_LABEL_RADII:  # points too close to be labelled apart share one label ("5, 6")
+        for i in labelled:
+            traces[i]["text"] = [""] * len(traces[i]["x"])
+        texts = {}
+        for (i, k, _, _), keys in _shared_spots(pts, key, *scale, radius=radius).items():
+            traces[i]["text"][k] = texts[(i, k)] = ", ".join(map(str, sorted(set(keys))))
+        if place(texts):
+            break
     return False
 
 

@@ -121,6 +121,10 @@ HALF_WIDTH, FULL_WIDTH = 390, 800
 PLOT_HEIGHT = 300  # the plot area's height: the legend below it adds to the figure's height, never takes from it
 MARGIN = dict(l=60, r=20, t=60, b=50)  # the plot area's margins, the legend's rows not counted
 LEGEND_FONT, LEGEND_ROW = 12, 24  # the legend's font size and the height of one of its rows (px)
+LEGEND_GAP, LEGEND_CHAR_WIDTH = 5, 0.5  # Plotly's gap between two legend entries in a row (px); and
+# a legend character's width in units of its font size: above Chromium's 0.44, so that a legend is never given fewer
+# rows than it takes (which would take the rows' height from the plot area, where the labels were placed), and
+# closer to it than labels' CHAR_WIDTH, so that entries that fit two to a row are counted so
 CHAR_WIDTH = 0.55  # a character's width in units of the font size: Latin text measures 0.44 in Chromium, so generous
 # Where a label may sit beside its point, in the order tried: the first that fits is taken.
 CANDIDATES = ("top right", "top left", "bottom right", "bottom left", "middle right", "middle left",
@@ -133,16 +137,16 @@ def text_width(text: str, size: float) -> float:
 
 
 def legend_rows(names, width: float, font: int = LEGEND_FONT) -> int:
-    """How many rows a horizontal legend of ``names`` takes in a figure ``width`` pixels wide: Plotly fills a
-    row with entries (each its symbol, 40 px, and its text) up to the plot area's width, then starts another."""
+    """How many rows a horizontal legend of ``names`` takes in a figure ``width`` pixels wide, as Plotly lays it
+    out: each entry is its symbol (40 px) and its text; where they all fit in the plot area's width they share
+    one row, each as wide as it is; else every entry takes the widest one's width (a grid of equal columns) and
+    a row holds as many as fit."""
     room = width - MARGIN["l"] - MARGIN["r"]
-    rows, used = 1, 0.0
-    for name in names:
-        w = 40 + text_width(name, font)
-        if used and used + w > room:
-            rows, used = rows + 1, 0.0
-        used += w
-    return rows
+    widths = [40 + len(str(name)) * LEGEND_CHAR_WIDTH * font for name in names]
+    if not widths or sum(widths) + LEGEND_GAP * (len(widths) - 1) < room:
+        return 1
+    per_row = max(int((room + LEGEND_GAP) // (max(widths) + LEGEND_GAP)), 1)
+    return -(-len(widths) // per_row)
 
 
 def legend_below(names, width: float = HALF_WIDTH, plot_height: int = PLOT_HEIGHT) -> dict:

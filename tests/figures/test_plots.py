@@ -449,3 +449,34 @@ def test_the_report_draws_the_target_view_on_both_test_sets_and_none_for_older_r
     old = results_table()
     assert not [t for t, _, _ in make_figures(old, summarize(old, by=("model", "label", "target_rate")), "dp",
                                               {"target_rate": 0.2}, ("a", "b")) if "against its target" in t]
+
+
+def test_legend_rows_follow_plotlys_grid_of_equal_columns_once_one_row_is_not_enough():
+    """Plotly puts a horizontal legend's entries in one row where they all fit, each as wide as it is; else every
+    entry takes the widest entry's width. Seen in Chromium (tests/e2e/test_compare_1280.py, four groups): eight
+    entries, the longest 46 characters, in two columns of four rows at 800 px; packing them by their own widths
+    counted three rows, the plot area lost a row's height and two point labels placed for the taller plot met."""
+    names = ["accuracy ceiling (Theorem 2)", "(1) FairLR [group-rates, decides with s] · run 3",
+             "(2) LR [group-rates, decides with s] · run 3", "(3) FairLR · run 1", "(4) LR · run 1",
+             "(5) FairLR [overall-rate] · run 2", "(6) LR [overall-rate] · run 2", "selected target (PR_t 0.300)"]
+    assert plot_style.legend_rows(names, plot_style.FULL_WIDTH) == 4
+    assert plot_style.legend_rows(names[:3], plot_style.FULL_WIDTH) == 2  # 3 entries in a grid of 2 columns
+    assert plot_style.legend_rows(["LR", "FairLR"], plot_style.HALF_WIDTH) == 1  # they fit: one row
+    assert plot_style.legend_rows([], plot_style.HALF_WIDTH) == 1
+
+
+def test_numbered_points_too_near_to_label_apart_share_one_label():
+    """Four models at ratio 0 within 30 px of one another on the plot's left edge (Compare, four groups, seen in
+    Chromium): no nine-way position gives each its own number, so the nearest share one ("1, 2") and no label
+    covers another."""
+    ys = (0.8253, 0.8319, 0.8070, 0.8170)
+    traces = [{"x": [0.0], "y": [y], "text": [f"FairLR [group-rates, decides with s] · run {n}"], "name": f"m{n}"}
+              for n, y in enumerate(ys, 1)]
+    traces.append({"x": [0.44], "y": [0.8186], "text": ["LR · run 5"], "name": "m5"})
+    kept = plot_parts.label_points(traces, xrange=(0, 1.05), yrange=(0.757, 1.01), width=plot_style.FULL_WIDTH)
+    assert not kept  # the names do not fit: numbers, the legend giving the names
+    spots = [(t["x"][0], t["y"][0], t["text"][0], True) for t in traces]
+    _, fits = plot_style.place_labels(spots, xrange=(0, 1.05), yrange=(0.757, 1.01), width=plot_style.FULL_WIDTH,
+                                      height=plot_style.PLOT_HEIGHT)
+    assert fits, [t["text"] for t in traces]
+    assert sorted(n for t in traces for n in t["text"][0].split(", ") if n) == ["1", "2", "3", "4", "5"]
