@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import FairDashError
+from .settings import env_number
 
 DEVICE_ENV = "FAIRDASH_DEVICE"
 THREADS_ENV = "FAIRDASH_THREADS"
@@ -109,13 +110,7 @@ def fit_threads() -> int:
     four- to six-fold (measured on 2 cores: FairLR on Adult 4.8 s with 1 thread, 28 s with 2, under
     load). Set ``FAIRDASH_THREADS`` to use more on an idle machine.
     """
-    env = os.environ.get(THREADS_ENV, "").strip()
-    if env:
-        try:
-            return max(1, int(env))
-        except ValueError:
-            raise FairDashError(f"{THREADS_ENV} must be a whole number of threads, not {env!r}.") from None
-    return 1
+    return env_number(THREADS_ENV, 1, minimum=1, whole=True)
 
 
 class torch_threads:

@@ -9,6 +9,7 @@ from contextlib import nullcontext
 
 from .. import _version
 from ..errors import FairDashError
+from ..settings import env_number
 
 
 def parallel_config(dask_address):
@@ -25,7 +26,7 @@ def parallel_config(dask_address):
     except ImportError:
         raise FairDashError("A Dask address was given but dask.distributed is not installed "
                             "(pip install 'dask[distributed]').") from None
-    timeout = float(os.environ.get("FAIRDASH_DASK_TIMEOUT", 20))
+    timeout = env_number("FAIRDASH_DASK_TIMEOUT", 20.0, minimum=0.1)
     try:
         client = Client(address, timeout=timeout)
     except (OSError, TimeoutError, ValueError) as e:  # refused, unreachable, malformed address

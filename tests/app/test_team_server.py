@@ -105,7 +105,7 @@ def test_the_memory_guard_refuses_with_one_line(monkeypatch):
     assert "3.0 GB" in msg and "2.0 GB" in msg and "FAIRDASH_MEMORY_GUARD_MB" in msg and "uploads" in msg
     assert "\n" not in msg
     monkeypatch.setenv("FAIRDASH_MAX_TRAININGS", "three")
-    with pytest.raises(FairDashError, match="FAIRDASH_MAX_TRAININGS must be a number"):
+    with pytest.raises(FairDashError, match="FAIRDASH_MAX_TRAININGS must be a whole number"):
         limits.ServerLimits.from_env()
     monkeypatch.setenv("FAIRDASH_MAX_TRAININGS", "0")
     with pytest.raises(FairDashError, match="at least 1"):

@@ -25,19 +25,7 @@ import os
 from dataclasses import dataclass
 
 from ...errors import FairDashError
-
-
-def _env_number(name: str, default: float, *, minimum: float) -> float:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise FairDashError(f"{name} must be a number, not {raw[:40]!r}.") from None
-    if not value >= minimum:
-        raise FairDashError(f"{name} must be at least {minimum:g}, not {raw[:40]}.")
-    return value
+from ...settings import env_number
 
 
 def machine_memory_bytes() -> int | None:
@@ -110,12 +98,12 @@ class ServerLimits:
     def from_env(cls) -> ServerLimits:
         cores = os.cpu_count() or 1
         machine = machine_memory_bytes()
-        guard_mb = _env_number("FAIRDASH_MEMORY_GUARD_MB", 0.0, minimum=0.0)
+        guard_mb = env_number("FAIRDASH_MEMORY_GUARD_MB", 0.0, minimum=0.0)
         guard = int(guard_mb * 2**20) if guard_mb else (int(machine * 0.75) if machine else None)
-        return cls(max_trainings=int(_env_number("FAIRDASH_MAX_TRAININGS", cores, minimum=1)),
+        return cls(max_trainings=env_number("FAIRDASH_MAX_TRAININGS", cores, minimum=1, whole=True),
                    memory_guard_bytes=guard,
-                   closed_tab_grace_s=_env_number("FAIRDASH_CLOSED_TAB_GRACE_S", 300.0, minimum=1.0),
-                   training_nice=int(min(_env_number("FAIRDASH_TRAINING_NICE", 10, minimum=0), 19)))
+                   closed_tab_grace_s=env_number("FAIRDASH_CLOSED_TAB_GRACE_S", 300.0, minimum=1.0),
+                   training_nice=min(env_number("FAIRDASH_TRAINING_NICE", 10, minimum=0, whole=True), 19))
 
 
 def lower_thread_priority(nice: int) -> bool:

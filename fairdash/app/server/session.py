@@ -10,14 +10,14 @@ link (:mod:`fairdash.app.server.session_store` keeps only a hash of the id)."""
 from __future__ import annotations
 
 import json
-import os
 import secrets
 
 import streamlit as st
 
 from ...events import log_event
+from ...settings import env_number
 from . import signin, state
-from .session_store import DELETED, FOREIGN, KEPT, SessionStore
+from .session_store import DEFAULT_MAX_BYTES, DELETED, FOREIGN, KEPT, SessionStore
 
 SAVED = state.SAVED  # what the session store keeps
 SNAPSHOT = state.SNAPSHOT
@@ -26,8 +26,8 @@ COOKIE = "fairdash_browser"
 
 @st.cache_resource(show_spinner=False)
 def _sessions():
-    mb = os.environ.get("FAIRDASH_SESSIONS_MB", "")
-    store = SessionStore(max_bytes=int(float(mb) * 2**20)) if mb.strip() else SessionStore()
+    mb = env_number("FAIRDASH_SESSIONS_MB", DEFAULT_MAX_BYTES / 2**20, minimum=1)
+    store = SessionStore(max_bytes=int(mb * 2**20))
     log_event("server_start", bytes=store.max_bytes)  # (the first session of this server process)
     return store
 

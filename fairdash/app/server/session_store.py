@@ -128,8 +128,11 @@ class Opened:
     version: int = 0
 
 
+DEFAULT_MAX_BYTES = 2 * 1024**3  # memory for saved sessions (FAIRDASH_SESSIONS_MB: the README's default 2048 MB)
+
+
 class SessionStore:
-    def __init__(self, max_bytes: int = 2 * 1024**3, max_age_s: float = 24 * 3600):
+    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES, max_age_s: float = 24 * 3600):
         self.max_bytes = int(max_bytes)
         self.max_age_s = float(max_age_s)
         # this server process's id: every token it makes starts with it, so a token of an earlier process is

@@ -17,14 +17,15 @@ tests/fixtures/test_read_budget.py, which also holds the text estimate to within
 from __future__ import annotations
 
 import io
-import os
 import re
 from typing import Callable, NamedTuple
 
 from ...errors import FairDashError
+from ...settings import env_number
 
 TABLE_MB_ENV = "FAIRDASH_TABLE_MB"
 DEFAULT_TABLE_MB = 1024
+MIN_TABLE_MB = 0.001  # the least budget FAIRDASH_TABLE_MB may give (about 1 KB)
 SAMPLE_BYTES = 1 << 20  # text parsed to learn a table's size per byte of text
 TEXT_COPIES = 3  # the file's bytes, the decoded text and the bytes handed to pandas, all held during a parse
 PARSE_FACTOR = 1.5  # the table, and its pieces while pandas joins them
@@ -59,41 +60,19 @@ def table_budget() -> int:
     """The budget in bytes: ``FAIRDASH_TABLE_MB`` megabytes, read now (so a change needs no restart), else
     :data:`DEFAULT_TABLE_MB`. A value that is not a positive number is a :class:`FairDashError`: a typo
     must not silently lift or lower the limit."""
-    text = os.environ.get(TABLE_MB_ENV, "").strip()
-    if not text:
-        return DEFAULT_TABLE_MB * 2**20
-    try:
-        mb = float(text)
-    except ValueError:
-        mb = float("nan")
-    if not mb > 0 or mb == float("inf"):
-        raise FairDashError(f"{TABLE_MB_ENV} must be a positive number of megabytes (such as 1024), not {text!r}.")
-    return int(mb * 2**20)
-
-
-def _positive_int(env: str, default: int) -> int:
-    text = os.environ.get(env, "").strip()
-    if not text:
-        return default
-    try:
-        value = int(float(text))
-    except (ValueError, OverflowError):
-        value = 0
-    if value < 1:
-        raise FairDashError(f"{env} must be a positive whole number (such as {default}), not {text!r}.")
-    return value
+    return int(env_number(TABLE_MB_ENV, DEFAULT_TABLE_MB, minimum=MIN_TABLE_MB) * 2**20)
 
 
 def max_columns() -> int:
     """The most columns a table may have (``FAIRDASH_MAX_COLUMNS``, read now; default :data:`DEFAULT_MAX_COLUMNS`):
     parsing costs time per column whatever the rows, so a narrow file of 100,000 columns is refused before it."""
-    return _positive_int(MAX_COLUMNS_ENV, DEFAULT_MAX_COLUMNS)
+    return env_number(MAX_COLUMNS_ENV, DEFAULT_MAX_COLUMNS, minimum=1, whole=True)
 
 
 def max_cells() -> int:
     """The most cells (rows times columns) a table may have (``FAIRDASH_MAX_CELLS``; default
     :data:`DEFAULT_MAX_CELLS`, about 0.8 GB of numbers)."""
-    return _positive_int(MAX_CELLS_ENV, DEFAULT_MAX_CELLS)
+    return env_number(MAX_CELLS_ENV, DEFAULT_MAX_CELLS, minimum=1, whole=True)
 
 
 def check_shape(name: str, columns: int, rows: int | None = None, *, cells: bool = True) -> None:
