@@ -267,16 +267,20 @@ class Choices:
                      "together. A model that sees a leak of y learns the leak instead of the task (accuracy near 1, "
                      "meaningless); a leak of s lets it use s directly.",
                      icon=":material/warning:")
-            for leak in [x for x in leaks if not x.get("with")]:
+            alone = {}  # one line (and one button) per column, whether it gives y, s or both away
+            for leak in (x for x in leaks if not x.get("with")):
+                alone.setdefault(leak["column"], []).append(leak)
+            for column, found in alone.items():
                 c1, c2 = st.columns([4, 1], vertical_alignment="center")
-                c1.markdown(f"- {text.literal(leak['column'], code=True)} gives **{leak['of']}** away "
-                            f"(score {leak['score']:.3f})")
-                c2.button("Drop it", key=f"drop_leak_{leak['column']}", on_click=drop, args=([leak["column"]],))
+                c1.markdown(f"- {text.literal(column, code=True)} gives "
+                            + " and ".join(f"**{x['of']}** away (score {x['score']:.3f})" for x in found))
+                c2.button("Drop it", key=f"drop_leak_{column}", on_click=drop, args=([column],))
             for role in ("y", "s"):  # leaks that only several columns together give away, one line each
                 joint = next((x for x in leaks if x.get("with") and x["of"] == role), None)
                 if joint is not None:
                     c1, c2 = st.columns([4, 1], vertical_alignment="center")
-                    c1.markdown("- " + ", ".join(f"`{c}`" for c in joint["with"]) + f" give **{role}** away together "
+                    c1.markdown("- " + ", ".join(text.literal(c, code=True) for c in joint["with"])
+                                + f" give **{role}** away together "
                                 f"(cross-validated AUC {joint['score']:.3f} of a logistic regression on the features; "
                                 "no column does alone)")
                     c2.button("Drop them", key=f"drop_joint_{role}", on_click=drop, args=(list(joint["with"]),))

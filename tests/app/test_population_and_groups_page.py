@@ -50,6 +50,23 @@ def test_a_leak_is_listed_and_one_click_drops_it():
     assert "approved_copy" not in app_state.get(at, "task").features
 
 
+def test_a_column_that_gives_both_s_and_y_away_is_one_line_with_one_button():
+    """A column that gives s and y away alike (a coded case id, say) was listed twice with two buttons of one key,
+    and the Data page stopped on Streamlit's duplicate-key error: it is one line naming both, one button."""
+    rng = np.random.default_rng(2)
+    n = 1500
+    s, y = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    df = pd.DataFrame({"gender": np.where(s == 1, "m", "f"), "x1": rng.normal(size=n), "x2": rng.normal(size=n),
+                       "case_code": 10 * s + y + rng.normal(scale=0.01, size=n), "outcome": y})
+    at = upload(new_app(), "cases.csv", df)
+    assert (app_state.session(at).s_column, app_state.session(at).y_column) == ("gender", "outcome")
+    lines = [m.value for m in at.markdown if "case_code" in m.value and "away" in m.value]
+    assert len(lines) == 1 and "**y** away" in lines[0] and "**s** away" in lines[0], lines
+    at.button(key="drop_leak_case_code").click().run()
+    ok(at)
+    assert "case_code" not in app_state.session(at).features
+
+
 def test_a_one_hot_sibling_is_never_guessed_as_the_label():
     rng = np.random.default_rng(1)
     n = 800
