@@ -29,11 +29,8 @@ with st.expander("Open a session file", icon=":material/folder_open:",
     st.file_uploader(f"A session file saved with \"Save this session\" ({session_file.SUFFIX})",
                      key=state.OPEN_SESSION_FILE, help=session_file.OPEN_HELP,  # (any name: the file says what it is)
                      on_change=session_file.open_uploaded)  # opened before the page is drawn from the file's session
-    opened = session_file.take_note()
-    if opened is not None and opened.kind == "done":
-        st.success(lit(opened.text), icon=":material/folder_open:")
-    elif opened is not None:
-        st.error(lit(opened.text), icon=":material/warning:")
+    opened_note = st.empty()
+    session_file.show_note(opened_note)
 
 # --------------------------------------------------------------------------------------------------
 # Source: a bundled sample or an upload
@@ -245,3 +242,4 @@ if task is not None:
         st.warning(lit(w))
     if pending is None:
         st.page_link("pages/target.py", label="Next: choose the target rate", icon=":material/tune:")
+session_file.show_note(opened_note)  # again: a table used in this run takes the note away now, not on the next run

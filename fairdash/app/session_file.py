@@ -54,16 +54,41 @@ def open_uploaded() -> None:
     if up is None:
         return
     try:
-        said = open_file(up)
+        note = state.JobNote("done", open_file(up))
     except Exception as e:  # noqa: BLE001 - a refusal (or a surprise) is one line on the page; the session is kept
-        ss.session_file_note = state.JobNote("failed", text.error_text(e) + " This session is unchanged.")
-    else:
-        ss.session_file_note = state.JobNote("done", said)
+        note = state.JobNote("failed", text.error_text(e) + " This session is unchanged.")
+    ss.session_file_note = (note, _table_id())
 
 
 def take_note():
-    """What the last session file opened did (a :class:`~.server.state.JobNote`), once; ``None`` otherwise."""
-    return state.current().pop(state.Session.session_file_note)
+    """What the last session file opened did (a :class:`~.server.state.JobNote`), while the session holds the table it
+    left (the file's, or after a refusal the one it kept): on every run of the Data page, not only the first (a rerun
+    right after the opening must not take the sentence away before it is read), until another table is used or
+    another file opened; ``None`` otherwise."""
+    ss = state.current()
+    kept = ss.get(state.Session.session_file_note, None)
+    if kept is None:
+        return None
+    note, table_id = kept
+    if table_id != _table_id():
+        ss.pop(state.Session.session_file_note)
+        return None
+    return note
+
+
+def show_note(slot) -> None:
+    """Draw :func:`take_note`'s sentence in ``slot`` (an ``st.empty``), or empty it where there is none (any more)."""
+    opened = take_note()
+    if opened is None:
+        slot.empty()
+    elif opened.kind == "done":
+        slot.success(text.literal(opened.text), icon=":material/folder_open:")
+    else:
+        slot.error(text.literal(opened.text), icon=":material/warning:")
+
+
+def _table_id() -> str:
+    return str(state.current().get(state.Session.table_id, "") or "")
 
 
 def open_file(up) -> str:

@@ -10,7 +10,7 @@ from fairdash.app.server import state
 from fairdash.files import session_file as sf
 
 import app_state
-from app_pages import new_app, ok, train_lr
+from app_pages import new_app, ok, train_lr, upload, use
 
 pytestmark = pytest.mark.usefixtures("cpu_only", "app_frame")
 
@@ -71,3 +71,15 @@ def test_an_altered_session_file_is_refused_and_changes_nothing():
     assert any("altered.fairdash-session" in e and "altered" in e and "This session is unchanged." in e
                for e in errors), errors
     assert app_state.session(at).table_id == table_id
+    # the sentence stays on the page's next runs (a rerun right after the opening must not take it away unread)...
+    at.run()
+    at.switch_page("pages/target.py").run()
+    at.switch_page("pages/data.py").run()
+    ok(at)
+    assert [e.value for e in at.error] == errors
+    # ... until another table is used
+    other = pd.DataFrame({"sex": ["F", "M"] * 20, "label": [0, 1, 1, 0] * 10, "age": [30, 41, 52, 63] * 10})
+    upload(at, "other.csv", other)
+    use(at)
+    assert app_state.session(at).table_id != table_id
+    assert not any("altered.fairdash-session" in e.value for e in at.error), [e.value for e in at.error]

@@ -126,7 +126,8 @@ COMPARE_SEEN = "fd_compare_seen"  # the newest run number Compare had shown: run
 EXPORT_RUN, EXPORT_MODEL = "export_run", "export_model"
 AUDIT_RUN, AUDIT_MODEL = "audit_run", "audit_model"  # the Score new data page (fairdash.app.audit)
 OPEN_SESSION_FILE = "open_session_file"  # the Data page's "Open a session file" uploader (fairdash.app.session_file)
-SESSION_FILE_NOTE = "fd_session_file_note"  # JobNote: what opening a session file did ("done") or why not ("failed")
+SESSION_FILE_NOTE = "fd_session_file_note"  # (JobNote, table id): what opening a session file did ("done") or why
+# not ("failed"), and the table the session then held
 
 # --------------------------------------------------------------------------------------------------
 # What the session store keeps, and what a snapshot freezes
@@ -324,7 +325,7 @@ class Session:
     audit_run: Slot[int] = Slot(AUDIT_RUN)
     audit_model: Slot[int] = Slot(AUDIT_MODEL)
     open_session_file: Slot[Any] = Slot(OPEN_SESSION_FILE)
-    session_file_note: Slot[JobNote] = Slot(SESSION_FILE_NOTE)
+    session_file_note: Slot[tuple] = Slot(SESSION_FILE_NOTE)
 
     def __init__(self, mapping: Any) -> None:  # a MutableMapping, or AppTest's session_state (no pop)
         self._mapping = mapping
