@@ -158,8 +158,12 @@ class Choices:
 
     def column_changed(self, role: str) -> None:
         """The user picked another ``s`` or ``y`` column: its values are guessed again, and the column that
-        was ``s`` (or ``y``) becomes an ordinary feature again."""
+        was ``s`` (or ``y``) becomes an ordinary feature again. Nothing where the widgets are no longer this table's:
+        a session file opened in the same rerun (its callback runs first) replaced the table and dropped the choices,
+        and the page draws them afresh from the file's task."""
         ss = state.current()
+        if ss.get(state.Session.widgets_for, None) != self.table_id or ss.role_column(role) not in self.columns:
+            return
         self._fill_values(role)
         if role == "y" and ss.widgets_for:  # another label: its own words answer the question, or it is asked
             ss.positive_meaning = ""
