@@ -21,7 +21,6 @@ from fairdash.targeting.target_spec import TargetSpec
 from fairdash.work.runs import train_run
 
 OPEN = f'.st-key-{state.OPEN_SESSION_FILE} input[type="file"]'
-OPEN_TIMEOUT_S = 300  # the upload, its checks and the runs' models restored, on a machine whose cores are all busy
 
 
 def session_file(folder: Path, table: pd.DataFrame, spec: data.TaskSpec, target: TargetSpec, requests, *,
@@ -46,6 +45,6 @@ def open_session_file(page, st_ui, path: Path) -> str:
     page.locator(OPEN).set_input_files(str(path))
     outcome = page.locator('[data-testid="stAlertContentSuccess"], [data-testid="stAlertContentError"]').filter(
         has_text=path.name)
-    outcome.first.wait_for(timeout=OPEN_TIMEOUT_S * 1000)
-    st_ui.wait_idle(page, timeout=OPEN_TIMEOUT_S)
+    outcome.first.wait_for(timeout=120_000)
+    st_ui.wait_idle(page, timeout=120)
     return outcome.first.inner_text()
