@@ -48,7 +48,7 @@ def save_download():
 
 def open_uploaded() -> None:
     """The uploader's ``on_change``: open the session file just uploaded (before the page is drawn, so every widget
-    is drawn afresh from the file's session), and keep what became of it for :func:`take_note`."""
+    is drawn afresh from the file's session), and keep what became of it for :func:`opened_note`."""
     ss = state.current()
     up = ss.open_session_file
     if up is None:
@@ -60,7 +60,7 @@ def open_uploaded() -> None:
     ss.session_file_note = (note, _table_id())
 
 
-def take_note():
+def opened_note():
     """What the last session file opened did (a :class:`~.server.state.JobNote`), while the session holds the table it
     left (the file's, or after a refusal the one it kept): on every run of the Data page, not only the first (a rerun
     right after the opening must not take the sentence away before it is read), until another table is used or
@@ -77,8 +77,8 @@ def take_note():
 
 
 def show_note(slot) -> None:
-    """Draw :func:`take_note`'s sentence in ``slot`` (an ``st.empty``), or empty it where there is none (any more)."""
-    opened = take_note()
+    """Draw :func:`opened_note`'s sentence in ``slot`` (an ``st.empty``), or empty it where there is none (any more)."""
+    opened = opened_note()
     if opened is None:
         slot.empty()
     elif opened.kind == "done":

@@ -121,10 +121,10 @@ HALF_WIDTH, FULL_WIDTH = 390, 800
 PLOT_HEIGHT = 300  # the plot area's height: the legend below it adds to the figure's height, never takes from it
 MARGIN = dict(l=60, r=20, t=60, b=50)  # the plot area's margins, the legend's rows not counted
 LEGEND_FONT, LEGEND_ROW = 12, 24  # the legend's font size and the height of one of its rows (px)
-LEGEND_GAP, LEGEND_CHAR_WIDTH = 5, 0.5  # Plotly's gap between two legend entries in a row (px); and
-# a legend character's width in units of its font size: above Chromium's 0.44, so that a legend is never given fewer
-# rows than it takes (which would take the rows' height from the plot area, where the labels were placed), and
-# closer to it than labels' CHAR_WIDTH, so that entries that fit two to a row are counted so
+LEGEND_GAP = 5  # Plotly's gap between two legend entries in a row (px)
+# a legend character's width in units of its font size: above Chromium's 0.44, so a legend is never counted fewer rows
+# than it takes (they would come out of the plot area, where the labels were placed)
+LEGEND_CHAR_WIDTH = 0.5
 CHAR_WIDTH = 0.55  # a character's width in units of the font size: Latin text measures 0.44 in Chromium, so generous
 # Where a label may sit beside its point, in the order tried: the first that fits is taken.
 CANDIDATES = ("top right", "top left", "bottom right", "bottom left", "middle right", "middle left",
