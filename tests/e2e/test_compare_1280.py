@@ -77,6 +77,13 @@ def _all_chips(page) -> list[str]:
     return page.locator(".st-key-compare_runs [data-tag]").all_inner_texts()
 
 
+def _show_runs(page, st_ui, count: int) -> None:
+    """Choose runs 1 to ``count`` on Compare, each where it is not shown already."""
+    for number in range(1, count + 1):
+        if not any(c.startswith(f"Run {number} (") for c in _all_chips(page)):
+            _select(page, st_ui, "compare_runs", f"Run {number} (", exact=False)
+
+
 # the Compare page's results table, in its keyed container (the error rates and confusion matrices below it are
 # tables too, and while the page reruns a table of the run before may still stand where this one will be drawn)
 RESULTS_TABLE = '.st-key-compare_results [data-testid="stDataFrame"]'
@@ -113,9 +120,7 @@ def test_compare_reads_at_1280_px_with_three_runs(page, app_url, st_ui, server_l
     st_ui.open_app(page, app_url)
     assert "and 3 runs" in open_session_file(page, st_ui, path)
     st_ui.goto_page(page, "Compare")
-    for number in (1, 2, 3):
-        if not any(c.startswith(f"Run {number} (") for c in _all_chips(page)):
-            _select(page, st_ui, "compare_runs", f"Run {number} (", exact=False)
+    _show_runs(page, st_ui, 3)
     expect(page.locator(".st-key-compare_runs [data-tag]")).to_have_count(3)
     _wait_figures(page, 4)
     wait_drawn(page)

@@ -20,8 +20,8 @@ from fairdash.targeting.target_spec import make_target_spec
 
 from session_files import open_session_file, session_file
 from test_accessibility import AXE, _audit
-from test_compare_1280 import _all_chips, _measure
-from test_trust import _adult_3k, _select, _wait_figures
+from test_compare_1280 import _measure, _show_runs
+from test_trust import _adult_3k, _wait_figures
 
 pytestmark = pytest.mark.e2e
 
@@ -64,9 +64,7 @@ def test_compare_reads_at_1280_px_with_ten_runs_and_long_group_names(page, app_u
     opened = open_session_file(page, st_ui, path)
     assert f"and {RUNS} runs" in opened, opened
     st_ui.goto_page(page, "Compare")
-    for number in range(1, RUNS + 1):
-        if not any(c.startswith(f"Run {number} (") for c in _all_chips(page)):
-            _select(page, st_ui, "compare_runs", f"Run {number} (", exact=False)
+    _show_runs(page, st_ui, RUNS)
     expect(page.locator(".st-key-compare_runs [data-tag]")).to_have_count(RUNS)
     _wait_figures(page, 4)
     st_ui.wait_idle(page)
