@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from fairdash import data
 from fairdash.analysis.rates import rates_readout
+from fairdash.data.reading import read
 from fairdash.errors import FairDashError
 
 # FAIRDASH_HYPOTHESIS_EXAMPLES=5000 for a longer hunt
@@ -133,10 +134,14 @@ def test_profile_and_clean_never_fail(df, draw):
 
 
 def _is_table_or_error(raw, name="upload.csv"):
+    """What the reader makes of ``raw``: a table of two columns or more, or the project's own one-line error.
+    The reader itself (:mod:`fairdash.data.reading.read`), not its isolated wrapper, so that an error of any other
+    type is caught here and not turned into one by the wrapper's safety net; the wrapper is held to giving the
+    same answer by :func:`test_the_isolated_read_gives_the_readers_table_or_error`."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            df = data.read_table(raw, name=name)
+            df = read.read_table(raw, name)
         except FairDashError as e:
             assert type(e) is FairDashError and str(e) and "\n" not in str(e)
             return None
@@ -188,3 +193,29 @@ def test_written_parquet_and_excel_read_back_or_give_fairdash_error(df):
     buf = io.BytesIO()
     df.to_excel(buf, index=False)
     _is_table_or_error(buf.getvalue(), "t.xlsx")
+
+
+def _answer(reader, raw, name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return reader(raw, name)
+        except FairDashError as e:
+            return e
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.one_of(st.binary(max_size=3000),
+                 st.builds(lambda df, sep: df.to_csv(index=False, sep=sep).encode(), tables(),
+                           st.sampled_from([",", ";", "\t"]))))
+def test_the_isolated_read_gives_the_readers_table_or_error(raw):
+    """Every table from outside is read in a process of its own (``data.read_table``): what comes back, column by
+    column, is the reader's table with its notes, or the reader's own error, word for word."""
+    inside, isolated = _answer(read.read_table, raw, "upload.csv"), _answer(data.read_table, raw, "upload.csv")
+    if isinstance(inside, FairDashError):
+        assert isinstance(isolated, FairDashError) and str(isolated) == str(inside), (inside, isolated)
+        return
+    assert isinstance(isolated, pd.DataFrame), isolated
+    pd.testing.assert_frame_equal(isolated, inside)
+    assert isolated.attrs == inside.attrs
