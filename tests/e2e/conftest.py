@@ -37,7 +37,7 @@ from pathlib import Path
 import pytest
 
 from live_server import free_port, live_streamlit
-from waits import wait_drawn, wait_until
+from waits import RUN_WATCH, run_began, runs_begun, wait_drawn, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -99,16 +99,18 @@ def browser():
             b.close()
 
 
-def _context(browser):
-    """A new browser context (its own cookies: another browser to the app), 1280x800, downloads on."""
-    ctx = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+def new_context(browser, viewport: dict | None = None):
+    """A new browser context (its own cookies: another browser to the app), 1280x800 unless ``viewport`` says,
+    downloads on, with the waits' watch of the app's runs (:data:`waits.RUN_WATCH`) in each of its pages."""
+    ctx = browser.new_context(viewport=viewport or VIEWPORT, accept_downloads=True)
     ctx.set_default_timeout(60_000)
+    ctx.add_init_script(RUN_WATCH)
     return ctx
 
 
 @pytest.fixture
 def page(browser):
-    ctx = _context(browser)
+    ctx = new_context(browser)
     pg = ctx.new_page()
     try:
         yield pg
@@ -119,7 +121,7 @@ def page(browser):
 @pytest.fixture(scope="module")
 def shared_browser(browser):
     """One browser context for the whole module: the home of a session that its read-only tests share."""
-    ctx = _context(browser)
+    ctx = new_context(browser)
     try:
         yield ctx
     finally:
@@ -146,27 +148,38 @@ APP_BUSY = '[data-testid="stApp"]:not([data-test-script-state="notRunning"])'
 def wait_idle(page, timeout: float = 60.0, settle: float = 0.3) -> None:
     """Wait until the app's script (and any fragment) has finished: the ``stApp`` element says
     ``notRunning`` and the "Running..." status widget is gone. ``settle`` first gives a just-sent
-    widget change time to start its rerun, so an idle state from before the action does not count."""
+    widget change up to that long to start its rerun, so an idle state from before the action does not count;
+    a rerun that has begun since the last action (even one already over) ends that wait at once."""
     if settle:
-        try:
-            page.wait_for_selector(APP_BUSY, timeout=settle * 1000)
-        except Exception:  # noqa: BLE001 - the rerun may already be over, or not needed
-            pass
+        run_began(page, APP_BUSY, settle)
     page.wait_for_selector(APP_IDLE, timeout=timeout * 1000)
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="hidden", timeout=timeout * 1000)
+
+
+_TYPED_IN = """() => { const e = document.activeElement;
+  return !!e && (e.tagName === 'TEXTAREA' || (e.tagName === 'INPUT' && ['text', 'number'].includes(e.type) &&
+                 e.getAttribute('role') !== 'combobox')); }"""
 
 
 def goto_page(page, title: str, timeout: float = 60.0) -> None:
     """Click the sidebar link ``title`` and wait for that page's title and an idle app.
 
-    The click can blur a widget of the page being left, whose change then reruns the new page: the
-    app is briefly idle between the two runs with the new page half drawn. So the idle state must
-    hold twice, the second time after a settle that lets such a queued rerun start."""
+    The title is matched whole ("Data" is in "Score new data"). Where a box that one types into has the focus,
+    the click can blur it and its change then reruns the new page: the app is briefly idle between the two runs
+    with the new page half drawn. So then the wait is for a second run too, for at most half a second."""
+    typed_in, runs = page.evaluate(_TYPED_IN), runs_begun(page)
     page.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
-    page.locator("h1", has_text=title).first.wait_for(timeout=timeout * 1000)
-    wait_idle(page, timeout)
-    wait_idle(page, timeout, settle=0.5)
-    page.locator("h1", has_text=title).first.wait_for(timeout=timeout * 1000)
+    heading = page.locator("h1").filter(has_text=re.compile(rf"^\s*{re.escape(title)}\s*$")).first
+    heading.wait_for(timeout=timeout * 1000)
+    wait_idle(page, timeout, settle=0)  # the heading is the new page's run's: it has begun
+    if typed_in:
+        try:
+            page.wait_for_function(f"() => !window.__fairdashRuns || window.__fairdashRuns.runs >= {runs + 2}",
+                                   timeout=500)
+        except Exception:  # noqa: BLE001 - the blur changed nothing: no second run
+            pass
+        wait_idle(page, timeout, settle=0)
+    heading.wait_for(timeout=timeout * 1000)
 
 
 def open_app(page, url: str, session: bool = False, timeout: float = 90.0) -> None:
@@ -273,6 +286,7 @@ def download(page, key: str, folder, name: str, timeout: float = 60_000):
 
 class _StUi:
     download = staticmethod(download)
+    new_context = staticmethod(new_context)
     upload = staticmethod(upload)
     confirm_upload = staticmethod(confirm_upload)
     answer_if_asked = staticmethod(answer_if_asked)

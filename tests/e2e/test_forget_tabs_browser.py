@@ -50,10 +50,9 @@ def test_a_stale_tab_after_forget_says_so_and_holds_nothing(browser, app_url, st
                                                            events):
     log_path = streamlit_server[1]
     start = log_path.stat().st_size  # (the server may have served other tests before: this test's part only)
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    ctx = st_ui.new_context(browser)
     try:
         owner = ctx.new_page()
-        owner.set_default_timeout(60_000)
         st_ui.open_app(owner, app_url, session=True)
         token = _token(owner)
         name, raw = _marked_table("quokka7")
@@ -64,7 +63,6 @@ def test_a_stale_tab_after_forget_says_so_and_holds_nothing(browser, app_url, st
         stale = []
         for _ in range(2):  # two more tabs of the same session, opened from its address
             tab = ctx.new_page()
-            tab.set_default_timeout(60_000)
             st_ui.open_app(tab, address, session=True)
             assert _token(tab) == token
             tab.locator(".st-key-sidebar_task").get_by_text(name).wait_for()  # the upload is there

@@ -91,14 +91,11 @@ def _start_training(page, st_ui) -> None:
 
 
 @contextlib.contextmanager
-def _two_browsers(browser):
+def _two_browsers(browser, st_ui):
     """Two browser contexts (two browsers: each its own cookies), 1280x800, closed afterwards."""
-    ctxs = [browser.new_context(viewport={"width": 1280, "height": 800}) for _ in range(2)]
+    ctxs = [st_ui.new_context(browser) for _ in range(2)]
     try:
-        pages = [c.new_page() for c in ctxs]
-        for pg in pages:
-            pg.set_default_timeout(60_000)
-        yield pages
+        yield [c.new_page() for c in ctxs]
     finally:
         for c in ctxs:
             c.close()
@@ -115,7 +112,7 @@ def _ts(event: dict) -> float:
 @pytest.mark.timeout(600)
 def test_a_reload_mid_training_is_the_same_session_and_another_browser_gets_nothing(browser, app_url, st_ui,
                                                                                      server_log):
-    with _two_browsers(browser) as (owner, other):
+    with _two_browsers(browser, st_ui) as (owner, other):
         st_ui.open_app(owner, app_url, session=True)
         token, address = _token(owner), owner.url
 
@@ -154,7 +151,7 @@ def test_a_reload_mid_training_is_the_same_session_and_another_browser_gets_noth
 @pytest.mark.timeout(600)
 def test_upload_reload_twice_forget_leaves_nothing_and_stops_the_training(browser, app_url, st_ui, server_log,
                                                                           events):
-    with _two_browsers(browser) as (page, stranger):
+    with _two_browsers(browser, st_ui) as (page, stranger):
         st_ui.open_app(page, app_url, session=True)
         token = _token(page)
         name, raw = _table("lima5", copies=10)
@@ -206,7 +203,7 @@ def test_upload_reload_twice_forget_leaves_nothing_and_stops_the_training(browse
 
 @pytest.mark.timeout(400)
 def test_a_snapshot_link_is_a_frozen_copy_of_its_own(browser, app_url, st_ui, server_log):
-    with _two_browsers(browser) as (owner, other):
+    with _two_browsers(browser, st_ui) as (owner, other):
         st_ui.open_app(owner, app_url, session=True)
         st_ui.goto_page(owner, "Target")
         _set_pr_t(owner, st_ui, "0.300")

@@ -60,8 +60,7 @@ def test_a_session_saved_before_a_restart_opens_after_it_with_the_same_numbers(b
     assert before_pr_t == "0.4"
 
     # a new server: the first one's sessions are gone with it
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
-    context.set_default_timeout(60_000)
+    context = st_ui.new_context(browser)
     fresh = context.new_page()
     try:
         with live_streamlit(Path(tempfile.mkdtemp(prefix="fairdash-open-")), free_port()) as (url, log_path):

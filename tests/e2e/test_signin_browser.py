@@ -109,12 +109,6 @@ def _sign_in(page, url: str, sub: str, work: Path, start: str | None = None) -> 
     page.get_by_text(f"Signed in as {USERS[sub]['name']}").wait_for(timeout=60_000)
 
 
-def _context(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-    ctx.set_default_timeout(60_000)
-    return ctx
-
-
 def _session_token(address) -> str:
     """The ``session`` of an address (a page's, or a URL)."""
     address = address if isinstance(address, str) else address.url
@@ -125,14 +119,14 @@ def test_sign_in_owner_refusal_sign_out(browser, signin_server, st_ui):
     url, work = signin_server
 
     # Not signed in: the prompt and nothing else, wherever the address points.
-    anon = _context(browser)
+    anon = st_ui.new_context(browser)
     page = anon.new_page()
     for where in ("/", "/target", "/?session=abcdefghijklmnopqrstuvwx", "/?snapshot=abcdefghijklmnopqrstuvwx"):
         page.goto(url + where)
         _prompt_only(page, work)
 
     # Alice signs in and reaches the pages.
-    a_ctx = _context(browser)
+    a_ctx = st_ui.new_context(browser)
     alice = a_ctx.new_page()
     _sign_in(alice, url, "alice", work)
     st_ui.goto_page(alice, "Target")
@@ -143,7 +137,7 @@ def test_sign_in_owner_refusal_sign_out(browser, signin_server, st_ui):
     a_cookies = [c for c in a_ctx.cookies() if c["name"] == "fairdash_browser"]
 
     # Bob, signed in elsewhere, opens Alice's address, carrying her browser cookie too: refused.
-    b_ctx = _context(browser)
+    b_ctx = st_ui.new_context(browser)
     bob = b_ctx.new_page()
     _sign_in(bob, url, "bob", work)
     b_ctx.add_cookies([{k: c[k] for k in ("name", "value", "domain", "path")} for c in a_cookies])
@@ -160,7 +154,7 @@ def test_sign_in_owner_refusal_sign_out(browser, signin_server, st_ui):
 
     # Alice, in a second browser (another cookie), opens her address: asked to sign in first, then sent
     # back to it, she gets her own session.
-    a2_ctx = _context(browser)
+    a2_ctx = st_ui.new_context(browser)
     alice2 = a2_ctx.new_page()
     _sign_in(alice2, url, "alice", work, start=a_url)
     alice2.locator("h1", has_text="Target").first.wait_for(timeout=60_000)

@@ -614,10 +614,9 @@ def test_run_history_reload_and_another_session(browser, shared_page, app_url, s
     assert page.locator('.st-key-pr_t_slider input[type="range"]').get_attribute("value") == "0.5"
 
     # ---- another session, without the link, sees none of it ---------------------------------------
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    ctx = st_ui.new_context(browser)
     try:
         other = ctx.new_page()
-        other.set_default_timeout(60_000)
         st_ui.open_app(other, app_url + "/compare")
         assert "Nothing trained yet" in st_ui.main_text(other)
         assert other.locator('[data-testid="stPlotlyChart"]').count() == 0
@@ -675,7 +674,7 @@ def test_report_table_model_column_reads_on_one_line(browser, shared_page, st_ui
     assert "COMPAS" in html and "Kamiran" in html
     assert "± 0.000" not in html  # one repeat: no spread shown
 
-    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    ctx = st_ui.new_context(browser, {"width": 1440, "height": 900})
     try:
         rp = ctx.new_page()
         rp.goto(report.as_uri(), wait_until="load")

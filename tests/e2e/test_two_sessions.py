@@ -95,12 +95,11 @@ def _training(page) -> bool:
 
 @pytest.mark.timeout(600)
 def test_two_sessions_are_isolated_and_both_answer(browser, app_url, st_ui, server_log, tables):
-    ctx_a = browser.new_context(viewport={"width": 1280, "height": 800})
-    ctx_b = browser.new_context(viewport={"width": 1280, "height": 800})
+    ctx_a = st_ui.new_context(browser)
+    ctx_b = st_ui.new_context(browser)
     try:
         pa, pb = ctx_a.new_page(), ctx_b.new_page()
         for pg in (pa, pb):
-            pg.set_default_timeout(60_000)
             pg.goto(app_url)
         for pg in (pa, pb):
             pg.get_by_role("heading", name="Groups and base rates").wait_for(timeout=90_000)

@@ -8,6 +8,10 @@ their one "the page has finished drawing" wait.
   has its ``.main-svg``, the fonts are loaded, and the boxes of the figures and data grids have not moved or
   changed size across two animation frames (a scroll, a resize or a redraw has settled): then a screenshot, an
   accessibility audit or a measurement sees the page as a user does.
+- :data:`RUN_WATCH` (an init script of every browser context the tests open) keeps, in the page, when the user
+  last acted (a press, a key, a typed or chosen value) and when the app's script last began a run, and how many runs
+  began: :func:`run_began` waits for a run that began after the last action (the rerun the action asked for) for
+  at most a given time, and returns at once when that run has already begun, or even ended.
 """
 from __future__ import annotations
 
@@ -32,6 +36,40 @@ def wait_until(condition: Callable[[], Any], timeout: float, what: str | Callabl
             said = what(got) if callable(what) else what
             raise AssertionError(f"{said} (waited {timeout:g} s)")
         time.sleep(interval)
+
+
+RUN_WATCH = """(() => {
+  const w = window.__fairdashRuns = {input: -1, began: -1, runs: 0};
+  for (const type of ['pointerdown', 'keydown', 'input', 'change'])
+    document.addEventListener(type, () => { w.input = performance.now(); }, true);
+  new MutationObserver(changes => {
+    for (const c of changes)
+      if (c.oldValue === 'notRunning' && c.target.getAttribute(c.attributeName) !== 'notRunning') {
+        w.began = performance.now(); w.runs++;
+      }
+  }).observe(document, {subtree: true, attributes: true, attributeOldValue: true,
+                        attributeFilter: ['data-test-script-state']});
+})();"""
+_BEGAN = """(busy) => {
+  const w = window.__fairdashRuns;
+  return !!document.querySelector(busy) || (!!w && w.began >= w.input);
+}"""
+
+
+def run_began(page, busy: str, within: float) -> bool:
+    """Whether a run of the app's script has begun since the user's last action in ``page`` (or the app is busy,
+    selector ``busy``), waiting at most ``within`` seconds for one: an action that asks for no rerun costs
+    ``within``, one whose rerun has come and gone costs nothing."""
+    try:
+        page.wait_for_function(_BEGAN, arg=busy, timeout=within * 1000)
+        return True
+    except Exception:  # noqa: BLE001 - Playwright's timeout: no run began
+        return False
+
+
+def runs_begun(page) -> int:
+    """How many runs of the app's script have begun in ``page`` since it was loaded (-1 where there is no watch)."""
+    return page.evaluate("() => window.__fairdashRuns ? window.__fairdashRuns.runs : -1")
 
 
 _DRAWN = """(app) => {
