@@ -1,5 +1,5 @@
 """Issue 20, item 1 in the browser: a training survives navigation. FairLR + LR + FairGP on the default
-Adult task, another page clicked 4 s after Train: that page shows the training's progress in the sidebar,
+Adult task, another page clicked while its first fit runs: that page shows the training's progress in the sidebar,
 and when it ends the run is in the history (Compare). A Cancel button stops a training from another page
 and says so. A pending upload's changed choices survive a page switch and are the ones confirmed."""
 from __future__ import annotations
@@ -38,14 +38,16 @@ def _start_training(page, st_ui, models: list[str], repeats: int = 1) -> None:
 @pytest.mark.timeout(900)
 def test_a_training_finishes_and_joins_the_history_while_the_analyst_is_elsewhere(page, app_url, st_ui, server_log):
     st_ui.open_app(page, app_url + "/train")
-    _start_training(page, st_ui, ["FairLR", "LR", "FairGP"], repeats=3)  # long enough to walk around in
+    # long enough to walk around in: a FairGP fit on the whole of Adult takes seconds even on a fast machine, and
+    # two page switches a fraction of one
+    _start_training(page, st_ui, ["FairLR", "LR", "FairGP"])
     expect(page.locator(".st-key-train_button button")).to_be_disabled()
     page.locator(f'{JOB} [data-testid="stProgress"]').wait_for(timeout=120_000)  # the first fit is under way
-    st_ui.goto_page(page, "Target")  # during the training (9 fits: FairGP's take tens of seconds)
+    st_ui.goto_page(page, "Target")  # during the training
     st_ui.no_exception(page, server_log)
     job = page.locator(JOB)
     expect(job).to_be_visible()
-    assert "Training 9 fit(s)" in job.inner_text(), job.inner_text()
+    assert "Training 3 fit(s)" in job.inner_text(), job.inner_text()
     expect(job.locator(".st-key-cancel_training button:visible").first).to_be_visible()
     first = _progress_text(page)
     st_ui.goto_page(page, "Compare")  # the progress is on every page, and it moves
@@ -75,7 +77,7 @@ def test_a_training_finishes_and_joins_the_history_while_the_analyst_is_elsewher
 @pytest.mark.timeout(600)
 def test_cancel_from_another_page_says_so_and_adds_nothing(page, app_url, st_ui, server_log):
     st_ui.open_app(page, app_url + "/train")
-    # seeds 0-2 may be in the server's fit cache already (the module's first test): seven more FairGP fits on Adult
+    # seed 0 may be in the server's fit cache already (the module's first test): nine more FairGP fits on Adult
     # take far longer than reaching the Cancel button, however busy the machine
     _start_training(page, st_ui, ["FairGP"], repeats=10)
     st_ui.goto_page(page, "Data")

@@ -1,9 +1,9 @@
-"""Work that survives a restart (issue 35, item 5), in Chromium against two live servers one after the other: LR
-trained on the bundled COMPAS sample at PR_t 0.4 in one server, "Save this session" downloaded from Export and the
-run's results CSV with it; that server stopped and a new one started (nothing of the first left: sessions live in
-a server's memory); the file opened on the new server's Data page gives the same table, target and run, and the
-results CSV downloaded again is byte for byte the first one; the file with one byte altered is refused in one
-line and changes nothing."""
+"""Work that survives a restart (issue 35, item 5), in Chromium against two live servers: LR trained on the bundled
+COMPAS sample at PR_t 0.4 in the worker's server, "Save this session" downloaded from Export and the run's results
+CSV with it; then a new server started, as after a restart (nothing of the first in it: sessions live in a
+server's memory, and it has a fit cache of its own); the file opened on the new server's Data page gives the same
+table, target and run, and the results CSV downloaded again is byte for byte the first one; the file with one byte
+altered is refused in one line and changes nothing."""
 from __future__ import annotations
 
 import re
@@ -23,49 +23,37 @@ def _log(path: Path):
     return lambda: path.read_text(errors="replace")[-4000:]
 
 
-def _open_app(page, st_ui, url: str) -> None:
-    page.goto(url)
-    page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=90_000)
-    page.locator("h1").first.wait_for(timeout=90_000)
-    st_ui.wait_idle(page, timeout=90)
-
-
-def _no_exception(page, log) -> None:
-    exc = page.locator('[data-testid="stException"]')
-    assert exc.count() == 0, f"a traceback is shown on the page:\n{exc.first.inner_text()}\n{log()}"
-
-
 def _pr_t(page, st_ui) -> str:
     st_ui.goto_page(page, "Target")
     return page.locator('.st-key-pr_t_slider input[type="range"]').get_attribute("value")
 
 
 @pytest.mark.timeout(900)
-def test_a_session_saved_before_a_restart_opens_after_it_with_the_same_numbers(browser, page, st_ui, tmp_path):
-    with live_streamlit(Path(tempfile.mkdtemp(prefix="fairdash-save-")), free_port()) as (url, log_path):
-        log = _log(log_path)
-        _open_app(page, st_ui, url)
-        _load_sample(page, st_ui, COMPAS_TITLE)
-        _set_pr_t(page, st_ui, "0.4")
-        before_pr_t = _pr_t(page, st_ui)
-        st_ui.goto_page(page, "Train")
-        _set_models(page, st_ui, ["LR"])
-        _train(page, st_ui, log)
-        st_ui.goto_page(page, "Export")
-        results_before = st_ui.download(page, "download_results_export", tmp_path, "before.csv",
-                                         timeout=120_000).read_bytes()
-        saved = st_ui.download(page, "save_session", tmp_path, "work.fairdash-session", timeout=120_000)
-        _no_exception(page, log)
+def test_a_session_saved_before_a_restart_opens_after_it_with_the_same_numbers(browser, page, app_url, server_log,
+                                                                                st_ui, tmp_path):
+    # the work, on this worker's server (the restart is the new server below: nothing of this one is in it)
+    st_ui.open_app(page, app_url)
+    _load_sample(page, st_ui, COMPAS_TITLE)
+    _set_pr_t(page, st_ui, "0.4")
+    before_pr_t = _pr_t(page, st_ui)
+    st_ui.goto_page(page, "Train")
+    _set_models(page, st_ui, ["LR"])
+    _train(page, st_ui, server_log)
+    st_ui.goto_page(page, "Export")
+    results_before = st_ui.download(page, "download_results_export", tmp_path, "before.csv",
+                                     timeout=120_000).read_bytes()
+    saved = st_ui.download(page, "save_session", tmp_path, "work.fairdash-session", timeout=120_000)
+    st_ui.no_exception(page, server_log)
     assert saved.name.endswith(".fairdash-session") and saved.stat().st_size > 10_000
     assert before_pr_t == "0.4"
 
-    # a new server: the first one's sessions are gone with it
+    # a new server, with a fit cache and a session store of its own: the first one's sessions are not in it
     context = st_ui.new_context(browser)
     fresh = context.new_page()
     try:
         with live_streamlit(Path(tempfile.mkdtemp(prefix="fairdash-open-")), free_port()) as (url, log_path):
             log = _log(log_path)
-            _open_app(fresh, st_ui, url)
+            st_ui.open_app(fresh, url)
             altered = tmp_path / "altered.fairdash-session"
             raw = bytearray(saved.read_bytes())
             raw[len(raw) // 2] ^= 0x01
@@ -78,7 +66,7 @@ def test_a_session_saved_before_a_restart_opens_after_it_with_the_same_numbers(b
             st_ui.wait_idle(fresh, timeout=90)
 
             text = open_session_file(fresh, st_ui, saved)
-            _no_exception(fresh, log)
+            st_ui.no_exception(fresh, log)
             assert "Opened work.fairdash-session" in text and "and 1 run (Run 1)" in text, text[:2000]
             fresh.locator(".st-key-sidebar_task").get_by_text("COMPAS").first.wait_for()
             assert _pr_t(fresh, st_ui) == before_pr_t
@@ -86,7 +74,7 @@ def test_a_session_saved_before_a_restart_opens_after_it_with_the_same_numbers(b
             expect(fresh.locator(".st-key-export_run input[role=combobox]")).to_have_value(re.compile(r"^Run 1 \(.*LR"))
             results_after = st_ui.download(fresh, "download_results_export", tmp_path, "after.csv",
                                             timeout=120_000).read_bytes()
-            _no_exception(fresh, log)
+            st_ui.no_exception(fresh, log)
     finally:
         context.close()
     assert results_after == results_before  # the same numbers, to the last digit
