@@ -10,21 +10,27 @@ open_archive`, :mod:`fairdash.files.zip_layout`): members stored, not deflated, 
 every member's size and SHA-256 in the manifest, so a file with any byte altered is refused in one line. Its
 members:
 
-- ``manifest.json``: ``{"format": "fairdash-session", "format_version": 1, "members": {name: {"size",
+- ``manifest.json``: ``{"format": "fairdash-session", "format_version": 2, "members": {name: {"size",
   "sha256"}}, "created", "fairdash_version"}``;
 - ``session.json``: plain JSON: the table's name and description, the current task (``TaskSpec.to_dict``) and
   its fingerprint, the target (``TargetSpec.to_dict``), each run's task (its parts and fingerprint), each run
-  (``RunSpec.to_dict``, data name, number, time, leaks, skipped models) and the members of its results and models;
+  (``RunSpec.to_dict``, data name, number, time, leaks, skipped models), the members of its results and models,
+  and its sides (``sides``: each fit as the price of deciding without s over several runs sees it,
+  :class:`fairdash.evaluation.matched_price.Side`: label, seed, PR_t, with or without s, the blind rule's rates,
+  counts and targets on the training rows; a with-s rule's estimator as the place of its model in ``models``);
 - ``table.parquet``: the current table (read back as every upload is:
   :func:`fairdash.data.reading.isolated.read_table`);
 - ``task-<i>-x.parquet`` and ``task-<i>-codes.parquet``: a run's task (its feature columns; y, s and strata codes);
 - ``run-<n>-results.parquet``: a run's results rows as they were (Parquet: every number and type as it was);
 - ``run-<n>-model-<j>.fairdash``: a fitted model, the model file's own bytes (:func:`fairdash.files.export.
-  model_bytes`), loaded with its own checks (:func:`fairdash.files.export.load_model`).
+  model_bytes`), loaded with its own checks (:func:`fairdash.files.export.load_model`);
+- ``run-<n>-sides.parquet``: the decisions on the test rows of a run's sides that decide without s (``side``: the
+  side's place in the run's ``sides``, ``pred``: 0 or 1), where it has any.
 
 No pickle anywhere. A newer format version is refused ("update FairDash"); this version's files open in later
-versions, which read every older format. The hashes guard against accidents and edits, not against someone
-who rewrites the manifest too: open session files only from people you trust.
+versions, which read every older format (format 1, before the sides: its runs open without them, so the price of
+deciding without s over several runs is not measured for them). The hashes guard against accidents and edits, not
+against someone who rewrites the manifest too: open session files only from people you trust.
 
 Public API: :func:`session_bytes`, :func:`session_file_name`, :func:`load_session` (a :class:`SessionFile`).
 """
@@ -43,7 +49,9 @@ import pandas as pd
 from .._version import software_versions
 from ..data import Task, TaskSpec, build_task
 from ..data.reading import budget, isolated, read
+from ..data.split import split_task
 from ..errors import FairDashError
+from ..evaluation.matched_price import Side
 from ..jsonable import to_jsonable
 from ..progress import utc_now
 from ..targeting.target_spec import TargetSpec
@@ -51,14 +59,14 @@ from . import archive, export
 from .run_spec import RunSpec
 
 FORMAT_NAME = "fairdash-session"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the runs' sides (format 1 files have none)
 SUFFIX = ".fairdash-session"
 SESSION = "session.json"
 TABLE = "table.parquet"
 MAX_FILE_BYTES = read.MAX_BYTES  # a session file is an upload: the uploader's cap, also on the command line
 MAX_SESSION_JSON_BYTES = 64 << 20
 _MEMBER = re.compile(r"manifest\.json|session\.json|table\.parquet|task-\d{1,5}-(x|codes)\.parquet"
-                     r"|run-\d{1,6}-(results\.parquet|model-\d{1,6}\.fairdash)")
+                     r"|run-\d{1,6}-(results\.parquet|sides\.parquet|model-\d{1,6}\.fairdash)")
 KIND = archive.ArchiveKind(
     "FairDash session file", "save the session again", lambda n: _MEMBER.fullmatch(n) is not None,
     lambda n: export.MAX_MANIFEST_BYTES if n == archive.MANIFEST else (
@@ -82,6 +90,7 @@ class SavedRun:
     number: int
     leaks: tuple
     same_as: int
+    sides: tuple = ()  # of matched_price.Side, a with-s one's estimator that of one of ``models`` (format 1: none)
 
 
 @dataclass(frozen=True)
@@ -136,7 +145,36 @@ def _run_parts(run, task_index: int) -> tuple[dict, dict]:
             "data_description": str(run.data_description or ""), "seconds": float(run.seconds),
             "created": str(run.created), "leaks": list(run.leaks), "same_as": int(run.same_as),
             "skipped": list(run.skipped), "results": f"run-{n}-results.parquet", "models": models}
+    meta["sides"], sides_member = _sides_parts(run, n)
+    meta["sides_member"] = next(iter(sides_member), None)
+    members.update(sides_member)
     return meta, members
+
+
+def _real(v) -> float | None:
+    """A number as the file writes it: ``None`` for NaN (as the models' keys)."""
+    return None if v is None or not np.isfinite(float(v)) else float(v)
+
+
+def _sides_parts(run, n: int) -> tuple[list, dict]:
+    """A run's sides (:class:`fairdash.evaluation.matched_price.Side`) as JSON, and the blind ones' decisions on the
+    test rows as one Parquet member (``side``, ``pred``) where there are any. A with-s side's estimator is saved as
+    the place in ``run.models`` of the model that holds it (``model``; the run keeps both from the same fit). One
+    that is none of the run's models (not kept with the run) is not saved: ``model`` None, the side kept without
+    it, as a rule with s whose scores the price does not cut (the fitted scorers with s are still its candidates)."""
+    estimators = [m.estimator for m in run.models.values()]
+    sides, blocks = [], []
+    for i, x in enumerate(run.sides):
+        model = next((j for j, e in enumerate(estimators) if x.estimator is not None and e is x.estimator), None)
+        pred = None if x.pred_test is None else np.asarray(x.pred_test).astype(np.int8).ravel()
+        if pred is not None:
+            blocks.append(pd.DataFrame({"side": np.full(len(pred), i, dtype=np.int32), "pred": pred}))
+        tnr = [[_real(v) for v in x.tnr[0]], [int(v) for v in x.tnr[1]], [_real(v) for v in x.tnr[2]]] if x.tnr else []
+        sides.append({"label": str(x.label), "seed": int(x.seed), "target_rate": _real(x.target_rate),
+                      "with_s": bool(x.with_s), "train_rates": [_real(v) for v in x.train_rates],
+                      "counts": [int(v) for v in x.counts], "targets": [_real(v) for v in x.targets], "tnr": tnr,
+                      "model": model, "rows": None if pred is None else int(len(pred))})
+    return sides, ({f"run-{n}-sides.parquet": _parquet(pd.concat(blocks, ignore_index=True))} if blocks else {})
 
 
 def session_bytes(*, table: pd.DataFrame, table_name: str, table_description: str, task: Task,
@@ -273,11 +311,89 @@ def _models(meta: dict, members: dict, name: str) -> dict:
     return out
 
 
+def _numbers(values, bad, *, whole: bool = False) -> tuple:
+    """A list of the file's numbers: rates and targets in [0, 1] (``None``: NaN), or counts (``whole``)."""
+    if not isinstance(values, list):
+        raise bad("a list of numbers is not a list")
+    out = []
+    for v in values:
+        if v is None and not whole:
+            out.append(float("nan"))
+        elif isinstance(v, bool) or not isinstance(v, int if whole else (int, float)) or not (
+                v >= 0 if whole else 0 <= v <= 1):
+            raise bad(f"{v!r:.40} is not a {'count' if whole else 'rate'}")
+        else:
+            out.append(int(v) if whole else float(v))
+    return tuple(out)
+
+
+def _side_of(x, models: list, bad) -> Side:
+    """One side as the file holds it (:func:`_sides_parts`), checked; its decisions are added by :func:`_sides`."""
+    if not isinstance(x, dict) or not isinstance(x.get("label"), str) or not isinstance(x.get("with_s"), bool):
+        raise bad("a side has no label")
+    seed, model, rows = x.get("seed"), x.get("model"), x.get("rows")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise bad("a side has no valid seed")
+    if model is not None and (not x["with_s"] or isinstance(model, bool) or not isinstance(model, int)
+                              or not 0 <= model < len(models)):
+        raise bad(f"a side names a model the run does not have ({model!r:.40})")
+    if rows is not None and (x["with_s"] or isinstance(rows, bool) or not isinstance(rows, int)):
+        raise bad("a side's count of test rows is not valid")
+    rates, counts, targets = (_numbers(x.get(k), bad, whole=k == "counts")
+                              for k in ("train_rates", "counts", "targets"))
+    tnr = x.get("tnr")
+    if not isinstance(tnr, list) or len(tnr) not in (0, 3):
+        raise bad("a side's TNRs are not valid")
+    tnr = tuple(_numbers(part, bad, whole=k == 1) for k, part in enumerate(tnr))
+    if len({len(rates), len(counts), len(targets)}) > 1 or (tnr and len({len(part) for part in tnr}) > 1):
+        raise bad("a side's rates, counts and targets do not match")
+    target_rate = _numbers([x.get("target_rate")], bad)[0]
+    return Side(x["label"], seed, target_rate, x["with_s"], rates, counts, targets, None,
+                None if model is None else models[model].estimator, tnr)
+
+
+def _sides(meta: dict, task: Task, models: list, members: dict, name: str) -> tuple:
+    """A run's sides (:func:`_sides_parts`), every part checked: a blind side's decisions are those of its split's
+    test rows, a with-s side's estimator that of the run's model it names (``models``: the loaded models in the
+    run's order). A run of a format 1 file has none."""
+    listed = meta.get("sides", [])
+
+    def bad(why: str) -> FairDashError:
+        return FairDashError(f"{name} is damaged: the sides of run {meta.get('number')} do not hold together ({why}).")
+
+    if not isinstance(listed, list):
+        raise bad("not a list")
+    sides = [_side_of(x, models, bad) for x in listed]
+    counted = [x.get("rows") for x in listed]  # each side's count of decisions (None: it has none)
+    rows = np.array([0 if r is None else r for r in counted], dtype=np.int64)
+    tests = {seed: split_task(task, seed=seed).test.size
+             for seed in {x.seed for x, r in zip(sides, counted) if r is not None}}
+    if any(r is not None and r != tests[x.seed] for r, x in zip(counted, sides)):
+        raise bad("a side's decisions are not its split's test rows")
+    if not rows.sum():
+        return tuple(sides)
+    frame = _frame(members, meta.get("sides_member"), name)
+    if (list(frame.columns) != ["side", "pred"] or not all(pd.api.types.is_integer_dtype(d) for d in frame.dtypes)
+            or frame.isna().any().any()):
+        raise bad("its decisions are not a table of sides and decisions")
+    side, pred = frame["side"].to_numpy().astype(np.int64), frame["pred"].to_numpy()
+    if not np.isin(pred, (0, 1)).all() or ((side < 0) | (side >= len(sides))).any() or not np.array_equal(
+            np.bincount(side, minlength=len(sides)), rows):
+        raise bad("its decisions are not each side's test rows")
+    order = np.argsort(side, kind="stable")
+    for i, block in enumerate(np.split(pred[order].astype(np.int8), np.cumsum(rows)[:-1])):
+        if counted[i] is not None:
+            sides[i].pred_test = block
+    return tuple(sides)
+
+
 def _run_of(meta: dict, tasks: list, members: dict, name: str) -> SavedRun:
-    return SavedRun(RunSpec.from_dict(meta["spec"]), tasks[int(meta["task"])], str(meta["data_name"]),
-                    _frame(members, meta["results"], name), _models(meta, members, name), list(meta["skipped"]),
+    task, models = tasks[int(meta["task"])], _models(meta, members, name)
+    sides = _sides(meta, task, list(models.values()), members, name)
+    return SavedRun(RunSpec.from_dict(meta["spec"]), task, str(meta["data_name"]),
+                    _frame(members, meta["results"], name), models, list(meta["skipped"]),
                     str(meta["data_description"]), float(meta["seconds"]), str(meta["created"]), int(meta["number"]),
-                    tuple(meta["leaks"]), int(meta["same_as"]))
+                    tuple(meta["leaks"]), int(meta["same_as"]), sides)
 
 
 def load_session(source, *, name: str | None = None, watch=None) -> SessionFile:

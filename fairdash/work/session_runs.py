@@ -26,11 +26,12 @@ def trained_model(loaded) -> TrainedModel:
 
 
 def restored_run(saved: SavedRun) -> Run:
-    """The run a session file saved, as it was (its number, time, results and models)."""
+    """The run a session file saved, as it was (its number, time, results, models and sides: a with-s side's
+    estimator is its model's, as in the run that was saved)."""
     return Run(saved.spec, saved.task, saved.data_name, saved.results,
                {k: trained_model(m) for k, m in saved.models.items()}, list(saved.skipped), saved.data_description,
                saved.seconds, created=saved.created, number=saved.number, leaks=tuple(saved.leaks),
-               same_as=saved.same_as)
+               sides=list(saved.sides), same_as=saved.same_as)
 
 
 def restored_runs(session: SessionFile) -> list[Run]:

@@ -6,23 +6,30 @@ Two runs on a 600-row COMPAS subsample (one of the table's task, one of another 
 once per module: quick on two cores."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import json
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from fairdash import FairDashError, data
+from fairdash.app.ui.workspace import sample_spec
 from fairdash.cli.main import main
+from fairdash.data.split import split_arrays
+from fairdash.evaluation.blindness import PRICE, PRICE_COLUMNS, PRICE_HI, PRICE_LO, RULES, price_sentences
 from fairdash.files import session_file as sf
 from fairdash.files.export import MANIFEST, model_bytes
 from fairdash.files.run_spec import RunSpec
 from fairdash.targeting.target_spec import make_target_spec
-from fairdash.work.runs import train_run
+from fairdash.work.runs import rows_together, train_run
 from fairdash.work.session_runs import restored_runs
+
+OLD_FILES = Path(__file__).resolve().parents[1] / "fixtures" / "session_files"
 
 
 @pytest.fixture(scope="module")
@@ -142,10 +149,11 @@ def _with_manifest(raw: bytes, **changes) -> bytes:
 
 def test_a_newer_format_is_refused_and_this_one_opens(session):
     _, raw = session
-    with pytest.raises(FairDashError, match="newer FairDash .*session file format 2.*Update FairDash") as e:
-        sf.load_session(_with_manifest(raw, format_version=2, fairdash_version="9.0"))
+    newer = sf.FORMAT_VERSION + 1
+    with pytest.raises(FairDashError, match=f"newer FairDash .*session file format {newer}.*Update FairDash") as e:
+        sf.load_session(_with_manifest(raw, format_version=newer, fairdash_version="9.0"))
     _one_line(e)
-    assert sf.load_session(_with_manifest(raw, format_version=1)).runs  # rewritten alike, it still opens
+    assert sf.load_session(_with_manifest(raw, format_version=sf.FORMAT_VERSION)).runs  # rewritten alike, it opens
     with pytest.raises(FairDashError, match="no valid format version"):
         sf.load_session(_with_manifest(raw, format_version="1"))
 
@@ -194,3 +202,154 @@ def test_the_cli_reports_a_run_of_a_session_file(session, tmp_path, capsys):
     assert main(["report", str(path), "--run", "7", "--out", str(out)]) == 2
     assert "has no run 7" in capsys.readouterr().err
     assert main(["report", "--out", str(out)]) == 2
+
+
+# --------------------------------------------------------------------------------------------------
+# The runs' sides: the price of deciding without s measured over runs together survives a save and an open
+# --------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def priced():
+    """Two runs of one task on 12,000 rows of Adult at demographic parity, PR_t 0.30 (the Compare page's price over
+    runs): LR cut per group (decides with sex) and the target-reduction model at one threshold (decides without)."""
+    df = data.load_sample("adult").sample(12_000, random_state=0).reset_index(drop=True)
+    spec = sample_spec("adult", df)
+    task = data.build_task(df, spec)
+    target = make_target_spec("dp", 0.3)
+    requests = [("lr", make_target_spec("dp", 0.3, decision="group-rates")), ("target-reduction", target)]
+    runs = [train_run(task, RunSpec(data="adult.csv", task=spec, target=t, models=(m,), group_names=task.group_names),
+                      data_name="adult.csv", number=i) for i, (m, t) in enumerate(requests, 1)]
+    parts = {"table": df, "table_name": "adult.csv", "table_description": "", "task": task, "target": target,
+             "runs": runs}
+    return parts, sf.session_bytes(**parts)
+
+
+def _price(runs):
+    rows = rows_together(runs)
+    return price_sentences(rows, "sex"), rows[[*PRICE_COLUMNS, PRICE_LO, PRICE_HI, *RULES]]
+
+
+def _opened(raw: bytes) -> list:
+    return restored_runs(sf.load_session(raw, name="adult.fairdash-session"))
+
+
+def test_the_price_over_runs_is_the_same_after_a_round_trip(priced):
+    parts, raw = priced
+    live, live_columns = _price(parts["runs"])
+    assert live[0].startswith("Deciding without sex costs 1.46 points of accuracy at PR_t 0.30")
+    runs = _opened(raw)
+    sentences, columns = _price(runs)
+    assert sentences == live  # the very sentence; before the sides were saved: "No rule ... landed on the target"
+    pd.testing.assert_frame_equal(columns, live_columns)  # the same numbers, exactly
+    assert columns[PRICE].notna().all()
+    for before, after in zip(parts["runs"], runs):
+        assert len(after.sides) == len(before.sides) == 1
+        for old, new in zip(before.sides, after.sides):
+            assert (new.label, new.seed, new.target_rate, new.with_s) == (old.label, old.seed, old.target_rate,
+                                                                          old.with_s)
+            assert (new.train_rates, new.counts, new.targets, new.tnr) == (old.train_rates, old.counts, old.targets,
+                                                                           old.tnr)
+            if old.pred_test is None:
+                assert new.pred_test is None
+            else:
+                assert new.pred_test.dtype == np.int8
+                np.testing.assert_array_equal(new.pred_test, old.pred_test)
+    again = sf.session_bytes(**{**parts, "task": runs[0].task, "runs": runs})  # saved again: the same price again
+    assert _price(_opened(again))[0] == live
+
+
+def test_a_with_s_side_gets_its_model_s_estimator_back_which_scores_the_same(priced):
+    parts, raw = priced
+    old, new = parts["runs"][0], _opened(raw)[0]
+    (side_before,), (side_after,) = old.sides, new.sides
+    assert side_before.with_s and side_before.estimator is next(iter(old.models.values())).estimator
+    assert side_after.estimator is next(iter(new.models.values())).estimator  # as in the run that was saved
+    X = split_arrays(new.task, side_after.seed).X_test  # what the price's "own scores" candidate scores
+    np.testing.assert_array_equal(side_after.estimator.predict_proba(X), side_before.estimator.predict_proba(X))
+    members = _members(raw)
+    saved = json.loads(members[sf.SESSION])["runs"]
+    assert [x["model"] for x in saved[0]["sides"]] == [0] and saved[0]["sides_member"] is None  # no blind side
+    assert [x["model"] for x in saved[1]["sides"]] == [None] and saved[1]["sides_member"] == "run-2-sides.parquet"
+    assert list(pd.read_parquet(io.BytesIO(members["run-2-sides.parquet"])).columns) == ["side", "pred"]
+
+
+def test_a_with_s_side_whose_estimator_is_not_one_of_the_run_s_models_is_kept_without_it(priced):
+    parts, _ = priced
+    first = dataclasses.replace(parts["runs"][0], models={})  # its model not kept with the run
+    runs = _opened(sf.session_bytes(**{**parts, "runs": [first, parts["runs"][1]]}))
+    (side,) = runs[0].sides
+    assert side.with_s and side.estimator is None and side.label == first.sides[0].label
+    # the side still says a rule decides with sex: the price is measured against the scorers with s it fits itself
+    # (here the most accurate with-s rule was one of those: the same sentence)
+    assert _price(runs)[0] == _price(parts["runs"])[0]
+
+
+def _resealed(members: dict, **manifest) -> bytes:
+    """``members`` (a changed file) with a manifest that matches them: only the reader's own checks can refuse it."""
+    old = json.loads(members[MANIFEST])
+    listed = {k: {"size": len(v), "sha256": hashlib.sha256(v).hexdigest()} for k, v in members.items()
+              if k != MANIFEST}
+    return _rezip({MANIFEST: json.dumps({**old, **manifest, "members": listed}).encode(),
+                   **{k: v for k, v in members.items() if k != MANIFEST}})
+
+
+def _with_sides(raw: bytes, *, frame=None, side=None, member=None) -> bytes:
+    """The file with run 2's sides member made from ``frame(decisions)`` or replaced by the bytes ``member``, or the
+    sides' JSON changed by ``side(run 2's blind side, run 1's with-s side)``; resealed."""
+    members = _members(raw)
+    if frame is not None:
+        members["run-2-sides.parquet"] = sf._parquet(frame(pd.read_parquet(io.BytesIO(members["run-2-sides.parquet"]))))
+    if member is not None:
+        members["run-2-sides.parquet"] = member
+    if side is not None:
+        meta = json.loads(members[sf.SESSION])
+        side(meta["runs"][1]["sides"][0], meta["runs"][0]["sides"][0])
+        members[sf.SESSION] = json.dumps(meta).encode()
+    return _resealed(members)
+
+
+def test_damaged_sides_are_refused_in_one_line(priced):
+    _, raw = priced
+    assert _opened(_resealed(_members(raw)))  # resealed as it is, it opens: the cases below are refused for cause
+    cases = [
+        dict(frame=lambda f: f.assign(pred=np.where(np.arange(len(f)) == 3, 2, f["pred"]).astype("int8"))),
+        dict(frame=lambda f: f.iloc[:-1]),  # a decision short
+        dict(frame=lambda f: f.rename(columns={"pred": "decision"})),
+        dict(frame=lambda f: f.assign(pred=f["pred"].astype(float))),
+        dict(frame=lambda f: f.assign(side=1)),  # the decisions of a side that is not there
+        dict(member=b"PAR1 not a table PAR1"),
+        dict(side=lambda blind, with_s: with_s.update(model=1)),  # a model the run does not have
+        dict(side=lambda blind, with_s: blind.update(model=0)),  # a blind side does not cut a model's scores
+        dict(side=lambda blind, with_s: blind.update(rows=blind["rows"] - 1)),  # not its split's test rows
+        dict(side=lambda blind, with_s: blind.update(train_rates=["0.3", 0.3])),
+        dict(side=lambda blind, with_s: blind.update(counts=[-1, 3])),
+        dict(side=lambda blind, with_s: blind.update(targets=[0.3])),  # not one a group
+        dict(side=lambda blind, with_s: blind.update(tnr=[[0.5]])),
+        dict(side=lambda blind, with_s: blind.update(seed=True)),
+        dict(side=lambda blind, with_s: blind.update(target_rate=3.0)),
+        dict(side=lambda blind, with_s: blind.pop("label")),
+    ]
+    for case in cases:
+        with pytest.raises(FairDashError, match=r"^adult.fairdash-session is damaged") as e:
+            sf.load_session(_with_sides(raw, **case), name="adult.fairdash-session")
+        _one_line(e)
+    members = _members(raw)
+    del members["run-2-sides.parquet"]
+    with pytest.raises(FairDashError, match="is incomplete: a part it names .*run-2-sides.parquet.* is missing") as e:
+        sf.load_session(_resealed(members))
+    _one_line(e)
+
+
+def test_a_session_file_of_format_1_opens_without_sides():
+    """A file written before the sides (tests/fixtures/session_files/README.md) opens: its runs as they were, no
+    sides, so the price over its two runs is what opening it gave then (none), not what it was live."""
+    raw = (OLD_FILES / "f0e8e2a-two-runs.fairdash-session").read_bytes()
+    expected = json.loads((OLD_FILES / "f0e8e2a-expected.json").read_text(encoding="utf-8"))
+    assert json.loads(_members(raw)[MANIFEST])["format_version"] == 1
+    opened = sf.load_session(raw)
+    runs = restored_runs(opened)
+    assert [r.number for r in runs] == [1, 2] and [len(r.models) for r in runs] == [1, 1]
+    assert all(r.sides == [] for r in runs) and all(r.task is opened.task for r in runs)
+    assert price_sentences(rows_together(runs), "race") == expected["opened"] != expected["live"]
+    again = sf.load_session(sf.session_bytes(table=opened.table, table_name=opened.table_name, table_description="",
+                                             task=opened.task, target=opened.target, runs=runs))
+    assert [len(r.sides) for r in again.runs] == [0, 0]  # saved again in today's format: still none to keep
