@@ -6,6 +6,13 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("FAIRDASH_DEVICE", os.environ.get("FAIRDASH_TEST_DEVICE", "auto"))
+# Trainings at the pages' CPU priority in the tests (the servers they start, AppTest, the worker processes): a team
+# server runs them FAIRDASH_TRAINING_NICE (default 10) steps lower so that its pages answer first, but here they
+# would wait behind the other pytest worker's tests and any other load of the machine (at nice 10 a training gets
+# about a tenth of a core against one busy process: with both cores busy, the AppTests that train took 5 to 12
+# times longer). The lowering itself is tested with the default (tests/app/test_team_server.py,
+# tests/app/test_worker_process.py).
+os.environ.setdefault("FAIRDASH_TRAINING_NICE", "0")
 
 # Property tests draw the same examples on every run (issue 27): a failure in CI is then a failure on every
 # machine, never a flaky run. `HYPOTHESIS_PROFILE=explore` draws fresh random examples, to look for new ones

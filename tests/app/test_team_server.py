@@ -178,10 +178,12 @@ def test_a_reload_mid_training_returns_to_the_session_with_its_queue_place_and_c
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "setpriority"), reason="no per-thread CPU priority on this system")
-def test_a_training_runs_at_a_lower_cpu_priority_than_the_pages():
+def test_a_training_runs_at_a_lower_cpu_priority_than_the_pages(monkeypatch):
     """On a busy server the pages' reruns (a slider's readout) come before the trainings' work: a training's
     thread runs FAIRDASH_TRAINING_NICE (default 10) steps nicer than the server."""
     import os
+
+    monkeypatch.delenv("FAIRDASH_TRAINING_NICE", raising=False)  # the default (tests/conftest.py sets 0)
 
     seen = []
     base = os.getpriority(os.PRIO_PROCESS, 0)
@@ -203,6 +205,7 @@ pytestmark = pytest.mark.usefixtures("cpu_only", "app_frame")
 @pytest.mark.slow
 def test_the_train_button_trains_in_a_worker_process_and_cancel_ends_it(monkeypatch, one_browser):
     monkeypatch.setattr(jobs, "WAIT_IN_SCRIPT", False)  # the test drives the script runs, as a browser would
+    monkeypatch.delenv("FAIRDASH_TRAINING_NICE", raising=False)  # the default (tests/conftest.py sets 0)
     at = new_app()
     at.switch_page("pages/train.py").run()
     at.multiselect(key="train_models").set_value(["fair-gp"]).run()
