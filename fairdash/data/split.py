@@ -61,7 +61,11 @@ def _too_few_words(counts, task) -> str:
             "combination needs at least 2 rows: merge the group with another (the groups of s) or leave its rows out.")
 
 
-def split_task(task_or_y, s=None, seed: int = 0, test_size: float = 0.2) -> Split:
+TEST_SIZE = 0.2  # the share of each (s, y) cell held out for testing on every split
+TEST_TO_TRAIN = TEST_SIZE / (1 - TEST_SIZE)  # n_test / n_train: how much two random splits' training rows overlap
+
+
+def split_task(task_or_y, s=None, seed: int = 0, test_size: float = TEST_SIZE) -> Split:
     """80/20 split stratified by the ``(s, y)`` cell, with the balanced test subset.
 
     Each cell's rows are shuffled with the seed and ``round(test_size * n_cell)`` of them (at least one)

@@ -23,7 +23,7 @@ import pandas as pd
 from ..models.registry import MODELS, model_info
 from ..targeting.criteria import CRITERIA_INFO, DEFAULT, criterion_of_rate
 from ..targeting.decision import PAPER_RULE
-from .intervals import interval_of_mean
+from .intervals import interval_over_splits
 from .matched_price import land_tolerance
 from .metric_table import POP, POP_PREFIX, column_of
 
@@ -206,10 +206,10 @@ LANDS, MISSES, CANNOT_TELL, NO_TARGET = "lands", "misses", "cannot tell", "no ta
 def landing_verdict(rows: pd.DataFrame, group_names=None) -> tuple[str, str]:
     """Whether one rule's decisions land on the target on the population, read from the intervals (docs/METHOD.md,
     "Lands on the target"): ``rows`` are its results rows (one per split). Each group's gap to its target carries a
-    95% interval (one split: the bootstrap of its test rows; several: Student's t over the splits' gaps). The rule
-    *lands* when every group's interval lies within the group's :func:`land_tolerance` of its target, *misses* when
-    some group's interval lies wholly outside it, and otherwise the table *cannot tell*. Returns ``(verdict, words)``:
-    the words name the group that decides it, its test rows and its interval."""
+    95% interval (one split: the bootstrap of its test rows; several: the corrected resampled t over the splits'
+    gaps). The rule *lands* when every group's interval lies within the group's :func:`land_tolerance` of its
+    target, *misses* when some group's interval lies wholly outside it, and otherwise the table *cannot tell*.
+    Returns ``(verdict, words)``: the words name the group that decides it, its test rows and its interval."""
     groups = [g for g in range(64) if column_of("gap", POP, g) in rows.columns]
     gaps = {g: rows[column_of("gap", POP, g)].astype(float) for g in groups}
     if not groups or any(not np.isfinite(v).any() for v in gaps.values()):
@@ -234,8 +234,8 @@ def landing_verdict(rows: pd.DataFrame, group_names=None) -> tuple[str, str]:
 def _gap_interval(rows: pd.DataFrame, gaps: pd.Series, g: int, positives: bool,
                   group_names) -> tuple[float, float, float, str]:
     """:func:`landing_verdict`'s reading of group ``g``: ``(lo, hi, tolerance, words)``, the 95% interval of its gap
-    (one split: its bootstrap columns; several: Student's t over the splits), its :func:`land_tolerance` and the
-    words naming the group, its test rows and its interval."""
+    (one split: its bootstrap columns; several: the corrected resampled t over the splits), its
+    :func:`land_tolerance` and the words naming the group, its test rows and its interval."""
     t = float(rows[f"target_{g}"].astype(float).mean()) if f"target_{g}" in rows else np.nan
     count = column_of("n_pos" if positives else "n", POP, g)  # the rows the rate is counted among
     n = int(round(float(rows[count].astype(float).mean()))) if count in rows else 0
@@ -244,7 +244,7 @@ def _gap_interval(rows: pd.DataFrame, gaps: pd.Series, g: int, positives: bool,
         lo, hi = (float(rows[column_of("gap", POP, g) + b].iloc[0]) if column_of("gap", POP, g) + b in rows
                   else np.nan for b in ("_lo", "_hi"))
     else:
-        lo, hi = interval_of_mean(gaps, within=(-1.0, 1.0))
+        lo, hi = interval_over_splits(gaps, within=(-1.0, 1.0))
     gap = float(gaps.mean())
     if not (np.isfinite(lo) and np.isfinite(hi)):
         lo = hi = gap

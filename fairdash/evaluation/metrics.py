@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .intervals import interval_of_mean
+from .intervals import interval_over_splits
 from .metric_table import (
     EVAL,
     INTERVAL_BOUNDS,
@@ -93,7 +93,7 @@ def summarize(results: pd.DataFrame, by=("model", "target_rate"), metrics=None) 
     """Mean and standard deviation over repeats: one row per ``by`` group, columns ``<metric>_mean`` and
     ``<metric>_std`` (sample std, ddof=1; 0 for a single repeat), and ``repeats``; and for a metric with an
     interval, the mean's 95% interval ``<metric>_lo``, ``<metric>_hi`` (``intervals``: over several repeats
-    Student's t from their spread; for one, that run's own bootstrap interval)."""
+    the corrected resampled t from their spread; for one, that run's own bootstrap interval)."""
     by = [b for b in by if b in results.columns]
     if metrics is None:  # every metric the table summarises, per-group columns of any number of groups included
         metrics = summarized_columns(results.columns)
@@ -109,7 +109,7 @@ def summarize(results: pd.DataFrame, by=("model", "target_rate"), metrics=None) 
         def of_mean(rows: pd.DataFrame) -> pd.Series:
             got = {}
             for m in bounded:
-                lo, hi = (interval_of_mean(rows[m], within=metric_of(m)[0].value_range) if len(rows) > 1
+                lo, hi = (interval_over_splits(rows[m], within=metric_of(m)[0].value_range) if len(rows) > 1
                           else (float(rows[m + INTERVAL_BOUNDS[0]].iloc[0]),
                                 float(rows[m + INTERVAL_BOUNDS[1]].iloc[0])))
                 got[m + INTERVAL_BOUNDS[0]], got[m + INTERVAL_BOUNDS[1]] = lo, hi

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..evaluation.intervals import interval_of_mean
+from ..evaluation.intervals import interval_over_splits
 from ..evaluation.metric_table import EVAL, INTERVAL_BOUNDS, POP, TRAIN, column_of
 from ..evaluation.metrics import format_mean_std
 from ..targeting.criteria import DEFAULT, criterion_info
@@ -107,7 +107,7 @@ def _points(df: pd.DataFrame, groups: list[int], metric: str, where: str) -> pd.
             if gap_col in g.columns:
                 gap = pd.to_numeric(g[gap_col], errors="coerce").fillna(gap)
             if rate.notna().sum() > 1:  # the mean's 95% interval over the repeats (evaluation.intervals)
-                lo, hi = interval_of_mean(rate, within=(0.0, 1.0))
+                lo, hi = interval_over_splits(rate, within=(0.0, 1.0))
             else:  # one repeat: its own bootstrap interval, where the results carry it
                 lo, hi = (float(pd.to_numeric(g[rate_col + b], errors="coerce").mean()) if rate_col + b in g.columns
                           else np.nan for b in INTERVAL_BOUNDS)
@@ -135,7 +135,7 @@ def target_view(results: pd.DataFrame, criterion: str = DEFAULT, *, population: 
     """Each group's rate (x) for each model and run (one row each, grouped by group) against that group's
     target (a vertical line), with the signed gap (rate - target, e.g. ``-0.142``) written beside the
     point, on the side away from the target line. With repeats each point is the mean. Its bar is the 95%
-    interval (``evaluation.intervals``: Student's t over the repeats, or one repeat's bootstrap interval).
+    interval (``evaluation.intervals``: the corrected resampled t over the repeats, or one repeat's bootstrap interval).
 
     ``results``: the tidy results rows with the ``target_<g>`` and gap columns (a figure with a message
     where they are missing: see :func:`target_view_note`). ``population``: the population's rates

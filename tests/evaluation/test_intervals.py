@@ -1,12 +1,13 @@
 """95% intervals on the numbers a decision rests on (issue 34, item 1; docs/METHOD.md, "Intervals"): a bootstrap of
-the test rows stratified by group for one split, Student's t over the splits for several; carried by the metric
-table as ``<column>_lo`` / ``<column>_hi`` on both sets, in the results file and ``train --json``."""
+the test rows stratified by group for one split, Nadeau and Bengio's corrected resampled t over the splits for
+several; carried by the metric table as ``<column>_lo`` / ``<column>_hi`` on both sets, in the results file and
+``train --json``."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from fairdash.evaluation.intervals import bootstrap_intervals, interval_of_mean
+from fairdash.evaluation.intervals import bootstrap_intervals, interval_over_splits
 from fairdash.evaluation.metric_table import METRICS, is_listed
 from fairdash.evaluation.metrics import group_metrics, summarize
 from fairdash.files.results_file import from_file, to_file
@@ -53,12 +54,17 @@ def test_no_interval_where_nothing_can_be_measured():
     assert np.isnan(everyone["pr_ratio_lo"]) and everyone["pr_0_lo"] == 1.0
 
 
-def test_the_mean_over_splits_has_students_t_interval_clipped_to_the_metric_s_range():
-    lo, hi = interval_of_mean([0.60, 0.64, 0.62, 0.66, 0.58])
+def test_the_mean_over_splits_has_the_corrected_resampled_t_interval_clipped_to_the_metric_s_range():
+    """Nadeau and Bengio's correction: the splits' variance times 1/R + n_test/n_train (0.25 for FairDash's 80/20
+    splits), not 1/R alone."""
+    values = [0.60, 0.64, 0.62, 0.66, 0.58]
+    lo, hi = interval_over_splits(values)
     assert ((lo + hi) / 2 == pytest.approx(0.62)
-            and (hi - lo) / 2 == pytest.approx(2.776445 * 0.0316228 / 5 ** 0.5, rel=1e-4))
-    assert interval_of_mean([0.95, 0.99], within=(0.0, 1.0))[1] == 1.0
-    assert np.isnan(interval_of_mean([0.5])[0])
+            and (hi - lo) / 2 == pytest.approx(2.776445 * 0.0316228 * (1 / 5 + 0.25) ** 0.5, rel=1e-4))
+    plain = interval_over_splits(values, test_to_train=0.0)  # Student's t, as if the splits were independent
+    assert (plain[1] - plain[0]) / 2 == pytest.approx(2.776445 * 0.0316228 / 5 ** 0.5, rel=1e-4)
+    assert interval_over_splits([0.95, 0.99], within=(0.0, 1.0))[1] == 1.0
+    assert np.isnan(interval_over_splits([0.5])[0])
 
 
 def test_a_run_carries_every_interval_on_both_sets_and_the_file_keeps_them(compas_task):
@@ -88,12 +94,14 @@ def test_the_price_carries_the_interval_of_its_splits_prices(compas_task):
     row = price_table(exp.results).iloc[0]
     own = exp.results.groupby("seed")["price_of_blindness"].first().dropna()
     assert row["price_splits"] == len(own) >= 2
-    assert (row["price_lo"], row["price_hi"]) == pytest.approx(interval_of_mean(own, within=(-1.0, 1.0)))
+    assert (row["price_lo"], row["price_hi"]) == pytest.approx(interval_over_splits(own, within=(-1.0, 1.0)))
     said = price_sentences(exp.results, "race")[0]
-    assert f"95% interval {100 * row['price_lo']:.1f} to {100 * row['price_hi']:.1f} points" in said
+    assert f"95% interval {100 * row['price_lo']:+.2f} to {100 * row['price_hi']:+.2f} points" in said
+    assert "Nadeau and Bengio's corrected resampled t over the" in said
     assert ("cannot tell" in said) == (row["price_lo"] <= 0 <= row["price_hi"])
     one = price_sentences(exp.results[exp.results["seed"] == 0], "race")[0]
-    assert ("a bootstrap of the test rows, stratified by group and paired across the two rules" in one
+    assert ("a bootstrap of this split's test rows, stratified by group and paired across the two rules: it covers "
+            "the test rows' sampling noise, not what a refit on other training rows would give" in one
             or "No rule" in one)
 
 
@@ -126,6 +134,6 @@ def test_the_target_view_draws_each_rate_s_95_interval(compas_task):
     three = run_experiment(ExperimentPlan(compas_task, ["fair-lr"], [0.401], [0, 1, 2],
                                           target=make_target_spec("dp"))).results
     trace = next(t for t in target_view(three, "dp").data if t.name == "FairLR")
-    lo, hi = interval_of_mean(three["pop_pr_1"], within=(0.0, 1.0))
+    lo, hi = interval_over_splits(three["pop_pr_1"], within=(0.0, 1.0))
     assert (trace.x[1] - trace.error_x.arrayminus[1] == pytest.approx(lo)
             and trace.x[1] + trace.error_x.array[1] == pytest.approx(hi))

@@ -88,10 +88,16 @@ def test_a_group_too_small_to_tell_is_said_with_its_rows_and_interval():
     assert verdict == CANNOT_TELL
     assert words == ("too few rows to tell whether it lands: small (40 test rows): gap -0.020, 95% interval -0.170 to "
                      "+0.130, against ±0.030")
-    # over splits: Student's t over the splits' gaps, the rows a split said as such
-    three = pd.concat([one] * 3, ignore_index=True).assign(pop_gap_1=[-0.01, 0.0, 0.01], pop_gap_0=[0.0, 0.001, 0.002])
+    # over splits: the corrected resampled t over the splits' gaps, the rows a split said as such
+    three = pd.concat([one] * 3, ignore_index=True).assign(pop_gap_1=[-0.005, 0.0, 0.005],
+                                                           pop_gap_0=[0.0, 0.001, 0.002])
     verdict, words = landing_verdict(three, ("big", "small"))
     assert verdict == LANDS, words
+    # gaps of -0.01, 0 and 0.01: Student's t alone (half-width 0.025) said "lands"; the correction for overlapping
+    # splits (1/3 + 0.25 of the variance, not 1/3: half-width 0.033) cannot tell
+    wider = three.assign(pop_gap_1=[-0.01, 0.0, 0.01])
+    verdict, words = landing_verdict(wider, ("big", "small"))
+    assert verdict == CANNOT_TELL and "95% interval -0.033 to +0.033" in words, words
     assert landing_verdict(one.assign(pop_gap_0=np.nan), None)[0] == NO_TARGET
 
 
