@@ -197,7 +197,7 @@ def price_of_blindness(runs, results) -> None:
     for number, res, task in ([(None, results, first.task)] if together else
                               [(r.number, r.results, r.task) for r in runs]):
         s_name = task.spec.s_column
-        sentences = price_sentences(res, s_name) if has_both_sides(res) else []
+        sentences = price_sentences(res, s_name, task.group_names) if has_both_sides(res) else []
         if not sentences:  # no rule deciding with s, or none of either side landed on the target
             continue
         box = st.container(key=f"price_of_blindness_{number or 0}")
@@ -268,8 +268,9 @@ def error_rates(summary, runs, results=None) -> None:
         return
     st.subheader("Error rates per group")
     st.caption("On the population. Mean over repeats with its 95% interval (one repeat: a bootstrap of the test rows, "
-               "stratified by group; several: Student's t over the repeats). FPR: people with a negative label given a "
-               "positive decision; FNR: people with a positive label given a negative one; precision: the share of "
+               "stratified by group; several: Nadeau and Bengio's corrected resampled t over the repeats, whose "
+               "training rows overlap). FPR: people with a negative label given a positive decision; FNR: people "
+               "with a positive label given a negative one; precision: the share of "
                "positive decisions that were right; calibration error: how far the model's scores are from the share "
                "of positive labels among the people given them, weighted by rows (0: a score of 0.7 is a 70% chance).")
     st.dataframe(frame, hide_index=True, key="compare_error_rates")

@@ -177,7 +177,7 @@ def _price_beside(args, task, spec, exp) -> dict:
     table = price_table(both)
     out = {c: float(first[c]) for c in PRICE_COLUMNS + (PRICE_LO, PRICE_HI)}
     out.update({c: str(first[c]) for c in RULES})
-    out["price_sentence"] = price_sentence(table.iloc[0], task.spec.s_column) if len(table) else ""
+    out["price_sentence"] = price_sentence(table.iloc[0], task.spec.s_column, task.group_names) if len(table) else ""
     return out
 
 

@@ -159,7 +159,8 @@ def print_sweep(exp, spec, models, decisions, repeats: int) -> None:
         gap = ("" if not np.isfinite(r[worst + "_mean"]) else
                f"{r[worst + '_mean']:.3f} ({worst_groups.get(group_key, '')})"[:23])
         print(f"{name:<{width}}{t:>7}" + "".join(f"{c:>16}" for c in cells) + f"{gap:>24}{r['fit_seconds_mean']:>8.2f}")
-    how = ("Student's t over the repeats" if repeats > 1 else "a bootstrap of the test rows, stratified by group")
+    how = ("Nadeau and Bengio's corrected resampled t over the repeats" if repeats > 1
+           else "a bootstrap of the test rows, stratified by group")
     print(f"95% intervals ({how}):")
     for _, r in summary.iterrows():
         name = f"{r['model']}/{r['decision']}" if len(decisions) > 1 else r["model"]
@@ -175,7 +176,7 @@ def print_sweep_notes(exp, task) -> None:
     their targets, rows below the majority class, one-class models, results too good to be true."""
     for sentence in moved_away_summary(exp.results, task.group_names):
         print(f"warning: {sentence}")
-    for sentence in price_sentences(exp.results, task.spec.s_column):
+    for sentence in price_sentences(exp.results, task.spec.s_column, task.group_names):
         print(f"Price of deciding without s: {sentence}")
     for note in rule_notes(exp.results) + below_majority_notes(exp.results):
         print(f"warning: {note}")

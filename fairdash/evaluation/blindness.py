@@ -8,18 +8,22 @@ paired interval); this module writes it into the results rows and summarises it 
 - :func:`add_price_columns`: per results row, its split's price (the same ``target_rate`` and seed):
   ``pop_with_s_accuracy``, ``pop_blind_accuracy``, ``price_of_blindness`` with its interval, ``with_s_rule``,
   ``blind_rule`` and ``price_note`` (why the split has none). Added only to results that hold a rule deciding with s.
-- :func:`price_table`: one row per target rate over the splits: the mean of the splits' prices with Student's t
-  interval (one split: its own paired interval), and each split's own price.
-- :func:`price_sentence`: one sentence, "Deciding without sex costs 2.9 points of accuracy at PR_t 0.30 on
-  this table ... 95% interval 1.2 to 4.6 points".
+- :func:`price_table`: one row per target rate over the splits: the mean of the splits' prices with Nadeau and
+  Bengio's corrected resampled t interval (one split: its own paired interval), each split's own price, the rates
+  both sides were matched on and each side's positive rates on the population.
+- :func:`price_sentence`: the verdict in words, "Deciding without sex costs 0.99 points of accuracy at PR_t 0.30
+  ... 95% interval 0.50 to 1.48 points, wholly above zero", naming the rate matched (a TPR under equality of
+  opportunity), the rows measured on and what the interval covers; a price below zero is a gain, an interval
+  holding zero "cannot tell".
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ..targeting.criteria import DEFAULT, criterion_info
-from .intervals import interval_of_mean
+from ..data.profile import MAX_CATEGORIES, MIN_CATEGORIES
+from ..targeting.criteria import DEFAULT, criterion_info, criterion_of_rate
+from .intervals import OVER_SPLITS_WORDS, interval_over_splits
 from .matched_price import LAND_TOLERANCE, SplitPrice, land_tolerance, land_words, price_key
 from .metric_table import INTERVAL_BOUNDS, POP, TRAIN, column_of, groups_in
 
@@ -27,6 +31,9 @@ WITH_S, BLIND, PRICE = (column_of(n, POP) for n in ("with_s_accuracy", "blind_ac
 PRICE_LO, PRICE_HI = (PRICE + b for b in INTERVAL_BOUNDS)
 RULES = ("with_s_rule", "blind_rule", "price_note")  # which rules each side was, and why a split has no price
 PRICE_COLUMNS = (WITH_S, BLIND, PRICE)  # measured on the population
+FOLDED = "folded_levels"  # the features the one-hot cap cut (preprocess.folded_levels), said beside the price
+# per group: the rate both sides were matched on (training rows), each side's positive rate (population)
+PER_GROUP = (("matched_rate", TRAIN, "matched"), ("with_s_pr", POP, "with_s_pr"), ("blind_pr", POP, "blind_pr"))
 ACCURACY = column_of("accuracy", POP)
 __all__ = ["LAND_TOLERANCE", "land_words", "add_price_columns", "price_table", "price_sentence", "price_sentences",
            "landing_means", "has_both_sides"]
@@ -89,7 +96,14 @@ def add_price_columns(results: pd.DataFrame, prices: dict | None = None) -> pd.D
                           (PRICE_LO, "price_lo"), (PRICE_HI, "price_hi"), (RULES[0], "with_s_rule"),
                           (RULES[1], "blind_rule"), (RULES[2], "note")):
         res[column] = [getattr(p, field) for p in got]
+    for g in _groups(res):
+        for name, where, field in PER_GROUP:
+            res[column_of(name, where, g)] = [_at(getattr(p, field), g) for p in got]
     return res
+
+
+def _at(values: tuple, g: int) -> float:
+    return float(values[g]) if g < len(values) else np.nan
 
 
 def landing_means(results: pd.DataFrame) -> pd.DataFrame:
@@ -107,7 +121,7 @@ def landing_means(results: pd.DataFrame) -> pd.DataFrame:
     means = g[num].mean().reset_index()
     means["repeats"] = g.size().to_numpy()
     # the accuracy's 95% interval: Student's t over the repeats; on one split, its own bootstrap
-    lo_hi = [interval_of_mean(rows[ACCURACY].astype(float), within=(0.0, 1.0)) if len(rows) > 1 else
+    lo_hi = [interval_over_splits(rows[ACCURACY].astype(float), within=(0.0, 1.0)) if len(rows) > 1 else
              tuple(float(rows[ACCURACY + b].iloc[0]) if ACCURACY + b in rows else np.nan for b in INTERVAL_BOUNDS)
              for _, rows in g]
     means[ACCURACY + INTERVAL_BOUNDS[0]] = [a for a, _ in lo_hi]
@@ -132,11 +146,16 @@ def majority_accuracy(results: pd.DataFrame) -> float:
 def price_table(results: pd.DataFrame | None) -> pd.DataFrame:
     """One row per target rate, over its splits: ``with_s_label`` and ``blind_label`` (the rule each side was on most
     splits), the means of ``with_s_accuracy``, ``blind_accuracy`` and ``price_of_blindness`` over the splits that have
-    a price, its 95% interval ``price_lo``/``price_hi`` (Student's t over those splits; on one split, its own paired
-    bootstrap), ``price_splits`` (how many), ``split_prices`` (each split's own price, by seed), ``notes`` (each split
-    without a price and why) and ``repeats``. Empty where no rule decides with s or no price was measured."""
+    a price, its 95% interval ``price_lo``/``price_hi`` (Nadeau and Bengio's corrected resampled t over those splits,
+    :func:`fairdash.evaluation.intervals.interval_over_splits`; on one split, its own paired bootstrap, which covers
+    the test rows' noise only), ``price_splits`` (how many), ``split_prices`` (each split's own price, by seed),
+    ``notes`` (each split without a price and why), ``repeats``, ``rate`` (the criterion's rate the sides were matched
+    on: ``pr`` or ``tpr``), ``matched``, ``with_s_pr`` and ``blind_pr`` (per group, the means over the priced splits
+    of the matched rates on the training rows and of each side's positive rates on the population) and ``n_test``
+    (the population test rows of a split). Empty where no rule decides with s or no price was measured."""
     cols = ["target_rate", "with_s_label", "with_s_accuracy", "blind_label", "blind_accuracy", "price_of_blindness",
-            "repeats", "price_lo", "price_hi", "price_splits", "split_prices", "notes"]
+            "repeats", "price_lo", "price_hi", "price_splits", "split_prices", "notes", "rate", "matched",
+            "with_s_pr", "blind_pr", "n_test", "folded"]
     if not has_both_sides(results) or PRICE not in results:
         return pd.DataFrame(columns=cols)
     res = _one_rate(results)
@@ -144,31 +163,48 @@ def price_table(results: pd.DataFrame | None) -> pd.DataFrame:
         res["seed"] = 0
     if res["target_rate"].notna().any():
         res = res[res["target_rate"].notna()]
+    rate, groups = _rate(results), _groups(results)
+    n_pop = [c for c in (column_of("n", POP, g) for g in groups) if c in res]
     out = []
     for t, rows in res.groupby("target_rate", dropna=False, sort=False):
         splits = rows.groupby("seed", sort=True).first()
         has = splits[splits[PRICE].astype(float).notna()]
         row = {"target_rate": t, "repeats": int(len(splits)), "price_splits": int(len(has)),
                "split_prices": {int(k): float(v) for k, v in has[PRICE].items()},
-               "notes": {int(k): str(v) for k, v in splits.loc[splits[PRICE].astype(float).isna(), RULES[2]].items()}}
+               "notes": {int(k): str(v) for k, v in splits.loc[splits[PRICE].astype(float).isna(), RULES[2]].items()},
+               "rate": rate}
         for side, column, label in (("with_s", WITH_S, RULES[0]), ("blind", BLIND, RULES[1])):
             row[f"{side}_accuracy"] = float(has[column].astype(float).mean()) if len(has) else np.nan
             row[f"{side}_label"] = str(has[label].mode().iloc[0]) if len(has) else ""
+        for name, where, field in PER_GROUP:  # older results have none: then the words leave them out
+            got = [column_of(name, where, g) for g in groups]
+            means = tuple(float(has[c].astype(float).mean()) for c in got) if len(has) and set(got) <= set(has) else ()
+            row[field] = means if all(np.isfinite(means)) else ()
+        row["n_test"] = int(round(float(has[n_pop].astype(float).sum(axis=1).mean()))) if len(has) and n_pop else 0
+        cut = rows[FOLDED].fillna("").astype(str) if FOLDED in rows else pd.Series(dtype=str)
+        row["folded"] = next((c for c in cut if c), "")
         row["price_of_blindness"] = float(has[PRICE].astype(float).mean()) if len(has) else np.nan
         if len(has) == 1:
             row["price_lo"], row["price_hi"] = float(has[PRICE_LO].iloc[0]), float(has[PRICE_HI].iloc[0])
         else:
-            row["price_lo"], row["price_hi"] = interval_of_mean(has[PRICE].astype(float), within=(-1.0, 1.0))
+            row["price_lo"], row["price_hi"] = interval_over_splits(has[PRICE].astype(float), within=(-1.0, 1.0))
         out.append(row)
     return pd.DataFrame(out, columns=cols)
 
 
 LANDS_WORDS = land_words("rate on the training rows")
+ONE_SPLIT_WORDS = ("a bootstrap of this split's test rows, stratified by group and paired across the two rules: it "
+                   "covers the test rows' sampling noise, not what a refit on other training rows would give (train "
+                   "several repeats for that)")
 
 
-def price_sentence(row, s_name: str = "s") -> str:
-    """One sentence for one row of :func:`price_table`. The accuracies are said in percent to two decimals and the
-    price in points as their difference, so that the figures in the sentence add up."""
+def price_sentence(row, s_name: str = "s", group_names=None) -> str:
+    """The verdict for one row of :func:`price_table`, in words an analyst can quote: whether deciding without s
+    costs accuracy, gains it, or the table cannot tell (the 95% interval holds 0), said by the interval's side of
+    zero whatever the rounding; the rates both rules were matched on (each group's true positive rate under equality
+    of opportunity, with each side's positive rates beside), the rows measured on (the population test rows), both
+    rules and their accuracies in percent to two decimals (the price is their difference, so the figures add up),
+    and how the interval was drawn and what it covers."""
     t = row["target_rate"]
     at = f" at PR_t {_rate_text(t)}" if t is not None and np.isfinite(t) else ""
     notes = row.get("notes") or {}
@@ -181,19 +217,67 @@ def price_sentence(row, s_name: str = "s") -> str:
     price = round(wp - bp, 2)
     n, repeats = int(row.get("price_splits", 1)), int(row.get("repeats", 1))
     lo, hi = row.get("price_lo", np.nan), row.get("price_hi", np.nan)
-    how = (f"Student's t over the {n} splits' own prices" if n > 1 else
-           "a bootstrap of the test rows, stratified by group and paired across the two rules")
-    interval = (f"95% interval {100 * lo:.1f} to {100 * hi:.1f} points, {how}" if np.isfinite(lo) and np.isfinite(hi)
-                else "no interval")
-    detail = (f" (without {s_name}: {row['blind_label']}, {bp:.2f}% accurate; with {s_name}: {row['with_s_label']}, "
-              f"placed at the rates the rule without {s_name} reached on the training rows, {wp:.2f}%; {interval})")
+    known = np.isfinite(lo) and np.isfinite(hi)
+    how = OVER_SPLITS_WORDS.format(n=n) if n > 1 else ONE_SPLIT_WORDS
+    side = ("" if not known else "wholly above zero" if lo > 0 else "wholly below zero" if hi < 0 else "holding zero")
+    interval = f"95% interval {100 * lo:+.2f} to {100 * hi:+.2f} points, {side} ({how})" if known else "no interval"
+    verdict = _verdict(price, lo, hi, known, s_name, at)
+    rows = int(row.get("n_test") or 0)
+    where = (f"on the population test rows (the ordinary test set, {rows:,} rows a split, not the balanced one)"
+             if rows else "on the population test rows (the ordinary test set, not the balanced one)")
+    splits = f"{n} splits" if n > 1 else "one split"
     gone = f" No price on {repeats - n} of the {repeats} splits: {missing}." if missing else ""
-    if np.isfinite(lo) and np.isfinite(hi) and lo <= 0 <= hi:
-        return (f"Deciding without {s_name} costs {price:.2f} points of accuracy{at} on this table{detail}: the table "
-                f"cannot tell deciding with {s_name} from deciding without it at this rate.{gone}")
-    if price <= 0:
-        return f"Deciding without {s_name} costs no accuracy{at} on this table{detail}.{gone}"
-    return f"Deciding without {s_name} costs {price:.2f} points of accuracy{at} on this table{detail}.{gone}"
+    if row.get("folded"):
+        gone += (f" Both rules had the same features, but the one-hot cap ({MIN_CATEGORIES} to {MAX_CATEGORIES} "
+                 f"columns a feature, as the table's size allows) cut some: {row['folded']}; the price is for the "
+                 "features as cut.")
+    return (f"{verdict}, measured {where} over {splits}. {_matched_words(row, s_name, group_names)}. Without {s_name}: "
+            f"{row['blind_label']}, {bp:.2f}% accurate{_rates_words(row.get('blind_pr'), group_names)}; with "
+            f"{s_name}: {row['with_s_label']}, {wp:.2f}% accurate{_rates_words(row.get('with_s_pr'), group_names)}. "
+            f"Difference {price:+.2f} points; {interval}.{gone}")
+
+
+def _verdict(price: float, lo: float, hi: float, known: bool, s_name: str, at: str) -> str:
+    """The verdict's first words, by the interval's side of zero (the point's sign where there is no interval); a
+    price that rounds to 0.00 is said below a hundredth of a point, never as none."""
+    def points(v: float) -> str:
+        return f"{abs(v):.2f} points" if round(abs(v), 2) >= 0.01 else "less than 0.01 points"
+
+    if known and lo <= 0 <= hi:
+        return (f"The table cannot tell whether deciding without {s_name} costs accuracy{at}: the difference is "
+                f"{price:+.2f} points and its interval holds zero")
+    if (known and lo > 0) or (not known and price > 0):
+        return f"Deciding without {s_name} costs {points(price)} of accuracy{at}"
+    if (known and hi < 0) or (not known and price < 0):
+        return f"Deciding without {s_name} gained {points(price)} of accuracy{at} (the rule with {s_name} did worse)"
+    return f"Deciding without {s_name} made no difference to accuracy{at} (no interval to tell)"
+
+
+def _group(group_names, g: int) -> str:
+    return str(group_names[g]) if group_names is not None and g < len(group_names) else f"group {g}"
+
+
+def _by_group(rates, group_names) -> str:
+    """``0.283 (Female) and 0.292 (Male)``; three or more groups with commas."""
+    parts = [f"{r:.3f} ({_group(group_names, g)})" for g, r in enumerate(rates)]
+    return " and ".join(parts) if len(parts) < 3 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _rates_words(rates, group_names) -> str:
+    """``, positive rates 0.283 (Female) and 0.292 (Male)`` on the population; empty where not measured."""
+    if not rates:
+        return ""
+    return ", positive rates " + _by_group(rates, group_names)
+
+
+def _matched_words(row, s_name: str, group_names) -> str:
+    """Which rate the two rules were matched on, and where: the blind rule's own rates on the training rows."""
+    info = criterion_of_rate(row.get("rate") or criterion_info(DEFAULT).rate)
+    matched = row.get("matched") or ()
+    return (f"Both rules were matched on each group's {info.rate_name} ({info.words}): "
+            + (f"{_by_group(matched, group_names)}, " if matched else "")
+            + f"the rates the rule without {s_name} reached on the training rows; the rule with {s_name} was cut per "
+              "group to meet them")
 
 
 def _rate_text(t: float) -> str:
@@ -201,6 +285,6 @@ def _rate_text(t: float) -> str:
     return f"{t:.2f}" if abs(t * 100 - round(t * 100)) < 1e-9 else f"{t:.3f}"
 
 
-def price_sentences(results: pd.DataFrame | None, s_name: str = "s") -> list[str]:
+def price_sentences(results: pd.DataFrame | None, s_name: str = "s", group_names=None) -> list[str]:
     """:func:`price_sentence` for every target rate of ``results`` (none where no rule decides with s)."""
-    return [price_sentence(r, s_name) for _, r in price_table(results).iterrows()]
+    return [price_sentence(r, s_name, group_names) for _, r in price_table(results).iterrows()]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..models.registry import make_model
-from ..targeting.criteria import criterion_of_rate
+from ..targeting.criteria import DP, criterion_of_rate
 from ..targeting.decision import WITH_S_RULE, fit_decision
 from .intervals import DRAWS, LEVEL, SEED
 
@@ -33,6 +33,7 @@ LAND_RELATIVE = 1 / 3  # ... and within a third of the target where that is smal
 MAX_INTERACTION_CELLS = 30_000_000  # training rows x columns above which the interactions' scorer is left out
 
 SCORERS = (("LR with s", False), ("LR with s and its interactions", True))
+PR = DP.rate  # each side's positive rates are said beside the rates it was matched on
 
 
 def land_words(rate_where: str) -> str:
@@ -121,7 +122,10 @@ def own_scores(words: str, estimator) -> Candidate:
 @dataclass
 class SplitPrice:
     """The price on one split and target: both sides' population accuracy, the difference and its paired interval,
-    which rules they were, and ``note`` (why there is no price, in one line) where there is none."""
+    which rules they were, and ``note`` (why there is no price, in one line) where there is none. ``matched``: each
+    group's rate both sides were placed at on the training rows (the blind rule's own: positive rates, or TPRs under
+    equality of opportunity); ``with_s_pr``, ``blind_pr``: each side's positive rate per group on the population
+    test rows (``n_test`` of them)."""
 
     with_s_accuracy: float = np.nan
     blind_accuracy: float = np.nan
@@ -131,6 +135,10 @@ class SplitPrice:
     with_s_rule: str = ""
     blind_rule: str = ""
     note: str = ""
+    matched: tuple = ()
+    with_s_pr: tuple = ()
+    blind_pr: tuple = ()
+    n_test: int = 0
 
 
 def best_with_s(candidates, arrays, rates, rate: str, seed: int):
@@ -155,8 +163,11 @@ def split_price(blind, candidates, arrays, rate: str, seed: int) -> SplitPrice:
     c, pred_with = best_with_s(candidates, arrays, rates, rate, seed)
     y, s = np.asarray(arrays.y_test).astype(int), np.asarray(arrays.s_test).astype(int)
     w, b = float(np.mean(pred_with == y)), float(np.mean(pred_blind == y))
-    lo, hi = paired_interval(pred_with == y, pred_blind == y, s, int(max(s.max(initial=0), len(rates) - 1)) + 1)
-    return SplitPrice(w, b, w - b, lo, hi, f"per-group cuts on {c.words}", words)
+    G = int(max(s.max(initial=0), len(rates) - 1)) + 1
+    lo, hi = paired_interval(pred_with == y, pred_blind == y, s, G)
+    pr = [tuple(float(v) for v in group_rates(p, y, s, G, PR)[0]) for p in (pred_with, pred_blind)]
+    return SplitPrice(w, b, w - b, lo, hi, f"per-group cuts on {c.words}", words,
+                      matched=tuple(float(r) for r in rates), with_s_pr=pr[0], blind_pr=pr[1], n_test=int(y.size))
 
 
 def paired_interval(a_right, b_right, s, n_groups: int, draws: int = DRAWS, level: float = LEVEL,
@@ -198,6 +209,7 @@ class Side:
     pred_test: object = None
     estimator: object = None
     tnr: tuple = ()  # with explicit TPR and TNR targets: (TNRs on the training rows, their counts, the TNR targets)
+    train_accuracy: float = np.nan  # a blind rule's accuracy on its training rows: which of several counts
 
 
 def split_prices(sides, arrays: dict, rate: str, n_groups: int, *, device=None, cache=None,
@@ -231,9 +243,12 @@ def split_prices(sides, arrays: dict, rate: str, n_groups: int, *, device=None, 
 
 
 def _best_blind(here: list, arrays: dict, group_names) -> tuple:
-    """``((test accuracy, side) or None, misses)``: :func:`split_prices`' most accurate rule of one split that
-    decides without s and lands on the training rows (TNR too where it has TNR targets), and why each other one
-    does not."""
+    """``((training accuracy, side) or None, misses)``: :func:`split_prices`' rule of one split that decides without
+    s, lands on the training rows (TNR too where it has TNR targets) and is the most accurate **on the training
+    rows** (never on the test rows the price is measured on: choosing there biases the price; a side without its
+    training accuracy, from an older session file, counts as the least accurate, the first listed kept among
+    equals), and why each other one does not land."""
+    del arrays  # the choice reads nothing of the test rows
     blind, misses = None, []
     for x in here:
         if x.with_s or x.pred_test is None:
@@ -245,7 +260,7 @@ def _best_blind(here: list, arrays: dict, group_names) -> tuple:
         if not ok:
             misses.append(f"{x.label}: {_named(why, group_names)}")
             continue
-        acc = float(np.mean(np.asarray(x.pred_test) == np.asarray(arrays[x.seed].y_test)))
+        acc = float(x.train_accuracy) if np.isfinite(x.train_accuracy) else -np.inf
         if blind is None or acc > blind[0]:
             blind = (acc, x)
     return blind, misses

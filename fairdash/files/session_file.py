@@ -17,7 +17,8 @@ members:
   (``RunSpec.to_dict``, data name, number, time, leaks, skipped models), the members of its results and models,
   and its sides (``sides``: each fit as the price of deciding without s over several runs sees it,
   :class:`fairdash.evaluation.matched_price.Side`: label, seed, PR_t, with or without s, the blind rule's rates,
-  counts and targets on the training rows; a with-s rule's estimator as the place of its model in ``models``);
+  counts, targets and accuracy on the training rows (``train_accuracy``: which of several blind rules is priced;
+  files before it have none); a with-s rule's estimator as the place of its model in ``models``);
 - ``table.parquet``: the current table (read back as every upload is:
   :func:`fairdash.data.reading.isolated.read_table`);
 - ``task-<i>-x.parquet`` and ``task-<i>-codes.parquet``: a run's task (its feature columns; y, s and strata codes);
@@ -173,7 +174,8 @@ def _sides_parts(run, n: int) -> tuple[list, dict]:
         sides.append({"label": str(x.label), "seed": int(x.seed), "target_rate": _real(x.target_rate),
                       "with_s": bool(x.with_s), "train_rates": [_real(v) for v in x.train_rates],
                       "counts": [int(v) for v in x.counts], "targets": [_real(v) for v in x.targets], "tnr": tnr,
-                      "model": model, "rows": None if pred is None else int(len(pred))})
+                      "model": model, "rows": None if pred is None else int(len(pred)),
+                      "train_accuracy": _real(x.train_accuracy)})
     return sides, ({f"run-{n}-sides.parquet": _parquet(pd.concat(blocks, ignore_index=True))} if blocks else {})
 
 
@@ -348,8 +350,9 @@ def _side_of(x, models: list, bad) -> Side:
     if len({len(rates), len(counts), len(targets)}) > 1 or (tnr and len({len(part) for part in tnr}) > 1):
         raise bad("a side's rates, counts and targets do not match")
     target_rate = _numbers([x.get("target_rate")], bad)[0]
+    train_accuracy = _numbers([x.get("train_accuracy")], bad)[0]  # files before it: None, read as NaN
     return Side(x["label"], seed, target_rate, x["with_s"], rates, counts, targets, None,
-                None if model is None else models[model].estimator, tnr)
+                None if model is None else models[model].estimator, tnr, train_accuracy)
 
 
 def _sides(meta: dict, task: Task, models: list, members: dict, name: str) -> tuple:

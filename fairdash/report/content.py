@@ -349,8 +349,9 @@ def section_results(summary: pd.DataFrame, criterion: str, group_names, results:
     if errors is not None:
         blocks += [heading("Error rates per group, on the population"),
                    para("Mean over repeats, with its 95% interval (one repeat: a bootstrap of the test rows, "
-                        "stratified by group; several: Student's t over the repeats). FPR = P(ŷ=1 | y=0): people with "
-                        "a negative label given a positive decision; FNR = P(ŷ=0 | y=1): people with a positive label "
+                        "stratified by group; several: Nadeau and Bengio's corrected resampled t over the repeats, "
+                        "whose training rows overlap). FPR = P(ŷ=1 | y=0): people with a negative label given a "
+                        "positive decision; FNR = P(ŷ=0 | y=1): people with a positive label "
                         "given a negative one; precision = P(y=1 | ŷ=1); calibration error: the gap between the "
                         "model's mean score and the share of positive labels in each tenth of [0, 1], weighted by "
                         "rows (0: a score of 0.7 is a 70% chance in that group)."), errors]
@@ -361,7 +362,7 @@ def section_results(summary: pd.DataFrame, criterion: str, group_names, results:
                        table(list(confusion.columns), confusion.values.tolist(), num_cols=range(2, 6))]
     blocks += [para(n, cls="warn") for n in result_notes(results)]
     blocks += [para(n, cls="warn") for n in moved_away_summary(results, group_names)]
-    blocks += [para(("Price of deciding without s: ", True), n) for n in price_sentences(results, s_name)]
+    blocks += [para(("Price of deciding without s: ", True), n) for n in price_sentences(results, s_name, group_names)]
     if "decides_with_s" in results.columns and results["decides_with_s"].astype(bool).any():
         who = ", ".join(dict.fromkeys(results.loc[results["decides_with_s"].astype(bool), "label"].astype(str)))
         blocks.append(para(("Decides with s: ", True), f"{who} need every person's group when deciding (one threshold "

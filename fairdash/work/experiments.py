@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import Arrays, Task, split_arrays
+from ..data.preprocess import folded_levels, folded_words
 from ..errors import FairDashError
 from ..evaluation.blindness import add_price_columns
 from ..evaluation.gaps import mark_moves
@@ -136,7 +137,8 @@ def _side(row, f: Fit, arrays, criterion: str) -> Side | None:
         rates_n, counts_n = group_rates(1 - np.asarray(train), 1 - np.asarray(arrays.y_train), arrays.s_train, G, "tpr")
         tnr = (tuple(rates_n), tuple(counts_n), tuple(f.goal.other))
     return Side(row["label"], row["seed"], t, False, tuple(rates), tuple(counts), tuple(f.goal.group),
-                np.asarray(f.decision.decide(f.est, arrays.X_test), dtype=np.int8), tnr=tnr)
+                np.asarray(f.decision.decide(f.est, arrays.X_test), dtype=np.int8), tnr=tnr,
+                train_accuracy=float(np.mean(np.asarray(train) == np.asarray(arrays.y_train))))
 
 
 def _job(name, arrays, spec, seed, device, options, cache_dir, keep_model, n_threads, group_names, sees_s, price):
@@ -337,6 +339,9 @@ def _finished(run: _Collected, spec: TargetSpec, cache, progress, price: bool) -
     majority = {seed: float(max(a.y_test.mean(), 1 - a.y_test.mean())) for seed, a in run.arrays.items()
                 if len(a.y_test)}
     results = flag_below_majority(results, majority)
+    folded = {seed: folded_words(folded_levels(a.preprocessor)) for seed, a in run.arrays.items()}
+    if any(folded.values()):  # a feature the one-hot cap cut is said wherever the results are
+        results["folded_levels"] = results["seed"].map(folded).fillna("")
     return results[[c for c in RESULT_COLUMNS if c in results.columns]
                    + [c for c in results.columns if c not in RESULT_COLUMNS]]
 

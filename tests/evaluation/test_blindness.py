@@ -1,6 +1,7 @@
-"""The price of deciding without s (issues 26 and 34): per split, the best blind rule that lands on the target
-against the best rule that uses s placed at the blind rule's own training rates, with a paired interval; over the
-splits, the mean with Student's t interval; and the sentence Compare, the CLI and the report show."""
+"""The price of deciding without s (issues 26, 34 and 45): per split, the blind rule that lands on the target and is
+the most accurate on its training rows, against the best rule that uses s placed at the blind rule's own training
+rates, with a paired interval; over the splits, the mean with Nadeau and Bengio's corrected resampled t interval; and
+the verdict Compare, the CLI and the report show."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from fairdash import data
 from fairdash.evaluation.blindness import add_price_columns, price_sentence, price_sentences, price_table
-from fairdash.evaluation.intervals import interval_of_mean
+from fairdash.evaluation.intervals import interval_over_splits
 from fairdash.evaluation.matched_price import (
     LAND_TOLERANCE,
     SplitPrice,
@@ -85,15 +86,30 @@ def test_rows_carry_their_split_price_and_a_split_without_one_says_why():
     assert out.loc[out["seed"] == 2, "price_of_blindness"].isna().all()
     table = price_table(out).iloc[0]
     assert table["price_of_blindness"] == pytest.approx(0.025) and table["price_splits"] == 2
-    assert (table["price_lo"], table["price_hi"]) == pytest.approx(interval_of_mean([0.02, 0.03], within=(-1, 1)))
+    assert (table["price_lo"], table["price_hi"]) == pytest.approx(interval_over_splits([0.02, 0.03], within=(-1, 1)))
     assert table["split_prices"] == {0: 0.02, 1: 0.03} and table["repeats"] == 3
     said = price_sentence(table, "sex")
-    assert said.startswith("Deciding without sex costs 2.50 points of accuracy at PR_t 0.30 on this table (without "
-                           "sex: B, 78.00% accurate; with sex: per-group cuts on LR with s")
+    # two splits' prices with the corrected t (t(0.975, 1) = 12.7): the interval holds zero
+    assert said.startswith("The table cannot tell whether deciding without sex costs accuracy at PR_t 0.30: the "
+                           "difference is +2.50 points and its interval holds zero, measured on the population test "
+                           "rows")
+    assert "Without sex: B, 78.00% accurate; with sex: per-group cuts on LR with s, 80.50% accurate." in said
     assert "No price on 1 of the 3 splits: split 2: no rule that decides without s lands" in said
+    assert "costs 2.50" not in said
     one = price_table(out[out["seed"] == 0]).iloc[0]
     assert (one["price_lo"], one["price_hi"]) == (0.01, 0.03)  # one split: its own paired interval
-    assert "paired across the two rules" in price_sentence(one, "sex")
+    said = price_sentence(one, "sex")
+    assert said.startswith("Deciding without sex costs 2.00 points of accuracy at PR_t 0.30, measured on the "
+                           "population test rows")
+    assert ("95% interval +1.00 to +3.00 points, wholly above zero (a bootstrap of this split's test rows, stratified "
+            "by group and paired across the two rules: it covers the test rows' sampling noise, not what a refit on "
+            "other training rows would give" in said)
+
+
+def _priced(price, lo, hi, **more):
+    row = {"target_rate": 0.3, "with_s_accuracy": 0.80 + price, "blind_accuracy": 0.80, "with_s_label": "W",
+           "blind_label": "B", "price_lo": lo, "price_hi": hi, "price_splits": 10, "repeats": 10, "notes": {}}
+    return {**row, **more}
 
 
 def test_rounded_figures_in_the_sentence_add_up():
@@ -106,6 +122,72 @@ def test_rounded_figures_in_the_sentence_add_up():
     assert "costs 1.10 points" in price_sentence(row, "sex") and "80.65%" in price_sentence(row, "sex")
     row["blind_accuracy"] = 0.806451  # 1.0979 points: said 1.10, from 81.75% and 80.65%
     assert "costs 1.10 points" in price_sentence(row, "sex")
+
+
+@pytest.mark.parametrize("price, lo, hi, starts", [
+    (-0.0018, -0.004, 0.001, "The table cannot tell whether deciding without sex costs accuracy at PR_t 0.30: the "
+                             "difference is -0.18 points and its interval holds zero"),
+    (-0.0120, -0.020, -0.004, "Deciding without sex gained 1.20 points of accuracy at PR_t 0.30 (the rule with sex did "
+                              "worse)"),
+    (0.00004, 0.00001, 0.00008, "Deciding without sex costs less than 0.01 points of accuracy at PR_t 0.30"),
+    (-0.00004, -0.00008, -0.00001, "Deciding without sex gained less than 0.01 points of accuracy"),
+    (0.0030, 0.001, 0.005, "Deciding without sex costs 0.30 points of accuracy at PR_t 0.30"),
+])
+def test_the_verdict_follows_the_interval_s_side_of_zero_never_a_negative_cost(price, lo, hi, starts):
+    said = price_sentence(_priced(price, lo, hi), "sex")
+    assert said.startswith(starts), said
+    assert "costs -" not in said and "costs no accuracy" not in said
+    side = "wholly above zero" if lo > 0 else "wholly below zero" if hi < 0 else "holding zero"
+    assert f"95% interval {100 * lo:+.2f} to {100 * hi:+.2f} points, {side}" in said
+
+
+def test_a_point_without_an_interval_is_said_by_its_sign():
+    assert price_sentence(_priced(-0.01, np.nan, np.nan), "sex").startswith("Deciding without sex gained 1.00 points")
+    assert "no interval" in price_sentence(_priced(0.01, np.nan, np.nan), "sex")
+
+
+def test_under_equal_opportunity_the_sentence_names_the_matched_tpr_and_each_side_s_positive_rates():
+    row = _priced(0.0477, 0.037, 0.058, rate="tpr", matched=(0.874, 0.871), blind_pr=(0.80, 0.70),
+                  with_s_pr=(0.78, 0.69), n_test=1234, target_rate=0.401)
+    said = price_sentence(row, "race", ("Non-Caucasian", "Caucasian"))
+    assert ("Both rules were matched on each group's true positive rate (equality of opportunity): 0.874 "
+            "(Non-Caucasian) and 0.871 (Caucasian), the rates the rule without race reached on the training rows"
+            in said)
+    assert "80.00% accurate, positive rates 0.800 (Non-Caucasian) and 0.700 (Caucasian)" in said
+    assert "84.77% accurate, positive rates 0.780 (Non-Caucasian) and 0.690 (Caucasian)" in said
+    assert "measured on the population test rows (the ordinary test set, 1,234 rows a split, not the balanced one)" \
+        in said
+    dp = price_sentence({**row, "rate": "pr"}, "race", ("Non-Caucasian", "Caucasian"))
+    assert "matched on each group's positive rate (demographic parity): 0.874 (Non-Caucasian)" in dp
+
+
+def test_a_feature_cut_by_the_one_hot_cap_is_named_beside_the_price():
+    said = price_sentence(_priced(0.02, 0.01, 0.03, folded="charge (339 of its 389 levels folded into one)"), "race")
+    assert ("the one-hot cap (50 to 1000 columns a feature, as the table's size allows) cut some: charge (339 of its "
+            "389 levels folded into one); the price is for the features as cut." in said)
+    assert "one-hot" not in price_sentence(_priced(0.02, 0.01, 0.03), "race")
+
+
+def test_of_several_blind_rules_that_land_the_one_priced_is_chosen_on_the_training_rows():
+    """Choosing on the test rows the price is measured on biases it: the blind rule kept is the more accurate on its
+    training rows, even where the other is more accurate on the test rows."""
+    from fairdash.evaluation.matched_price import Side, _best_blind
+
+    y_test = np.array([1, 1, 0, 0])
+
+    class _Arrays:
+        pass
+
+    arrays = {0: _Arrays()}
+    arrays[0].y_test = y_test
+    good_on_test = Side("on test", 0, 0.3, False, (0.3, 0.3), (100, 100), (0.3, 0.3), y_test.copy(),
+                        train_accuracy=0.70)
+    good_on_train = Side("on train", 0, 0.3, False, (0.3, 0.3), (100, 100), (0.3, 0.3), 1 - y_test,
+                         train_accuracy=0.72)
+    (acc, kept), misses = _best_blind([good_on_test, good_on_train], arrays, None)
+    assert kept.label == "on train" and acc == 0.72 and not misses
+    old = Side("from an old file", 0, 0.3, False, (0.3, 0.3), (100, 100), (0.3, 0.3), y_test.copy())
+    assert _best_blind([old, good_on_train], arrays, None)[0][1].label == "on train"
 
 
 def test_a_table_without_a_rule_with_s_is_left_alone():

@@ -22,6 +22,15 @@ from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import RESULT_COLUMNS, ExperimentPlan, run_experiment
 
 
+def _cut_task():
+    """A table with a column of 1,500 levels, more than a column keeps: its results name it (``folded_levels``)."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    df = pd.DataFrame({"g": rng.choice(["a", "b"], n), "y": rng.integers(0, 2, n), "x": rng.normal(size=n),
+                       "city": [f"c{i % 1500}" for i in range(n)]})
+    return data.build_task(df, data.TaskSpec("g", "y", ("b",), ("1",)))
+
+
 @pytest.fixture(scope="module")
 def produced(compas_task):
     """The results of every kind of run: demographic parity over two targets, equality of opportunity, explicit
@@ -34,7 +43,8 @@ def produced(compas_task):
             (compas_task, ["fair-lr", "lr"], [None], make_target_spec("eo", None, tpr_target=0.7, tnr_target=0.8),
              None),
             (strata, ["fair-lr", "lr"], [None], make_target_spec("dp", 0.45, strata_column="sex"), None),
-            (compas_task, ["lr"], [None], make_target_spec("dp", 0.4), ["threshold", "group-rates"])]
+            (compas_task, ["lr"], [None], make_target_spec("dp", 0.4), ["threshold", "group-rates"]),
+            (_cut_task(), ["lr"], [None], make_target_spec("dp", 0.4), None)]
     out = [run_experiment(ExperimentPlan(task, models, grid, [0], target=spec, decisions=rules)).results
            for task, models, grid, spec, rules in runs]
     below = flag_below_majority(out[0], {0: 0.99})  # every row below a majority of 0.99: the flag's columns
