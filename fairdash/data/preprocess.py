@@ -6,13 +6,13 @@ import numpy as np
 import pandas as pd
 
 from ..errors import FairDashError
-from .profile import MAX_CATEGORIES
+from .profile import levels_kept
 
 
 def make_preprocessor(task):
     """For a :class:`~fairdash.data.task.Task`, a scikit-learn ``ColumnTransformer``: numeric columns
-    scaled (and median-imputed), categorical
-    columns one-hot encoded with unknown categories ignored and rare levels capped. Fit it on the
+    scaled (and median-imputed), categorical columns one-hot encoded with unknown categories ignored and the
+    rarest levels sharing one column beyond :func:`~fairdash.data.profile.levels_kept` a column. Fit it on the
     training split only."""
     from sklearn.compose import ColumnTransformer
     from sklearn.impute import SimpleImputer
@@ -22,7 +22,8 @@ def make_preprocessor(task):
     num = Pipeline([("impute", SimpleImputer(strategy="median")), ("scale", StandardScaler())])
     cat = Pipeline([
         ("impute", SimpleImputer(strategy="constant", fill_value="(missing)")),
-        ("onehot", OneHotEncoder(handle_unknown="infrequent_if_exist", max_categories=MAX_CATEGORIES,
+        ("onehot", OneHotEncoder(handle_unknown="infrequent_if_exist",
+                                 max_categories=levels_kept(len(task.X), len(task.categorical_features)),
                                  sparse_output=False, dtype=np.float64)),
     ])
     return ColumnTransformer(
@@ -219,6 +220,22 @@ def _categorical_columns(cols: list, steps: dict) -> list[dict]:
         out.append({"column": str(col), "fill": _category_text(imp.fill_value), "frequent": frequent,
                     "infrequent": inf})
     return out
+
+
+def folded_levels(preprocessor) -> dict[str, tuple[int, int]]:
+    """The categorical features whose rarer levels the one-hot cap (:func:`~fairdash.data.profile.levels_kept`)
+    folded into one shared column, from a fitted ``ColumnTransformer`` of :func:`make_preprocessor` or a
+    :class:`PlainPreprocessor`: ``{column: (levels seen in training, levels folded)}``; empty where nothing was
+    cut."""
+    plain = (preprocessor if isinstance(preprocessor, PlainPreprocessor)
+             else PlainPreprocessor.from_sklearn(preprocessor))
+    return {c["column"]: (len(c["frequent"]) + len(c["infrequent"]), len(c["infrequent"]))
+            for c in plain.categorical if c["infrequent"]}
+
+
+def folded_words(folded: dict) -> str:
+    """:func:`folded_levels` in words: ``c-charge-desc (339 of its 389 levels folded into one)``; empty where none."""
+    return "; ".join(f"{c} ({k:,} of its {n:,} levels folded into one)" for c, (n, k) in folded.items())
 
 
 def known_categories(preprocessor) -> dict:
