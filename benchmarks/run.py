@@ -53,6 +53,9 @@ BENCHMARKS = (
     Benchmark("price", "bench_price", "a sweep's time with and without the price of deciding without s",
               "2-4 min", "README.md (The price of deciding without s)", ("--repeats", "1", "--setup", "compas-race",
                                                                      "--pr-t", "0.401")),
+    Benchmark("coverage", "bench_coverage", "how often the printed 95% intervals (the price over repeats and on one "
+              "split, a group's rate) hold the truth on tables from a known process", "20-40 min",
+              "README.md (Intervals that hold what they claim)", ("--tables", "4", "--repeats", "3", "--rows", "1000")),
     Benchmark("baselines", "bench_baselines", "one fit of each baseline, the RBF SVM's cost",
               "15-30 min", "results_baselines.md", ("--skip", "svm", "agarwal", "zafar-fairness", "zafar-accuracy",
                                                     "zafar-eqopp", "--setups", "compas-race")),
