@@ -10,13 +10,11 @@ from .preprocess import PlainPreprocessor, categorical_as_text, make_preprocesso
 from .profile import (
                       HIGH_CARDINALITY,
                       MAX_CATEGORIES,
-                      MIN_CATEGORIES,
                       column_values,
                       default_features,
                       is_threshold_column,
                       left_out_by_default,
                       left_out_note,
-                      levels_kept,
                       profile_columns,
 )
 from .reading.isolated import read_table  # every table from outside: in a process of its own, under a hard memory limit
@@ -40,7 +38,7 @@ from .split import SPLIT_MEMO_SIZE, Arrays, Split, balanced_subset, prepare_arra
 from .task import Task, TaskSpec, build_task, strata_candidates
 
 __all__ = [
-    "ASSETS", "MAX_BYTES", "MAX_CATEGORIES", "MIN_CATEGORIES", "levels_kept", "HIGH_CARDINALITY", "PAPER_SETUPS",
+    "ASSETS", "MAX_BYTES", "MAX_CATEGORIES", "HIGH_CARDINALITY", "PAPER_SETUPS",
     "SAMPLES", "SPLIT_MEMO_SIZE",
     "Arrays", "PaperSetup", "PlainPreprocessor", "Sample", "Split", "Task", "TaskSpec",
     "balanced_subset", "build_task", "categorical_as_text", "clean_table", "column_values", "default_features",

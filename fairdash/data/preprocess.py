@@ -6,14 +6,14 @@ import numpy as np
 import pandas as pd
 
 from ..errors import FairDashError
-from .profile import levels_kept
+from .profile import MAX_CATEGORIES
 
 
 def make_preprocessor(task):
     """For a :class:`~fairdash.data.task.Task`, a scikit-learn ``ColumnTransformer``: numeric columns
     scaled (and median-imputed), categorical columns one-hot encoded with unknown categories ignored and the
-    rarest levels sharing one column beyond :func:`~fairdash.data.profile.levels_kept` a column. Fit it on the
-    training split only."""
+    rarest levels sharing one column beyond :data:`~fairdash.data.profile.MAX_CATEGORIES` columns a feature. Fit it
+    on the training split only."""
     from sklearn.compose import ColumnTransformer
     from sklearn.impute import SimpleImputer
     from sklearn.pipeline import Pipeline
@@ -22,8 +22,7 @@ def make_preprocessor(task):
     num = Pipeline([("impute", SimpleImputer(strategy="median")), ("scale", StandardScaler())])
     cat = Pipeline([
         ("impute", SimpleImputer(strategy="constant", fill_value="(missing)")),
-        ("onehot", OneHotEncoder(handle_unknown="infrequent_if_exist",
-                                 max_categories=levels_kept(len(task.X), len(task.categorical_features)),
+        ("onehot", OneHotEncoder(handle_unknown="infrequent_if_exist", max_categories=MAX_CATEGORIES,
                                  sparse_output=False, dtype=np.float64)),
     ])
     return ColumnTransformer(
@@ -223,10 +222,10 @@ def _categorical_columns(cols: list, steps: dict) -> list[dict]:
 
 
 def folded_levels(preprocessor) -> dict[str, tuple[int, int]]:
-    """The categorical features whose rarer levels the one-hot cap (:func:`~fairdash.data.profile.levels_kept`)
-    folded into one shared column, from a fitted ``ColumnTransformer`` of :func:`make_preprocessor` or a
-    :class:`PlainPreprocessor`: ``{column: (levels seen in training, levels folded)}``; empty where nothing was
-    cut."""
+    """The categorical features whose rarer levels the one-hot cap (:data:`~fairdash.data.profile.MAX_CATEGORIES`
+    columns a feature) folded into one shared column, from a fitted ``ColumnTransformer`` of
+    :func:`make_preprocessor` or a :class:`PlainPreprocessor`: ``{column: (levels seen in training, levels
+    folded)}``; empty where nothing was cut."""
     plain = (preprocessor if isinstance(preprocessor, PlainPreprocessor)
              else PlainPreprocessor.from_sklearn(preprocessor))
     return {c["column"]: (len(c["frequent"]) + len(c["infrequent"]), len(c["infrequent"]))

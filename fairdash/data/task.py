@@ -12,11 +12,11 @@ from ..errors import FairDashError
 from ..targeting.targets import group_counts
 from . import onehot
 from .profile import (
+    MAX_CATEGORIES,
     _as_text,
     _check_column,
     left_out_by_default,
     left_out_note,
-    levels_kept,
     profile_columns,
 )
 from .reading.repairs import clean_table
@@ -405,12 +405,12 @@ def _feature_kinds(X: pd.DataFrame, feats: list, warnings: list) -> tuple[tuple,
     """``(numeric features, categorical features)``; a categorical one with many values is noted."""
     num = tuple(c for c in feats if pd.api.types.is_numeric_dtype(X[c]) and not pd.api.types.is_bool_dtype(X[c]))
     cat = tuple(c for c in feats if c not in num)
-    kept = levels_kept(len(X), len(cat))
     for c in cat:
         k = X[c].nunique()
-        if k > kept:  # every column the one-hot cap cuts is said (the price names it too)
-            warnings.append(f"Column {c!r} has {k} distinct values; only its {kept - 1} most frequent are encoded, "
-                            "the rest share one column.")
+        if k >= MAX_CATEGORIES:  # every column the one-hot cap cuts is said (the price names it too): scikit-learn
+            # keeps a column for the rest whenever it reaches the cap, so 50 levels already lose their rarest
+            warnings.append(f"Column {c!r} has {k} distinct values; only its {MAX_CATEGORIES - 1} most frequent are "
+                            "encoded, the rest share one column.")
     return num, cat
 
 

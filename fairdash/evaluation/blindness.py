@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..data.profile import MAX_CATEGORIES, MIN_CATEGORIES
+from ..data.profile import MAX_CATEGORIES
 from ..targeting.criteria import DEFAULT, criterion_info, criterion_of_rate
 from .intervals import OVER_SPLITS_WORDS, interval_over_splits
 from .matched_price import LAND_TOLERANCE, SplitPrice, land_tolerance, land_words, price_key
@@ -228,9 +228,8 @@ def price_sentence(row, s_name: str = "s", group_names=None) -> str:
     splits = f"{n} splits" if n > 1 else "one split"
     gone = f" No price on {repeats - n} of the {repeats} splits: {missing}." if missing else ""
     if row.get("folded"):
-        gone += (f" Both rules had the same features, but the one-hot cap ({MIN_CATEGORIES} to {MAX_CATEGORIES} "
-                 f"columns a feature, as the table's size allows) cut some: {row['folded']}; the price is for the "
-                 "features as cut.")
+        gone += (f" Both rules had the same features, but the one-hot cap (at most {MAX_CATEGORIES} columns a "
+                 f"feature) cut some: {row['folded']}; the price is for the features as cut.")
     return (f"{verdict}, measured {where} over {splits}. {_matched_words(row, s_name, group_names)}. Without {s_name}: "
             f"{row['blind_label']}, {bp:.2f}% accurate{_rates_words(row.get('blind_pr'), group_names)}; with "
             f"{s_name}: {row['with_s_label']}, {wp:.2f}% accurate{_rates_words(row.get('with_s_pr'), group_names)}. "

@@ -98,34 +98,36 @@ def test_profile_flags_id_like_and_constant_columns():
     assert any("'id'" in w for w in task.warnings)
 
 
-def test_a_categorical_column_keeps_every_level_a_small_table_has_room_for():
-    """Issue 45, item 6: 400 cities on 3,000 rows are all encoded (the old cap of 50 cut them silently), so nothing
-    is folded and nothing is said."""
+def test_high_cardinality_categorical_is_capped_and_the_cut_is_said():
+    """Issue 45, item 6: a column the one-hot cap cuts is warned about (its 49 most frequent levels kept, one column
+    for the rest) and named with how many levels were folded."""
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"g": rng.choice(["a", "b"], 3000), "y": rng.integers(0, 2, 3000),
                        "city": [f"c{i}" for i in rng.integers(0, 400, 3000)], "x": rng.normal(size=3000)})
     task = data.build_task(df, data.TaskSpec("g", "y", ("b",), ("1",)))
-    assert not any("distinct values" in w for w in task.warnings)
+    assert "Column 'city' has 400 distinct values; only its 49 most frequent are encoded, the rest share one " \
+           "column." in task.warnings
     arrays = data.prepare_arrays(task, data.split_task(task))
-    seen = df.loc[data.split_task(task).train, "city"].nunique()
-    assert arrays.X_train.shape[1] == 1 + seen
-    assert folded_levels(arrays.preprocessor) == {}
-
-
-def test_a_large_table_keeps_fewer_levels_and_names_the_column_cut():
-    assert data.levels_kept(3000, 1) == data.MAX_CATEGORIES
-    assert data.levels_kept(10_000_000, 5) == data.MIN_CATEGORIES  # never fewer than 50 (the old cap)
-    assert data.levels_kept(200_000, 2) == 125  # 50 million cells: 200,000 rows x 2 columns x 125 levels
-    rng = np.random.default_rng(1)
-    df = pd.DataFrame({"g": rng.choice(["a", "b"], 3000), "y": rng.integers(0, 2, 3000),
-                       "city": [f"c{i}" for i in rng.integers(0, 1500, 3000)]})
-    task = data.build_task(df, data.TaskSpec("g", "y", ("b",), ("1",)))
-    assert any(w.startswith("Column 'city' has ") and "only its 999 most frequent are encoded" in w
-               for w in task.warnings)
-    arrays = data.prepare_arrays(task, data.split_task(task))
+    assert arrays.X_train.shape[1] == 1 + data.MAX_CATEGORIES
     levels, folded = folded_levels(arrays.preprocessor)["city"]
-    assert levels - folded == data.MAX_CATEGORIES - 1 and folded > 0  # 999 levels and one column for the rest
+    seen = df.loc[data.split_task(task).train, "city"].nunique()
+    assert (levels, folded) == (seen, seen - (data.MAX_CATEGORIES - 1))
     assert folded_words({"city": (levels, folded)}) == f"city ({folded:,} of its {levels:,} levels folded into one)"
+
+
+def test_a_column_of_50_to_100_levels_is_said_too():
+    """The old warning spoke only above 100 levels, so a column of 60 was cut without a word; and the cap's 50
+    columns hold one for the rest, so 50 levels already lose one. 49 levels are whole."""
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"g": rng.choice(["a", "b"], 2000), "y": rng.integers(0, 2, 2000),
+                       "city": [f"c{i % 60}" for i in range(2000)], "town": [f"t{i % 50}" for i in range(2000)],
+                       "ward": [f"w{i % 49}" for i in range(2000)]})
+    task = data.build_task(df, data.TaskSpec("g", "y", ("b",), ("1",)))
+    assert [w for w in task.warnings if "distinct values" in w] == [
+        "Column 'city' has 60 distinct values; only its 49 most frequent are encoded, the rest share one column.",
+        "Column 'town' has 50 distinct values; only its 49 most frequent are encoded, the rest share one column."]
+    arrays = data.prepare_arrays(task, data.split_task(task))
+    assert set(folded_levels(arrays.preprocessor)) == {"city", "town"}
 
 
 # ----- reading files ----------------------------------------------------------------------------

@@ -23,11 +23,11 @@ from fairdash.work.experiments import RESULT_COLUMNS, ExperimentPlan, run_experi
 
 
 def _cut_task():
-    """A table with a column of 1,500 levels, more than a column keeps: its results name it (``folded_levels``)."""
+    """A table with a column of 80 levels, more than a column keeps: its results name it (``folded_levels``)."""
     rng = np.random.default_rng(0)
     n = 3000
     df = pd.DataFrame({"g": rng.choice(["a", "b"], n), "y": rng.integers(0, 2, n), "x": rng.normal(size=n),
-                       "city": [f"c{i % 1500}" for i in range(n)]})
+                       "city": [f"c{i % 80}" for i in range(n)]})
     return data.build_task(df, data.TaskSpec("g", "y", ("b",), ("1",)))
 
 

