@@ -194,8 +194,8 @@ def price_table(results: pd.DataFrame | None) -> pd.DataFrame:
 
 LANDS_WORDS = land_words("rate on the training rows")
 ONE_SPLIT_WORDS = ("a bootstrap of this split's test rows, stratified by group and paired across the two rules: it "
-                   "covers the test rows' sampling noise, not what a refit on other training rows would give (train "
-                   "several repeats for that)")
+                   "covers the test rows' sampling noise, not what a refit on other training rows would give; train "
+                   "several repeats for that")
 
 
 def price_sentence(row, s_name: str = "s", group_names=None) -> str:
