@@ -10,7 +10,15 @@ from .. import data
 from ..analysis.proxies import leak_text, task_leaks
 from ..data import split_arrays
 from ..errors import FairDashError
-from ..evaluation.blindness import PRICE_COLUMNS, PRICE_HI, PRICE_LO, RULES, price_sentence, price_table
+from ..evaluation.blindness import (
+    PRICE_COLUMNS,
+    PRICE_HI,
+    PRICE_LO,
+    RULES,
+    price_group_columns,
+    price_sentence,
+    price_table,
+)
 from ..evaluation.gaps import REFERENCE_MODEL, landing_verdict, moved_away_summary
 from ..evaluation.metric_table import POP, column_of, metric_of
 from ..evaluation.thin import thin_notes
@@ -176,6 +184,8 @@ def _price_beside(args, task, spec, exp) -> dict:
     first = both.iloc[0]
     table = price_table(both)
     out = {c: float(first[c]) for c in PRICE_COLUMNS + (PRICE_LO, PRICE_HI)}
+    # per group: the rates both rules were matched on, and each side's positive rate on the population
+    out.update({c: float(first[c]) for c in price_group_columns(len(task.group_names)) if c in both})
     out.update({c: str(first[c]) for c in RULES})
     out["price_sentence"] = price_sentence(table.iloc[0], task.spec.s_column, task.group_names) if len(table) else ""
     return out

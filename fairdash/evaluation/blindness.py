@@ -36,7 +36,7 @@ FOLDED = "folded_levels"  # the features the one-hot cap cut (preprocess.folded_
 PER_GROUP = (("matched_rate", TRAIN, "matched"), ("with_s_pr", POP, "with_s_pr"), ("blind_pr", POP, "blind_pr"))
 ACCURACY = column_of("accuracy", POP)
 __all__ = ["LAND_TOLERANCE", "land_words", "add_price_columns", "price_table", "price_sentence", "price_sentences",
-           "landing_means", "has_both_sides"]
+           "price_group_columns", "landing_means", "has_both_sides"]
 
 
 def _groups(results: pd.DataFrame) -> list[int]:
@@ -100,6 +100,11 @@ def add_price_columns(results: pd.DataFrame, prices: dict | None = None) -> pd.D
         for name, where, field in PER_GROUP:
             res[column_of(name, where, g)] = [_at(getattr(p, field), g) for p in got]
     return res
+
+
+def price_group_columns(n_groups: int) -> list[str]:
+    """The price's per-group columns for ``n_groups`` groups: the matched rates, then each side's positive rates."""
+    return [column_of(name, where, g) for name, where, _ in PER_GROUP for g in range(n_groups)]
 
 
 def _at(values: tuple, g: int) -> float:

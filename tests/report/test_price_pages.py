@@ -54,6 +54,11 @@ def test_train_json_carries_the_price(tmp_path, capsys):
     assert {"price_of_blindness", "pop_with_s_accuracy", "pop_blind_accuracy", "price_sentence"} <= set(got)
     if got["price_sentence"].startswith("Deciding without race costs"):
         assert got["price_of_blindness"] == pytest.approx(got["pop_with_s_accuracy"] - got["pop_blind_accuracy"])
+    # the rates both rules were matched on, named in the sentence, and each side's positive rates by group
+    matched = [got[f"matched_rate_{g}"] for g in (0, 1)]
+    assert all(abs(r - 0.401) <= 0.03 for r in matched)
+    assert f"{matched[0]:.3f} (Non-Caucasian) and {matched[1]:.3f} (Caucasian)" in got["price_sentence"]
+    assert {"pop_with_s_pr_0", "pop_with_s_pr_1", "pop_blind_pr_0", "pop_blind_pr_1"} <= set(got)
 
 
 @pytest.mark.slow
