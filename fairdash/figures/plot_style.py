@@ -26,7 +26,9 @@ MODEL_STYLES = {
     "ZafarAccuracy": ("#0072B2", "hexagram"), "ZafarEqOpp": ("#009E73", "star-diamond"),
 }
 MODEL_COLOURS = {k: c for k, (c, _) in MODEL_STYLES.items()}
-_SPARE_SYMBOLS = ("cross", "triangle-left", "triangle-right", "hourglass", "bowtie", "star-triangle-up",
+# every symbol here has all four of the runs' fills in plotly (hourglass and bowtie have no "-dot": a fourth model
+# without a style of its own drawn from three runs raised plotly's ValueError on Compare, issue 47)
+_SPARE_SYMBOLS = ("cross", "triangle-left", "triangle-right", "diamond-wide", "hexagon", "star-triangle-up",
                   "star-square", "diamond-tall")
 _RUN_FILLS = ("", "-open", "-dot", "-open-dot")  # run 1, 2, 3, 4 of one model (then the colour shifts)
 # Where a label sits beside its point, one per line drawn: neighbours' labels go to different sides.
@@ -75,7 +77,10 @@ def label_styles(labels, runs: dict | None = None) -> dict[str, dict]:
         if key is not None:
             colour, symbol = MODEL_STYLES[key]
         else:
-            colour, symbol = OKABE_ITO[spare % len(OKABE_ITO)], _SPARE_SYMBOLS[spare % len(_SPARE_SYMBOLS)]
+            # past the spare symbols, the colours start one further on: no two unnamed models look alike
+            turn = spare // len(_SPARE_SYMBOLS)
+            colour = OKABE_ITO[(spare + turn) % len(OKABE_ITO)]
+            symbol = _SPARE_SYMBOLS[spare % len(_SPARE_SYMBOLS)]
             spare += 1
         fill = ""
         if label in runs:

@@ -480,3 +480,21 @@ def test_numbered_points_too_near_to_label_apart_share_one_label():
                                       height=plot_style.PLOT_HEIGHT)
     assert fits, [t["text"] for t in traces]
     assert sorted(n for t in traces for n in t["text"][0].split(", ") if n) == ["1", "2", "3", "4", "5"]
+
+
+def test_every_style_drawn_together_is_a_marker_plotly_accepts():
+    """Issue 47: 1 to 8 runs of every model with a style of its own and of 12 labels without one (the target
+    reduction, the threshold optimizer, a user's own names), each look made into plotly's marker."""
+    import plotly.graph_objects as go
+
+    from fairdash.figures.plot_style import MODEL_STYLES, label_styles, marker
+
+    names = list(MODEL_STYLES) + [f"Unnamed model {k}" for k in range(12)]
+    for runs in range(1, 9):
+        labels = [f"{n} (run {r})" for n in names for r in range(runs)]
+        styles = label_styles(labels, {label: i % runs + 1 for i, label in enumerate(labels)})
+        for style in styles.values():
+            go.scatter.Marker(**marker(style))  # raises ValueError on a symbol plotly does not have
+        looks = {(s["colour"], s["symbol"]) for s in styles.values()}
+        if runs <= 4:  # up to four runs of each model by the symbol's fill: no two labels drawn together look alike
+            assert len(looks) == len(labels), runs
