@@ -29,9 +29,10 @@ if ss.audit_run not in by_number:
 number = st.selectbox("Run", list(by_number), key=state.AUDIT_RUN, format_func=lambda n: by_number[n].title)
 run = by_number[number]
 keys = list(run.models)
-if ss.audit_model not in range(len(keys)):
-    ss.audit_model = audit.first_model(run)
-i = st.selectbox("Model", range(len(keys)), format_func=lambda j: run.model_words(keys[j]), key=state.AUDIT_MODEL)
+chosen = state.run_choice(state.AUDIT_MODEL, number)
+if ss.widget(chosen) not in range(len(keys)):
+    ss.set_widget(chosen, audit.first_model(run))
+i = st.selectbox("Model", range(len(keys)), format_func=lambda j: run.model_words(keys[j]), key=chosen)
 st.caption(audit.model_caption(run, run.models[keys[i]]))
 
 up = st.file_uploader("Upload a table to score (CSV, TSV, gzip-compressed CSV, Parquet or Excel; at most 200 MB)",

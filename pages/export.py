@@ -47,16 +47,17 @@ keys = list(run.models)
 if not keys:
     st.info("This run kept no fitted models.")
 else:
-    if ss.export_model not in range(len(keys)):
-        ss.export_model = export.first_model(run)
+    chosen = state.run_choice(state.EXPORT_MODEL, number)
+    if ss.widget(chosen) not in range(len(keys)):
+        ss.set_widget(chosen, export.first_model(run))
     i = st.selectbox("Model to download", range(len(keys)), format_func=lambda j: run.model_words(keys[j]),
-                     key=state.EXPORT_MODEL)
+                     key=chosen)
     try:
         trained, blob, file_name = export.model_download(run, i)
     except Exception as e:  # noqa: BLE001
         text.show_error(e, "This model cannot be saved: ")
     else:
-        st.download_button("Download the trained model", blob, file_name, "application/octet-stream",
+        st.download_button(f"Download the trained model ({file_name})", blob, file_name, "application/octet-stream",
                            key="download_model", type="primary", on_click=upload.log_export, args=("model", len(blob)))
         st.caption(export.model_note(trained))
 

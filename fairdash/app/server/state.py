@@ -125,6 +125,13 @@ COMPARE_RUNS, COMPARE_TARGET, COMPARE_VIEW = "compare_runs", "compare_target", "
 COMPARE_SEEN = "fd_compare_seen"  # the newest run number Compare had shown: runs trained since join the kept choice
 EXPORT_RUN, EXPORT_MODEL = "export_run", "export_model"
 AUDIT_RUN, AUDIT_MODEL = "audit_run", "audit_model"  # the Score new data page (fairdash.app.audit)
+
+
+def run_choice(key: str, number: int) -> str:
+    """The key of a choice that depends on a run (the model of run ``number`` on Export and Score new data): one per
+    run, so switching runs never carries one run's choice over to another's list (issue 47: the box read
+    "FairLR, PR_t 0.900" of run 9 while run 1's LR downloaded), and a run's own choice is kept."""
+    return f"{key}_{int(number)}"
 OPEN_SESSION_FILE = "open_session_file"  # the Data page's "Open a session file" uploader (fairdash.app.session_file)
 SESSION_FILE_NOTE = "fd_session_file_note"  # (JobNote, table id): what opening a session file did ("done") or why
 # not ("failed"), and the table the session then held
@@ -321,9 +328,7 @@ class Session:
     compare_view: Slot[str] = Slot(COMPARE_VIEW)
     compare_seen: Slot[int] = Slot(COMPARE_SEEN)
     export_run: Slot[int] = Slot(EXPORT_RUN)
-    export_model: Slot[int] = Slot(EXPORT_MODEL)
     audit_run: Slot[int] = Slot(AUDIT_RUN)
-    audit_model: Slot[int] = Slot(AUDIT_MODEL)
     open_session_file: Slot[Any] = Slot(OPEN_SESSION_FILE)
     session_file_note: Slot[tuple] = Slot(SESSION_FILE_NOTE)
 
