@@ -243,9 +243,18 @@ def leak_text(leak: dict) -> str:
 Y_WORDS = ("label", "target", "outcome", "y", "class", "default", "income", "salary", "recid", "recidivism",
            "recidivist", "churn", "churned", "fraud", "response", "result", "decision", "approved",
            "approval", "admitted", "admit", "hired", "survived", "readmitted", "diagnosis", "arrested",
-           "frisked", "searched", "passed", "risk")
+           "frisked", "searched", "passed", "risk",
+           # decisions about a person, in the words such tables use (issue 47: a mortgage table's "deny" was taken
+           # for s, an arrests table's "released" passed over), and a few in other languages
+           "deny", "denied", "denial", "approve", "accepted", "accept", "rejected", "reject", "granted", "grant",
+           "released", "release", "detained", "held", "repaid", "repay", "hire", "admission", "awarded",
+           "resultado", "ergebnis", "etiqueta", "objetivo", "cible", "aprobado", "denegado", "rechazado", "status")
 S_WORDS = ("sex", "gender", "race", "ethnicity", "ethnic", "nationality", "religion", "citizenship",
-           "disability", ("age", "group"), ("age", "cat"), ("age", "band"), ("age", "bracket"))
+           "disability", ("age", "group"), ("age", "cat"), ("age", "band"), ("age", "bracket"),
+           # skin colour and group indicators as economists' tables name them, and a few in other languages
+           "colour", "color", "skin", "afam", "nwhite", "black", "white", "hispanic", "latino", "minority", "caste",
+           "geschlecht", "sexe", "sexo", "genero", "raza", "rasse", "etnia", "ethnie", "herkunft", "nacionalidad",
+           "age")
 _POSITIVE = ("1", "true", "yes", "y", "t", "positive", "pos", ">50k", ">50k.")
 
 
@@ -320,7 +329,8 @@ def guess_roles(df: pd.DataFrame, profile: pd.DataFrame | None = None) -> RoleGu
     complementary indicator columns (``PF_0``/``PF_1``, :func:`fairdash.data.onehot.binary_pairs`; not one named
     like a sensitive attribute, the last such pair): its whole column (``PF``) where the table has it, positive =
     the yes level, else its yes column; without one either, the last two-valued column.
-    ``s``: a column named like ``S_WORDS`` (sex, gender, race, ethnicity, ..., age group), few-valued ones
+    ``s``: a column named like ``S_WORDS`` (sex, gender, race, ethnicity, ..., age group, colour, afam, ...), and
+    never one named like an outcome where another is left, few-valued ones
     first, in ``S_WORDS`` order, a whole column of indicator columns (``Race`` of ``Race_White``, ``Race_Black``,
     ...) before an ordinary one; without one, an indicator column of a set whose prefix is named so (a table
     without its whole columns: the set's most frequent one); without one either, the first two-valued column.
@@ -338,6 +348,8 @@ def guess_roles(df: pd.DataFrame, profile: pd.DataFrame | None = None) -> RoleGu
         or columns
     y_col, y_vals, y_thr, y_reason = _guess_y(df, prof, columns, usable)
     rest = [c for c in usable if c != y_col] or [c for c in columns if c != y_col]
+    # never an outcome-like column as s (a second decision, "denied" beside "approved", is not who is compared)
+    rest = [c for c in rest if _word_rank(c, Y_WORDS) is None] or rest
     s_col, why = _guess_s(df, prof, rest, y_col)
     s_vals, s_thr, s_how = _values_or_threshold(df, s_col, prof.loc[s_col], "s")
     s_reason = f"{s_col!r}: {why}; {s_how}."

