@@ -163,8 +163,8 @@ def test_under_equal_opportunity_the_sentence_names_the_matched_tpr_and_each_sid
 
 def test_a_feature_cut_by_the_one_hot_cap_is_named_beside_the_price():
     said = price_sentence(_priced(0.02, 0.01, 0.03, folded="charge (339 of its 389 levels folded into one)"), "race")
-    assert ("the one-hot cap (50 to 1000 columns a feature, as the table's size allows) cut some: charge (339 of its "
-            "389 levels folded into one); the price is for the features as cut." in said)
+    assert ("Both rules had the same features, but the one-hot cap (at most 50 columns a feature) cut some: charge "
+            "(339 of its 389 levels folded into one); the price is for the features as cut." in said)
     assert "one-hot" not in price_sentence(_priced(0.02, 0.01, 0.03), "race")
 
 
