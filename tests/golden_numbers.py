@@ -8,11 +8,12 @@ Issue 45 added one column to the record by hand (``folded_levels``: the charge d
 folds, from a run of the sweep; every other value unchanged, checked equal). It was last run when issue 34 added
 each group's row counts to the results (``n_<g>``, ``n_pos_<g>`` and their ``pop_`` twins; every other column's
 value unchanged, checked to 1e-9), after issue 38's fits that converge changed the numbers (the record's machine:
-Intel Xeon; ``tests/fixtures/golden/README.md``). ``run`` also measures how close any decision of the sweep came to being decided the other way: the smallest distance of a score to its cut over
-every decision the sweep made (``margin``). Where that is larger than ``SAME_NUMBERS_BOUND``, no decision can
-differ between machines, so every rate, and every number made of rates, is compared exactly. The margin also counts
-how close any score came to an edge of the calibration's bins (``evaluation.calibration.BINS``): then no row changes
-bins, and a calibration error (made of scores) moves by at most the bound."""
+Intel Xeon; ``tests/fixtures/golden/README.md``). ``run`` also measures how close any decision of the sweep came to
+being decided the other way: the smallest distance of a score to its cut over every decision the sweep made
+(``margin``). Where that is larger than ``SAME_NUMBERS_BOUND``, no decision can differ between machines, so every
+rate, and every number made of rates, is compared exactly. The margin also counts how close any score came to an
+edge of the calibration's bins (``evaluation.calibration.BINS``): then no row changes bins, and a calibration error
+(made of scores) moves by at most the bound."""
 from __future__ import annotations
 
 import json
