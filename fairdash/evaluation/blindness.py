@@ -11,8 +11,8 @@ paired interval); this module writes it into the results rows and summarises it 
 - :func:`price_table`: one row per target rate over the splits: the mean of the splits' prices with Nadeau and
   Bengio's corrected resampled t interval (one split: its own paired interval), each split's own price, the rates
   both sides were matched on and each side's positive rates on the population.
-- :func:`price_sentence`: the verdict in words, "Deciding without sex costs 0.99 points of accuracy at PR_t 0.30
-  ... 95% interval 0.50 to 1.48 points, wholly above zero", naming the rate matched (a TPR under equality of
+- :func:`price_sentence`: the verdict in words, "Deciding without sex costs 1.00 points of accuracy at PR_t 0.30
+  ... 95% interval +0.57 to +1.42 points, wholly above zero" (Adult, 10 splits), naming the rate matched (a TPR under equality of
   opportunity), the rows measured on and what the interval covers; a price below zero is a gain, an interval
   holding zero "cannot tell".
 """
@@ -125,7 +125,7 @@ def landing_means(results: pd.DataFrame) -> pd.DataFrame:
     g = res.groupby(keys, dropna=False, sort=False)
     means = g[num].mean().reset_index()
     means["repeats"] = g.size().to_numpy()
-    # the accuracy's 95% interval: Student's t over the repeats; on one split, its own bootstrap
+    # the accuracy's 95% interval: the corrected resampled t over the repeats; on one split, its own bootstrap
     lo_hi = [interval_over_splits(rows[ACCURACY].astype(float), within=(0.0, 1.0)) if len(rows) > 1 else
              tuple(float(rows[ACCURACY + b].iloc[0]) if ACCURACY + b in rows else np.nan for b in INTERVAL_BOUNDS)
              for _, rows in g]
