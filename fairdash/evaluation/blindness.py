@@ -12,9 +12,9 @@ paired interval); this module writes it into the results rows and summarises it 
   Bengio's corrected resampled t interval (one split: its own paired interval), each split's own price, the rates
   both sides were matched on and each side's positive rates on the population.
 - :func:`price_sentence`: the verdict in words, "Deciding without sex costs 1.00 points of accuracy at PR_t 0.30
-  ... 95% interval +0.57 to +1.42 points, wholly above zero" (Adult, 10 splits), naming the rate matched (a TPR under equality of
-  opportunity), the rows measured on and what the interval covers; a price below zero is a gain, an interval
-  holding zero "cannot tell".
+  ... 95% interval +0.57 to +1.42 points, wholly above zero" (Adult, 10 splits), naming the rate matched (a TPR
+  under equality of opportunity), the rows measured on and what the interval covers; a price below zero is a gain,
+  an interval holding zero "cannot tell".
 """
 from __future__ import annotations
 
