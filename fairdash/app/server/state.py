@@ -123,8 +123,9 @@ SWEEP_FROM, SWEEP_TO, SWEEP_POINTS = "sweep_from", "sweep_to", "sweep_points"
 # the Compare and Export pages
 COMPARE_RUNS, COMPARE_TARGET, COMPARE_VIEW = "compare_runs", "compare_target", "compare_view"
 COMPARE_SEEN = "fd_compare_seen"  # the newest run number Compare had shown: runs trained since join the kept choice
-EXPORT_RUN, EXPORT_MODEL = "export_run", "export_model"
-AUDIT_RUN, AUDIT_MODEL = "audit_run", "audit_model"  # the Score new data page (fairdash.app.audit)
+EXPORT_RUN = "export_run"
+AUDIT_RUN = "audit_run"  # the Score new data page (fairdash.app.audit)
+EXPORT_MODEL, AUDIT_MODEL = "export_model", "audit_model"  # key stems: the model chosen, one key per run (run_choice)
 
 
 def run_choice(key: str, number: int) -> str:
