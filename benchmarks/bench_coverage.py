@@ -113,19 +113,15 @@ def table_intervals(df: pd.DataFrame, *, rules: str = "reduction", repeats: int 
 
 def binomial_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     """Wilson's interval of a share ``k / n``."""
+    from scipy.special import ndtri
+
     if n == 0:
         return math.nan, math.nan
-    z = 1.959963984540054 if level == 0.95 else float(np.sqrt(2) * _erfinv(level))
+    z = float(ndtri(0.5 + level / 2))
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return centre - half, centre + half
-
-
-def _erfinv(x: float) -> float:
-    from scipy.special import erfinv
-
-    return float(erfinv(x))
 
 
 def coverage(records: list[dict]) -> dict:

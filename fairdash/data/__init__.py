@@ -38,8 +38,7 @@ from .split import SPLIT_MEMO_SIZE, Arrays, Split, balanced_subset, prepare_arra
 from .task import Task, TaskSpec, build_task, strata_candidates
 
 __all__ = [
-    "ASSETS", "MAX_BYTES", "MAX_CATEGORIES", "HIGH_CARDINALITY", "PAPER_SETUPS",
-    "SAMPLES", "SPLIT_MEMO_SIZE",
+    "ASSETS", "MAX_BYTES", "MAX_CATEGORIES", "HIGH_CARDINALITY", "PAPER_SETUPS", "SAMPLES", "SPLIT_MEMO_SIZE",
     "Arrays", "PaperSetup", "PlainPreprocessor", "Sample", "Split", "Task", "TaskSpec",
     "balanced_subset", "build_task", "categorical_as_text", "clean_table", "column_values", "default_features",
     "is_threshold_column", "left_out_by_default",

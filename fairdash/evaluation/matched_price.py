@@ -226,7 +226,7 @@ def split_prices(sides, arrays: dict, rate: str, n_groups: int, *, device=None, 
     keys = dict.fromkeys(price_key(x.target_rate, x.seed) for x in sides)
     for key in keys:
         here = [x for x in sides if price_key(x.target_rate, x.seed) == key]
-        blind, misses = _best_blind(here, arrays, group_names)
+        blind, misses = _best_blind(here, group_names)
         if blind is None:
             out[key] = SplitPrice(note=("no rule that decides without s lands on the target on the training rows ("
                                         + "; ".join(misses) + ")") if misses else "no rule that decides without s")
@@ -242,13 +242,12 @@ def split_prices(sides, arrays: dict, rate: str, n_groups: int, *, device=None, 
     return out
 
 
-def _best_blind(here: list, arrays: dict, group_names) -> tuple:
+def _best_blind(here: list, group_names) -> tuple:
     """``((training accuracy, side) or None, misses)``: :func:`split_prices`' rule of one split that decides without
     s, lands on the training rows (TNR too where it has TNR targets) and is the most accurate **on the training
     rows** (never on the test rows the price is measured on: choosing there biases the price; a side without its
     training accuracy, from an older session file, counts as the least accurate, the first listed kept among
     equals), and why each other one does not land."""
-    del arrays  # the choice reads nothing of the test rows
     blind, misses = None, []
     for x in here:
         if x.with_s or x.pred_test is None:

@@ -174,20 +174,14 @@ def test_of_several_blind_rules_that_land_the_one_priced_is_chosen_on_the_traini
     from fairdash.evaluation.matched_price import Side, _best_blind
 
     y_test = np.array([1, 1, 0, 0])
-
-    class _Arrays:
-        pass
-
-    arrays = {0: _Arrays()}
-    arrays[0].y_test = y_test
     good_on_test = Side("on test", 0, 0.3, False, (0.3, 0.3), (100, 100), (0.3, 0.3), y_test.copy(),
                         train_accuracy=0.70)
     good_on_train = Side("on train", 0, 0.3, False, (0.3, 0.3), (100, 100), (0.3, 0.3), 1 - y_test,
                          train_accuracy=0.72)
-    (acc, kept), misses = _best_blind([good_on_test, good_on_train], arrays, None)
+    (acc, kept), misses = _best_blind([good_on_test, good_on_train], None)
     assert kept.label == "on train" and acc == 0.72 and not misses
     old = Side("from an old file", 0, 0.3, False, (0.3, 0.3), (100, 100), (0.3, 0.3), y_test.copy())
-    assert _best_blind([old, good_on_train], arrays, None)[0][1].label == "on train"
+    assert _best_blind([old, good_on_train], None)[0][1].label == "on train"
 
 
 def test_a_table_without_a_rule_with_s_is_left_alone():

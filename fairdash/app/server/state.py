@@ -126,13 +126,6 @@ COMPARE_SEEN = "fd_compare_seen"  # the newest run number Compare had shown: run
 EXPORT_RUN = "export_run"
 AUDIT_RUN = "audit_run"  # the Score new data page (fairdash.app.audit)
 EXPORT_MODEL, AUDIT_MODEL = "export_model", "audit_model"  # key stems: the model chosen, one key per run (run_choice)
-
-
-def run_choice(key: str, number: int) -> str:
-    """The key of a choice that depends on a run (the model of run ``number`` on Export and Score new data): one per
-    run, so switching runs never carries one run's choice over to another's list (issue 47: the box read
-    "FairLR, PR_t 0.900" of run 9 while run 1's LR downloaded), and a run's own choice is kept."""
-    return f"{key}_{int(number)}"
 OPEN_SESSION_FILE = "open_session_file"  # the Data page's "Open a session file" uploader (fairdash.app.session_file)
 SESSION_FILE_NOTE = "fd_session_file_note"  # (JobNote, table id): what opening a session file did ("done") or why
 # not ("failed"), and the table the session then held
@@ -211,6 +204,13 @@ class JobNote(NamedTuple):
 # The typed accessor (issue 37, item 2): the one way in to the session's values
 # --------------------------------------------------------------------------------------------------
 _T = TypeVar("_T")
+
+
+def run_choice(key: str, number: int) -> str:
+    """The key of a choice that depends on a run (the model of run ``number`` on Export and Score new data): one per
+    run, so switching runs never carries one run's choice over to another's list (issue 47: the box read
+    "FairLR, PR_t 0.900" of run 9 while run 1's LR downloaded), and a run's own choice is kept."""
+    return f"{key}_{int(number)}"
 
 
 class Slot(Generic[_T]):
