@@ -22,6 +22,8 @@ from ..evaluation.blindness import (
 from ..evaluation.gaps import REFERENCE_MODEL, landing_verdict, moved_away_summary
 from ..evaluation.metric_table import POP, column_of, metric_of
 from ..evaluation.thin import thin_notes
+from ..evaluation.who_pays.table import CURVE, LEANED, who_pays_group_columns
+from ..evaluation.who_pays.words import who_pays_sentences
 from ..files.audit import output_columns
 from ..files.export import load_model, save_model
 from ..files.results_file import from_file, row_to_file, to_file
@@ -188,6 +190,11 @@ def _price_beside(args, task, spec, exp) -> dict:
     out.update({c: float(first[c]) for c in price_group_columns(len(task.group_names)) if c in both})
     out.update({c: str(first[c]) for c in RULES})
     out["price_sentence"] = price_sentence(table.iloc[0], task.spec.s_column, task.group_names) if len(table) else ""
+    # who pays: per group the people decided differently and the within-group gap (each with its interval), the
+    # features leaned on and the figure's bands (JSON), and the paragraph
+    out.update({c: float(first[c]) for c in who_pays_group_columns(len(task.group_names)) if c in both})
+    out.update({c: str(first[c]) for c in (LEANED, CURVE) if c in both})
+    out["who_pays_sentence"] = next(iter(who_pays_sentences(both, task.spec.s_column, task.group_names, task.spec)), "")
     return out
 
 

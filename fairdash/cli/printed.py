@@ -19,6 +19,7 @@ from ..evaluation.metrics import (
     rule_notes,
     summarize,
 )
+from ..evaluation.who_pays.words import who_pays_sentences
 from ..targeting.decision import rule_info
 from ..targeting.target_spec import criterion_info
 from .options import label_line
@@ -63,6 +64,8 @@ def print_trained(args, task, spec, exp, trained, out, moved, landing, price) ->
         print(f"warning: {note}")
     if price.get("price_sentence"):
         print(f"Price of deciding without s: {price['price_sentence']}")
+    if price.get("who_pays_sentence"):
+        print(price["who_pays_sentence"])
 
 
 def _print_measured(m: dict, group_names) -> None:
@@ -178,6 +181,8 @@ def print_sweep_notes(exp, task) -> None:
         print(f"warning: {sentence}")
     for sentence in price_sentences(exp.results, task.spec.s_column, task.group_names):
         print(f"Price of deciding without s: {sentence}")
+    for sentence in who_pays_sentences(exp.results, task.spec.s_column, task.group_names, task.spec):
+        print(sentence)
     for note in rule_notes(exp.results) + below_majority_notes(exp.results):
         print(f"warning: {note}")
     pop_one = column_of("one_class", POP)

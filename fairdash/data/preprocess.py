@@ -237,6 +237,22 @@ def folded_words(folded: dict) -> str:
     return "; ".join(f"{c} ({k:,} of its {n:,} levels folded into one)" for c, (n, k) in folded.items())
 
 
+def feature_words(preprocessor) -> list[tuple[str, str]]:
+    """Each column the preprocessor produces, in its order, as ``(the table's column, words)``: ``("age", "age")`` for
+    a numeric feature, ``("race", "race = African-American")`` for a one-hot level, ``("c-charge-desc",
+    "c-charge-desc = one of its 339 rarer levels")`` for the column the one-hot cap folds the rest into (from a fitted
+    ``ColumnTransformer`` of :func:`make_preprocessor` or a :class:`PlainPreprocessor`)."""
+    plain = (preprocessor if isinstance(preprocessor, PlainPreprocessor)
+             else PlainPreprocessor.from_sklearn(preprocessor))
+    words = {"num": [(str(n["column"]), str(n["column"])) for n in plain.numeric], "cat": []}
+    for c in plain.categorical:
+        col = str(c["column"])
+        words["cat"] += [(col, f"{col} = {v}") for v in c["frequent"]]
+        if c["infrequent"] is not None:
+            words["cat"].append((col, f"{col} = one of its {len(c['infrequent']):,} rarer levels"))
+    return [w for block in plain.order for w in words[block]]
+
+
 def known_categories(preprocessor) -> dict:
     """Each categorical feature's categories seen in training, as text: ``{column: set}`` (from a fitted
     ``ColumnTransformer`` of :func:`make_preprocessor` or a :class:`PlainPreprocessor`)."""

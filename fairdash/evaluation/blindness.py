@@ -85,13 +85,10 @@ def add_price_columns(results: pd.DataFrame, prices: dict | None = None) -> pd.D
     """Each row with its split's price (``prices``: ``{(target_rate, seed): SplitPrice}``,
     :func:`fairdash.evaluation.matched_price.split_prices`); the table unchanged where no rule decides with s or no
     prices were measured (a results file keeps the columns it was written with)."""
-    if not has_both_sides(results) or prices is None:
+    got = row_prices(results, prices)
+    if got is None:
         return results
     res = results.copy()
-    at = _one_rate(res)["target_rate"]
-    seeds = res["seed"] if "seed" in res else pd.Series(0, index=res.index)
-    got = [prices.get(price_key(t, k), SplitPrice(note="no rule of this target and split decides without s"))
-           for t, k in zip(at, seeds)]
     for column, field in ((WITH_S, "with_s_accuracy"), (BLIND, "blind_accuracy"), (PRICE, "price"),
                           (PRICE_LO, "price_lo"), (PRICE_HI, "price_hi"), (RULES[0], "with_s_rule"),
                           (RULES[1], "blind_rule"), (RULES[2], "note")):
@@ -100,6 +97,17 @@ def add_price_columns(results: pd.DataFrame, prices: dict | None = None) -> pd.D
         for name, where, field in PER_GROUP:
             res[column_of(name, where, g)] = [_at(getattr(p, field), g) for p in got]
     return res
+
+
+def row_prices(results: pd.DataFrame, prices: dict | None) -> list[SplitPrice] | None:
+    """Each row's split's :class:`~fairdash.evaluation.matched_price.SplitPrice` (one without a price, saying why,
+    where its split has none); ``None`` where no rule decides with s or no prices were measured."""
+    if not has_both_sides(results) or prices is None:
+        return None
+    at = _one_rate(results)["target_rate"]
+    seeds = results["seed"] if "seed" in results else pd.Series(0, index=results.index)
+    return [prices.get(price_key(t, k), SplitPrice(note="no rule of this target and split decides without s"))
+            for t, k in zip(at, seeds)]
 
 
 def price_group_columns(n_groups: int) -> list[str]:
@@ -163,17 +171,10 @@ def price_table(results: pd.DataFrame | None) -> pd.DataFrame:
             "with_s_pr", "blind_pr", "n_test", "folded"]
     if not has_both_sides(results) or PRICE not in results:
         return pd.DataFrame(columns=cols)
-    res = _one_rate(results)
-    if "seed" not in res:
-        res["seed"] = 0
-    if res["target_rate"].notna().any():
-        res = res[res["target_rate"].notna()]
     rate, groups = _rate(results), _groups(results)
-    n_pop = [c for c in (column_of("n", POP, g) for g in groups) if c in res]
+    n_pop = [c for c in (column_of("n", POP, g) for g in groups) if c in results]
     out = []
-    for t, rows in res.groupby("target_rate", dropna=False, sort=False):
-        splits = rows.groupby("seed", sort=True).first()
-        has = splits[splits[PRICE].astype(float).notna()]
+    for t, rows, splits, has in _by_target(results):
         row = {"target_rate": t, "repeats": int(len(splits)), "price_splits": int(len(has)),
                "split_prices": {int(k): float(v) for k, v in has[PRICE].items()},
                "notes": {int(k): str(v) for k, v in splits.loc[splits[PRICE].astype(float).isna(), RULES[2]].items()},
@@ -195,6 +196,26 @@ def price_table(results: pd.DataFrame | None) -> pd.DataFrame:
             row["price_lo"], row["price_hi"] = interval_over_splits(has[PRICE].astype(float), within=(-1.0, 1.0))
         out.append(row)
     return pd.DataFrame(out, columns=cols)
+
+
+def _by_target(results: pd.DataFrame):
+    """Per target rate: ``(target_rate, its rows, one row per split, the splits that have a price)``."""
+    res = _one_rate(results)
+    if "seed" not in res:
+        res["seed"] = 0
+    if res["target_rate"].notna().any():
+        res = res[res["target_rate"].notna()]
+    for t, rows in res.groupby("target_rate", dropna=False, sort=False):
+        splits = rows.groupby("seed", sort=True).first()
+        yield t, rows, splits, splits[splits[PRICE].astype(float).notna()]
+
+
+def priced_splits(results: pd.DataFrame | None) -> list[tuple]:
+    """Per target rate of ``results``: ``(target_rate, one row per split that has a price, how many splits)``; none
+    where no rule decides with s or no price was measured."""
+    if not has_both_sides(results) or PRICE not in results:
+        return []
+    return [(t, has, len(splits)) for t, _, splits, has in _by_target(results)]
 
 
 LANDS_WORDS = land_words("rate on the training rows")

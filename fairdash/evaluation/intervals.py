@@ -22,7 +22,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy.special import stdtrit
+from scipy.special import ndtri, stdtrit
 
 from ..data.split import TEST_TO_TRAIN
 from .metric_table import (
@@ -135,3 +135,38 @@ def interval_over_splits(values, level: float = LEVEL, within=(-np.inf, np.inf),
 
 
 OVER_SPLITS_WORDS = "Nadeau and Bengio's corrected resampled t over the {n} splits, whose training rows overlap"
+
+
+def wilson_interval(k, n, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson's score interval for the share ``k / n`` of ``n`` rows (arrays or numbers; NaN where ``n`` is 0). It
+    keeps its 95% where the share is near 0 or 1 and the rows are few (a count of 0 still has an upper end), where a
+    bootstrap of the rows collapses to a point."""
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    z = float(ndtri(0.5 + level / 2.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        lo, hi = np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+    bad = ~(n > 0)
+    lo, hi = np.where(k <= 0, 0.0, lo), np.where(k >= n, 1.0, hi)  # exact at the ends, not 1e-18 off
+    return np.where(bad, np.nan, lo), np.where(bad, np.nan, hi)
+
+
+def paired_difference_interval(both, first_only, second_only, neither, level: float = LEVEL) -> tuple[float, float]:
+    """The 95% interval of ``p1 - p2`` where ``p1`` and ``p2`` are two shares of the **same** rows (two rules'
+    acceptances of one group): ``both`` rows counted by each, ``first_only`` by the first alone, ``second_only`` by
+    the second alone and ``neither``. Newcombe's method 10 (Statistics in Medicine 17, 1998): each share's Wilson
+    interval, joined through the rows' correlation, so it holds its level where the shares are near 0 and the two
+    rules rarely disagree, and is never a point where they never do."""
+    a, b, c, d = (float(v) for v in (both, first_only, second_only, neither))
+    n = a + b + c + d
+    if n <= 0:
+        return float("nan"), float("nan")
+    p1, p2 = (a + b) / n, (a + c) / n
+    (l1, u1), (l2, u2) = (tuple(float(v) for v in wilson_interval(k, n, level)) for k in (a + b, a + c))
+    den = (a + b) * (c + d) * (a + c) * (b + d)
+    phi = (a * d - b * c) / np.sqrt(den) if den > 0 else 0.0
+    below = np.sqrt(max((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0.0))
+    above = np.sqrt(max((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0.0))
+    return float(max(p1 - p2 - below, -1.0)), float(min(p1 - p2 + above, 1.0))

@@ -23,10 +23,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..data.preprocess import feature_words
 from ..models.registry import make_model
 from ..targeting.criteria import DP, criterion_of_rate
 from ..targeting.decision import WITH_S_RULE, fit_decision
 from .intervals import DRAWS, LEVEL, SEED
+from .who_pays.measure import WhoPays, who_pays
 
 LAND_TOLERANCE = 0.03  # a group's rate within 3 points of its target lands on it ...
 LAND_RELATIVE = 1 / 3  # ... and within a third of the target where that is smaller
@@ -125,7 +127,8 @@ class SplitPrice:
     which rules they were, and ``note`` (why there is no price, in one line) where there is none. ``matched``: each
     group's rate both sides were placed at on the training rows (the blind rule's own: positive rates, or TPRs under
     equality of opportunity); ``with_s_pr``, ``blind_pr``: each side's positive rate per group on the population
-    test rows (``n_test`` of them)."""
+    test rows (``n_test`` of them); ``who_pays``: the people the two rules decide differently, the features the
+    blind rule leans on and the within-group disparity (:mod:`fairdash.evaluation.who_pays`)."""
 
     with_s_accuracy: float = np.nan
     blind_accuracy: float = np.nan
@@ -139,11 +142,12 @@ class SplitPrice:
     with_s_pr: tuple = ()
     blind_pr: tuple = ()
     n_test: int = 0
+    who_pays: WhoPays | None = None
 
 
 def best_with_s(candidates, arrays, rates, rate: str, seed: int):
     """The candidate whose per-group cuts at ``rates`` (each group's rate to reach on the training rows) are the
-    most accurate on the training rows: ``(candidate, its decisions on the test rows)``."""
+    most accurate on the training rows: ``(candidate, its decisions on the test rows, its scores on them)``."""
     best, best_acc = None, -np.inf
     for c in candidates:
         Xtr = c.features(arrays.X_train, arrays.s_train)
@@ -153,21 +157,34 @@ def best_with_s(candidates, arrays, rates, rate: str, seed: int):
         if acc > best_acc:
             best, best_acc = (c, decision), acc
     c, decision = best
-    return c, np.asarray(c.decide(decision, arrays.X_test, arrays.s_test)).astype(int)
+    scores = np.asarray(c.estimator.predict_proba(c.features(arrays.X_test, arrays.s_test)))[:, 1]
+    return c, np.asarray(c.decide(decision, arrays.X_test, arrays.s_test)).astype(int), scores
 
 
 def split_price(blind, candidates, arrays, rate: str, seed: int) -> SplitPrice:
     """The price on one split: ``blind`` is ``(words, training rates, decisions on the test rows)`` of the blind
     rule that lands (``None``: none did, said in ``note`` by the caller)."""
     words, rates, pred_blind = blind
-    c, pred_with = best_with_s(candidates, arrays, rates, rate, seed)
+    c, pred_with, score_with = best_with_s(candidates, arrays, rates, rate, seed)
     y, s = np.asarray(arrays.y_test).astype(int), np.asarray(arrays.s_test).astype(int)
     w, b = float(np.mean(pred_with == y)), float(np.mean(pred_blind == y))
     G = int(max(s.max(initial=0), len(rates) - 1)) + 1
     lo, hi = paired_interval(pred_with == y, pred_blind == y, s, G)
     pr = [tuple(float(v) for v in group_rates(p, y, s, G, PR)[0]) for p in (pred_with, pred_blind)]
+    paid = who_pays(arrays.X_test, _feature_words(arrays), s, score_with, pred_with, pred_blind, G)
     return SplitPrice(w, b, w - b, lo, hi, f"per-group cuts on {c.words}", words,
-                      matched=tuple(float(r) for r in rates), with_s_pr=pr[0], blind_pr=pr[1], n_test=int(y.size))
+                      matched=tuple(float(r) for r in rates), with_s_pr=pr[0], blind_pr=pr[1], n_test=int(y.size),
+                      who_pays=paid)
+
+
+def _feature_words(arrays) -> list[tuple[str, str]]:
+    """The test rows' columns as ``(the table's column, words)`` (``("race", "race = African-American")``), or as
+    the preprocessor names them where it cannot say."""
+    try:
+        words = feature_words(arrays.preprocessor)
+    except Exception:  # noqa: BLE001 - an unusual preprocessor: its own names still say which column
+        words = []
+    return words if len(words) == np.shape(arrays.X_test)[1] else [(str(n), str(n)) for n in arrays.feature_names]
 
 
 def paired_interval(a_right, b_right, s, n_groups: int, draws: int = DRAWS, level: float = LEVEL,

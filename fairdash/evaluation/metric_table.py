@@ -144,6 +144,9 @@ class Across:
     how: Callable
 
 
+SIGNED = ("gap", "tnr_gap", "net_accepted_without_s", "within_group_gap")  # metrics that may fall below 0
+
+
 @dataclass(frozen=True)
 class Metric:
     name: str  # the base name (a per-group column is name_<g>)
@@ -168,7 +171,7 @@ class Metric:
     def value_range(self) -> tuple[float, float]:
         """Where its values can lie (an interval is clipped to it): a gap -1 to 1, group 0's rate over group 1's
         0 upwards, every other rate, ratio, difference and worst gap 0 to 1."""
-        if self.name in ("gap", "tnr_gap"):
+        if self.name in SIGNED:
             return -1.0, 1.0
         if isinstance(self.measure, Across) and self.measure.how is first_over_second:
             return 0.0, float("inf")
@@ -299,6 +302,19 @@ METRICS = (
     Metric("with_s_rule", (RUN,), "matched_price.split_price", "the rule with s it was measured against", fmt=""),
     Metric("blind_rule", (RUN,), "matched_price.split_prices", "the rule without s it was measured for", fmt=""),
     Metric("price_note", (RUN,), "matched_price.split_prices", "why this split has no price", fmt=""),
+    Metric("refused_without_s", (POP,), "who_pays.decided_differently (Wilson's interval)",
+           "accepted with s, refused without (share of group)", per_group=True, bounded=True),
+    Metric("accepted_without_s", (POP,), "who_pays.decided_differently (Wilson's interval)",
+           "refused with s, accepted without (share of group)", per_group=True, bounded=True),
+    Metric("net_accepted_without_s", (POP,), "who_pays.decided_differently (Newcombe's paired interval)",
+           "net change in acceptances without s (share of group)", fmt="+.3f", per_group=True, bounded=True),
+    Metric("leaned_on", (RUN,), "who_pays.leaned_on (JSON: feature, AUC, its interval, pairs; strongest first)",
+           "features the rule without s leans on", fmt=""),
+    Metric("within_group_gap", (POP,), "who_pays.within_group on the feature leaned on most",
+           "within-group gap in acceptance without s (high minus low value)", fmt="+.3f", per_group=True,
+           bounded=True),
+    Metric("within_group_curve", (RUN,), "who_pays.within_group (JSON: the figure's bands)",
+           "within-group acceptance by score band", fmt=""),
     Metric("folded_levels", (RUN,), "preprocess.folded_levels on the split's training rows",
            "features cut by the one-hot cap", fmt=""),
     Metric("majority_accuracy", (POP,), "metrics.flag_below_majority", "majority class's accuracy"),

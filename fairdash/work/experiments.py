@@ -23,6 +23,7 @@ from ..evaluation.gaps import mark_moves
 from ..evaluation.matched_price import Side, group_rates, split_prices
 from ..evaluation.metric_table import EVAL_PREFIX, POP_PREFIX, lead_columns
 from ..evaluation.metrics import flag_below_majority
+from ..evaluation.who_pays.table import add_who_pays_columns
 from ..files.scoring import training_schema
 from ..models.registry import model_info
 from ..progress import as_progress, counted_progress, scaled_progress
@@ -360,7 +361,7 @@ def priced(task: Task, results: pd.DataFrame, sides, criterion: str, *, device="
     G = int(max(max(a.s_train.max(), a.s_test.max()) for a in arrays.values())) + 1
     prices = split_prices(sides, arrays, criterion_info(criterion).rate, G, device=device, cache=cache,
                           group_names=task.group_names)
-    return add_price_columns(results, prices)
+    return add_who_pays_columns(add_price_columns(results, prices), prices)
 
 
 def _trained(task, name, f: Fit, arrays, row, t, device, spec) -> TrainedModel:
