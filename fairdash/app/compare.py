@@ -19,9 +19,12 @@ from ..evaluation.gaps import ceiling_table, moved_away_summary
 from ..evaluation.metric_table import POP_PREFIX
 from ..evaluation.metrics import confusion_frame, error_rates_frame, result_notes, summarize
 from ..evaluation.thin import thin_notes
+from ..evaluation.who_pays.table import who_pays_frame, who_pays_tables
+from ..evaluation.who_pays.words import who_pays_sentences
 from ..figures import plots
 from ..figures.plot_style import RUN
 from ..figures.plots_calibration import calibration_figure
+from ..figures.plots_who_pays import within_group_figure
 from ..files.results_file import to_file
 from ..report import report_for_runs
 from ..targeting.decision import positive_scores
@@ -212,6 +215,32 @@ def price_of_blindness(runs, results) -> None:
                     "1/2) is drawn beside them with its worst gap, whether it lands or not. Error bars are 95% "
                     "intervals; the grey lines are plain LR (no target) and the majority class for everyone, for "
                     "scale.")
+        who_pays(box, res, task, number or 0)
+
+
+def who_pays(box, res, task, number: int) -> None:
+    """Who pays for deciding without s, below the price: the paragraph per target (plain text), the short table of
+    the people decided differently per group, and the within-group figure of one target (chosen where there are
+    several)."""
+    tables = who_pays_tables(res)
+    if not tables:
+        return
+    s_name = task.spec.s_column
+    box.markdown("**Who pays for deciding without s**")
+    for sentence in who_pays_sentences(res, s_name, task.group_names, task.spec):
+        box.text(sentence)
+    box.dataframe(who_pays_frame(tables, task.group_names), hide_index=True, key=f"who_pays_table_{number}")
+    at = 0
+    if len(tables) > 1:
+        at = box.selectbox("Within-group figure at PR_t", range(len(tables)), key=f"who_pays_target_{number}",
+                           format_func=lambda i: f"{tables[i][0]:.2f}")
+    t, table = tables[at]
+    box.plotly_chart(within_group_figure(table, s_name=s_name, group_names=task.group_names),
+                     key=f"fig_within_group_{number}", config=CHART)
+    box.caption("Each band holds people of one group whom the rule with s scores alike; solid: people with a high "
+                "value of the feature the rule without s leans on most, dashed: the others, dotted: the rule with s. "
+                "Where a group's solid and dashed lines part, people of one group with the same score are decided "
+                "differently by how much they look like another group (Lipton, Chouldechova and McAuley, 2018).")
 
 
 REPORT_KEY = state.COMPARE_REPORT  # (the shown runs' numbers, the report's HTML)

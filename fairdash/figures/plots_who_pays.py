@@ -5,6 +5,8 @@ Two lines a group (solid: high value; dashed: low), the rule with s's own accept
 gap between a group's two lines is the within-group disparity of Lipton, Chouldechova and McAuley (2018)."""
 from __future__ import annotations
 
+import html
+
 import plotly.graph_objects as go
 
 from .plot_style import FULL_WIDTH, GRID, LAYOUT, OKABE_ITO, figure, legend_below, scatter
@@ -22,8 +24,10 @@ def _layout(title: str, names, s_name: str, message: str | None = None) -> dict:
 def within_group_figure(table: dict, *, s_name: str = "s", group_names=None, title: str | None = None) -> go.Figure:
     """The figure of one target rate's who-pays ``table`` (:func:`fairdash.evaluation.who_pays.table.who_pays_table`):
     per group, the blind rule's acceptance of the people with a high and a low value of the feature leaned on most,
-    band by band of the with-s score."""
-    feature = table.get("feature")
+    band by band of the with-s score. Every name from the table (``s_name``, the groups, the feature) is escaped:
+    Plotly reads markup in titles and legends."""
+    feature = html.escape(str(table["feature"])) if table.get("feature") else None
+    s_name = html.escape(str(s_name))
     title = title or (f"Within each group, at the same score with {s_name}: deciding without {s_name} by {feature}"
                       if feature else f"Within-group differences of deciding without {s_name}")
     curve = table.get("curve") or []
@@ -33,7 +37,7 @@ def within_group_figure(table: dict, *, s_name: str = "s", group_names=None, tit
     low = f"without {feature}" if " = " in feature else "at or below it"
     traces = []
     for g, bands in enumerate(curve):
-        name = str(group_names[g]) if group_names is not None and g < len(group_names) else f"s={g}"
+        name = html.escape(str(group_names[g])) if group_names is not None and g < len(group_names) else f"s={g}"
         colour = OKABE_ITO[g % len(OKABE_ITO)]
         bands = [b for b in bands if len(b) == 6 and b[0] is not None]
         x = [b[0] for b in bands]

@@ -15,6 +15,8 @@ from ..evaluation.blindness import price_sentences
 from ..evaluation.gaps import ceiling_verdict, landing_verdict, moved_away_summary
 from ..evaluation.metric_table import EVAL, EVAL_PREFIX, POP, POP_PREFIX, column_of
 from ..evaluation.metrics import confusion_frame, error_rates_frame, format_mean_std, result_notes, summarize
+from ..evaluation.who_pays.table import who_pays_frame, who_pays_tables
+from ..evaluation.who_pays.words import who_pays_sentences
 from ..models.registry import MODELS
 from ..targeting.decision import PAPER_RULE, RULES
 from ..targeting.target_spec import criterion_info
@@ -363,12 +365,23 @@ def section_results(summary: pd.DataFrame, criterion: str, group_names, results:
     blocks += [para(n, cls="warn") for n in result_notes(results)]
     blocks += [para(n, cls="warn") for n in moved_away_summary(results, group_names)]
     blocks += [para(("Price of deciding without s: ", True), n) for n in price_sentences(results, s_name, group_names)]
+    blocks += who_pays_blocks(results, s_name, group_names)
     if "decides_with_s" in results.columns and results["decides_with_s"].astype(bool).any():
         who = ", ".join(dict.fromkeys(results.loc[results["decides_with_s"].astype(bool), "label"].astype(str)))
         blocks.append(para(("Decides with s: ", True), f"{who} need every person's group when deciding (one threshold "
                            "per group). The paper's method avoids that, and the law forbids it in some settings.",
                            cls="warn"))
     return {"title": "4. Results against the baselines", "blocks": blocks}
+
+
+def who_pays_blocks(results: pd.DataFrame, s_name: str, group_names) -> list:
+    """Who pays for deciding without s: the paragraph per target rate and the table of people decided differently."""
+    tables = who_pays_tables(results)
+    if not tables:
+        return []
+    frame = who_pays_frame(tables, group_names)
+    return ([para(("Who pays: ", True), n) for n in who_pays_sentences(results, s_name, group_names)]
+            + [table(list(frame.columns), frame.values.tolist(), num_cols=(2, 3, 4, 6))])
 
 
 def _computed_with(config, versions) -> str | None:

@@ -60,6 +60,7 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
                                   population, rates_shares)
     if has_both_sides(results):  # a rule that decides with s beside blind ones: the price of deciding without s
         figs.append(_frontier_figure(plots, results, s_name))
+        figs += _within_group_figures(results, group_names, s_name)
     if readout and "base_rates" in readout:
         figs.append(_ceiling_figure(plots, readout, target, names))
     if calibration is not None:  # (the model's words, its reliability curve): only where the report has the model
@@ -126,6 +127,23 @@ def _frontier_figure(plots, results: pd.DataFrame, s_name: str) -> tuple[str, An
             f"{esc(s_name)} is measured against them. The paper's rule (FairLR at 1/2) is drawn beside them with its "
             "worst gap, whether it lands or not. Error bars are 95% intervals; the grey lines are plain LR (no "
             "target) and the majority class for everyone, for scale.")
+
+
+def _within_group_figures(results: pd.DataFrame, group_names, s_name: str) -> list[tuple[str, Any, str]]:
+    """Who pays for deciding without s: per target rate with a price, the within-group figure."""
+    from ..evaluation.who_pays.table import who_pays_tables
+    from ..figures.plots_who_pays import within_group_figure  # lazy: as plots
+
+    out = []
+    for t, table in who_pays_tables(results):
+        title = (f"Who pays at PR_t {t:.2f}: within each group, deciding without {esc(s_name)} by "
+                 f"{esc(table.get('feature', '-'))}")
+        out.append((title, within_group_figure(table, s_name=s_name, group_names=group_names, title=title),
+                    f"Each band holds people of one group whom the rule with {esc(s_name)} scores alike; solid: "
+                    "people with a high value of the feature the rule without it leans on most, dashed: the others, "
+                    f"dotted: the rule with {esc(s_name)}. Where a group's solid and dashed lines part, people of one "
+                    "group with the same score are decided differently by how much they look like another group."))
+    return out
 
 
 def _ceiling_figure(plots, readout: dict, target, names: list) -> tuple[str, Any, str]:

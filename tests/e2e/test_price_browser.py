@@ -41,6 +41,13 @@ def test_compare_prices_deciding_without_sex(page, app_url, st_ui, server_log, a
     frontier = page.locator(".st-key-fig_frontier_0")
     expect(frontier).to_have_count(1)
     _shot(page, st_ui, "compare_price_of_blindness", ".st-key-price_of_blindness_0")
+    # who pays (issue 49): the paragraph, the table of people decided differently and the within-group figure
+    assert "Who pays for deciding without sex at PR_t 0.30" in main and "people in group Female" in main
+    assert "Without sex, the rule leans most on" in main or "The table cannot tell which feature" in main
+    within = page.locator(".st-key-fig_within_group_0")
+    expect(within).to_have_count(1)
+    within.locator(".main-svg").first.wait_for()
+    _shot(page, st_ui, "compare_who_pays", ".st-key-fig_within_group_0")
     # each group's error rates with the calibration error, its confusion matrix, and a model's calibration figure
     assert "calibration error: how far the model's scores are" in main and "confusion matrix on the population" in main
     calibration = page.locator(".st-key-fig_calibration")
@@ -59,6 +66,8 @@ def test_compare_prices_deciding_without_sex(page, app_url, st_ui, server_log, a
     html = open(info.value.path(), encoding="utf-8").read()
     assert "Price of deciding without s" in html and "Deciding without sex costs" in html
     assert "Accuracy of the rules that land on the target, with and without sex" in html
+    assert "Who pays for deciding without sex at PR_t 0.30" in html
+    assert "Who pays at PR_t 0.30: within each group" in html
     assert "Error rates per group, on the population" in html and "wrongly passed over (FNR)" in html
     assert "calibration error (score vs outcome)" in html and "confusion matrix" in html
     assert "Calibration per group, on the population" in html

@@ -37,6 +37,9 @@ def test_the_report_has_the_price_sentence_and_the_frontier_figure(sweep, tmp_pa
     html = out.read_text()
     assert "Price of deciding without s:" in html and "Deciding without race costs" in html
     assert "Accuracy of the rules that land on the target, with and without race" in html
+    # who pays (issue 49): the paragraph per target, the table of people decided differently and the figure
+    assert html.count("Who pays for deciding without race at PR_t") == 2 and "people in group Non-Caucasian" in html
+    assert "share refused (95% CI)" in html and "Who pays at PR_t 0.40: within each group" in html
 
 
 def test_a_results_table_without_a_with_s_rule_gets_no_price_column(tmp_path):
@@ -59,6 +62,13 @@ def test_train_json_carries_the_price(tmp_path, capsys):
     assert all(abs(r - 0.401) <= 0.03 for r in matched)
     assert f"{matched[0]:.3f} (Non-Caucasian) and {matched[1]:.3f} (Caucasian)" in got["price_sentence"]
     assert {"pop_with_s_pr_0", "pop_with_s_pr_1", "pop_blind_pr_0", "pop_blind_pr_1"} <= set(got)
+    # who pays (issue 49): per group the shares decided differently with intervals, what the blind rule leans on
+    assert {"pop_refused_without_s_0", "pop_accepted_without_s_1_lo", "pop_net_accepted_without_s_1_hi",
+            "pop_within_group_gap_0", "leaned_on", "within_group_curve"} <= set(got)
+    assert got["who_pays_sentence"].startswith("Who pays for deciding without race at PR_t 0.40 (a positive decision "
+                                               "predicts two-year-recid = 1, unfavourable for the person)")
+    refused = got["pop_refused_without_s_0"]
+    assert 0 < refused < 1 and got["pop_refused_without_s_0_lo"] <= refused <= got["pop_refused_without_s_0_hi"]
 
 
 @pytest.mark.slow
@@ -80,6 +90,13 @@ def test_compare_shows_the_price_sentence_and_the_frontier(sweep, monkeypatch):
     texts = [t.value for t in at.text]
     assert any(t.startswith("Deciding without sex") for t in texts), texts
     assert any("fig_frontier" in c.proto.id for c in at.get("plotly_chart"))
+    # who pays (issue 49): the paragraph as plain text, the table of people decided differently, the figure
+    who = [t for t in texts if t.startswith("Who pays for deciding without sex at PR_t 0.30")]
+    assert len(who) == 1 and "people in group Female" in who[0] and "the rule leans most on" in who[0], texts
+    assert "nan" not in who[0].lower()
+    assert any("share refused (95% CI)" in d.value.columns for d in at.dataframe)
+    assert any("fig_within_group" in c.proto.id for c in at.get("plotly_chart"))
+    assert at.selectbox(key="who_pays_target_0").options == ["0.30", "0.35"]  # two targets: the figure's is chosen
 
 
 @pytest.mark.slow

@@ -41,12 +41,13 @@ def moves_words(row: dict, name: str, s_name: str, over: str) -> str:
     side = ("" if not np.isfinite(net[1]) else
             ", the interval holding zero" if net[1] <= 0 <= net[2] else ", wholly above zero" if net[1] > 0 else
             ", wholly below zero")
+    refused, accepted = _count(row["refused"]), _count(row["accepted"])
     return (f"Of the {_count(row['n'])} people in group {name} in {over}, deciding with {s_name} gives "
-            f"{_count(row['with_s_accepts'])} a positive decision; without {s_name}, {_count(row['refused'])} of those "
-            f"get a negative one ({_pct(row['refused_without_s'][0])} of the group, "
-            f"{_share_ci(row['refused_without_s'])}) and {_count(row['accepted'])} others get a positive one instead "
-            f"({_pct(row['accepted_without_s'][0])}, {_share_ci(row['accepted_without_s'])}): net "
-            f"{100 * net[0]:+.1f} points of the group ({_points(net)}{side}).")
+            f"{_count(row['with_s_accepts'])} a positive decision; without {s_name}, {refused} of those "
+            f"{'gets' if refused == '1' else 'get'} a negative one ({_pct(row['refused_without_s'][0])} of the group, "
+            f"{_share_ci(row['refused_without_s'])}) and {accepted} {'other gets' if accepted == '1' else 'others get'}"
+            f" a positive one instead ({_pct(row['accepted_without_s'][0])}, {_share_ci(row['accepted_without_s'])}): "
+            f"net {100 * net[0]:+.1f} points of the group ({_points(net)}{side}).")
 
 
 def _high_words(feature: str) -> str:
@@ -79,10 +80,15 @@ def within_words(table: dict, s_name: str, group_names) -> str:
     rows = [(g, r[WITHIN]) for g, r in enumerate(table["groups"]) if WITHIN in r and np.isfinite(r[WITHIN][0])]
     if "feature" not in table or not rows:
         return ""
-    parts = [f"{100 * ci[0]:+.1f} points in group {_group(group_names, g)} ({_points(ci)})" for g, ci in rows]
-    return (f"Within each group, among people in the same band of the rule with {s_name}'s score, "
-            f"{_high_words(table['feature'])} get a positive decision without {s_name} this much more often than the "
-            "others: " + "; ".join(parts) + ".")
+    def one(g, ci) -> str:
+        side = ", an interval holding zero" if ci[1] <= 0 <= ci[2] else ""
+        how = "more" if ci[0] >= 0 else "less"
+        return (f"{abs(100 * ci[0]):.1f} points {how} often than the others in group {_group(group_names, g)} "
+                f"(95% interval {_points(ci)}{side})")
+
+    return (f"Within each group, among people in the same band of the rule with {s_name}'s score, the rule without "
+            f"{s_name} gives {_high_words(table['feature'])} a positive decision "
+            + "; ".join(one(g, ci) for g, ci in rows) + ".")
 
 
 def decision_meaning(spec) -> str:
@@ -92,7 +98,7 @@ def decision_meaning(spec) -> str:
         f"{spec.y_column} > {spec.y_threshold:g}")
     fav, how = meaning.label_favourable(spec)
     return (f"a positive decision predicts {label}, {meaning.WORDS[fav]} for the person"
-            + (" (assumed: nothing says)" if how == meaning.ASSUMED else ""))
+            + (", assumed as nothing says otherwise" if how == meaning.ASSUMED else ""))
 
 
 def who_pays_sentences(results, s_name: str = "s", group_names=None, spec=None) -> list[str]:
