@@ -12,7 +12,7 @@ import streamlit as st
 
 from ..analysis.rates import evaluation_rates, training_rates
 from ..data import split_arrays
-from ..data.meaning import label_favourable
+from ..data.meaning import error_words, label_favourable
 from ..evaluation.blindness import has_both_sides, land_words, price_sentences
 from ..evaluation.calibration import reliability
 from ..evaluation.gaps import ceiling_table, moved_away_summary
@@ -292,7 +292,8 @@ def error_rates(summary, runs, results=None) -> None:
     if not same_task(runs):
         return
     task = runs[0].task
-    frame = error_rates_frame(summary, task.group_names, POP_PREFIX, label_favourable(task.spec)[0])
+    frame = error_rates_frame(summary, task.group_names, POP_PREFIX, label_favourable(task.spec)[0],
+                              error_words(task.spec))
     if frame is None:
         return
     st.subheader("Error rates per group")

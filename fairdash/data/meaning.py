@@ -121,3 +121,49 @@ def disadvantaged_sentence(name: str, favourable: bool, how: str = SAID) -> str:
                    if how == ASSUMED else ""))
     return (f"{name} is the disadvantaged group: it has the highest base rate, and a positive label is unfavourable "
             f"for the person" + (" (read from the label's meaning)." if how == READ else "."))
+
+
+# Outcomes whose opposite an analyst would name (issue 47, item 5): the stem of a positive label's words, the
+# decision in those words, its opposite, and the rate's name. A positive label that is none of these keeps the
+# generic words of :func:`error_words`.
+_OUTCOMES = (
+    (r"\bden(?:y|ied|ial)\b", "denied", "approved", "denial rate"),
+    (r"\bapprov", "approved", "denied", "approval rate"),
+    (r"\breleas", "released", "held", "release rate"),
+    (r"\bdetain|\bdetention|\bheld\b|\bjail", "held", "released", "detention rate"),
+    (r"\bhired?\b|\bhiring\b", "hired", "not hired", "hiring rate"),
+    (r"\badmit|\badmission", "admitted", "not admitted", "admission rate"),
+    (r"\bgrant", "granted", "refused", "grant rate"),
+    (r"\baccept", "accepted", "rejected", "acceptance rate"),
+    (r"\breject", "rejected", "accepted", "rejection rate"),
+    (r"\b(?:re-?)?arrest", "flagged for arrest", "cleared", "arrest rate"),
+    (r"\brecid|\bre-?offend", "flagged as reoffending", "cleared", "recidivism rate"),
+    (r"\bdefault", "flagged as defaulting", "cleared", "default rate"),
+)
+_GENERIC = {True: ("selected", "passed over"), False: ("flagged", "cleared")}
+
+
+def outcome_words(spec) -> tuple[str, str, str]:
+    """A task's positive and negative decisions and its positive rate in the analyst's words, from the meaning typed
+    for the label, else the label's own words (:func:`label_text`): ``("denied", "approved", "denial rate")`` for
+    "application denied", ``("released", "held", "release rate")`` for ``released = yes``; where neither names an
+    outcome, by whether a positive is favourable: ``("selected", "passed over", "positive rate")`` or
+    ``("flagged", "cleared", "positive rate")``."""
+    for words in (str(getattr(spec, "positive_meaning", "") or ""),
+                  label_text(getattr(spec, "y_column", ""), getattr(spec, "y1_values", ()) or (),
+                             getattr(spec, "y_threshold", None))):
+        text = " ".join(words.lower().split())
+        for pattern, positive, negative, rate in _OUTCOMES:
+            m = re.search(pattern, text)
+            if m is not None and not _negated(text, m):
+                return positive, negative, rate
+    return (*_GENERIC[label_favourable(spec)[0]], "positive rate")
+
+
+def error_words(spec=None, favourable: bool = True) -> dict[str, str]:
+    """The error rates' names in the task's words (:func:`outcome_words`): a false positive is someone wrongly given
+    the positive decision, ``"wrongly denied (FPR)"``; a false negative someone wrongly given the negative one,
+    ``"wrongly approved (FNR)"``. Without a task (a results file alone), the generic words for a ``favourable`` or
+    unfavourable positive label."""
+    positive, negative = outcome_words(spec)[:2] if spec is not None else _GENERIC[bool(favourable)]
+    return {"fpr": f"wrongly {positive} (FPR)", "fnr": f"wrongly {negative} (FNR)"}

@@ -187,7 +187,7 @@ def moved_away_summary(results: pd.DataFrame, group_names=None) -> list[str]:
             if not np.isfinite([target, fair_rate, plain]).all():
                 continue
             if abs(fair_rate - target) > abs(plain - target) + MOVE_TOLERANCE:
-                n = len(mine)
+                n = int(mine["seed"].nunique()) if "seed" in mine else len(mine)  # repeats as set, not rows
                 sentence = moved_away_sentence(first["label"], _name(group_names, g), fair_rate, plain, target, rate)
                 out.append(sentence if n == 1 else sentence[:-1] + f" (mean of {n} repeats).")
     return out

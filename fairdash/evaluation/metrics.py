@@ -5,6 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..data.meaning import error_words
+from ..models.registry import MODELS, model_info
+from ..targeting.criteria import criterion_info
+from ..targeting.decision import rule_info
 from .intervals import interval_over_splits
 from .metric_table import (
     EVAL,
@@ -131,16 +135,19 @@ def with_interval(r, column: str) -> str:
     return f"{m:.3f} ({lo:.3f} to {hi:.3f})" if np.isfinite(lo) and np.isfinite(hi) else f"{m:.3f}"
 
 
-ERROR_WORDS = {"fpr": "wrongly flagged (FPR)", "fnr": "wrongly passed over (FNR)", "precision": "precision",
-               "cal_error": "calibration error (score vs outcome)"}
+ERROR_WORDS = {"precision": "precision", "cal_error": "calibration error (score vs outcome)"}
 
 
-def error_rates_frame(summary: pd.DataFrame, group_names, prefix: str = POP_PREFIX, favourable: bool = True):
+def error_rates_frame(summary: pd.DataFrame, group_names, prefix: str = POP_PREFIX, favourable: bool = True,
+                      words: dict | None = None):
     """Each model's error rates per group from a summary over repeats (:func:`summarize`), with their 95%
-    intervals: who is wrongly flagged (FPR), wrongly passed over (FNR), and how often a positive decision is right
-    (precision); one row per (model, group). The harmful error leads: the wrongly passed over where a positive
-    label is favourable (a loan refused), the wrongly flagged where it is not (a rearrest predicted). ``None``
+    intervals: who is wrongly given the positive decision (FPR), wrongly given the negative one (FNR), and how often
+    a positive decision is right (precision); one row per (model, group). The rates are named in the task's words
+    (``words``: :func:`fairdash.data.meaning.error_words`, "wrongly denied (FPR)"; without them the generic words
+    for a favourable or unfavourable positive label). The harmful error leads: the false negatives where a positive
+    label is favourable (a loan refused), the false positives where it is not (a rearrest predicted). ``None``
     where the summary has no error rates."""
+    named = {**ERROR_WORDS, **(words or error_words(favourable=favourable))}
     order = ("fnr", "fpr", "precision") if favourable else ("fpr", "fnr", "precision")
     if f"{prefix}{order[0]}_0_mean" not in summary.columns:
         return None
@@ -151,7 +158,7 @@ def error_rates_frame(summary: pd.DataFrame, group_names, prefix: str = POP_PREF
             if f"{prefix}{order[0]}_{j}_mean" in summary.columns:
                 rows.append([str(r.get("label", r["model"])), g]
                             + [with_interval(r, f"{prefix}{m}_{j}") for m in shown])
-    return pd.DataFrame(rows, columns=["model", "group"] + [ERROR_WORDS[m] for m in shown])
+    return pd.DataFrame(rows, columns=["model", "group"] + [named[m] for m in shown])
 
 
 def confusion_frame(results: pd.DataFrame, group_names, prefix: str = POP_PREFIX) -> pd.DataFrame | None:
@@ -180,6 +187,13 @@ def format_mean_std(mean: float, std: float, digits: int = 3, repeats: int | Non
     return f"{mean:.{digits}f} ± {std:.{digits}f}" if np.isfinite(std) and not one else f"{mean:.{digits}f}"
 
 
+def splits_words(rows: pd.DataFrame) -> str:
+    """How many splits ``rows`` (one model's results rows) come from, as the analyst set the repeats: "on 1 split",
+    "on 3 splits" (a model fitted once beside several targets or rules has several rows a split: they count once)."""
+    n = int(rows["seed"].nunique()) if "seed" in rows.columns else len(rows)
+    return f"on {n} split" + ("" if n == 1 else "s")
+
+
 def one_class_notes(results: pd.DataFrame) -> list[str]:
     """Sentences for every model that predicted one class for everyone or a whole group, from a results
     table's ``one_class``/``pop_one_class`` columns: its ratios there are empty, never "perfectly fair"."""
@@ -192,7 +206,7 @@ def one_class_notes(results: pd.DataFrame) -> list[str]:
         hit = results[results[col].fillna("").astype(str) != ""]
         labels = hit["label"] if "label" in hit.columns else hit["model"]
         for (label, note), g in hit.groupby([labels, hit[col]], sort=False):
-            notes.append(f"{label} {note} on the {where} in {len(g)} run(s): {one_class_reason(note)}.")
+            notes.append(f"{label} {note} on the {where} {splits_words(g)}: {one_class_reason(note)}.")
     return list(dict.fromkeys(notes))
 
 
@@ -201,15 +215,53 @@ def result_notes(results: pd.DataFrame) -> list[str]:
     whole group (:func:`one_class_notes`), decision rules that did not reach their targets on the training
     rows (:func:`rule_notes`), models less accurate on the population than the majority class
     (:func:`below_majority_notes`), and models too accurate to be true (a leak)."""
-    notes = one_class_notes(results) + rule_notes(results) + below_majority_notes(results)
+    notes = one_class_notes(results) + rule_notes(results) + own_level_notes(results) + below_majority_notes(results)
     if "too_good" in results.columns:
         hit = results[results["too_good"].fillna(False).astype(bool)]
         labels = hit["label"] if "label" in hit.columns else hit["model"]
         for label, g in hit.groupby(labels, sort=False):
             best = float(np.nanmax(g[[c for c in (column_of("accuracy", w) for w in (EVAL, POP))
                                       if c in g.columns]].to_numpy(float)))
-            notes.append(f"{label} is too good: accuracy {best:.3f} on held-out rows in {len(g)} run(s). Look for a "
+            notes.append(f"{label} is too good: accuracy {best:.3f} on held-out rows {splits_words(g)}. Look for a "
                          "leak: a feature, or a few together, that give the label away (the Data page lists them).")
+    return notes
+
+
+OWN_LEVEL_TOLERANCE = 0.03  # a fairness model whose mean rate sits further than this from PR_t is said to ignore it
+
+
+def own_level_notes(results: pd.DataFrame) -> list[str]:
+    """One line per fairness model that PR_t does not steer (Kamiran & Calders, Agarwal et al., the threshold
+    optimizer, Zafar's methods: ``ModelInfo.uses_target_rate`` false) under a rule that does not aim at the target,
+    whose groups' mean rates on the population sit away from the run's PR_t: what it reached instead, so that an
+    equal rate at a level of its own (fairlearn's threshold optimizer at 0.996 against PR_t 0.80) is never read as
+    the analyst's target (issue 47, item 7)."""
+    need = {"model", "target_rate"}
+    if not need <= set(results.columns) or results["target_rate"].astype(float).isna().all():
+        return []
+    targets = sorted(results["target_rate"].astype(float).dropna().unique())
+    crit = (criterion_info(str(results["criterion"].dropna().iloc[0])) if "criterion" in results.columns
+            and results["criterion"].notna().any() else None)
+    rate = crit.rate if crit is not None else "pr"
+    rates = [c for c in (column_of(rate, POP, g) for g in range(8)) if c in results.columns]
+    notes = []
+    label = results["label"] if "label" in results.columns else results["model"]
+    for name, g in results.groupby(label, sort=False):
+        m = str(g["model"].iloc[0])
+        rule = str(g["decision"].iloc[0]) if "decision" in g.columns and pd.notna(g["decision"].iloc[0]) else ""
+        if (m not in MODELS or not model_info(m).criteria or model_info(m).uses_target_rate
+                or (rule and rule_info(rule).aims_at_target) or not rates):
+            continue
+        reached = g.groupby("seed")[rates].first().astype(float).mean() if "seed" in g.columns else \
+            g[rates].astype(float).mean()
+        if not np.isfinite(reached).all() or all(abs(r - t) <= OWN_LEVEL_TOLERANCE for r in reached for t in targets):
+            continue
+        said = " and ".join(f"{r:.3f} (group {j})" for j, r in enumerate(reached))
+        at = " and ".join(f"{t:.2f}" for t in targets)
+        notes.append(f"{name} does not aim at PR_t {at}: the target does not change it. Its groups' {rate.upper()}s on "
+                     f"the population are where its own method puts them, {said} (mean over "
+                     f"{splits_words(g)[3:]}). To decide at PR_t, use FairLR or FairGP, the target reduction (without "
+                     "s) or any model under the group-rates rule (with s).")
     return notes
 
 
@@ -265,7 +317,7 @@ def below_majority_notes(results: pd.DataFrame) -> list[str]:
     for label, g in hit.groupby(labels, sort=False):
         accuracy, majority = (g[column_of(c, POP)].astype(float).mean() for c in ("accuracy", "majority_accuracy"))
         notes.append(f"{label} is less accurate on the population ({accuracy:.3f}) than "
-                     f"predicting the majority class for everyone ({majority:.3f}) in {len(g)} run(s).")
+                     f"predicting the majority class for everyone ({majority:.3f}) {splits_words(g)}.")
     return notes
 
 

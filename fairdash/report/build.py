@@ -100,7 +100,7 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
         sections=[content.section_data(desc), content.section_choices(readout, criterion, results, seeds),
                   content.section_readout(desc, readout, results),
                   content.section_results(summary, criterion, group_names, results, desc.get("s_column") or "s",
-                                          bool(desc.get("positive_favourable", True)))],
+                                          bool(desc.get("positive_favourable", True)), desc.get("error_words"))],
         figures=figures, summary=content.plain_summary(summary, criterion, readout, desc),
         repro=content.repro_blocks(command, seeds, data_fingerprint or desc.get("data_fingerprint"),
                                    versions or software_versions(("plotly",)), results, config, created),

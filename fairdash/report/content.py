@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..analysis.rates import describe_t, s_predictability_text
 from ..data import SAMPLES, sample_of
-from ..data.meaning import ASSUMED, WORDS, disadvantaged_sentence, label_favourable
+from ..data.meaning import ASSUMED, WORDS, disadvantaged_sentence, error_words, label_favourable
 from ..evaluation.blindness import price_sentences
 from ..evaluation.gaps import ceiling_verdict, landing_verdict, moved_away_summary
 from ..evaluation.metric_table import EVAL, EVAL_PREFIX, POP, POP_PREFIX, column_of
@@ -86,6 +86,7 @@ def describe_task(task, *, dataset: str | None = None, description: str | None =
         "y1_values": list(spec.y1_values),
         "positive_meaning": positive_meaning or spec.positive_meaning or "",
         "positive_favourable": label_favourable(spec)[0], "positive_favourable_how": label_favourable(spec)[1],
+        "error_words": error_words(spec),  # the error rates named in the label's words ("wrongly denied (FPR)")
         "group_names": list(task.group_names),
         "label_names": list(task.label_names),
         "groups": [{"group": str(r["group"]), "rows": int(r["rows"]), "positives": int(r["positives"]),
@@ -316,16 +317,16 @@ def with_worst_groups(summary: pd.DataFrame, results: pd.DataFrame, by) -> pd.Da
 
 
 def error_rates_table(summary: pd.DataFrame, group_names, prefix: str = POP_PREFIX,
-                      favourable: bool = True) -> dict | None:
+                      favourable: bool = True, words: dict | None = None) -> dict | None:
     """:func:`fairdash.evaluation.metrics.error_rates_frame` as a report table."""
-    frame = error_rates_frame(summary, group_names, prefix, favourable)
+    frame = error_rates_frame(summary, group_names, prefix, favourable, words)
     if frame is None:
         return None
     return table(list(frame.columns), frame.values.tolist(), num_cols=range(2, frame.shape[1]))
 
 
 def section_results(summary: pd.DataFrame, criterion: str, group_names, results: pd.DataFrame,
-                    s_name: str = "s", favourable: bool = True) -> dict:
+                    s_name: str = "s", favourable: bool = True, words: dict | None = None) -> dict:
     groups_text = ", ".join(f"s={j} is {g}" for j, g in enumerate(map(str, group_names))) or "s=0 and s=1"
     eval_set = criterion_info(criterion).eval_set + " set"
     if "eval_set" in results.columns and results["eval_set"].notna().any():
@@ -347,7 +348,7 @@ def section_results(summary: pd.DataFrame, criterion: str, group_names, results:
     else:
         blocks.append(para(f"Measured on the {eval_set}."))
     blocks.append(_results_table(summary, criterion, ""))
-    errors = error_rates_table(summary, group_names, POP_PREFIX, favourable)
+    errors = error_rates_table(summary, group_names, POP_PREFIX, favourable, words)
     if errors is not None:
         blocks += [heading("Error rates per group, on the population"),
                    para("Mean over repeats, with its 95% interval (one repeat: a bootstrap of the test rows, "

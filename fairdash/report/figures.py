@@ -131,7 +131,7 @@ def _frontier_figure(plots, results: pd.DataFrame, s_name: str) -> tuple[str, An
 
 def _within_group_figures(results: pd.DataFrame, group_names, s_name: str) -> list[tuple[str, Any, str]]:
     """Who pays for deciding without s: per target rate with a price, the within-group figure."""
-    from ..evaluation.who_pays.table import who_pays_tables
+    from ..evaluation.who_pays.table import who_pays_tables  # lazy: as plots (pandas work only a price needs)
     from ..figures.plots_who_pays import within_group_figure  # lazy: as plots
 
     out = []

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairdash import data
+from fairdash.data.meaning import error_words
 from fairdash.evaluation.calibration import calibration_errors, reliability
 from fairdash.evaluation.metrics import confusion_frame, error_rates_frame, group_metrics, summarize
 from fairdash.targeting.target_spec import make_target_spec
@@ -69,8 +70,11 @@ def test_compas_leads_with_the_wrongly_flagged_and_shows_calibration_and_the_con
     res = run_experiment(ExperimentPlan(compas_task, ["lr"], [None], [0, 1])).results
     s = summarize(res, by=("model", "label"))
     frame = error_rates_frame(s, compas_task.group_names, favourable=False)
-    assert list(frame.columns) == ["model", "group", "wrongly flagged (FPR)", "wrongly passed over (FNR)", "precision",
+    assert list(frame.columns) == ["model", "group", "wrongly flagged (FPR)", "wrongly cleared (FNR)", "precision",
                                    "calibration error (score vs outcome)"]
+    # in the label's own words (issue 47, item 5): two-year-recid = 1 is a rearrest predicted
+    named = error_rates_frame(s, compas_task.group_names, favourable=False, words=error_words(compas_task.spec))
+    assert list(named.columns)[2:4] == ["wrongly flagged as reoffending (FPR)", "wrongly cleared (FNR)"]
     confusion = confusion_frame(res, compas_task.group_names)
     assert list(confusion["group"]) == list(compas_task.group_names)
     want = res[["pop_tp_0", "pop_fp_0", "pop_tn_0", "pop_fn_0"]].mean()

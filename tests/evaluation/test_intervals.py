@@ -111,7 +111,7 @@ def test_the_report_gives_each_group_s_error_rates_with_intervals_harmful_error_
     exp = run_experiment(ExperimentPlan(compas_task, ["fair-lr"], [0.401], [0], target=make_target_spec("dp")))
     s = summarize(exp.results, by=("model", "label", "target_rate"))
     rearrest = error_rates_table(s, compas_task.group_names, favourable=False)  # a positive label is unfavourable
-    assert rearrest["headers"][2:] == ["wrongly flagged (FPR)", "wrongly passed over (FNR)", "precision",
+    assert rearrest["headers"][2:] == ["wrongly flagged (FPR)", "wrongly cleared (FNR)", "precision",
                                        "calibration error (score vs outcome)"]
     row = exp.results.iloc[0]
     first = rearrest["rows"][0]

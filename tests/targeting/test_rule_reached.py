@@ -86,7 +86,7 @@ def test_population_accuracy_below_the_majority_class_is_flagged():
     out = flag_below_majority(res, {0: 0.779})
     assert list(out["below_majority"]) == [True, False]
     assert below_majority_notes(out) == ["A is less accurate on the population (0.600) than predicting the majority "
-                                         "class for everyone (0.779) in 1 run(s)."]
+                                         "class for everyone (0.779) on 1 split."]
     assert "below_majority" not in flag_below_majority(res, {0: 0.5}).columns  # nothing to flag: no column
 
 

@@ -22,6 +22,7 @@ import json
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import ndtri
 
 from ..intervals import DRAWS, LEVEL, SEED, paired_difference_interval, wilson_interval
 
@@ -136,7 +137,7 @@ def leaned_on(X, names, score, s, pred_blind, n_groups: int, level: float = LEVE
     feature; the AUC pools them (their sum over the bands' pairs), and its interval resamples the bands (a cluster
     bootstrap: a band's rows are compared only with each other). Bands so narrow that the with-s rule sees their
     rows alike leave what the blind rule adds: the features through which it finds s."""
-    from scipy.stats import rankdata
+    from scipy.stats import rankdata  # lazy: heavy, scipy.stats takes seconds on a page's first figure
 
     X = np.asarray(X, dtype=float)
     b = np.asarray(pred_blind).astype(int).ravel()
@@ -174,7 +175,7 @@ def leaned_on(X, names, score, s, pred_blind, n_groups: int, level: float = LEVE
 def s_strengths(X, s, n_groups: int) -> np.ndarray:
     """How well each column of ``X`` alone tells the groups apart: its AUC for being in a group against the rest, as
     ``max(auc, 1 - auc)``, the largest over the groups (0.5: not at all; 1: it is s)."""
-    from scipy.stats import rankdata
+    from scipy.stats import rankdata  # lazy: heavy, scipy.stats takes seconds on a page's first figure
 
     X, s = np.asarray(X, dtype=float), np.asarray(s).astype(int).ravel()
     ranks = rankdata(X, axis=0)
@@ -225,8 +226,6 @@ def within_group(feature: str, x, strata, s, score, pred_with, pred_blind, n_gro
     as Mantel and Haenszel do (``n_high * n_low / (n_high + n_low)``), with each band's variance from Agresti and
     Caffo's adjusted shares (one acceptance and one refusal added to each side), so a band where everyone is
     accepted still counts its uncertainty."""
-    from scipy.special import ndtri
-
     z = float(ndtri(0.5 + level / 2.0))
     s, strata = np.asarray(s).astype(int).ravel(), np.asarray(strata).ravel()
     score = np.asarray(score, dtype=float).ravel()
