@@ -136,7 +136,8 @@ _OUTCOMES = (
     (r"\bgrant", "granted", "refused", "grant rate"),
     (r"\baccept", "accepted", "rejected", "acceptance rate"),
     (r"\breject", "rejected", "accepted", "rejection rate"),
-    (r"\b(?:re-?)?arrest", "flagged for arrest", "cleared", "arrest rate"),
+    (r"\bre-?arrest", "flagged for rearrest", "cleared", "rearrest rate"),
+    (r"\barrest", "flagged for arrest", "cleared", "arrest rate"),
     (r"\brecid|\bre-?offend", "flagged as reoffending", "cleared", "recidivism rate"),
     (r"\bdefault", "flagged as defaulting", "cleared", "default rate"),
 )

@@ -33,28 +33,33 @@ def _count(v: float) -> str:
     return f"{v:,.0f}" if np.isfinite(v) else "?"
 
 
-def moves_words(row: dict, name: str, s_name: str, over: str) -> str:
-    """One group's people decided differently: "Of the 1,234 people of group B in a split's test rows, deciding with
-    race gives 520 a positive decision; without race, 22 of those get a negative one ... and 20 others a positive
-    one instead ...; net ..."."""
+GENERIC = ("given a positive decision", "given a negative decision")  # without the task's words for its decisions
+
+
+def moves_words(row: dict, name: str, s_name: str, over: str, words=GENERIC) -> str:
+    """One group's people decided differently, ``words`` being the positive and negative decisions
+    (:func:`fairdash.data.meaning.outcome_words`): "Of the 813 people in group B in a split's test rows, deciding with
+    race, 335 are flagged as reoffending; without race, 71 of those are cleared (...) and 75 others are flagged as
+    reoffending instead (...): net ..."."""
+    pos, neg = words
     net = row["net_accepted_without_s"]
     side = ("" if not np.isfinite(net[1]) else
             ", the interval holding zero" if net[1] <= 0 <= net[2] else ", wholly above zero" if net[1] > 0 else
             ", wholly below zero")
     refused, accepted = _count(row["refused"]), _count(row["accepted"])
-    return (f"Of the {_count(row['n'])} people in group {name} in {over}, deciding with {s_name} gives "
-            f"{_count(row['with_s_accepts'])} a positive decision; without {s_name}, {refused} of those "
-            f"{'gets' if refused == '1' else 'get'} a negative one ({_pct(row['refused_without_s'][0])} of the group, "
-            f"{_share_ci(row['refused_without_s'])}) and {accepted} {'other gets' if accepted == '1' else 'others get'}"
-            f" a positive one instead ({_pct(row['accepted_without_s'][0])}, {_share_ci(row['accepted_without_s'])}): "
-            f"net {100 * net[0]:+.1f} points of the group ({_points(net)}{side}).")
+    return (f"Of the {_count(row['n'])} people in group {name} in {over}, deciding with {s_name}, "
+            f"{_count(row['with_s_accepts'])} are {pos}; without {s_name}, {refused} of those "
+            f"{'is' if refused == '1' else 'are'} {neg} ({_pct(row['refused_without_s'][0])} of the group, "
+            f"{_share_ci(row['refused_without_s'])}) and {accepted} {'other is' if accepted == '1' else 'others are'}"
+            f" {pos} instead ({_pct(row['accepted_without_s'][0])}, {_share_ci(row['accepted_without_s'])}): "
+            f"net {100 * net[0]:+.1f} points of the group {pos} ({_points(net)}{side}).")
 
 
 def _high_words(feature: str) -> str:
     return f"people with {feature}" if " = " in feature else f"people above their group's median {feature}"
 
 
-def lean_words(table: dict, s_name: str) -> str:
+def lean_words(table: dict, s_name: str, words=GENERIC) -> str:
     """The feature the rule without s leans on most beyond the rule with s, and whether it stands in for s."""
     if "feature" not in table:
         return (f"No feature tells whom the rule without {s_name} decides otherwise among people the rule with "
@@ -71,11 +76,11 @@ def lean_words(table: dict, s_name: str) -> str:
                 f"leans on most beyond the rule with {s_name} is {f} ({lean}), but {why}.")
     others = "; ".join(f"{o[0]} (AUC {o[1]:.2f})" for o in table.get("others", [])[:2])
     return (f"Without {s_name}, the rule leans most on {f}: among people of one group whom the rule with {s_name} "
-            f"scores alike, {_high_words(f)} get a positive decision {how} often without {s_name} ({lean}); {f} alone "
+            f"scores alike, {_high_words(f)} are {words[0]} {how} often without {s_name} ({lean}); {f} alone "
             f"tells {s_name} apart with AUC {proxy:.2f}." + (f" It also leans on {others}." if others else ""))
 
 
-def within_words(table: dict, s_name: str, group_names) -> str:
+def within_words(table: dict, s_name: str, group_names, words=GENERIC) -> str:
     """The within-group disparity on the feature leaned on most, per group."""
     rows = [(g, r[WITHIN]) for g, r in enumerate(table["groups"]) if WITHIN in r and np.isfinite(r[WITHIN][0])]
     if "feature" not in table or not rows:
@@ -86,9 +91,8 @@ def within_words(table: dict, s_name: str, group_names) -> str:
         return (f"{abs(100 * ci[0]):.1f} points {how} often than the others in group {_group(group_names, g)} "
                 f"(95% interval {_points(ci)}{side})")
 
-    return (f"Within each group, among people in the same band of the rule with {s_name}'s score, the rule without "
-            f"{s_name} gives {_high_words(table['feature'])} a positive decision "
-            + "; ".join(one(g, ci) for g, ci in rows) + ".")
+    return (f"Within each group, among people in the same band of the rule with {s_name}'s score, without {s_name} "
+            f"{_high_words(table['feature'])} are {words[0]} " + "; ".join(one(g, ci) for g, ci in rows) + ".")
 
 
 def decision_meaning(spec) -> str:
@@ -113,9 +117,10 @@ def who_pays_sentences(results, s_name: str = "s", group_names=None, spec=None) 
         at = f" at PR_t {t:.2f}" if t is not None and np.isfinite(t) else ""
         parts = [f"Who pays for deciding without {s_name}{at}" + (f" ({decision_meaning(spec)})" if spec else "")
                  + ":"]
-        parts += [moves_words(r, _group(group_names, g), s_name, over if g == 0 else "a split's test rows")
+        words = meaning.outcome_words(spec)[:2] if spec is not None else GENERIC
+        parts += [moves_words(r, _group(group_names, g), s_name, over if g == 0 else "a split's test rows", words)
                   for g, r in enumerate(table["groups"])]
-        parts += [lean_words(table, s_name), within_words(table, s_name, group_names)]
+        parts += [lean_words(table, s_name, words), within_words(table, s_name, group_names, words)]
         out.append(" ".join(p for p in parts if p))
     return out
 
