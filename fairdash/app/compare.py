@@ -12,7 +12,7 @@ import streamlit as st
 
 from ..analysis.rates import evaluation_rates, training_rates
 from ..data import split_arrays
-from ..data.meaning import error_words, label_favourable
+from ..data.meaning import error_words, label_favourable, outcome_words
 from ..evaluation.blindness import has_both_sides, land_words, price_sentences
 from ..evaluation.calibration import reliability
 from ..evaluation.gaps import ceiling_table, moved_away_summary
@@ -235,7 +235,8 @@ def who_pays(box, res, task, number: int) -> None:
         at = box.selectbox("Within-group figure at PR_t", range(len(tables)), key=f"who_pays_target_{number}",
                            format_func=lambda i: f"{tables[i][0]:.2f}")
     t, table = tables[at]
-    box.plotly_chart(within_group_figure(table, s_name=s_name, group_names=task.group_names),
+    box.plotly_chart(within_group_figure(table, s_name=s_name, group_names=task.group_names,
+                                         positive=outcome_words(task.spec)[0]),
                      key=f"fig_within_group_{number}", config=CHART)
     box.caption("Each band holds people of one group whom the rule with s scores alike; solid: people with a high "
                 "value of the feature the rule without s leans on most, dashed: the others, dotted: the rule with s. "
