@@ -43,7 +43,7 @@ if c2.button("Clear the run history", key="clear_runs"):
 if not chosen:
     st.info("Choose at least one run.")
     text.end_page()
-runs = [by_number[n] for n in chosen]
+runs = compare.one_table([by_number[n] for n in chosen])  # runs of one table at a time
 criterion = compare.one_criterion(runs)
 if criterion is None:
     st.warning("These runs judge different criteria (parity and opportunity); compare runs of one criterion.")

@@ -31,8 +31,8 @@ from ..targeting.decision import positive_scores
 from ..targeting.target_spec import criterion_info
 from ..work.runs import rows_together, side_by_side
 from . import tables, target_state
-from .server import state
-from .ui import text, upload
+from .server import session, state
+from .ui import navigation, text, upload
 
 CHART = {"displayModeBar": False}
 VIEWS = {"population": "The population (ordinary test set)", "balanced": "The paper's balanced test set"}
@@ -57,6 +57,40 @@ def kept_runs(chosen, history, seen: int | None = None) -> list:
     numbers = {r.number for r in history}
     newer = [] if seen is None else [r.number for r in history if r.number > seen and r.number not in chosen]
     return [n for n in chosen if n in numbers] + newer or [history[-1].number]
+
+
+def by_table(runs) -> dict:
+    """The runs grouped by the table and task they were trained on (the task's fingerprint: its rows, s, y and
+    features), the group of the newest run first: runs of different tables are never drawn on one figure."""
+    groups: dict = {}
+    for r in sorted(runs, key=lambda r: -r.number):
+        groups.setdefault(r.task.fingerprint, []).append(r)
+    return {k: sorted(v, key=lambda r: r.number) for k, v in groups.items()}
+
+
+def table_words(runs) -> str:
+    """One table's runs in words, for the choice between tables: "mortgages.csv, s = race, y = deny (runs 3, 4)"."""
+    t = runs[0].spec.task
+    numbers = ", ".join(str(r.number) for r in runs)
+    return (f"{runs[0].data_name}, s = {t.s_column}, y = {t.y_column} "
+            f"({'run' if len(runs) == 1 else 'runs'} {numbers})")
+
+
+def one_table(runs) -> list:
+    """The chosen runs of one table: all of them where they share one; else the analyst's choice among the tables
+    (kept for the session; the newest run's table at first), with a line saying why the others are not drawn."""
+    groups = by_table(runs)
+    if len(groups) == 1:
+        return runs
+    keys = list(groups)
+    session.remember(state.COMPARE_TABLE, keys[0])  # the choice is kept for the session, across pages
+    if state.current().compare_table not in groups:
+        navigation.set_if_changed(state.COMPARE_TABLE, keys[0])
+    st.warning(f"The chosen runs were trained on {len(groups)} different tables or tasks. Their groups, rates and "
+               "targets are not comparable on one figure, so Compare draws one table's runs at a time.",
+               icon=":material/table_view:")
+    key = st.radio("Runs of the table", keys, key=state.COMPARE_TABLE, format_func=lambda k: table_words(groups[k]))
+    return groups[key]
 
 
 def one_criterion(runs) -> str | None:

@@ -1,0 +1,73 @@
+"""One table per Compare (issue 47, item 4): runs trained on different tables or tasks are never drawn on one figure.
+Where the chosen runs span several, Compare says so and draws one table's runs at a time (the newest run's table
+first), the choice kept for the session; runs of one table are drawn together as before."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairdash import data
+from fairdash.files.run_spec import RunSpec
+from fairdash.targeting.target_spec import make_target_spec
+from fairdash.work.experiments import ExperimentPlan, run_experiment
+from fairdash.work.runs import Run
+
+import app_state
+from app_pages import new_app, ok
+
+pytestmark = pytest.mark.usefixtures("cpu_only", "app_frame")
+
+
+def _other_task():
+    rng = np.random.default_rng(3)
+    n = 1500
+    df = pd.DataFrame({"colour": rng.choice(["teal", "amber"], n), "x": rng.normal(size=n),
+                       "deny": rng.choice(["yes", "no"], n)})
+    return data.build_task(df, data.TaskSpec("colour", "deny", ("teal",), ("yes",)))
+
+
+def _run(task, name, number):
+    target = make_target_spec("dp", 0.3)
+    res = run_experiment(ExperimentPlan(task, ["lr"], [0.3], [0], target=target)).results
+    spec = RunSpec(data=name, task=task.spec, target=target, models=("lr",), target_rates=(0.3,), seeds=(0,),
+                   group_names=task.group_names)
+    return Run(spec, task, name, res, number=number)
+
+
+def test_runs_of_two_tables_are_drawn_one_table_at_a_time():
+    at = new_app()
+    adult = app_state.get(at, "task")
+    runs = [_run(adult, "Adult", 1), _run(_other_task(), "loans.csv", 2)]
+    app_state.put(at, "runs", runs)
+    app_state.put(at, "run", runs[-1])
+    at.switch_page("pages/compare.py").run()
+    at.multiselect(key="compare_runs").set_value([1, 2]).run()
+    ok(at)
+    assert any("trained on 2 different tables or tasks" in w.value for w in at.warning)
+    choice = at.radio(key="compare_table")
+    assert choice.options == ["loans.csv, s = colour, y = deny (run 2)", "Adult, s = sex, y = salary (run 1)"]
+    assert choice.value == runs[1].task.fingerprint  # the newest run's table first
+    table = next(d.value for d in at.dataframe if "model" in d.value.columns)
+    assert any("(amber)" in c or "(teal)" in c for c in table.columns)  # its groups, not Adult's
+    assert not any("(Female)" in c for c in table.columns)
+    choice.set_value(runs[0].task.fingerprint).run()
+    ok(at)
+    table = next(d.value for d in at.dataframe if "model" in d.value.columns)
+    assert any("(Female)" in c for c in table.columns) and not any("(teal)" in c for c in table.columns)
+    at.switch_page("pages/train.py").run()
+    at.switch_page("pages/compare.py").run()
+    ok(at)
+    assert at.radio(key="compare_table").value == runs[0].task.fingerprint  # kept for the session
+
+
+def test_runs_of_one_table_are_drawn_together_without_a_question():
+    at = new_app()
+    adult = app_state.get(at, "task")
+    runs = [_run(adult, "Adult", 1), _run(adult, "Adult", 2)]
+    app_state.put(at, "runs", runs)
+    at.switch_page("pages/compare.py").run()
+    at.multiselect(key="compare_runs").set_value([1, 2]).run()
+    ok(at)
+    assert not [r for r in at.radio if r.key == "compare_table"]
+    assert not any("different tables" in w.value for w in at.warning)
