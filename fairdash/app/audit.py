@@ -13,6 +13,7 @@ import streamlit as st
 
 from ..figures import plots
 from ..files import audit as library
+from ..files.drift import shown_drift
 from ..targeting.target_spec import criterion_info
 from . import export, tables
 from .server import state
@@ -74,6 +75,14 @@ def show_warnings(result: library.Audit) -> None:
             st.warning(text.literal(note), icon=":material/warning:")
     for note in result.notes:
         st.info(text.literal(note), icon=":material/info:")
+    if len(scored.drift):
+        st.markdown("**Drift against the training rows**, feature by feature")
+        tables.show_numbers(shown_drift(scored.drift), key="audit_drift")
+        st.caption("Out of range: the share of rows outside the training minimum and maximum (Wilson's 95% "
+                   "interval). Shift: the Kolmogorov-Smirnov distance between the new rows and the training rows "
+                   "(numbers) or the total variation distance between their categories' shares (text). Drifted: "
+                   "more rows out of range, or a shift, than chance gives at a 5% level for the whole table "
+                   "(shared among its features).")
 
 
 def show_rates(result: library.Audit, run) -> None:

@@ -28,6 +28,7 @@ from ..data.profile import values_as_text
 from ..data.reading.repairs import clean_table
 from ..data.task import group_codes, group_index
 from ..errors import FairDashError, shorten
+from ..evaluation.intervals import wilson_interval
 from ..evaluation.metric_table import EVAL, POP, TRAIN, column_of, share
 from ..evaluation.metrics import group_metrics
 from ..targeting.target_spec import criterion_info
@@ -64,6 +65,7 @@ class Scored:
     prediction: str
     notes: list = field(default_factory=list)
     cleaned: pd.DataFrame | None = None  # the table as it was scored (its repairs made)
+    drift: pd.DataFrame = field(default_factory=pd.DataFrame)  # per feature against training (files.drift)
 
     @property
     def decided(self) -> np.ndarray:
@@ -86,7 +88,7 @@ def score_table(model, df: pd.DataFrame) -> Scored:
     res = df.copy()
     res[prob_col] = scores.probability
     res[pred_col] = scores.decision  # by the model's decision rule
-    return Scored(res, prob_col, pred_col, notes, cleaned)
+    return Scored(res, prob_col, pred_col, notes, cleaned, scores.drift)
 
 
 def decisions_csv(scored: Scored) -> str:
@@ -191,25 +193,51 @@ def rates_per_group(decided, groups, labels, group_names, targets, criterion: st
         target = float(targets[j]) if j < len(targets) and targets[j] is not None else float("nan")
         row = {"group": str(name), "rows": int(in_j.sum()), "positive decisions": int((p[in_j] == 1).sum()),
                "positive rate": share(p == 1, in_j), "target": target}
+        row.update(_bounds("positive rate", row["positive decisions"], row["rows"]))
         if labelled is not None:
             row["labelled rows"] = int((labelled & in_j).sum())
             row.update({words: float(measured.get(f"{key}_{j}", np.nan)) for key, words in ERROR_RATES})
-        own = row.get("TPR", float("nan")) if on_positives else row["positive rate"]
-        row["gap to target"] = _gap(own, target)
+            y = np.asarray(labels).astype(int)
+            for words, event, among in _COUNTED:
+                rows_of = labelled & in_j & among(y, p)
+                row.update(_bounds(words, int((rows_of & event(y, p)).sum()), int(rows_of.sum())))
+        own = "TPR" if on_positives else "positive rate"
+        row["gap to target"] = _gap(row.get(own, float("nan")), target)
+        for b in BOUNDS:  # the target is held fixed: the gap's interval is the rate's, less the target
+            row["gap to target" + b] = _gap(row.get(own + b, float("nan")), target)
         rows.append(row)
     frame = pd.DataFrame(rows)
     lead = ["group", "rows", "positive decisions", "positive rate", "target", "gap to target"]
     return frame[lead + [c for c in frame.columns if c not in lead]]
 
 
+BOUNDS = (" lo", " hi")  # a rate's 95% interval: "<rate> lo", "<rate> hi" (Wilson's, from its counts)
+# the error rates as counts of the labelled rows: (words, the event, the rows it is counted among)
+_COUNTED = (("TPR", lambda y, p: p == 1, lambda y, p: y == 1), ("FPR", lambda y, p: p == 1, lambda y, p: y == 0),
+            ("FNR", lambda y, p: p == 0, lambda y, p: y == 1), ("accuracy", lambda y, p: p == y, lambda y, p: y >= 0))
+
+
+def _bounds(words: str, k: int, n: int) -> dict:
+    """A rate's 95% interval from its counts (Wilson's: a group of 33 rows still gets an honest width)."""
+    lo, hi = wilson_interval(k, n)
+    return {words + BOUNDS[0]: float(lo), words + BOUNDS[1]: float(hi)}
+
+
 def shown_rates(rates: pd.DataFrame) -> pd.DataFrame:
-    """The rates as text for a screen: three decimals, a gap with its sign, and "n/a" where a rate has no row to
-    be measured on (never NaN)."""
-    out = rates.copy()
+    """The rates as text for a screen: three decimals with the 95% interval beside (``0.412 (0.350 to 0.476)``), a
+    gap with its sign, and "n/a" where a rate has no row to be measured on (never NaN)."""
+    out = rates[[c for c in rates.columns if not c.endswith(BOUNDS)]].copy()
     for c in out.columns:
-        if pd.api.types.is_float_dtype(out[c]):
-            form = "{:+.3f}" if c == "gap to target" else "{:.3f}"
-            out[c] = [form.format(v) if np.isfinite(v) else "n/a" for v in out[c]]
+        if not pd.api.types.is_float_dtype(out[c]):
+            continue
+        form = "{:+.3f}" if c == "gap to target" else "{:.3f}"
+        bounded = all(c + b in rates.columns for b in BOUNDS)
+        cells = []
+        for i, v in enumerate(out[c]):
+            lo, hi = (float(rates[c + b].iloc[i]) for b in BOUNDS) if bounded else (np.nan, np.nan)
+            cells.append("n/a" if not np.isfinite(v) else form.format(v) + (
+                f" ({form.format(lo)} to {form.format(hi)})" if np.isfinite(lo) and np.isfinite(hi) else ""))
+        out[c] = cells
     return out
 
 
@@ -226,7 +254,9 @@ def rates_sentence(rates: pd.DataFrame, criterion: str) -> str:
     for _, r in rates.iterrows():
         t, g = r["target"], r["gap to target"]
         against = (f" against target {t:.3f}" + (f" ({g:+.3f})" if np.isfinite(g) else "")) if np.isfinite(t) else ""
-        said = f"{r['group']}: positive rate {number(r['positive rate'])}"
+        ci = (f" (95% interval {r['positive rate lo']:.3f} to {r['positive rate hi']:.3f})"
+              if "positive rate lo" in r and np.isfinite(r["positive rate lo"]) else "")
+        said = f"{r['group']}: positive rate {number(r['positive rate'])}{ci}"
         if not crit.positives_only:
             said += against
         elif "TPR" in rates.columns:

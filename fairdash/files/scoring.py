@@ -50,6 +50,7 @@ from ..data.reading.repairs import clean_table
 from ..data.task import group_codes, group_index
 from ..errors import FairDashError, shorten
 from ..targeting.decision import FittedDecision, positive_scores, predicts_with_s
+from .drift import drift_notes, drift_record, drift_table
 
 SCHEMA_VERSION = 1
 SHOWN_ROWS = 3  # row labels quoted in a message
@@ -98,7 +99,8 @@ def _schema(task, train_rows) -> dict:
     columns = {}
     for c in X.columns:
         col = X[c]
-        entry = {"kind": "text" if c in cats else "number", "missing": int(col.isna().sum())}
+        entry = {"kind": "text" if c in cats else "number", "missing": int(col.isna().sum()),
+                 **drift_record(col, c in cats)}
         if c not in cats:
             v = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
             v = v[np.isfinite(v)]
@@ -127,6 +129,7 @@ class Checked:
 
     X: pd.DataFrame
     notes: list = field(default_factory=list)
+    drift: pd.DataFrame = field(default_factory=pd.DataFrame)  # per feature against training (files.drift)
 
 
 def _rows(index, n: int = SHOWN_ROWS) -> str:
@@ -179,7 +182,7 @@ def check_table(df, feature_columns, categorical_features, known: dict, schema: 
     cats = set(categorical_features)
     cols = (schema or {}).get("columns") or {}
     X = df[feature_columns].copy()
-    notes, refusals = [], []
+    notes, refusals, far = [], [], {}
     for c in feature_columns:
         entry = cols.get(str(c), {})
         if c in cats:
@@ -196,6 +199,7 @@ def check_table(df, feature_columns, categorical_features, known: dict, schema: 
             X[c] = col
             how = "with the median of training"
             if (note := _far_outside(col, c, entry.get("min"), entry.get("max"))) is not None:
+                far[c] = note
                 notes.append(note)
         blank = X.index[X[c].isna().to_numpy()]
         if len(blank) == len(X) > 1:  # an empty column is a missing column
@@ -207,7 +211,16 @@ def check_table(df, feature_columns, categorical_features, known: dict, schema: 
     if refusals:
         more = f" ({len(refusals) - 1} more column(s) like it)" if len(refusals) > 1 else ""
         raise FairDashError(refusals[0] + more)
-    return Checked(X, notes)
+    drift = drift_table(X, schema, cats)
+    drifted = drift_notes(drift, schema, {c: _far_words(n) for c, n in far.items()})
+    # a column that drifted says so in one line (its far rows with it); the far note stands where none is recorded
+    notes = [n for n in notes if not any(n is far.get(c) for c in drifted)] + list(drifted.values())
+    return Checked(X, notes, drift)
+
+
+def _far_words(note: str) -> str:
+    """The far-outside note's own part for the drift line: ``first: 900, rows 3, 7, ...; other units?``."""
+    return note[note.find("(first: ") + 1:note.rfind(")")] if "(first: " in note else ""
 
 
 def _checked_shape(df, feature_columns) -> list:
@@ -358,6 +371,7 @@ class Scores:
     probability: np.ndarray
     decision: np.ndarray
     notes: list
+    drift: pd.DataFrame = field(default_factory=pd.DataFrame)  # per feature against training (files.drift)
 
 
 class ScoresRawTables:
@@ -431,7 +445,7 @@ class ScoresRawTables:
         s = self.group_codes(df) if self.decides_with_s else None
         est = self.estimator
         decision = getattr(self, "decision", None) or FittedDecision()
-        return Scores(positive_scores(est, X, s), np.asarray(decision.decide(est, X, s)), checked.notes)
+        return Scores(positive_scores(est, X, s), np.asarray(decision.decide(est, X, s)), checked.notes, checked.drift)
 
     def predict_proba(self, df: pd.DataFrame) -> np.ndarray:
         checked = self.check_table(df)

@@ -94,7 +94,11 @@ def test_a_drifted_table_is_warned_by_column_rated_per_group_and_its_decisions_a
     _upload(at, table.name, table.read_bytes())
     assert not at.error, [e.value for e in at.error]
     warnings = [_shown(w.value) for w in at.warning]
-    assert any(w.startswith("Column 'age': 25 row(s) lie far outside the training range") for w in warnings), warnings
+    age = [w for w in warnings if "'age'" in w]  # one line a column: its drift, with the far rows (issue 47, item 8)
+    assert len(age) == 1 and age[0].startswith("Drift in column 'age': 25 of 400 rows"), warnings
+    assert "outside the training range" in age[0] and "other units?" in age[0]
+    drift = next(d.value for d in at.dataframe if "shift from training" in d.value.columns)
+    assert drift.set_index("feature").loc["age", "drifted"] == "yes" and "out of range (95% interval)" in drift
     # the rates per group, against the run's target, as a sentence and a table; never NaN
     text = _everything_shown(at)
     assert "Non-Caucasian: positive rate" in text and "against target 0.400" in text

@@ -14,6 +14,7 @@ import pytest
 
 from fairdash import data
 from fairdash.errors import FairDashError
+from fairdash.evaluation.intervals import wilson_interval
 from fairdash.files import audit
 from fairdash.files.export import load_model, model_bytes, save_model
 from fairdash.files.run_spec import RunSpec
@@ -81,8 +82,10 @@ def test_decisions_are_the_cli_predict_file_byte_for_byte(run, drifted, tmp_path
 def test_the_drifted_column_is_warned_by_name_and_the_unseen_group_in_one_line(run, drifted):
     model = _model(run, "fair-lr")
     result = audit.audit_table(model, data.read_table(drifted), _targets(model), "dp")
-    age = [n for n in result.scored.notes if n.startswith("Column 'age'")]
-    assert len(age) == 1 and "40 row(s) lie far outside the training range 18 to 96" in age[0], result.scored.notes
+    age = [n for n in result.scored.notes if "'age'" in n]  # one line a column (issue 47, item 8): its drift
+    assert len(age) == 1 and age[0].startswith("Drift in column 'age': 40 of "), result.scored.notes
+    assert "lie outside the training range 18 to 96" in age[0] and "other units?" in age[0]
+    assert result.scored.drift.set_index("feature").loc["age", "drifted"]
     unseen = [n for n in result.notes if "'Martian'" in n]
     assert len(unseen) == 1 and "5 row(s)" in unseen[0] and "never seen in training" in unseen[0], result.notes
     assert "\n" not in unseen[0]
@@ -108,7 +111,13 @@ def test_rates_per_group_are_recomputed_from_the_decisions(run, drifted):
         assert r["FPR"] == pytest.approx(p[g & (y == 0)].mean())
         assert r["FNR"] == pytest.approx(1 - p[g & (y == 1)].mean())
         assert r["accuracy"] == pytest.approx((p[g] == y[g]).mean())
+        # each rate with its 95% interval (issue 47, item 8): Wilson's, from the group's counts
+        lo, hi = (float(v) for v in wilson_interval(p[g].sum(), g.sum()))
+        assert (r["positive rate lo"], r["positive rate hi"]) == pytest.approx((lo, hi))
+        assert r["gap to target lo"] == pytest.approx(lo - 0.4) and r["TPR lo"] <= r["TPR"] <= r["TPR hi"]
     assert result.labelled
+    shown = audit.shown_rates(result.rates).set_index("group")
+    assert shown.loc["Caucasian", "positive rate"].count(" to ") == 1 and "lo" not in " ".join(shown.columns)
     assert sum(rates["rows"]) == N_ROWS
 
 
