@@ -258,8 +258,15 @@ def price_sentence(row, s_name: str = "s", group_names=None) -> str:
                  f"feature) cut some: {row['folded']}; the price is for the features as cut.")
     return (f"{verdict}, measured {where} over {splits}. {_matched_words(row, s_name, group_names)}. Without {s_name}: "
             f"{row['blind_label']}, {bp:.2f}% accurate{_rates_words(row.get('blind_pr'), group_names)}; with "
-            f"{s_name}: {row['with_s_label']}, {wp:.2f}% accurate{_rates_words(row.get('with_s_pr'), group_names)}. "
+            f"{s_name}: {row['with_s_label']}{_own_words(row['with_s_label'])}, {wp:.2f}% accurate"
+            f"{_rates_words(row.get('with_s_pr'), group_names)}. "
             f"Difference {price:+.2f} points; {interval}.{gone}")
+
+
+def _own_words(with_s_label: str) -> str:
+    """Where the rule with s is one the price fitted for itself (cuts on LR with s), not a model of the run, say so:
+    its accuracy is no row of the results table (issue 47, item 5)."""
+    return "" if str(with_s_label).endswith("'s scores") else " (fitted for this comparison, not a row of the results)"
 
 
 def _verdict(price: float, lo: float, hi: float, known: bool, s_name: str, at: str) -> str:

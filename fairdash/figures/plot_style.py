@@ -71,25 +71,30 @@ def label_styles(labels, runs: dict | None = None) -> dict[str, dict]:
     labels = list(dict.fromkeys(str(x) for x in labels))
     runs = {str(k): int(v) for k, v in (runs or {}).items()}
     numbers = sorted({runs[x] for x in labels if x in runs})
-    out, spare = {}, 0
+    out, spares = {}, {}
     for label in labels:
         key = max((k for k in MODEL_STYLES if label.startswith(k)), key=len, default=None)
         if key is not None:
             colour, symbol = MODEL_STYLES[key]
         else:
-            # past the spare symbols, the colours start one further on: no two unnamed models look alike
+            # one look per model whatever its run or rule (issue 47, item 6): keyed by the label's model words;
+            # past the spare symbols, the colours start one further on, so no two unnamed models look alike
+            spare = spares.setdefault(model_words(label), len(spares))
             turn = spare // len(_SPARE_SYMBOLS)
             colour = OKABE_ITO[(spare + turn) % len(OKABE_ITO)]
             symbol = _SPARE_SYMBOLS[spare % len(_SPARE_SYMBOLS)]
-            spare += 1
         fill = ""
-        if label in runs:
-            i = numbers.index(runs[label])
-            fill = _RUN_FILLS[i % len(_RUN_FILLS)]
-            if i >= len(_RUN_FILLS):  # a fifth run of one model: next colour as well
-                colour = OKABE_ITO[(OKABE_ITO.index(colour) + i // len(_RUN_FILLS)) % len(OKABE_ITO)]
+        if label in runs:  # runs by the symbol's fill; a model keeps its colour in every run (the label says which)
+            fill = _RUN_FILLS[numbers.index(runs[label]) % len(_RUN_FILLS)]
         out[label] = {"colour": colour, "symbol": symbol + fill}
     return out
+
+
+def model_words(label: str) -> str:
+    """A label's model, without its rule, flags and run: ``Target reduction`` for ``Target reduction (decides without
+    s, randomised) [group-rates] · run 3``."""
+    cut = min((i for i in (label.find(" ("), label.find(" ["), label.find(" · ")) if i > 0), default=len(label))
+    return label[:cut]
 
 
 def marker(style: dict, size: int = 11) -> dict:

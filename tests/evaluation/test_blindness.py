@@ -93,7 +93,8 @@ def test_rows_carry_their_split_price_and_a_split_without_one_says_why():
     assert said.startswith("The table cannot tell whether deciding without sex costs accuracy at PR_t 0.30: the "
                            "difference is +2.50 points and its interval holds zero, measured on the population test "
                            "rows")
-    assert "Without sex: B, 78.00% accurate; with sex: per-group cuts on LR with s, 80.50% accurate." in said
+    assert ("Without sex: B, 78.00% accurate; with sex: per-group cuts on LR with s (fitted for this comparison, not "
+            "a row of the results), 80.50% accurate." in said)
     assert "No price on 1 of the 3 splits: split 2: no rule that decides without s lands" in said
     assert "costs 2.50" not in said
     one = price_table(out[out["seed"] == 0]).iloc[0]

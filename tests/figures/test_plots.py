@@ -498,3 +498,19 @@ def test_every_style_drawn_together_is_a_marker_plotly_accepts():
         looks = {(s["colour"], s["symbol"]) for s in styles.values()}
         if runs <= 4:  # up to four runs of each model by the symbol's fill: no two labels drawn together look alike
             assert len(looks) == len(labels), runs
+
+
+def test_a_model_keeps_its_colour_in_every_run_and_rule():
+    """Issue 47, item 6: on Compare with 9 runs a model's colour never changes from run to run (LR stays blue, the
+    target reduction keeps one colour and symbol); runs differ by the symbol's fill and the number in the label."""
+    labels = [f"{m} · run {r}" for r in range(1, 10) for m in (
+        "LR", "LR [group-rates, decides with s]", "Target reduction (decides without s, randomised)",
+        "Target reduction [group-rates, decides with s]", "Threshold optimizer (post-processing, decides with s)")]
+    styles = plot_style.label_styles(labels, {lb: int(lb.rsplit(" ", 1)[1]) for lb in labels})
+    for model in ("LR", "Target reduction", "Threshold optimizer"):
+        looks = {(styles[lb]["colour"], styles[lb]["symbol"].split("-")[0]) for lb in labels
+                 if plot_style.model_words(lb) == model}
+        assert len(looks) == 1, (model, looks)
+    assert {styles[lb]["colour"] for lb in labels if lb.startswith("LR")} == {plot_style.MODEL_COLOURS["LR"]}
+    assert styles["LR · run 1"]["symbol"] != styles["LR · run 2"]["symbol"]  # runs by fill
+    assert plot_style.model_words("Target reduction (decides without s, randomised) · run 3") == "Target reduction"
