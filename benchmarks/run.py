@@ -56,6 +56,9 @@ BENCHMARKS = (
     Benchmark("coverage", "bench_coverage", "how often the printed 95% intervals (the price over repeats and on one "
               "split, a group's rate) hold the truth on tables from a known process", "20-40 min",
               "README.md (Intervals that hold what they claim)", ("--tables", "4", "--repeats", "3", "--rows", "1000")),
+    Benchmark("state-machine", "bench_state_machine", "the long search for an exception a user can reach: the suite's "
+              "state machine over AppTest for many sequences of uploads, targets, trainings and pages", "20-40 min",
+              "README.md (No exception on any combination)", ("--examples", "2", "--steps", "4")),
     Benchmark("baselines", "bench_baselines", "one fit of each baseline, the RBF SVM's cost",
               "15-30 min", "results_baselines.md", ("--skip", "svm", "agarwal", "zafar-fairness", "zafar-accuracy",
                                                     "zafar-eqopp", "--setups", "compas-race")),
