@@ -67,6 +67,7 @@ shown, where, on = numbers.shown, numbers.where, numbers.on  # (on: the figures'
 swept = compare.swept_targets(results)
 highlight = None
 if len(swept) > 1:
+    session.remember(state.COMPARE_TARGET, compare.nearest_target(swept))  # kept across pages (issue 47, item 6)
     if ss.compare_target not in swept:
         ss.compare_target = compare.nearest_target(swept)
     highlight = st.select_slider("Highlight target PR_t (what-if)", options=swept, key=state.COMPARE_TARGET,

@@ -349,13 +349,16 @@ def error_rates(summary, runs, results=None) -> None:
 def calibration(runs, *, population: bool = True, on: str = "") -> None:
     """The calibration figure of one fitted model of the shown runs (chosen in a list), on its split's population
     or the paper's evaluation rows (``population``; ``on``: the figures' subtitle saying which, ``Measured.on``)."""
-    keys = [(r, k) for r in runs for k in r.models]
+    keys = {(r.number, k): r for r in runs for k in r.models}
     if not keys:
         return
-    words = {i: f"run {r.number}: {r.model_words(k)}" for i, (r, k) in enumerate(keys)}
-    first = next((i for i, (r, k) in enumerate(keys) if k == r.default_model()), 0)
-    i = st.selectbox("Calibration of", list(words), index=first, format_func=words.get, key="calibration_model")
-    run, key = keys[i]
+    words = {(n, k): f"run {n}: {r.model_words(k)}" for (n, k), r in keys.items()}
+    first = next((nk for nk, r in keys.items() if nk[1] == r.default_model()), next(iter(keys)))
+    session.remember(state.COMPARE_CALIBRATION, first)  # kept for the session, across pages (issue 47, item 6)
+    if state.current().compare_calibration not in keys:
+        navigation.set_if_changed(state.COMPARE_CALIBRATION, first)
+    chosen = st.selectbox("Calibration of", list(words), format_func=words.get, key=state.COMPARE_CALIBRATION)
+    run, key = keys[chosen], chosen[1]
     trained = run.models[key]
     arrays = split_arrays(run.task, int(key[2]))
     rows = (np.arange(len(arrays.y_test)) if population or not has_balanced_view(run.spec.target.criterion)

@@ -71,3 +71,28 @@ def test_runs_of_one_table_are_drawn_together_without_a_question():
     ok(at)
     assert not [r for r in at.radio if r.key == "compare_table"]
     assert not any("different tables" in w.value for w in at.warning)
+
+
+def test_the_what_if_target_and_the_calibration_choice_are_kept_across_pages():
+    """Issue 47, item 6: the what-if slider and "Calibration of" keep the analyst's choice when the page is left."""
+    at = new_app()
+    adult = app_state.get(at, "task")
+    target = make_target_spec("dp", 0.3)
+    res = run_experiment(ExperimentPlan(adult, ["lr", "fair-lr"], [0.2, 0.3, 0.4], [0], target=target,
+                                        keep_models=True))
+    spec = RunSpec(data="adult", task=adult.spec, target=target, models=("lr", "fair-lr"),
+                   target_rates=(0.2, 0.3, 0.4), seeds=(0,), group_names=adult.group_names)
+    run = Run(spec, adult, "Adult", res.results, models=res.models, number=1)
+    app_state.put(at, "runs", [run])
+    at.switch_page("pages/compare.py").run()
+    ok(at)
+    at.select_slider(key="compare_target").set_value(0.4).run()
+    assert len(at.selectbox(key="calibration_model").options) > 1
+    last = (1, list(run.models)[-1])
+    at.selectbox(key="calibration_model").set_value(last).run()
+    chosen = at.selectbox(key="calibration_model").value
+    at.switch_page("pages/train.py").run()
+    at.switch_page("pages/compare.py").run()
+    ok(at)
+    assert at.select_slider(key="compare_target").value == 0.4
+    assert at.selectbox(key="calibration_model").value == chosen == last

@@ -123,6 +123,7 @@ SWEEP_FROM, SWEEP_TO, SWEEP_POINTS = "sweep_from", "sweep_to", "sweep_points"
 # the Compare and Export pages
 COMPARE_RUNS, COMPARE_TARGET, COMPARE_VIEW = "compare_runs", "compare_target", "compare_view"
 COMPARE_TABLE = "compare_table"  # the table (task fingerprint) Compare draws where the chosen runs span several
+COMPARE_CALIBRATION = "calibration_model"  # the model Compare's calibration figure is of: (run number, model key)
 COMPARE_SEEN = "fd_compare_seen"  # the newest run number Compare had shown: runs trained since join the kept choice
 EXPORT_RUN = "export_run"
 AUDIT_RUN = "audit_run"  # the Score new data page (fairdash.app.audit)
@@ -330,6 +331,7 @@ class Session:
     compare_view: Slot[str] = Slot(COMPARE_VIEW)
     compare_seen: Slot[int] = Slot(COMPARE_SEEN)
     compare_table: Slot[str] = Slot(COMPARE_TABLE)
+    compare_calibration: Slot[tuple] = Slot(COMPARE_CALIBRATION)
     export_run: Slot[int] = Slot(EXPORT_RUN)
     audit_run: Slot[int] = Slot(AUDIT_RUN)
     open_session_file: Slot[Any] = Slot(OPEN_SESSION_FILE)
