@@ -31,7 +31,8 @@ def number_columns(frame: pd.DataFrame, digits: int = DIGITS, *, digits_of: dict
 def results_columns(frame: pd.DataFrame) -> dict:
     """The results table's ``column_config`` (:func:`fairdash.figures.plots.results_table`): the model pinned at the
     left, then accuracy and the worst gap at widths that keep them in view at 1280 px, the rest after."""
-    config = {"model": st.column_config.TextColumn("model", width=RESULTS_WIDTHS["model"], pinned=True)}
+    config = {"model": st.column_config.TextColumn("model", width=RESULTS_WIDTHS["model"], pinned=True),
+              "run": st.column_config.NumberColumn("run", width=50, pinned=True, format="%d")}
     for c, width in RESULTS_WIDTHS.items():
         if c in frame.columns and c != "model":
             config[c] = st.column_config.TextColumn(c, width=width)

@@ -94,6 +94,8 @@ def results_table(summary_or_results, criterion: str = DEFAULT, population: bool
     cond, mean_gap = column_of("cond_pr_ratio", EVAL), column_of("target_gap", POP)
     heads += [(cond, cond)] + ([(mean_gap, mean_gap)] if population and worst is None else [])
     out = pd.DataFrame({"model": df["label"]})
+    if RUN in df.columns and df[RUN].notna().any():  # several runs: the run first, so a cut label stays told apart
+        out.insert(0, "run", [int(r) if r == r else 0 for r in df[RUN]])
     repeats = df["repeats"].to_numpy() if "repeats" in df.columns else np.ones(len(df), int)
     text = {}
     for c, h in heads:

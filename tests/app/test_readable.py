@@ -129,7 +129,8 @@ def test_group_names_in_figures_stay_text():
 def test_results_table_reads_model_accuracy_worst_gap_first_with_group_names(groups):
     names = GROUP_NAMES[groups]
     tab = plots.results_table(three_runs(groups), "dp", population=True, group_names=names)
-    assert list(tab.columns[:4]) == ["model", "accuracy", "worst gap", "target PR_t"]
+    # several runs: the run's number first (issue 47, item 6), so two rows whose long labels are cut stay apart
+    assert list(tab.columns[:5]) == ["run", "model", "accuracy", "worst gap", "target PR_t"]
     for rate in ("PR", "TPR"):
         assert [c for c in tab.columns if c.startswith(rate + " (")] == [f"{rate} ({n})" for n in names]
     assert not [c for c in tab.columns if re.fullmatch(r"t?pr_\d+", c)]
@@ -147,9 +148,9 @@ def test_table_configs_give_every_float_column_three_decimals():
     assert all(c["type_config"]["format"] == "%.3f" for c in config.values())
     results = plots.results_table(three_runs(2), "dp", population=True, group_names=GROUP_NAMES[2])
     config = tables.results_columns(results)
-    assert config["model"]["pinned"] is True
-    # model, accuracy and worst gap fit in the page's 810 px at 1280 px, with room to spare
-    assert sum(config[c]["width"] for c in ("model", "accuracy", "worst gap")) <= 600
+    assert config["model"]["pinned"] is True and config["run"]["pinned"] is True
+    # run, model, accuracy and worst gap fit in the page's 810 px at 1280 px, with room to spare
+    assert sum(config[c]["width"] for c in ("run", "model", "accuracy", "worst gap")) <= 650
 
 
 # --------------------------------------------------------------------------------------------------
