@@ -50,7 +50,9 @@ if criterion is None:
     text.end_page()
 first = runs[0]
 names = text.figure_text(first.task.group_names)  # user text: shown literally in the figures
-results = compare.results_of(runs)  # each row's run as data (a column), its label in words
+results = compare.filtered(compare.results_of(runs))  # each row's run as data, its label in words; by model and rule
+if results is None:
+    text.end_page()
 
 view = "population"
 if compare.has_balanced_view(criterion):  # the paper's balanced test set exists for this criterion

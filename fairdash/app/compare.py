@@ -26,8 +26,9 @@ from ..figures.plot_style import RUN
 from ..figures.plots_calibration import calibration_figure
 from ..figures.plots_who_pays import within_group_figure
 from ..files.results_file import to_file
+from ..models.registry import MODELS, model_info
 from ..report import report_for_runs
-from ..targeting.decision import positive_scores
+from ..targeting.decision import positive_scores, rule_info
 from ..targeting.target_spec import criterion_info
 from ..work.runs import rows_together, side_by_side
 from . import tables, target_state
@@ -91,6 +92,37 @@ def one_table(runs) -> list:
                icon=":material/table_view:")
     key = st.radio("Runs of the table", keys, key=state.COMPARE_TABLE, format_func=lambda k: table_words(groups[k]))
     return groups[key]
+
+
+SEEN = "_offered"  # the kept entry beside a filter's: the values it offered when last drawn
+
+
+def filtered(results):
+    """The shown rows filtered by model and decision rule (issue 47, item 6: 10 to 30 series stay legible), where
+    the runs hold more than one of either; each choice kept for the session. ``None`` where the filter leaves no
+    row (the page says so)."""
+    kinds = (("model", state.COMPARE_MODELS, "Models shown", lambda m: model_info(m).label if m in MODELS else m),
+             ("decision", state.COMPARE_RULES, "Decision rules shown", lambda d: rule_info(d).named))
+    keep = np.ones(len(results), dtype=bool)
+    offered = [(c, key, words, fmt, list(dict.fromkeys(results[c].dropna().astype(str))))
+               for c, key, words, fmt in kinds if c in results.columns]
+    offered = [o for o in offered if len(o[4]) > 1]
+    if not offered:
+        return results
+    cols = st.columns(len(offered))
+    for col, (c, key, words, fmt, values) in zip(cols, offered):
+        session.remember(key, values)
+        seen = session.kept_value(key + SEEN, values)  # what the filter offered when last drawn: a model or rule
+        was = [v for v in state.current().widget(key) if v in values]  # new since joins the choice, shown
+        navigation.set_if_changed(key, [v for v in values if v in was or v not in seen] or values)
+        chosen = col.multiselect(words, values, key=key, format_func=fmt,
+                                 help="Filter the figures and tables below; the choice is kept for the session.")
+        session.remember_value(key + SEEN, values)
+        keep &= results[c].astype(str).isin(chosen).to_numpy()
+    if not keep.any():
+        st.info("No result matches this filter: choose at least one model and one rule.")
+        return None
+    return results[keep]
 
 
 def one_criterion(runs) -> str | None:

@@ -96,3 +96,35 @@ def test_the_what_if_target_and_the_calibration_choice_are_kept_across_pages():
     ok(at)
     assert at.select_slider(key="compare_target").value == 0.4
     assert at.selectbox(key="calibration_model").value == chosen == last
+
+
+def test_the_filter_by_model_and_rule_keeps_its_choice_and_shows_what_is_new():
+    """Issue 47, item 6: with many series, Compare filters its rows by model and by rule; the choice is kept across
+    pages, and a model trained since joins it (never hidden by an old choice)."""
+    at = new_app()
+    adult = app_state.get(at, "task")
+    target = make_target_spec("dp", 0.3)
+    res = run_experiment(ExperimentPlan(adult, ["lr", "fair-lr"], [0.3], [0], target=target,
+                                        decisions=["threshold", "group-rates"])).results
+    spec = RunSpec(data="adult", task=adult.spec, target=target, models=("lr", "fair-lr"), target_rates=(0.3,),
+                   seeds=(0,), group_names=adult.group_names, decisions=("threshold", "group-rates"))
+    app_state.put(at, "runs", [Run(spec, adult, "Adult", res, number=1)])
+    at.switch_page("pages/compare.py").run()
+    ok(at)
+    models = at.multiselect(key="compare_models")
+    assert models.value == ["lr", "fair-lr"] and at.multiselect(key="compare_rules").value == ["threshold",
+                                                                                               "group-rates"]
+    models.set_value(["lr"]).run()
+    table = next(d.value for d in at.dataframe if "model" in d.value.columns)
+    assert set(table["model"]) == {"LR", "LR [group-rates, decides with s]"}
+    at.switch_page("pages/train.py").run()
+    at.switch_page("pages/compare.py").run()
+    assert at.multiselect(key="compare_models").value == ["lr"]  # kept
+    tr = run_experiment(ExperimentPlan(adult, ["target-reduction"], [0.3], [0], target=target)).results
+    spec2 = RunSpec(data="adult", task=adult.spec, target=target, models=("target-reduction",), target_rates=(0.3,),
+                    seeds=(0,), group_names=adult.group_names)
+    app_state.put(at, "runs", [Run(spec, adult, "Adult", res, number=1), Run(spec2, adult, "Adult", tr, number=2)])
+    at.switch_page("pages/compare.py").run()
+    at.multiselect(key="compare_runs").set_value([1, 2]).run()
+    ok(at)
+    assert at.multiselect(key="compare_models").value == ["lr", "target-reduction"]  # the new model joins

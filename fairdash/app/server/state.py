@@ -124,6 +124,7 @@ SWEEP_FROM, SWEEP_TO, SWEEP_POINTS = "sweep_from", "sweep_to", "sweep_points"
 COMPARE_RUNS, COMPARE_TARGET, COMPARE_VIEW = "compare_runs", "compare_target", "compare_view"
 COMPARE_TABLE = "compare_table"  # the table (task fingerprint) Compare draws where the chosen runs span several
 COMPARE_CALIBRATION = "calibration_model"  # the model Compare's calibration figure is of: (run number, model key)
+COMPARE_MODELS, COMPARE_RULES = "compare_models", "compare_rules"  # Compare's filter of the shown rows
 COMPARE_SEEN = "fd_compare_seen"  # the newest run number Compare had shown: runs trained since join the kept choice
 EXPORT_RUN = "export_run"
 AUDIT_RUN = "audit_run"  # the Score new data page (fairdash.app.audit)
@@ -332,6 +333,8 @@ class Session:
     compare_seen: Slot[int] = Slot(COMPARE_SEEN)
     compare_table: Slot[str] = Slot(COMPARE_TABLE)
     compare_calibration: Slot[tuple] = Slot(COMPARE_CALIBRATION)
+    compare_models: Slot[list] = Slot(COMPARE_MODELS)
+    compare_rules: Slot[list] = Slot(COMPARE_RULES)
     export_run: Slot[int] = Slot(EXPORT_RUN)
     audit_run: Slot[int] = Slot(AUDIT_RUN)
     open_session_file: Slot[Any] = Slot(OPEN_SESSION_FILE)
