@@ -21,8 +21,8 @@ from test_trust import COMPAS_TITLE, _load_sample, _set_models, _train, _wait_fi
 
 ROOT = Path(__file__).resolve().parents[2]
 N_ROWS, DRIFTED, UNSEEN = 800, 30, 4
-RATE = re.compile(r"(Non-Caucasian|Caucasian): positive rate (\d\.\d{3}) "
-                  r"against target (\d\.\d{3}) \(([-+]\d\.\d{3})\)")
+RATE = re.compile(r"(Non-Caucasian|Caucasian): positive rate (\d\.\d{3}) \(95% interval \d\.\d{3} to \d\.\d{3}\) "
+                  r"against target (\d\.\d{3}) \(([-+]\d\.\d{3})\)")  # each group's rate with its interval
 
 
 def _new_table(folder: Path) -> Path:
@@ -58,11 +58,14 @@ def test_score_new_data_warns_the_drifted_column_rates_groups_and_downloads_pred
     st_ui.no_exception(page, server_log)
     main = st_ui.main_text(page)
     assert f"Scored {N_ROWS:,} rows" in main, main[:2000]
-    # the warning names the drifted column, in one line
-    warning = page.locator('[data-testid="stAlertContentWarning"]').filter(has_text="Column 'age'")
+    # the warning names the drifted column, in one line: its rows out of range with their share and interval, and
+    # its shift from training (issue 47, item 8)
+    warning = page.locator('[data-testid="stAlertContentWarning"]').filter(has_text="column 'age'")
     expect(warning).to_have_count(1)
-    assert re.search(rf"Column 'age': {DRIFTED} row\(s\) lie far outside the training range 18 to 96",
-                     warning.inner_text()), warning.inner_text()
+    assert re.search(rf"Drift in column 'age': {DRIFTED} of {N_ROWS} rows \([\d.]+%, 95% interval [\d.]+% to "
+                     r"[\d.]+%\) lie outside the training range 18 to 96", warning.inner_text()), warning.inner_text()
+    assert "Kolmogorov-Smirnov distance" in warning.inner_text()
+    assert "Drift against the training rows" in main  # the table of every feature's drift
     assert f"{UNSEEN} row(s) hold 1 value(s) of 'race' never seen in training (first: 'Martian')" in main
     # the rates per group against the run's target: a sentence, the table and the target view
     rates = {g: (float(r), float(t), float(gap)) for g, r, t, gap in RATE.findall(main)}
