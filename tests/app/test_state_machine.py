@@ -66,9 +66,15 @@ class Dashboard(RuleBasedStateMachine):
         self.steps.append(f"upload {name} groups={groups} favourable={favourable} odd={odd}")
         self._page("data")
         upload(self.at, name, df)
+        if not [b for b in self.at.button if b.key == "confirm_task"]:  # the same file again: it is the table already
+            self.steps.append("  -> already the current table")
+            return
         self.at.selectbox(key="s_column").set_value(s_col).run()
         self.at.selectbox(key="y_column").set_value(y_col).run()
+        if self.at.radio(key="positive_is").value is None:  # the page asks whether a positive is favourable
+            self.at.radio(key="positive_is").set_value("favourable" if favourable else "unfavourable").run()
         if self.at.button(key="confirm_task").disabled:  # the page says why in one line: no exception is the check
+            self.steps.append("  -> not usable: " + " | ".join(w.value[:80] for w in self.at.warning))
             return
         use(self.at, "favourable" if favourable else "unfavourable")
 
@@ -88,6 +94,10 @@ class Dashboard(RuleBasedStateMachine):
         self.at.multiselect(key="train_models").set_value(chosen).run()
         self.at.radio(key="decision").set_value(decision).run()
         before = len(app_state.get(self.at, "runs", []) or [])
+        if self.at.button(key="train_button").disabled:  # a pending upload, no model offered...: the page says why
+            assert self.at.info or self.at.warning or self.at.caption, self.steps
+            self.steps.append("  -> training disabled")
+            return
         self.at.button(key="train_button").click().run(timeout=600)
         self.runs = len(app_state.get(self.at, "runs", []) or [])
         assert self.runs >= before
