@@ -112,16 +112,11 @@ def table_intervals(df: pd.DataFrame, *, rules: str = "reduction", repeats: int 
 
 
 def binomial_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Wilson's interval of a share ``k / n``."""
-    from scipy.special import ndtri
+    """Wilson's interval of a share ``k / n`` (the product's own, ``intervals.wilson_interval``)."""
+    from fairdash.evaluation.intervals import wilson_interval
 
-    if n == 0:
-        return math.nan, math.nan
-    z = float(ndtri(0.5 + level / 2))
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
+    lo, hi = wilson_interval(k, n, level)
+    return float(lo), float(hi)
 
 
 def coverage(records: list[dict]) -> dict:

@@ -36,7 +36,7 @@ FOLDED = "folded_levels"  # the features the one-hot cap cut (preprocess.folded_
 PER_GROUP = (("matched_rate", TRAIN, "matched"), ("with_s_pr", POP, "with_s_pr"), ("blind_pr", POP, "blind_pr"))
 ACCURACY = column_of("accuracy", POP)
 __all__ = ["LAND_TOLERANCE", "land_words", "add_price_columns", "price_table", "price_sentence", "price_sentences",
-           "price_group_columns", "landing_means", "has_both_sides"]
+           "price_group_columns", "landing_means", "has_both_sides", "group_name", "priced_splits", "row_prices"]
 
 
 def _groups(results: pd.DataFrame) -> list[int]:
@@ -285,13 +285,14 @@ def _verdict(price: float, lo: float, hi: float, known: bool, s_name: str, at: s
     return f"Deciding without {s_name} made no difference to accuracy{at} (no interval to tell)"
 
 
-def _group(group_names, g: int) -> str:
+def group_name(group_names, g: int) -> str:
+    """Group ``g``'s name in a sentence: its name where ``group_names`` has it, else "group g"."""
     return str(group_names[g]) if group_names is not None and g < len(group_names) else f"group {g}"
 
 
 def _by_group(rates, group_names) -> str:
     """``0.283 (Female) and 0.292 (Male)``; three or more groups with commas."""
-    parts = [f"{r:.3f} ({_group(group_names, g)})" for g, r in enumerate(rates)]
+    parts = [f"{r:.3f} ({group_name(group_names, g)})" for g, r in enumerate(rates)]
     return " and ".join(parts) if len(parts) < 3 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 

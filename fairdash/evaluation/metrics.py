@@ -16,6 +16,7 @@ from .metric_table import (
     POP,
     POP_PREFIX,
     column_of,
+    groups_in,
     measured_across_groups,
     measured_on_rows,
     metric_of,
@@ -243,7 +244,7 @@ def own_level_notes(results: pd.DataFrame) -> list[str]:
     crit = (criterion_info(str(results["criterion"].dropna().iloc[0])) if "criterion" in results.columns
             and results["criterion"].notna().any() else None)
     rate = crit.rate if crit is not None else "pr"
-    rates = [c for c in (column_of(rate, POP, g) for g in range(8)) if c in results.columns]
+    rates = [column_of(rate, POP, g) for g in range(groups_in(results.columns, rate, POP))]
     notes = []
     label = results["label"] if "label" in results.columns else results["model"]
     for name, g in results.groupby(label, sort=False):

@@ -182,7 +182,7 @@ def check_table(df, feature_columns, categorical_features, known: dict, schema: 
     cats = set(categorical_features)
     cols = (schema or {}).get("columns") or {}
     X = df[feature_columns].copy()
-    notes, refusals, far = [], [], {}
+    notes, refusals, far, far_notes = [], [], {}, {}
     for c in feature_columns:
         entry = cols.get(str(c), {})
         if c in cats:
@@ -198,9 +198,10 @@ def check_table(df, feature_columns, categorical_features, known: dict, schema: 
                 continue
             X[c] = col
             how = "with the median of training"
-            if (note := _far_outside(col, c, entry.get("min"), entry.get("max"))) is not None:
-                far[c] = note
-                notes.append(note)
+            lo, hi = entry.get("min"), entry.get("max")
+            if (found := _far_outside(col, lo, hi)) is not None:
+                far[c], far_notes[c] = found[1], _far_note(c, found[0], lo, hi, found[1])
+                notes.append(far_notes[c])
         blank = X.index[X[c].isna().to_numpy()]
         if len(blank) == len(X) > 1:  # an empty column is a missing column
             refusals.append(f"Column {_q(c)} is empty in all {len(X):,} rows; the model was trained with its values "
@@ -212,15 +213,11 @@ def check_table(df, feature_columns, categorical_features, known: dict, schema: 
         more = f" ({len(refusals) - 1} more column(s) like it)" if len(refusals) > 1 else ""
         raise FairDashError(refusals[0] + more)
     drift = drift_table(X, schema, cats)
-    drifted = drift_notes(drift, schema, {c: _far_words(n) for c, n in far.items()})
+    drifted = drift_notes(drift, schema, far)
     # a column that drifted says so in one line (its far rows with it); the far note stands where none is recorded
-    notes = [n for n in notes if not any(n is far.get(c) for c in drifted)] + list(drifted.values())
+    said = {far_notes[c] for c in drifted if c in far_notes}
+    notes = [n for n in notes if n not in said] + list(drifted.values())
     return Checked(X, notes, drift)
-
-
-def _far_words(note: str) -> str:
-    """The far-outside note's own part for the drift line: ``first: 900, rows 3, 7, ...; other units?``."""
-    return note[note.find("(first: ") + 1:note.rfind(")")] if "(first: " in note else ""
 
 
 def _checked_shape(df, feature_columns) -> list:
@@ -241,9 +238,10 @@ def _checked_shape(df, feature_columns) -> list:
     return feature_columns
 
 
-def _far_outside(col: pd.Series, c, lo, hi) -> str | None:
-    """The note on a number column's rows far outside the training range ``lo`` to ``hi`` (``None``: none are, or
-    the record has no range)."""
+def _far_outside(col: pd.Series, lo, hi) -> tuple[int, str] | None:
+    """A number column's rows far outside the training range ``lo`` to ``hi``: how many, and the words that show
+    them (``first: 900, rows 3, 7, ...; other units?``, said in the far note and in the column's drift line);
+    ``None`` where none are, or the record has no range."""
     if lo is None or hi is None:
         return None
     margin = FAR * (hi - lo)
@@ -251,9 +249,13 @@ def _far_outside(col: pd.Series, c, lo, hi) -> str | None:
     out = col.index[far]
     if not len(out):
         return None
-    first = col.to_numpy()[far][0]
-    return (f"Column {_q(c)}: {len(out):,} row(s) lie far outside the training range {lo:g} to "
-            f"{hi:g} (first: {first:g}, {_rows(out)}; other units?); the model extrapolates for them.")
+    return len(out), f"first: {col.to_numpy()[far][0]:g}, {_rows(out)}; other units?"
+
+
+def _far_note(c, n: int, lo, hi, detail: str) -> str:
+    """The note on a column's ``n`` rows far outside the training range (``detail``: :func:`_far_outside`'s)."""
+    return (f"Column {_q(c)}: {n:,} row(s) lie far outside the training range {lo:g} to {hi:g} ({detail}); the "
+            "model extrapolates for them.")
 
 
 def _blank_note(c, blank, how: str, train_missing) -> str:

@@ -14,7 +14,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
-from ..blindness import priced_splits, row_prices
+from ..blindness import group_name, priced_splits, row_prices
 from ..intervals import interval_over_splits
 from ..metric_table import INTERVAL_BOUNDS, POP, TRAIN, column_of, groups_in, metric_of
 
@@ -176,8 +176,7 @@ def who_pays_frame(tables, group_names=None) -> pd.DataFrame:
     rows = []
     for t, table in tables:
         for g, r in enumerate(table.get("groups", [])):
-            name = str(group_names[g]) if group_names is not None and g < len(group_names) else f"group {g}"
-            rows.append({"PR_t": t, "group": name, "people": _whole(r["n"]),
+            rows.append({"PR_t": t, "group": group_name(group_names, g), "people": _whole(r["n"]),
                          "positive with s": _whole(r["with_s_accepts"]),
                          "refused without s": _whole(r["refused"]), "share refused (95% CI)": pct(r[MOVES[0]]),
                          "accepted instead": _whole(r["accepted"]), "share accepted (95% CI)": pct(r[MOVES[1]]),

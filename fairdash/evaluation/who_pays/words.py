@@ -7,14 +7,11 @@ from __future__ import annotations
 import numpy as np
 
 from ...data import meaning
+from ..blindness import group_name
 from ..intervals import OVER_SPLITS_WORDS
 from .table import WITHIN, who_pays_tables
 
 PROXY_AUC = 0.6  # a feature that tells the groups apart with at least this AUC alone is said to stand in for s
-
-
-def _group(group_names, g: int) -> str:
-    return str(group_names[g]) if group_names is not None and g < len(group_names) else f"group {g}"
 
 
 def _pct(v: float) -> str:
@@ -88,7 +85,7 @@ def within_words(table: dict, s_name: str, group_names, words=GENERIC) -> str:
     def one(g, ci) -> str:
         side = ", an interval holding zero" if ci[1] <= 0 <= ci[2] else ""
         how = "more" if ci[0] >= 0 else "less"
-        return (f"{abs(100 * ci[0]):.1f} points {how} often than the others in group {_group(group_names, g)} "
+        return (f"{abs(100 * ci[0]):.1f} points {how} often than the others in group {group_name(group_names, g)} "
                 f"(95% interval {_points(ci)}{side})")
 
     return (f"Within each group, among people in the same band of the rule with {s_name}'s score, without {s_name} "
@@ -118,7 +115,7 @@ def who_pays_sentences(results, s_name: str = "s", group_names=None, spec=None) 
         parts = [f"Who pays for deciding without {s_name}{at}" + (f" ({decision_meaning(spec)})" if spec else "")
                  + ":"]
         words = meaning.outcome_words(spec)[:2] if spec is not None else GENERIC
-        parts += [moves_words(r, _group(group_names, g), s_name, over if g == 0 else "a split's test rows", words)
+        parts += [moves_words(r, group_name(group_names, g), s_name, over if g == 0 else "a split's test rows", words)
                   for g, r in enumerate(table["groups"])]
         parts += [lean_words(table, s_name, words), within_words(table, s_name, group_names, words)]
         out.append(" ".join(p for p in parts if p))
