@@ -42,6 +42,7 @@ import numpy as np
 from .._version import software_versions
 from ..data import TaskSpec
 from ..data.preprocess import PlainPreprocessor
+from ..data.reading import isolated
 from ..errors import FairDashError
 from ..jsonable import to_jsonable
 from ..models.core.state import RENAMED_PARAMS, RETIRED_PARAMS, class_path, join_arrays, split_arrays
@@ -50,6 +51,11 @@ from ..progress import utc_now
 from ..targeting.decision import FittedDecision, carried_decision, predicts_with_s, rule_info
 from .archive import MANIFEST, ArchiveKind, json_member, open_archive, read_source
 from .scoring import ScoresRawTables
+
+# What reading a model file imports as it goes (each model's module, safetensors): imported by the reading process
+# before its limits are set, and by the fork server once where it starts after this import.
+LOAD_MODULES = (*sorted({f"fairdash.models.{m.target.split(':')[0]}" for m in MODELS.values()}), "safetensors.numpy")
+isolated.preload(__name__, *LOAD_MODULES)
 
 FORMAT_NAME = "fairdash-model"
 FORMAT_VERSION = 1
@@ -261,9 +267,24 @@ def _check_manifest(members: dict, name: str) -> dict:
     return manifest
 
 
+MAX_ARRAYS_HEADER_BYTES = 1 << 20  # a model's arrays' header (its JSON index: a few KB for the largest model)
+
+
+def _check_arrays_header(data: bytes, name: str) -> None:
+    """Refuse a safetensors member whose header (its JSON index, read whole by safetensors before anything else) is
+    longer than :data:`MAX_ARRAYS_HEADER_BYTES` or runs past the member, before it is parsed."""
+    if len(data) < 8:
+        raise FairDashError(f"{name} is damaged: its arrays cannot be read (the member is too short).")
+    length = int.from_bytes(data[:8], "little")
+    if length > MAX_ARRAYS_HEADER_BYTES or length > len(data) - 8:
+        raise FairDashError(f"{name} is refused: its arrays' index claims {length:,} bytes (a model's takes at most "
+                            f"{MAX_ARRAYS_HEADER_BYTES:,}); it is not a model FairDash wrote.")
+
+
 def _load_arrays(data: bytes, name: str) -> dict:
     import safetensors.numpy
 
+    _check_arrays_header(data, name)
     try:
         return safetensors.numpy.load(data)
     except Exception as e:  # safetensors raises its own error types on malformed input
@@ -386,9 +407,15 @@ def load_model(source) -> LoadedModel:
     """Read a ``.fairdash`` file (a path, bytes, or a binary file object such as an upload).
 
     Every problem (not a model file, damaged, truncated, edited, from a newer or older format) is a
-    :class:`FairDashError` with a message that says which. Nothing in the file is executed.
+    :class:`FairDashError` with a message that says which. Nothing in the file is executed. It is parsed in a
+    reading process under the table's memory and time limits (:func:`fairdash.data.reading.isolated.call_limited`).
     """
     raw, name = _read_source(source)
+    return isolated.call_limited(model_from_bytes, (raw, name), name, what="model file", imports=LOAD_MODULES)
+
+
+def model_from_bytes(raw: bytes, name: str) -> LoadedModel:
+    """:func:`load_model`'s reading, in this process: only where its limits are already set (a reading process)."""
     members = _open_archive(raw, name)
     manifest = _check_manifest(members, name)
     meta = json_member(members[META], "metadata", name)

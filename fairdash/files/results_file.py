@@ -10,6 +10,7 @@ the measured rates called ``accuracy_bound``) are read too.
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ..errors import FairDashError
@@ -20,6 +21,7 @@ from ..evaluation.metric_table import (
     column_of,
     file_column,
     file_measured,
+    metric_of,
     population_twin,
     unprefixed,
 )
@@ -87,3 +89,53 @@ def from_file(df: pd.DataFrame) -> pd.DataFrame:
         read[m] = out[c].where(balanced, out[pop] if pop in out.columns else out[c])
     out = out.drop(columns=[file_column(c) for c in read])
     return pd.concat([out, pd.DataFrame(read, index=out.index)], axis=1)
+
+
+IDENTITY = ("model", "label", "seed")  # what every results row has: which model, its label, which split
+
+
+def check_results(df: pd.DataFrame, name: str) -> pd.DataFrame:
+    """Refuse in one line a table that is not results rows as FairDash writes them, before any page reads it: a
+    row, the identity columns (:data:`IDENTITY`: text, a whole seed), every measured share, count and gap a number (the
+    metric table says which) and every value a single value (no lists or objects: a page
+    cannot show them, and the server could not count their memory). Returns ``df``."""
+    def bad(why: str) -> FairDashError:
+        return FairDashError(f"{name} is not a FairDash results table ({why}).", reason="malformed")
+
+    if not isinstance(df, pd.DataFrame) or df.empty:
+        raise bad("it has no rows")
+    if not df.columns.is_unique or not all(isinstance(c, str) for c in df.columns):
+        raise bad("its column names are not unique names")
+    missing = [c for c in IDENTITY if c not in df.columns]
+    if missing:
+        raise bad(f"no {', '.join(missing)} column")
+    for c in df.columns:
+        _check_column(df[c], c, bad)
+    if df["model"].isna().any() or df["label"].isna().any() or not pd.api.types.is_numeric_dtype(df["seed"]) \
+            or df["seed"].isna().any() or not (df["seed"] >= 0).all() or not (df["seed"] % 1 == 0).all():
+        raise bad("a row has no model, label or whole seed")
+    return df
+
+
+def _check_column(col: pd.Series, c: str, bad) -> None:
+    """One column of :func:`check_results`: single values; a number where the metric table says it measures one."""
+    hit = metric_of(c)
+    number = hit is not None and (hit[0].measure is not None or hit[0].bounded)  # a share, count or gap
+    text = c in IDENTITY[:2]
+    if not text and (pd.api.types.is_bool_dtype(col) or pd.api.types.is_numeric_dtype(col)):
+        return
+    kinds = {_kind(v) for v in col.dropna()}
+    if not kinds <= {"text", "number"}:
+        raise bad(f"{c!r} holds {sorted(kinds - {'text', 'number'})[0]} values")
+    if number and "text" in kinds:
+        raise bad(f"{c!r} should hold numbers")
+    if text and "number" in kinds:
+        raise bad(f"{c!r} should hold text")
+
+
+def _kind(v) -> str:
+    if isinstance(v, str):
+        return "text"
+    if isinstance(v, (bool, int, float, np.bool_, np.number)):
+        return "number"
+    return type(v).__name__

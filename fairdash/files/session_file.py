@@ -57,7 +57,10 @@ from ..jsonable import to_jsonable
 from ..progress import utc_now
 from ..targeting.target_spec import TargetSpec
 from . import archive, export
+from .results_file import check_results
 from .run_spec import RunSpec
+
+isolated.preload(__name__)  # the reading process that opens a session file starts with this module imported
 
 FORMAT_NAME = "fairdash-session"
 FORMAT_VERSION = 2  # 2: the runs' sides (format 1 files have none)
@@ -393,20 +396,28 @@ def _sides(meta: dict, task: Task, models: list, members: dict, name: str) -> tu
 def _run_of(meta: dict, tasks: list, members: dict, name: str) -> SavedRun:
     task, models = tasks[int(meta["task"])], _models(meta, members, name)
     sides = _sides(meta, task, list(models.values()), members, name)
-    return SavedRun(RunSpec.from_dict(meta["spec"]), task, str(meta["data_name"]),
-                    _frame(members, meta["results"], name), models, list(meta["skipped"]),
-                    str(meta["data_description"]), float(meta["seconds"]), str(meta["created"]), int(meta["number"]),
-                    tuple(meta["leaks"]), int(meta["same_as"]), sides)
+    results = check_results(_frame(members, meta["results"], name), f"{name} ({meta['results']})")
+    return SavedRun(RunSpec.from_dict(meta["spec"]), task, str(meta["data_name"]), results, models,
+                    list(meta["skipped"]), str(meta["data_description"]), float(meta["seconds"]), str(meta["created"]),
+                    int(meta["number"]), tuple(meta["leaks"]), int(meta["same_as"]), sides)
 
 
 def load_session(source, *, name: str | None = None, watch=None) -> SessionFile:
     """Read a session file (a path, bytes, or a binary file object such as an upload). Every problem (not a
-    session file, altered, damaged, too large, from a newer FairDash, a table over the memory budget) is a one-line
-    :class:`FairDashError`; nothing in the file is executed. The table is read as every upload is, in a process of
-    its own under the table budget (``watch``: :func:`fairdash.data.reading.isolated.read_table`'s). ``name``: the
-    file's name in messages (an upload's)."""
+    session file, altered, damaged, too large, from a newer FairDash, over the memory or time limit) is a one-line
+    :class:`FairDashError`; nothing in the file is executed. The whole file is read as every upload is, in a
+    process of its own under the table's memory and time limits (:func:`fairdash.data.reading.isolated.
+    call_limited`; ``watch``: the server's memory guard, called while it runs). ``name``: the file's name in
+    messages (an upload's)."""
     raw, default_name = _read_source(source)
     name = name or default_name
+    return isolated.call_limited(session_from_bytes, (raw, name), name, watch=watch, what="session file",
+                                 imports=export.LOAD_MODULES)
+
+
+def session_from_bytes(raw: bytes, name: str) -> SessionFile:
+    """:func:`load_session`'s reading, in this process: only where its limits are already set (a reading
+    process)."""
     try:
         members = archive.open_archive(raw, name, KIND)
     except FairDashError:
@@ -419,7 +430,7 @@ def load_session(source, *, name: str | None = None, watch=None) -> SessionFile:
         raise FairDashError(f"{name} is incomplete: it holds no session.")
     meta = archive.json_member(members[SESSION], "session", name)
     try:
-        table = isolated.read_table(members[TABLE], f"{name} (its table)", watch=watch)
+        table = isolated.read_table(members[TABLE], f"{name} (its table)")
         task = build_task(table, TaskSpec.from_dict(meta["task"]))
         if task.fingerprint != meta["task_fingerprint"]:
             raise FairDashError(f"{name} is damaged: its table does not give the task it was saved with.")

@@ -1,7 +1,8 @@
-"""Every table from outside (an upload on the dashboard, a ``--data`` file, a table to score) is read in a
-process of its own under a hard memory limit, so that a file whose size the estimates cannot see (a cheap
-refusal before reading: :mod:`fairdash.data.reading.budget`) ends only that process, with the same one-line refusal,
-and never the server (issue 35).
+"""Every file from outside (an upload on the dashboard, a ``--data`` file, a table to score, a session file, a model
+file) is read in a process of its own under a hard memory limit and a processor-time limit, so that a file whose
+size or cost the estimates cannot see (a cheap refusal before reading: :mod:`fairdash.data.reading.budget`) ends only
+that process, with the same one-line refusal, and never the server (issues 35 and 46). Tables come back a column at
+a time (:func:`read_table`); anything else whole (:func:`call_limited`: the session and model files' readers).
 
 How the limit holds, whatever the file claims about itself:
 
@@ -10,6 +11,9 @@ How the limit holds, whatever the file claims about itself:
   fails inside the child (a ``MemoryError``, or an abort in a C++ reader);
 - the parent watches the child's resident memory every :data:`WATCH_S` seconds and ends it at once when it
   has grown by more than the budget since it started (the cap above is the backstop between two looks);
+- the child's processor time is capped (``RLIMIT_CPU``) at ``FAIRDASH_READ_SECONDS`` (:func:`read_seconds`): past
+  it the kernel ends the child, and the read is refused in one line naming the limit; a child stuck without using
+  the processor is ended by the parent after :data:`WALL_FACTOR` times as long on the clock;
 - a caller may pass ``watch``: called on every look, it may raise (the server's memory guard,
   :func:`fairdash.app.server.limits.check_memory`), which ends the read too.
 
@@ -19,7 +23,7 @@ line, a test), else from ``multiprocessing``'s fork server, whose modules are pr
 (:func:`preload`; the dashboard's training worker shares it, :mod:`fairdash.app.server.worker`). Where processes
 cannot be limited (Windows), the table is read in this process, with the estimates alone.
 
-A refusal here is a :class:`FairDashError` whose ``reason`` says which limit (``table_budget``,
+A refusal here is a :class:`FairDashError` whose ``reason`` says which limit (``table_budget``, ``read_time``,
 ``memory_guard``), for the server's event log.
 """
 from __future__ import annotations
@@ -32,16 +36,23 @@ import sys
 import threading
 import time
 import traceback
+from typing import NamedTuple
 
 import pandas as pd
 
 from ...errors import FairDashError
+from ...settings import env_number
 from . import budget, read
 
 WATCH_S = 0.01  # how often the parent looks at the child's memory
 CALLER_WATCH_S = 0.25  # how often it calls the caller's ``watch`` (the server's guard reads every process's memory)
 ADDRESS_SLACK = 512 * 2**20  # address space reserved but not used (malloc arenas, thread stacks), over the budget
+READ_SECONDS_ENV = "FAIRDASH_READ_SECONDS"
+DEFAULT_READ_SECONDS = 60.0  # processor seconds for one read (benchmarks/README.md: the slowest honest 200 MB table)
+MIN_READ_SECONDS = 1.0
+WALL_FACTOR, WALL_SLACK_S = 4, 30  # a read stuck without using the processor is ended after this long (wall clock)
 _PRELOAD = ["fairdash.data.reading.read"]
+_IN_CHILD = False  # set in a reading process
 _context_lock = threading.Lock()
 _context = None
 
@@ -52,6 +63,9 @@ def preload(*modules: str) -> None:
     for m in modules:
         if m not in _PRELOAD:
             _PRELOAD.append(m)
+    with _context_lock:
+        if _context is not None and hasattr(_context, "set_forkserver_preload"):
+            _context.set_forkserver_preload(list(_PRELOAD))  # (kept only by a fork server not yet started)
 
 
 def forkserver_context():
@@ -107,8 +121,10 @@ def _limitable() -> bool:
 
 
 def _context_here():
-    """Fork this process where nothing but its main thread runs (fast, nothing to import); else the fork server."""
-    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+    """Fork this process where nothing but its main thread runs (fast, nothing to import) and torch, whose thread
+    pools a forked child may find locked, is not loaded; else the fork server."""
+    if (threading.active_count() == 1 and "torch" not in sys.modules
+            and "fork" in multiprocessing.get_all_start_methods()):
         return multiprocessing.get_context("fork")
     main_not_run_again()
     return forkserver_context()
@@ -122,26 +138,53 @@ def _statm(pid) -> tuple[int, int]:
     return int(size) * page, int(resident) * page
 
 
+def read_seconds() -> float:
+    """The processor time one read may take (``FAIRDASH_READ_SECONDS``, read now), else :data:`DEFAULT_READ_SECONDS`."""
+    return env_number(READ_SECONDS_ENV, DEFAULT_READ_SECONDS, minimum=MIN_READ_SECONDS)
+
+
+def in_reading_process() -> bool:
+    """Whether this process is a reading process (its limits are already set: a read within it is done here)."""
+    return _IN_CHILD
+
+
 def read_table(source, name: str | None = None, watch=None) -> pd.DataFrame:
     """:func:`fairdash.data.reading.read.read_table` in a child process under a hard memory limit of the table budget
-    (see the module's words); the same table, notes and refusals, and one more: a read that passes the budget
-    while it runs is ended and refused in one line naming the memory it reached and the limit."""
+    and a processor-time limit (see the module's words); the same table, notes and refusals, and two more: a read
+    that passes the budget or the time limit while it runs is ended and refused in one line naming the limit."""
     raw, default_name = read.table_bytes(source)
     name = name or default_name
     if len(raw) > read.MAX_BYTES:
         raise FairDashError(read.too_big(name, len(raw)), reason="table_budget")
-    allowed = budget.table_budget()
-    if not _limitable():
+    if _IN_CHILD or not _limitable():
         return read.read_table(raw, name)
+    return _limited(_read_columns, (raw, name), name, watch, "table")
+
+
+def call_limited(fn, args: tuple, name: str, *, watch=None, what: str = "file", imports: tuple = ()):
+    """``fn(*args)`` in a reading process under the same limits as a table (memory: ``FAIRDASH_TABLE_MB``; processor
+    time: ``FAIRDASH_READ_SECONDS``), its result sent back whole (pickled by this code, never read from the file):
+    every file from outside (a session file, a model file) is parsed there, not in the server. ``fn`` must be a
+    module-level function; its refusals (:class:`FairDashError`) come back as they are; ``what``: the file's kind in
+    the words of a refusal; ``imports``: modules ``fn`` may import as it goes, imported before the limits are set
+    (a library's code is not the file's cost: torch alone maps more address space than a small budget). Where
+    processes cannot be limited, or in a reading process already, it runs here."""
+    if _IN_CHILD or not _limitable():
+        return fn(*args)
+    return _limited(fn, args, name, watch, what, imports)
+
+
+def _limited(fn, args: tuple, name: str, watch, what: str, imports: tuple = ()):
+    allowed, seconds = budget.table_budget(), read_seconds()
     ctx = _context_here()
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, raw, name, allowed, dict(os.environ)), name="fairdash-read",
-                       daemon=True)
+    proc = ctx.Process(target=_child, args=(child, fn, args, name, _Limits(name, allowed, seconds, what), imports,
+                                            dict(os.environ)), name="fairdash-read", daemon=True)
     proc.start()
     child.close()
-    del raw
+    del args
     try:
-        return _receive(parent, proc, name, allowed, watch)
+        return _receive(parent, proc, _Limits(name, allowed, seconds, what), watch)
     finally:
         if proc.is_alive():
             proc.kill()
@@ -149,9 +192,17 @@ def read_table(source, name: str | None = None, watch=None) -> pd.DataFrame:
         parent.close()
 
 
-def _receive(conn, proc, name: str, allowed: int, watch) -> pd.DataFrame:
-    """The child's table, column by column, while its memory is watched."""
+class _Limits(NamedTuple):
+    name: str
+    allowed: int  # bytes the process may grow by
+    seconds: float  # processor seconds it may use
+    what: str  # "table", "session file", ...
+
+
+def _receive(conn, proc, limits: _Limits, watch):
+    """The child's answer (a table column by column, or one result) while its memory and time are watched."""
     start, peak, columns, head, watched = None, 0, {}, None, time.monotonic()
+    began = watched
     while True:
         if conn.poll(WATCH_S):
             try:
@@ -169,29 +220,46 @@ def _receive(conn, proc, name: str, allowed: int, watch) -> pd.DataFrame:
                 columns[message[1]] = message[2]
             elif kind == "done":
                 return _assembled(head, columns)
+            elif kind == "result":
+                return message[1]
             continue
         try:
             grown = _statm(proc.pid)[1] - start if start is not None else 0
         except (OSError, ValueError):
             grown = 0  # (it has ended: its last words are in the pipe)
         peak = max(peak, grown)
-        if grown > allowed:
+        if grown > limits.allowed:
             proc.kill()
-            raise _over(name, grown, allowed)
+            raise _over(limits.name, grown, limits.allowed, limits.what)
+        if time.monotonic() - began > WALL_FACTOR * limits.seconds + WALL_SLACK_S:  # stuck without using the CPU
+            proc.kill()
+            raise _too_slow(limits)
         if watch is not None and time.monotonic() - watched >= CALLER_WATCH_S:
             watched = time.monotonic()
             watch()
     proc.join(10)
     code = proc.exitcode
+    if code == -signal.SIGXCPU:
+        raise _too_slow(limits)
     if code is not None and (code < 0 or code == 137):  # killed (by the limit, for memory, an abort in a C++ reader)
-        raise _over(name, max(peak, allowed), allowed)
-    raise FairDashError(f"{name} could not be read: the reading process ended without a table (exit code {code}).")
+        raise _over(limits.name, max(peak, limits.allowed), limits.allowed, limits.what)
+    raise FairDashError(f"{limits.name} could not be read: the reading process ended without an answer "
+                        f"(exit code {code}).")
 
 
-def _over(name: str, reached: float, allowed: int) -> FairDashError:
-    return FairDashError(f"{name} needs more than {budget.size_text(allowed)} of memory to read (reading stopped at "
-                         f"{budget.size_text(reached)}); FairDash reads at most {budget.size_text(allowed)} per table "
-                         f"({budget.TABLE_MB_ENV}). Use a sample of its rows or fewer columns.", reason="table_budget")
+def _over(name: str, reached: float, allowed: int, what: str = "table") -> FairDashError:
+    limit = budget.size_text(allowed)
+    then = (f"per table ({budget.TABLE_MB_ENV}). Use a sample of its rows or fewer columns." if what == "table" else
+            f"per file ({budget.TABLE_MB_ENV}), so this {what} is refused.")
+    return FairDashError(f"{name} needs more than {limit} of memory to read (reading stopped at "
+                         f"{budget.size_text(reached)}); FairDash reads at most {limit} {then}", reason="table_budget")
+
+
+def _too_slow(limits: _Limits) -> FairDashError:
+    advice = " Use a sample of its rows, or save it again as plain CSV." if limits.what == "table" else ""
+    return FairDashError(f"{limits.name} took more than {limits.seconds:g} s of processor time to read and was "
+                         f"stopped; FairDash spends at most {limits.seconds:g} s reading one file "
+                         f"({READ_SECONDS_ENV}).{advice}", reason="read_time")
 
 
 def _assembled(head, columns: dict) -> pd.DataFrame:
@@ -202,33 +270,64 @@ def _assembled(head, columns: dict) -> pd.DataFrame:
     return df
 
 
-def _child(conn, raw: bytes, name: str, allowed: int, environ: dict) -> None:
-    """The reading process: cap its address space, read, send the table a column at a time."""
-    import resource
+def _read_columns(conn, raw: bytes, name: str) -> None:
+    """A table's read in the reading process: sent a column at a time (never a second copy of the whole table)."""
+    df = read.read_table(raw, name)
+    del raw
+    conn.send(("head", list(df.columns), dict(df.attrs)))
+    for i in range(df.shape[1]):
+        conn.send(("column", i, df.iloc[:, i].reset_index(drop=True)))
+    conn.send(("done",))
 
+
+_read_columns.sends_itself = True
+
+
+def _set_limits(allowed: int, seconds: float) -> int:
+    """Cap this process's address space (what it holds now plus ``allowed`` plus slack) and processor time (what it
+    has used plus ``seconds``: past it the kernel ends it with SIGXCPU); returns its resident memory now."""
+    import resource  # lazy: POSIX only (where processes cannot be limited, nothing here is called)
+
+    size, resident = _statm("self")
+    cap = size + allowed + ADDRESS_SLACK
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard == resource.RLIM_INFINITY or cap < hard:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = int(used.ru_utime + used.ru_stime + seconds) + 1
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard == resource.RLIM_INFINITY or cpu < hard:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, hard if hard != resource.RLIM_INFINITY else cpu + 5))
+    return resident
+
+
+def _child(conn, fn, args: tuple, name: str, limits: _Limits, imports: tuple, environ: dict) -> None:
+    """The reading process: import what ``fn`` needs, set the limits, run ``fn`` and send back what it gives (or
+    its refusal)."""
+    global _IN_CHILD
+    _IN_CHILD = True
     os.environ.clear()  # the caller's settings now (a fork server's date from its start)
     os.environ.update(environ)
+    allowed, what = limits.allowed, limits.what
     try:
-        size, resident = _statm("self")
-        cap = size + allowed + ADDRESS_SLACK
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard == resource.RLIM_INFINITY or cap < hard:
-            resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-        conn.send(("start", resident))
-        df = read.read_table(raw, name)
-        del raw
-        conn.send(("head", list(df.columns), dict(df.attrs)))
-        for i in range(df.shape[1]):
-            conn.send(("column", i, df.iloc[:, i].reset_index(drop=True)))
-        conn.send(("done",))
+        for module in imports:
+            importlib.import_module(module)
+        conn.send(("start", _set_limits(allowed, limits.seconds)))
+        if getattr(fn, "sends_itself", False):
+            fn(conn, *args)
+        else:
+            result = fn(*args)
+            del args
+            conn.send(("result", result))
     except MemoryError:
-        _send_failure(conn, _over(name, allowed, allowed))
+        _send_failure(conn, _over(name, allowed, allowed, what))
     except FairDashError as e:
         _send_failure(conn, e)
     except BaseException as e:  # noqa: BLE001 - a reader's own failure: its first line, as the read says it
         traceback.print_exc(file=sys.stderr)
         first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-        _send_failure(conn, FairDashError(f"{name} could not be read as a table: {first}", reason="malformed"))
+        words = "as a table" if what == "table" else f"as a {what}"
+        _send_failure(conn, FairDashError(f"{name} could not be read {words}: {first}", reason="malformed"))
     finally:
         conn.close()
 
