@@ -2,7 +2,7 @@
 
 Usage (from the repository root):
     python -m benchmarks.bench_baselines                         # adult-sex, seed 0, all baselines
-    python -m benchmarks.bench_baselines --setups adult-sex adult-race --out benchmarks/results_baselines.md
+    python -m benchmarks.bench_baselines --setups adult-sex adult-race --out benchmarks/results/DATE-baselines.md
     python -m benchmarks.bench_baselines --skip svm              # the RBF SVM alone takes minutes
     python -m benchmarks.bench_baselines --svm-cache-study 12000 # SVM fit time vs libsvm cache size
 

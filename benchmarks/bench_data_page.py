@@ -21,7 +21,7 @@ Run by hand, from the repository root::
     # from its folder so that its fairdash is the one imported (the benchmarks come from this checkout)
     (cd /tmp/old && PYTHONPATH=$OLDPWD python -m benchmarks.bench_data_page); python -m benchmarks.bench_data_page
 
-Results: ``benchmarks/results_data_page.md``.
+Results: ``benchmarks/results/2026-11-26-data-page.md``.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Speed and accuracy of FairLR / LR / FairGP / GP against scikit-learn, plus the fit cache.
 
     python -m benchmarks.bench_models [--repeats 5] [--gp-seeds 3] [--setups adult-sex,adult-race]
-                                     [--skip-gp] [--device auto|cpu|cuda] [--out benchmarks/results_models.md]
+                                     [--skip-gp] [--device auto|cpu|cuda] [--out benchmarks/results/DATE-models.md]
 
 What it measures (all in one run, so ratios compare like with like):
 1. Fit time on the Adult training matrix (adult-sex, seed 0): scikit-learn ``LogisticRegression()``

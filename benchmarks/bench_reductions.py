@@ -241,7 +241,8 @@ def main(argv=None):
     ap.add_argument("--table1", action="store_true", help="Table 1's Kamiran and Agarwal rows (--repeats seeds)")
     ap.add_argument("--table1-summary", action="store_true", help="the before/after table from --csv-dir")
     ap.add_argument("--inner", choices=["old", "new", "both"], default="both")
-    ap.add_argument("--csv-dir", type=Path, default=Path(__file__).parent / "table1_reductions")
+    ap.add_argument("--csv-dir", type=Path, default=Path(__file__).parent / "results" / "2026-11-26-table1-reductions",
+                    help="Table 1 CSVs (default: the recorded ones, benchmarks/results/2026-11-26-table1-reductions)")
     args = ap.parse_args(argv)
     with Recording("bench_reductions", vars(args)) as rec:
         threads = os.environ.get("FAIRDASH_THREADS", "unset (1 torch thread)")

@@ -1,7 +1,7 @@
 """Scale: time and peak memory of the rates path and of FairLR / FairGP fits at 10^4, 10^5, 10^6 rows.
 
-    python -m benchmarks.bench_scale [--sizes 10000,100000,1000000] [--out benchmarks/results_scale.md]
-                                     [--workdir DIR] [--keep]
+    python -m benchmarks.bench_scale [--sizes 10000,100000,1000000] [--out benchmarks/results/DATE-scale.md]
+                                     [--workdir DIR] [--keep] [--device cpu|cuda]
 
 A synthetic table (Adult-like: 12 columns, numeric and categorical, one with 300 levels, a binary
 sensitive attribute and a label that depends on it) is generated here for each size and written as
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import ROOT, Recording
+from benchmarks.common import ROOT, Recording, dated
 
 NOTES = "<!-- notes: written by hand, kept when the script rewrites the tables above -->"
 STAGES = ("rates", "prepare", "fairlr-minibatch", "fairlr-lbfgs", "fairgp")
@@ -83,7 +83,7 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
 
 
-def measure(stage: str, csv: Path, work: Path) -> dict:
+def measure(stage: str, csv: Path, work: Path, device: str = "cpu") -> dict:
     from fairdash import data
     from fairdash.analysis.rates import rates_readout
 
@@ -121,12 +121,12 @@ def measure(stage: str, csv: Path, work: Path) -> dict:
         if stage == "fairgp":
             from fairdash.models.fair_gp import FairGP
 
-            model = FairGP(target=rate, num_inducing=200, max_epochs=2, max_seconds=None, device="cpu")
+            model = FairGP(target=rate, num_inducing=200, max_epochs=2, max_seconds=None, device=device)
         else:
             from fairdash.models.fair_lr import FairLR
 
-            model = (FairLR(target=rate, optimizer="radam", batch_size=1024, max_iter=2, device="cpu")
-                     if stage == "fairlr-minibatch" else FairLR(target=rate, device="cpu"))
+            model = (FairLR(target=rate, optimizer="radam", batch_size=1024, max_iter=2, device=device)
+                     if stage == "fairlr-minibatch" else FairLR(target=rate, device=device))
         # a tiny fit first: imports and one-time initialisation are not what grows with the rows
         from sklearn.base import clone
 
@@ -144,9 +144,9 @@ def measure(stage: str, csv: Path, work: Path) -> dict:
     return out
 
 
-def run_stage(stage: str, csv: Path, work: Path, timeout: int) -> dict:
+def run_stage(stage: str, csv: Path, work: Path, timeout: int, device: str = "cpu") -> dict:
     proc = subprocess.run([sys.executable, "-m", "benchmarks.bench_scale", "--measure", stage, "--csv", str(csv),
-                           "--workdir", str(work)],
+                           "--workdir", str(work), "--device", device],
                           capture_output=True, text=True, timeout=timeout, cwd=ROOT)
     if proc.returncode != 0:
         return {"stage": stage, "error": (proc.stderr.strip().splitlines() or ["?"])[-1][:300]}
@@ -202,10 +202,11 @@ def report(sizes, results, mach: str, total: float) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser()
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", default="10000,100000,1000000")
     p.add_argument("--stages", default=",".join(STAGES))
-    p.add_argument("--out", default=str(ROOT / "benchmarks" / "results_scale.md"))
+    p.add_argument("--out", default=str(dated("scale.md")), help="markdown (default benchmarks/results/DATE-scale.md)")
+    p.add_argument("--device", default="cpu", help="where the fits run (cpu or cuda; default cpu)")
     p.add_argument("--workdir")
     p.add_argument("--keep", action="store_true")
     p.add_argument("--timeout", type=int, default=1800)
@@ -220,7 +221,7 @@ def main(argv=None) -> int:
         _write(Path(args.out), report(sorted(results), results, meta.get("machine", "?"), meta.get("seconds", 0)))
         return 0
     if args.measure:
-        print(json.dumps(measure(args.measure, Path(args.csv), Path(args.workdir))))
+        print(json.dumps(measure(args.measure, Path(args.csv), Path(args.workdir), args.device)))
         return 0
     with Recording("bench_scale", vars(args)) as rec:
         return run(args, rec)
@@ -247,8 +248,8 @@ def run(args, rec) -> int:
             results[n] = {}
             for stage in stages:
                 if stage.startswith("fair") and "prepare" not in results[n] and not (work / "X.npy").exists():
-                    results[n]["prepare"] = run_stage("prepare", csv, work, args.timeout)
-                r = run_stage(stage, csv, work, args.timeout)
+                    results[n]["prepare"] = run_stage("prepare", csv, work, args.timeout, args.device)
+                r = run_stage(stage, csv, work, args.timeout, args.device)
                 results[n][stage] = r
                 print(f"{n:>9,} rows: {stage}: {r.get('seconds', float('nan')):.2f} s, peak "
                       f"{r.get('peak_rss_mb', float('nan')):.0f} MB {r.get('error', '')}", file=sys.stderr)

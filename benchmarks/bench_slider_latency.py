@@ -1,7 +1,7 @@
 """How fast the Target page's readouts follow the PR_t slider, in a real browser, beside the floor that
 Streamlit itself sets (issue 5). Run by hand, not in CI:
 
-    python -m benchmarks.bench_slider_latency            # writes benchmarks/results_ui.md
+    python -m benchmarks.bench_slider_latency            # writes benchmarks/results/DATE-ui.md
     python -m benchmarks.bench_slider_latency --moves 60 --out /tmp/results.md
 
 In ONE run it starts two live servers, ``streamlit run app.py`` (FairDash, the Adult sample loaded by
@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import CHROMIUM, Recording
+from benchmarks.common import CHROMIUM, Recording, dated
 from benchmarks.readme_server import IDLE, ROOT, VIEWPORT, Server, first_render
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -197,7 +197,7 @@ def main(argv=None) -> None:
     ap.add_argument("--moves", type=int, default=40, help="slider moves per app (after 3 warm-up moves)")
     ap.add_argument("--loads", type=int, default=5, help="warm Data page loads")
     ap.add_argument("--pause", type=int, default=100, help="ms to wait after an idle app before the next move")
-    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results_ui.md"))
+    ap.add_argument("--out", default=str(dated("ui.md")), help="markdown (default benchmarks/results/DATE-ui.md)")
     args = ap.parse_args(argv)
     global PAUSE_MS
     PAUSE_MS = args.pause

@@ -178,6 +178,12 @@ def results_dir() -> Path:
     return Path(os.environ.get("FAIRDASH_BENCH_RESULTS") or RESULTS)
 
 
+def dated(name: str) -> Path:
+    """Where a benchmark's default file goes: ``<results_dir>/<today, UTC>-<name>``, one file per measurement
+    (``benchmarks/README.md`` links the current one of each)."""
+    return results_dir() / f"{dt.datetime.now(dt.timezone.utc).date().isoformat()}-{name}"
+
+
 def _plain(obj):
     """JSON-ready: numpy scalars and arrays as numbers and lists, paths as text, NaN as None."""
     if isinstance(obj, dict):

@@ -10,7 +10,7 @@ equality-of-opportunity series (TPR per group over PR_t).
 """
 from __future__ import annotations
 
-import sys
+import argparse
 
 import numpy as np
 import pandas as pd
@@ -81,7 +81,10 @@ def eo_series(df: pd.DataFrame) -> str:
     return "\n".join(rows)
 
 
-def main(paths) -> None:
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("csv", nargs="+", help="sweep CSVs (python -m fairdash sweep --paper ... --out FILE)")
+    paths = ap.parse_args(argv).csv
     with Recording("paper_tables", {"inputs": [str(p) for p in paths]}) as rec:
         rec.markdown = tables(paths)
         print(rec.markdown)
@@ -107,4 +110,4 @@ def tables(paths) -> str:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

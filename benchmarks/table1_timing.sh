@@ -9,6 +9,7 @@
 # Each step runs for adult-sex then adult-race, 10 repeats. Writes OUTDIR/timing.tsv (step, set-up,
 # seconds, load average before and after) and the sweep CSVs.
 set -u
+case ${1:-} in -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 out=${1:?OUTDIR}
 steps=${2:-"fair baselines svm cached"}
 mkdir -p "$out"

@@ -1,15 +1,15 @@
 """Does targeting work? FairLR's achieved positive rates against the target PR_t, and the explicit
 TPR/TNR-target mode on COMPAS.
 
-    python -m benchmarks.targeting [--repeats 10] [--out benchmarks] [--only adult|compas]
+    python -m benchmarks.targeting [--repeats 10] [--out benchmarks/results] [--only adult|compas]
 
 1. Adult (s = sex), FairLR at PR_t = 0.10, 0.15, ..., 0.50: each group's positive rate on the ordinary
    test set (where the groups keep their base rates, as in training), mean over repeats; the mean gap
-   |PR_s - PR_t|; a figure (benchmarks/targeting_adult_sex.png, rendered by headless Chromium).
+   |PR_s - PR_t|; a figure (benchmarks/results/DATE-targeting-adult-sex.png, rendered by headless Chromium).
 2. COMPAS (s = race), equality of opportunity: FairLR over PR_t 0.2..0.9 (TPRs of both groups), LR, and
    FairLR with explicit targets TPR_t = the lower of LR's two group TPRs measured on a held-out half of
    the training data (METHOD.md's default), TNR_t = the matching TNR; TPR ratio against LR's.
-Prints Markdown for benchmarks/README.md.
+Prints Markdown for a dated file in benchmarks/results/ (the last: 2026-11-26-targeting.md).
 """
 from __future__ import annotations
 
@@ -20,13 +20,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchmarks.common import Recording
+from benchmarks.common import Recording, dated, results_dir
 from fairdash import data
 from fairdash.evaluation.metrics import format_mean_std, group_metrics, summarize
 from fairdash.models.registry import make_model
 from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import ExperimentPlan, run_experiment
 
+FIGURE = dated("targeting-adult-sex.png").name
 GRID = (0.10, 0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45, 0.50)
 
 
@@ -48,7 +49,7 @@ def adult_targeting(repeats: int, out: Path) -> str:
         f"\n\nBoth groups' rates rise with PR_t at every step: **{rising}**. Mean gap |PR_s - PR_t| over groups and "
         f"targets (of the means): **{np.mean(np.r_[s.gap_0, s.gap_1]):.3f}** (group 0 {s.gap_0.mean():.3f}, group 1 "
         f"{s.gap_1.mean():.3f}); over every single run: {per_run.mean():.3f}. ({repeats} repeats, ordinary test set.)")
-    _figure(s, out / "targeting_adult_sex.png")
+    _figure(s, out / FIGURE)
     return text
 
 
@@ -127,9 +128,9 @@ def compas_eo(repeats: int) -> str:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=10)
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parent), help="folder for the figure")
+    ap.add_argument("--out", default=str(results_dir()), help="folder for the figure (default benchmarks/results/)")
     ap.add_argument("--only", choices=["adult", "compas"])
     a = ap.parse_args(argv)
     with Recording("targeting", vars(a)) as rec:
@@ -138,7 +139,7 @@ def main(argv=None) -> None:
         if a.only != "compas":
             parts += ["## FairLR targeting on Adult (sex)\n", adult_targeting(a.repeats, Path(a.out))]
             print("\n".join(parts[-2:]))
-            rec.outputs.append(Path(a.out) / "targeting_adult_sex.png")
+            rec.outputs.append(Path(a.out) / FIGURE)
         if a.only != "adult":
             parts += ["\n## COMPAS (race), equality of opportunity\n", compas_eo(a.repeats)]
             print("\n".join(parts[-2:]))

@@ -6,7 +6,7 @@ accuracy scores. We then averaged over the 10 hyper-parameter values chosen in t
 this average for all runs."
 
     python -m benchmarks.tune_regularisation [--setups adult-race,adult-sex] [--folds 10] [--seeds 10]
-                                             [--out benchmarks/results_tuning.md]
+                                             [--out benchmarks/results/DATE-tuning.md]
 
 Folds are the protocol's 80/20 splits with seeds 100..109 (apart from the evaluation seeds 0..9), scored
 on each split's balanced test set at PR_t avg. The chosen C (arithmetic mean, as the paper says) is then

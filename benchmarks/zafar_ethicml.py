@@ -1,7 +1,7 @@
 """ZafarAccuracy as the paper ran it, against the solver on FairDash's scaled features (issue 15).
 
     python -m benchmarks.zafar_ethicml --setups adult-sex,adult-race --seeds 0-9 \\
-        --out benchmarks/zafar_accuracy_ethicml.csv
+        --out benchmarks/results/DATE-zafar-accuracy-ethicml.csv
     python -m benchmarks.zafar_ethicml --setups adult-sex --seeds 0-2 --modes raw-numerical --out /tmp/z.csv
 
 The paper's Table 1 came from EthicML's wrapper of Zafar et al.'s ``train_model`` (``gamma=0.5``),

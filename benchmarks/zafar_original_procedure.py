@@ -1,5 +1,6 @@
 """Zafar et al.'s accuracy-constrained procedure re-implemented step by step, on three codings of the
-numeric columns (issue 15; the evidence behind benchmarks/README.md's ZafarAccuracy table).
+numeric columns (issue 15; the evidence behind the ZafarAccuracy rows of
+benchmarks/results/2026-11-28-table1.md; output: benchmarks/results/2026-11-26-zafar-original-procedure-seed0.txt).
 
     python -m benchmarks.zafar_original_procedure adult-sex 0 std      # FairDash's standardised columns
     python -m benchmarks.zafar_original_procedure adult-sex 0 minmax   # numeric columns scaled to [0, 1]
@@ -14,7 +15,7 @@ of w* and of the result. Slow (minutes: every gradient is ~100 loss evaluations)
 import os
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-import sys  # noqa: E402 (after the thread setting)
+import argparse  # noqa: E402 (after the thread setting)
 import time
 
 import numpy as np
@@ -56,8 +57,12 @@ def evaluate(w, X, y, s, idx):
     return dict(acc=(p == yy).mean(), pr0=pr[0], pr1=pr[1], ratio=min(pr) / max(pr))
 
 def main(argv=None):
-    setup, seed, scaling = (sys.argv[1:] if argv is None else argv)[:3]
-    seed = int(seed)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("setup", help="a paper set-up, e.g. adult-sex")
+    ap.add_argument("seed", type=int)
+    ap.add_argument("scaling", choices=["std", "minmax", "raw"], help="the coding of the numeric columns")
+    args = ap.parse_args(argv)
+    setup, seed, scaling = args.setup, args.seed, args.scaling
     with Recording("zafar_original_procedure", {"setup": setup, "seed": seed, "scaling": scaling}) as rec:
         print(rec.machine_line(), flush=True)
         run(setup, seed, scaling, rec)

@@ -6,7 +6,7 @@ kernel) or two row orders of the same table give every probability of FairLR, LR
 Calders' and the reductions' inner fits), GP and FairGP within this of each other, since their fits run to
 where the answer no longer depends on the order of the sums (``models.solver.solve_logistic``,
 ``device.training_dtype``). A decision can then differ only for a row whose probability lies within the
-bound of its cut. Measured: benchmarks/README.md, "Fits that converge". (A GPU trains the GPs in float32:
+bound of its cut. Measured: benchmarks/results/2026-11-28-convergence.md. (A GPU trains the GPs in float32:
 its numbers are not bound to the CPU's.)"""
 from __future__ import annotations
 

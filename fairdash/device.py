@@ -58,8 +58,8 @@ def training_dtype(dev):
     """The floating-point type a stochastic fit (GP, FairGP) trains in on the torch device ``dev``:
     float64 on the CPU, float32 on a GPU. In float32 the rounding of another CPU's vector width, grown
     over the epochs and the ELBO's stopping test, moved FairGP's probabilities on COMPAS by up to 1e-2;
-    in float64 by about 1e-10, for about twice the fit time (benchmarks/README.md, "Fits that
-    converge"). A GPU keeps float32, where float64 is many times slower on most cards."""
+    in float64 by about 1e-10, for about twice the fit time (benchmarks/results/
+    2026-11-28-convergence.md). A GPU keeps float32, where float64 is many times slower on most cards."""
     import torch
 
     return torch.float32 if dev.type == "cuda" else torch.float64

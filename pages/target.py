@@ -151,7 +151,7 @@ def _live_target() -> None:
                         on_change=_explicit,
                         help="The share of each group's true positives kept positive in the target labels. "
                              "1 (the default) keeps every positive, so both groups' TPRs move together; "
-                             "lower TNR_t to add positives (see benchmarks/README.md, COMPAS).")
+                             "lower TNR_t to add positives (see benchmarks/results/2026-11-26-compas.md).")
         c2.number_input("Target true negative rate TNR_t", 0.0, 1.0, step=0.01, key=target_state.TNR_WIDGET,
                         on_change=_explicit)
         st.caption("TPR_t + TNR_t must be more than 1: otherwise the target labels no longer follow the observed ones.")

@@ -9,9 +9,9 @@ A record holds, for every fit ``<setup>.<model>``, every test row's probability 
 (``.labels``). ``tests/fixtures/golden/README.md`` says which machine made each record and how.
 
 The rule: every probability within ``fairdash._version.SAME_NUMBERS_BOUND`` of the record (the bound within which
-FairDash's fits agree across CPUs and row orders, measured in benchmarks/README.md), and every label equal,
-except on a row whose recorded probability lies within that bound of the cut (1/2), where another machine's
-rounding may put it on either side."""
+FairDash's fits agree across CPUs and row orders, measured in benchmarks/results/2026-11-28-convergence.md), and
+every label equal, except on a row whose recorded probability lies within that bound of the cut (1/2), where another
+machine's rounding may put it on either side."""
 from __future__ import annotations
 
 import sys

@@ -3,7 +3,7 @@
 repeats, ``price_table``, ``summarize``), and the share of tables whose printed 95% interval holds the procedure's
 expected value. Sized for CI: the fixed rules (LR cut at the overall rate, without s, against the best rule with s)
 on 120 tables of 2,000 rows, about a minute on one core; the target reduction on 200 tables of 3,000 rows is the
-benchmark's (``python -m benchmarks.bench_coverage``, recorded in benchmarks/README.md).
+benchmark's (``python -m benchmarks.bench_coverage``, recorded in benchmarks/results/2026-11-28-coverage.md).
 
 The tables are seeded, so the count is the same on every run: 120 tables put a true 95% coverage at 90% or above
 with probability about 0.99, and the plain Student's t over the same splits (the interval before issue 45) held the

@@ -71,7 +71,8 @@ def test_the_two_machines_records_agree_by_the_rule():
 @pytest.mark.parametrize("name,change", [("lr", {"C": 0.9}), ("fair-lr", {"C": 0.9}), ("fair-gp", {"lr": 0.045})])
 def test_a_small_change_of_a_parameter_fails_the_rule(arrays, name, change):
     """The rule still catches a real change: C from 1.0 to 0.9, or the GP's learning rate from 0.05 to
-    0.045, moves probabilities far beyond the bound (benchmarks/README.md lists every golden fit)."""
+    0.045, moves probabilities far beyond the bound (benchmarks/results/2026-11-28-convergence.md lists every
+    golden fit)."""
     setup = "compas-race"
     got = G.fit(setup, name, arrays[setup], **change)
     problems = G.differences(*got, *G.recorded(G.load(RECORDS[0]), f"{setup}.{name}"))

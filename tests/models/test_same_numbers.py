@@ -3,7 +3,7 @@ CPU's vector width, another BLAS kernel, the rows shuffled) moves no probability
 ``SAME_NUMBERS_BOUND``; a fit that stops at its iteration cap is recorded as such; a run's record says what
 it was computed with. A fit on shuffled rows is how a test tries another machine without one: it changes the
 order of every sum the solver makes. (``tests/models/test_model_numbers.py`` compares with two machines' records;
-``benchmarks/README.md``, "Fits that converge", has the figures.)"""
+``benchmarks/results/2026-11-28-convergence.md`` has the figures.)"""
 from __future__ import annotations
 
 import json

@@ -110,7 +110,7 @@ def test_eo_holds_each_groups_tpr_at_its_target_on_the_training_rows():
 @pytest.mark.slow
 def test_adult_sex_lands_on_030_without_s(adult_task):
     """Both groups within 0.03 of 0.30 on the population, accuracy at least 0.79 (its fit time, at most 10 s on
-    two cores, is a benchmark's figure, not this test's: benchmarks/README.md, "target-reduction")."""
+    two cores, is a benchmark's figure, not this test's: benchmarks/results/2026-11-26-target-reduction.md)."""
     tm = fit_model(adult_task, "target-reduction", target=make_target_spec("dp", 0.30), seed=0)
     m = tm.metrics
     assert abs(m["pop_pr_0"] - 0.30) <= 0.03 and abs(m["pop_pr_1"] - 0.30) <= 0.03, (m["pop_pr_0"], m["pop_pr_1"])

@@ -201,8 +201,8 @@ def solve_logistic(X, w0, w1, *, C, tol, max_iter, mixed, dev, chunk_rows=None, 
     In round 2's coordinates the gradient is the Newton step measured in the Hessian's norm, so ``tol``
     bounds the distance to the optimum itself, not merely the slope: at ``tol=1e-9`` (FairLR's default)
     fits of Adult and COMPAS on rows in shuffled orders, and with other vector widths' kernels, give
-    probabilities within 1e-7 of each other (``_version.SAME_NUMBERS_BOUND`` is 1e-6; benchmarks/README.md,
-    "Fits that converge"). ``X``: the checked float64 numpy
+    probabilities within 1e-7 of each other (``_version.SAME_NUMBERS_BOUND`` is 1e-6; benchmarks/results/
+    2026-11-28-convergence.md). ``X``: the checked float64 numpy
     matrix; ``w0``, ``w1``: float64 tensors on ``dev``. Returns ``lbfgs_logistic``'s
     ``(coef, intercept, n_iter, converged)``, ``n_iter`` over both rounds, ``converged`` round 2's."""
     import torch

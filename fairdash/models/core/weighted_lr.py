@@ -9,7 +9,7 @@ scikit-learn's problem,
 (``a`` = ``sample_weight``, the intercept ``b`` not penalised), so it agrees with
 ``sklearn.linear_model.LogisticRegression(C=C).fit(X, y, sample_weight=a)`` solved tightly:
 coefficients within 1e-3 (relative) and the same predictions on Adult and COMPAS
-(``tests/models/test_weighted_lr.py``), in a fraction of its time (``benchmarks/results_reductions.md``).
+(``tests/models/test_weighted_lr.py``), in a fraction of its time (``benchmarks/results/2026-11-26-reductions.md``).
 
 How: ``solver.lbfgs_logistic`` (the solver FairLR uses) with the identity transition table and
 row weights, preconditioned by the Cholesky factor of the Hessian (``WeightedLR._solve``). The
@@ -203,7 +203,7 @@ class WeightedLR(BinaryClassifierMixin, ClassifierMixin, Estimator):
     ``tol`` (L-BFGS stops when the largest entry of the preconditioned gradient of the objective per
     unit of weight is below it, the last float64 round stopping on nothing else; at 1e-9 fits on rows in
     shuffled orders, and on CPUs with other vector widths, give probabilities within 1e-7 of each other
-    on Adult and COMPAS, weights in the thousands included: benchmarks/README.md, "Fits that converge"),
+    on Adult and COMPAS, weights in the thousands included: benchmarks/results/2026-11-28-convergence.md),
     ``max_iter`` (L-BFGS iterations), ``device`` (``"auto"``, ``"cpu"``, ``"cuda"``: where
     the solver runs, decided by ``fairdash.device.resolve_device``).
 
