@@ -156,10 +156,19 @@ def _check_sizes(infos, name: str, kind: ArchiveKind) -> None:
         raise FairDashError(f"{name} is refused: it would unpack to more than {kind.max_total >> 20} MB.")
 
 
+MAX_JSON_CONTAINERS = 1_000_000  # objects and lists in one JSON member (the largest honest session: about 10^5)
+
+
 def json_member(data: bytes, what: str, name: str):
+    """A JSON member parsed strictly (no NaN or Infinity), refused in one line where it is not JSON or holds more
+    than :data:`MAX_JSON_CONTAINERS` objects and lists (counted on its bytes before parsing: each costs the parser
+    far more memory than its two characters, ``[{},{},...]``)."""
     def _no_constants(c):
         raise ValueError(f"non-standard number {c}")
 
+    if data.count(b"{") + data.count(b"[") > MAX_JSON_CONTAINERS:
+        raise FairDashError(f"{name} is refused: its {what} holds more than {MAX_JSON_CONTAINERS:,} objects and lists "
+                            "(a FairDash file holds far fewer).", reason="malformed")
     try:
         return json.loads(data.decode("utf-8"), parse_constant=_no_constants)
     except (UnicodeDecodeError, ValueError, RecursionError):

@@ -153,9 +153,9 @@ def check_held(name: str, total: int, packed: int, budget: int) -> None:
 # Parquet
 # --------------------------------------------------------------------------------------------------
 def parquet_estimate(raw: bytes) -> tuple[int, Estimate] | None:
-    """``(rows, Estimate)`` of a Parquet file from its footer, and for text kept as a dictionary from the dictionary
-    and the codes alone (no value is made), or None when the footer cannot be read (the read itself then says the
-    file is damaged)."""
+    """``(rows, Estimate)`` of a Parquet file from its footer (read once, whatever its number of row groups), and
+    for text kept as a dictionary from the dictionaries and the codes alone (one read per such column; no value is
+    made), or None when the footer cannot be read (the read itself then says the file is damaged)."""
     import pyarrow.parquet as pq
 
     try:
@@ -163,17 +163,19 @@ def parquet_estimate(raw: bytes) -> tuple[int, Estimate] | None:
         meta, schema = f.metadata, f.schema_arrow
     except Exception:  # noqa: BLE001 - a damaged footer
         return None
-    table = 0.0
+    table, dictionary_text = 0.0, set()
     for i in range(meta.num_row_groups):
         group = meta.row_group(i)
         for j in range(group.num_columns):
             chunk = group.column(j)
             top = chunk.path_in_schema.split(".")[0]
             kind = schema.field(top).type if top in schema.names else None
-            per_value = _value_bytes(kind, chunk)
             if _text_dictionary(kind, chunk):
-                per_value = STRING_BYTES + _dictionary_mean_length(raw, i, top, group.num_rows)
-            table += group.num_rows * per_value
+                dictionary_text.add(top)
+                continue
+            table += group.num_rows * _value_bytes(kind, chunk)
+    for column in dictionary_text:  # (a column kept as a dictionary in some row groups: all of it measured so)
+        table += meta.num_rows * STRING_BYTES + _dictionary_text_bytes(raw, column)
     return meta.num_rows, Estimate(table, PARQUET_FACTOR * table + len(raw))
 
 
@@ -187,17 +189,17 @@ def _text_dictionary(kind, chunk) -> bool:
             and bool(chunk.has_dictionary_page) and "." not in chunk.path_in_schema)
 
 
-def _dictionary_mean_length(raw: bytes, group: int, column: str, rows: int) -> float:
-    """A dictionary-encoded text column's mean value length in one row group, exactly: each dictionary entry's
-    length times how often its code occurs (the codes take 4 bytes a row; no value is made). 0 where it cannot
-    be read this way (the read then sizes it, under its hard limit: ``isolated``)."""
+def _dictionary_text_bytes(raw: bytes, column: str) -> float:
+    """A dictionary-encoded text column's total value length, exactly: each dictionary entry's length times how
+    often its code occurs (the codes take 4 bytes a row; no value is made). 0 where it cannot be read this way (the
+    read then sizes it, under its hard limit: ``isolated``)."""
     import numpy as np
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     try:
-        codes = pq.ParquetFile(io.BytesIO(raw), read_dictionary=[column]).read_row_group(
-            group, columns=[column], use_threads=False).column(0)
+        codes = pq.ParquetFile(io.BytesIO(raw), read_dictionary=[column]).read(
+            columns=[column], use_threads=False).column(0)
         total = 0
         for part in codes.chunks:
             lengths = pc.binary_length(part.dictionary).to_numpy(zero_copy_only=False)
@@ -205,7 +207,7 @@ def _dictionary_mean_length(raw: bytes, group: int, column: str, rows: int) -> f
             total += int(np.bincount(idx, minlength=len(lengths)).astype(np.int64) @ lengths.astype(np.int64))
     except Exception:  # noqa: BLE001 - not kept as a dictionary after all, or damaged
         return 0.0
-    return total / rows if rows else 0.0
+    return float(total)
 
 
 def _value_bytes(kind, chunk) -> float:

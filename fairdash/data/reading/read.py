@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -17,6 +18,7 @@ from .workbook import read_zip
 MAX_BYTES = 200 * 1024 * 1024  # the largest table accepted (also Streamlit's upload cap)
 EXPANSION = 4  # a compressed table may expand to EXPANSION * MAX_BYTES
 _PIECE = 1 << 20  # decompression works in pieces of this many bytes
+_IN_PIECE = 1 << 14  # and reads the compressed file this many bytes at a time (what a member's end hands back)
 
 
 def table_bytes(source) -> tuple[bytes, str]:
@@ -206,26 +208,39 @@ def _parser_message(name: str, error: str, sep: str) -> str:
 
 
 def _gunzip_pieces(raw: bytes, name: str):
-    """The decompressed bytes of a gzip file (every member), in pieces of at most ``_PIECE`` bytes."""
+    """The decompressed bytes of a gzip file (every member), in pieces of at most ``_PIECE`` bytes. The file is fed
+    to the decompressor :data:`_IN_PIECE` bytes at a time from a view of it, so that the time taken grows with the
+    file's length whatever its number of members (never a copy of the rest of the file per member)."""
     import zlib
 
-    rest = raw
+    view, pos, end = memoryview(raw), 0, len(raw)
     try:
-        while rest:
+        while pos < end:
             d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-            buf = rest
             while not d.eof:
+                if not d.unconsumed_tail and pos >= end:
+                    break
+                buf = d.unconsumed_tail or view[pos:pos + _IN_PIECE]
+                if not d.unconsumed_tail:
+                    pos += len(buf)
                 piece = d.decompress(buf, _PIECE)
                 if piece:
                     yield piece
-                buf = d.unconsumed_tail
-                if not piece and not buf:
-                    break
             if not d.eof:
                 raise FairDashError(f"{name} looks gzip-compressed but is damaged or incomplete (it ends too soon).")
-            rest = d.unused_data.lstrip(b"\x00")
+            pos -= len(d.unused_data)  # the next member's first bytes, handed back
+            pos = _after_zeros(raw, pos)
     except zlib.error:
         raise FairDashError(f"{name} looks gzip-compressed but is damaged.") from None
+
+
+_NOT_ZERO = re.compile(rb"[^\x00]")
+
+
+def _after_zeros(raw: bytes, pos: int) -> int:
+    """The first byte at or after ``pos`` that is not zero padding (``len(raw)`` where none is)."""
+    m = _NOT_ZERO.search(raw, pos)
+    return m.start() if m else len(raw)
 
 
 def _gunzip(raw: bytes, name: str, limit: int, allowed: int) -> bytes:
