@@ -6,8 +6,8 @@ PR_t slider and its number box change the Theorem 2 ceiling readout to exactly w
 figures appear (Compare page) and the model downloads as a valid ``.fairdash`` file that
 ``fairdash.load_model`` reads and predicts with (Export page).
 
-The same test writes docs/screenshots/<page>.png at 1280x800 for every page, so the README's pictures
-are always of the current app.
+The same test takes <page>.png at 1280x800 of every page: the README's pictures, written into docs/screenshots when
+asked (``FAIRDASH_SCREENSHOTS=docs/screenshots``; into a temporary folder otherwise: tests/e2e/conftest.py).
 """
 from __future__ import annotations
 

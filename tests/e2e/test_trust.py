@@ -27,8 +27,6 @@ from waits import wait_drawn, wait_until
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "docs" / "screenshots"
 CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
 TRAIN_TIMEOUT = 300.0
 COMPAS_TITLE = "COMPAS (ProPublica two-year recidivism)"
@@ -101,7 +99,8 @@ def _wait_ceiling(page, st_ui, want: float, what: str) -> float:
 
 
 def _shot(page, st_ui, name: str, at: str | None = None) -> None:
-    """docs/screenshots/<name>.png; ``at``: a selector scrolled to the top of the view first."""
+    """<name>.png in the screenshots' folder (tests/e2e/conftest.py); ``at``: a selector scrolled to the top of
+    the view first."""
     if at is not None:
         page.locator(at).first.evaluate("e => e.scrollIntoView({block: 'start'})")
     st_ui.screenshot(page, name)  # (once the scroll and the drawing have settled)
@@ -683,8 +682,7 @@ def test_report_table_model_column_reads_on_one_line(browser, shared_page, st_ui
         table = rp.locator("table").filter(has=rp.locator("thead th", has_text=re.compile("^model$"))).last
         table.scroll_into_view_if_needed()
         wait_drawn(rp, app=False)
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        rp.screenshot(path=str(SHOTS / "report_table.png"))
+        rp.screenshot(path=str(st_ui.screenshot_dir() / "report_table.png"))
 
         rp.set_viewport_size({"width": 794, "height": 1123})
         rp.emulate_media(media="print")
