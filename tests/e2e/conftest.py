@@ -214,6 +214,25 @@ def _loaded(page, session: bool, timeout: float) -> None:
         page.wait_for_function("() => document.cookie.includes('fairdash_browser=')", timeout=timeout * 1000)
 
 
+SLIDER_SETTLED = """() => {
+  const status = document.querySelector('[data-testid="stStatusWidget"]');  // "Running...", while it is visible
+  const busy = !!status && status.getClientRects().length > 0 && getComputedStyle(status).visibility !== 'hidden';
+  const idle = !!document.querySelector('[data-testid="stApp"][data-test-script-state="notRunning"]') && !busy;
+  const slider = document.querySelector('.st-key-pr_t_slider input[type="range"]');
+  const box = document.querySelector('.st-key-pr_t_input input');
+  const agree = !!idle && !!slider && !!box && box.value === Number(slider.getAttribute('value')).toFixed(3);
+  window.__sliderSettled = agree ? (window.__sliderSettled || 0) + 1 : 0;
+  return window.__sliderSettled >= 2;
+}"""
+
+
+def wait_slider_settled(page, timeout: float = 60.0) -> None:
+    """Wait until the Target page's PR_t slider and its number box (which the server draws) agree, with the app idle,
+    over two animation frames: every slider move has reached the server and its rerun is drawn."""
+    page.evaluate("() => { window.__sliderSettled = 0; }")
+    page.wait_for_function(SLIDER_SETTLED, polling="raf", timeout=timeout * 1000)
+
+
 def no_exception(page, server_log) -> None:
     """No Streamlit traceback on the page (the server's log in the message where there is one)."""
     exc = page.locator('[data-testid="stException"]')
@@ -315,6 +334,7 @@ class _StUi:
     confirm_upload = staticmethod(confirm_upload)
     answer_if_asked = staticmethod(answer_if_asked)
     wait_idle = staticmethod(wait_idle)
+    wait_slider_settled = staticmethod(wait_slider_settled)
     goto_page = staticmethod(goto_page)
     open_app = staticmethod(open_app)
     reload_app = staticmethod(reload_app)

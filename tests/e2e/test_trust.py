@@ -186,12 +186,17 @@ def _train_quick_fair_lr(page, st_ui, server_log) -> None:
         if not remove.get_attribute("aria-label").startswith("Remove FairLR"):
             remove.click()
             st_ui.wait_idle(page)
+    # the removals' reruns are drawn (on a busy machine one can begin after wait_idle's settle)
+    expect(models.locator("[data-tag]:visible")).to_have_count(1, timeout=60_000)
     page.get_by_text("Advanced settings").click()
     tol = page.locator(".st-key-opt_fair-lr_tol input")
     if tol.count():
+        changed = float(tol.input_value() or "nan") != 0.001
         tol.fill("0.001")
         tol.press("Enter")
-        st_ui.wait_idle(page)
+        # a changed value asks for a rerun: wait until it has begun (at once where it has), then until it is over,
+        # so that the Train click below is not sent while the tolerance's run is still to come
+        st_ui.wait_idle(page, settle=60 if changed else 0.3)
     page.locator(".st-key-train_button button").click()
     page.get_by_role("heading", name=re.compile("Results")).wait_for(timeout=TRAIN_TIMEOUT * 1000)
     st_ui.wait_idle(page, timeout=TRAIN_TIMEOUT)
