@@ -1,6 +1,8 @@
-"""Shared test set-up: no network, a private fit cache, small real data."""
+"""Shared test set-up: no network, a private fit cache, small real data; and a run that leaves the checkout as it
+found it (issue 48, item 7: see :func:`pytest_sessionfinish`)."""
 import functools
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,59 @@ from hypothesis import settings as _hypothesis_settings  # noqa: E402
 _hypothesis_settings.register_profile("deterministic", derandomize=True, database=None, print_blob=True, deadline=None)
 _hypothesis_settings.register_profile("explore", derandomize=False, deadline=None)
 _hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
+
+
+# --------------------------------------------------------------------------------------------------
+# The checkout as the run found it
+# --------------------------------------------------------------------------------------------------
+ROOT = Path(__file__).resolve().parents[1]
+_CHECKOUT = pytest.StashKey[str]()
+
+
+def _checkout_state() -> str | None:
+    """``git status --porcelain`` of the checkout, untracked files included (what .gitignore leaves out is not
+    seen: caches, the virtual environment); ``None`` where this is not a git checkout or there is no git."""
+    try:
+        done = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _checks_checkout(config) -> bool:
+    """On the process that runs the session (pytest-xdist's controller, not its workers), unless screenshots were
+    asked for in the checkout (``FAIRDASH_SCREENSHOTS``, tests/e2e/conftest.py)."""
+    return not hasattr(config, "workerinput") and not os.environ.get("FAIRDASH_SCREENSHOTS", "").strip()
+
+
+def pytest_sessionstart(session):
+    if _checks_checkout(session.config):
+        state = _checkout_state()
+        if state is not None:
+            session.config.stash[_CHECKOUT] = state
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """A run that changed the checkout (a file added, changed or deleted by a test: a screenshot, a result, a
+    model file) fails, naming what changed; where nothing else failed, the exit status becomes 1. (Files edited by
+    hand during the run count too: the check cannot tell who changed them.)"""
+    before = session.config.stash.get(_CHECKOUT, None)
+    if before is None:
+        return
+    after = _checkout_state()
+    if after is None or after == before:
+        return
+    changed = sorted(set(after.splitlines()) ^ set(before.splitlines()))
+    if not changed:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line("")
+        reporter.write_sep("=", "the test run changed the checkout (git status before and after)", red=True)
+        reporter.write_line("\n".join(changed))
+    if session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(autouse=True)

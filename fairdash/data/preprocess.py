@@ -170,7 +170,8 @@ class PlainPreprocessor:
             values = np.where(pd.isna(col).to_numpy(), spec["fill"], col.astype(object).to_numpy()).astype(str)
             k = len(spec["frequent"])
             has_inf = spec["infrequent"] is not None
-            codes = pd.Categorical(values, categories=spec["frequent"]).codes.astype(np.int64)  # -1: not frequent
+            # -1: not frequent (pd.Categorical with values outside its categories is deprecated in pandas 3)
+            codes = pd.Index(spec["frequent"]).get_indexer(values).astype(np.int64)
             hit = codes >= 0
             out[np.flatnonzero(hit), start + codes[hit]] = 1.0
             if has_inf:  # infrequent and unknown values share the last column

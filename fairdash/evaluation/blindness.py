@@ -187,7 +187,7 @@ def price_table(results: pd.DataFrame | None) -> pd.DataFrame:
             means = tuple(float(has[c].astype(float).mean()) for c in got) if len(has) and set(got) <= set(has) else ()
             row[field] = means if all(np.isfinite(means)) else ()
         row["n_test"] = int(round(float(has[n_pop].astype(float).sum(axis=1).mean()))) if len(has) and n_pop else 0
-        cut = rows[FOLDED].fillna("").astype(str) if FOLDED in rows else pd.Series(dtype=str)
+        cut = rows[FOLDED].astype(object).fillna("").astype(str) if FOLDED in rows else pd.Series(dtype=str)
         row["folded"] = next((c for c in cut if c), "")
         row["price_of_blindness"] = float(has[PRICE].astype(float).mean()) if len(has) else np.nan
         if len(has) == 1:

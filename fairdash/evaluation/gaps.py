@@ -160,12 +160,13 @@ def moved_away_summary(results: pd.DataFrame, group_names=None) -> list[str]:
     the plain model's rows beside them (results kept without them) give their own sentences."""
 
     if (results is None or "moved_away" not in results
-            or not results["moved_away"].fillna("").astype(str).str.len().any()):
+            or not results["moved_away"].astype(object).fillna("").astype(str).str.len().any()):
         return []  # rows never marked by mark_moves, or no repeat moved any group away
     groups = _groups(results)
     refs = results[results["model"] == REFERENCE_MODEL]
     if refs.empty or not all(column_of("moved", POP, g) in results for g in groups):
-        return list(dict.fromkeys(s.strip() for s in results["moved_away"].fillna("").astype(str) if s.strip()))
+        said = results["moved_away"].astype(object).fillna("").astype(str)
+        return list(dict.fromkeys(s.strip() for s in said if s.strip()))
     fair = results[results["model"].map(lambda m: m != REFERENCE_MODEL and m in _registry_names()
                                         and bool(model_info(m).criteria))]
     out = []

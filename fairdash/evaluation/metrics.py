@@ -204,7 +204,7 @@ def one_class_notes(results: pd.DataFrame) -> list[str]:
     for col, where in ((column_of("one_class", EVAL), evaluated), (column_of("one_class", POP), "population")):
         if col not in results.columns:
             continue
-        hit = results[results[col].fillna("").astype(str) != ""]
+        hit = results[results[col].astype(object).fillna("").astype(str) != ""]
         labels = hit["label"] if "label" in hit.columns else hit["model"]
         for (label, note), g in hit.groupby([labels, hit[col]], sort=False):
             notes.append(f"{label} {note} on the {where} {splits_words(g)}: {one_class_reason(note)}.")
@@ -276,7 +276,7 @@ def rule_notes(results: pd.DataFrame) -> list[str]:
     notes = []
     labels = missed["label"] if "label" in missed.columns else missed["model"]
     for label, g in missed.groupby(labels, sort=False):
-        note = g["rule_note"].fillna("").astype(str).iloc[0]
+        note = g["rule_note"].astype(object).fillna("").astype(str).iloc[0]
         if "seed" not in g.columns:
             notes.append(f"{label}: {note}")
             continue

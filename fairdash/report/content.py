@@ -287,7 +287,7 @@ def _results_table(summary: pd.DataFrame, criterion: str, prefix: str) -> dict:
 def worst_groups(summary: pd.DataFrame, prefix: str):
     """The name(s) of the group with the worst gap, per summary row (``None`` without gaps)."""
     col = f"{prefix}worst_gap_group_names"
-    return list(summary[col].fillna("")) if col in summary.columns else None
+    return list(summary[col].astype(object).fillna("")) if col in summary.columns else None
 
 
 def decision_text(results: pd.DataFrame) -> str | None:

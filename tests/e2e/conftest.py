@@ -26,10 +26,18 @@ Fixtures:
   that no traceback is shown, take a screenshot, and the waits of ``waits.py``: on a condition, never a fixed
   time), as a fixture so the test modules need no import from this file and carry no copies of them.
 
+Screenshots (issue 48, item 7: the suite leaves the checkout as it found it): the tests that picture the app and
+the report (tests/e2e/test_dashboard.py, test_trust.py, test_report_browser.py) write them into
+:func:`screenshot_dir`: a temporary folder, unless ``FAIRDASH_SCREENSHOTS`` names a folder (relative to the
+repository root): ``FAIRDASH_SCREENSHOTS=docs/screenshots python -m pytest tests/e2e/test_dashboard.py
+tests/e2e/test_trust.py tests/e2e/test_report_browser.py`` remakes the README's pictures.
+
 The whole e2e directory is skipped only when ``/usr/bin/chromium`` is missing.
 """
 from __future__ import annotations
 
+import functools
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -206,6 +214,25 @@ def _loaded(page, session: bool, timeout: float) -> None:
         page.wait_for_function("() => document.cookie.includes('fairdash_browser=')", timeout=timeout * 1000)
 
 
+SLIDER_SETTLED = """() => {
+  const status = document.querySelector('[data-testid="stStatusWidget"]');  // "Running...", while it is visible
+  const busy = !!status && status.getClientRects().length > 0 && getComputedStyle(status).visibility !== 'hidden';
+  const idle = !!document.querySelector('[data-testid="stApp"][data-test-script-state="notRunning"]') && !busy;
+  const slider = document.querySelector('.st-key-pr_t_slider input[type="range"]');
+  const box = document.querySelector('.st-key-pr_t_input input');
+  const agree = !!idle && !!slider && !!box && box.value === Number(slider.getAttribute('value')).toFixed(3);
+  window.__sliderSettled = agree ? (window.__sliderSettled || 0) + 1 : 0;
+  return window.__sliderSettled >= 2;
+}"""
+
+
+def wait_slider_settled(page, timeout: float = 60.0) -> None:
+    """Wait until the Target page's PR_t slider and its number box (which the server draws) agree, with the app idle,
+    over two animation frames: every slider move has reached the server and its rerun is drawn."""
+    page.evaluate("() => { window.__sliderSettled = 0; }")
+    page.wait_for_function(SLIDER_SETTLED, polling="raf", timeout=timeout * 1000)
+
+
 def no_exception(page, server_log) -> None:
     """No Streamlit traceback on the page (the server's log in the message where there is one)."""
     exc = page.locator('[data-testid="stException"]')
@@ -225,10 +252,26 @@ def metric_text(page, key: str, label: str | None = None) -> str:
     return metrics.first.locator('[data-testid="stMetricValue"]').inner_text().strip()
 
 
+_TEMPORARY_SHOTS: list[Path] = []  # pytest's temporary folder for this session's screenshots (the st_ui fixture's)
+
+
+@functools.cache
+def screenshot_dir() -> Path:
+    """Where the screenshots go: the folder ``FAIRDASH_SCREENSHOTS`` names (relative to the repository root; the
+    README's pictures are ``docs/screenshots``), else a temporary folder (pytest's, kept for the last three runs
+    as its ``tmp_path`` folders are), so that a test run leaves the checkout as it found it."""
+    asked = os.environ.get("FAIRDASH_SCREENSHOTS", "").strip()
+    if asked:
+        out = ROOT / asked
+    else:
+        out = _TEMPORARY_SHOTS[0] if _TEMPORARY_SHOTS else Path(tempfile.mkdtemp(prefix="fairdash-screenshots-"))
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
 def screenshot(page, name: str) -> Path:
-    """docs/screenshots/<name>.png at the page's viewport (1280x800), after the app is idle."""
-    out = ROOT / "docs" / "screenshots" / f"{name}.png"
-    out.parent.mkdir(parents=True, exist_ok=True)
+    """<name>.png in :func:`screenshot_dir` at the page's viewport (1280x800), after the app is idle."""
+    out = screenshot_dir() / f"{name}.png"
     wait_idle(page, settle=0.1)
     wait_drawn(page)  # Plotly and the data grids have finished drawing
     page.screenshot(path=str(out), full_page=False, animations="disabled")
@@ -291,6 +334,7 @@ class _StUi:
     confirm_upload = staticmethod(confirm_upload)
     answer_if_asked = staticmethod(answer_if_asked)
     wait_idle = staticmethod(wait_idle)
+    wait_slider_settled = staticmethod(wait_slider_settled)
     goto_page = staticmethod(goto_page)
     open_app = staticmethod(open_app)
     reload_app = staticmethod(reload_app)
@@ -300,8 +344,11 @@ class _StUi:
     main_text = staticmethod(main_text)
     metric_text = staticmethod(metric_text)
     screenshot = staticmethod(screenshot)
+    screenshot_dir = staticmethod(screenshot_dir)
 
 
 @pytest.fixture(scope="session")  # stateless: module fixtures that train a shared session use it too
-def st_ui():
+def st_ui(tmp_path_factory):
+    if not _TEMPORARY_SHOTS:
+        _TEMPORARY_SHOTS.append(tmp_path_factory.mktemp("screenshots"))
     return _StUi

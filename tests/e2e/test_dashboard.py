@@ -6,8 +6,8 @@ PR_t slider and its number box change the Theorem 2 ceiling readout to exactly w
 figures appear (Compare page) and the model downloads as a valid ``.fairdash`` file that
 ``fairdash.load_model`` reads and predicts with (Export page).
 
-The same test writes docs/screenshots/<page>.png at 1280x800 for every page, so the README's pictures
-are always of the current app.
+The same test takes <page>.png at 1280x800 of every page: the README's pictures, written into docs/screenshots when
+asked (``FAIRDASH_SCREENSHOTS=docs/screenshots``; into a temporary folder otherwise: tests/e2e/conftest.py).
 """
 from __future__ import annotations
 
@@ -53,18 +53,6 @@ def _assert_ceiling(page, st_ui, task, pr_t: float, server_log) -> float:
 
 
 # the app is idle and the PR_t number box (drawn by the server) shows the slider's value, in two animation frames
-SLIDER_SETTLED = """() => {
-  const status = document.querySelector('[data-testid="stStatusWidget"]');  // "Running...", while it is visible
-  const busy = !!status && status.getClientRects().length > 0 && getComputedStyle(status).visibility !== 'hidden';
-  const idle = !!document.querySelector('[data-testid="stApp"][data-test-script-state="notRunning"]') && !busy;
-  const slider = document.querySelector('.st-key-pr_t_slider input[type="range"]');
-  const box = document.querySelector('.st-key-pr_t_input input');
-  const agree = !!idle && !!slider && !!box && box.value === Number(slider.getAttribute('value')).toFixed(3);
-  window.__sliderSettled = agree ? (window.__sliderSettled || 0) + 1 : 0;
-  return window.__sliderSettled >= 2;
-}"""
-
-
 def _slider_value(page) -> float:
     return float(page.locator('.st-key-pr_t_slider input[type="range"]').get_attribute("value"))
 
@@ -239,8 +227,7 @@ def test_fast_slider_presses_all_count(page, app_url, st_ui, server_log, adult_a
             page.wait_for_timeout(gap)
         # every press has reached the server and its rerun is over: the app is idle and the number box, which the
         # server draws, shows the slider's value (a lost press would make the slider jump back to the box's value)
-        page.evaluate("() => { window.__sliderSettled = 0; }")
-        page.wait_for_function(SLIDER_SETTLED, polling="raf", timeout=60_000)
+        st_ui.wait_slider_settled(page)
         st_ui.wait_idle(page)
         shown = _slider_value(page)
         _assert_ceiling(page, st_ui, task, shown, server_log)  # readout and slider agree, whatever happened

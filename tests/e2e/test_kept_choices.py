@@ -14,8 +14,18 @@ pytestmark = pytest.mark.e2e
 
 
 def _compare_chips(page) -> list[str]:
-    page.locator(".st-key-compare_runs [data-tag]").first.wait_for(timeout=60_000)
     return sorted(re.match(r"Run \d+", c).group(0) for c in _chips(page, "compare_runs"))
+
+
+def _expect_compare_chips(page, st_ui, want: list[str], timeout: float = 60.0) -> None:
+    """Compare's selection shows the runs ``want``, once the app is idle: waited for, not read once (on a busy
+    machine the rerun of a choice, a page or a reload may begin after the idle wait's settle, and a read then
+    saw the page before it; a selection that was lost never comes back, and the wait fails with what it saw)."""
+    def shown():
+        st_ui.wait_idle(page, timeout=timeout, settle=0)
+        return _compare_chips(page) == want
+
+    st_ui.wait_until(shown, timeout, lambda _: f"Compare's selection is {_compare_chips(page)}, not {want}")
 
 
 def _shown_sample(page) -> str:
@@ -31,15 +41,15 @@ def test_compares_selection_stays_across_pages_and_a_reload(page, app_url, st_ui
         _set_models(page, st_ui, [model])
         _train(page, st_ui, server_log)
     st_ui.goto_page(page, "Compare")
-    assert _compare_chips(page) == ["Run 2"]  # the newest, on a first visit
+    _expect_compare_chips(page, st_ui, ["Run 2"])  # the newest, on a first visit
     _select(page, st_ui, "compare_runs", "Run 1", exact=False)
-    assert _compare_chips(page) == ["Run 1", "Run 2"]
+    _expect_compare_chips(page, st_ui, ["Run 1", "Run 2"])
     st_ui.goto_page(page, "Export")
     st_ui.goto_page(page, "Compare")
-    assert _compare_chips(page) == ["Run 1", "Run 2"]
+    _expect_compare_chips(page, st_ui, ["Run 1", "Run 2"])
     st_ui.reload_app(page)
-    assert page.locator("h1", has_text="Compare").count() == 1
-    assert _compare_chips(page) == ["Run 1", "Run 2"]
+    expect(page.locator("h1", has_text="Compare")).to_have_count(1)
+    _expect_compare_chips(page, st_ui, ["Run 1", "Run 2"])
     st_ui.no_exception(page, server_log)
 
 

@@ -1,5 +1,6 @@
 """The HTML report in headless Chromium: renders with no console errors and no network requests, prints
-to A4 without anything cut off, shows injected markup as text, and leaves a screenshot for the docs."""
+to A4 without anything cut off, shows injected markup as text, and leaves a screenshot for the docs (report.png in the
+screenshots' folder: docs/screenshots when asked, a temporary one otherwise; tests/e2e/conftest.py)."""
 from __future__ import annotations
 
 import os
@@ -11,7 +12,6 @@ from waits import wait_drawn
 
 CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOT = ROOT / "docs" / "screenshots" / "report.png"
 A4_CONTENT_PX = 688  # 210 mm - 2 x 14 mm margins at 96 px per inch
 A4_CONTENT_HEIGHT_PX = 1016  # 297 mm - 2 x 14 mm
 
@@ -81,7 +81,7 @@ def _network(requests, own_url):
     return [u for u in requests if u != own_url and not u.startswith(("data:", "blob:"))]
 
 
-def test_report_renders_offline_without_errors_and_screenshot(browser, reports):
+def test_report_renders_offline_without_errors_and_screenshot(browser, reports, st_ui):
     clean, _ = reports
     page, ev = _open(browser, clean, viewport={"width": 1280, "height": 800})
     errors = [m for m in ev["console"] if m[0] in ("error", "pageerror", "warning")]
@@ -95,9 +95,9 @@ def test_report_renders_offline_without_errors_and_screenshot(browser, reports):
     titles = page.evaluate("Array.from(document.querySelectorAll('.js-plotly-plot .gtitle')).map(e => e.textContent)")
     assert sum("on the population" in t for t in titles) == 3, titles
     assert sum("balanced test set" in t for t in titles) == 3, titles
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOT))
-    assert SCREENSHOT.stat().st_size > 10_000
+    shot = st_ui.screenshot_dir() / "report.png"
+    page.screenshot(path=str(shot))
+    assert shot.stat().st_size > 10_000
     page.close()
 
 

@@ -27,8 +27,6 @@ from waits import wait_drawn, wait_until
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "docs" / "screenshots"
 CEILING_LABEL = "Accuracy ceiling (Theorem 2, training split)"
 TRAIN_TIMEOUT = 300.0
 COMPAS_TITLE = "COMPAS (ProPublica two-year recidivism)"
@@ -101,7 +99,8 @@ def _wait_ceiling(page, st_ui, want: float, what: str) -> float:
 
 
 def _shot(page, st_ui, name: str, at: str | None = None) -> None:
-    """docs/screenshots/<name>.png; ``at``: a selector scrolled to the top of the view first."""
+    """<name>.png in the screenshots' folder (tests/e2e/conftest.py); ``at``: a selector scrolled to the top of
+    the view first."""
     if at is not None:
         page.locator(at).first.evaluate("e => e.scrollIntoView({block: 'start'})")
     st_ui.screenshot(page, name)  # (once the scroll and the drawing have settled)
@@ -187,12 +186,17 @@ def _train_quick_fair_lr(page, st_ui, server_log) -> None:
         if not remove.get_attribute("aria-label").startswith("Remove FairLR"):
             remove.click()
             st_ui.wait_idle(page)
+    # the removals' reruns are drawn (on a busy machine one can begin after wait_idle's settle)
+    expect(models.locator("[data-tag]:visible")).to_have_count(1, timeout=60_000)
     page.get_by_text("Advanced settings").click()
     tol = page.locator(".st-key-opt_fair-lr_tol input")
     if tol.count():
+        changed = float(tol.input_value() or "nan") != 0.001
         tol.fill("0.001")
         tol.press("Enter")
-        st_ui.wait_idle(page)
+        # a changed value asks for a rerun: wait until it has begun (at once where it has), then until it is over,
+        # so that the Train click below is not sent while the tolerance's run is still to come
+        st_ui.wait_idle(page, settle=60 if changed else 0.3)
     page.locator(".st-key-train_button button").click()
     page.get_by_role("heading", name=re.compile("Results")).wait_for(timeout=TRAIN_TIMEOUT * 1000)
     st_ui.wait_idle(page, timeout=TRAIN_TIMEOUT)
@@ -683,8 +687,7 @@ def test_report_table_model_column_reads_on_one_line(browser, shared_page, st_ui
         table = rp.locator("table").filter(has=rp.locator("thead th", has_text=re.compile("^model$"))).last
         table.scroll_into_view_if_needed()
         wait_drawn(rp, app=False)
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        rp.screenshot(path=str(SHOTS / "report_table.png"))
+        rp.screenshot(path=str(st_ui.screenshot_dir() / "report_table.png"))
 
         rp.set_viewport_size({"width": 794, "height": 1123})
         rp.emulate_media(media="print")

@@ -167,8 +167,9 @@ def test_two_sessions_are_isolated_and_both_answer(browser, app_url, st_ui, serv
             (during if was_training and _training(pa) else after).append(dt)
             if not _training(pa):
                 break
-            st_ui.wait_idle(pb, settle=0.05)  # one move at a time (fast presses can be lost: see report)
-            pb.wait_for_timeout(100)
+            # one move at a time (fast presses can be lost: see report): the next once this one is settled, the
+            # number box (drawn by the server) showing the slider's value
+            st_ui.wait_slider_settled(pb)
         # let B's last rerun finish and check its value is B's own readout at its own PR_t
         st_ui.wait_idle(pb)
         pr_b = float(thumb.get_attribute("value"))
