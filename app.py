@@ -69,8 +69,6 @@ if __name__ == "__main__":  # a script run (Streamlit runs this file as __main__
 
     main()
 else:  # imported by `streamlit run app.py` to serve it: the same script behind the upload endpoint's guard
-    from starlette.middleware import Middleware  # lazy: only the server process that serves the app needs it
+    from fairdash.app.server import upload_guard  # noqa: E402
 
-    from fairdash.app.server.upload_guard import UploadGuard  # lazy: as above
-
-    app = st.App(__file__, middleware=[Middleware(UploadGuard)])
+    app = st.App(__file__, middleware=upload_guard.middleware())

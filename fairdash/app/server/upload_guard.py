@@ -2,7 +2,7 @@
 server by that door count against the same limits as the pages' (issue 46, item 3).
 
 Streamlit offers a way in for this and we take it: ``streamlit run app.py`` serves an ``st.App`` where app.py
-makes one, with this class as its first ASGI middleware (:data:`app.app`). Each upload request is answered here,
+makes one, with this class as its first ASGI middleware (:func:`middleware`). Each upload request is answered here,
 before Streamlit reads a byte of its body, with one line and a status where:
 
 - the server runs with a protection switched off (:func:`fairdash.app.server.limits.insecure_settings`) and the team
@@ -40,6 +40,13 @@ def _get_option(name: str):
     import streamlit as st  # lazy: Streamlit's options are read per request, as the pages read them
 
     return st.get_option(name)
+
+
+def middleware() -> list:
+    """The middleware ``st.App`` takes (app.py): this guard, first."""
+    from starlette.middleware import Middleware  # lazy: only the process that serves the app needs Starlette
+
+    return [Middleware(UploadGuard)]
 
 
 class UploadGuard:
