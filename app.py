@@ -70,5 +70,7 @@ if __name__ == "__main__":  # a script run (Streamlit runs this file as __main__
     main()
 else:  # imported by `streamlit run app.py` to serve it: the same script behind the upload endpoint's guard
     from fairdash.app.server import upload_guard  # noqa: E402
+    from fairdash.app.ui import text as app_text  # noqa: E402
 
-    app = st.App(__file__, middleware=upload_guard.middleware())
+    # an error no guard caught, in a page or a widget's callback: one line on the page, the trace in the log
+    app = st.App(__file__, middleware=upload_guard.middleware(), on_script_error=app_text.script_error)

@@ -86,6 +86,9 @@ BENCHMARKS = (
               "expand on upload; kills the server above 6 GiB", "3-10 min", "results/2026-11-28-hostile-uploads.md",
               ("--gzip-mib", "2", "--row-groups", "2", "--rows-per-group", "2000",
                "--out", "{quick}/bench_hostile_upload.json"), needs=("browser", "memory")),
+    Benchmark("crafted-files", "bench_crafted_files", "session, model and table files crafted to cost much: the "
+              "answer, its time and the process tree's memory (FAIRDASH_TABLE_MB=256)", "1-2 min",
+              "results/2026-11-29-crafted-files.md", ("--cases", "results-not-results", "gzip-members")),
     Benchmark("targeting", "targeting", "FairLR's achieved rates against PR_t; the TPR/TNR-target mode",
               "20-40 min", "results/2026-11-26-targeting.md",
               ("--repeats", "1", "--only", "compas", "--out", "{quick}")),

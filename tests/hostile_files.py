@@ -89,3 +89,93 @@ def csv_of_many_columns(path: Path, columns: int = 100_000, rows: int = 200) -> 
         buf.write(row)
     path.write_bytes(buf.getvalue())
     return path
+
+
+# --------------------------------------------------------------------------------------------------
+# Issue 46: session files, model files and tables whose structure costs much (each made here, never checked in)
+# --------------------------------------------------------------------------------------------------
+def members_of(raw: bytes) -> dict:
+    """A FairDash archive's members (name -> bytes), in their order."""
+    with zipfile.ZipFile(io.BytesIO(raw)) as z:
+        return {i.filename: z.read(i) for i in z.infolist()}
+
+
+def resealed(raw: bytes, **changed: bytes) -> bytes:
+    """A FairDash archive (model or session file) with members replaced (``changed``: name -> bytes; a name's dots
+    as ``__``) and its manifest's sizes and checksums made to match, so that only the members' contents are odd;
+    deflated, as an attacker would send it (a repetitive member packs to a few hundred kilobytes)."""
+    import hashlib
+    import json
+
+    members = members_of(raw)
+    for name, data in changed.items():
+        members[name.replace("__", ".")] = data
+    manifest = json.loads(members["manifest.json"])
+    for name, data in members.items():
+        if name != "manifest.json":
+            manifest["members"][name] = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    members["manifest.json"] = json.dumps(manifest).encode()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("manifest.json", members.pop("manifest.json"))
+        for name, data in members.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+def json_of_small_objects(mb: float = 20) -> bytes:
+    """``[{"a1b2":7},...]``: ``mb`` megabytes of one-key objects that cost a parser about 15 times as much memory;
+    their random keys keep it from deflating more than a few times (past a zip-bomb ratio check)."""
+    n = int(mb * 2**20) // 12
+    keys = np.random.default_rng(0).integers(0, 16**4, size=n)
+    return b"[" + b",".join(b'{"%04x":7}' % int(k) for k in keys) + b"]"
+
+
+def safetensors_index(tensors: int = 600_000) -> bytes:
+    """A safetensors member whose index (its JSON header) names ``tensors`` one-byte tensors: small to send, large to
+    parse."""
+    import json
+
+    header = {f"t{i}": {"dtype": "U8", "shape": [1], "data_offsets": [i, i + 1]} for i in range(tensors)}
+    text = json.dumps(header).encode()
+    return len(text).to_bytes(8, "little") + text + b"\0" * tensors
+
+
+def parquet_of_results_with_a_list_column(rows: int = 2000, width: int = 200) -> bytes:
+    """A results member whose rows carry a list of ``width`` numbers each: small as Parquet, large as Python lists."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    values = pa.array([list(range(width))] * rows, type=pa.list_(pa.int64()))
+    table = pa.table({"model": ["lr"] * rows, "label": ["LR"] * rows, "seed": [0] * rows, "curve": values})
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    return buf.getvalue()
+
+
+def parquet_of_plain_numbers(rows: int = 50) -> bytes:
+    """A Parquet table that is not results rows (no model, label or seed): what the pages could not group."""
+    import pandas as pd
+
+    return pd.DataFrame({"x": np.arange(rows), "y": np.arange(rows) * 0.5}).to_parquet()
+
+
+def parquet_of_one_row_groups(groups: int = 4000) -> bytes:
+    """A table of ``groups`` rows stored one row per row group, with dictionary-encoded text: each group's footer
+    entry and dictionary page are read once (a reader that reads the footer again per group takes the square)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"s": pa.array(["u", "v"] * (groups // 2)), "y": pa.array(np.arange(groups) % 2),
+                      "name": pa.array([f"person {i}" for i in range(groups)])})
+    buf = io.BytesIO()
+    pq.write_table(table, buf, row_group_size=1)
+    return buf.getvalue()
+
+
+def gzip_of_many_members(members: int = 300_000) -> bytes:
+    """A CSV compressed as ``members`` gzip members of one row each (about 28 bytes a member), with zero padding
+    between two of them: a reader that copies the rest of the file per member takes the square of its length."""
+    head = gzip.compress(b"s,y,x\n", mtime=0)
+    rows = [gzip.compress(b"%d,%d,%d\n" % (i % 2, (i // 2) % 2, i), mtime=0) for i in range(members)]
+    return head + b"".join(rows[: members // 2]) + b"\0" * 512 + b"".join(rows[members // 2:])

@@ -99,3 +99,24 @@ def test_a_session_file_opened_in_the_same_rerun_as_a_column_change_opens_withou
     ok(at)
     assert any("Opened work.fairdash-session" in s.value for s in at.success), [s.value for s in at.success]
     assert app_state.session(at).spec == app_state.session(first).spec  # the file's task, not the column picked
+
+
+def test_a_session_file_whose_results_mean_nothing_is_refused_in_one_line_and_no_page_shows_a_traceback():
+    """Issue 46, item 4: a file that passes the archive's checks but whose results member is not results rows (a
+    table of plain numbers) was opened "successfully", then Train and Compare raised ``No group keys passed!``."""
+    import hostile_files as hf
+
+    first = new_app()
+    train_lr(first, pr_t=0.3)
+    raw = _saved(first)
+    results = next(n for n in hf.members_of(raw) if n.endswith("-results.parquet"))
+    crafted = hf.resealed(raw, **{results.replace(".", "__"): hf.parquet_of_plain_numbers()})
+    at = new_app()
+    _open(at, "odd.fairdash-session", crafted)
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "odd.fairdash-session" in errors[0] and "not a FairDash results table" in errors[0]
+    assert "\n" not in errors[0].split("This session is unchanged.")[0]
+    assert not any("Opened odd.fairdash-session" in s.value for s in at.success)
+    for page in ("pages/target.py", "pages/train.py", "pages/compare.py", "pages/export.py", "pages/audit.py"):
+        at.switch_page(page).run()
+        ok(at)

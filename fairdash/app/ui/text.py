@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import html
+import logging
 import re
 
 import streamlit as st
 
 from ...errors import FairDashError
 
+_LOG = logging.getLogger("fairdash.app")
 _WORD_JOINER = "\u2060"  # invisible and unbreakable: splits a would-be URL, e-mail or shortcode for the parser
 
 
@@ -81,6 +83,18 @@ def guard(prefix: str = ""):
         if type(exc).__module__.startswith("streamlit."):
             raise  # Streamlit's own control flow (st.rerun, st.stop) and its API errors pass through
         show_error(exc, prefix)
+
+
+def script_error(exc: BaseException) -> bool:
+    """Streamlit's ``on_script_error`` (app.py's ``st.App``): an error no guard caught, in a page or in a widget's
+    callback (``on_change``, ``on_click``), is shown as one line (:func:`show_error`) and its trace goes to the
+    server's log; returns True (Streamlit shows nothing more), or False where nothing can be drawn."""
+    _LOG.error("An unexpected error in a script run or a widget's callback", exc_info=exc)
+    try:
+        show_error(exc)
+    except Exception:  # noqa: BLE001 - nowhere to draw it: Streamlit's own display is the last resort
+        return False
+    return True
 
 
 class PageEnded(Exception):
