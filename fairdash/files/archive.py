@@ -6,6 +6,7 @@ path parts) and its JSON members parsed strictly (``json_member``). Every refusa
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -100,6 +101,43 @@ class ArchiveKind(NamedTuple):
 def open_archive(raw: bytes, name: str, kind: ArchiveKind) -> dict[str, bytes]:
     """Check a FairDash archive's zip before reading it (member names, the layout byte by byte, sizes, compression,
     no encryption, no path parts) and return its members' bytes; every refusal a one-line :class:`FairDashError`."""
+    z, infos = _checked_zip(raw, name, kind)
+    return {i.filename: b"".join(_member_pieces(z, i, name, kind)) for i in infos}
+
+
+def member_digests(raw: bytes, name: str, kind: ArchiveKind) -> tuple[dict[str, tuple[int, str]], bytes]:
+    """``({member: (size, SHA-256 hex)}, the manifest's bytes)`` of a FairDash archive, its zip checked as
+    :func:`open_archive` checks it but each member streamed through the hash a piece at a time: the memory taken is a
+    piece's, whatever the members hold, and the time is linear in their size. What a caller checks before handing
+    the file to the reading process (an altered byte is refused here, without starting one)."""
+    z, infos = _checked_zip(raw, name, kind)
+    digests, manifest = {}, b""
+    for i in infos:
+        h, size = hashlib.sha256(), 0
+        for piece in _member_pieces(z, i, name, kind):
+            h.update(piece)
+            size += len(piece)
+            if i.filename == MANIFEST:
+                manifest += piece
+        digests[i.filename] = (size, h.hexdigest())
+    return digests, manifest
+
+
+def digests_of(members: dict[str, bytes]) -> dict[str, tuple[int, str]]:
+    """:func:`member_digests`' answer for members already read."""
+    return {k: (len(v), hashlib.sha256(v).hexdigest()) for k, v in members.items()}
+
+
+def matches(entry, digest: tuple[int, str]) -> bool:
+    """Whether a manifest's entry (``{"size", "sha256"}``) records this member's size and hash."""
+    return isinstance(entry, dict) and entry.get("size") == digest[0] and entry.get("sha256") == digest[1]
+
+
+_PIECE = 1 << 20
+
+
+def _checked_zip(raw: bytes, name: str, kind: ArchiveKind):
+    """The zip and its members' entries, every check made before a member is read."""
     if raw[:4] != b"PK\x03\x04":
         raise FairDashError(f"{name} is not a {kind.what}: {_what_is_it(raw)}.")
     try:
@@ -124,18 +162,23 @@ def open_archive(raw: bytes, name: str, kind: ArchiveKind) -> dict[str, bytes]:
     if (problem := layout_problem(raw, len(infos))) is not None:  # any byte of the structure altered
         raise FairDashError(f"{name} is damaged or altered: {problem}; {kind.again}.")
     _check_sizes(infos, name, kind)
-    out = {}
-    for i in infos:
-        limit = i.file_size
-        try:
-            with z.open(i) as f:  # read no more than the header promises: a lying header cannot inflate us
-                data = f.read(limit + 1)
-        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, RuntimeError, struct.error) as e:
-            raise FairDashError(f"{name} is damaged or incomplete ({i.filename}: {e}); {kind.again}.") from None
-        if len(data) != i.file_size:
-            raise FairDashError(f"{name} is damaged: {i.filename} does not have the size its header says.")
-        out[i.filename] = data
-    return out
+    return z, infos
+
+
+def _member_pieces(z, info, name: str, kind: ArchiveKind):
+    """A member's bytes, a piece at a time, no more than its header promises (a lying header cannot inflate us)."""
+    got = 0
+    try:
+        with z.open(info) as f:
+            while piece := f.read(min(_PIECE, info.file_size + 1 - got)):
+                got += len(piece)
+                yield piece
+                if got > info.file_size:
+                    break
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, RuntimeError, struct.error) as e:
+        raise FairDashError(f"{name} is damaged or incomplete ({info.filename}: {e}); {kind.again}.") from None
+    if got != info.file_size:
+        raise FairDashError(f"{name} is damaged: {info.filename} does not have the size its header says.")
 
 
 def _check_sizes(infos, name: str, kind: ArchiveKind) -> None:

@@ -49,7 +49,16 @@ from ..models.core.state import RENAMED_PARAMS, RETIRED_PARAMS, class_path, join
 from ..models.registry import MODELS, model_info
 from ..progress import utc_now
 from ..targeting.decision import FittedDecision, carried_decision, predicts_with_s, rule_info
-from .archive import MANIFEST, ArchiveKind, json_member, open_archive, read_source
+from .archive import (
+    MANIFEST,
+    ArchiveKind,
+    digests_of,
+    json_member,
+    matches,
+    member_digests,
+    open_archive,
+    read_source,
+)
 from .scoring import ScoresRawTables
 
 # What reading a model file imports as it goes (each model's module, safetensors): imported by the reading process
@@ -238,8 +247,10 @@ def _open_archive(raw: bytes, name: str) -> dict[str, bytes]:
     return open_archive(raw, name, MODEL_ARCHIVE)
 
 
-def _check_manifest(members: dict, name: str) -> dict:
-    manifest = json_member(members[MANIFEST], "manifest", name)
+def _check_manifest(manifest_raw: bytes, digests: dict, name: str) -> dict:
+    """The manifest, checked: this format, and every member's size and hash as recorded (``digests``:
+    :func:`fairdash.files.archive.member_digests`)."""
+    manifest = json_member(manifest_raw, "manifest", name)
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
         raise FairDashError(f"{name} is not a FairDash model file (its manifest names another format).")
     version = manifest.get("format_version")
@@ -256,12 +267,9 @@ def _check_manifest(members: dict, name: str) -> dict:
     if not isinstance(listed, dict) or set(listed) != {META, ARRAYS}:
         raise FairDashError(f"{name} is damaged: its manifest does not list the model's parts.")
     for member in (META, ARRAYS):
-        if member not in members:
+        if member not in digests:
             raise FairDashError(f"{name} is incomplete: {member} is missing.")
-        entry = listed[member]
-        data = members[member]
-        if not isinstance(entry, dict) or entry.get("size") != len(data) \
-                or entry.get("sha256") != hashlib.sha256(data).hexdigest():
+        if not matches(listed[member], digests[member]):
             raise FairDashError(f"{name} has been altered or damaged: {member} does not match the checksum recorded "
                                 "when it was saved. Refusing to load it.")
     return manifest
@@ -411,13 +419,15 @@ def load_model(source) -> LoadedModel:
     reading process under the table's memory and time limits (:func:`fairdash.data.reading.isolated.call_limited`).
     """
     raw, name = _read_source(source)
+    digests, manifest_raw = member_digests(raw, name, MODEL_ARCHIVE)  # streamed: an altered byte is refused here
+    _check_manifest(manifest_raw, digests, name)
     return isolated.call_limited(model_from_bytes, (raw, name), name, what="model file", imports=LOAD_MODULES)
 
 
 def model_from_bytes(raw: bytes, name: str) -> LoadedModel:
     """:func:`load_model`'s reading, in this process: only where its limits are already set (a reading process)."""
     members = _open_archive(raw, name)
-    manifest = _check_manifest(members, name)
+    manifest = _check_manifest(members[MANIFEST], digests_of(members), name)
     meta = json_member(members[META], "metadata", name)
     if not isinstance(meta, dict):
         raise FairDashError(f"{name} is damaged: its metadata is not an object.")

@@ -37,6 +37,7 @@ Public API: :func:`session_bytes`, :func:`session_file_name`, :func:`load_sessio
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -247,8 +248,22 @@ def _model_file(raw: bytes) -> bool:
         return False
 
 
-def _check_manifest(members: dict, name: str) -> dict:
-    manifest = archive.json_member(members[archive.MANIFEST], "manifest", name)
+@contextlib.contextmanager
+def _as_session_file(raw: bytes, name: str):
+    """A refusal of the archive says so where the file is a model file."""
+    try:
+        yield
+    except FairDashError:
+        if _model_file(raw):
+            raise FairDashError(f"{name} is not a FairDash session file: it is a model file (open it with "
+                                "fairdash.load_model, fairdash predict or the Score new data page).") from None
+        raise
+
+
+def _check_manifest(manifest_raw: bytes, digests: dict, name: str) -> dict:
+    """The manifest, checked: this format or an older one, and every member listed with its size and hash as
+    recorded (``digests``: :func:`fairdash.files.archive.member_digests`)."""
+    manifest = archive.json_member(manifest_raw, "manifest", name)
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
         raise FairDashError(f"{name} is not a FairDash session file (its manifest names another format).")
     version = manifest.get("format_version")
@@ -259,12 +274,10 @@ def _check_manifest(members: dict, name: str) -> dict:
                             f"session file format {version}); this FairDash reads formats up to {FORMAT_VERSION}. "
                             "Update FairDash to open it.")
     listed = manifest.get("members")
-    if not isinstance(listed, dict) or set(listed) != set(members) - {archive.MANIFEST}:
+    if not isinstance(listed, dict) or set(listed) != set(digests) - {archive.MANIFEST}:
         raise FairDashError(f"{name} has been altered or damaged: its manifest does not list its parts.")
-    for member, data in members.items():
-        entry = listed.get(member, {}) if member != archive.MANIFEST else None
-        if entry is not None and (not isinstance(entry, dict) or entry.get("size") != len(data)
-                                  or entry.get("sha256") != hashlib.sha256(data).hexdigest()):
+    for member, digest in digests.items():
+        if member != archive.MANIFEST and not archive.matches(listed.get(member), digest):
             raise FairDashError(f"{name} has been altered or damaged: {member} does not match the checksum recorded "
                                 "when it was saved. Refusing to open it.")
     return manifest
@@ -411,6 +424,9 @@ def load_session(source, *, name: str | None = None, watch=None) -> SessionFile:
     messages (an upload's)."""
     raw, default_name = _read_source(source)
     name = name or default_name
+    with _as_session_file(raw, name):
+        digests, manifest_raw = archive.member_digests(raw, name, KIND)  # streamed: an altered byte is refused here
+    _check_manifest(manifest_raw, digests, name)
     return isolated.call_limited(session_from_bytes, (raw, name), name, watch=watch, what="session file",
                                  imports=export.LOAD_MODULES)
 
@@ -418,14 +434,9 @@ def load_session(source, *, name: str | None = None, watch=None) -> SessionFile:
 def session_from_bytes(raw: bytes, name: str) -> SessionFile:
     """:func:`load_session`'s reading, in this process: only where its limits are already set (a reading
     process)."""
-    try:
+    with _as_session_file(raw, name):
         members = archive.open_archive(raw, name, KIND)
-    except FairDashError:
-        if _model_file(raw):
-            raise FairDashError(f"{name} is not a FairDash session file: it is a model file (open it with "
-                                "fairdash.load_model, fairdash predict or the Score new data page).") from None
-        raise
-    manifest = _check_manifest(members, name)
+    manifest = _check_manifest(members[archive.MANIFEST], archive.digests_of(members), name)
     if SESSION not in members or TABLE not in members:
         raise FairDashError(f"{name} is incomplete: it holds no session.")
     meta = archive.json_member(members[SESSION], "session", name)

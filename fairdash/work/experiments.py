@@ -342,7 +342,7 @@ def _finished(run: _Collected, spec: TargetSpec, cache, progress, price: bool) -
     results = flag_below_majority(results, majority)
     folded = {seed: folded_words(folded_levels(a.preprocessor)) for seed, a in run.arrays.items()}
     if any(folded.values()):  # a feature the one-hot cap cut is said wherever the results are
-        results["folded_levels"] = results["seed"].map(folded).astype(object).fillna("")
+        results["folded_levels"] = results["seed"].map(folded).astype(object).fillna("").astype(str)
     return results[[c for c in RESULT_COLUMNS if c in results.columns]
                    + [c for c in results.columns if c not in RESULT_COLUMNS]]
 
