@@ -124,8 +124,8 @@ def main(argv=None) -> int:
         rows = [f"| {k} | {v['bytes'] / MIB:.2f} | {v['answer'][:90]} | {v['seconds']} | {v['tree_peak_mib']} | "
                 f"{v['kept_mib']} |" for k, v in rec.results.items()]
         rec.markdown = "\n".join([f"Crafted files, FAIRDASH_TABLE_MB={args.table_mb:g}. {rec.machine_line()}", "",
-                                  "| file | MB | answer | seconds | tree peak MiB | kept MiB |", "|---|---|---|---|---|---|",
-                                  *rows])
+                                  "| file | MB | answer | seconds | tree peak MiB | kept MiB |",
+                                  "|---|---|---|---|---|---|", *rows])
     return 0
 
 

@@ -1,7 +1,7 @@
 """Agarwal et al.'s reduction and Kamiran & Calders' reweighing: the old inner learner against the new.
 
-Old: scikit-learn's ``LogisticRegression(C=1, max_iter=1000)`` (lbfgs, tol 1e-4), as ``baselines._make_lr``
-built it before issue 22; the benchmark builds it itself and swaps it in for the run. New:
+Old: scikit-learn's ``LogisticRegression(C=1, max_iter=1000)`` (lbfgs, tol 1e-4), as ``_make_lr`` in
+fairdash/models/baselines.py built it before issue 22; the benchmark builds it itself and swaps it in for the run. New:
 ``fairdash.models.core.weighted_lr.WeightedLR`` (FairDash's L-BFGS solver), what the models use now.
 
 Data: Adult, s = sex, seed 0 split, the dashboard's preprocessing (``paper_arrays("adult-sex")``: no
@@ -42,7 +42,8 @@ from fairdash.targeting.target_spec import make_target_spec
 
 
 def _sklearn_lr(*, C: float, device=None):
-    """The inner learner before issue 22 (``baselines._make_lr`` then; ``mixture.inner_lr`` now)."""
+    """The inner learner before issue 22 (``_make_lr`` in fairdash/models/baselines.py then; ``mixture.inner_lr``
+    now)."""
     from sklearn.linear_model import LogisticRegression
 
     class SklearnLR(LogisticRegression):

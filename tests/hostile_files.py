@@ -1,5 +1,5 @@
 """Small files that claim little and cost much (issue 35): each is built here, in a few kilobytes, so the tests of
-the read's hard limit (tests/fixtures/test_read_limits.py) and the benchmark of the server's memory
+the read's hard limit (tests/data/test_read_limits.py) and the benchmark of the server's memory
 (benchmarks/bench_hostile_upload.py) use the same ones. None is ever read outside a limit."""
 from __future__ import annotations
 

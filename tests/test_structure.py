@@ -21,21 +21,39 @@ def _module(p: Path) -> str:
 
 def _graph() -> dict:
     mods = {_module(p): p for p in PKG.rglob("*.py")}
-    graph = {}
-    for m, p in mods.items():
-        pkg = m if p.name == "__init__.py" else m.rsplit(".", 1)[0]
-        deps = set()
-        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.level:
-                base = pkg.split(".")[: len(pkg.split(".")) - (node.level - 1)]
-                target = ".".join(base + ([node.module] if node.module else []))
-                subs = {f"{target}.{a.name}" for a in node.names} & set(mods)
-                # ``from . import module`` imports that module; ``from .x import name`` imports x
-                deps |= subs if node.module is None and subs else ({target} & set(mods)) | subs
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("fairdash"):
-                deps |= {t for t in [node.module] + [f"{node.module}.{a.name}" for a in node.names] if t in mods}
-        graph[m] = deps - {m}
-    return graph
+    return {m: _imports(p, m, set(mods)) - {m} for m, p in mods.items()}
+
+
+def _imports(p: Path, m: str, mods: set) -> set:
+    """The modules of ``mods`` that module ``m`` (file ``p``) imports, at its top or inside a function:
+    ``from . import x``, ``from .x import y``, ``import fairdash.x`` and ``importlib.import_module("fairdash.x")``
+    with a literal name (issue 48, item 6: a string import is an import too)."""
+    pkg = m if p.name == "__init__.py" else m.rsplit(".", 1)[0]
+    deps = set()
+    for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = pkg.split(".")[: len(pkg.split(".")) - (node.level - 1)]
+            target = ".".join(base + ([node.module] if node.module else []))
+            subs = {f"{target}.{a.name}" for a in node.names} & mods
+            # ``from . import module`` imports that module; ``from .x import name`` imports x
+            deps |= subs if node.module is None and subs else ({target} & mods) | subs
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("fairdash"):
+            deps |= {t for t in [node.module] + [f"{node.module}.{a.name}" for a in node.names] if t in mods}
+        elif isinstance(node, ast.Import):
+            deps |= {a.name for a in node.names} & mods
+        elif (isinstance(node, ast.Call) and ast.unparse(node.func) in ("import_module", "importlib.import_module")
+              and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            deps |= {node.args[0].value} & mods
+    return deps
+
+
+def test_the_import_graph_sees_what_it_should(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("import importlib\nimport fairdash.a\nfrom .b import x\n\ndef f(name):\n"
+                      "    importlib.import_module('fairdash.w.c')\n    importlib.import_module(name)\n"
+                      "    from importlib import import_module\n    return import_module('fairdash.d')\n")
+    mods = {"fairdash.a", "fairdash.w.b", "fairdash.w.c", "fairdash.d", "fairdash.e"}
+    assert _imports(sample, "fairdash.w.sample", mods) == mods - {"fairdash.e"}
 
 
 def test_no_import_cycle_in_fairdash():

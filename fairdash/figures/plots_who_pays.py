@@ -1,8 +1,9 @@
 """The within-group figure of who pays for deciding without s (issue 49, item 3): among people of one group whom
 the rule with s scores alike (bands of its score), how often the rule without s gives a positive decision to those
-with a high value of the feature it leans on most and to the others (``fairdash.evaluation.who_pays.within_group``).
-Two lines a group (solid: high value; dashed: low), the rule with s's own acceptance in the band dotted beside; a
-gap between a group's two lines is the within-group disparity of Lipton, Chouldechova and McAuley (2018)."""
+with a high value of the feature it leans on most and to the others
+(``fairdash.evaluation.who_pays.measure.within_group``). Two lines a group (solid: high value; dashed: low), the rule
+with s's own acceptance in the band dotted beside; a gap between a group's two lines is the within-group disparity of
+Lipton, Chouldechova and McAuley (2018)."""
 from __future__ import annotations
 
 import html

@@ -262,7 +262,7 @@ class FittedDecision:
     cut (the row's group's cut for ``group-rates``). ``ties``: per cut, ``()`` or ``(v, q)`` where a block
     of tied scores straddled it, ``(v, q, j)`` where the tie's people were ordered by the ``j``-th salt of
     ``seed`` (:func:`cut_with_ties`, :func:`salted`): a row scoring exactly ``v`` is then positive with
-    probability ``q``, drawn from the row itself and ``seed`` (``models.inputs.row_draws``: the same person
+    probability ``q``, drawn from the row itself and ``seed`` (:func:`row_draws`: the same person
     gets the same decision in any order, batch or file), so that the rule meets its rate despite the ties.
     ``row_draws`` false: a model file written before, whose row ``i`` of a batch gets draw ``i`` of
     ``RandomState(seed)``, as it did."""

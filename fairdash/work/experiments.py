@@ -303,7 +303,7 @@ def _fit_in_parallel(run: _Collected, jobs, cache, progress, price: bool, n_jobs
     """The plan's fits in ``n_jobs`` joblib workers (or on a Dask cluster), kept in the plan's order."""
     plan = run.plan
     cache_dir = cache.directory if cache is not None else None
-    ctx, client = parallel_config(dask_address)
+    ctx, client = parallel_config(dask_address, _job)
     threads = 1 if (os.cpu_count() or 1) <= n_jobs else max(1, (os.cpu_count() or 1) // n_jobs)
     from joblib import Parallel, delayed
 

@@ -1,5 +1,5 @@
 """Where a run's fits go: this machine's processes (joblib), or a Dask cluster named by an address, checked
-before any job is sent (workers joined, FairDash importable, the same version)."""
+before any job is sent (workers joined, the job importable on each, the same FairDash version)."""
 from __future__ import annotations
 
 import os
@@ -12,10 +12,11 @@ from ..errors import FairDashError
 from ..settings import env_number
 
 
-def parallel_config(dask_address):
+def parallel_config(dask_address, job):
     """``(context, client)``: joblib's Dask backend and its client where an address is given (the argument or
     FAIRDASH_DASK_ADDRESS), else a context that changes nothing and ``None``; a FairDashError, before any job is
-    sent, where the cluster cannot run FairDash."""
+    sent, where the cluster cannot run ``job`` (the module-level function the run sends: each worker must import it,
+    with FairDash's own version)."""
     import joblib  # lazy: only a run that goes parallel needs it
 
     address = dask_address or os.environ.get("FAIRDASH_DASK_ADDRESS")
@@ -35,7 +36,7 @@ def parallel_config(dask_address):
                             "Check the address (for example tcp://host:8786) and that the scheduler is running, or "
                             "leave the address out to run on this machine.") from None
     try:
-        _check_workers(client, address, deadline=time.monotonic() + timeout, timeout=timeout)
+        _check_workers(client, address, job, deadline=time.monotonic() + timeout, timeout=timeout)
     except BaseException:
         client.close()
         raise
@@ -46,9 +47,11 @@ def _first_line(e: BaseException) -> str:
     return (str(e).strip().splitlines() or [""])[0][:160]
 
 
-def _check_workers(client, address: str, *, deadline: float, timeout: float) -> None:
-    """A FairDashError, before any job is sent, when the cluster cannot run FairDash: no worker joined
-    the scheduler by the deadline, or a worker cannot import FairDash (or runs another version of it)."""
+def _check_workers(client, address: str, job, *, deadline: float, timeout: float) -> None:
+    """A FairDashError, before any job is sent, when the cluster cannot run ``job``: no worker joined
+    the scheduler by the deadline, or a worker cannot import the job (FairDash and its requirements) or runs
+    another version of FairDash. The probe is given the job's module and name as text, so a worker without
+    FairDash reads its arguments and says so (a function sent by reference would fail before the probe ran)."""
     try:
         client.wait_for_workers(n_workers=1, timeout=max(0.5, deadline - time.monotonic()))
     except (TimeoutError, OSError):  # distributed's WorkerStartTimeoutError is a TimeoutError
@@ -56,17 +59,19 @@ def _check_workers(client, address: str, *, deadline: float, timeout: float) -> 
                             "Start workers for it (dask worker ADDRESS on each machine, with FairDash installed), "
                             "or leave the address out to run on this machine.") from None
 
-    def probe():  # defined here, so it is pickled by value: a worker without FairDash runs it and says so
+    def probe(module: str, name: str):  # defined here, so it is pickled by value: a worker without FairDash runs it
         import importlib
 
-        importlib.import_module("fairdash.work.experiments")  # what the jobs need: FairDash and its requirements
-        return importlib.import_module("fairdash").__version__
+        found = importlib.import_module(module)  # what the jobs need: FairDash and its requirements
+        for part in name.split("."):
+            found = getattr(found, part)
+        return importlib.import_module("fairdash._version").__version__
 
     answers: dict = {}
 
     def ask():
         try:
-            answers.update(client.run(probe, on_error="return"))
+            answers.update(client.run(probe, job.__module__, job.__qualname__, on_error="return"))
         except Exception as e:  # the cluster's own failure, reported below
             answers[None] = e
 

@@ -143,7 +143,7 @@ class TrainingPlan:
 
 def plan_training(spec: RunSpec, *, only_serving: bool = True) -> TrainingPlan:
     """The plan of :func:`train_run` for ``spec``: the same fits :func:`run_experiment` runs (both read
-    :func:`fairdash.experiments.plan_fits`)."""
+    :func:`fairdash.work.experiments.plan_fits`)."""
     models, skipped = serving_models(spec.models, spec.target.criterion, only_serving)
     fits: list[PlannedFit] = plan_fits(models, spec.target, spec.target_rates, spec.seeds, spec.decisions or None)
     return TrainingPlan(tuple(fits), tuple(skipped))
@@ -151,7 +151,7 @@ def plan_training(spec: RunSpec, *, only_serving: bool = True) -> TrainingPlan:
 
 def side_by_side(runs) -> pd.DataFrame:
     """The results rows of several runs drawn together: with more than one run, each row carries its run's
-    number as data (the ``run`` column, :data:`fairdash.plot_style.RUN`, which the figures' styles read) and
+    number as data (the ``run`` column, :data:`fairdash.figures.plot_style.RUN`, which the figures' styles read) and
     its label says it in words (``FairLR · run 2``)."""
     runs = list(runs)
     frames = []

@@ -3,7 +3,8 @@ one line on its next run, whatever that run is (a widget change, a page change, 
 holds nothing of the session afterwards, shows no traceback, and a refused save says why.
 
 Two AppTests on the same address play two tabs of one browser (``one_browser``, conftest: the browser's
-cookie). The browser test (tests/e2e/test_forget_tabs.py) covers the Target page's fragment rerun in Chromium."""
+cookie). The browser test (tests/e2e/test_forget_tabs_browser.py) covers the Target page's fragment rerun in
+Chromium."""
 import numpy as np
 import pandas as pd
 import pytest

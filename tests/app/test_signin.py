@@ -1,7 +1,7 @@
 """Sign-in (issue 35 item 4) without a browser: off by default, so the dashboard is unchanged without
 ``[auth]`` secrets; with them, a visitor who is not signed in sees only the prompt; a signed-in user
 gets a stable one-way owner id; the event log names a user only by a hash. The flow through a real
-OpenID Connect provider is tests/e2e/test_signin.py."""
+OpenID Connect provider is tests/e2e/test_signin_browser.py."""
 from __future__ import annotations
 
 import hashlib

@@ -1,4 +1,4 @@
-"""The one estimator base (issue 37 item 4): every registered model is a ``models.base.Estimator`` whose ``fit``
+"""The one estimator base (issue 37 item 4): every registered model is a ``models.core.base.Estimator`` whose ``fit``
 validates its parameters before it looks at the data; constructors are keyword-only; the seed is ``random_state``;
 the target reduction composes the mixture instead of inheriting from Agarwal et al.'s reduction."""
 from __future__ import annotations

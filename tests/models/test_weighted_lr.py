@@ -367,7 +367,7 @@ def test_a_memory_is_shared_by_clones_and_made_per_agarwal_fit(compas_arrays):
 
 
 # Issue 28, item 5: WeightedLR checks its parameters as every FairDash estimator does (``_parameter_constraints``)
-# and its inputs through the one home of input validation (``models.inputs``), so it meets scikit-learn's contract.
+# and its inputs through the one home of input validation (``models.core.inputs``), so it meets scikit-learn's contract.
 @pytest.mark.parametrize("bad, name", [(dict(C=-1.0), "'C'"), (dict(C="1"), "'C'"), (dict(tol=0.0), "'tol'"),
                                        (dict(max_iter=0), "'max_iter'"), (dict(max_iter=2.5), "'max_iter'"),
                                        (dict(device=3), "'device'")])

@@ -1,5 +1,5 @@
 """A decision per person (issue 34, item 5): a randomised rule draws each row's decision from the row itself
-(``target.decision.row_draws``: a hash of its features and the seed), so the same person gets the same decision
+(``targeting.decision.row_draws``: a hash of its features and the seed), so the same person gets the same decision
 in any order, batch or file, and scoring one row at a time lands where scoring the table does. Model files
 written before keep deciding by position, as they did, and say so."""
 from __future__ import annotations

@@ -4,7 +4,7 @@ page's script run) does not stop it.
 A UI-helper module: it imports Streamlit.
 
 - :class:`TrainingJob`: one training (``runs.train_run``), watched by a daemon thread, holding its progress,
-  its :class:`~fairdash.work.experiments.Run` or its error message, and a cancel flag that the progress
+  its :class:`~fairdash.work.runs.Run` or its error message, and a cancel flag that the progress
   callback checks, so the experiment runner stops at its next progress call. The training itself runs in
   a worker process (:mod:`fairdash.app.server.worker`), at a lower CPU priority, so that no page waits for it.
 - :class:`JobRegistry` (:func:`registry`): the process-wide jobs, one per session token (one job per

@@ -12,7 +12,7 @@ would take more than the budget:
 - Excel: the sheets' ``<dimension>`` elements and the sizes of their XML, before openpyxl reads a cell.
 
 The factors were measured with pandas 3 on tables of numbers, of text and of both (see
-tests/fixtures/test_read_budget.py, which also holds the text estimate to within 0.5x-2x of pandas' own count).
+tests/data/test_read_budget.py, which also holds the text estimate to within 0.5x-2x of pandas' own count).
 """
 from __future__ import annotations
 
@@ -216,7 +216,7 @@ def _value_bytes(kind, chunk) -> float:
 
     if kind is None:
         return OBJECT_BYTES
-    if pa.types.is_dictionary(kind):  # a categorical, made plain by the read (``read._plain_values``)
+    if pa.types.is_dictionary(kind):  # a categorical, made plain by the read (``repairs.plain_values``)
         return STRING_BYTES + _mean_length(chunk)
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
         return STRING_BYTES + _mean_length(chunk)

@@ -32,9 +32,9 @@ def who_pays_group_columns(n_groups: int) -> list[str]:
 
 
 def add_who_pays_columns(results: pd.DataFrame, prices: dict | None) -> pd.DataFrame:
-    """``results`` with each row's split's :class:`~fairdash.evaluation.who_pays.WhoPays` (measured beside its price,
-    ``prices`` as :func:`fairdash.evaluation.blindness.add_price_columns` takes them) as columns: per group the shares
-    decided differently and the within-group gap, each with its interval, and the features leaned on and the
+    """``results`` with each row's split's :class:`~fairdash.evaluation.who_pays.measure.WhoPays` (measured beside
+    its price, ``prices`` as :func:`fairdash.evaluation.blindness.add_price_columns` takes them) as columns: per group
+    the shares decided differently and the within-group gap, each with its interval, and the features leaned on and the
     figure's bands as JSON; unchanged where the price's columns would be."""
     got = row_prices(results, prices)
     if got is None:

@@ -6,7 +6,7 @@ labels is the positive one, as in ``LogisticRegression``), and ``predict``'s ``X
 :class:`~fairdash.errors.FairDashError` (itself a ``ValueError``). Also the checks of FairDash's own arrays, with
 messages a person can act on: the group codes of ``s`` and the strata (:func:`check_s`, :func:`check_strata`)
 and a solver's matrix (:func:`check_X`); "not fitted" is scikit-learn's ``check_is_fitted``. The one home of input
-validation (issue 28: ``fairdash/validation.py`` merged here).
+validation (issue 28: the former ``validation`` module merged here).
 """
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def labels(est, positive: np.ndarray) -> np.ndarray:
 
 def randomised_labels(est, p1, seed, X=None) -> np.ndarray:
     """A randomised classifier's decisions: each row positive with its probability ``p1``. With the rows' features
-    ``X``, each row's draw comes from the row itself (``target.decision.row_draws``), so the same row gets the
+    ``X``, each row's draw comes from the row itself (``targeting.decision.row_draws``), so the same row gets the
     same decision in any order, batch or file; without, as fairlearn's ``predict(random_state=seed)``, per position
     in the batch
     from ``seed`` (scikit-learn's ``check_random_state``: the baselines that reproduce fairlearn, and model files
