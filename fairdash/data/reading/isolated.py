@@ -48,7 +48,9 @@ WATCH_S = 0.01  # how often the parent looks at the child's memory
 CALLER_WATCH_S = 0.25  # how often it calls the caller's ``watch`` (the server's guard reads every process's memory)
 ADDRESS_SLACK = 512 * 2**20  # address space reserved but not used (malloc arenas, thread stacks), over the budget
 READ_SECONDS_ENV = "FAIRDASH_READ_SECONDS"
-DEFAULT_READ_SECONDS = 60.0  # processor seconds for one read (benchmarks/README.md: the slowest honest 200 MB table)
+# processor seconds for one read: the slowest honest table at the default memory budget (an .xlsx of 5.4 million
+# cells, the most FAIRDASH_TABLE_MB=1024 admits) takes about 48 s on a 2-core AMD EPYC
+DEFAULT_READ_SECONDS = 120.0
 MIN_READ_SECONDS = 1.0
 WALL_FACTOR, WALL_SLACK_S = 4, 30  # a read stuck without using the processor is ended after this long (wall clock)
 _PRELOAD = ["fairdash.data.reading.read"]
