@@ -128,3 +128,25 @@ def test_the_filter_by_model_and_rule_keeps_its_choice_and_shows_what_is_new():
     at.multiselect(key="compare_runs").set_value([1, 2]).run()
     ok(at)
     assert at.multiselect(key="compare_models").value == ["lr", "target-reduction"]  # the new model joins
+
+
+@pytest.mark.slow
+def test_a_run_trained_after_a_reload_of_the_train_page_joins_compare(one_browser):
+    """Issue 47, item 4: Compare shown (runs 1 and 2 chosen), the Train page reloaded (the session restored from the
+    store under its address), a third run trained: Compare lists and shows it beside the kept choice."""
+    from app_pages import address_of, open_address, train_lr
+
+    at = new_app()
+    at.selectbox(key="sample_choice").set_value("compas").run()
+    train_lr(at, pr_t=0.4)
+    train_lr(at, pr_t=0.5)
+    at.switch_page("pages/compare.py").run()
+    at.multiselect(key="compare_runs").set_value([1, 2]).run()
+    ok(at)
+    at.switch_page("pages/train.py").run()
+    again = open_address(address_of(at))  # F5 on the Train page: the same session under the same token
+    train_lr(again, pr_t=0.6)
+    assert [r.number for r in app_state.get(again, "runs")] == [1, 2, 3]
+    again.switch_page("pages/compare.py").run()
+    ok(again)
+    assert again.multiselect(key="compare_runs").value == [1, 2, 3]

@@ -137,8 +137,9 @@ SESSION_FILE_NOTE = "fd_session_file_note"  # (JobNote, table id): what opening 
 # What the session store keeps, and what a snapshot freezes
 # --------------------------------------------------------------------------------------------------
 SAVED = (TABLE, TABLE_ID, TABLE_NAME, TABLE_DESC, SPEC, TASK, TASK_KEY, RATES, SPLIT0, TARGET, TARGET_ERROR, RUNS,
-         RUN, KEPT, PENDING, GUESS, PROTECTED, CHOICES_KEPT, WIDGETS_FOR, FIT_CACHE)
-# the table, the task, the target and the runs (with the widget values that show them); never the session's
+         RUN, KEPT, COMPARE_SEEN, PENDING, GUESS, PROTECTED, CHOICES_KEPT, WIDGETS_FOR, FIT_CACHE)
+# the table, the task, the target and the runs (with the widget values that show them, and the newest run Compare
+# had shown when its choice was kept: a run trained after a reload joins that choice); never the session's
 # fit cache (its later fits would reach the opener) nor an unconfirmed upload
 SNAPSHOT = tuple(k for k in SAVED if k not in (FIT_CACHE, PENDING, GUESS, CHOICES_KEPT, WIDGETS_FOR))
 
