@@ -160,11 +160,24 @@ def _moved_words(moved: dict | None, direction: int) -> str:
             + ", at every chance of a positive label, not only in that band.")
 
 
-def decisions_words(base_rate: float, target_rate: float) -> str:
+def decisions_words(base_rate: float, target_rate: float, people: int | None = None,
+                    outcome: tuple[str, str, str] | None = None) -> str:
     """The least share of a group whose decisions differ from its labels under a model that meets the
-    target: ``|PR_t - PR_b|``, in words."""
-    return (f" A model that meets the target decides at least {abs(target_rate - base_rate):.1%} of the group "
-            f"differently from its labels (positive rate {base_rate:.3f} to {target_rate:.3f}).")
+    target: ``|PR_t - PR_b|``, in words; with ``people`` (the group's rows) also as a count of people, and with
+    ``outcome`` (:func:`fairdash.data.meaning.outcome_words`: "denied", "approved", "denial rate") in the label's
+    words: "... (31 of 750 people in the training rows) differently from its labels: 31 more people denied than by
+    the labels (denial rate 0.200 to 0.241)"."""
+    share = abs(target_rate - base_rate)
+    positive, _, rate = outcome or ("given a positive decision", "", "positive rate")
+    if people is None:
+        return (f" A model that meets the target decides at least {share:.1%} of the group "
+                f"differently from its labels ({rate} {base_rate:.3f} to {target_rate:.3f}).")
+    moved = int(round(share * people))
+    more = "more" if target_rate > base_rate else "fewer"
+    count = f": {moved:,} {more} {'person' if moved == 1 else 'people'} {positive} than by the labels" if moved else ""
+    of = f"{moved:,} of {people:,} {'person' if people == 1 else 'people'} in the training rows"
+    return (f" A model that meets the target decides at least {share:.1%} of the group ({of}) differently from its "
+            f"labels{count} ({rate} {base_rate:.3f} to {target_rate:.3f}).")
 
 
 def describe_t(t, group: str, flip: dict | None = None, moved: dict | None = None) -> str:

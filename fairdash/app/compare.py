@@ -342,14 +342,20 @@ def results_table(results, summary, criterion: str, *, population: bool, where: 
                                           "TPR under equality of opportunity)."
                                           if population else ""))
     with st.container(key="compare_results"):  # a key for the browser tests to find this table among the page's
-        tables.show_results(plots.results_table(results, criterion, population=population, group_names=names),
-                            "compare_table")
+        tables.show_results(plots.results_table(results, criterion, population=population, group_names=names,
+                                                rate_name=_rate_name(runs) if names else None), "compare_table")
     c1, c2 = st.columns(2)
     c1.download_button("Download results (CSV, one row per fit)", upload.csv_bytes(to_file(results)),
                        "fairdash_results.csv", "text/csv", key="download_results_csv")
     c2.download_button("Download summary (CSV, mean and std)", upload.csv_bytes(summary), "fairdash_summary.csv",
                        "text/csv", key="download_summary_csv")
     thin_warnings(runs)
+
+
+def _rate_name(runs) -> str | None:
+    """The positive rate in the label's words ("denial rate") where the runs' task names one, else ``None`` ("PR")."""
+    rate = outcome_words(runs[0].task.spec)[2] if same_task(runs) else "positive rate"
+    return None if rate == "positive rate" else rate
 
 
 def error_rates(summary, runs, results=None) -> None:

@@ -8,6 +8,7 @@ import streamlit as st
 from ..analysis.rates import common_tpr_words, decisions_words, describe_t, s_predictability_text
 from ..analysis.separability import s_predictability
 from ..data import MAX_BYTES
+from ..data.meaning import outcome_words
 from ..data.reading import isolated
 from ..errors import FairDashError
 from ..events import log_event
@@ -206,12 +207,11 @@ def s_predictability_note(task) -> None:
 def _rates_table(tb, names) -> pd.DataFrame:
     g = range(tb.n_groups)
     return pd.DataFrame({
-        "group": [f"s={j}: {names[j]}" for j in g],
+        "group": [f"s={j}: {names[j]}" for j in g],  # what a decision rests on first (t_s within 1280 px)
         "share": tb.group_shares, "base rate PR_b": tb.base_rates, "target P(ybar=1)": tb.target_rates,
+        "t_s": [float(t) for t in tb.t], "labels that move": tb.labels_moved.sum(axis=1),
         "P(ybar=1 | y=1)": tb.p_ybar1_given_y[:, 1], "P(ybar=1 | y=0)": tb.p_ybar1_given_y[:, 0],
         "P(y=1 | ybar=1)": tb.d[:, 1], "P(y=1 | ybar=0)": tb.d[:, 0],
-        "labels that move": tb.labels_moved.sum(axis=1),
-        "t_s": [float(t) for t in tb.t],
     })
 
 
@@ -241,7 +241,9 @@ def _readouts(out: dict, tb, marked: float | None, rates, names) -> None:
         st.markdown("- " + text.literal(describe_t(t if t != float("inf") else None, f"s={j} ({names[j]})"
                                                  + (f", {role}" if j == singled and role else ""),
                                                  out["flips"][str(j)], out["labels_moved"][str(j)])
-                                      + decisions_words(float(tb.base_rates[j]), float(tb.target_rates[j]))))
+                                      + decisions_words(float(tb.base_rates[j]), float(tb.target_rates[j]),
+                                                        int(round(out["n_train"] * float(tb.group_shares[j]))),
+                                                        outcome_words(state.current().task.spec))))
     st.dataframe(_rates_table(tb, names), key="transition_table", hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
                                 for c in _rates_table(tb, names).columns if c != "group"})

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..evaluation.metric_table import EVAL, POP, column_of, groups_in, table_columns, unprefixed
+from ..evaluation.metric_table import EVAL, POP, column_of, groups_in, metric_of, table_columns, unprefixed
 from ..evaluation.metrics import format_mean_std, summarize
-from ..targeting.criteria import DEFAULT
+from ..targeting.criteria import DEFAULT, DP
 from ..targeting.target_spec import criterion_info
 from .plot_style import RUN
 from .plots_target import worst_gaps
@@ -71,8 +71,13 @@ def result_columns(criterion, n_groups: int, group_names=None) -> list[tuple[str
     return table_columns(crit.rate, crit.other_rate, n_groups, group_names)  # names and headers from the one table
 
 
+def _is_group_rate(column: str) -> bool:
+    hit = metric_of(column)
+    return hit is not None and hit[0].name == DP.rate and hit[2] is not None  # a group's positive rate
+
+
 def results_table(summary_or_results, criterion: str = DEFAULT, population: bool = False,
-                  group_names=None) -> pd.DataFrame:
+                  group_names=None, rate_name: str | None = None) -> pd.DataFrame:
     """A readable table: one row per model and target with ``mean ± std`` text columns (the mean alone
     for a single repeat; ``n/a`` for an empty ratio), on the evaluation rows or, with ``population``,
     on the ordinary test set. Given the results rows (not a summary) that carry it, the ``worst gap``
@@ -91,6 +96,8 @@ def results_table(summary_or_results, criterion: str = DEFAULT, population: bool
     if population:
         df = population_view(df)
     heads = result_columns(criterion, n_groups_of(df), group_names)
+    if rate_name:  # the per-group positive rates in the label's words
+        heads = [(c, rate_name + h[2:] if _is_group_rate(c) and h.startswith("PR ") else h) for c, h in heads]
     cond, mean_gap = column_of("cond_pr_ratio", EVAL), column_of("target_gap", POP)
     heads += [(cond, cond)] + ([(mean_gap, mean_gap)] if population and worst is None else [])
     out = pd.DataFrame({"model": df["label"]})

@@ -150,3 +150,20 @@ def test_a_run_trained_after_a_reload_of_the_train_page_joins_compare(one_browse
     again.switch_page("pages/compare.py").run()
     ok(again)
     assert again.multiselect(key="compare_runs").value == [1, 2, 3]
+
+
+def test_the_results_table_names_the_positive_rate_in_the_labels_words():
+    """Issue 47, item 5: with y = ``deny`` (a denial), Compare's table heads each group's positive rate "denial rate
+    (teal)", not "PR (teal)"; a task whose label names no outcome keeps "PR"."""
+    from fairdash.app import compare
+    from fairdash.figures import plots
+
+    task = _other_task()
+    run = _run(task, "mortgages.csv", 1)
+    assert compare._rate_name([run]) == "denial rate"
+    table = plots.results_table(run.results, "dp", population=True, group_names=task.group_names,
+                                rate_name=compare._rate_name([run]))
+    assert {f"denial rate ({g})" for g in task.group_names} <= set(table.columns)
+    assert not any(c.startswith("PR (") for c in table.columns)
+    adult = app_state.get(new_app(), "task")
+    assert compare._rate_name([_run(adult, "adult", 2)]) is None

@@ -56,3 +56,15 @@ def test_the_analyst_names_the_protected_group_and_the_wording_follows():
     assert any(m.value.startswith("- For s=1 (Male), the protected group") for m in at.markdown)
     at.switch_page("pages/data.py").run()  # the choice is kept across pages
     assert at.selectbox(key="protected_group").value == "Male"
+
+
+def test_the_decisions_a_target_changes_are_counted_in_people_and_the_labels_words():
+    """Issue 47, item 5: "31 more people denied" beside the share, from the group's training rows."""
+    words = decisions_words(0.2, 0.241, 750, ("denied", "approved", "denial rate"))
+    assert words == (" A model that meets the target decides at least 4.1% of the group (31 of 750 people in the "
+                     "training rows) differently from its labels: 31 more people denied than by the labels (denial "
+                     "rate 0.200 to 0.241).")
+    fewer = decisions_words(0.5, 0.4, 10, ("released", "held", "release rate"))
+    assert ": 1 fewer person released than by the labels (release rate 0.500 to 0.400)." in fewer
+    assert "(0 of 1 person in the training rows) differently from its labels (positive rate" in decisions_words(
+        0.5, 0.4, 1)
