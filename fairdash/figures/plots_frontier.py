@@ -16,6 +16,21 @@ from .plot_style import marker as _marker
 from .plot_style import scatter as _scatter
 
 PAPER_RULE_MODEL = "fair-lr"  # the paper's method: FairLR decided at 1/2 (the threshold rule)
+LABEL_GAP = 0.08  # a written label's least distance from the last one along PR_t (about 90 px at full width)
+
+
+def gap_labels(targets: list[float], gaps: list[float]) -> tuple[list[str], list[str]]:
+    """The worst gaps written beside the paper's rule's points, ``(texts, positions)``: a label only where it is at
+    least :data:`LABEL_GAP` along ``PR_t`` from the last one written, above and below in turn, so that no two overprint
+    however dense the sweep (every point's gap is in its hover text)."""
+    texts, where, last, up = [], [], -np.inf, True
+    for t, g in zip(targets, gaps):
+        show = t - last >= LABEL_GAP and np.isfinite(g)
+        texts.append(f"gap {g:.3f}" if show else "")
+        where.append("top center" if up else "bottom center")
+        if show:
+            last, up = t, not up
+    return texts, where
 
 
 def frontier_figure(results: pd.DataFrame, *, s_name: str = "s", title: str | None = None) -> go.Figure:
@@ -58,9 +73,11 @@ def frontier_figure(results: pd.DataFrame, *, s_name: str = "s", title: str | No
                                marker=dict(symbol="diamond", size=9, color="black")))
     paper = means[(means["model"] == PAPER_RULE_MODEL) & (means["decision"] == PAPER_RULE)]
     if not paper.empty:
+        text, where = gap_labels(paper["target_rate"].astype(float).tolist(), paper["worst_gap"].astype(float).tolist())
         traces.append(_scatter(x=paper["target_rate"].tolist(), y=paper[column_of("accuracy", POP)].tolist(),
                                mode="lines+markers+text", name="FairLR at 1/2 (the paper's rule), worst gap beside",
-                               text=[f"gap {g:.3f}" for g in paper["worst_gap"]], textposition="top center",
+                               text=text, textposition=where, hovertext=[f"worst gap {g:.3f}" for g in
+                                                                          paper["worst_gap"].astype(float)],
                                line=dict(color="grey", dash="dot"), marker=dict(symbol="x", size=10, color="grey")))
     if not traces:
         return empty_figure(title, xtitle, ytitle,

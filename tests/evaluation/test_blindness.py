@@ -270,3 +270,18 @@ def test_the_frontier_draws_intervals_the_with_s_side_and_plain_lr_and_the_major
         np.mean([max(p, 1 - p) for p in shares]))
     landed = [t for t in fig.data if "(lands" in t.name]
     assert landed and all(t.error_y.array is not None and min(t.error_y.array) >= 0 for t in landed)
+
+
+def test_the_paper_rules_gap_labels_never_overprint_however_dense_the_sweep():
+    """Issue 47, item 6: on a sweep of 21 targets 0.05 apart every label was written, one over the next. A label now
+    keeps at least LABEL_GAP from the last one along PR_t, above and below in turn; every gap stays in the hover."""
+    from fairdash.figures.plots_frontier import LABEL_GAP, gap_labels
+
+    targets = [round(0.2 + 0.01 * i, 2) for i in range(41)]
+    texts, where = gap_labels(targets, [0.1] * 41)
+    written = [t for t, x in zip(targets, texts) if x]
+    assert written[0] == 0.2 and all(b - a >= LABEL_GAP - 1e-12 for a, b in zip(written, written[1:]))
+    assert len(written) == 5
+    sides = [w for w, x in zip(where, texts) if x]
+    assert sides == ["top center", "bottom center"] * 2 + ["top center"]
+    assert gap_labels([0.1, 0.5], [float("nan"), 0.2])[0] == ["", "gap 0.200"]
