@@ -113,7 +113,8 @@ def _group_interval(scores, y, nbins: int, draws: int, rng, level: float) -> tup
     boot = np.concatenate([_debiased(*_binned(bins, v, rng.integers(0, n, (min(draws - i, _CELLS // n + 1), n)),
                                               nbins)) for i in range(0, draws, _CELLS // n + 1)])
     count = np.bincount(bins, minlength=nbins).astype(float)
-    se = np.sqrt(np.bincount(bins, scores * (1 - scores), nbins)) / np.maximum(count, 1)
+    p = np.clip(scores, 0.0, 1.0)  # a score a rounding outside [0, 1] has no variance, not a negative one
+    se = np.sqrt(np.bincount(bins, p * (1 - p), nbins)) / np.maximum(count, 1)
     null = _debiased(count, count * se * rng.standard_normal((draws, nbins)), None, se)
     q = 100 * (1 + level) / 2
     top = float(np.percentile(boot, q))
