@@ -4,8 +4,12 @@ from the repository root, with the code whose numbers are the reference:
 
     FAIRDASH_DEVICE=cpu python tests/golden_numbers.py tests/data
 
-Issue 45 added one column to the record by hand (``folded_levels``: the charge description's levels the one-hot cap
-folds, from a run of the sweep; every other value unchanged, checked equal). It was last run when issue 34 added
+Issue 47 (item 8) added the calibration errors' 95% intervals by hand (``bal_cal_error_<g>_lo``/``_hi`` and their
+``pop_`` twins: from a run of the sweep, inserted where the run puts them; every other field of the record kept
+byte for byte, and the run's own values of every other column equal to them; their bounds are smooth in the scores
+but for bin edges, which the margin covers). Issue 45 added one column to the record by hand (``folded_levels``:
+the charge description's levels the one-hot cap folds, from a run of the sweep; every other value unchanged,
+checked equal). It was last run when issue 34 added
 each group's row counts to the results (``n_<g>``, ``n_pos_<g>`` and their ``pop_`` twins; every other column's
 value unchanged, checked to 1e-9), after issue 38's fits that converge changed the numbers (the record's machine:
 Intel Xeon; ``tests/fixtures/golden/README.md``). ``run`` also measures how close any decision of the sweep came to

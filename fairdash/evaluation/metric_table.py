@@ -255,7 +255,8 @@ METRICS = (
     Metric("tn", EP, _G, "true negatives", fmt="d", per_group=True, measure=Count(lambda y, p: (y == 0) & (p == 0))),
     Metric("fn", EP, _G, "false negatives", fmt="d", per_group=True, measure=Count(lambda y, p: (y == 1) & (p == 0))),
     # is a score of 0.7 a 70% chance of a positive label in every group (from the scores, before any decision)
-    Metric("cal_error", EP, "calibration.calibration_errors", "calibration error", per_group=True, summarized=True),
+    Metric("cal_error", EP, "calibration.calibration_errors (interval: calibration.calibration_intervals)",
+           "calibration error", per_group=True, summarized=True, bounded=True),
     Metric("cal_error_diff", EP, "calibration.calibration_errors", "calibration error difference", summarized=True),
     Metric("pr_ratio", EP, _G + " (min_over_max)", "PR ratio", serves=DP.name, summarized=True, lead=True,
            measure=Across("pr", min_over_max)),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Arrays
-from ..evaluation.calibration import calibration_errors
+from ..evaluation.calibration import calibration_errors, calibration_intervals
 from ..evaluation.ceiling import ceiling_at_target
 from ..evaluation.gaps import cell_gaps, group_gaps, tnr_gaps
 from ..evaluation.intervals import bootstrap_intervals
@@ -36,7 +36,9 @@ def _measured(estimator, X, y, s, strata, G, target: ResolvedTarget, group_names
               strata_names=None) -> dict:
     pred = decision.decide(estimator, X, s)
     m = group_metrics(y, pred, s, G)
-    m.update(calibration_errors(positive_scores(estimator, X, s), y, s, G))
+    scores = positive_scores(estimator, X, s)
+    m.update(calibration_errors(scores, y, s, G))
+    m.update(calibration_intervals(scores, y, s, G))
     m["ceiling_at_measured"] = targets.accuracy_ceiling(targets.base_rates(y, s, G), targets.group_shares(s, G),
                                                    [m[f"pr_{j}"] for j in range(G)])
     m["ceiling_at_target"] = ceiling_at_target(target, y, s, strata, G)

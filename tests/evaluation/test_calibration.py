@@ -79,6 +79,13 @@ def test_compas_leads_with_the_wrongly_flagged_and_shows_calibration_and_the_con
     assert list(confusion["group"]) == list(compas_task.group_names)
     want = res[["pop_tp_0", "pop_fp_0", "pop_tn_0", "pop_fn_0"]].mean()
     assert [float(v) for v in confusion.iloc[0, 2:]] == pytest.approx(want.round(1).tolist())
+    # shown with its 95% interval as the error rates are (issue 47, item 8): over repeats and for one repeat
+    assert all(" to " in v for v in frame["calibration error (score vs outcome)"])
+    one = error_rates_frame(summarize(res[res["seed"] == 0], by=("model", "label")), compas_task.group_names,
+                            favourable=False)
+    r = res[res["seed"] == 0].iloc[0]
+    assert one["calibration error (score vs outcome)"].iloc[0] == (
+        f"{r['pop_cal_error_0']:.3f} ({r['pop_cal_error_0_lo']:.3f} to {r['pop_cal_error_0_hi']:.3f})")
 
 
 def test_a_runs_report_draws_the_calibration_of_its_first_model(compas_task):
