@@ -31,32 +31,13 @@ def _hostile():
     return module
 
 
-def _base():
-    """``(session file bytes, model file bytes, results member's name)``: one LR run on 400 COMPAS rows."""
-    from fairdash import data
-    from fairdash.files import session_file as sf
-    from fairdash.files.export import model_bytes
-    from fairdash.files.run_spec import RunSpec
-    from fairdash.targeting.target_spec import make_target_spec
-    from fairdash.work.runs import train_run
-
-    df = data.load_sample("compas").sample(400, random_state=1).reset_index(drop=True)
-    spec = data.PAPER_SETUPS["compas-race"].spec
-    task = data.build_task(df, spec)
-    target = make_target_spec("dp", 0.35)
-    run = train_run(task, RunSpec(data="compas", task=spec, target=target, models=("lr",), target_rates=(0.35,),
-                                  seeds=(0,), group_names=task.group_names), data_name="COMPAS", number=1)
-    raw = sf.session_bytes(table=df, table_name="COMPAS", table_description="", task=task, target=target, runs=[run])
-    return raw, model_bytes(next(iter(run.models.values())))
-
-
 def cases(hf) -> dict:
     """name -> (reader, file bytes, file name)."""
     from fairdash import data
     from fairdash.files import session_file as sf
     from fairdash.files.export import load_model
 
-    raw, model = _base()
+    raw, model = hf.saved_session_and_model(400)
     results = next(n for n in hf.members_of(raw) if n.endswith("-results.parquet")).replace(".", "__")
     return {
         "honest-session": (sf.load_session, raw, "work.fairdash-session"),

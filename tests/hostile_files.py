@@ -179,3 +179,25 @@ def gzip_of_many_members(members: int = 300_000) -> bytes:
     head = gzip.compress(b"s,y,x\n", mtime=0)
     rows = [gzip.compress(b"%d,%d,%d\n" % (i % 2, (i // 2) % 2, i), mtime=0) for i in range(members)]
     return head + b"".join(rows[: members // 2]) + b"\0" * 512 + b"".join(rows[members // 2:])
+
+
+def saved_session_and_model(rows: int = 400) -> tuple[bytes, bytes]:
+    """``(session file bytes, model file bytes)`` of one LR run on ``rows`` COMPAS rows: the honest files the crafted
+    ones are made from (the tests' and benchmarks/bench_crafted_files.py's)."""
+    from fairdash import data
+    from fairdash.files import session_file as sf
+    from fairdash.files.export import model_bytes
+    from fairdash.files.run_spec import RunSpec
+    from fairdash.targeting.target_spec import make_target_spec
+    from fairdash.work.runs import train_run
+
+    df = data.load_sample("compas").sample(rows, random_state=1).reset_index(drop=True)
+    spec = data.PAPER_SETUPS["compas-race"].spec
+    task = data.build_task(df, spec)
+    target = make_target_spec("dp", 0.35)
+    plan = RunSpec(data="compas", task=spec, target=target, models=("lr",), target_rates=(0.35,), seeds=(0,),
+                   group_names=task.group_names)
+    run = train_run(task, plan, data_name=f"COMPAS ({rows} rows)", number=1)
+    raw = sf.session_bytes(table=df, table_name=f"COMPAS ({rows} rows)", table_description="", task=task,
+                           target=target, runs=[run])
+    return raw, model_bytes(next(iter(run.models.values())))

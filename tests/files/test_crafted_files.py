@@ -23,10 +23,7 @@ from fairdash.app.server.limits import process_rss_bytes
 from fairdash.cli.main import main
 from fairdash.data.reading import isolated
 from fairdash.files import session_file as sf
-from fairdash.files.export import load_model, model_bytes
-from fairdash.files.run_spec import RunSpec
-from fairdash.targeting.target_spec import make_target_spec
-from fairdash.work.runs import train_run
+from fairdash.files.export import load_model
 
 import hostile_files as hf
 
@@ -36,16 +33,8 @@ GROWTH_MB = 80  # this process may grow by at most this while a crafted file is 
 @pytest.fixture(scope="module")
 def saved():
     """``(session file bytes, model file bytes, results member's name)``: one LR run on 400 COMPAS rows."""
-    df = data.load_sample("compas").sample(400, random_state=1).reset_index(drop=True)
-    spec = data.PAPER_SETUPS["compas-race"].spec
-    task = data.build_task(df, spec)
-    target = make_target_spec("dp", 0.35)
-    run = train_run(task, RunSpec(data="compas", task=spec, target=target, models=("lr",), target_rates=(0.35,),
-                                  seeds=(0,), group_names=task.group_names), data_name="COMPAS (400 rows)", number=1)
-    raw = sf.session_bytes(table=df, table_name="COMPAS (400 rows)", table_description="", task=task, target=target,
-                           runs=[run])
-    results = next(n for n in hf.members_of(raw) if n.endswith("-results.parquet"))
-    return raw, model_bytes(next(iter(run.models.values()))), results
+    raw, model = hf.saved_session_and_model(400)
+    return raw, model, next(n for n in hf.members_of(raw) if n.endswith("-results.parquet"))
 
 
 def _refused(load, raw: bytes, words: str) -> str:
