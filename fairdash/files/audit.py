@@ -28,6 +28,7 @@ from ..data.profile import values_as_text
 from ..data.reading.repairs import clean_table
 from ..data.task import group_codes, group_index
 from ..errors import FairDashError, shorten
+from ..evaluation.calibration import calibration_errors, calibration_intervals
 from ..evaluation.intervals import wilson_interval
 from ..evaluation.metric_table import EVAL, POP, TRAIN, column_of, share
 from ..evaluation.metrics import group_metrics
@@ -176,10 +177,12 @@ def _gap(rate: float, target: float) -> float:
     return rate - target if np.isfinite(rate) and np.isfinite(target) else float("nan")
 
 
-def rates_per_group(decided, groups, labels, group_names, targets, criterion: str) -> pd.DataFrame:
+def rates_per_group(decided, groups, labels, group_names, targets, criterion: str, scores=None) -> pd.DataFrame:
     """One row per group: its rows, positive decisions, positive rate, its target and the gap (the criterion's
     rate minus the target), and where ``labels`` is given its labelled rows, TPR, FPR, FNR and accuracy
-    (NaN where a group has no row to measure a rate on). ``targets``: each group's target (NaN: none)."""
+    (NaN where a group has no row to measure a rate on), and with ``scores`` (the model's probabilities) its
+    calibration error (:mod:`fairdash.evaluation.calibration`), each with its 95% interval. ``targets``: each
+    group's target (NaN: none)."""
     p = np.asarray(decided).astype(int)
     s = np.asarray(groups).astype(int)
     on_positives = criterion_info(criterion).positives_only  # its rate is a TPR: measured on labelled rows
@@ -187,6 +190,10 @@ def rates_per_group(decided, groups, labels, group_names, targets, criterion: st
     measured = {}
     if labelled is not None and labelled.any():
         measured = group_metrics(np.asarray(labels)[labelled], p[labelled], s[labelled], len(group_names))
+        if scores is not None:
+            scored = labelled & np.isfinite(np.asarray(scores, dtype=float))
+            measured.update(_calibration(np.asarray(scores, dtype=float)[scored], np.asarray(labels)[scored],
+                                         s[scored], len(group_names)))
     rows = []
     for j, name in enumerate(group_names):
         in_j = s == j
@@ -201,6 +208,9 @@ def rates_per_group(decided, groups, labels, group_names, targets, criterion: st
             for words, event, among in _COUNTED:
                 rows_of = labelled & in_j & among(y, p)
                 row.update(_bounds(words, int((rows_of & event(y, p)).sum()), int(rows_of.sum())))
+            if scores is not None:
+                row.update({CALIBRATION + b: float(measured.get(f"cal_error_{j}{k}", np.nan))
+                            for b, k in zip(("", *BOUNDS), ("", "_lo", "_hi"))})
         own = "TPR" if on_positives else "positive rate"
         row["gap to target"] = _gap(row.get(own, float("nan")), target)
         for b in BOUNDS:  # the target is held fixed: the gap's interval is the rate's, less the target
@@ -212,6 +222,11 @@ def rates_per_group(decided, groups, labels, group_names, targets, criterion: st
 
 
 BOUNDS = (" lo", " hi")  # a rate's 95% interval: "<rate> lo", "<rate> hi" (Wilson's, from its counts)
+CALIBRATION = "calibration error"  # the binned gap of score and outcome, with its interval (evaluation.calibration)
+
+
+def _calibration(scores, y, s, n_groups: int) -> dict:
+    return {**calibration_errors(scores, y, s, n_groups), **calibration_intervals(scores, y, s, n_groups)}
 # the error rates as counts of the labelled rows: (words, the event, the rows it is counted among)
 _COUNTED = (("TPR", lambda y, p: p == 1, lambda y, p: y == 1), ("FPR", lambda y, p: p == 1, lambda y, p: y == 0),
             ("FNR", lambda y, p: p == 0, lambda y, p: y == 1), ("accuracy", lambda y, p: p == y, lambda y, p: y >= 0))
@@ -302,5 +317,6 @@ def audit_table(model, df: pd.DataFrame, targets, criterion: str) -> Audit:
         return Audit(scored, None, notes)
     labels, label_note = row_labels(table, model.spec)
     notes += [label_note] if label_note else []
-    rates = rates_per_group(scored.decided, groups, labels, model.group_names, targets, criterion)
+    rates = rates_per_group(scored.decided, groups, labels, model.group_names, targets, criterion,
+                            scores=scored.decisions[scored.probability].to_numpy(dtype=float))
     return Audit(scored, rates, notes, labels is not None)

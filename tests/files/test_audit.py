@@ -14,6 +14,7 @@ import pytest
 
 from fairdash import data
 from fairdash.errors import FairDashError
+from fairdash.evaluation.calibration import calibration_errors
 from fairdash.evaluation.intervals import wilson_interval
 from fairdash.files import audit
 from fairdash.files.export import load_model, model_bytes, save_model
@@ -115,9 +116,15 @@ def test_rates_per_group_are_recomputed_from_the_decisions(run, drifted):
         lo, hi = (float(v) for v in wilson_interval(p[g].sum(), g.sum()))
         assert (r["positive rate lo"], r["positive rate hi"]) == pytest.approx((lo, hi))
         assert r["gap to target lo"] == pytest.approx(lo - 0.4) and r["TPR lo"] <= r["TPR"] <= r["TPR hi"]
+        # the calibration error of the model's scores in the group, with its 95% interval (evaluation.calibration)
+        scores = result.scored.decisions[result.scored.probability].to_numpy()
+        own = calibration_errors(scores[g], y[g], np.zeros(g.sum(), int), 1)["cal_error_0"]
+        assert r["calibration error"] == pytest.approx(own)
+        assert 0 <= r["calibration error lo"] <= r["calibration error"] <= r["calibration error hi"] <= 1
     assert result.labelled
     shown = audit.shown_rates(result.rates).set_index("group")
     assert shown.loc["Caucasian", "positive rate"].count(" to ") == 1 and "lo" not in " ".join(shown.columns)
+    assert shown.loc["Caucasian", "calibration error"].count(" to ") == 1
     assert sum(rates["rows"]) == N_ROWS
 
 
