@@ -20,6 +20,7 @@ it chose on the training rows are a :class:`FittedDecision`, stored with the mod
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 
@@ -57,6 +58,15 @@ PAPER_RULE = "threshold"  # the paper's rule (the model's own decision), the def
 POST_PROCESSING = "post-processing"  # the rule of a model that decides by its own per-group thresholds
 
 
+class Cuts(StrEnum):
+    """Where a rule cuts the scores. Its value is the word a rule was always described by (a ``StrEnum``: it
+    equals that string, so a rule made with the word ``overall`` is the same rule)."""
+
+    NONE = "none"  # the model decides
+    OVERALL = "overall"  # one cut for everyone, at the overall target rate
+    PER_GROUP = "per-group"  # one cut per group, at each group's target
+
+
 @dataclass(frozen=True)
 class DecisionRule:
     """A decision rule and everything the rest of FairDash asks of it (a new rule is one entry in
@@ -68,18 +78,20 @@ class DecisionRule:
     explanation: str  # one line of what it does and what it needs
     needs_s: bool
     with_strata: bool = True  # combines with a legitimate factor (one cut per group cannot: it would need one per cell)
-    cuts: str = "none"  # where it cuts the scores: "none" (the model decides), "overall" (one cut at the overall
-    #                     target rate), "per-group" (one cut per group, at each group's target)
+    cuts: Cuts = Cuts.NONE  # where it cuts the scores (a rule's word for it, ``"overall"``, is read as its Cuts)
     choosable: bool = True  # a run may ask for it (post-processing belongs to models that post-process by themselves)
+
+    def __post_init__(self):
+        object.__setattr__(self, "cuts", Cuts(self.cuts))  # an unknown word fails here, not at the first decision
 
     @property
     def aims_at_target(self) -> bool:
         """Whether the rule cuts the scores to reach the target (so a plain model is decided per target)."""
-        return self.cuts != "none"
+        return self.cuts is not Cuts.NONE
 
     @property
     def cuts_per_group(self) -> bool:
-        return self.cuts == "per-group"
+        return self.cuts is Cuts.PER_GROUP
 
     @property
     def named(self) -> str:
@@ -104,11 +116,12 @@ RULES = {
         DecisionRule("overall-rate", "one cut for everyone, set to the overall target rate",
                      "One threshold for everyone, chosen on the training rows so that the overall positive rate "
                      "equals the overall target rate. Needs no s to decide; each group's rate follows its scores.",
-                     False, cuts="overall"),
+                     False, cuts=Cuts.OVERALL),
         DecisionRule("group-rates", "one cut per group, set to each group's target (decides with s)",
                      "One threshold per group, chosen on the training rows so that each group's rate equals its "
                      "target. Decides with s: it needs every person's group when deciding, which the paper's method "
-                     "avoids and the law forbids in some settings.", True, with_strata=False, cuts="per-group"),
+                     "avoids and the law forbids in some settings.", True, with_strata=False,
+                     cuts=Cuts.PER_GROUP),
         DecisionRule(POST_PROCESSING, "the model's own per-group rule (decides with s)",
                      "The model post-processes its scores with per-group thresholds of its own, so it needs s when "
                      "deciding.", True, choosable=False),
@@ -285,7 +298,7 @@ class FittedDecision:
         if not rule.aims_at_target:
             return np.asarray(estimator.predict(X)).astype(int)
         scores = np.asarray(estimator.predict_proba(X))[:, 1]
-        if rule.cuts == "overall":
+        if rule.cuts is Cuts.OVERALL:
             return self._with_ties(scores, scores > self.cuts[0], np.zeros(len(scores), dtype=int), X)
         s = _groups(s, len(scores), rule)
         if s.size and s.max() >= len(self.cuts):
@@ -368,7 +381,7 @@ def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
         return carried_decision(estimator)
     scores = np.asarray(estimator.predict_proba(X))[:, 1]
     seed = 0 if seed is None else int(seed)
-    if rule.cuts == "overall":
+    if rule.cuts is Cuts.OVERALL:
         cut, tie = cut_with_ties(scores, overall, _tied_draws(X, scores, seed))
         return FittedDecision(rule.name, (cut,), (tie,) if tie else (), seed)
     y = np.asarray(y).astype(int).ravel()
@@ -430,7 +443,7 @@ def check_reached(decision: FittedDecision, estimator, X, y, s, group_targets, o
     pred = decision.decide(estimator, X, s if decision.needs_s else None)
     scores = np.asarray(estimator.predict_proba(X))[:, 1]
     crit = criterion_of_rate(criterion_rate)
-    if rule.cuts == "overall":
+    if rule.cuts is Cuts.OVERALL:
         checks = [("everyone", np.ones(len(pred), dtype=bool), float(overall), "positive rate")]
     else:
         checks = [(str(group_names[g]) if group_names is not None and g < len(group_names) else f"group {g}",
