@@ -181,6 +181,7 @@ def test_of_several_blind_rules_that_land_the_one_priced_is_chosen_on_the_traini
                          train_accuracy=0.72)
     (acc, kept), misses = _best_blind([good_on_test, good_on_train], None)
     assert kept.label == "on train" and acc == 0.72 and not misses
+    assert _best_blind([good_on_test, good_on_train], None)[0].side is good_on_train  # a named record
     old = Side("from an old file", 0, 0.3, False, (0.3, 0.3), (100, 100), (0.3, 0.3), y_test.copy())
     assert _best_blind([old, good_on_train], None)[0][1].label == "on train"
 
