@@ -63,13 +63,14 @@ def group_rates(pred, y, s, n_groups: int, rate: str) -> tuple[np.ndarray, np.nd
     return np.array([float(pred[r].mean()) if r.any() else np.nan for r in rows]), n
 
 
-def lands(train_rates, counts, targets) -> tuple[bool, str]:
+def lands(train_rates, counts, targets, rate_words: str = "") -> tuple[bool, str]:
     """Whether rates reached on the training rows land on the targets (every group within its
-    :func:`land_tolerance`), and where not, which group misses by how much. With explicit TPR and TNR targets a
-    rule lands when both do (``split_prices`` asks twice)."""
+    :func:`land_tolerance`), and where not, which group misses by how much (its rate named by ``rate_words``
+    where given: "TNR"). With explicit TPR and TNR targets a rule lands when both do (``split_prices`` asks twice)."""
+    named = f" ({rate_words})" if rate_words else ""
     for g, (r, n, t) in enumerate(zip(train_rates, counts, targets)):
         if not np.isfinite(r) or abs(r - t) > land_tolerance(t, int(n)) + 1e-12:
-            return False, f"group {g} at {r:.3f} on the training rows against its target {t:.3f}"
+            return False, f"group {g} at {r:.3f}{named} on the training rows against its target {t:.3f}"
     return True, ""
 
 
@@ -276,8 +277,7 @@ def _best_blind(here: list, group_names) -> tuple[Kept | None, list]:
             continue
         ok, why = lands(x.train_rates, x.counts, x.targets)
         if ok and x.tnr:
-            ok, why = lands(*x.tnr)
-            why = why.replace(" on the training rows", " (TNR) on the training rows")
+            ok, why = lands(*x.tnr, rate_words="TNR")
         if not ok:
             misses.append(f"{x.label}: {_named(why, group_names)}")
             continue

@@ -37,6 +37,9 @@ def test_landing_is_within_three_points_or_a_third_of_the_target_and_never_under
     assert lands([0.29, 0.31], [1000, 1000], [0.3, 0.3])[0]
     ok, why = lands([0.037, 0.02], [5000, 5000], [0.02, 0.02])
     assert not ok and why == "group 0 at 0.037 on the training rows against its target 0.020"
+    # the rate a miss is counted in is a parameter (issue 48, item 3: not patched into the sentence afterwards)
+    assert lands([0.037, 0.02], [5000, 5000], [0.02, 0.02], rate_words="TNR")[1] == \
+        "group 0 at 0.037 (TNR) on the training rows against its target 0.020"
 
 
 def test_with_s_features_add_s_and_its_interactions():
