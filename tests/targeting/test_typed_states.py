@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from fairdash.errors import FairDashError
+from fairdash.targeting.criteria import DP, EO, pr_ratio_ceiling, tpr_ratio_ceiling
 from fairdash.targeting.decision import RULES, Cuts, DecisionRule, FittedDecision, Tie, cut_with_ties
 
 
@@ -45,3 +46,16 @@ def test_cut_with_ties_gives_a_tie_or_none():
     assert tie is None and 0.2 < cut < 0.3
     cut, tie = cut_with_ties(np.array([0.1, 0.5, 0.5, 0.5, 0.5, 0.9]), 0.5)
     assert isinstance(tie, Tie) and cut == tie.value == 0.5 and tie.share == 0.5 and tie.salt == 0
+
+
+def test_what_depends_on_a_criterions_rate_is_its_field():
+    """The five branches on ``self.rate == "pr"`` became fields: each criterion says its words and its ceiling."""
+    assert (DP.other_rate, EO.other_rate) == (EO.rate, DP.rate)
+    assert (DP.rate_name, EO.rate_name) == ("positive rate", "true positive rate")
+    assert "demographic parity" in DP.ratio_words and "equal opportunity" in EO.ratio_words
+    assert DP.ceiling_name == "accuracy ceiling (Theorem 2)" and "TPR ratio" in EO.ceiling_name
+    rates, shares = [0.2, 0.5], [0.4, 0.6]
+    for crit, ceiling in ((DP, pr_ratio_ceiling), (EO, tpr_ratio_ceiling)):
+        got, want = crit.ratio_ceiling(rates, shares, 11), ceiling(rates, shares, 11)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
