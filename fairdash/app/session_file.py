@@ -54,9 +54,9 @@ def open_uploaded() -> None:
     if up is None:
         return
     try:
-        note = state.JobNote("done", open_file(up))
+        note = state.JobNote(state.JobState.DONE, open_file(up))
     except Exception as e:  # noqa: BLE001 - a refusal (or a surprise) is one line on the page; the session is kept
-        note = state.JobNote("failed", text.error_text(e) + " This session is unchanged.")
+        note = state.JobNote(state.JobState.FAILED, text.error_text(e) + " This session is unchanged.")
     ss.session_file_note = (note, _table_id())
 
 
@@ -81,7 +81,7 @@ def show_note(slot) -> None:
     opened = opened_note()
     if opened is None:
         slot.empty()
-    elif opened.kind == "done":
+    elif opened.kind == state.JobState.DONE:
         slot.success(text.literal(opened.text), icon=":material/folder_open:")
     else:
         slot.error(text.literal(opened.text), icon=":material/warning:")

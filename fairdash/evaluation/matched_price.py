@@ -20,6 +20,7 @@ travel together), so it is the interval of the difference, not two overlapping o
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -62,13 +63,14 @@ def group_rates(pred, y, s, n_groups: int, rate: str) -> tuple[np.ndarray, np.nd
     return np.array([float(pred[r].mean()) if r.any() else np.nan for r in rows]), n
 
 
-def lands(train_rates, counts, targets) -> tuple[bool, str]:
+def lands(train_rates, counts, targets, rate_words: str = "") -> tuple[bool, str]:
     """Whether rates reached on the training rows land on the targets (every group within its
-    :func:`land_tolerance`), and where not, which group misses by how much. With explicit TPR and TNR targets a
-    rule lands when both do (``split_prices`` asks twice)."""
+    :func:`land_tolerance`), and where not, which group misses by how much (its rate named by ``rate_words``
+    where given: "TNR"). With explicit TPR and TNR targets a rule lands when both do (``split_prices`` asks twice)."""
+    named = f" ({rate_words})" if rate_words else ""
     for g, (r, n, t) in enumerate(zip(train_rates, counts, targets)):
         if not np.isfinite(r) or abs(r - t) > land_tolerance(t, int(n)) + 1e-12:
-            return False, f"group {g} at {r:.3f} on the training rows against its target {t:.3f}"
+            return False, f"group {g} at {r:.3f}{named} on the training rows against its target {t:.3f}"
     return True, ""
 
 
@@ -161,10 +163,10 @@ def best_with_s(candidates, arrays, rates, rate: str, seed: int):
     return c, np.asarray(c.decide(decision, arrays.X_test, arrays.s_test)).astype(int), scores
 
 
-def split_price(blind, candidates, arrays, rate: str, seed: int) -> SplitPrice:
-    """The price on one split: ``blind`` is ``(words, training rates, decisions on the test rows)`` of the blind
-    rule that lands (``None``: none did, said in ``note`` by the caller)."""
-    words, rates, pred_blind = blind
+def split_price(blind: Side, candidates, arrays, rate: str, seed: int) -> SplitPrice:
+    """The price on one split against ``blind``, the :class:`Side` that decides without s and lands (its label, its
+    rates on the training rows, where the with-s side is placed, and its decisions on the test rows)."""
+    words, rates, pred_blind = blind.label, np.asarray(blind.train_rates, dtype=float), np.asarray(blind.pred_test)
     c, pred_with, score_with = best_with_s(candidates, arrays, rates, rate, seed)
     y, s = np.asarray(arrays.y_test).astype(int), np.asarray(arrays.s_test).astype(int)
     w, b = float(np.mean(pred_with == y)), float(np.mean(pred_blind == y))
@@ -253,14 +255,18 @@ def split_prices(sides, arrays: dict, rate: str, n_groups: int, *, device=None, 
             scorers[seed] = fitted_scorers(arrays[seed], n_groups, seed=seed, device=device, cache=cache)
         candidates = list(scorers[seed]) + [own_scores(x.label, x.estimator) for x in here
                                             if x.with_s and x.estimator is not None]
-        x = blind[1]
-        out[key] = split_price((x.label, np.asarray(x.train_rates, dtype=float), np.asarray(x.pred_test)),
-                               candidates, arrays[seed], rate, seed)
+        out[key] = split_price(blind.side, candidates, arrays[seed], rate, seed)
     return out
 
 
-def _best_blind(here: list, group_names) -> tuple:
-    """``((training accuracy, side) or None, misses)``: :func:`split_prices`' rule of one split that decides without
+class Kept(NamedTuple):
+    """The blind rule a split's price is measured for, and its accuracy on the training rows (how it was chosen)."""
+    accuracy: float
+    side: Side
+
+
+def _best_blind(here: list, group_names) -> tuple[Kept | None, list]:
+    """``(Kept or None, misses)``: :func:`split_prices`' rule of one split that decides without
     s, lands on the training rows (TNR too where it has TNR targets) and is the most accurate **on the training
     rows** (never on the test rows the price is measured on: choosing there biases the price; a side without its
     training accuracy, from an older session file, counts as the least accurate, the first listed kept among
@@ -271,14 +277,13 @@ def _best_blind(here: list, group_names) -> tuple:
             continue
         ok, why = lands(x.train_rates, x.counts, x.targets)
         if ok and x.tnr:
-            ok, why = lands(*x.tnr)
-            why = why.replace(" on the training rows", " (TNR) on the training rows")
+            ok, why = lands(*x.tnr, rate_words="TNR")
         if not ok:
             misses.append(f"{x.label}: {_named(why, group_names)}")
             continue
         acc = float(x.train_accuracy) if np.isfinite(x.train_accuracy) else -np.inf
-        if blind is None or acc > blind[0]:
-            blind = (acc, x)
+        if blind is None or acc > blind.accuracy:
+            blind = Kept(acc, x)
     return blind, misses
 
 

@@ -2,8 +2,9 @@
 (fairlearn's "event": every row, or the rows with a positive label), its fairness ratio and Theorem 2's
 ceiling over it, the rows the paper's protocol evaluates it on, its fairlearn constraint, and its words.
 
-The one module where a criterion's rate is compared with ``"pr"`` or ``"tpr"`` (``tests/test_structure.py``
-forbids it elsewhere): other modules ask the :class:`Criterion` (``criterion_info(name)``, or
+The one module where a criterion's rate is written as ``"pr"`` or ``"tpr"``, and no module compares a rate's name with
+them (``tests/test_structure.py``): what depends on the rate is a field of each :class:`Criterion` (its words, the
+other rate, Theorem 2's ceiling), and other modules ask the criterion (``criterion_info(name)``, or
 ``criterion_of_rate(rate)`` where they hold a rate's name, e.g. ``RateTargets.rate``). And the one module that
 writes a criterion's name (besides the CLI's parser; ``tests/test_literals.py``): others name it as ``DP.name``,
 ``EO.name``, ``DEFAULT`` (the criterion asked for where none is named), ``CRITERIA`` (all, in order) or a Target page
@@ -11,6 +12,7 @@ mode of ``MODES``; the names themselves (``dp``, ``eo``) stay what results files
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,6 +70,11 @@ class Criterion:
     positives_only: bool = False  # fairlearn's "event": its rate is measured on the rows with a positive label
     fairlearn: str = ""  # its constraint in fairlearn.reductions (Agarwal et al.'s reduction)
     fairlearn_threshold: str = ""  # its constraint's name in fairlearn's ThresholdOptimizer (post-processing)
+    other_rate: str = ""  # the other criterion's rate (shown beside its own)
+    rate_name: str = ""  # its per-group rate in words (singular): "positive rate", "true positive rate"
+    ratio_words: str = ""  # its ratio as an axis or a column says it
+    ceiling_name: str = ""  # the name of Theorem 2's ceiling over its ratio, in a figure's legend
+    ceiling: Callable = pr_ratio_ceiling  # Theorem 2's ceiling over its ratio: (rates, shares, n) -> (ratio, ceiling)
 
     @property
     def ratio(self) -> str:
@@ -75,28 +82,9 @@ class Criterion:
         return f"{self.rate}_ratio"
 
     @property
-    def other_rate(self) -> str:
-        return "tpr" if self.rate == "pr" else "pr"
-
-    @property
-    def rate_name(self) -> str:
-        """Its per-group rate in words (singular): ``positive rate``, ``true positive rate``."""
-        return "positive rate" if self.rate == "pr" else "true positive rate"
-
-    @property
     def rows_words(self) -> str:
         """The rows its rate is measured on, as words after "rows" (empty: every row)."""
         return " with a positive label" if self.positives_only else ""
-
-    @property
-    def ratio_words(self) -> str:
-        return ("positive-rate ratio min/max (1 = demographic parity)" if self.rate == "pr"
-                else "true-positive-rate ratio min/max (1 = equal opportunity)")
-
-    @property
-    def ceiling_name(self) -> str:
-        """The name of Theorem 2's ceiling over its ratio, in a figure's legend."""
-        return "accuracy ceiling (Theorem 2)" if self.rate == "pr" else "accuracy ceiling for this TPR ratio"
 
     @property
     def eval_set(self) -> str:
@@ -115,19 +103,25 @@ class Criterion:
 
     def ratio_ceiling(self, rates, shares, n: int = 101):
         """Theorem 2's accuracy ceiling at every value of this criterion's ratio: ``(ratio, ceiling)``."""
-        return (pr_ratio_ceiling if self.rate == "pr" else tpr_ratio_ceiling)(rates, shares, n)
+        return self.ceiling(rates, shares, n)
 
 
 DP = Criterion("dp", "demographic parity", "pr", "positive rates", True,
                "demographic parity (equal positive rates), measured on the population and on the paper's balanced "
                "test set",
                "positive-rate ratio (how evenly the groups receive positive predictions; 1 is equal)",
-               supports_strata=True, fairlearn="DemographicParity", fairlearn_threshold="demographic_parity")
+               supports_strata=True, fairlearn="DemographicParity", fairlearn_threshold="demographic_parity",
+               other_rate="tpr", rate_name="positive rate",
+               ratio_words="positive-rate ratio min/max (1 = demographic parity)",
+               ceiling_name="accuracy ceiling (Theorem 2)", ceiling=pr_ratio_ceiling)
 EO = Criterion("eo", "equality of opportunity", "tpr", "true positive rates", False,
                "equality of opportunity (equal true positive rates), evaluated on the ordinary test set",
                "true-positive-rate ratio (how evenly the groups' actual positives are recognised; 1 is equal)",
                paper_grid=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9), positives_only=True,
-               fairlearn="TruePositiveRateParity", fairlearn_threshold="true_positive_rate_parity")
+               fairlearn="TruePositiveRateParity", fairlearn_threshold="true_positive_rate_parity",
+               other_rate="pr", rate_name="true positive rate",
+               ratio_words="true-positive-rate ratio min/max (1 = equal opportunity)",
+               ceiling_name="accuracy ceiling for this TPR ratio", ceiling=tpr_ratio_ceiling)
 CRITERIA_INFO = {c.name: c for c in (DP, EO)}
 CRITERIA = tuple(CRITERIA_INFO)  # the criteria's names, in order: the CLI's choices, the estimators' options
 DEFAULT = DP.name  # the criterion asked for where none is named (a signature's default, an old results file's)

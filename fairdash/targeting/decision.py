@@ -20,6 +20,8 @@ it chose on the training rows are a :class:`FittedDecision`, stored with the mod
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import NamedTuple
 
 import numpy as np
 
@@ -57,6 +59,15 @@ PAPER_RULE = "threshold"  # the paper's rule (the model's own decision), the def
 POST_PROCESSING = "post-processing"  # the rule of a model that decides by its own per-group thresholds
 
 
+class Cuts(StrEnum):
+    """Where a rule cuts the scores. Its value is the word a rule was always described by (a ``StrEnum``: it
+    equals that string, so a rule made with the word ``overall`` is the same rule)."""
+
+    NONE = "none"  # the model decides
+    OVERALL = "overall"  # one cut for everyone, at the overall target rate
+    PER_GROUP = "per-group"  # one cut per group, at each group's target
+
+
 @dataclass(frozen=True)
 class DecisionRule:
     """A decision rule and everything the rest of FairDash asks of it (a new rule is one entry in
@@ -68,18 +79,20 @@ class DecisionRule:
     explanation: str  # one line of what it does and what it needs
     needs_s: bool
     with_strata: bool = True  # combines with a legitimate factor (one cut per group cannot: it would need one per cell)
-    cuts: str = "none"  # where it cuts the scores: "none" (the model decides), "overall" (one cut at the overall
-    #                     target rate), "per-group" (one cut per group, at each group's target)
+    cuts: Cuts = Cuts.NONE  # where it cuts the scores (a rule's word for it, ``"overall"``, is read as its Cuts)
     choosable: bool = True  # a run may ask for it (post-processing belongs to models that post-process by themselves)
+
+    def __post_init__(self):
+        object.__setattr__(self, "cuts", Cuts(self.cuts))  # an unknown word fails here, not at the first decision
 
     @property
     def aims_at_target(self) -> bool:
         """Whether the rule cuts the scores to reach the target (so a plain model is decided per target)."""
-        return self.cuts != "none"
+        return self.cuts is not Cuts.NONE
 
     @property
     def cuts_per_group(self) -> bool:
-        return self.cuts == "per-group"
+        return self.cuts is Cuts.PER_GROUP
 
     @property
     def named(self) -> str:
@@ -104,11 +117,12 @@ RULES = {
         DecisionRule("overall-rate", "one cut for everyone, set to the overall target rate",
                      "One threshold for everyone, chosen on the training rows so that the overall positive rate "
                      "equals the overall target rate. Needs no s to decide; each group's rate follows its scores.",
-                     False, cuts="overall"),
+                     False, cuts=Cuts.OVERALL),
         DecisionRule("group-rates", "one cut per group, set to each group's target (decides with s)",
                      "One threshold per group, chosen on the training rows so that each group's rate equals its "
                      "target. Decides with s: it needs every person's group when deciding, which the paper's method "
-                     "avoids and the law forbids in some settings.", True, with_strata=False, cuts="per-group"),
+                     "avoids and the law forbids in some settings.", True, with_strata=False,
+                     cuts=Cuts.PER_GROUP),
         DecisionRule(POST_PROCESSING, "the model's own per-group rule (decides with s)",
                      "The model post-processes its scores with per-group thresholds of its own, so it needs s when "
                      "deciding.", True, choosable=False),
@@ -201,30 +215,54 @@ def cut_for_rate(scores, rate: float) -> float:
 SALTS = 64  # tie orders tried (see cut_with_ties) before settling for the nearest count
 
 
-def cut_with_ties(scores, rate: float, draws=None) -> tuple[float, tuple]:
+class Tie(NamedTuple):
+    """A block of tied scores at a cut: a row scoring exactly ``value`` is positive when its draw is below ``share``,
+    the draws ordered by the ``salt``-th salt of the decision's seed (:func:`salted`; 0: the seed itself)."""
+
+    value: float
+    share: float
+    salt: int = 0
+
+    def to_list(self) -> list:
+        """As a model file holds it: ``[v, q]``, or ``[v, q, j]`` where another salt than the seed's own ordered it."""
+        return [float(self.value), float(self.share)] + ([float(self.salt)] if self.salt else [])
+
+    @classmethod
+    def read(cls, t) -> Tie | None:
+        """A cut's tie as a model file (or older code) holds it: ``[]``/``()``/``None`` (no tie), ``[v, q]`` or
+        ``[v, q, j]``; a :class:`Tie` passes through."""
+        if isinstance(t, Tie) or not t:
+            return t or None
+        v = tuple(float(x) for x in t)
+        if len(v) not in (2, 3):
+            raise FairDashError("The model file's decision ties are malformed.")
+        return cls(v[0], v[1], int(v[2]) if len(v) == 3 else 0)
+
+
+def cut_with_ties(scores, rate: float, draws=None) -> tuple[float, Tie | None]:
     """:func:`cut_for_rate`, with a tie at the cut broken so that the rate is met: where the k-th and the
     (k+1)-th score are equal (a block of tied scores straddles the cut), the cut is that score ``v`` and the
-    tie is ``(v, q)``: a row scoring exactly ``v`` is positive when its draw is below ``q``. ``q`` is the share
+    tie is ``Tie(v, q)``: a row scoring exactly ``v`` is positive when its draw is below ``q``. ``q`` is the share
     of the tied block that the rate still needs. ``draws``: each row's :func:`row_draws` (in the order of
     ``scores``), or a function of a salt that gives them (``draws(j)``: the draws with the seed's ``j``-th salt,
     :func:`salted`); ``q`` is then placed between the tied rows' draws so that the rows below it are as many as the
-    rate needs (``rate * n`` less the rows above ``v``, to the nearest row), and the tie is ``(v, q, j)``.
+    rate needs (``rate * n`` less the rows above ``v``, to the nearest row), and the tie is ``Tie(v, q, j)``.
 
     Rows with the same features share a draw, and so a decision (the same person, the same decision): a block of
     them can straddle every ``q``. Then other salts are tried, each a different order of the tied people, up to
     :data:`SALTS`, and the first whose count is within one row of the rate is kept (else the nearest): the rate is
     met within one row wherever some order of the blocks allows it, and each person's decision still depends on
-    nothing but their features and the seed. ``()`` where no tie straddles the cut."""
+    nothing but their features and the seed. ``None`` where no tie straddles the cut."""
     scores = np.asarray(scores, dtype=float)
     s = np.sort(scores)[::-1]
     n = s.size
     k = int(np.clip(np.rint(float(rate) * n), 0, n)) if n else 0
     if n == 0 or k in (0, n) or s[k - 1] != s[k]:
-        return cut_for_rate(scores, rate), ()
+        return cut_for_rate(scores, rate), None
     v = float(s[k - 1])
     above, tied = int((s > v).sum()), int((s == v).sum())
     if draws is None:
-        return v, (v, (k - above) / tied)
+        return v, Tie(v, (k - above) / tied)
     need = float(rate) * n - above  # 0 < need < tied, give or take half a row: the block straddles the cut
     on = scores == v
     best = None
@@ -235,7 +273,7 @@ def cut_with_ties(scores, rate: float, draws=None) -> tuple[float, tuple]:
         if off <= 1.0:
             break
     j, _, q = best
-    return v, ((v, q) if j == 0 else (v, q, float(j)))
+    return v, Tie(v, q, j)
 
 
 def _share_below(draws, need: float) -> tuple[float, float]:
@@ -259,8 +297,8 @@ def salted(seed: int, salt) -> int:
 class FittedDecision:
     """The cuts a rule chose on the training rows: ``()`` for the paper's rule (the model decides),
     one for ``overall-rate``, one per group for ``group-rates``. Positive when the score is above the
-    cut (the row's group's cut for ``group-rates``). ``ties``: per cut, ``()`` or ``(v, q)`` where a block
-    of tied scores straddled it, ``(v, q, j)`` where the tie's people were ordered by the ``j``-th salt of
+    cut (the row's group's cut for ``group-rates``). ``ties``: per cut, ``None`` or the :class:`Tie` where a block
+    of tied scores straddled it, its people ordered by the tie's salt of
     ``seed`` (:func:`cut_with_ties`, :func:`salted`): a row scoring exactly ``v`` is then positive with
     probability ``q``, drawn from the row itself and ``seed`` (:func:`row_draws`: the same person
     gets the same decision in any order, batch or file), so that the rule meets its rate despite the ties.
@@ -272,6 +310,9 @@ class FittedDecision:
     ties: tuple = ()
     seed: int = 0
     row_draws: bool = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "ties", tuple(Tie.read(t) for t in self.ties))  # (v, q) as older code gave it
 
     @property
     def needs_s(self) -> bool:
@@ -285,7 +326,7 @@ class FittedDecision:
         if not rule.aims_at_target:
             return np.asarray(estimator.predict(X)).astype(int)
         scores = np.asarray(estimator.predict_proba(X))[:, 1]
-        if rule.cuts == "overall":
+        if rule.cuts is Cuts.OVERALL:
             return self._with_ties(scores, scores > self.cuts[0], np.zeros(len(scores), dtype=int), X)
         s = _groups(s, len(scores), rule)
         if s.size and s.max() >= len(self.cuts):
@@ -298,21 +339,20 @@ class FittedDecision:
         pred = np.asarray(above, dtype=bool).copy()
         if not any(self.ties):
             return pred.astype(int)
-        on = [(which == j) & (scores == tie[0]) if tie else None for j, tie in enumerate(self.ties)]
+        on = [(which == j) & (scores == tie.value) if tie else None for j, tie in enumerate(self.ties)]
         if not self.row_draws:  # a model file written before: draw i of the batch for row i
             u = np.random.RandomState(self.seed).rand(len(scores))
         for m, tie in zip(on, self.ties):
             if m is not None and m.any():
                 # a row's draw depends on the row alone (and the tie's salt): hash only the rows on the tie
-                draw = row_draws(np.asarray(X)[m], salted(self.seed, tie[2] if len(tie) > 2 else 0)) \
-                    if self.row_draws else u[m]
-                pred[m] = draw < tie[1]
+                draw = row_draws(np.asarray(X)[m], salted(self.seed, tie.salt)) if self.row_draws else u[m]
+                pred[m] = draw < tie.share
         return pred.astype(int)
 
     def to_dict(self) -> dict:
         d = {"rule": self.rule, "cuts": [float(c) for c in self.cuts]}
         if any(self.ties):
-            d.update(ties=[list(map(float, t)) if t else [] for t in self.ties], seed=int(self.seed),
+            d.update(ties=[t.to_list() if t else [] for t in self.ties], seed=int(self.seed),
                      draws="row" if self.row_draws else "position")
         return d
 
@@ -325,11 +365,12 @@ class FittedDecision:
         rule = rule_info(d.get("rule", PAPER_RULE)).name
         try:
             cuts = tuple(float(c) for c in d.get("cuts") or ())
-            ties = tuple(tuple(float(x) for x in t) if t else () for t in d.get("ties") or ())
+            numbers = [tuple(float(x) for x in t) if t else () for t in d.get("ties") or ()]
             seed = int(d.get("seed", 0))
         except (TypeError, ValueError):
             raise FairDashError("The model file's decision thresholds are not numbers.") from None
-        if ties and (len(ties) != len(cuts) or any(len(t) not in (0, 2, 3) for t in ties)):
+        ties = tuple(map(Tie.read, numbers))
+        if ties and len(ties) != len(cuts):
             raise FairDashError("The model file's decision ties are malformed.")
         # ties written before draws were per row were drawn by position (without ties nothing is drawn)
         return cls(rule, cuts, ties, seed, d.get("draws", "position" if any(ties) else "row") == "row")
@@ -368,7 +409,7 @@ def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
         return carried_decision(estimator)
     scores = np.asarray(estimator.predict_proba(X))[:, 1]
     seed = 0 if seed is None else int(seed)
-    if rule.cuts == "overall":
+    if rule.cuts is Cuts.OVERALL:
         cut, tie = cut_with_ties(scores, overall, _tied_draws(X, scores, seed))
         return FittedDecision(rule.name, (cut,), (tie,) if tie else (), seed)
     y = np.asarray(y).astype(int).ravel()
@@ -430,7 +471,7 @@ def check_reached(decision: FittedDecision, estimator, X, y, s, group_targets, o
     pred = decision.decide(estimator, X, s if decision.needs_s else None)
     scores = np.asarray(estimator.predict_proba(X))[:, 1]
     crit = criterion_of_rate(criterion_rate)
-    if rule.cuts == "overall":
+    if rule.cuts is Cuts.OVERALL:
         checks = [("everyone", np.ones(len(pred), dtype=bool), float(overall), "positive rate")]
     else:
         checks = [(str(group_names[g]) if group_names is not None and g < len(group_names) else f"group {g}",

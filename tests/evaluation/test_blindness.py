@@ -37,6 +37,9 @@ def test_landing_is_within_three_points_or_a_third_of_the_target_and_never_under
     assert lands([0.29, 0.31], [1000, 1000], [0.3, 0.3])[0]
     ok, why = lands([0.037, 0.02], [5000, 5000], [0.02, 0.02])
     assert not ok and why == "group 0 at 0.037 on the training rows against its target 0.020"
+    # the rate a miss is counted in is a parameter (issue 48, item 3: not patched into the sentence afterwards)
+    assert lands([0.037, 0.02], [5000, 5000], [0.02, 0.02], rate_words="TNR")[1] == \
+        "group 0 at 0.037 (TNR) on the training rows against its target 0.020"
 
 
 def test_with_s_features_add_s_and_its_interactions():
@@ -181,6 +184,7 @@ def test_of_several_blind_rules_that_land_the_one_priced_is_chosen_on_the_traini
                          train_accuracy=0.72)
     (acc, kept), misses = _best_blind([good_on_test, good_on_train], None)
     assert kept.label == "on train" and acc == 0.72 and not misses
+    assert _best_blind([good_on_test, good_on_train], None)[0].side is good_on_train  # a named record
     old = Side("from an old file", 0, 0.3, False, (0.3, 0.3), (100, 100), (0.3, 0.3), y_test.copy())
     assert _best_blind([old, good_on_train], None)[0][1].label == "on train"
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from fairdash.evaluation.metrics import below_majority_notes, flag_below_majority, result_notes, rule_notes
-from fairdash.targeting.decision import FittedDecision, check_reached, cut_with_ties, fit_decision
+from fairdash.targeting.decision import FittedDecision, Tie, check_reached, cut_with_ties, fit_decision
 from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import ExperimentPlan, run_experiment
 
@@ -128,7 +128,8 @@ def test_blocks_of_the_same_person_straddling_the_cut_are_reordered_by_a_salt_un
     # a tie written before salts ((v, q): two numbers) decides as it did
     old = FittedDecision.from_dict({"rule": "group-rates", "cuts": [0.0], "ties": [[0.0, 0.5]], "seed": 5,
                                     "draws": "row"})
-    assert old.ties == ((0.0, 0.5),) and old.decide(_Tied(), X, s).sum() > 0
+    assert old.ties == (Tie(0.0, 0.5),) and old.ties[0].salt == 0 and old.decide(_Tied(), X, s).sum() > 0
+    assert old.to_dict()["ties"] == [[0.0, 0.5]]  # and is written back as it was
 
 
 @pytest.mark.slow

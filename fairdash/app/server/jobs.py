@@ -26,6 +26,7 @@ import logging
 import re
 import threading
 import time
+from typing import NamedTuple
 
 import streamlit as st
 
@@ -46,7 +47,7 @@ NOTE_KEY = state.JOB_NOTE  # state.JobNote of a failed or cancelled job, in the 
 # True: a training runs in a worker process of its own (fairdash.app.server.worker: the pages never wait for it).
 # False: in a thread of the server's process; only for tests that replace the training code in this process.
 IN_WORKER_PROCESS = True
-OUTCOME_KEY = state.JOB_OUTCOME  # state.JobNote of the job collected in this script run: "done", "failed", "cancelled"
+OUTCOME_KEY = state.JOB_OUTCOME  # state.JobNote of the job collected in this script run: done, failed or cancelled
 
 _log = logging.getLogger(__name__)
 
@@ -58,15 +59,29 @@ class TrainingCancelled(Exception):
 MEMORY_WATCH_S = 1.0  # how often a running training reads the server's memory against its guard
 
 
-def failure_reason(error: BaseException) -> tuple[str, str]:
-    """``(reason, outcome)`` of a failed training for the event log: the rule that refused it (``memory_guard``,
+class Failure(NamedTuple):
+    """Why a training failed, for the event log (:func:`failure_reason`; empty until it failed)."""
+    reason: str = ""  # the rule that refused it (``memory_guard``, ``worker_killed``...) or the error's kind
+    outcome: str = ""  # ``refused`` or ``error``
+
+    def logged(self) -> dict:
+        """Its fields as the event log writes them."""
+        return {"reason": self.reason, "outcome": self.outcome}
+
+
+def failure_reason(error: BaseException) -> Failure:
+    """The :class:`Failure` of a failed training for the event log: the rule that refused it (``memory_guard``,
     ``worker_killed``, ...) and ``refused``, or the error's kind in lower case and ``error``."""
     reason = getattr(error, "reason", None)
     if reason:
-        return reason, "refused"
+        return Failure(reason, "refused")
     if isinstance(error, MemoryError):
-        return "out_of_memory", "error"
-    return re.sub(r"[^a-z0-9_]", "", type(error).__name__.lower())[:40] or "error", "error"
+        return Failure("out_of_memory", "error")
+    return Failure(re.sub(r"[^a-z0-9_]", "", type(error).__name__.lower())[:40] or "error", "error")
+
+
+JobState = state.JobState  # a training's state (its home is state.py, beside the JobNote that carries it)
+END_EVENTS = {JobState.DONE: "training_end", JobState.FAILED: "training_failed", JobState.CANCELLED: "training_cancel"}
 
 
 class TrainingJob:
@@ -76,10 +91,10 @@ class TrainingJob:
     def __init__(self, work, title: str, *, session: str | None = None, grace_s: float = 300.0, nice: int = 0):
         self.title = title
         self.fraction, self.message = 0.0, "Waiting for its turn"
-        self.state = "running"  # -> "done", "failed" or "cancelled" (running includes waiting in the queue)
+        self.state = JobState.RUNNING  # -> DONE, FAILED or CANCELLED (running includes waiting in the queue)
         self.queued = True  # waiting for a free place (FAIRDASH_MAX_TRAININGS)
         self.why_cancelled = ""  # "" (Cancel or Forget) or "closed_tab"
-        self.why_failed = ("", "")  # (reason, outcome) for the event log, once it failed (``failure_reason``)
+        self.why_failed = Failure()  # for the event log, once it failed (``failure_reason``)
         self.memory_checked = 0.0  # when the server's memory guard was last read during it
         self.result = None
         self.error = ""
@@ -98,7 +113,7 @@ class TrainingJob:
 
     @property
     def running(self) -> bool:
-        return self.state == "running"
+        return self.state is JobState.RUNNING
 
     @property
     def cancelling(self) -> bool:
@@ -145,14 +160,14 @@ class TrainingJob:
             log_event("training_start", session=self.session, queue_seconds=round(self.queue_wait(), 3))
             result = self._work(self._progress)
         except TrainingCancelled:
-            ended = "cancelled"
+            ended = JobState.CANCELLED
         except BaseException as e:  # noqa: BLE001 - the analyst gets a message, the log the trace
             _log.exception("training failed")
             self.error = text.error_text(e)
             self.why_failed = failure_reason(e)
-            ended = "failed"
+            ended = JobState.FAILED
         else:
-            self.result, ended = result, "done"
+            self.result, ended = result, JobState.DONE
         finally:
             if holds_place:
                 self.registry.release(self)
@@ -160,10 +175,10 @@ class TrainingJob:
         self.finished = time.monotonic()
         self.state = ended  # last: a reader that sees a finished state sees its result or error
         ran = self.finished - (self.began or self.finished)
-        log_event({"done": "training_end", "failed": "training_failed"}.get(ended, "training_cancel"),
+        log_event(END_EVENTS[ended],
                   session=self.session, seconds=round(ran, 3), queue_seconds=round(self.queue_wait(), 3),
-                  **({"reason": self.why_cancelled} if self.why_cancelled and ended == "cancelled" else {}),
-                  **(dict(zip(("reason", "outcome"), self.why_failed)) if ended == "failed" else {}))
+                  **({"reason": self.why_cancelled} if self.why_cancelled and ended is JobState.CANCELLED else {}),
+                  **(self.why_failed.logged() if ended is JobState.FAILED else {}))
 
     def start(self) -> TrainingJob:
         self.thread.start()
@@ -325,25 +340,25 @@ def collect() -> None:
     job = registry().take_finished(_token())
     if job is None:
         return
-    if job.state == "done":
+    if job.state is JobState.DONE:
         run = copy.copy(job.result)  # each session numbers its own copy of the run
         session.add_run(run)
         del ss.compare_target
         cached = int(run.results["cached"].sum()) if "cached" in run.results else 0
         kept_in_memory = getattr(training.fit_cache(), "write_error", None)  # (a full disk: said here, once per run)
-        outcome = ss.job_note = state.JobNote("done", f"Trained {len(run.results)} fit(s) in {run.seconds:.1f} s"
+        outcome = ss.job_note = state.JobNote(JobState.DONE, f"Trained {len(run.results)} fit(s) in {run.seconds:.1f} s"
                                   + (f" ({cached} from the cache)" if cached else "")
                                   + f": run {run.number} is in the run history."
                                   + (f" {kept_in_memory}" if kept_in_memory else ""))
-    elif job.state == "failed":
-        outcome = ss.job_note = state.JobNote("failed", f"Training failed: {job.error}")
+    elif job.state is JobState.FAILED:
+        outcome = ss.job_note = state.JobNote(JobState.FAILED, f"Training failed: {job.error}")
     elif job.why_cancelled == "closed_tab":
-        outcome = ss.job_note = state.JobNote("cancelled", f"Training cancelled after {job.elapsed():.0f} s: no tab "
-                                               f"of this session was open for {job.grace_s:.0f} s. Nothing was added "
-                                               "to the run history.")
+        outcome = ss.job_note = state.JobNote(JobState.CANCELLED, f"Training cancelled after {job.elapsed():.0f} s: "
+                                              f"no tab of this session was open for {job.grace_s:.0f} s. Nothing was "
+                                              "added to the run history.")
     else:
-        outcome = ss.job_note = state.JobNote("cancelled", f"Training cancelled after {job.elapsed():.0f} s: nothing "
-                                               "was added to the run history.")
+        outcome = ss.job_note = state.JobNote(JobState.CANCELLED, f"Training cancelled after {job.elapsed():.0f} s: "
+                                              "nothing was added to the run history.")
     ss.job_outcome = outcome
 
 
@@ -403,7 +418,8 @@ def sidebar_job() -> None:
     if kept is None:
         return
     with st.container(key="training_note"):
-        show, icon = {"failed": (st.error, ":material/warning:"), "done": (st.success, ":material/check_circle:")
+        show, icon = {JobState.FAILED: (st.error, ":material/warning:"),
+                      JobState.DONE: (st.success, ":material/check_circle:")
                       }.get(kept.kind, (st.info, ":material/cancel:"))
         show(text.literal(kept.text), icon=icon)
         st.button("Dismiss", key="dismiss_training_note", on_click=_dismiss)

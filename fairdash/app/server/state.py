@@ -13,6 +13,7 @@ Issue 37, item 2: :class:`Session` is the one way in to the session, a typed att
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, overload
 
 if TYPE_CHECKING:
@@ -130,8 +131,8 @@ EXPORT_RUN = "export_run"
 AUDIT_RUN = "audit_run"  # the Score new data page (fairdash.app.audit)
 EXPORT_MODEL, AUDIT_MODEL = "export_model", "audit_model"  # key stems: the model chosen, one key per run (run_choice)
 OPEN_SESSION_FILE = "open_session_file"  # the Data page's "Open a session file" uploader (fairdash.app.session_file)
-SESSION_FILE_NOTE = "fd_session_file_note"  # (JobNote, table id): what opening a session file did ("done") or why
-# not ("failed"), and the table the session then held
+SESSION_FILE_NOTE = "fd_session_file_note"  # (JobNote, table id): what opening a session file did (DONE) or why
+# not (FAILED), and the table the session then held
 
 # --------------------------------------------------------------------------------------------------
 # What the session store keeps, and what a snapshot freezes
@@ -196,9 +197,18 @@ class ComparedReport(NamedTuple):
     html: str
 
 
+class JobState(StrEnum):
+    """Where a training stands (``RUNNING``, waiting in the queue included) and what became of it; what opening a
+    session file did (``DONE``) or why not (``FAILED``). A ``StrEnum``: each equals the word it always was."""
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
 class JobNote(NamedTuple):
-    """What became of a training: ``kind`` ("done", "failed", "cancelled") and the sentence to show."""
-    kind: str
+    """What became of a training (or of opening a session file): its :class:`JobState` and the sentence to show."""
+    kind: JobState
     text: str
 
 
