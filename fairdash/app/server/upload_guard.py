@@ -64,8 +64,7 @@ class UploadGuard:
             return await self.app(scope, receive, send)
         session, _, file_id = path[at + len(UPLOAD_PATH):].partition("/")
         if scope["method"] == "DELETE":
-            with self._lock:
-                self._held.get(session, {}).pop(file_id, None)
+            self._release(session, file_id)
             return await self.app(scope, receive, send)
         refused = self.refusal(_headers(scope), session, file_id)
         if refused is not None:
@@ -74,8 +73,15 @@ class UploadGuard:
             return await _answer(send, status, words)
         status = await self._pass(scope, receive, send)
         if not 200 <= status < 300:
-            with self._lock:
-                self._held.get(session, {}).pop(file_id, None)
+            self._release(session, file_id)
+
+    def _release(self, session: str, file_id: str) -> None:
+        """A file no longer held (deleted, or refused by Streamlit); a session holding none is forgotten."""
+        with self._lock:
+            held = self._held.get(session, {})
+            held.pop(file_id, None)
+            if not held:
+                self._held.pop(session, None)
 
     async def _pass(self, scope, receive, send) -> int:
         seen = {"status": 500}
