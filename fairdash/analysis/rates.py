@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..data import Split, Task, split_task
-from ..data.meaning import label_favourable
+from ..data.meaning import GENERIC_RATE, label_favourable
 from ..errors import FairDashError
 from ..targeting import targets
 from ..targeting.target_spec import TargetSpec, criterion_info, make_target_spec
@@ -168,7 +168,7 @@ def decisions_words(base_rate: float, target_rate: float, people: int | None = N
     words: "... (31 of 750 people in the training rows) differently from its labels: 31 more people denied than by
     the labels (denial rate 0.200 to 0.241)"."""
     share = abs(target_rate - base_rate)
-    positive, _, rate = outcome or ("given a positive decision", "", "positive rate")
+    positive, _, rate = outcome or ("given a positive decision", "", GENERIC_RATE)
     if people is None:
         return (f" A model that meets the target decides at least {share:.1%} of the group "
                 f"differently from its labels ({rate} {base_rate:.3f} to {target_rate:.3f}).")

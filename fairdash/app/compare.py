@@ -12,7 +12,7 @@ import streamlit as st
 
 from ..analysis.rates import evaluation_rates, training_rates
 from ..data import split_arrays
-from ..data.meaning import error_words, label_favourable, outcome_words
+from ..data.meaning import GENERIC_RATE, error_words, label_favourable, outcome_words
 from ..evaluation.blindness import has_both_sides, land_words, price_sentences
 from ..evaluation.calibration import reliability
 from ..evaluation.gaps import ceiling_table, moved_away_summary
@@ -354,8 +354,8 @@ def results_table(results, summary, criterion: str, *, population: bool, where: 
 
 def _rate_name(runs) -> str | None:
     """The positive rate in the label's words ("denial rate") where the runs' task names one, else ``None`` ("PR")."""
-    rate = outcome_words(runs[0].task.spec)[2] if same_task(runs) else "positive rate"
-    return None if rate == "positive rate" else rate
+    rate = outcome_words(runs[0].task.spec)[2] if same_task(runs) else GENERIC_RATE
+    return None if rate == GENERIC_RATE else rate
 
 
 def error_rates(summary, runs, results=None) -> None:

@@ -144,6 +144,9 @@ _OUTCOMES = (
 _GENERIC = {True: ("selected", "passed over"), False: ("flagged", "cleared")}
 
 
+GENERIC_RATE = "positive rate"  # the positive rate's name where the label names no outcome
+
+
 def outcome_words(spec) -> tuple[str, str, str]:
     """A task's positive and negative decisions and its positive rate in the analyst's words, from the meaning typed
     for the label, else the label's own words (:func:`label_text`): ``("denied", "approved", "denial rate")`` for
@@ -158,7 +161,7 @@ def outcome_words(spec) -> tuple[str, str, str]:
             m = re.search(pattern, text)
             if m is not None and not _negated(text, m):
                 return positive, negative, rate
-    return (*_GENERIC[label_favourable(spec)[0]], "positive rate")
+    return (*_GENERIC[label_favourable(spec)[0]], GENERIC_RATE)
 
 
 def error_words(spec=None, favourable: bool = True) -> dict[str, str]:

@@ -30,7 +30,7 @@ from ..data.task import group_codes, group_index
 from ..errors import FairDashError, shorten
 from ..evaluation.calibration import calibration_errors, calibration_intervals
 from ..evaluation.intervals import wilson_interval
-from ..evaluation.metric_table import EVAL, POP, TRAIN, column_of, share
+from ..evaluation.metric_table import EVAL, INTERVAL_BOUNDS, POP, TRAIN, column_of, share
 from ..evaluation.metrics import group_metrics
 from ..targeting.target_spec import criterion_info
 from .safe_csv import results_csv
@@ -191,9 +191,9 @@ def rates_per_group(decided, groups, labels, group_names, targets, criterion: st
     if labelled is not None and labelled.any():
         measured = group_metrics(np.asarray(labels)[labelled], p[labelled], s[labelled], len(group_names))
         if scores is not None:
-            scored = labelled & np.isfinite(np.asarray(scores, dtype=float))
-            measured.update(_calibration(np.asarray(scores, dtype=float)[scored], np.asarray(labels)[scored],
-                                         s[scored], len(group_names)))
+            scores = np.asarray(scores, dtype=float)
+            scored = labelled & np.isfinite(scores)
+            measured.update(_calibration(scores[scored], np.asarray(labels)[scored], s[scored], len(group_names)))
     rows = []
     for j, name in enumerate(group_names):
         in_j = s == j
@@ -210,7 +210,7 @@ def rates_per_group(decided, groups, labels, group_names, targets, criterion: st
                 row.update(_bounds(words, int((rows_of & event(y, p)).sum()), int(rows_of.sum())))
             if scores is not None:
                 row.update({CALIBRATION + b: float(measured.get(f"cal_error_{j}{k}", np.nan))
-                            for b, k in zip(("", *BOUNDS), ("", "_lo", "_hi"))})
+                            for b, k in zip(("", *BOUNDS), ("", *INTERVAL_BOUNDS))})
         own = "TPR" if on_positives else "positive rate"
         row["gap to target"] = _gap(row.get(own, float("nan")), target)
         for b in BOUNDS:  # the target is held fixed: the gap's interval is the rate's, less the target
@@ -223,13 +223,13 @@ def rates_per_group(decided, groups, labels, group_names, targets, criterion: st
 
 BOUNDS = (" lo", " hi")  # a rate's 95% interval: "<rate> lo", "<rate> hi" (Wilson's, from its counts)
 CALIBRATION = "calibration error"  # the binned gap of score and outcome, with its interval (evaluation.calibration)
+# the error rates as counts of the labelled rows: (words, the event, the rows it is counted among)
+_COUNTED = (("TPR", lambda y, p: p == 1, lambda y, p: y == 1), ("FPR", lambda y, p: p == 1, lambda y, p: y == 0),
+            ("FNR", lambda y, p: p == 0, lambda y, p: y == 1), ("accuracy", lambda y, p: p == y, lambda y, p: y >= 0))
 
 
 def _calibration(scores, y, s, n_groups: int) -> dict:
     return {**calibration_errors(scores, y, s, n_groups), **calibration_intervals(scores, y, s, n_groups)}
-# the error rates as counts of the labelled rows: (words, the event, the rows it is counted among)
-_COUNTED = (("TPR", lambda y, p: p == 1, lambda y, p: y == 1), ("FPR", lambda y, p: p == 1, lambda y, p: y == 0),
-            ("FNR", lambda y, p: p == 0, lambda y, p: y == 1), ("accuracy", lambda y, p: p == y, lambda y, p: y >= 0))
 
 
 def _bounds(words: str, k: int, n: int) -> dict:

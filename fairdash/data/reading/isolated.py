@@ -145,11 +145,6 @@ def read_seconds() -> float:
     return env_number(READ_SECONDS_ENV, DEFAULT_READ_SECONDS, minimum=MIN_READ_SECONDS)
 
 
-def in_reading_process() -> bool:
-    """Whether this process is a reading process (its limits are already set: a read within it is done here)."""
-    return _IN_CHILD
-
-
 def read_table(source, name: str | None = None, watch=None) -> pd.DataFrame:
     """:func:`fairdash.data.reading.read.read_table` in a child process under a hard memory limit of the table budget
     and a processor-time limit (see the module's words); the same table, notes and refusals, and two more: a read
@@ -177,16 +172,16 @@ def call_limited(fn, args: tuple, name: str, *, watch=None, what: str = "file", 
 
 
 def _limited(fn, args: tuple, name: str, watch, what: str, imports: tuple = ()):
-    allowed, seconds = budget.table_budget(), read_seconds()
+    limits = _Limits(name, budget.table_budget(), read_seconds(), what)
     ctx = _context_here()
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, fn, args, name, _Limits(name, allowed, seconds, what), imports,
-                                            dict(os.environ)), name="fairdash-read", daemon=True)
+    proc = ctx.Process(target=_child, args=(child, fn, args, limits, imports, dict(os.environ)), name="fairdash-read",
+                       daemon=True)
     proc.start()
     child.close()
     del args
     try:
-        return _receive(parent, proc, _Limits(name, allowed, seconds, what), watch)
+        return _receive(parent, proc, limits, watch)
     finally:
         if proc.is_alive():
             proc.kill()
@@ -232,7 +227,7 @@ def _receive(conn, proc, limits: _Limits, watch):
         peak = max(peak, grown)
         if grown > limits.allowed:
             proc.kill()
-            raise _over(limits.name, grown, limits.allowed, limits.what)
+            raise _over(limits, grown)
         if time.monotonic() - began > WALL_FACTOR * limits.seconds + WALL_SLACK_S:  # stuck without using the CPU
             proc.kill()
             raise _too_slow(limits)
@@ -244,16 +239,16 @@ def _receive(conn, proc, limits: _Limits, watch):
     if code == -signal.SIGXCPU:
         raise _too_slow(limits)
     if code is not None and (code < 0 or code == 137):  # killed (by the limit, for memory, an abort in a C++ reader)
-        raise _over(limits.name, max(peak, limits.allowed), limits.allowed, limits.what)
+        raise _over(limits, max(peak, limits.allowed))
     raise FairDashError(f"{limits.name} could not be read: the reading process ended without an answer "
                         f"(exit code {code}).")
 
 
-def _over(name: str, reached: float, allowed: int, what: str = "table") -> FairDashError:
-    limit = budget.size_text(allowed)
-    then = (f"per table ({budget.TABLE_MB_ENV}). Use a sample of its rows or fewer columns." if what == "table" else
-            f"per file ({budget.TABLE_MB_ENV}), so this {what} is refused.")
-    return FairDashError(f"{name} needs more than {limit} of memory to read (reading stopped at "
+def _over(limits: _Limits, reached: float) -> FairDashError:
+    limit = budget.size_text(limits.allowed)
+    then = (f"per table ({budget.TABLE_MB_ENV}). Use a sample of its rows or fewer columns." if limits.what == "table"
+            else f"per file ({budget.TABLE_MB_ENV}), so this {limits.what} is refused.")
+    return FairDashError(f"{limits.name} needs more than {limit} of memory to read (reading stopped at "
                          f"{budget.size_text(reached)}); FairDash reads at most {limit} {then}", reason="table_budget")
 
 
@@ -303,18 +298,17 @@ def _set_limits(allowed: int, seconds: float) -> int:
     return resident
 
 
-def _child(conn, fn, args: tuple, name: str, limits: _Limits, imports: tuple, environ: dict) -> None:
+def _child(conn, fn, args: tuple, limits: _Limits, imports: tuple, environ: dict) -> None:
     """The reading process: import what ``fn`` needs, set the limits, run ``fn`` and send back what it gives (or
     its refusal)."""
     global _IN_CHILD
     _IN_CHILD = True
     os.environ.clear()  # the caller's settings now (a fork server's date from its start)
     os.environ.update(environ)
-    allowed, what = limits.allowed, limits.what
     try:
         for module in imports:
             importlib.import_module(module)
-        conn.send(("start", _set_limits(allowed, limits.seconds)))
+        conn.send(("start", _set_limits(limits.allowed, limits.seconds)))
         if getattr(fn, "sends_itself", False):
             fn(conn, *args)
         else:
@@ -322,14 +316,14 @@ def _child(conn, fn, args: tuple, name: str, limits: _Limits, imports: tuple, en
             del args
             conn.send(("result", result))
     except MemoryError:
-        _send_failure(conn, _over(name, allowed, allowed, what))
+        _send_failure(conn, _over(limits, limits.allowed))
     except FairDashError as e:
         _send_failure(conn, e)
     except BaseException as e:  # noqa: BLE001 - a reader's own failure: its first line, as the read says it
         traceback.print_exc(file=sys.stderr)
         first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-        words = "as a table" if what == "table" else f"as a {what}"
-        _send_failure(conn, FairDashError(f"{name} could not be read {words}: {first}", reason="malformed"))
+        _send_failure(conn, FairDashError(f"{limits.name} could not be read as a {limits.what}: {first}",
+                                          reason="malformed"))
     finally:
         conn.close()
 

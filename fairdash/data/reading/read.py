@@ -218,10 +218,11 @@ def _gunzip_pieces(raw: bytes, name: str):
         while pos < end:
             d = zlib.decompressobj(16 + zlib.MAX_WBITS)
             while not d.eof:
-                if not d.unconsumed_tail and pos >= end:
-                    break
-                buf = d.unconsumed_tail or view[pos:pos + _IN_PIECE]
-                if not d.unconsumed_tail:
+                buf = d.unconsumed_tail  # (what the last call left for want of room in its output)
+                if not buf:
+                    if pos >= end:
+                        break
+                    buf = view[pos:pos + _IN_PIECE]
                     pos += len(buf)
                 piece = d.decompress(buf, _PIECE)
                 if piece:
