@@ -4,8 +4,11 @@ The guard is ASGI middleware; here it wraps a stand-in for Streamlit's handler (
 body), so every rule is checked without a server: the live wiring (``streamlit run app.py`` serving the ``st.App``
 with the guard) is checked in tests/e2e/test_upload_endpoint.py."""
 import asyncio
+import tempfile
 
 import pytest
+from itsdangerous import TimestampSigner, URLSafeTimedSerializer
+from starlette.requests import Request
 
 from fairdash.app.server import limits, signin, upload_guard
 from fairdash.app.server.upload_guard import SIGN_IN_COOKIE, UploadGuard
@@ -104,12 +107,94 @@ def test_refused_where_a_protection_is_off_unless_the_team_chose_it(options, mon
     assert request(guard, "PUT", "a", 1000)[0] == 204
 
 
-def test_with_sign_in_on_a_visitor_without_its_cookie_cannot_upload(options, monkeypatch):
+SECRET = "the team's cookie secret"
+USER = '{"is_logged_in": true, "origin": "http://localhost:8501", "email": "ana@example.org"}'
+
+
+class _LongAgo(TimestampSigner):
+    def get_timestamp(self) -> int:
+        return super().get_timestamp() - upload_guard.SIGN_IN_MAX_AGE_S - 60
+
+
+def _cookie(value: str) -> str:
+    return f"_streamlit_xsrf=2|abc; {SIGN_IN_COOKIE}={value}"
+
+
+def test_with_sign_in_on_only_a_cookie_this_server_signed_may_upload(options, monkeypatch):
+    """A visitor who has not signed in cannot upload: no sign-in cookie, one made up, one signed with another
+    secret, one for another cookie's name, or an expired one, are all 401; the cookie Streamlit's sign-in sets
+    (made here by Streamlit's own function) passes."""
+    from streamlit.web.server.starlette.starlette_app_utils import create_signed_value  # what st.login sets
+
     monkeypatch.setattr(signin, "configured", lambda: True)
+    monkeypatch.setattr(signin, "cookie_secret", lambda: SECRET)
     guard = UploadGuard(Handler())
-    assert request(guard, "PUT", "a", 1000)[0] == 401
-    assert request(guard, "PUT", "a", 1000, cookie="_streamlit_xsrf=2|abc; _streamlit_user_tokens=x")[0] == 401
-    assert request(guard, "PUT", "a", 1000, cookie=f"_streamlit_xsrf=2|abc; {SIGN_IN_COOKIE}=signed")[0] == 204
+    refused = ["", "_streamlit_xsrf=2|abc; _streamlit_user_tokens=x", _cookie("signed"),
+               _cookie(URLSafeTimedSerializer("another secret", salt=SIGN_IN_COOKIE).dumps(USER)),
+               _cookie(URLSafeTimedSerializer(SECRET, salt="_streamlit_user_tokens").dumps(USER)),
+               _cookie(URLSafeTimedSerializer(SECRET, salt=SIGN_IN_COOKIE, signer=_LongAgo).dumps(USER))]
+    for i, cookie in enumerate(refused):
+        assert request(guard, "PUT", f"f{i}", 1000, cookie=cookie)[0] == 401, cookie
+    issued = create_signed_value(SECRET, SIGN_IN_COOKIE, USER).decode()
+    assert request(guard, "PUT", "ok", 1000, cookie=_cookie(issued))[0] == 204
+
+
+def test_the_cookie_secret_is_the_one_streamlit_signs_with(monkeypatch):
+    from streamlit.web.server.server_util import get_cookie_secret  # Streamlit's own choice of the secret
+
+    monkeypatch.setattr(signin, "_auth", lambda: None)
+    assert signin.cookie_secret() == get_cookie_secret()
+    monkeypatch.setattr(signin, "_auth", lambda: {"cookie_secret": SECRET, "client_id": "x"})
+    assert signin.cookie_secret() == SECRET
+
+
+def _parse_form(size: int) -> tuple[int, int]:
+    """A multipart form holding one file of ``size`` bytes, parsed by ``Request.form()`` as Streamlit's upload
+    handler parses it: ``(bytes of the file read back, temporary files made)``."""
+    made = []
+    real = tempfile.TemporaryFile
+
+    def counted(*a, **k):
+        made.append(1)
+        return real(*a, **k)
+
+    boundary = "b0undary"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x.csv\"\r\n"
+            "Content-Type: text/csv\r\n\r\n").encode() + b"7" * size + f"\r\n--{boundary}--\r\n".encode()
+    scope = {"type": "http", "method": "PUT", "path": "/", "headers": [
+        (b"content-type", f"multipart/form-data; boundary={boundary}".encode()),
+        (b"content-length", str(len(body)).encode())]}
+    pieces = [body[i:i + 64 * 1024] for i in range(0, len(body), 64 * 1024)]
+
+    async def receive():
+        return {"type": "http.request", "body": pieces.pop(0), "more_body": bool(pieces)}
+
+    async def parse():
+        form = await Request(scope, receive).form()
+        upload = form["file"]
+        try:
+            return len(await upload.read())
+        finally:
+            await upload.close()
+
+    tempfile.TemporaryFile = counted
+    try:
+        return asyncio.run(parse()), len(made)
+    finally:
+        tempfile.TemporaryFile = real
+
+
+def test_an_accepted_upload_is_never_written_to_a_temporary_file(monkeypatch):
+    """Starlette writes a file part over its spool size (1 MB) to a temporary file; the guard raises that size to
+    the largest upload it lets through, so an upload of any accepted size stays in memory."""
+    from starlette.formparsers import MultiPartParser
+
+    monkeypatch.setattr(MultiPartParser, "spool_max_size", 1 * MB)  # Starlette's default, restored after
+    assert _parse_form(3 * MB) == (3 * MB, 1)  # the default spills (so this test can see a spill)
+    assert upload_guard.keep_uploads_in_memory() >= upload_guard.MAX_BYTES + upload_guard.FRAMING_BYTES
+    assert _parse_form(3 * MB) == (3 * MB, 0)
+    upload_guard.middleware()  # what app.py calls: the same setting
+    assert MultiPartParser.spool_max_size >= upload_guard.MAX_BYTES + upload_guard.FRAMING_BYTES
 
 
 def test_the_server_memory_guard_refuses_uploads(options, monkeypatch):

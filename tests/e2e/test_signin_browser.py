@@ -9,7 +9,8 @@ or the login is replaced: each user signs in through the provider's own login fo
 
 - a visitor who is not signed in sees the sign-in prompt and nothing else, at the root, at a page's
   URL, at a session's address and at a snapshot link;
-- Alice signs in and reaches the pages (Target);
+- Alice signs in and reaches the pages (Target); at Streamlit's upload endpoint, her sign-in cookie passes the
+  guard and none, or one made up, is refused;
 - Bob, signed in from another browser, opens Alice's session address (even carrying Alice's browser
   cookie, as if it were stolen) and is refused with the app's one-line note for a foreign address;
 - Alice, in a second browser, opens the same address, is asked to sign in, is sent back to the address
@@ -36,6 +37,7 @@ oidc_provider_mock = pytest.importorskip("oidc_provider_mock", reason="requireme
 from fairdash.app.server.session import LINK_FOREIGN  # noqa: E402
 from fairdash.app.server.signin import WHY  # noqa: E402
 
+from endpoint import put_file  # noqa: E402
 from live_server import free_port, live_streamlit  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,6 +137,16 @@ def test_sign_in_owner_refusal_sign_out(browser, signin_server, st_ui):
     a_url, a_token = alice.url, _session_token(alice)
     assert a_token, alice.url
     a_cookies = [c for c in a_ctx.cookies() if c["name"] == "fairdash_browser"]
+
+    # Streamlit's upload endpoint: a visitor who has not signed in is refused there too (401), and so is one who
+    # made a sign-in cookie up; Alice's cookie passes the guard (Streamlit itself then refuses an unknown session).
+    jar = {c["name"]: c["value"] for c in a_ctx.cookies()}
+    xsrf = jar.get("_streamlit_xsrf", "")
+    mine = "; ".join(f"{k}={v}" for k, v in jar.items())
+    anonymous = "; ".join(f"{k}={v}" for k, v in jar.items() if not k.startswith("_streamlit_user"))
+    assert put_file(url, "no-session", anonymous, xsrf, 1000) == 401
+    assert put_file(url, "no-session", anonymous + "; _streamlit_user=made-up", xsrf, 1000) == 401
+    assert put_file(url, "no-session", mine, xsrf, 1000) == 400
 
     # Bob, signed in elsewhere, opens Alice's address, carrying her browser cookie too: refused.
     b_ctx = st_ui.new_context(browser)

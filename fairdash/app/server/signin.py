@@ -53,6 +53,13 @@ def configured() -> bool:
     return _auth() is not None
 
 
+def cookie_secret() -> str:
+    """The secret Streamlit signs its sign-in cookie with: ``cookie_secret`` of the ``[auth]`` secrets, else the
+    server's ``server.cookieSecret`` (which Streamlit makes up at start where none is set)."""
+    auth = _auth() or {}
+    return str(auth.get("cookie_secret") or st.get_option("server.cookieSecret") or "")
+
+
 def providers(auth: Mapping | None = None) -> list:
     """The providers a user may sign in with: ``None`` for ``[auth]`` itself (one provider configured in
     the section), then the name of each ``[auth.NAME]`` table that names a provider."""

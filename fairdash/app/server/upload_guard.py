@@ -8,7 +8,8 @@ before Streamlit reads a byte of its body, with one line and a status where:
 - the server runs with a protection switched off (:func:`fairdash.app.server.limits.insecure_settings`) and the team
   did not choose it (``FAIRDASH_ALLOW_INSECURE``): 403, as the pages refuse to serve (:func:`fairdash.app.views.
   refuse_insecure_server`);
-- sign-in is on (:func:`fairdash.app.server.signin.configured`) and the request carries no sign-in cookie: 401 (the
+- sign-in is on (:func:`fairdash.app.server.signin.configured`) and the request carries no sign-in cookie this
+  server issued (its signature checked as Streamlit checks it on the page's connection, :func:`_signed_in`): 401 (the
   pages draw nothing but the sign-in before it either);
 - it does not say its length (``Content-Length``), or says more than the upload cap (the smaller of FairDash's
   200 MB and ``server.maxUploadSize``): 411 / 413;
@@ -17,12 +18,15 @@ before Streamlit reads a byte of its body, with one line and a status where:
   until they are deleted or the session ends): 429;
 - the server is above its memory guard (``FAIRDASH_MEMORY_GUARD_MB``): 503.
 
-Each refusal is a ``refusal`` event (``kind`` upload_endpoint). Everything else passes to Streamlit unchanged.
+Each refusal is a ``refusal`` event (``kind`` upload_endpoint). Everything else passes to Streamlit unchanged, and
+stays in memory: Starlette's form parser, which Streamlit's handler uses, writes a file part larger than
+``MultiPartParser.spool_max_size`` (1 MB by default) to an unnamed temporary file, so :func:`middleware` raises that
+size to the largest upload this guard lets through (:func:`keep_uploads_in_memory`). An upload's bytes never reach
+the disk; they count against the session's share here and against the server's memory guard.
 """
 from __future__ import annotations
 
 import threading
-from http.cookies import CookieError, SimpleCookie
 
 from ...data.reading.read import MAX_BYTES
 from ...errors import FairDashError
@@ -34,6 +38,7 @@ MAX_SESSION_FILES = 4  # the app's three uploaders, and one file being replaced
 SESSION_CAP_FACTOR = 2  # a session holds at most twice the upload cap in uploaded bytes
 FRAMING_BYTES = 1 << 20  # a multipart form's framing around the file, over the cap (Streamlit allows as much)
 SIGN_IN_COOKIE = "_streamlit_user"  # the cookie Streamlit's sign-in (st.login) sets; tests check the name
+SIGN_IN_MAX_AGE_S = 31 * 86400  # it lives 30 days; Streamlit accepts it a day longer, and so does this guard
 
 
 def _get_option(name: str):
@@ -46,7 +51,21 @@ def middleware() -> list:
     """The middleware ``st.App`` takes (app.py): this guard, first."""
     from starlette.middleware import Middleware  # lazy: only the process that serves the app needs Starlette
 
+    keep_uploads_in_memory()
     return [Middleware(UploadGuard)]
+
+
+def keep_uploads_in_memory() -> int:
+    """Raise Starlette's spool size (``MultiPartParser.spool_max_size``, its documented setting) to the largest
+    upload the guard lets through, so that no accepted upload is written to a temporary file; the size set."""
+    from starlette.formparsers import MultiPartParser  # lazy: only the process that serves the app parses forms
+
+    largest = int(MAX_BYTES) + FRAMING_BYTES
+    if not hasattr(MultiPartParser, "spool_max_size"):  # a Starlette that moved it: said, and caught by the tests
+        log_event("refusal", reason="spool_setting_missing", kind="upload_endpoint", bytes=0)
+        return 0
+    MultiPartParser.spool_max_size = max(int(MultiPartParser.spool_max_size), largest)
+    return MultiPartParser.spool_max_size
 
 
 class UploadGuard:
@@ -134,14 +153,23 @@ def _headers(scope) -> dict:
 
 
 def _signed_in(cookie_header: str) -> bool:
-    """Whether the request carries Streamlit's sign-in cookie (a large one is split: its first part keeps the
-    name)."""
-    jar = SimpleCookie()
-    try:
-        jar.load(cookie_header)
-    except CookieError:
+    """Whether the request carries a sign-in cookie this server issued and that has not expired: Streamlit signs
+    it with ``itsdangerous`` (the sign-in's cookie secret, the cookie's name as salt) and checks it so on the page's
+    own connection. A large cookie is split; its first part keeps the name and is signed like a whole one. A cookie
+    made up, signed with another secret or expired is no sign-in."""
+    from itsdangerous import BadData, URLSafeTimedSerializer  # lazy: only where sign-in is on
+    from starlette.requests import Request  # lazy: only the process that serves the app needs Starlette
+
+    value = Request({"type": "http", "headers": [(b"cookie", cookie_header.encode("latin-1"))]}).cookies.get(
+        SIGN_IN_COOKIE)
+    secret = signin.cookie_secret()
+    if not value or not secret:
         return False
-    return SIGN_IN_COOKIE in jar
+    try:
+        URLSafeTimedSerializer(secret, salt=SIGN_IN_COOKIE).loads(value, max_age=SIGN_IN_MAX_AGE_S)
+    except BadData:
+        return False
+    return True
 
 
 async def _answer(send, status: int, words: str) -> None:
