@@ -196,7 +196,7 @@ def test_a_training_runs_at_a_lower_cpu_priority_than_the_pages(monkeypatch):
     assert limits.ServerLimits.from_env().training_nice == 10
 
 
-# ---- the Train button's training is a worker process (fairdash.app.server.worker) that Cancel ends ---------------
+# ---- the Train button's training is a worker process (fairdash.app.training.worker) that Cancel ends ---------------
 from processes import WAIT_S, alive  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("cpu_only", "app_frame")

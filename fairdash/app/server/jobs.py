@@ -6,7 +6,7 @@ A UI-helper module: it imports Streamlit.
 - :class:`TrainingJob`: one training (``runs.train_run``), watched by a daemon thread, holding its progress,
   its :class:`~fairdash.work.runs.Run` or its error message, and a cancel flag that the progress
   callback checks, so the experiment runner stops at its next progress call. The training itself runs in
-  a worker process (:mod:`fairdash.app.server.worker`), at a lower CPU priority, so that no page waits for it.
+  a worker process (:mod:`fairdash.app.training.worker`), at a lower CPU priority, so that no page waits for it.
 - :class:`JobRegistry` (:func:`registry`): the process-wide jobs, one per session token (one job per
   session at a time; every tab of the session sees it and may cancel it). At most
   ``FAIRDASH_MAX_TRAININGS`` run at once (:mod:`fairdash.app.server.limits`); the others wait in a queue, first
@@ -32,8 +32,9 @@ import streamlit as st
 
 from ...events import log_event
 from ...work import runs
+from ..training import worker
 from ..ui import text, training
-from . import session, state, worker
+from . import session, state
 from .limits import ServerLimits, check_memory, lower_thread_priority
 
 REFRESH_S = 2.0  # how often the sidebar's progress box is redrawn while a job runs (a fragment-only rerun)
@@ -44,7 +45,7 @@ KEEP_S = 3600.0  # a finished job nobody collected (its browser tab was closed) 
 # (tests/conftest.py sets it; the tests of the background behaviour itself leave it off).
 WAIT_IN_SCRIPT = False
 NOTE_KEY = state.JOB_NOTE  # state.JobNote of a failed or cancelled job, in the sidebar until dismissed
-# True: a training runs in a worker process of its own (fairdash.app.server.worker: the pages never wait for it).
+# True: a training runs in a worker process of its own (fairdash.app.training.worker: the pages never wait for it).
 # False: in a thread of the server's process; only for tests that replace the training code in this process.
 IN_WORKER_PROCESS = True
 OUTCOME_KEY = state.JOB_OUTCOME  # state.JobNote of the job collected in this script run: done, failed or cancelled
@@ -318,7 +319,7 @@ def start_training(task, spec, *, title: str, **train_kwargs) -> TrainingJob:
     else:
         def work(progress):
             return runs.train_run(task, spec, progress=progress, **train_kwargs)
-    # a worker process sets its own priority (fairdash.app.server.worker): its thread here only waits on the pipe and
+    # a worker process sets its own priority (fairdash.app.training.worker): its thread here only waits on the pipe and
     # stays at the pages' priority, so the fork server it may start runs at the server's
     job = TrainingJob(work, title, session=_token(), grace_s=limits.closed_tab_grace_s,
                       nice=0 if IN_WORKER_PROCESS else limits.training_nice)

@@ -9,7 +9,7 @@ README's settings table lists them), and the server memory guard. Plain Python: 
 - ``FAIRDASH_CLOSED_TAB_GRACE_S``: a training whose session has no open tab for this long is cancelled
   (default 300 s).
 - ``FAIRDASH_TRAINING_NICE``: how much lower than the pages' a training's CPU priority is (Linux
-  niceness, 0-19; default 10): its worker process's (:mod:`fairdash.app.server.worker`), torch and joblib threads
+  niceness, 0-19; default 10): its worker process's (:mod:`fairdash.app.training.worker`), torch and joblib threads
   included, so that a slider's readout is not queued behind the trainings on a busy server.
 
 - ``FAIRDASH_ALLOW_INSECURE``: ``1`` lets the server run with XSRF protection or the CORS check off, or an upload
