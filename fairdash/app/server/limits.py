@@ -2,7 +2,9 @@
 README's settings table lists them), and the server memory guard. Plain Python: no Streamlit here.
 
 - ``FAIRDASH_MAX_TRAININGS``: trainings that run at once on the server (default: the number of cores);
-  the rest wait in a queue, their place shown in their sidebar (:mod:`fairdash.app.server.jobs`).
+  the rest wait in a queue (:mod:`fairdash.app.training.queue`, whose settings
+  :meth:`~fairdash.app.training.queue.QueueSettings.from_env` reads from here), their place shown in their sidebar
+  (:mod:`fairdash.app.server.jobs`).
 - ``FAIRDASH_MEMORY_GUARD_MB``: above this resident memory of the server process, new uploads and
   trainings are refused with a line saying so, instead of the server dying (default: 75% of the
   machine's memory).
