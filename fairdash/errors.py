@@ -1,4 +1,4 @@
-"""The one error type for user mistakes."""
+"""The one error type for user mistakes, and the one line a person reads for any error (:func:`error_text`)."""
 import re
 
 LONGEST_QUOTED = 80  # a quoted name longer than this is shortened in messages (a column name can be 10,000 long)
@@ -48,3 +48,14 @@ def _restored(cls, args, state):
     error.args = args
     error.__dict__.update(state)
     return error
+
+
+def error_text(exc: BaseException, prefix: str = "") -> str:
+    """The message a person can act on for ``exc`` (one line, never a traceback)."""
+    if isinstance(exc, FairDashError):
+        return prefix + str(exc)
+    if isinstance(exc, MemoryError):
+        return prefix + "Out of memory: try a smaller table or fewer repeats."
+    first = (str(exc).strip().splitlines() or [""])[0][:300]
+    return (f"{prefix}Something unexpected went wrong ({type(exc).__name__}: {first}). "
+            "Your data and choices are kept; please try again or change a setting.")

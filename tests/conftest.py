@@ -88,15 +88,22 @@ def _private_cache(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture(autouse=True)
-def _training_waits_in_apptest(monkeypatch):
-    """AppTest has no browser to poll the sidebar while a training runs in the background: the Train
-    button's script run waits for its job and adds the run at once (tests/app/test_background_training.py
-    turns this off to test the background itself)."""
-    try:
-        from fairdash.app.server import jobs
-    except ImportError:  # a machine without Streamlit (the GPU checks run the library's tests only)
-        return
-    monkeypatch.setattr(jobs, "WAIT_IN_SCRIPT", True)
+def training_queue():
+    """Every test gets a training queue of its own (``fairdash.app.training.queue.configure``), made with the settings
+    the environment gives (``QueueSettings.from_env``) but for one: the Train button's script run waits for its job
+    and adds the run at once (``wait_in_script``), since AppTest has no browser to poll the sidebar while a training
+    runs in the background. A test asks for this fixture to set the queue up again: ``training_queue(**changes)``
+    makes a new one, read from the environment as it is then, with ``changes`` (``wait_in_script=False`` to test the
+    background itself, ``in_worker_process=False`` where the test replaces the training code in this process) and
+    returns its registry. The queue imports no Streamlit, so this holds on a machine without it too."""
+    from fairdash.app.training import queue
+
+    def configure(**changes):
+        return queue.configure(queue.QueueSettings.from_env(**{"wait_in_script": True, **changes}))
+
+    configure()
+    yield configure
+    queue.configure(None)
 
 
 @pytest.fixture

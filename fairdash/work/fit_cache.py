@@ -378,7 +378,7 @@ class FitCache:
     def __len__(self) -> int:
         return len(self._memory)
 
-    # -- across processes (a training in a worker process, fairdash.app.server.worker) ----------------------
+    # -- across processes (a training in a worker process, fairdash.app.training.worker) ----------------------
     def __getstate__(self) -> dict:
         """A copy for a worker process: no lock; a cache with a directory travels without its memory
         LRU (the worker reads the disk), a memory-only one with it (that is all it has)."""

@@ -383,7 +383,7 @@ def test_train_fair_lr_on_a_small_upload_then_compare_and_export(adult_1000_csv)
                    for label in labels)
 
 
-def test_training_errors_are_messages_and_keep_the_session(monkeypatch, adult_1000_csv):
+def test_training_errors_are_messages_and_keep_the_session(monkeypatch, training_queue, adult_1000_csv):
     import fairdash.work.runs as runs
     from fairdash.errors import FairDashError
 
@@ -391,9 +391,7 @@ def test_training_errors_are_messages_and_keep_the_session(monkeypatch, adult_10
         raise FairDashError("The optimiser gave up.")
 
     monkeypatch.setattr(runs, "run_experiment", boom)  # what train_run calls
-    from fairdash.app.server import jobs
-
-    monkeypatch.setattr(jobs, "IN_WORKER_PROCESS", False)  # (a worker process would not see the replacement)
+    training_queue(in_worker_process=False)  # (a worker process would not see the replacement)
     at = new_app()
     at.switch_page("pages/train.py").run()
     at.button(key="train_button").click().run()

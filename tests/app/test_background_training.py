@@ -5,8 +5,8 @@ and keeps the session; one training per session at a time. And a pending upload'
 switch until they are confirmed or discarded.
 
 AppTest has no browser polling the sidebar's fragment, so each test here turns off the Train button's
-wait (``jobs.WAIT_IN_SCRIPT``, which tests/conftest.py turns on) and drives the script runs itself: a run after the
-job has ended is the "next script run of the session" that collects it."""
+wait (``QueueSettings.wait_in_script``, which tests/conftest.py's ``training_queue`` turns on) and drives the script
+runs itself: a run after the job has ended is the "next script run of the session" that collects it."""
 import re
 import threading
 
@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import fairdash.work.runs as ex
-from fairdash.app.server import jobs
+from fairdash.app.training import queue
 
 import app_state
 from app_pages import APP, TIMEOUT, new_app, ok, upload
@@ -25,13 +25,12 @@ JOIN_S = 300  # generous: the machine may be busy; no assertion is about time
 
 
 @pytest.fixture(autouse=True)
-def _in_the_background(monkeypatch, one_browser):
+def _in_the_background(training_queue, one_browser):
     """Trainings in the background; every AppTest here is the same browser (a reload is a reload). The
     tests here replace the training code in this process (a gate, a failure), which a worker process would
     not see: their trainings run in a thread of this process (tests/app/test_worker_process.py runs real ones
     in worker processes)."""
-    monkeypatch.setattr(jobs, "WAIT_IN_SCRIPT", False)
-    monkeypatch.setattr(jobs, "IN_WORKER_PROCESS", False)
+    training_queue(wait_in_script=False, in_worker_process=False)
 
 
 @pytest.fixture
@@ -51,7 +50,7 @@ def gate(monkeypatch):
 
 
 def _job(at: AppTest):
-    return jobs.registry().get(app_state.get(at, "token"))
+    return queue.registry().get(app_state.get(at, "token"))
 
 
 def _finish(at: AppTest) -> None:
@@ -164,7 +163,7 @@ def test_one_training_per_session_and_the_repeat_shortcut(gate):
     job = _job(at)
     assert at.button(key="train_button").disabled  # (AppTest, like a browser, cannot click it)
     with pytest.raises(RuntimeError, match="already has a training running"):
-        jobs.registry().start(app_state.get(at, "token"), jobs.TrainingJob(lambda progress: None, "second"))
+        queue.registry().start(app_state.get(at, "token"), queue.TrainingJob(lambda progress: None, "second"))
     assert _job(at) is job
     gate.set()
     _finish(at)

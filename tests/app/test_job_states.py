@@ -1,8 +1,9 @@
 """Issue 48, item 3: a training's state is an enum and why it failed a named record (not strings and ("", ""))."""
 from __future__ import annotations
 
-from fairdash.app.server import jobs, state
-from fairdash.app.server.jobs import Failure, JobState, TrainingJob, failure_reason
+from fairdash.app.server import state
+from fairdash.app.training import queue
+from fairdash.app.training.queue import Failure, JobState, TrainingJob, failure_reason
 
 
 def test_a_jobs_state_is_an_enum_equal_to_its_old_word():
@@ -10,7 +11,7 @@ def test_a_jobs_state_is_an_enum_equal_to_its_old_word():
     assert JobState.DONE == "done" and f"{JobState.CANCELLED}" == "cancelled"
     job = TrainingJob(lambda progress: None, "t")
     assert job.state is JobState.RUNNING and job.running and job.why_failed == Failure() == ("", "")
-    assert set(jobs.END_EVENTS) == set(JobState) - {JobState.RUNNING}  # every end is logged under its own event
+    assert set(queue.END_EVENTS) == set(JobState) - {JobState.RUNNING}  # every end is logged under its own event
     assert state.JobNote(JobState.DONE, "x").kind is JobState.DONE
 
 

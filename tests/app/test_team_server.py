@@ -11,7 +11,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import fairdash.work.runs as ex
-from fairdash.app.server import jobs, limits
+from fairdash.app.server import limits
+from fairdash.app.training import queue
+from fairdash.app.training.queue import JobRegistry, QueueSettings, TrainingJob
 from fairdash.errors import FairDashError
 
 import app_state
@@ -37,12 +39,12 @@ def _wait(cond, what: str) -> None:
 
 
 def test_trainings_take_turns_first_come_first_served():
-    reg = jobs.JobRegistry(max_running=2)
+    reg = JobRegistry(QueueSettings(max_running=2))
     gates = [threading.Event() for _ in range(4)]
     started = [[] for _ in range(4)]
     js = []
     for i in range(4):
-        js.append(reg.start(f"token{i}", jobs.TrainingJob(_held_work(gates[i], started[i]), f"job {i}")))
+        js.append(reg.start(f"token{i}", TrainingJob(_held_work(gates[i], started[i]), f"job {i}")))
         if i < 2:
             _wait(lambda i=i: started[i], f"job {i} did not start")
     # the two later jobs have joined the queue (each checked its turn and found no free place: ``place`` takes the
@@ -69,10 +71,10 @@ def test_trainings_take_turns_first_come_first_served():
 
 
 def test_a_training_whose_tabs_are_closed_is_cancelled_after_the_grace_period():
-    reg = jobs.JobRegistry(max_running=1)
+    reg = JobRegistry(QueueSettings(max_running=1))
     gate, started = threading.Event(), []
-    running = reg.start("a", jobs.TrainingJob(_held_work(gate, started), "running", grace_s=0.5))
-    waiting = reg.start("b", jobs.TrainingJob(_held_work(threading.Event(), []), "queued", grace_s=0.5))
+    running = reg.start("a", TrainingJob(_held_work(gate, started), "running", grace_s=0.5))
+    waiting = reg.start("b", TrainingJob(_held_work(threading.Event(), []), "queued", grace_s=0.5))
     for _ in range(10):  # while its tab draws it, it goes on
         running.seen()
         waiting.seen()
@@ -85,9 +87,9 @@ def test_a_training_whose_tabs_are_closed_is_cancelled_after_the_grace_period():
 
 
 def test_forget_cancels_the_training_at_once_and_nobody_collects_it():
-    reg = jobs.JobRegistry(max_running=1)
+    reg = JobRegistry(QueueSettings(max_running=1))
     gate, started = threading.Event(), []
-    job = reg.start("tok", jobs.TrainingJob(_held_work(gate, started), "held"))
+    job = reg.start("tok", TrainingJob(_held_work(gate, started), "held"))
     _wait(lambda: started, "the job did not start")
     t0 = time.monotonic()
     assert reg.forget("tok") is True
@@ -125,7 +127,7 @@ def test_above_the_guard_the_page_refuses_uploads_and_trainings_and_keeps_the_se
     at.button(key="train_button").click().run()
     ok(at)
     assert any("Training was not started: The server is short of memory" in e.value for e in at.error)
-    assert not app_state.get(at, "runs") and jobs.registry().get(app_state.get(at, "token")) is None
+    assert not app_state.get(at, "runs") and queue.registry().get(app_state.get(at, "token")) is None
     at.switch_page("pages/data.py").run()
     at = upload(at, "people.csv", b"a,b\n1,2\n3,4\n")
     assert any("short of memory" in e.value for e in at.error)
@@ -133,13 +135,12 @@ def test_above_the_guard_the_page_refuses_uploads_and_trainings_and_keeps_the_se
 
 
 @pytest.mark.slow
-def test_a_reload_mid_training_returns_to_the_session_with_its_queue_place_and_cancel(monkeypatch, one_browser):
-    monkeypatch.setattr(jobs, "WAIT_IN_SCRIPT", False)
-    monkeypatch.setattr(jobs, "IN_WORKER_PROCESS", False)  # train_run is replaced in this process below
-    reg = jobs.JobRegistry(max_running=1)
-    monkeypatch.setattr(jobs, "registry", lambda: reg)
+def test_a_reload_mid_training_returns_to_the_session_with_its_queue_place_and_cancel(monkeypatch, one_browser,
+                                                                                      training_queue):
+    # the server's queue, with one place; train_run is replaced in this process below
+    reg = training_queue(max_running=1, wait_in_script=False, in_worker_process=False)
     blocker_gate = threading.Event()
-    reg.start("someone-else", jobs.TrainingJob(_held_work(blocker_gate, []), "another session's"))
+    reg.start("someone-else", TrainingJob(_held_work(blocker_gate, []), "another session's"))
     gate = threading.Event()
     real = ex.train_run
 
@@ -187,8 +188,8 @@ def test_a_training_runs_at_a_lower_cpu_priority_than_the_pages(monkeypatch):
 
     seen = []
     base = os.getpriority(os.PRIO_PROCESS, 0)
-    job = jobs.JobRegistry(max_running=1).start(
-        "t", jobs.TrainingJob(lambda progress: seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id())),
+    job = JobRegistry(QueueSettings(max_running=1)).start(
+        "t", TrainingJob(lambda progress: seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id())),
                               "niced", nice=7))
     job.thread.join(JOIN_S)
     assert job.state == "done" and seen == [min(19, base + 7)]
@@ -196,23 +197,23 @@ def test_a_training_runs_at_a_lower_cpu_priority_than_the_pages(monkeypatch):
     assert limits.ServerLimits.from_env().training_nice == 10
 
 
-# ---- the Train button's training is a worker process (fairdash.app.server.worker) that Cancel ends ---------------
+# ---- the Train button's training is a worker process (fairdash.app.training.worker) that Cancel ends ---------------
 from processes import WAIT_S, alive  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("cpu_only", "app_frame")
 
 
 @pytest.mark.slow
-def test_the_train_button_trains_in_a_worker_process_and_cancel_ends_it(monkeypatch, one_browser):
-    monkeypatch.setattr(jobs, "WAIT_IN_SCRIPT", False)  # the test drives the script runs, as a browser would
+def test_the_train_button_trains_in_a_worker_process_and_cancel_ends_it(monkeypatch, one_browser, training_queue):
     monkeypatch.delenv("FAIRDASH_TRAINING_NICE", raising=False)  # the default (tests/conftest.py sets 0)
+    training_queue(wait_in_script=False)  # its settings read now; the test drives the script runs, as a browser would
     at = new_app()
     at.switch_page("pages/train.py").run()
     at.multiselect(key="train_models").set_value(["fair-gp"]).run()
     at.number_input(key="repeats").set_value(10).run()  # long: it is cancelled while it runs
     at.button(key="train_button").click().run()
     ok(at)
-    job = jobs.registry().get(app_state.get(at, "token"))
+    job = queue.registry().get(app_state.get(at, "token"))
     # in the queue, then the worker starts and reports its first step
     _wait(lambda: job.worker is not None and job.worker.pid is not None and job.fraction > 0,
           "the training's worker did not start and report its first step")
@@ -230,7 +231,7 @@ def test_the_train_button_trains_in_a_worker_process_and_cancel_ends_it(monkeypa
     at.multiselect(key="train_models").set_value(["lr"]).run()
     at.number_input(key="repeats").set_value(1).run()
     at.button(key="train_button").click().run()
-    job = jobs.registry().get(app_state.get(at, "token"))
+    job = queue.registry().get(app_state.get(at, "token"))
     job.thread.join(WAIT_S)
     at.run()
     ok(at)
@@ -271,8 +272,8 @@ def test_the_memory_guard_watches_during_a_training_and_the_log_says_why_it_fail
     monkeypatch.setenv("FAIRDASH_EVENT_LOG", str(tmp_path / "events.jsonl"))
     monkeypatch.delenv("FAIRDASH_MEMORY_GUARD_MB", raising=False)
     gate, started = threading.Event(), []
-    reg = jobs.JobRegistry(max_running=1)
-    job = reg.start("tok", jobs.TrainingJob(_held_work(gate, started), "watched"))
+    reg = JobRegistry(QueueSettings(max_running=1))
+    job = reg.start("tok", TrainingJob(_held_work(gate, started), "watched"))
     _wait(lambda: started, "the job did not start")
     monkeypatch.setenv("FAIRDASH_MEMORY_GUARD_MB", "1")  # the server is now past its guard
     job.thread.join(JOIN_S)
@@ -285,6 +286,6 @@ def test_the_memory_guard_watches_during_a_training_and_the_log_says_why_it_fail
 
 
 def test_a_failure_names_its_reason():
-    assert jobs.failure_reason(FairDashError("x", reason="worker_killed")) == ("worker_killed", "refused")
-    assert jobs.failure_reason(MemoryError()) == ("out_of_memory", "error")
-    assert jobs.failure_reason(RuntimeError("boom")) == ("runtimeerror", "error")
+    assert queue.failure_reason(FairDashError("x", reason="worker_killed")) == ("worker_killed", "refused")
+    assert queue.failure_reason(MemoryError()) == ("out_of_memory", "error")
+    assert queue.failure_reason(RuntimeError("boom")) == ("runtimeerror", "error")

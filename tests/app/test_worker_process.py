@@ -1,4 +1,4 @@
-"""A training runs in a worker process of its own (fairdash.app.server.worker), so that the server's pages never
+"""A training runs in a worker process of its own (fairdash.app.training.worker), so that the server's pages never
 wait for it (issue 25: a slider's readout with six trainings on the server). These run real worker
 processes; the functions they run are this module's, imported by the worker by name."""
 from __future__ import annotations
@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairdash.app.server import worker
 from fairdash.app.server.limits import process_rss_bytes, server_rss_bytes
+from fairdash.app.training import worker
 from fairdash.errors import FairDashError
 
 from processes import WAIT_S, alive
@@ -170,7 +170,7 @@ def test_a_worker_started_by_a_lowered_thread_is_lowered_once(tmp_path):
     script = (
         "import os, sys, threading\n"
         f"sys.path[:0] = [{str(ROOT)!r}, {str(Path(__file__).parent)!r}, {str(ROOT / 'tests')!r}]\n"
-        "from fairdash.app.server import worker\n"
+        "from fairdash.app.training import worker\n"
         "from fairdash.app.server.limits import lower_thread_priority\n"
         "import test_worker_process as t\n"
         "out = {}\n"

@@ -89,9 +89,9 @@ def test_gpu_and_cpu_fits_agree(adult_arrays):
 
 
 def test_a_dashboard_training_in_a_worker_process_runs_on_the_gpu():
-    """The dashboard trains in a worker process forked from a fork server (fairdash.app.server.worker): CUDA is
+    """The dashboard trains in a worker process forked from a fork server (fairdash.app.training.worker): CUDA is
     initialised in the worker, never in the fork server, and the fitted models come back to the server."""
-    from fairdash.app.server import worker
+    from fairdash.app.training import worker
     from fairdash.data import build_paper_task
     from fairdash.files.run_spec import RunSpec
     from fairdash.targeting.target_spec import make_target_spec

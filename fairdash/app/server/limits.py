@@ -2,14 +2,16 @@
 README's settings table lists them), and the server memory guard. Plain Python: no Streamlit here.
 
 - ``FAIRDASH_MAX_TRAININGS``: trainings that run at once on the server (default: the number of cores);
-  the rest wait in a queue, their place shown in their sidebar (:mod:`fairdash.app.server.jobs`).
+  the rest wait in a queue (:mod:`fairdash.app.training.queue`, whose settings
+  :meth:`~fairdash.app.training.queue.QueueSettings.from_env` reads from here), their place shown in their sidebar
+  (:mod:`fairdash.app.server.jobs`).
 - ``FAIRDASH_MEMORY_GUARD_MB``: above this resident memory of the server process, new uploads and
   trainings are refused with a line saying so, instead of the server dying (default: 75% of the
   machine's memory).
 - ``FAIRDASH_CLOSED_TAB_GRACE_S``: a training whose session has no open tab for this long is cancelled
   (default 300 s).
 - ``FAIRDASH_TRAINING_NICE``: how much lower than the pages' a training's CPU priority is (Linux
-  niceness, 0-19; default 10): its worker process's (:mod:`fairdash.app.server.worker`), torch and joblib threads
+  niceness, 0-19; default 10): its worker process's (:mod:`fairdash.app.training.worker`), torch and joblib threads
   included, so that a slider's readout is not queued behind the trainings on a busy server.
 
 - ``FAIRDASH_ALLOW_INSECURE``: ``1`` lets the server run with XSRF protection or the CORS check off, or an upload

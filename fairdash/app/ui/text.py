@@ -1,5 +1,6 @@
 """User text and errors on a page: a user's words shown as text, never as markup (``literal``), names in figures, an
-error's one-line message, the guard that turns a refusal into that message, and ending a page early (``end_page``)."""
+error's one-line message (``error_text``, at home in :mod:`fairdash.errors`, where the training queue, without
+Streamlit, reads it too), the guard that turns a refusal into that message, and ending a page early (``end_page``)."""
 from __future__ import annotations
 
 import contextlib
@@ -9,7 +10,7 @@ import re
 
 import streamlit as st
 
-from ...errors import FairDashError
+from ...errors import error_text
 
 _LOG = logging.getLogger("fairdash.app")
 _WORD_JOINER = "\u2060"  # invisible and unbreakable: splits a would-be URL, e-mail or shortcode for the parser
@@ -54,17 +55,6 @@ def figure_text(names) -> list[str]:
     (``<a href>``, ``<b>``, ``<br>``) in its text, so ``<``, ``>`` and ``&`` are given as entities, which it
     shows as the characters themselves."""
     return [html.escape(str(n), quote=False) for n in names]
-
-
-def error_text(exc: BaseException, prefix: str = "") -> str:
-    """The message a person can act on for ``exc`` (one line, never a traceback)."""
-    if isinstance(exc, FairDashError):
-        return prefix + str(exc)
-    if isinstance(exc, MemoryError):
-        return prefix + "Out of memory: try a smaller table or fewer repeats."
-    first = (str(exc).strip().splitlines() or [""])[0][:300]
-    return (f"{prefix}Something unexpected went wrong ({type(exc).__name__}: {first}). "
-            "Your data and choices are kept; please try again or change a setting.")
 
 
 def show_error(exc: BaseException, prefix: str = "") -> None:

@@ -20,7 +20,7 @@ How the limit holds, whatever the file claims about itself:
 The child sends the table back one column at a time, so it never holds a second copy of the whole table.
 On Linux and macOS the child is forked: from the calling process where it runs no other thread (the command
 line, a test), else from ``multiprocessing``'s fork server, whose modules are preloaded once
-(:func:`preload`; the dashboard's training worker shares it, :mod:`fairdash.app.server.worker`). Where processes
+(:func:`preload`; the dashboard's training worker shares it, :mod:`fairdash.app.training.worker`). Where processes
 cannot be limited (Windows), the table is read in this process, with the estimates alone.
 
 A refusal here is a :class:`FairDashError` whose ``reason`` says which limit (``table_budget``, ``read_time``,
