@@ -13,9 +13,11 @@ from .intervals import interval_over_splits
 from .metric_table import (
     EVAL,
     INTERVAL_BOUNDS,
+    MEAN,
     POP,
     POP_PREFIX,
     column_of,
+    group_column,
     groups_in,
     measured_across_groups,
     measured_on_rows,
@@ -150,15 +152,15 @@ def error_rates_frame(summary: pd.DataFrame, group_names, prefix: str = POP_PREF
     where the summary has no error rates."""
     named = {**ERROR_WORDS, **(words or error_words(favourable=favourable))}
     order = ("fnr", "fpr", "precision") if favourable else ("fpr", "fnr", "precision")
-    if f"{prefix}{order[0]}_0_mean" not in summary.columns:
+    if group_column(order[0], 0, prefix) + MEAN not in summary.columns:
         return None
-    shown = order + (("cal_error",) if f"{prefix}cal_error_0_mean" in summary.columns else ())
+    shown = order + (("cal_error",) if group_column("cal_error", 0, prefix) + MEAN in summary.columns else ())
     rows = []
     for _, r in summary.iterrows():
         for j, g in enumerate(map(str, group_names)):
-            if f"{prefix}{order[0]}_{j}_mean" in summary.columns:
+            if group_column(order[0], j, prefix) + MEAN in summary.columns:
                 rows.append([str(r.get("label", r["model"])), g]
-                            + [with_interval(r, f"{prefix}{m}_{j}") for m in shown])
+                            + [with_interval(r, group_column(m, j, prefix)) for m in shown])
     return pd.DataFrame(rows, columns=["model", "group"] + [named[m] for m in shown])
 
 
@@ -167,13 +169,13 @@ def confusion_frame(results: pd.DataFrame, group_names, prefix: str = POP_PREFIX
     the mean over repeats where there are several), one row per (model, group); ``None`` where the results do not
     count them."""
     cells = ("tp", "fp", "tn", "fn")
-    if f"{prefix}tp_0" not in results.columns:
+    if group_column("tp", 0, prefix) not in results.columns:
         return None
     label = "label" if "label" in results.columns else "model"
     rows = []
     for name, g in results.groupby(label, sort=False):
         for j, group in enumerate(map(str, group_names)):
-            counts = [float(g[f"{prefix}{c}_{j}"].astype(float).mean()) for c in cells]
+            counts = [float(g[group_column(c, j, prefix)].astype(float).mean()) for c in cells]
             rows.append([str(name), group, *(f"{v:.0f}" if len(g) == 1 else f"{v:.1f}" for v in counts)])
     return pd.DataFrame(rows, columns=["model", "group", "true positives", "false positives", "true negatives",
                                        "false negatives"])
