@@ -16,6 +16,8 @@ from .metric_table import (
     MEAN,
     POP,
     POP_PREFIX,
+    Count,
+    Share,
     column_of,
     group_column,
     groups_in,
@@ -94,6 +96,14 @@ def group_metrics(y_true, y_pred, s, n_groups: int | None = None) -> dict:
         of = per_group_metric(m.measure.of)
         out[m.column(EVAL)] = float("nan") if one_class else m.measure.how([out[of.column(EVAL, j)] for j in range(G)])
     return out
+
+
+def measure_of(name: str) -> Share | Count:
+    """How the table measures the metric ``name`` from labels ``y`` and decisions ``p``, as :func:`group_metrics` does:
+    ``.value(y, p)`` (a per-group metric's on one group's rows), and for a rate the rows it is counted among,
+    ``.among(y, p)``. The price (:mod:`fairdash.evaluation.matched_price`) takes its accuracy and rates from here, so
+    one definition of each serves the results and the price."""
+    return next(m.measure for m in measured_on_rows() if m.name == name)
 
 
 def summarize(results: pd.DataFrame, by=("model", "target_rate"), metrics=None) -> pd.DataFrame:
