@@ -8,6 +8,7 @@ import ast
 import re
 from pathlib import Path
 
+from fairdash.evaluation.metric_table import METRICS
 from fairdash.targeting.decision import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -445,6 +446,67 @@ def test_a_run_label_is_data_never_parsed_back():
              if any("· run" in c or "run (" in c for c in _code_strings(p))]
     assert where == ["fairdash/work/runs.py"], where
     assert not re.search(r"^\s*import re\b", (PKG / "figures" / "plot_style.py").read_text(), re.MULTILINE)
+
+
+# Issue 48, item 3: where a per-group results column's name may be written out (``<metric>_<g>``), and why.
+COLUMN_NAME_HOMES = {
+    "fairdash/evaluation/metric_table.py": "the table itself: the rule is written there once (Metric.base, "
+                                           "Metric.column) and every other module asks it (column_of, group_column)",
+}
+_PER_GROUP = "|".join(sorted({re.escape(m.name) for m in METRICS if m.per_group}, key=len, reverse=True))
+OPEN_NAME = re.compile(rf"(?<![\w])(?:{_PER_GROUP})_$")  # "<metric>_", the group's number to follow
+NUMBERED_NAME = re.compile(rf"(?<![\w])(?:{_PER_GROUP})_\d")  # "<metric>_0...": a group's number written in
+GROUP_INDEX = ("g", "j", "group")  # the names FairDash gives a group's number
+
+
+def _hand_built_columns(path: Path) -> list[str]:
+    """Every per-group results column a file names by hand: an f-string piece ``<metric>_`` before a value
+    (``f"gap_{g}"``, ``f"{prefix}tnr_gap_{j}"``) or with a number (``f"{prefix}tp_0"``), a value then ``_`` and a
+    group's number (``f"{key}_{j}"``, ``f"{m}_0_mean"``), ``"<metric>_" + ...`` (``"pr_" + str(j)``), or a string
+    ``"<metric>_<number>"`` in the code. ``<metric>``: a per-group metric of the table (at a word's start)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    # strings read on their own: neither an f-string's pieces (read with their values) nor docstrings (words)
+    skip = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values} | {
+        id(n.body[0].value) for n in ast.walk(tree) if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                                                       ast.AsyncFunctionDef))
+        and n.body and isinstance(n.body[0], ast.Expr)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            parts = [*node.values, None, None]
+            for a, b, c in zip(parts, parts[1:], parts[2:]):
+                if isinstance(a, ast.Constant) and ((OPEN_NAME.search(a.value) and isinstance(b, ast.FormattedValue))
+                                                    or NUMBERED_NAME.search(a.value)):
+                    found.append((node.lineno, ast.unparse(node)))
+                elif isinstance(a, ast.FormattedValue) and isinstance(b, ast.Constant) and (
+                        re.match(r"_\d", b.value) or (b.value == "_" and isinstance(c, ast.FormattedValue)
+                                                      and isinstance(c.value, ast.Name) and c.value.id in GROUP_INDEX)):
+                    found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and isinstance(node.left, ast.Constant) \
+                and isinstance(node.left.value, str) and OPEN_NAME.search(node.left.value):
+            found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip \
+                and NUMBERED_NAME.search(node.value):
+            found.append((node.lineno, repr(node.value)))
+    where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+    return [f"{where}:{line}: {expr}" for line, expr in sorted(set(found))]
+
+
+def test_per_group_column_names_come_from_the_metric_table(tmp_path):
+    """Issue 48, item 3: a per-group results column (``pr_0``, ``pop_gap_1``, ``target_0``, ``cal_error_1_lo``) is
+    named by the metric table (``column_of``, ``group_column``, ``Metric.base``, ``groups_in``, ``INTERVAL_BOUNDS``,
+    ``MEAN``), never built from a metric's name and a group's number by hand, so a column is renamed in one place.
+    Outside the rule, as they are no results columns: the scored table's ``probability_<k>`` (``files/audit.py``)
+    and the widgets' keys (``app/server/state.py``)."""
+    found = [hit for p in [*PKG.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
+             if str(p.relative_to(ROOT)) not in COLUMN_NAME_HOMES for hit in _hand_built_columns(p)]
+    assert not found, found
+    assert _hand_built_columns(PKG / "evaluation" / "metric_table.py"), "the check no longer sees the table's own rule"
+    sample = tmp_path / "sample.py"
+    sample.write_text('a = f"target_{g}", f"{prefix}tnr_gap_{j}", f"{p}tp_0", f"{key}_{j}", f"{m}_0_mean"\n'
+                      'b = "pr_" + str(j), "cal_error_1_lo"\n'
+                      'c = f"probability_{k}", f"{key}_{int(number)}", f"opt_{m}_{p}", f"who_pays_target_{n}"\n')
+    assert len(_hand_built_columns(sample)) == 7, "the check no longer sees a column built by hand"
 
 
 PAGE_IMPORTS = ("streamlit", "fairdash.app", "fairdash.errors")  # and the standard library

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from ..evaluation.metric_table import TRAIN, column_of
 from ..figures import plots
 from ..files import audit as library
 from ..files.drift import shown_drift
@@ -31,7 +32,7 @@ def first_model(run) -> int:
 
 def targets_of(trained, n_groups: int) -> list:
     """Each group's target as the run trained the model for it (NaN where it has none)."""
-    return [float(trained.metrics.get(f"target_{j}", np.nan)) for j in range(n_groups)]
+    return [float(trained.metrics.get(column_of("target", TRAIN, j), np.nan)) for j in range(n_groups)]
 
 
 def model_caption(run, trained) -> str:

@@ -10,7 +10,7 @@ import numpy as np
 from ..data import split_arrays
 from ..evaluation.blindness import price_sentences
 from ..evaluation.gaps import NO_TARGET, moved_away_summary, sampling_noise_sentence
-from ..evaluation.metric_table import EVAL, POP, POP_PREFIX, column_of, measured_on_rows
+from ..evaluation.metric_table import EVAL, POP, POP_PREFIX, TRAIN, column_of, groups_in, measured_on_rows
 from ..evaluation.metrics import (
     below_majority_notes,
     format_mean_std,
@@ -109,11 +109,12 @@ def gap_lines(m: dict, group_names, criterion: str) -> list[str]:
     own = criterion_info(criterion).rate
     rate = own.upper()
     worst, worst_group = column_of("worst_gap", POP), column_of("worst_gap_group", POP)
-    groups = [int(k.rsplit("_", 1)[1]) for k in m if k.startswith("target_") and k[7:].isdigit()]
+    groups = list(range(groups_in(m, "target", TRAIN)))
     if not groups or not np.isfinite(m.get(worst, np.nan)):
         return []
     parts = [f"{group_names[g] if g < len(group_names) else g}: {rate} {_fmt(m.get(column_of(own, POP, g)))} "
-             f"against target {_fmt(m[f'target_{g}'])} ({m[column_of('gap', POP, g)]:+.4f})" for g in sorted(groups)]
+             f"against target {_fmt(m[column_of('target', TRAIN, g)])} ({m[column_of('gap', POP, g)]:+.4f})"
+             for g in sorted(groups)]
     lines = ["Gap to the target on the population, per group: " + "; ".join(parts)]
     if all(column_of("tnr_gap", POP, g) in m for g in groups):  # explicit TPR/TNR: a per-group cut meets the TPR only
         lines.append("TNR beside it (explicit TNR target; not what a per-group cut meets): " + "; ".join(
@@ -126,12 +127,13 @@ def gap_lines(m: dict, group_names, criterion: str) -> list[str]:
 def _noise_line(task, seed: int, m: dict, criterion: str) -> str:
     """How much of a split's miss is sampling noise (:func:`fairdash.evaluation.gaps.sampling_noise_sentence`)."""
 
-    groups = sorted(int(k.rsplit("_", 1)[1]) for k in m if k.startswith("target_") and k[7:].isdigit())
+    groups = list(range(groups_in(m, "target", TRAIN)))
     if not groups:
         return ""
     a = split_arrays(task, seed)
     rows = criterion_info(criterion).rows(a.y_test)
-    return sampling_noise_sentence([m[f"target_{g}"] for g in groups], a.s_test, task.group_names, rows)
+    return sampling_noise_sentence([m[column_of("target", TRAIN, g)] for g in groups], a.s_test, task.group_names,
+                                   rows)
 
 
 def print_sweep(exp, spec, models, decisions, repeats: int) -> None:

@@ -38,6 +38,7 @@ import pandas as pd
 from scipy.special import ndtr
 
 from .intervals import LEVEL, SEED
+from .metric_table import EVAL, INTERVAL_BOUNDS, column_of
 
 BINS = 10
 DRAWS = 400  # bootstrap (and consistency) draws a group: ~0.1 s for 5,000 rows
@@ -72,8 +73,8 @@ def calibration_errors(scores, y, s, n_groups: int, bins: int = BINS) -> dict:
     for g in range(n_groups):
         c = curve[curve["group"] == g]
         n = c["rows"].sum()
-        out[f"cal_error_{g}"] = (float((c["rows"] * (c["mean_score"] - c["positive_share"]).abs()).sum() / n)
-                                 if n else float("nan"))
+        error = float((c["rows"] * (c["mean_score"] - c["positive_share"]).abs()).sum() / n) if n else float("nan")
+        out[column_of("cal_error", EVAL, g)] = error
     values = [v for v in out.values() if np.isfinite(v)]
     out["cal_error_diff"] = float(max(values) - min(values)) if len(values) > 1 else float("nan")
     return out
@@ -134,5 +135,6 @@ def calibration_intervals(scores, y, s, n_groups: int, bins: int = BINS, draws: 
     for g in range(n_groups):
         m = s == g
         lo, hi = _group_interval(scores[m], y[m], bins, draws, rng, level) if m.any() else (np.nan, np.nan)
-        out[f"cal_error_{g}_lo"], out[f"cal_error_{g}_hi"] = lo, hi
+        for bound, v in zip(INTERVAL_BOUNDS, (lo, hi)):
+            out[column_of("cal_error", EVAL, g) + bound] = v
     return out

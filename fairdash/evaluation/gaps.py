@@ -25,7 +25,7 @@ from ..targeting.criteria import CRITERIA_INFO, DEFAULT, criterion_of_rate
 from ..targeting.decision import PAPER_RULE
 from .intervals import interval_over_splits
 from .matched_price import land_tolerance
-from .metric_table import POP, POP_PREFIX, column_of
+from .metric_table import INTERVAL_BOUNDS, POP, POP_PREFIX, TRAIN, column_of, group_column, groups_in
 
 MOVE_TOLERANCE = 0.01  # closer or further by less than one percentage point is "no move" (noise, not a move)
 REFERENCE_MODEL = "lr"
@@ -40,7 +40,7 @@ def group_gaps(rates, targets, group_names=None, prefix: str = POP_PREFIX) -> di
     rates = np.asarray(rates, dtype=float)
     targets = np.asarray(targets, dtype=float)
     gaps = rates - targets if targets.size == rates.size else np.full(rates.shape, np.nan)
-    out = {f"{prefix}gap_{g}": float(v) for g, v in enumerate(gaps)}
+    out = {group_column("gap", g, prefix): float(v) for g, v in enumerate(gaps)}
     out.update(worst_gap(gaps, [_name(group_names, g) for g in range(len(gaps))], prefix))
     return out
 
@@ -50,7 +50,7 @@ def tnr_gaps(tpr_gaps, tnr_rates, tnr_targets, group_names=None, prefix: str = P
     (``<prefix>tnr_gap_<g>``) is reported beside it, and the worst gap is taken over both (its group named
     with the rate, e.g. ``Male (TNR)``)."""
     tnr = np.asarray(tnr_rates, dtype=float) - np.asarray(tnr_targets, dtype=float)
-    out = {f"{prefix}tnr_gap_{g}": float(v) for g, v in enumerate(tnr)}
+    out = {group_column("tnr_gap", g, prefix): float(v) for g, v in enumerate(tnr)}
     names = [_name(group_names, g) for g in range(len(tnr))]
     out.update(worst_gap(list(tpr_gaps) + list(tnr), names + [f"{n} (TNR)" for n in names], prefix))
     return out
@@ -88,7 +88,7 @@ def cell_gaps(pred, y, s, strata, cell_targets, group_names=None, strata_names=N
 # Which way a fair model moved each group, against plain LR on the same split
 # --------------------------------------------------------------------------------------------------
 def _groups(results: pd.DataFrame) -> list[int]:
-    return sorted(int(c.rsplit("_", 1)[1]) for c in results.columns if c.startswith("target_") and c[7:].isdigit())
+    return list(range(groups_in(results.columns, "target", TRAIN)))
 
 
 def _rate_name(row) -> str:
@@ -118,7 +118,8 @@ def mark_moves(results: pd.DataFrame, group_names=None) -> pd.DataFrame:
         rate = _rate_name(row)
         away = []
         for g in groups:
-            target, fair, plain = row[f"target_{g}"], row[column_of(rate, POP, g)], ref[column_of(rate, POP, g)]
+            target, fair = row[column_of("target", TRAIN, g)], row[column_of(rate, POP, g)]
+            plain = ref[column_of(rate, POP, g)]
             if not np.isfinite([target, fair, plain]).all():
                 continue
             d_fair, d_plain = abs(fair - target), abs(plain - target)
@@ -141,7 +142,7 @@ def _reference(refs: pd.DataFrame, row, groups):
         own = same[same["decision"] == row.get("decision", PAPER_RULE)]
         same = paper if len(paper) else own if len(own) else same  # a post-processing model: the run's LR
     if len(same) > 1:  # LR ran once per target (a decision rule that depends on it): the same targets
-        cols = [f"target_{g}" for g in groups]
+        cols = [column_of("target", TRAIN, g) for g in groups]
         match = same[np.isclose(same[cols].to_numpy(float), np.asarray([row[c] for c in cols], float)).all(axis=1)]
         same = match if len(match) else same
     return None if same.empty else same.iloc[0]
@@ -182,7 +183,7 @@ def moved_away_summary(results: pd.DataFrame, group_names=None) -> list[str]:
         for g in groups:
             if not (mine[column_of("moved", POP, g)] == "away").any():  # no repeat moved it away (or rows never marked)
                 continue
-            target = float(mine[f"target_{g}"].astype(float).mean())
+            target = float(mine[column_of("target", TRAIN, g)].astype(float).mean())
             fair_rate = float(mine[column_of(rate, POP, g)].astype(float).mean())
             plain = float(plain_rows[column_of(rate, POP, g)].astype(float).mean())
             if not np.isfinite([target, fair_rate, plain]).all():
@@ -237,13 +238,14 @@ def _gap_interval(rows: pd.DataFrame, gaps: pd.Series, g: int, positives: bool,
     """:func:`landing_verdict`'s reading of group ``g``: ``(lo, hi, tolerance, words)``, the 95% interval of its gap
     (one split: its bootstrap columns; several: the corrected resampled t over the splits), its
     :func:`land_tolerance` and the words naming the group, its test rows and its interval."""
-    t = float(rows[f"target_{g}"].astype(float).mean()) if f"target_{g}" in rows else np.nan
+    target = column_of("target", TRAIN, g)
+    t = float(rows[target].astype(float).mean()) if target in rows else np.nan
     count = column_of("n_pos" if positives else "n", POP, g)  # the rows the rate is counted among
     n = int(round(float(rows[count].astype(float).mean()))) if count in rows else 0
     tol = land_tolerance(t) if np.isfinite(t) else np.nan
     if len(rows) == 1:
         lo, hi = (float(rows[column_of("gap", POP, g) + b].iloc[0]) if column_of("gap", POP, g) + b in rows
-                  else np.nan for b in ("_lo", "_hi"))
+                  else np.nan for b in INTERVAL_BOUNDS)
     else:
         lo, hi = interval_over_splits(gaps, within=(-1.0, 1.0))
     gap = float(gaps.mean())

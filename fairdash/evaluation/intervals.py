@@ -31,6 +31,7 @@ from .metric_table import (
     Share,
     cell_counts,
     column_of,
+    group_column,
     measured_across_groups,
     measured_on_rows,
     per_group_metric,
@@ -104,7 +105,7 @@ def bootstrap_intervals(y, p, s, n_groups: int, *, rate: str | None = None, targ
     if rate is not None and targets is not None and len(targets) == n_groups:
         gaps = np.stack([values[column_of(rate, EVAL, j)] - float(targets[j]) for j in range(n_groups)], axis=-1)
         for j in range(n_groups):
-            values[f"{prefix}gap_{j}"] = gaps[:, j]
+            values[group_column("gap", j, prefix)] = gaps[:, j]
         if worst:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)

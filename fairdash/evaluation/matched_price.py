@@ -26,9 +26,10 @@ import numpy as np
 
 from ..data.preprocess import feature_words
 from ..models.registry import make_model
-from ..targeting.criteria import DP, criterion_of_rate
+from ..targeting.criteria import DP
 from ..targeting.decision import WITH_S_RULE, fit_decision
 from .intervals import DRAWS, LEVEL, SEED
+from .metrics import measure_of
 from .who_pays.measure import WhoPays, who_pays
 
 LAND_TOLERANCE = 0.03  # a group's rate within 3 points of its target lands on it ...
@@ -54,13 +55,14 @@ def land_tolerance(target: float, n_rows: int = 0) -> float:
 
 
 def group_rates(pred, y, s, n_groups: int, rate: str) -> tuple[np.ndarray, np.ndarray]:
-    """Each group's ``rate`` of the decisions ``pred`` (``"pr"``: among its rows; ``"tpr"``: among its positives)
-    and how many rows it is counted among (NaN rate where none)."""
-    crit = criterion_of_rate(rate)
+    """Each group's ``rate`` of the decisions ``pred`` as the results measure it (``metrics.measure_of``: ``"pr"``
+    among the group's rows, ``"tpr"`` among its positives) and how many rows it is counted among (NaN rate where
+    none)."""
+    measure = measure_of(rate)
     y, s, pred = (np.asarray(a).astype(int).ravel() for a in (y, s, pred))
-    rows = [(s == g) & crit.rows(y) for g in range(n_groups)]
-    n = np.array([int(r.sum()) for r in rows])
-    return np.array([float(pred[r].mean()) if r.any() else np.nan for r in rows]), n
+    groups = [s == g for g in range(n_groups)]
+    n = np.array([int(np.count_nonzero(measure.among(y[r], pred[r]))) for r in groups])
+    return np.array([measure.value(y[r], pred[r]) for r in groups]), n
 
 
 def lands(train_rates, counts, targets, rate_words: str = "") -> tuple[bool, str]:
@@ -155,7 +157,7 @@ def best_with_s(candidates, arrays, rates, rate: str, seed: int):
         Xtr = c.features(arrays.X_train, arrays.s_train)
         decision = fit_decision(WITH_S_RULE, c.estimator, Xtr, arrays.y_train, arrays.s_train, rates, np.nan, rate,
                                 seed=seed)
-        acc = float(np.mean(decision.decide(c.estimator, Xtr, arrays.s_train) == arrays.y_train))
+        acc = measure_of("accuracy").value(arrays.y_train, decision.decide(c.estimator, Xtr, arrays.s_train))
         if acc > best_acc:
             best, best_acc = (c, decision), acc
     c, decision = best
@@ -169,7 +171,7 @@ def split_price(blind: Side, candidates, arrays, rate: str, seed: int) -> SplitP
     words, rates, pred_blind = blind.label, np.asarray(blind.train_rates, dtype=float), np.asarray(blind.pred_test)
     c, pred_with, score_with = best_with_s(candidates, arrays, rates, rate, seed)
     y, s = np.asarray(arrays.y_test).astype(int), np.asarray(arrays.s_test).astype(int)
-    w, b = float(np.mean(pred_with == y)), float(np.mean(pred_blind == y))
+    w, b = (measure_of("accuracy").value(y, p) for p in (pred_with, pred_blind))  # the results' accuracy
     G = int(max(s.max(initial=0), len(rates) - 1)) + 1
     lo, hi = paired_interval(pred_with == y, pred_blind == y, s, G)
     pr = [tuple(float(v) for v in group_rates(p, y, s, G, PR)[0]) for p in (pred_with, pred_blind)]

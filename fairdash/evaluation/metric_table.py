@@ -182,10 +182,14 @@ class Metric:
         """Whether the results carry its 95% interval (``<column>_lo``, ``<column>_hi``: ``intervals``)."""
         return isinstance(self.measure, (Share, Across)) or self.bounded
 
+    def base(self, group: int | None = None) -> str:
+        """Its name before a set's prefix: ``<name>_<g>`` for a per-group metric (``gap_1``), else its name."""
+        return f"{self.name}_{group}" if self.per_group else self.name
+
     def column(self, where: str, group: int | None = None, *, file: bool = False) -> str:
         """The column's name on a set (``file``: as the results file and ``train --json`` name it)."""
         own = dict(self.names).get(where)
-        base = own or (f"{self.name}_{group}" if self.per_group else self.name)
+        base = own or self.base(group)
         if own and self.per_group:
             base = f"{own}_{group}"
         if where == POP and not own:
@@ -345,7 +349,7 @@ def groups_in(columns, name: str = "pr", where: str = EVAL) -> int:
     ``name`` on ``where`` is among ``columns`` (as itself or as a summary's ``_mean``)."""
     have = set(map(str, columns))
     g = 0
-    while (c := column_of(name, where, g)) in have or c + "_mean" in have:
+    while (c := column_of(name, where, g)) in have or c + MEAN in have:
         g += 1
     return g
 
@@ -380,6 +384,7 @@ _RAN = ("fit_seconds", "fitted_at", "device", "cached")
 
 
 INTERVAL_BOUNDS = ("_lo", "_hi")  # a metric's 95% interval: <column>_lo, <column>_hi (``Metric.interval``)
+MEAN = "_mean"  # a summary's mean over repeats: <column>_mean (``metrics.summarize``; its spread <column>_std)
 
 
 def interval_bound(column: str) -> tuple[str, str]:
@@ -467,6 +472,12 @@ def measured_across_groups() -> list[Metric]:
 def per_group_metric(name: str) -> Metric:
     """The per-group metric of that name (an :class:`Across`'s ``of``)."""
     return next(m for m in METRICS if m.name == name and m.per_group)
+
+
+def group_column(name: str, group: int, prefix: str = "") -> str:
+    """The per-group metric ``name``'s column for ``group`` under a prefix its caller holds (a summary's set, or
+    ``measure.evaluate``'s own ``eval_``): ``group_column("gap", 1, "pop_") == "pop_gap_1"``."""
+    return prefix + per_group_metric(name).base(group)
 
 
 def gap_metrics() -> list[Metric]:

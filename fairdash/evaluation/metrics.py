@@ -13,9 +13,13 @@ from .intervals import interval_over_splits
 from .metric_table import (
     EVAL,
     INTERVAL_BOUNDS,
+    MEAN,
     POP,
     POP_PREFIX,
+    Count,
+    Share,
     column_of,
+    group_column,
     groups_in,
     measured_across_groups,
     measured_on_rows,
@@ -94,6 +98,14 @@ def group_metrics(y_true, y_pred, s, n_groups: int | None = None) -> dict:
     return out
 
 
+def measure_of(name: str) -> Share | Count:
+    """How the table measures the metric ``name`` from labels ``y`` and decisions ``p``, as :func:`group_metrics` does:
+    ``.value(y, p)`` (a per-group metric's on one group's rows), and for a rate the rows it is counted among,
+    ``.among(y, p)``. The price (:mod:`fairdash.evaluation.matched_price`) takes its accuracy and rates from here, so
+    one definition of each serves the results and the price."""
+    return next(m.measure for m in measured_on_rows() if m.name == name)
+
+
 def summarize(results: pd.DataFrame, by=("model", "target_rate"), metrics=None) -> pd.DataFrame:
     """Mean and standard deviation over repeats: one row per ``by`` group, columns ``<metric>_mean`` and
     ``<metric>_std`` (sample std, ddof=1; 0 for a single repeat), and ``repeats``; and for a metric with an
@@ -150,15 +162,15 @@ def error_rates_frame(summary: pd.DataFrame, group_names, prefix: str = POP_PREF
     where the summary has no error rates."""
     named = {**ERROR_WORDS, **(words or error_words(favourable=favourable))}
     order = ("fnr", "fpr", "precision") if favourable else ("fpr", "fnr", "precision")
-    if f"{prefix}{order[0]}_0_mean" not in summary.columns:
+    if group_column(order[0], 0, prefix) + MEAN not in summary.columns:
         return None
-    shown = order + (("cal_error",) if f"{prefix}cal_error_0_mean" in summary.columns else ())
+    shown = order + (("cal_error",) if group_column("cal_error", 0, prefix) + MEAN in summary.columns else ())
     rows = []
     for _, r in summary.iterrows():
         for j, g in enumerate(map(str, group_names)):
-            if f"{prefix}{order[0]}_{j}_mean" in summary.columns:
+            if group_column(order[0], j, prefix) + MEAN in summary.columns:
                 rows.append([str(r.get("label", r["model"])), g]
-                            + [with_interval(r, f"{prefix}{m}_{j}") for m in shown])
+                            + [with_interval(r, group_column(m, j, prefix)) for m in shown])
     return pd.DataFrame(rows, columns=["model", "group"] + [named[m] for m in shown])
 
 
@@ -167,13 +179,13 @@ def confusion_frame(results: pd.DataFrame, group_names, prefix: str = POP_PREFIX
     the mean over repeats where there are several), one row per (model, group); ``None`` where the results do not
     count them."""
     cells = ("tp", "fp", "tn", "fn")
-    if f"{prefix}tp_0" not in results.columns:
+    if group_column("tp", 0, prefix) not in results.columns:
         return None
     label = "label" if "label" in results.columns else "model"
     rows = []
     for name, g in results.groupby(label, sort=False):
         for j, group in enumerate(map(str, group_names)):
-            counts = [float(g[f"{prefix}{c}_{j}"].astype(float).mean()) for c in cells]
+            counts = [float(g[group_column(c, j, prefix)].astype(float).mean()) for c in cells]
             rows.append([str(name), group, *(f"{v:.0f}" if len(g) == 1 else f"{v:.1f}" for v in counts)])
     return pd.DataFrame(rows, columns=["model", "group", "true positives", "false positives", "true negatives",
                                        "false negatives"])

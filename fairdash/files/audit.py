@@ -203,13 +203,13 @@ def rates_per_group(decided, groups, labels, group_names, targets, criterion: st
         row.update(_bounds("positive rate", row["positive decisions"], row["rows"]))
         if labelled is not None:
             row["labelled rows"] = int((labelled & in_j).sum())
-            row.update({words: float(measured.get(f"{key}_{j}", np.nan)) for key, words in ERROR_RATES})
+            row.update({words: float(measured.get(column_of(key, EVAL, j), np.nan)) for key, words in ERROR_RATES})
             y = np.asarray(labels).astype(int)
             for words, event, among in _COUNTED:
                 rows_of = labelled & in_j & among(y, p)
                 row.update(_bounds(words, int((rows_of & event(y, p)).sum()), int(rows_of.sum())))
             if scores is not None:
-                row.update({CALIBRATION + b: float(measured.get(f"cal_error_{j}{k}", np.nan))
+                row.update({CALIBRATION + b: float(measured.get(column_of("cal_error", EVAL, j) + k, np.nan))
                             for b, k in zip(("", *BOUNDS), ("", *INTERVAL_BOUNDS))})
         own = "TPR" if on_positives else "positive rate"
         row["gap to target"] = _gap(row.get(own, float("nan")), target)

@@ -22,7 +22,7 @@ from ..evaluation.blindness import add_price_columns
 from ..evaluation.gaps import mark_moves
 from ..evaluation.matched_price import Side, group_rates, split_prices
 from ..evaluation.metric_table import EVAL_PREFIX, POP_PREFIX, lead_columns
-from ..evaluation.metrics import flag_below_majority
+from ..evaluation.metrics import flag_below_majority, measure_of
 from ..evaluation.who_pays.table import add_who_pays_columns
 from ..files.scoring import training_schema
 from ..models.registry import model_info
@@ -139,7 +139,7 @@ def _side(row, f: Fit, arrays, criterion: str) -> Side | None:
         tnr = (tuple(rates_n), tuple(counts_n), tuple(f.goal.other))
     return Side(row["label"], row["seed"], t, False, tuple(rates), tuple(counts), tuple(f.goal.group),
                 np.asarray(f.decision.decide(f.est, arrays.X_test), dtype=np.int8), tnr=tnr,
-                train_accuracy=float(np.mean(np.asarray(train) == np.asarray(arrays.y_train))))
+                train_accuracy=measure_of("accuracy").value(np.asarray(arrays.y_train), np.asarray(train)))
 
 
 def _job(name, arrays, spec, seed, device, options, cache_dir, keep_model, n_threads, group_names, sees_s, price):

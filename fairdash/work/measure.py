@@ -17,8 +17,10 @@ from ..evaluation.metric_table import (
     INTERVAL_BOUNDS,
     POP,
     POP_PREFIX,
+    TRAIN,
     column_of,
     gap_metrics,
+    group_column,
     population_copied,
 )
 from ..evaluation.metrics import conditional_ratio, group_metrics, one_class_note
@@ -40,16 +42,17 @@ def _measured(estimator, X, y, s, strata, G, target: ResolvedTarget, group_names
     m.update(calibration_errors(scores, y, s, G))
     m.update(calibration_intervals(scores, y, s, G))
     m["ceiling_at_measured"] = targets.accuracy_ceiling(targets.base_rates(y, s, G), targets.group_shares(s, G),
-                                                   [m[f"pr_{j}"] for j in range(G)])
+                                                   [m[column_of("pr", EVAL, j)] for j in range(G)])
     m["ceiling_at_target"] = ceiling_at_target(target, y, s, strata, G)
     goal = target.goal
     m["one_class"] = one_class_note(pred, s, G, group_names)
     m["cond_pr_ratio"], m["cond_pr_ratio_mean"] = (conditional_ratio(pred, s, strata, G) if strata is not None
                                                    else (float("nan"), float("nan")))
     if goal is not None:
-        m.update(group_gaps([m[f"{goal.rate}_{j}"] for j in range(G)], goal.group, group_names, prefix))
+        m.update(group_gaps([m[column_of(goal.rate, EVAL, j)] for j in range(G)], goal.group, group_names, prefix))
         if goal.other is not None:  # explicit TPR/TNR: the TNR gaps beside, the worst gap over both
-            m.update(tnr_gaps([m[f"{prefix}gap_{j}"] for j in range(G)], [m[f"tnr_{j}"] for j in range(G)],
+            m.update(tnr_gaps([m[group_column("gap", j, prefix)] for j in range(G)],
+                              [m[column_of("tnr", EVAL, j)] for j in range(G)],
                               goal.other, group_names, prefix))
         if goal.cells is not None and strata is not None:  # conditional: the worst (stratum, group) cell
             m.update(cell_gaps(pred, y, s, strata, goal.cells, group_names, strata_names, goal.rate, prefix))
@@ -96,8 +99,8 @@ def evaluate(estimator, arrays: Arrays, target: ResolvedTarget | None = None, gr
                 m[metric.column(POP, j) + b] = pop[metric.column(EVAL, j) + b]
     if goal is not None:
         for j in range(G):
-            m[f"target_{j}"] = float(goal.group[j])
-        gaps = [f"{g.name}_{j}{b}" if g.per_group else g.name + b for g in gap_metrics()
+            m[column_of("target", TRAIN, j)] = float(goal.group[j])
+        gaps = [g.base(j) + b for g in gap_metrics()
                 for b in (("", *INTERVAL_BOUNDS) if g.interval else ("",)) for j in range(G if g.per_group else 1)]
         for k in [k for k in gaps if POP_PREFIX + k in pop or "eval_" + k in pop]:
             m[POP_PREFIX + k] = pop.get(POP_PREFIX + k, pop.get("eval_" + k))

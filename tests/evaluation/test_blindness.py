@@ -16,11 +16,14 @@ from fairdash.evaluation.intervals import interval_over_splits
 from fairdash.evaluation.matched_price import (
     LAND_TOLERANCE,
     SplitPrice,
+    group_rates,
     land_tolerance,
     lands,
     paired_interval,
     with_s_features,
 )
+from fairdash.evaluation.metric_table import EVAL, column_of
+from fairdash.evaluation.metrics import group_metrics, measure_of
 from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import ExperimentPlan, run_experiment
 
@@ -40,6 +43,20 @@ def test_landing_is_within_three_points_or_a_third_of_the_target_and_never_under
     # the rate a miss is counted in is a parameter (issue 48, item 3: not patched into the sentence afterwards)
     assert lands([0.037, 0.02], [5000, 5000], [0.02, 0.02], rate_words="TNR")[1] == \
         "group 0 at 0.037 (TNR) on the training rows against its target 0.020"
+
+
+def test_the_price_measures_each_rate_and_accuracy_as_the_results_do():
+    """Issue 48, item 3: one definition of a positive rate, a TPR and accuracy: the price's (the rates a blind rule
+    reached, the rows they are counted among, each side's accuracy) are ``group_metrics``' own, an empty group's
+    rate undefined in both."""
+    rng = np.random.default_rng(0)
+    y, p, s = rng.integers(0, 2, 300), rng.integers(0, 2, 300), rng.integers(0, 3, 300)
+    measured = group_metrics(y, p, s, 4)
+    for rate, count in (("pr", "n"), ("tpr", "n_pos")):
+        rates, n = group_rates(p, y, s, 4, rate)
+        np.testing.assert_array_equal(rates, [measured[column_of(rate, EVAL, g)] for g in range(4)])
+        assert list(n) == [measured[column_of(count, EVAL, g)] for g in range(4)] and n[3] == 0
+    assert measure_of("accuracy").value(y, p) == measured["accuracy"] == float(np.mean(p == y))
 
 
 def test_with_s_features_add_s_and_its_interactions():
