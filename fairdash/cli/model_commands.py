@@ -182,7 +182,7 @@ def _price_beside(args, task, spec, exp) -> dict:
     more = run_experiment(ExperimentPlan(task, [name], [None], [args.seed], target=other, device=args.device,
                                          only_serving=False, price=True), cache=_cache(args))
     both = priced(task, pd.concat([exp.results, more.results], ignore_index=True), exp.sides + more.sides,
-                  spec.criterion, device=args.device, cache=_cache(args))
+                  spec.criterion_info, device=args.device, cache=_cache(args))
     first = both.iloc[0]
     table = price_table(both)
     out = {c: float(first[c]) for c in PRICE_COLUMNS + (PRICE_LO, PRICE_HI)}

@@ -177,7 +177,7 @@ def priced_together(runs, results: pd.DataFrame) -> pd.DataFrame:
     runs = list(runs)
     if len(runs) < 2 or any(r.task is not runs[0].task for r in runs):
         return results
-    return priced(runs[0].task, results, [x for r in runs for x in r.sides], runs[0].spec.target.criterion)
+    return priced(runs[0].task, results, [x for r in runs for x in r.sides], runs[0].spec.target.criterion_info)
 
 
 def run_key(task: Task, spec: RunSpec) -> str:
