@@ -126,7 +126,7 @@ def _warn_thin(task, spec, seed: int) -> None:
     """Before training: a warning for each group whose threshold or whose measured rates rest on few rows
     (on the split of ``seed``, the first of a sweep's)."""
 
-    for note in thin_notes(split_arrays(task, seed), task.group_names, criterion=spec.criterion,
+    for note in thin_notes(split_arrays(task, seed), task.group_names, criterion=spec.criterion_info,
                            rule=spec.decision_rule.name):
         print(f"warning: {note}", file=sys.stderr)
 

@@ -126,7 +126,7 @@ def test_the_target_view_draws_each_rate_s_95_interval(compas_task):
     from fairdash.figures.plots_target import target_view
 
     exp = run_experiment(ExperimentPlan(compas_task, ["fair-lr"], [0.401], [0], target=make_target_spec("dp")))
-    fig = target_view(exp.results, "dp", population=True, group_names=compas_task.group_names)
+    fig = target_view(exp.results, DP, population=True, group_names=compas_task.group_names)
     trace = next(t for t in fig.data if t.name == "FairLR")
     row = exp.results.iloc[0]
     assert trace.error_x.visible and trace.error_x.symmetric is False
@@ -134,7 +134,7 @@ def test_the_target_view_draws_each_rate_s_95_interval(compas_task):
         assert x + up == pytest.approx(row[f"pop_pr_{j}_hi"]) and x - down == pytest.approx(row[f"pop_pr_{j}_lo"])
     three = run_experiment(ExperimentPlan(compas_task, ["fair-lr"], [0.401], [0, 1, 2],
                                           target=make_target_spec("dp"))).results
-    trace = next(t for t in target_view(three, "dp").data if t.name == "FairLR")
+    trace = next(t for t in target_view(three, DP).data if t.name == "FairLR")
     lo, hi = interval_over_splits(three["pop_pr_1"], within=(0.0, 1.0))
     assert (trace.x[1] - trace.error_x.arrayminus[1] == pytest.approx(lo)
             and trace.x[1] + trace.error_x.array[1] == pytest.approx(hi))
