@@ -162,14 +162,14 @@ class PlannedFit(NamedTuple):
     seed: int
 
 
-def serving_models(models, criterion: str, only_serving: bool = True) -> tuple[list, list]:
+def serving_models(models, criterion: Criterion, only_serving: bool = True) -> tuple[list, list]:
     """The models a job trains (each once, in order) and those it skips with the reason: a model made for
     another criterion is skipped when ``only_serving`` (else it runs and its rows say what it serves)."""
     kept, skipped = [], []
     for m in dict.fromkeys(models):
         info = model_info(m)
         if not info.serves(criterion) and only_serving:
-            skipped.append((m, f"{info.label} serves {'/'.join(info.criteria)} only, not '{criterion}'"))
+            skipped.append((m, f"{info.label} serves {'/'.join(info.criteria)} only, not '{criterion.name}'"))
         else:
             kept.append(m)
     return kept, skipped
@@ -260,7 +260,7 @@ def run_experiment(plan: ExperimentPlan, *, cache: FitCache | None = None, n_job
     core; a Dask cluster when FAIRDASH_DASK_ADDRESS or ``dask_address`` is set); ``progress`` hears of each."""
     spec = requested_target(plan.target, plan.task)
     progress = as_progress(progress)
-    models, skipped = serving_models(plan.models, spec.criterion, plan.only_serving)
+    models, skipped = serving_models(plan.models, spec.criterion_info, plan.only_serving)
     if not models:
         raise FairDashError("None of the chosen models serves this criterion.")
     jobs = plan_fits(models, spec, plan.target_rates, plan.seeds, plan.decisions)
