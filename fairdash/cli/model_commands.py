@@ -33,8 +33,8 @@ from ..files.session_file import load_session
 from ..jsonable import to_jsonable
 from ..models.registry import PAPER_MODELS, model_info
 from ..report import build_report_from_sweep, report_for_run
+from ..targeting.criteria import Criterion
 from ..targeting.decision import PAPER_RULE, WITH_S_RULE
-from ..targeting.target_spec import criterion_info
 from ..targeting.targets import PRESETS
 from ..work.experiments import ExperimentPlan, priced, run_experiment
 from ..work.fit_cache import FitCache
@@ -69,11 +69,11 @@ def _rates_list(text: str | None):
     return out
 
 
-def _model_names(text: str, criterion: str) -> list[str]:
+def _model_names(text: str, criterion: Criterion) -> list[str]:
     if not text:
         raise FairDashError("Say which models to train with --models NAME,NAME (or --models all).")
     if text.strip() == "all":
-        return list(PAPER_MODELS[criterion])
+        return list(PAPER_MODELS[criterion.name])
     names = [n.strip() for n in text.split(",") if n.strip()]
     for n in names:
         model_info(n)
@@ -245,7 +245,7 @@ def _cmd_sweep(args) -> int:
     task, setup, table = load_task_and_table(args)
     _warn_leaks(task, table)
     spec = target_spec_from_args(args, setup, rate=None)
-    models = _model_names(args.models or ("all" if setup else ""), spec.criterion)
+    models = _model_names(args.models or ("all" if setup else ""), spec.criterion_info)
     grid = _sweep_grid(args.pr_t, setup, spec)
     repeats = args.repeats if args.repeats is not None else (10 if setup else 1)
     if repeats < 1:
@@ -277,7 +277,7 @@ def _sweep_grid(pr_t: str | None, setup, spec) -> list:
     targets), else the target as it is (``[None]``)."""
     grid = _rates_list(pr_t)
     if grid is None:
-        paper_grid = criterion_info(spec.criterion).paper_grid
+        paper_grid = spec.criterion_info.paper_grid
         grid = list(paper_grid) if (setup is not None and paper_grid and not spec.explicit) else [None]
     return grid
 
