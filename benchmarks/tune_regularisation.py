@@ -22,6 +22,7 @@ import numpy as np
 from benchmarks.common import Recording
 from fairdash.data import paper_arrays
 from fairdash.models.fair_lr import FairLR
+from fairdash.targeting.criteria import DP
 from fairdash.targeting.target_spec import ResolvedTarget
 from fairdash.work.measure import evaluate
 
@@ -30,7 +31,7 @@ GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 
 def score(C, a):
     """(accuracy, PR ratio) on the balanced test set, as the sweep measures them."""
-    m = evaluate(FairLR(C=C, device="cpu").fit(a.X_train, a.y_train, a.s_train), a, ResolvedTarget("dp"))
+    m = evaluate(FairLR(C=C, device="cpu").fit(a.X_train, a.y_train, a.s_train), a, ResolvedTarget(DP))
     return m["accuracy"], m["pr_ratio"]
 
 

@@ -25,7 +25,7 @@ try:
     target_error = None
 except FairDashError as e:
     target, target_error = None, str(e)
-criterion = (target or target_state.current_or_default()).criterion
+criterion = (target or target_state.current_or_default()).criterion_info
 views.target_changes()
 
 st.markdown(f"**Device:** {training.device_text()} · **Target:** "

@@ -358,6 +358,71 @@ def test_no_rate_branch_outside_the_criterion_module(tmp_path):
     assert len(_rate_comparisons(sample)) == 2, "the check no longer sees a branch on a rate's name"
 
 
+CRITERION_PARAMETERS = ("criterion", "rate", "criterion_rate", "other_rate")
+# Issue 48, item 3: the functions whose criterion (or rate) parameter may hold a name, because that is where a name
+# comes in and is looked up once: (file, function, parameter, reason). An estimator's ``__init__`` in fairdash/models/
+# keeps ``criterion: str`` too (scikit-learn's get_params/clone; it looks the name up in ``fit``).
+NAME_PARAMETERS = [
+    ("fairdash/targeting/target_spec.py", "make_target_spec", "criterion",
+     "builds the TargetSpec from the name the command line, a page's widget or a configuration or model file gives"),
+    ("fairdash/targeting/criteria.py", "criterion_of_rate", "rate",
+     "the lookup itself: a rate's name, as a results row holds it, to its criterion"),
+    ("fairdash/app/target_state.py", "from_link", "criterion",
+     "a link's query parameter: the Target page's mode as text (a criterion's name or the explicit-targets mode)"),
+]
+
+
+def _criterion_names_taken(path: Path, rel: str) -> list[tuple[str, str]]:
+    """``(function, parameter)`` of every parameter named as a criterion or its rate (``CRITERION_PARAMETERS``)
+    whose annotation admits a ``str`` (``str``, ``str | None``, ``Optional[str]``, quoted or not), save an
+    estimator's ``__init__`` in fairdash/models/."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if node.name == "__init__" and rel.startswith("fairdash/models/"):
+            continue
+        a = node.args
+        for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
+            if arg.arg in CRITERION_PARAMETERS and arg.annotation is not None and _admits_str(arg.annotation):
+                found.append((node.name, arg.arg))
+    return found
+
+
+def _admits_str(annotation: ast.AST) -> bool:
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):  # a quoted annotation
+        annotation = ast.parse(annotation.value, mode="eval")
+    return any(isinstance(n, ast.Name) and n.id == "str" for n in ast.walk(annotation))
+
+
+def test_a_criterion_is_passed_as_its_object_not_its_name():
+    """Issue 48, item 3: inside the library a function takes a criterion as the ``Criterion`` itself
+    (``fairdash.targeting.criteria.DP``...), never its name or its rate's name to look up again; a name is converted
+    once, where it comes in (the listed boundaries above, and the estimators' ``criterion=``)."""
+    allowed = {(f, fn, a) for f, fn, a, _ in NAME_PARAMETERS}
+    found, seen = [], set()
+    for p in sorted(PKG.rglob("*.py")):
+        rel = p.relative_to(ROOT).as_posix()
+        for fn, a in _criterion_names_taken(p, rel):
+            seen.add((rel, fn, a))
+            if (rel, fn, a) not in allowed:
+                found.append(f"{rel}: {fn}({a}: str)")
+    assert not found, f"take a Criterion (fairdash.targeting.criteria), not a name: {found}"
+    stale = sorted(allowed - seen)
+    assert not stale, f"no longer take a name, remove from NAME_PARAMETERS: {stale}"
+
+
+def test_the_criterion_parameter_check_sees_what_it_should(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("def a(criterion: str): pass\ndef b(*, rate: str | None = None): pass\n"
+                      "def c(criterion_rate: 'Optional[str]', other_rate: Criterion): pass\n"
+                      "def d(criterion: Criterion = DP, words: str = ''): pass\nclass E:\n"
+                      "    def __init__(self, *, criterion: str = DEFAULT): pass\n")
+    assert _criterion_names_taken(sample, "fairdash/evaluation/sample.py") == [
+        ("a", "criterion"), ("b", "rate"), ("c", "criterion_rate"), ("__init__", "criterion")]
+    assert ("__init__", "criterion") not in _criterion_names_taken(sample, "fairdash/models/sample.py")
+
+
 def test_each_criterion_and_rule_fact_has_one_home():
     """Issue 28, item 2: the dp/eo -> fairlearn constraint map, "group-rates cannot be combined with strata" and
     the probe of whether a model needs s to predict are written once (``criteria.py``, ``decision.py``)."""

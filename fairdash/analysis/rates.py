@@ -10,7 +10,8 @@ from ..data import Split, Task, split_task
 from ..data.meaning import GENERIC_RATE, label_favourable
 from ..errors import FairDashError
 from ..targeting import targets
-from ..targeting.target_spec import TargetSpec, criterion_info, make_target_spec
+from ..targeting.criteria import Criterion
+from ..targeting.target_spec import TargetSpec, make_target_spec
 from .separability import JOINT_LEAK_AUC, s_predictability
 
 
@@ -112,7 +113,7 @@ def readout_and_table(task: Task, spec: TargetSpec, seed: int = 0, split: Split 
         # how well the features (s left out) tell the groups apart: computed once per task and split
         "s_predictability": s_predictability(task, split),
     })
-    if criterion_info(spec.criterion).positives_only and not spec.explicit and not spec.conditional:
+    if spec.criterion_info.positives_only and not spec.explicit and not spec.conditional:
         # equality of opportunity with one PR_t: every group is held to the target labels' TPR over all groups
         pos = np.asarray(table.group_shares) * np.asarray(table.base_rates)
         tprs = np.asarray(table.p_ybar1_given_y)[:, 1]
@@ -231,10 +232,10 @@ def s_predictability_text(auc: float | None, s_name: str, n_groups: int = 2) -> 
             f"moves {both} together (lowering one group's rate lowers {other}).")
 
 
-def evaluation_rates(task: Task, criterion: str, seed: int = 0, population: bool = False):
+def evaluation_rates(task: Task, criterion: Criterion, seed: int = 0, population: bool = False):
     """Base rates and group shares of the rows a seed's metrics are measured on: the balanced test set
     for demographic parity, the test set for opportunity, or (``population``) the ordinary test set.
     The ceilings drawn beside measured accuracy are computed on these."""
     split = split_task(task, seed=seed)
-    idx = split.balanced_test if criterion_info(criterion).balanced_eval and not population else split.test
+    idx = split.balanced_test if criterion.balanced_eval and not population else split.test
     return targets.base_rates(task.y[idx], task.s[idx], task.n_groups), targets.group_shares(task.s[idx], task.n_groups)

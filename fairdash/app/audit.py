@@ -15,7 +15,6 @@ from ..evaluation.metric_table import TRAIN, column_of
 from ..figures import plots
 from ..files import audit as library
 from ..files.drift import shown_drift
-from ..targeting.target_spec import criterion_info
 from . import export, tables
 from .server import state
 from .ui import text, upload
@@ -60,7 +59,7 @@ def audited(up, run, i: int) -> library.Audit:
     df, _ = upload.read_upload_file(up)  # the Data page's reader, budget and memory guard
     trained = run.models[key]
     result = library.audit_table(trained, df, targets_of(trained, len(trained.group_names)),
-                                 run.spec.target.criterion)
+                                 run.spec.target.criterion_info)
     ss.audited = state.Keyed(wanted, result)
     return result
 
@@ -91,7 +90,7 @@ def show_rates(result: library.Audit, run) -> None:
     view and rate figures), with the error rates where the new table has labels."""
     if result.rates is None:
         return
-    criterion = run.spec.target.criterion
+    criterion = run.spec.target.criterion_info
     rates = result.rates
     st.subheader("Rates per group on the new rows")
     st.markdown(text.literal(library.rates_sentence(rates, criterion) + "."))
@@ -99,12 +98,12 @@ def show_rates(result: library.Audit, run) -> None:
     st.caption("Rates measured from the model's decisions on the uploaded rows; the target is the run's. "
                + ("TPR, FPR, FNR and accuracy come from the rows with a label. " if result.labelled else "")
                + "n/a: the group has no row to measure that rate on.")
-    if criterion_info(criterion).positives_only and not result.labelled:
+    if criterion.positives_only and not result.labelled:
         st.caption("The run's target is on the true positive rate, measured on the rows with a positive label: without "
                    "the label this table has no gap to the target, only its positive rates.")
     names = text.figure_text(rates["group"])
     row = library.as_results(rates, "new rows", run.spec.target.target_rate)
-    if not criterion_info(criterion).positives_only or result.labelled:  # a TPR target needs labels
+    if not criterion.positives_only or result.labelled:  # a TPR target needs labels
         view = plots.target_view(row, criterion, population=True, group_names=names,
                                  title="Each group's rate on the new rows against its target")
         st.plotly_chart(_legend_below_axis(view), key="audit_fig_target", config=CHART)  # full width, as on Compare

@@ -28,8 +28,8 @@ from ..figures.plots_who_pays import within_group_figure
 from ..files.results_file import to_file
 from ..models.registry import MODELS, model_info
 from ..report import report_for_runs
+from ..targeting.criteria import Criterion, criterion_info
 from ..targeting.decision import positive_scores, rule_info
-from ..targeting.target_spec import criterion_info
 from ..work.runs import rows_together, side_by_side
 from . import tables, target_state
 from .server import session, state
@@ -125,15 +125,15 @@ def filtered(results):
     return results[keep]
 
 
-def one_criterion(runs) -> str | None:
+def one_criterion(runs) -> Criterion | None:
     """The criterion the runs judge, or ``None`` where they judge different ones (they cannot share figures)."""
-    criteria = {r.spec.target.criterion for r in runs}
-    return criteria.pop() if len(criteria) == 1 else None
+    criteria = {r.spec.target.criterion for r in runs}  # (their targets hold its name)
+    return criterion_info(criteria.pop()) if len(criteria) == 1 else None
 
 
-def has_balanced_view(criterion: str) -> bool:
+def has_balanced_view(criterion: Criterion) -> bool:
     """Whether the paper's balanced test set exists for ``criterion`` (then the page offers both views)."""
-    return criterion_info(criterion).balanced_eval
+    return criterion.balanced_eval
 
 
 @dataclass(frozen=True)
@@ -168,7 +168,7 @@ def same_task(runs) -> bool:
     return all(r.task is runs[0].task for r in runs)
 
 
-def figures(runs, shown, criterion: str, *, population: bool, highlight, names, on: str) -> tuple:
+def figures(runs, shown, criterion: Criterion, *, population: bool, highlight, names, on: str) -> tuple:
     """The Compare page's three figures of ``shown``: accuracy against fairness (with the accuracy ceiling where
     the runs share one task, and the training split's beside it on the balanced view), positive rates and
     true positive rates per group."""
@@ -191,9 +191,9 @@ def figures(runs, shown, criterion: str, *, population: bool, highlight, names, 
 METRICS_PER_ROW = 4  # metrics side by side at most: at 1280 px each then keeps its whole value
 
 
-def selected_target(shown, results, criterion: str, highlight: float, *, population: bool, where: str) -> None:
+def selected_target(shown, results, criterion: Criterion, highlight: float, *, population: bool, where: str) -> None:
     """The selected target and each model's accuracy there (its ratio and worst gap in the help)."""
-    key = criterion_info(criterion).ratio
+    key = criterion.ratio
     sel = shown[np.isclose(shown["target_rate"].astype(float), highlight)]
     gaps = plots.worst_gaps(results, population)
     gap_of = {} if gaps is None else {lb: g for lb, t, g in gaps.itertuples(index=False) if np.isclose(t, highlight)}
@@ -210,7 +210,7 @@ def selected_target(shown, results, criterion: str, highlight: float, *, populat
             col.metric(label, value, help=words)
 
 
-def accuracy_and_target(accuracy_figure, results, criterion: str, *, population: bool, names, highlight, on: str,
+def accuracy_and_target(accuracy_figure, results, criterion: Criterion, *, population: bool, names, highlight, on: str,
                         where: str, same_task: bool) -> None:
     """Accuracy against fairness, then the target view at full width (its rows name group, model and
     rule), each with its caption; results without per-group targets (older runs) get a one-line caption
@@ -220,7 +220,7 @@ def accuracy_and_target(accuracy_figure, results, criterion: str, *, population:
         st.plotly_chart(accuracy_figure, key="fig_accuracy_fairness", config=CHART)
         if not same_task:
             st.caption("The runs were trained on different tasks, so no single ceiling is drawn.")
-        elif population or not criterion_info(criterion).balanced_eval:
+        elif population or not criterion.balanced_eval:
             st.caption(f"Accuracy on {where}. The dashed curve is the highest accuracy a classifier can reach at each "
                        "ratio on these rows (Theorem 2, seed-0 split).")
         else:
@@ -329,7 +329,7 @@ def report_of_runs(runs) -> None:
                            key="download_compare_report", on_click=upload.log_export, args=("report", len(rep.html)))
 
 
-def results_table(results, summary, criterion: str, *, population: bool, where: str, runs=()) -> None:
+def results_table(results, summary, criterion: Criterion, *, population: bool, where: str, runs=()) -> None:
     """The results table (with the worst gap and its group where the results carry it, per-group columns
     headed with the groups' names where the ``runs`` shown share them) and two downloads."""
     names = {tuple(map(str, r.task.group_names)) for r in runs}
@@ -399,7 +399,7 @@ def calibration(runs, *, population: bool = True, on: str = "") -> None:
     run, key = keys[chosen], chosen[1]
     trained = run.models[key]
     arrays = split_arrays(run.task, int(key[2]))
-    rows = (np.arange(len(arrays.y_test)) if population or not has_balanced_view(run.spec.target.criterion)
+    rows = (np.arange(len(arrays.y_test)) if population or not has_balanced_view(run.spec.target.criterion_info)
             else np.asarray(arrays.balanced_test))
     X, y, s = arrays.X_test[rows], arrays.y_test[rows], arrays.s_test[rows]
     curve = reliability(positive_scores(trained.estimator, X, s), y, s, run.task.n_groups)
@@ -421,7 +421,7 @@ def thin_warnings(runs) -> None:
         rules = list(r.spec.decisions) or [r.spec.target.decision_rule.name]
         arrays = split_arrays(r.task, int((r.spec.seeds or (0,))[0]))
         for rule in rules:
-            for note in thin_notes(arrays, r.task.group_names, criterion=r.spec.target.criterion, rule=rule):
+            for note in thin_notes(arrays, r.task.group_names, criterion=r.spec.target.criterion_info, rule=rule):
                 notes.setdefault(note, []).append(r.number)
     for note, numbers in notes.items():
         numbers = sorted(set(numbers))
@@ -443,11 +443,12 @@ def run_results(run) -> None:
     the measured accuracy beside Theorem 2's ceilings, every number with three decimals."""
 
     res = run.results
-    pop = criterion_info(run.spec.target.criterion).balanced_eval  # a population beside the paper's rows
+    crit = run.spec.target.criterion_info
+    pop = crit.balanced_eval  # a population beside the paper's rows
     st.subheader("Results (mean ± std over repeats)")
     st.caption(f"Measured on {plots.POPULATION}; the paper's balanced test set is on the Compare page." if pop
                else "Measured on the ordinary test set (equality of opportunity).")
-    tables.show_results(plots.results_table(res, run.spec.target.criterion, population=pop,
+    tables.show_results(plots.results_table(res, crit, population=pop,
                                             group_names=run.task.group_names), "train_results")
     for note in result_notes(res):
         st.warning(text.literal(note), icon=":material/warning:")

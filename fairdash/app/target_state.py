@@ -22,7 +22,7 @@ from ..data import strata_candidates
 from ..errors import FairDashError
 from ..targeting.criteria import DEFAULT, DP, EO, EXPLICIT_MODE, mode_criterion  # noqa: F401 (mode_criterion re-exported)
 from ..targeting.decision import PAPER_RULE, choosable
-from ..targeting.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, criterion_info, make_target_spec
+from ..targeting.target_spec import DEFAULT_TNR_TARGET, DEFAULT_TPR_TARGET, TargetSpec, make_target_spec
 from .server import session, state
 
 KEY = state.TARGET  # the TargetSpec
@@ -129,7 +129,7 @@ def follow_task() -> list[str]:
         spec = ss.target = _default()
     task = ss.task
     strata = task.spec.strata_column if task is not None else None
-    if spec.explicit or not criterion_info(spec.criterion).supports_strata:
+    if spec.explicit or not spec.criterion_info.supports_strata:
         strata = None
     if (spec.strata_column or None) == (strata or None):
         return []

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 
 from ..files.run_spec import RunSpec
 from ..models.registry import MODELS
+from ..targeting.criteria import Criterion
 from ..targeting.decision import PAPER_RULE, RULES, choosable, left_out_note
-from ..targeting.target_spec import TargetSpec, criterion_info
+from ..targeting.target_spec import TargetSpec
 from ..work import runs
 from . import target_state
 from .ui import training, upload
@@ -45,7 +46,7 @@ NOT_SWEEPABLE = "A sweep moves one PR_t; this target is not one PR_t."
 class ModelChoices:
     """The models the Train page offers for ``criterion``: the available ones, those that cannot be loaded
     (with why), those offered and the labels of those left out (made for another criterion)."""
-    criterion: str
+    criterion: Criterion
     available: tuple
     unavailable: tuple  # "label (why)"
     offered: tuple
@@ -66,7 +67,7 @@ class ModelChoices:
         """The caption under the list: what is not offered and what is not available ("" for nothing)."""
         notes = []
         if self.hidden:
-            notes.append(f"Not offered for {criterion_info(self.criterion).words}: {', '.join(self.hidden)} "
+            notes.append(f"Not offered for {self.criterion.words}: {', '.join(self.hidden)} "
                          "(made for another criterion).")
         if self.unavailable:
             notes.append(f"Not available yet: {', '.join(self.unavailable)}.")
@@ -79,7 +80,7 @@ class ModelChoices:
                 for m in self.available]
 
 
-def model_choices(criterion: str, include_other: bool) -> ModelChoices:
+def model_choices(criterion: Criterion, include_other: bool) -> ModelChoices:
     """The models offered for ``criterion`` (every available one with ``include_other``)."""
     available, unavailable = [], []
     for name, info in MODELS.items():
@@ -93,7 +94,7 @@ def model_choices(criterion: str, include_other: bool) -> ModelChoices:
 # --------------------------------------------------------------------------------------------------
 # Decision rules
 # --------------------------------------------------------------------------------------------------
-def offered_rules(task, criterion: str) -> list[str]:
+def offered_rules(task, criterion: Criterion) -> list[str]:
     """The decision rules offered: with a legitimate factor, those that combine with it."""
     return list(runs.offered_rules(task, criterion))
 

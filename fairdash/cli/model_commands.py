@@ -33,8 +33,8 @@ from ..files.session_file import load_session
 from ..jsonable import to_jsonable
 from ..models.registry import PAPER_MODELS, model_info
 from ..report import build_report_from_sweep, report_for_run
+from ..targeting.criteria import Criterion
 from ..targeting.decision import PAPER_RULE, WITH_S_RULE
-from ..targeting.target_spec import criterion_info
 from ..targeting.targets import PRESETS
 from ..work.experiments import ExperimentPlan, priced, run_experiment
 from ..work.fit_cache import FitCache
@@ -69,11 +69,11 @@ def _rates_list(text: str | None):
     return out
 
 
-def _model_names(text: str, criterion: str) -> list[str]:
+def _model_names(text: str, criterion: Criterion) -> list[str]:
     if not text:
         raise FairDashError("Say which models to train with --models NAME,NAME (or --models all).")
     if text.strip() == "all":
-        return list(PAPER_MODELS[criterion])
+        return list(PAPER_MODELS[criterion.name])
     names = [n.strip() for n in text.split(",") if n.strip()]
     for n in names:
         model_info(n)
@@ -126,7 +126,7 @@ def _warn_thin(task, spec, seed: int) -> None:
     """Before training: a warning for each group whose threshold or whose measured rates rest on few rows
     (on the split of ``seed``, the first of a sweep's)."""
 
-    for note in thin_notes(split_arrays(task, seed), task.group_names, criterion=spec.criterion,
+    for note in thin_notes(split_arrays(task, seed), task.group_names, criterion=spec.criterion_info,
                            rule=spec.decision_rule.name):
         print(f"warning: {note}", file=sys.stderr)
 
@@ -182,7 +182,7 @@ def _price_beside(args, task, spec, exp) -> dict:
     more = run_experiment(ExperimentPlan(task, [name], [None], [args.seed], target=other, device=args.device,
                                          only_serving=False, price=True), cache=_cache(args))
     both = priced(task, pd.concat([exp.results, more.results], ignore_index=True), exp.sides + more.sides,
-                  spec.criterion, device=args.device, cache=_cache(args))
+                  spec.criterion_info, device=args.device, cache=_cache(args))
     first = both.iloc[0]
     table = price_table(both)
     out = {c: float(first[c]) for c in PRICE_COLUMNS + (PRICE_LO, PRICE_HI)}
@@ -245,7 +245,7 @@ def _cmd_sweep(args) -> int:
     task, setup, table = load_task_and_table(args)
     _warn_leaks(task, table)
     spec = target_spec_from_args(args, setup, rate=None)
-    models = _model_names(args.models or ("all" if setup else ""), spec.criterion)
+    models = _model_names(args.models or ("all" if setup else ""), spec.criterion_info)
     grid = _sweep_grid(args.pr_t, setup, spec)
     repeats = args.repeats if args.repeats is not None else (10 if setup else 1)
     if repeats < 1:
@@ -277,7 +277,7 @@ def _sweep_grid(pr_t: str | None, setup, spec) -> list:
     targets), else the target as it is (``[None]``)."""
     grid = _rates_list(pr_t)
     if grid is None:
-        paper_grid = criterion_info(spec.criterion).paper_grid
+        paper_grid = spec.criterion_info.paper_grid
         grid = list(paper_grid) if (setup is not None and paper_grid and not spec.explicit) else [None]
     return grid
 

@@ -20,8 +20,8 @@ from ..evaluation.metrics import (
     summarize,
 )
 from ..evaluation.who_pays.words import who_pays_sentences
+from ..targeting.criteria import Criterion
 from ..targeting.decision import rule_info
-from ..targeting.target_spec import criterion_info
 from .options import label_line
 
 
@@ -51,11 +51,11 @@ def print_trained(args, task, spec, exp, trained, out, moved, landing, price) ->
     _print_measured(m, task.group_names)
     if m.get("too_good"):
         print(f"warning: {result_notes(exp.results.iloc[:1])[-1]}")
-    for line in gap_lines(m, task.group_names, spec.criterion):
+    for line in gap_lines(m, task.group_names, spec.criterion_info):
         print(line)
     if landing[0] != NO_TARGET:
         print(f"On the target (population, 95% intervals): {landing[1]}")
-    noise = _noise_line(task, args.seed, m, spec.criterion)
+    noise = _noise_line(task, args.seed, m, spec.criterion_info)
     if noise:
         print(noise)
     for sentence in moved:
@@ -103,10 +103,10 @@ def _fmt(v):
     return "n/a" if v is None or not np.isfinite(v) else f"{v:.4f}"
 
 
-def gap_lines(m: dict, group_names, criterion: str) -> list[str]:
+def gap_lines(m: dict, group_names, criterion: Criterion) -> list[str]:
     """Each group's signed gap to its target on the population and the worst one, in words."""
 
-    own = criterion_info(criterion).rate
+    own = criterion.rate
     rate = own.upper()
     worst, worst_group = column_of("worst_gap", POP), column_of("worst_gap_group", POP)
     groups = list(range(groups_in(m, "target", TRAIN)))
@@ -124,14 +124,14 @@ def gap_lines(m: dict, group_names, criterion: str) -> list[str]:
                     f"({m[worst_group]})"]
 
 
-def _noise_line(task, seed: int, m: dict, criterion: str) -> str:
+def _noise_line(task, seed: int, m: dict, criterion: Criterion) -> str:
     """How much of a split's miss is sampling noise (:func:`fairdash.evaluation.gaps.sampling_noise_sentence`)."""
 
     groups = list(range(groups_in(m, "target", TRAIN)))
     if not groups:
         return ""
     a = split_arrays(task, seed)
-    rows = criterion_info(criterion).rows(a.y_test)
+    rows = criterion.rows(a.y_test)
     return sampling_noise_sentence([m[column_of("target", TRAIN, g)] for g in groups], a.s_test, task.group_names,
                                    rows)
 
@@ -139,13 +139,13 @@ def _noise_line(task, seed: int, m: dict, criterion: str) -> str:
 def print_sweep(exp, spec, models, decisions, repeats: int) -> None:
     """``sweep``'s table: each model (and rule) at each target, mean ± std over the repeats on both sets, the worst
     gap with its group; then the 95% intervals."""
-    criterion = spec.criterion
-    key = criterion_info(criterion).ratio
+    criterion = spec.criterion_info
+    key = criterion.ratio
     worst = column_of("worst_gap", POP)
     shown = ["accuracy", key, column_of("accuracy", POP), column_of(key, POP), worst, "fit_seconds"]
     by = ("model", "decision", "target_rate") if len(decisions) > 1 else ("model", "target_rate")
     summary = summarize(exp.results, by=by, metrics=shown)
-    where = criterion_info(criterion).eval_set + " set"
+    where = criterion.eval_set + " set"
     rules = (", ".join(rule_info(d).named for d in decisions) + " (each model under each rule)" if len(decisions) > 1
              else spec.decision_rule.named)
     print(f"{repeats} repeat(s). Paper's protocol: the {where}; population: the ordinary test set. "

@@ -94,7 +94,7 @@ class PaperSetup:
     name: str
     sample: str
     spec: TaskSpec
-    criterion: str  # the name of its criterion (DP: evaluated on the balanced test set; EO: the ordinary one)
+    criterion: str  # its criterion's name, read in place of --criterion (DP: the balanced test set; EO: the test set)
 
 
 PAPER_SETUPS: dict[str, PaperSetup] = {

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..models.registry import MODELS, model_info
-from ..targeting.criteria import CRITERIA_INFO, DEFAULT, criterion_of_rate
+from ..targeting.criteria import CRITERIA_INFO, DEFAULT, DP, Criterion
 from ..targeting.decision import PAPER_RULE
 from .intervals import interval_over_splits
 from .matched_price import land_tolerance
@@ -67,16 +67,16 @@ def worst_gap(gaps, names, prefix: str = POP_PREFIX) -> dict:
     return {f"{prefix}worst_gap": float(abs(gaps[i])), f"{prefix}worst_gap_group": str(names[i])}
 
 
-def cell_gaps(pred, y, s, strata, cell_targets, group_names=None, strata_names=None, rate: str = "pr",
+def cell_gaps(pred, y, s, strata, cell_targets, group_names=None, strata_names=None, criterion: Criterion = DP,
               prefix: str = POP_PREFIX) -> dict:
-    """Conditional parity: the worst gap over the (stratum, group) cells, each cell's rate against its
-    stratum's target (cells without rows are left out)."""
+    """Conditional parity: the worst gap over the (stratum, group) cells, each cell's rate of ``criterion`` against
+    its stratum's target (cells without rows are left out)."""
     pred, y, s, strata = (np.asarray(a).astype(int) for a in (pred, y, s, strata))
     cell_targets = np.asarray(cell_targets, dtype=float)
     gaps, names = [], []
     for k in range(cell_targets.shape[0]):
         for g in range(cell_targets.shape[1]):
-            rows = (strata == k) & (s == g) & criterion_of_rate(rate).rows(y)
+            rows = (strata == k) & (s == g) & criterion.rows(y)
             if rows.any():
                 gaps.append(pred[rows].mean() - cell_targets[k, g])
                 stratum = strata_names[k] if strata_names is not None and k < len(strata_names) else f"stratum {k}"
@@ -91,8 +91,9 @@ def _groups(results: pd.DataFrame) -> list[int]:
     return list(range(groups_in(results.columns, "target", TRAIN)))
 
 
-def _rate_name(row) -> str:
-    return CRITERIA_INFO.get(row.get("criterion"), CRITERIA_INFO[DEFAULT]).rate
+def _criterion(row) -> Criterion:
+    """The criterion a results row was judged by (its ``criterion`` column holds the name; the default where none)."""
+    return CRITERIA_INFO.get(row.get("criterion"), CRITERIA_INFO[DEFAULT])
 
 
 def mark_moves(results: pd.DataFrame, group_names=None) -> pd.DataFrame:
@@ -115,8 +116,8 @@ def mark_moves(results: pd.DataFrame, group_names=None) -> pd.DataFrame:
         ref = _reference(refs, row, groups)
         if ref is None:
             continue
-        rate = _rate_name(row)
-        away = []
+        crit = _criterion(row)
+        rate, away = crit.rate, []
         for g in groups:
             target, fair = row[column_of("target", TRAIN, g)], row[column_of(rate, POP, g)]
             plain = ref[column_of(rate, POP, g)]
@@ -127,7 +128,7 @@ def mark_moves(results: pd.DataFrame, group_names=None) -> pd.DataFrame:
                     else "away" if d_fair > d_plain + MOVE_TOLERANCE else "")
             res.at[i, column_of("moved", POP, g)] = move
             if move == "away":
-                away.append(moved_away_sentence(row["label"], _name(group_names, g), fair, plain, target, rate))
+                away.append(moved_away_sentence(row["label"], _name(group_names, g), fair, plain, target, crit))
         res.at[i, "moved_away"] = " ".join(away)
     return res
 
@@ -148,8 +149,8 @@ def _reference(refs: pd.DataFrame, row, groups):
     return None if same.empty else same.iloc[0]
 
 
-def moved_away_sentence(label, group, fair, plain, target, rate: str = "pr") -> str:
-    what = criterion_of_rate(rate).rate_name
+def moved_away_sentence(label, group, fair, plain, target, criterion: Criterion = DP) -> str:
+    what = criterion.rate_name
     return (f"{label} moved {group} away from its target: {what} {fair:.3f} on the population against "
             f"plain LR's {plain:.3f}, target {target:.3f}.")
 
@@ -179,7 +180,8 @@ def moved_away_summary(results: pd.DataFrame, group_names=None) -> list[str]:
             continue
         mine, plain_rows = pd.DataFrame([r for r, _ in pairs]), pd.DataFrame([ref for _, ref in pairs])
         first = mine.iloc[0]
-        rate = _rate_name(first)
+        crit = _criterion(first)
+        rate = crit.rate
         for g in groups:
             if not (mine[column_of("moved", POP, g)] == "away").any():  # no repeat moved it away (or rows never marked)
                 continue
@@ -190,7 +192,7 @@ def moved_away_summary(results: pd.DataFrame, group_names=None) -> list[str]:
                 continue
             if abs(fair_rate - target) > abs(plain - target) + MOVE_TOLERANCE:
                 n = int(mine["seed"].nunique()) if "seed" in mine else len(mine)  # repeats as set, not rows
-                sentence = moved_away_sentence(first["label"], _name(group_names, g), fair_rate, plain, target, rate)
+                sentence = moved_away_sentence(first["label"], _name(group_names, g), fair_rate, plain, target, crit)
                 out.append(sentence if n == 1 else sentence[:-1] + f" (mean of {n} repeats).")
     return out
 

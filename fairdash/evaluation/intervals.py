@@ -25,6 +25,7 @@ import numpy as np
 from scipy.special import ndtri, stdtrit
 
 from ..data.split import TEST_TO_TRAIN
+from ..targeting.criteria import Criterion
 from .metric_table import (
     EVAL,
     INTERVAL_BOUNDS,
@@ -74,11 +75,12 @@ def _percentiles(values: np.ndarray, level: float) -> np.ndarray:
     return np.array(out)
 
 
-def bootstrap_intervals(y, p, s, n_groups: int, *, rate: str | None = None, targets=None, prefix: str = "",
-                        worst: bool = True, draws: int = DRAWS, level: float = LEVEL, seed: int = SEED) -> dict:
+def bootstrap_intervals(y, p, s, n_groups: int, *, criterion: Criterion | None = None, targets=None,
+                        prefix: str = "", worst: bool = True, draws: int = DRAWS, level: float = LEVEL,
+                        seed: int = SEED) -> dict:
     """``{<column>_lo: ..., <column>_hi: ...}`` for every metric of the table with an interval, measured on these
-    rows (named as ``metrics.group_metrics`` names them); with ``rate`` and ``targets`` (each group's target of
-    that rate) also the gaps ``<prefix>gap_<g>`` and, with ``worst``, ``<prefix>worst_gap`` (where the worst gap
+    rows (named as ``metrics.group_metrics`` names them); with ``criterion`` and ``targets`` (each group's target of
+    its rate) also the gaps ``<prefix>gap_<g>`` and, with ``worst``, ``<prefix>worst_gap`` (where the worst gap
     is over these gaps alone). Where the decisions give one class to everyone the summaries across groups have
     no value, and so no interval."""
     p = np.asarray(p)
@@ -102,7 +104,8 @@ def bootstrap_intervals(y, p, s, n_groups: int, *, rate: str | None = None, targ
         of = per_group_metric(m.measure.of)
         groups = np.stack([values[of.column(EVAL, j)] for j in range(n_groups)], axis=-1)
         values[m.column(EVAL)] = np.full(draws, np.nan) if one_class else m.measure.how(groups)
-    if rate is not None and targets is not None and len(targets) == n_groups:
+    if criterion is not None and targets is not None and len(targets) == n_groups:
+        rate = criterion.rate
         gaps = np.stack([values[column_of(rate, EVAL, j)] - float(targets[j]) for j in range(n_groups)], axis=-1)
         for j in range(n_groups):
             values[group_column("gap", j, prefix)] = gaps[:, j]

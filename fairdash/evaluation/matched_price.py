@@ -26,7 +26,7 @@ import numpy as np
 
 from ..data.preprocess import feature_words
 from ..models.registry import make_model
-from ..targeting.criteria import DP
+from ..targeting.criteria import DP, Criterion
 from ..targeting.decision import WITH_S_RULE, fit_decision
 from .intervals import DRAWS, LEVEL, SEED
 from .metrics import measure_of
@@ -37,7 +37,6 @@ LAND_RELATIVE = 1 / 3  # ... and within a third of the target where that is smal
 MAX_INTERACTION_CELLS = 30_000_000  # training rows x columns above which the interactions' scorer is left out
 
 SCORERS = (("LR with s", False), ("LR with s and its interactions", True))
-PR = DP.rate  # each side's positive rates are said beside the rates it was matched on
 
 
 def land_words(rate_where: str) -> str:
@@ -54,11 +53,11 @@ def land_tolerance(target: float, n_rows: int = 0) -> float:
     return max(tol, 1.0 / n_rows if n_rows else 0.0)
 
 
-def group_rates(pred, y, s, n_groups: int, rate: str) -> tuple[np.ndarray, np.ndarray]:
-    """Each group's ``rate`` of the decisions ``pred`` as the results measure it (``metrics.measure_of``: ``"pr"``
-    among the group's rows, ``"tpr"`` among its positives) and how many rows it is counted among (NaN rate where
-    none)."""
-    measure = measure_of(rate)
+def group_rates(pred, y, s, n_groups: int, criterion: Criterion) -> tuple[np.ndarray, np.ndarray]:
+    """Each group's rate of ``criterion`` of the decisions ``pred`` as the results measure it (``metrics.measure_of``:
+    demographic parity's positive rate among the group's rows, opportunity's true positive rate among its positives)
+    and how many rows it is counted among (NaN rate where none)."""
+    measure = measure_of(criterion.rate)
     y, s, pred = (np.asarray(a).astype(int).ravel() for a in (y, s, pred))
     groups = [s == g for g in range(n_groups)]
     n = np.array([int(np.count_nonzero(measure.among(y[r], pred[r]))) for r in groups])
@@ -149,14 +148,14 @@ class SplitPrice:
     who_pays: WhoPays | None = None
 
 
-def best_with_s(candidates, arrays, rates, rate: str, seed: int):
+def best_with_s(candidates, arrays, rates, criterion: Criterion, seed: int):
     """The candidate whose per-group cuts at ``rates`` (each group's rate to reach on the training rows) are the
     most accurate on the training rows: ``(candidate, its decisions on the test rows, its scores on them)``."""
     best, best_acc = None, -np.inf
     for c in candidates:
         Xtr = c.features(arrays.X_train, arrays.s_train)
-        decision = fit_decision(WITH_S_RULE, c.estimator, Xtr, arrays.y_train, arrays.s_train, rates, np.nan, rate,
-                                seed=seed)
+        decision = fit_decision(WITH_S_RULE, c.estimator, Xtr, arrays.y_train, arrays.s_train, rates, np.nan,
+                                criterion, seed=seed)
         acc = measure_of("accuracy").value(arrays.y_train, decision.decide(c.estimator, Xtr, arrays.s_train))
         if acc > best_acc:
             best, best_acc = (c, decision), acc
@@ -165,16 +164,16 @@ def best_with_s(candidates, arrays, rates, rate: str, seed: int):
     return c, np.asarray(c.decide(decision, arrays.X_test, arrays.s_test)).astype(int), scores
 
 
-def split_price(blind: Side, candidates, arrays, rate: str, seed: int) -> SplitPrice:
+def split_price(blind: Side, candidates, arrays, criterion: Criterion, seed: int) -> SplitPrice:
     """The price on one split against ``blind``, the :class:`Side` that decides without s and lands (its label, its
     rates on the training rows, where the with-s side is placed, and its decisions on the test rows)."""
     words, rates, pred_blind = blind.label, np.asarray(blind.train_rates, dtype=float), np.asarray(blind.pred_test)
-    c, pred_with, score_with = best_with_s(candidates, arrays, rates, rate, seed)
+    c, pred_with, score_with = best_with_s(candidates, arrays, rates, criterion, seed)
     y, s = np.asarray(arrays.y_test).astype(int), np.asarray(arrays.s_test).astype(int)
     w, b = (measure_of("accuracy").value(y, p) for p in (pred_with, pred_blind))  # the results' accuracy
     G = int(max(s.max(initial=0), len(rates) - 1)) + 1
     lo, hi = paired_interval(pred_with == y, pred_blind == y, s, G)
-    pr = [tuple(float(v) for v in group_rates(p, y, s, G, PR)[0]) for p in (pred_with, pred_blind)]
+    pr = [tuple(float(v) for v in group_rates(p, y, s, G, DP)[0]) for p in (pred_with, pred_blind)]
     paid = who_pays(arrays.X_test, _feature_words(arrays), s, score_with, pred_with, pred_blind, G)
     return SplitPrice(w, b, w - b, lo, hi, f"per-group cuts on {c.words}", words,
                       matched=tuple(float(r) for r in rates), with_s_pr=pr[0], blind_pr=pr[1], n_test=int(y.size),
@@ -233,7 +232,7 @@ class Side:
     train_accuracy: float = np.nan  # a blind rule's accuracy on its training rows: which of several counts
 
 
-def split_prices(sides, arrays: dict, rate: str, n_groups: int, *, device=None, cache=None,
+def split_prices(sides, arrays: dict, criterion: Criterion, n_groups: int, *, device=None, cache=None,
                  group_names=None) -> dict:
     """``{(target_rate, seed): SplitPrice}`` for every split and target of ``sides`` (:class:`Side`): the most
     accurate blind rule that lands on the training rows against the best with-s rule at its rates; a split where no
@@ -257,7 +256,7 @@ def split_prices(sides, arrays: dict, rate: str, n_groups: int, *, device=None, 
             scorers[seed] = fitted_scorers(arrays[seed], n_groups, seed=seed, device=device, cache=cache)
         candidates = list(scorers[seed]) + [own_scores(x.label, x.estimator) for x in here
                                             if x.with_s and x.estimator is not None]
-        out[key] = split_price(blind.side, candidates, arrays[seed], rate, seed)
+        out[key] = split_price(blind.side, candidates, arrays[seed], criterion, seed)
     return out
 
 

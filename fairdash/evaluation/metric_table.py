@@ -27,7 +27,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..targeting.criteria import DP, EO
+from ..targeting.criteria import DP, EO, Criterion
 
 EVAL, POP, TRAIN, RUN = "eval", "pop", "train", "run"  # where a column is measured (RUN: what was asked, how it ran)
 SETS = {EVAL: "the paper's evaluation rows (balanced test set for dp, test set for eo)",
@@ -486,14 +486,14 @@ def gap_metrics() -> list[Metric]:
         [m for m in METRICS if m.name in ("worst_gap", "worst_gap_group")]
 
 
-def table_columns(criterion_rate: str, other_rate: str, n_groups: int, group_names=None) -> list[tuple[str, str]]:
-    """A results table's columns in reading order, ``(column, header)``: accuracy, then the criterion's own
+def table_columns(criterion: Criterion, n_groups: int, group_names=None) -> list[tuple[str, str]]:
+    """A results table's columns in reading order, ``(column, header)``: accuracy, then ``criterion``'s own
     per-group rates and ratio, then the other's (:func:`fairdash.figures.plots.result_columns`, the report's tables);
     per-group headers name their groups where ``group_names`` are given."""
     by = {m.name: m for m in METRICS}
     groups = range(max(2, n_groups))
     out = [("accuracy", by["accuracy"].header())]
-    for r in (criterion_rate, other_rate):
+    for r in (criterion.rate, criterion.other_rate):
         out += [(by[r].column(EVAL, j), by[r].header(j, group_names)) for j in groups]
         out.append((f"{r}_ratio", by[f"{r}_ratio"].header()))
     return out

@@ -7,30 +7,29 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import shorten
-from ..targeting.criteria import DEFAULT, criterion_info
+from ..targeting.criteria import DP, Criterion
 from ..targeting.decision import PAPER_RULE, rule_info
 
 MIN_CUT_ROWS = 30  # a group's own threshold chosen on fewer training rows than this is a rough guess
 MIN_EVAL_ROWS = 30  # a group's rates measured on fewer rows than this move by 0.1 or more with one row's label
 
 
-def thin_notes(arrays, group_names, *, criterion: str = DEFAULT, rule: str = PAPER_RULE) -> list[str]:
+def thin_notes(arrays, group_names, *, criterion: Criterion = DP, rule: str = PAPER_RULE) -> list[str]:
     """The warning lines for one split (``arrays``, :func:`fairdash.data.split_arrays`) of a task with groups
     ``group_names``, for a run judged by ``criterion`` whose decision rule is ``rule``."""
 
-    info = criterion_info(criterion)
     names = [shorten(n, 60) for n in group_names]
     notes = []
     if rule_info(rule).cuts_per_group:  # one threshold per group, chosen on its own training rows
-        among = info.rows(arrays.y_train)
+        among = criterion.rows(arrays.y_train)
         counts = np.bincount(np.asarray(arrays.s_train)[among], minlength=len(names))
-        what = info.rows_words
+        what = criterion.rows_words
         for g, n in enumerate(counts):
             if n < MIN_CUT_ROWS:
                 notes.append(f"The decision threshold of group {names[g]!r} ({rule}) is chosen on {int(n)} training "
                              f"row(s){what} only (fewer than {MIN_CUT_ROWS}); its decisions rest on a rough guess.")
     s_test = np.asarray(arrays.s_test)
-    if info.balanced_eval:
+    if criterion.balanced_eval:
         rows = s_test[np.asarray(arrays.balanced_test, dtype=int)]
         where = "the balanced test set (the paper's protocol)"
     else:

@@ -28,8 +28,7 @@ import plotly.graph_objects as go
 
 from ..evaluation.metric_table import EVAL, column_of
 from ..targeting import targets
-from ..targeting.criteria import DEFAULT, criterion_of_rate
-from ..targeting.target_spec import criterion_info
+from ..targeting.criteria import DP, Criterion, criterion_of_rate
 from .plot_parts import (
     empty_figure,
     figure_layout,
@@ -221,7 +220,7 @@ def tpr_scatter(summary_or_results, target_rates=None, *, highlight_target=None,
 # --------------------------------------------------------------------------------------------------
 # Accuracy against fairness, with the ceiling
 # --------------------------------------------------------------------------------------------------
-def accuracy_fairness(summary_or_results, criterion: str = DEFAULT, *, rates=None, shares=None,
+def accuracy_fairness(summary_or_results, criterion: Criterion = DP, *, rates=None, shares=None,
                       highlight_target=None, title: str | None = None, reference_rates=None,
                       reference_shares=None, reference_name: str = "ceiling on the training split") -> go.Figure:
     """Accuracy (y) against the fairness ratio (x): ``PR`` ratio (min/max over groups) for demographic
@@ -230,20 +229,19 @@ def accuracy_fairness(summary_or_results, criterion: str = DEFAULT, *, rates=Non
     point must lie on or below it. ``reference_rates``/``reference_shares`` add a second, dotted ceiling
     (for example the training split's, when accuracy is measured on the balanced test set, where the
     groups' base rates are equal and parity costs nothing in principle)."""
-    crit = criterion_info(criterion)
-    xname, xtitle = crit.ratio, crit.ratio_words
+    xname, xtitle = criterion.ratio, criterion.ratio_words
     title = title or "Accuracy against fairness (mean ± std over repeats)"
     df = as_summary(summary_or_results)
     if df.empty or f"{xname}_mean" not in df.columns:
         return empty_figure(title, xtitle, "accuracy")
     traces = []
     if rates is not None and shares is not None:
-        rx, ry = crit.ratio_ceiling(rates, shares)
-        traces.append(_scatter(x=rx, y=ry, mode="lines", name=crit.ceiling_name,
+        rx, ry = criterion.ratio_ceiling(rates, shares)
+        traces.append(_scatter(x=rx, y=ry, mode="lines", name=criterion.ceiling_name,
                                  line=dict(color=_BLUE, dash="dash", width=2),
                                  hovertemplate="ratio %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>"))
     if reference_rates is not None and reference_shares is not None:
-        rx, ry = crit.ratio_ceiling(reference_rates, reference_shares)
+        rx, ry = criterion.ratio_ceiling(reference_rates, reference_shares)
         traces.append(_scatter(x=rx, y=ry, mode="lines", name=reference_name,
                                line=dict(color="#7f7f7f", dash="dot", width=1.5),
                                hovertemplate="ratio %{x:.3f}<br>ceiling %{y:.4f}<extra></extra>"))

@@ -22,7 +22,7 @@ import plotly.graph_objects as go
 from ..evaluation.intervals import interval_over_splits
 from ..evaluation.metric_table import EVAL, INTERVAL_BOUNDS, POP, TRAIN, column_of
 from ..evaluation.metrics import format_mean_std
-from ..targeting.criteria import DEFAULT, criterion_info
+from ..targeting.criteria import DP, Criterion
 from .plot_style import GRID, LAYOUT, TEXT, figure, label_styles, marker, run_numbers, scatter, text_font
 
 TARGET_LINE_NAME = "each group's target"
@@ -130,7 +130,7 @@ def _points(df: pd.DataFrame, groups: list[int], metric: str, where: str) -> pd.
     return pts
 
 
-def target_view(results: pd.DataFrame, criterion: str = DEFAULT, *, population: bool = True, group_names=None,
+def target_view(results: pd.DataFrame, criterion: Criterion = DP, *, population: bool = True, group_names=None,
                 highlight_target=None, title: str | None = None) -> go.Figure:
     """Each group's rate (x) for each model and run (one row each, grouped by group) against that group's
     target (a vertical line), with the signed gap (rate - target, e.g. ``-0.142``) written beside the
@@ -141,8 +141,7 @@ def target_view(results: pd.DataFrame, criterion: str = DEFAULT, *, population: 
     where they are missing: see :func:`target_view_note`). ``population``: the population's rates
     (``pop_<rate>_<g>``, ``pop_gap_<g>``); otherwise the evaluation rows' (``<rate>_<g>``, ``bal_gap_<g>``).
     All text from the data (labels, group names) is escaped, since Plotly reads a little HTML."""
-    crit = criterion_info(criterion)
-    what = crit.rate_name
+    what = criterion.rate_name
     repeats = 1
     note = target_view_note(results)
     base = title or f"{what.capitalize()} of each group against its target"
@@ -154,7 +153,7 @@ def target_view(results: pd.DataFrame, criterion: str = DEFAULT, *, population: 
     if "target_rate" not in df.columns:
         df["target_rate"] = np.nan
     groups = _groups(df)
-    pts = _points(_pick_targets(df, highlight_target), groups, crit.rate, POP if population else EVAL)
+    pts = _points(_pick_targets(df, highlight_target), groups, criterion.rate, POP if population else EVAL)
     if pts.empty:
         return _message(base, what, "These results carry no per-group rates to draw.")
     repeats = int(pts["repeats"].max())

@@ -9,8 +9,7 @@ import pandas as pd
 
 from ..evaluation.metric_table import EVAL, POP, column_of, groups_in, metric_of, table_columns, unprefixed
 from ..evaluation.metrics import format_mean_std, summarize
-from ..targeting.criteria import DEFAULT, DP
-from ..targeting.target_spec import criterion_info
+from ..targeting.criteria import DP, Criterion
 from .plot_style import RUN
 from .plots_target import worst_gaps
 
@@ -62,13 +61,12 @@ def n_groups_of(df: pd.DataFrame) -> int:
     return groups_in(df.columns)
 
 
-def result_columns(criterion, n_groups: int, group_names=None) -> list[tuple[str, str]]:
+def result_columns(criterion: Criterion, n_groups: int, group_names=None) -> list[tuple[str, str]]:
     """The results columns in reading order, ``(column, header)``: accuracy, then the criterion's own
     per-group rates and ratio, then the other rates (one order for every table, the report's too). A
     per-group column is headed with its group's name where ``group_names`` are given (``PR (Female)``),
     else with its number (``PR s=0``)."""
-    crit = criterion_info(criterion)
-    return table_columns(crit.rate, crit.other_rate, n_groups, group_names)  # names and headers from the one table
+    return table_columns(criterion, n_groups, group_names)  # names and headers from the one table
 
 
 def _is_group_rate(column: str) -> bool:
@@ -76,7 +74,7 @@ def _is_group_rate(column: str) -> bool:
     return hit is not None and hit[0].name == DP.rate and hit[2] is not None  # a group's positive rate
 
 
-def results_table(summary_or_results, criterion: str = DEFAULT, population: bool = False,
+def results_table(summary_or_results, criterion: Criterion = DP, population: bool = False,
                   group_names=None, rate_name: str | None = None) -> pd.DataFrame:
     """A readable table: one row per model and target with ``mean ± std`` text columns (the mean alone
     for a single repeat; ``n/a`` for an empty ratio), on the evaluation rows or, with ``population``,
@@ -92,7 +90,7 @@ def results_table(summary_or_results, criterion: str = DEFAULT, population: bool
     if df.empty:
         return pd.DataFrame()
     # (the evaluation rows of a criterion the paper does not judge on the balanced set are the population)
-    worst = worst_gaps(summary_or_results, population or not criterion_info(criterion).balanced_eval)
+    worst = worst_gaps(summary_or_results, population or not criterion.balanced_eval)
     if population:
         df = population_view(df)
     heads = result_columns(criterion, n_groups_of(df), group_names)

@@ -32,7 +32,7 @@ from ..evaluation.calibration import calibration_errors, calibration_intervals
 from ..evaluation.intervals import wilson_interval
 from ..evaluation.metric_table import EVAL, INTERVAL_BOUNDS, POP, TRAIN, column_of, share
 from ..evaluation.metrics import group_metrics
-from ..targeting.target_spec import criterion_info
+from ..targeting.criteria import Criterion
 from .safe_csv import results_csv
 
 NOT_PLACED = -1  # a row whose group (or label) the new table does not say
@@ -177,7 +177,7 @@ def _gap(rate: float, target: float) -> float:
     return rate - target if np.isfinite(rate) and np.isfinite(target) else float("nan")
 
 
-def rates_per_group(decided, groups, labels, group_names, targets, criterion: str, scores=None) -> pd.DataFrame:
+def rates_per_group(decided, groups, labels, group_names, targets, criterion: Criterion, scores=None) -> pd.DataFrame:
     """One row per group: its rows, positive decisions, positive rate, its target and the gap (the criterion's
     rate minus the target), and where ``labels`` is given its labelled rows, TPR, FPR, FNR and accuracy
     (NaN where a group has no row to measure a rate on), and with ``scores`` (the model's probabilities) its
@@ -185,7 +185,7 @@ def rates_per_group(decided, groups, labels, group_names, targets, criterion: st
     group's target (NaN: none)."""
     p = np.asarray(decided).astype(int)
     s = np.asarray(groups).astype(int)
-    on_positives = criterion_info(criterion).positives_only  # its rate is a TPR: measured on labelled rows
+    on_positives = criterion.positives_only  # its rate is a TPR: measured on labelled rows
     labelled = None if labels is None else (np.asarray(labels).astype(int) != NOT_PLACED) & (s != NOT_PLACED)
     measured = {}
     if labelled is not None and labelled.any():
@@ -256,12 +256,10 @@ def shown_rates(rates: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def rates_sentence(rates: pd.DataFrame, criterion: str) -> str:
+def rates_sentence(rates: pd.DataFrame, criterion: Criterion) -> str:
     """Each group's rate against its target in one line: ``Female: positive rate 0.412 against target 0.400
     (+0.012), 1,210 rows``; a criterion on the true positive rate says that one against the target beside the
     positive rate (where the table has labels); "n/a" where a group has no row to measure on."""
-    crit = criterion_info(criterion)
-
     def number(v) -> str:
         return f"{v:.3f}" if np.isfinite(v) else "n/a"
 
@@ -272,10 +270,10 @@ def rates_sentence(rates: pd.DataFrame, criterion: str) -> str:
         ci = (f" (95% interval {r['positive rate lo']:.3f} to {r['positive rate hi']:.3f})"
               if "positive rate lo" in r and np.isfinite(r["positive rate lo"]) else "")
         said = f"{r['group']}: positive rate {number(r['positive rate'])}{ci}"
-        if not crit.positives_only:
+        if not criterion.positives_only:
             said += against
         elif "TPR" in rates.columns:
-            said += f", {crit.rate_name} {number(r['TPR'])}{against}"
+            said += f", {criterion.rate_name} {number(r['TPR'])}{against}"
         parts.append(said + f", {r['rows']:,} rows")
     return "; ".join(parts)
 
@@ -305,7 +303,7 @@ class Audit:
     labelled: bool = False
 
 
-def audit_table(model, df: pd.DataFrame, targets, criterion: str) -> Audit:
+def audit_table(model, df: pd.DataFrame, targets, criterion: Criterion) -> Audit:
     """``df`` scored by ``model`` (:func:`score_table`; a refusal raises) and its decisions per group against
     ``targets`` (each group's target, the run's), with the error rates where the table has the label column."""
     scored = score_table(model, df)

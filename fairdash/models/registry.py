@@ -17,7 +17,7 @@ import importlib
 from dataclasses import dataclass
 
 from ..errors import FairDashError
-from ..targeting.criteria import CRITERIA, DP, EO
+from ..targeting.criteria import CRITERIA, DP, EO, Criterion
 from ..targeting.target_spec import TargetSpec, criterion_info
 
 
@@ -53,9 +53,9 @@ class ModelInfo:
         module, cls = self.target.split(":")
         return getattr(importlib.import_module(f"fairdash.models.{module}"), cls)
 
-    def serves(self, criterion: str) -> bool:
+    def serves(self, criterion: Criterion) -> bool:
         """Plain models (no fairness machinery) serve every comparison as a reference."""
-        return not self.criteria or criterion in self.criteria
+        return not self.criteria or criterion.name in self.criteria
 
     def serves_words(self) -> str:
         """Which criteria the model serves, in words (a plain model is the reference for every one)."""
@@ -63,11 +63,11 @@ class ModelInfo:
             return "plain model (reference for every criterion)"
         return "serves " + " and ".join(criterion_info(c).words for c in self.criteria)
 
-    def choice_words(self, criterion: str) -> str:
+    def choice_words(self, criterion: Criterion) -> str:
         """The model in a list of models to train for ``criterion``: its label, what it serves, and a warning
         where it was made for another criterion."""
         return (f"{self.label}: {self.serves_words()}"
-                + ("" if self.serves(criterion) else f" (NOT {criterion_info(criterion).words})"))
+                + ("" if self.serves(criterion) else f" (NOT {criterion.words})"))
 
 
 MODELS: dict[str, ModelInfo] = {

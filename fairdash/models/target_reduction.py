@@ -205,7 +205,7 @@ class TargetReduction(I.BinaryClassifierMixin, ClassifierMixin, Estimator):
 
     def _moment(self) -> TargetRateMoment:
         groups = dict(enumerate(self.targets_.tolist()))
-        return TargetRateMoment(targets=groups, criterion=self._spec().criterion, tolerance=self.tolerance)
+        return TargetRateMoment(targets=groups, criterion=self._spec().criterion_info, tolerance=self.tolerance)
 
     def _fit(self, X, y, s, strata=None):
         spec = self._spec()  # refuses a conditional target in words, before the data are looked at

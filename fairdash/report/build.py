@@ -19,7 +19,7 @@ from ..evaluation.metrics import summarize
 from ..files.run_spec import RunSpec
 from ..models.registry import MODELS
 from ..progress import utc_now
-from ..targeting.criteria import DEFAULT, criterion_info
+from ..targeting.criteria import DEFAULT, Criterion, criterion_info
 from ..targeting.decision import positive_scores
 from . import content
 from .figures import figure_html, make_figures, plotly_js
@@ -62,7 +62,7 @@ def _reported_rows(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict | None = None,
-                 command: str | None = None, criterion: str | None = None, seeds=None,
+                 command: str | None = None, criterion: Criterion | None = None, seeds=None,
                  data_fingerprint: str | None = None, versions: dict | None = None, config: dict | None = None,
                  eval_rates=None, title: str | None = None, created: str | None = None,
                  population_rates=None, calibration=None) -> str:
@@ -76,9 +76,9 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     """
     results = _reported_rows(results)
     desc = dict(task_description or {})
-    criterion = criterion or (str(results["criterion"].dropna().iloc[0]) if "criterion" in results.columns
-                              and results["criterion"].notna().any() else DEFAULT)
-    criterion = criterion_info(criterion).name  # an unknown name is a clear FairDashError
+    if criterion is None:  # the results' own, by the name their criterion column holds
+        criterion = criterion_info(str(results["criterion"].dropna().iloc[0]) if "criterion" in results.columns
+                                   and results["criterion"].notna().any() else DEFAULT)  # unknown: a FairDashError
     seeds = list(seeds) if seeds is not None else (sorted(map(int, results["seed"].dropna().unique()))
                                                     if "seed" in results.columns else [])
     group_names = desc.get("group_names") or ([readout["groups"][k] for k in sorted(readout["groups"], key=int)]
@@ -96,7 +96,7 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     template, css = _template()
     return template.render(
         csp=CSP, css=css, plotly_js=plotly_js(), title=title, created=_readable_time(created),
-        criterion_words=criterion_info(criterion).words,
+        criterion_words=criterion.words,
         sections=[content.section_data(desc), content.section_choices(readout, criterion, results, seeds),
                   content.section_readout(desc, readout, results),
                   content.section_results(summary, criterion, group_names, results, desc.get("s_column") or "s",
@@ -107,7 +107,7 @@ def build_report(results: pd.DataFrame, *, task_description: dict, readout: dict
     ) + "\n"
 
 
-def eval_rates_for(task, criterion: str, seed: int = 0):
+def eval_rates_for(task, criterion: Criterion, seed: int = 0):
     """Base rates and group shares of the evaluation rows (see :func:`fairdash.analysis.rates.evaluation_rates`)."""
 
     return evaluation_rates(task, criterion, seed)
@@ -143,7 +143,7 @@ def calibration_of(run) -> tuple | None:
 def _report_for_task(results: pd.DataFrame, run_spec, task, desc: dict, calibration=None) -> str:
     seeds = list(run_spec.seeds)
     seed0 = seeds[0] if seeds else 0
-    criterion = run_spec.target.criterion
+    criterion = run_spec.target.criterion_info
     readout = rates_readout(task, readout_target(run_spec.target, results, task, seed0), seed=seed0)
     return build_report(results, task_description=desc, readout=readout, command=run_spec.command,
                         criterion=criterion, seeds=seeds, config=run_spec.to_dict(),
@@ -202,7 +202,7 @@ def build_report_from_sweep(results: pd.DataFrame, config) -> str:
         desc = {"dataset": str(run.data or run.paper or "unknown"), "group_names": list(run.group_names),
                 "warnings": [f"The data could not be read again ({e}); the readouts below are missing."]}
         return build_report(results, task_description=desc, readout=None, command=run.command,
-                            criterion=run.target.criterion, seeds=list(run.seeds), config=run.to_dict())
+                            criterion=run.target.criterion_info, seeds=list(run.seeds), config=run.to_dict())
     source = data.paper_setup(run.paper).sample if run.paper else str(run.data)
     sample = data.SAMPLES.get(source)
     desc = content.describe_task(task, dataset=sample.title if sample else source,

@@ -18,8 +18,8 @@ from ..evaluation.metrics import confusion_frame, error_rates_frame, format_mean
 from ..evaluation.who_pays.table import who_pays_frame, who_pays_tables
 from ..evaluation.who_pays.words import who_pays_sentences
 from ..models.registry import MODELS
+from ..targeting.criteria import Criterion
 from ..targeting.decision import PAPER_RULE, RULES
-from ..targeting.target_spec import criterion_info
 from ..targeting.targets import disadvantaged_group
 from .blocks import bullets, code, defs, heading, para, table
 
@@ -160,8 +160,8 @@ def section_data(desc: dict) -> dict:
     return {"title": "1. The data and its groups", "blocks": blocks}
 
 
-def section_choices(readout: dict | None, criterion: str, results: pd.DataFrame, seeds) -> dict:
-    crit = criterion_info(criterion).measured_words
+def section_choices(readout: dict | None, criterion: Criterion, results: pd.DataFrame, seeds) -> dict:
+    crit = criterion.measured_words
     models = list(dict.fromkeys(results["model"].astype(str))) if "model" in results.columns else []
     labels = [MODELS[m].label if m in MODELS else m for m in models]
     targets = sorted({float(t) for t in results.get("target_rate", pd.Series(dtype=float)).dropna()})
@@ -263,7 +263,7 @@ def _ceiling_blocks(results: pd.DataFrame, t, group_names=None) -> list:
                  "0.03) is not said to be within it.", cls="note")]
 
 
-def _results_table(summary: pd.DataFrame, criterion: str, prefix: str) -> dict:
+def _results_table(summary: pd.DataFrame, criterion: Criterion, prefix: str) -> dict:
     from ..figures.results_table import n_groups_of, result_columns  # lazy: heavy, defers pandas
 
     cols = [(prefix + k, h) for k, h in result_columns(criterion, n_groups_of(summary))]
@@ -325,17 +325,17 @@ def error_rates_table(summary: pd.DataFrame, group_names, prefix: str = POP_PREF
     return table(list(frame.columns), frame.values.tolist(), num_cols=range(2, frame.shape[1]))
 
 
-def section_results(summary: pd.DataFrame, criterion: str, group_names, results: pd.DataFrame,
+def section_results(summary: pd.DataFrame, criterion: Criterion, group_names, results: pd.DataFrame,
                     s_name: str = "s", favourable: bool = True, words: dict | None = None) -> dict:
     groups_text = ", ".join(f"s={j} is {g}" for j, g in enumerate(map(str, group_names))) or "s=0 and s=1"
-    eval_set = criterion_info(criterion).eval_set + " set"
+    eval_set = criterion.eval_set + " set"
     if "eval_set" in results.columns and results["eval_set"].notna().any():
         e = str(results["eval_set"].dropna().iloc[0])
         eval_set = e if e.endswith("set") else e + " set"
     blocks = [para("Mean ± standard deviation over repeats. PR = positive rate P(ŷ=1|s), TPR = true positive rate; "
                    f"ratios are the smallest group value over the largest (1 is fair). {groups_text}. Models in bold "
                    "are trained towards the target.")]
-    if any(c.startswith(POP_PREFIX) for c in summary.columns) and criterion_info(criterion).balanced_eval:
+    if any(c.startswith(POP_PREFIX) for c in summary.columns) and criterion.balanced_eval:
         blocks += [heading("On the population the model will meet (the ordinary test set)"),
                    para("The held-out rows as they come, distributed like the data the model will score. Worst gap = "
                         "the largest |group rate − its target| over the groups, with that group's name: the group that "
@@ -411,21 +411,21 @@ def repro_blocks(command, seeds, fingerprint, versions, results, config, created
 # --------------------------------------------------------------------------------------------------
 # Section 6
 # --------------------------------------------------------------------------------------------------
-def plain_summary(summary: pd.DataFrame, criterion: str, readout: dict | None, desc: dict) -> list[str]:
+def plain_summary(summary: pd.DataFrame, criterion: Criterion, readout: dict | None, desc: dict) -> list[str]:
     """Plain-language sentences about the trade-off, from the summary table (no HTML): on the population
     the model will meet first, with the group that misses its target most, then on the paper's
     evaluation rows, each named."""
-    key = criterion_info(criterion).ratio
-    what = criterion_info(criterion).ratio_plain
+    key = criterion.ratio
+    what = criterion.ratio_plain
     if summary.empty or f"{key}_mean" not in summary.columns:
         return ["There are no results to summarise."]
     s = summary.copy()
     s["_fair"] = [uses_target(m) for m in s["model"]]
     s["_label"] = s.get("label", s["model"]).astype(str)
     out = []
-    eval_set = criterion_info(criterion).eval_set + " set"
+    eval_set = criterion.eval_set + " set"
     sets = [(POP_PREFIX, "On the population the model will meet (the ordinary test set)")] \
-        if column_of(key, POP) + "_mean" in s.columns and criterion_info(criterion).balanced_eval else []
+        if column_of(key, POP) + "_mean" in s.columns and criterion.balanced_eval else []
     sets.append(("", f"On the paper's {eval_set}" if sets else f"On the {eval_set} (the population)"))
     for prefix, where in sets:
         out += [f"{where}:"] + _trade_off(s, prefix, key, what)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..evaluation.blindness import has_both_sides, land_words
-from ..targeting.target_spec import criterion_info
+from ..targeting.criteria import Criterion
 
 # A4 portrait, 14 mm margins: 182 mm of width = 688 CSS pixels. Figures are drawn at this width.
 FIG_WIDTH = 680
@@ -41,7 +41,7 @@ def _sized(fig):
     return fig
 
 
-def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, readout: dict | None,
+def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: Criterion, readout: dict | None,
                  group_names, eval_rates=None, population_rates=None, s_name: str = "s",
                  calibration=None) -> list[tuple[str, Any, str]]:
     """The report's figures as ``(title, figure, caption)``, each titled with what it was measured on:
@@ -51,9 +51,8 @@ def make_figures(results: pd.DataFrame, summary: pd.DataFrame, criterion: str, r
     from ..figures import plots  # lazy: heavy, defers plotly
 
     names = [esc(g) for g in group_names]
-    crit = criterion_info(criterion)
     target = None if not readout else readout.get("target_rate")
-    views = [(True, population_rates), (False, eval_rates)] if crit.balanced_eval else [(False, eval_rates)]
+    views = [(True, population_rates), (False, eval_rates)] if criterion.balanced_eval else [(False, eval_rates)]
     safe, figs = _escape_strings(summary), []
     for population, rates_shares in views:
         figs += _measured_figures(plots, results, safe, criterion, group_names, target,
@@ -86,12 +85,11 @@ def _rate_caption(what: str, group_names) -> str:
             "Points on the dashed diagonal treat both groups alike.")
 
 
-def _measured_figures(plots, results: pd.DataFrame, safe: pd.DataFrame, criterion: str, group_names, target,
+def _measured_figures(plots, results: pd.DataFrame, safe: pd.DataFrame, criterion: Criterion, group_names, target,
                       population: bool, rates_shares) -> list[tuple[str, Any, str]]:
     """The figures of one set of rows (the population or the balanced test set): the group rates, accuracy against
     fairness and (for results that carry per-group targets) the target view."""
-    crit = criterion_info(criterion)
-    metric, what = crit.rate, crit.rate_words
+    metric, what = criterion.rate, criterion.rate_words
     fn = {"pr": plots.pr_scatter, "tpr": plots.tpr_scatter}[metric]
     data = plots.population_view(safe) if population else safe
     where = plots.measured_on(results, population)
@@ -109,7 +107,7 @@ def _measured_figures(plots, results: pd.DataFrame, safe: pd.DataFrame, criterio
         t = f"Each group's {what[:-1]} against its target, on {where}"
         short = f"Each group's {what[:-1]} against its target<br><sup>on " \
                 f"{plots.measured_on(results, population, short=True)}</sup>"
-        figs.append((t, plots.target_view(results, criterion, population=population or not crit.balanced_eval,
+        figs.append((t, plots.target_view(results, criterion, population=population or not criterion.balanced_eval,
                                           group_names=group_names, highlight_target=target, title=short),
                      f"Each point is one model's {what[:-1]} for one group (mean over repeats); the dashed line "
                      "is that group's target, and the number beside the point is the gap, rate minus target "

@@ -3,10 +3,12 @@
 ceiling over it, the rows the paper's protocol evaluates it on, its fairlearn constraint, and its words.
 
 The one module where a criterion's rate is written as ``"pr"`` or ``"tpr"``, and no module compares a rate's name with
-them (``tests/test_structure.py``): what depends on the rate is a field of each :class:`Criterion` (its words, the
-other rate, Theorem 2's ceiling), and other modules ask the criterion (``criterion_info(name)``, or
-``criterion_of_rate(rate)`` where they hold a rate's name, e.g. ``RateTargets.rate``). And the one module that
-writes a criterion's name (besides the CLI's parser; ``tests/test_literals.py``): others name it as ``DP.name``,
+them (``tests/test_structure.py``): what depends on the rate is a field of each :class:`Criterion` (its words, the other
+rate, Theorem 2's ceiling), and other modules ask the criterion. Inside the library a function takes the
+:class:`Criterion` itself; a name is looked up once, where it comes in (``criterion_info(name)``: the command line's
+options, a page's widget or session, a results, configuration or model file, an estimator's ``criterion=``; or
+``criterion_of_rate(rate)`` where a results row holds a rate's name; ``tests/test_structure.py``). And the one module
+that writes a criterion's name (besides the CLI's parser; ``tests/test_literals.py``): others name it as ``DP.name``,
 ``EO.name``, ``DEFAULT`` (the criterion asked for where none is named), ``CRITERIA`` (all, in order) or a Target page
 mode of ``MODES``; the names themselves (``dp``, ``eo``) stay what results files, JSON and model files hold.
 """
@@ -60,7 +62,7 @@ class Criterion:
 
     name: str  # "dp" | "eo"
     words: str
-    rate: str  # the per-group rate it compares: "pr" or "tpr" (columns pr_0, pr_1, ...)
+    rate: str  # the per-group rate it compares, by the name results columns and files hold: "pr" or "tpr" (pr_0...)
     rate_words: str
     balanced_eval: bool  # the paper evaluates parity on the balanced test set, opportunity on the test set
     measured_words: str = ""  # what it asks and where it is measured, for the report's choices
@@ -70,7 +72,7 @@ class Criterion:
     positives_only: bool = False  # fairlearn's "event": its rate is measured on the rows with a positive label
     fairlearn: str = ""  # its constraint in fairlearn.reductions (Agarwal et al.'s reduction)
     fairlearn_threshold: str = ""  # its constraint's name in fairlearn's ThresholdOptimizer (post-processing)
-    other_rate: str = ""  # the other criterion's rate (shown beside its own)
+    other_rate: str = ""  # the other criterion's rate, by its columns' name (shown beside its own)
     rate_name: str = ""  # its per-group rate in words (singular): "positive rate", "true positive rate"
     ratio_words: str = ""  # its ratio as an axis or a column says it
     ceiling_name: str = ""  # the name of Theorem 2's ceiling over its ratio, in a figure's legend

@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import FairDashError
-from .criteria import criterion_of_rate
+from .criteria import DP, Criterion
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
@@ -395,11 +395,11 @@ def _groups(s, n: int, rule: DecisionRule) -> np.ndarray:
 
 
 def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
-                 criterion_rate: str = "pr", seed: int = 0) -> FittedDecision:
+                 criterion: Criterion = DP, seed: int = 0) -> FittedDecision:
     """Choose the cuts of ``rule`` on the training rows ``X`` (labels ``y``, groups ``s``).
 
-    ``group_targets`` are the groups' targets for the criterion's rate (``criterion_rate`` ``"pr"``:
-    positive rates; ``"tpr"``: true positive rates, counted among each group's positives); ``overall``
+    ``group_targets`` are the groups' targets for the ``criterion``'s rate (demographic parity: positive rates;
+    equality of opportunity: true positive rates, counted among each group's positives); ``overall``
     is the overall target positive rate (``TargetSpec.rate_targets``), which ``overall-rate`` cuts at. A
     model that decides by its own rule (post-processing) keeps it. A block of tied scores at a cut is
     split by each row's draw (:func:`row_draws` with ``seed``; :func:`cut_with_ties`), so that the rule meets its
@@ -415,11 +415,11 @@ def fit_decision(rule: str, estimator, X, y, s, group_targets, overall: float,
     y = np.asarray(y).astype(int).ravel()
     s = np.asarray(s).astype(int).ravel()
     cuts, ties = [], []
-    crit = criterion_of_rate(criterion_rate)
     for g, t in enumerate(np.asarray(group_targets, dtype=float)):
-        rows = (s == g) & crit.rows(y)
+        rows = (s == g) & criterion.rows(y)
         if not rows.any():
-            raise FairDashError(f"Group {g} has no training rows{crit.rows_words} to choose its decision threshold on.")
+            raise FairDashError(f"Group {g} has no training rows{criterion.rows_words} to choose its decision "
+                                "threshold on.")
         cut, tie = cut_with_ties(scores[rows], t, _tied_draws(X, scores, seed, rows))
         cuts.append(cut)
         ties.append(tie)
@@ -458,7 +458,7 @@ class Reached:
 
 
 def check_reached(decision: FittedDecision, estimator, X, y, s, group_targets, overall: float,
-                  criterion_rate: str = "pr", group_names=None) -> Reached:
+                  criterion: Criterion = DP, group_names=None) -> Reached:
     """Check on the training rows whether ``decision`` reached what it aims at (``overall-rate``: the overall
     target rate; ``group-rates``: each group's target), within :data:`REACH_TOLERANCE` or the smallest step
     the rows allow (one row of the group), and say why not: the group's scores take one value, it has too
@@ -470,12 +470,11 @@ def check_reached(decision: FittedDecision, estimator, X, y, s, group_targets, o
     s = np.asarray(s).astype(int).ravel()
     pred = decision.decide(estimator, X, s if decision.needs_s else None)
     scores = np.asarray(estimator.predict_proba(X))[:, 1]
-    crit = criterion_of_rate(criterion_rate)
     if rule.cuts is Cuts.OVERALL:
         checks = [("everyone", np.ones(len(pred), dtype=bool), float(overall), "positive rate")]
     else:
         checks = [(str(group_names[g]) if group_names is not None and g < len(group_names) else f"group {g}",
-                   (s == g) & crit.rows(y), float(t), crit.rate_name)
+                   (s == g) & criterion.rows(y), float(t), criterion.rate_name)
                   for g, t in enumerate(np.asarray(group_targets, dtype=float))]
     misses = []
     for name, rows, target, words in checks:

@@ -32,7 +32,7 @@ from . import targets as T
 from .conditional import ConditionalTables, conditional_transition_tables
 
 # (the criteria's names are re-exported: a TargetSpec's callers read them here)
-from .criteria import CRITERIA, CRITERIA_INFO, CRITERION_NAMES, DEFAULT, EO, Criterion, criterion_info  # noqa: F401
+from .criteria import CRITERIA, CRITERIA_INFO, CRITERION_NAMES, DEFAULT, DP, EO, Criterion, criterion_info  # noqa: F401
 from .decision import PAPER_RULE, check_rule, check_with_strata, rule_info
 
 # Explicit targets' defaults (docs/METHOD.md: keep every positive; TNR_t is the user's dial). The one
@@ -43,14 +43,19 @@ DEFAULT_TNR_TARGET = 0.8
 @dataclass(frozen=True)
 class RateTargets:
     """What a target asks of decisions, resolved on the training split: each group's target for the
-    criterion's ``rate`` (``"pr"`` or ``"tpr"``), the overall target positive rate, and with a legitimate
-    factor each (stratum, group) cell's target positive rate (``cells``, shape (K, G))."""
+    ``criterion``'s rate (its :attr:`rate`, ``"pr"`` or ``"tpr"``), the overall target positive rate, and with a
+    legitimate factor each (stratum, group) cell's target positive rate (``cells``, shape (K, G))."""
 
     group: np.ndarray
     overall: float
-    rate: str = "pr"
+    criterion: Criterion = DP
     cells: np.ndarray | None = None
     other: np.ndarray | None = None  # explicit TPR/TNR targets: each group's TNR target, reported beside the TPR
+
+    @property
+    def rate(self) -> str:
+        """The name of the rate the group targets are of (``"pr"``, ``"tpr"``): its results columns' name."""
+        return self.criterion.rate
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,7 @@ class ResolvedTarget:
     (``rate``; ``None`` where no single rate was used) and each group's target on the training split
     (``goal``; ``None`` where none resolves)."""
 
-    criterion: str = DEFAULT
+    criterion: Criterion = DP
     spec: "TargetSpec | None" = None
     rate: float | None = None
     goal: RateTargets | None = None
@@ -70,6 +75,8 @@ class ResolvedTarget:
 class TargetSpec:
     """A validated target request. Build it with :func:`make_target_spec` (or :meth:`from_dict`)."""
 
+    # the criterion's name, as the configuration, the session and the model file hold it (to_dict); the
+    # Criterion itself is :attr:`criterion_info`
     criterion: str = DEFAULT
     target_rate: float | None = None
     preset: str | None = "avg"
@@ -143,7 +150,7 @@ class TargetSpec:
 
     def conditional_tables(self, y, s, strata_codes, strata_names=None, n_groups=None) -> ConditionalTables:
         """One table per stratum (conditional demographic parity)."""
-        if self.explicit or not criterion_info(self.criterion).supports_strata:
+        if self.explicit or not self.criterion_info.supports_strata:
             raise FairDashError("Conditional parity (a legitimate factor) is a demographic-parity target; "
                                 "it cannot be combined with equality of opportunity.")
         rate = self.target_rate if self.target_rate is not None else self.preset
@@ -160,26 +167,31 @@ class TargetSpec:
         y = np.asarray(y).astype(int)
         s = np.asarray(s).astype(int)
         G = int(n_groups or (s.max() + 1))
-        rate = criterion_info(self.criterion).rate
+        crit = self.criterion_info
         if self.conditional and strata is not None:
             tables = self.conditional_tables(y, s, strata, n_groups=G)
             cells = np.asarray(tables.cell_counts, dtype=float)  # (K, G)
             rates = np.array([tb.target_rates for tb in tables.tables])  # (K, G)
             with np.errstate(invalid="ignore", divide="ignore"):
                 group = (cells * rates).sum(axis=0) / cells.sum(axis=0)
-            return RateTargets(group, float((cells * rates).sum() / cells.sum()), rate, rates)
+            return RateTargets(group, float((cells * rates).sum() / cells.sum()), crit, rates)
         table = self.table(T.base_rates(y, s, G), T.group_shares(s, G))
-        positives = criterion_info(self.criterion).positives_only  # a rate of the positive rows: the TPR
+        positives = crit.positives_only  # a rate of the positive rows: the TPR
         per_group = table.p_ybar1_given_y[:, 1] if positives else table.target_rates
         if positives:  # one common TPR for every group: equality of opportunity equalises
             per_group = np.full(G, common_tpr(per_group, y, s, G))
         other = np.full(G, float(self.tnr_target)) if self.explicit else None
         return RateTargets(np.asarray(per_group, dtype=float), float(np.dot(table.target_rates, table.group_shares)),
-                           rate, None, other)
+                           crit, None, other)
 
     @property
     def decision_rule(self):
         return rule_info(self.decision)
+
+    @property
+    def criterion_info(self) -> Criterion:
+        """The :class:`~fairdash.targeting.criteria.Criterion` this target is for (its ``criterion`` is the name)."""
+        return criterion_info(self.criterion)
 
     def stratum_rates_dict(self) -> dict | None:
         return None if self.stratum_target_rates is None else {int(k): float(v) for k, v in self.stratum_target_rates}
@@ -276,6 +288,8 @@ def make_target_spec(criterion: str | None = DEFAULT, target_rate=None, delta=1.
                      decision: str | None = PAPER_RULE, chosen_rate=None) -> TargetSpec:
     """Build and validate the target request: the one place where criterion and targets are resolved.
 
+    ``criterion`` is a criterion's name as the command line, a page's widget or a file gives it (``None``:
+    ``criteria.DEFAULT``); the request keeps the name (:attr:`TargetSpec.criterion_info` is the criterion).
     ``target_rate`` is a number in (0, 1), a preset name (``"min"``, ``"avg"``, ``"max"``) or ``None``
     (``preset``, default ``"avg"``). Explicit ``tpr_target``/``tnr_target`` need equality of opportunity (``EO``); a
     missing one is :data:`DEFAULT_TPR_TARGET` / :data:`DEFAULT_TNR_TARGET`; they exclude ``PR_t``, ``delta != 1`` and
@@ -289,7 +303,7 @@ def make_target_spec(criterion: str | None = DEFAULT, target_rate=None, delta=1.
 
     decision = check_rule(decision)
     check_with_strata(decision, strata_column)
-    criterion = criterion_info(DEFAULT if criterion is None else str(criterion).strip().lower()).name
+    crit = criterion_info(DEFAULT if criterion is None else str(criterion).strip().lower())
     delta = T.check_delta(_number(delta, "keep-rate delta"))
     strata_column = (str(strata_column) if strata_column not in (None, "") else None)
     rate_given = target_rate is not None or preset not in (None, "avg")  # anything but the default
@@ -310,28 +324,28 @@ def make_target_spec(criterion: str | None = DEFAULT, target_rate=None, delta=1.
 
     chosen = _chosen(chosen_rate)
     if tpr_target is not None or tnr_target is not None:
-        spec = _explicit_target(criterion, tpr_target, tnr_target, rate_given or bool(rates), delta, strata_column,
+        spec = _explicit_target(crit, tpr_target, tnr_target, rate_given or bool(rates), delta, strata_column,
                                 decision)
         return replace(spec, chosen_rate=chosen)
 
-    if strata_column is not None and not criterion_info(criterion).supports_strata:
+    if strata_column is not None and not crit.supports_strata:
         raise FairDashError("A legitimate factor (conditional parity) is a demographic-parity target; it cannot be "
                             "combined with equality of opportunity.")
     if target_rate is not None:
         target_rate = float(T.check_target_rate(_number(target_rate, "target positive rate")))
-        return TargetSpec(criterion=criterion, target_rate=target_rate, preset=None, delta=delta,
+        return TargetSpec(criterion=crit.name, target_rate=target_rate, preset=None, delta=delta,
                           strata_column=strata_column, stratum_target_rates=rates, decision=decision,
                           chosen_rate=target_rate)
-    return TargetSpec(criterion=criterion, target_rate=None, preset=preset or "avg", delta=delta,
+    return TargetSpec(criterion=crit.name, target_rate=None, preset=preset or "avg", delta=delta,
                       strata_column=strata_column, stratum_target_rates=rates, decision=decision, chosen_rate=chosen)
 
 
-def _explicit_target(criterion: str, tpr_target, tnr_target, rate_given: bool, delta: float, strata_column,
+def _explicit_target(criterion: Criterion, tpr_target, tnr_target, rate_given: bool, delta: float, strata_column,
                      decision: str) -> TargetSpec:
     """:func:`make_target_spec` with explicit TPR/TNR targets: equality of opportunity only, no ``PR_t`` (nor
     ``rate_given``: a rate, a preset or strata's rates), no ``delta`` and no strata beside them; ``TPR_t + TNR_t``
     over 1."""
-    if not criterion_info(criterion).positives_only:  # explicit TPR/TNR targets: a criterion judged by TPRs
+    if not criterion.positives_only:  # explicit TPR/TNR targets: a criterion judged by TPRs
         raise FairDashError(f"Explicit TPR/TNR targets belong to equality of opportunity: choose criterion "
                             f"{EO.name!r} ({EO.words}), or give a target positive rate instead.")
     if rate_given:

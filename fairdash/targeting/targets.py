@@ -322,7 +322,7 @@ class TransitionTable:
     d: np.ndarray  # (G, 2) indexed [s, ybar]: P(y=1 | ybar, s)
     t: np.ndarray  # Theorem 1's t_s
     accuracy_ceiling: float  # Theorem 2 at the target rates; explicit TPR/TNR targets: the accuracy at them
-    criterion: str = DEFAULT
+    criterion: str = DEFAULT  # its criterion's name, as a model file's state and ``rates --json`` hold it
     delta: float = 1.0
     group_names: tuple = field(default=())
 

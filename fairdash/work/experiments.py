@@ -27,8 +27,9 @@ from ..evaluation.who_pays.table import add_who_pays_columns
 from ..files.scoring import training_schema
 from ..models.registry import model_info
 from ..progress import as_progress, counted_progress, scaled_progress
+from ..targeting.criteria import EO, Criterion
 from ..targeting.decision import check_rule, predicts_with_s, rule_info
-from ..targeting.target_spec import TargetSpec, criterion_info
+from ..targeting.target_spec import TargetSpec
 from .fit_cache import FitCache
 from .fitting import Fit, TrainedModel, device_label, fit_on_arrays, requested_target, target_of
 from .measure import scored
@@ -64,7 +65,7 @@ def fit_model(task: Task, name: str, *, target: TargetSpec | None = None, seed: 
     arrays = arrays or split_arrays(task, seed)
     f = fit_on_arrays(name, arrays, spec, seed=seed, device=device, options=options, cache=cache, progress=progress,
                       group_names=task.group_names)
-    metrics = scored(f, arrays, spec.criterion, cache, task.group_names)
+    metrics = scored(f, arrays, spec.criterion_info, cache, task.group_names)
     return TrainedModel(name, f.est, arrays.preprocessor, task.spec, task.features, task.categorical_features,
                         task.group_names, task.label_names, spec.criterion, f.t, seed, metrics, task.fingerprint,
                         f.seconds, device_label(f.est, device), f.target, f.fitted_at, f.decision,
@@ -112,14 +113,14 @@ def _fit_and_score(name, arrays, spec, seed, device, options, cache, progress, g
     without s needs of it: :func:`_side`)."""
     f = fit_on_arrays(name, arrays, spec, seed=seed, device=device, options=options, cache=cache, progress=progress,
                       group_names=group_names)
-    m = scored(f, arrays, spec.criterion, cache, group_names)
+    m = scored(f, arrays, spec.criterion_info, cache, group_names)
     row = _row(name, spec, seed, f, m, device, sees_s)
     if price:
-        f.side = _side(row, f, arrays, spec.criterion)
+        f.side = _side(row, f, arrays, spec.criterion_info)
     return row, f
 
 
-def _side(row, f: Fit, arrays, criterion: str) -> Side | None:
+def _side(row, f: Fit, arrays, criterion: Criterion) -> Side | None:
     """The fit as the price sees it (:class:`fairdash.evaluation.matched_price.Side`): a blind rule's rates on the
     training rows and decisions on the test rows, a with-s rule's estimator; ``None`` for a model that saw s or a
     fit with no target to land on."""
@@ -129,13 +130,12 @@ def _side(row, f: Fit, arrays, criterion: str) -> Side | None:
     t = row["target_rate"]
     if f.decision.needs_s or predicts_with_s(f.est):
         return Side(row["label"], row["seed"], t, True, estimator=None if predicts_with_s(f.est) else f.est)
-    rate = criterion_info(criterion).rate
     train = f.decision.decide(f.est, arrays.X_train)
-    rates, counts = group_rates(train, arrays.y_train, arrays.s_train, G, rate)
+    rates, counts = group_rates(train, arrays.y_train, arrays.s_train, G, criterion)
     tnr = ()
     # explicit TPR and TNR targets: landing means both (TNR: the negatives' "TPR" of 1 - p)
     if f.goal.other is not None:
-        rates_n, counts_n = group_rates(1 - np.asarray(train), 1 - np.asarray(arrays.y_train), arrays.s_train, G, "tpr")
+        rates_n, counts_n = group_rates(1 - np.asarray(train), 1 - np.asarray(arrays.y_train), arrays.s_train, G, EO)
         tnr = (tuple(rates_n), tuple(counts_n), tuple(f.goal.other))
     return Side(row["label"], row["seed"], t, False, tuple(rates), tuple(counts), tuple(f.goal.group),
                 np.asarray(f.decision.decide(f.est, arrays.X_test), dtype=np.int8), tnr=tnr,
@@ -162,14 +162,14 @@ class PlannedFit(NamedTuple):
     seed: int
 
 
-def serving_models(models, criterion: str, only_serving: bool = True) -> tuple[list, list]:
+def serving_models(models, criterion: Criterion, only_serving: bool = True) -> tuple[list, list]:
     """The models a job trains (each once, in order) and those it skips with the reason: a model made for
     another criterion is skipped when ``only_serving`` (else it runs and its rows say what it serves)."""
     kept, skipped = [], []
     for m in dict.fromkeys(models):
         info = model_info(m)
         if not info.serves(criterion) and only_serving:
-            skipped.append((m, f"{info.label} serves {'/'.join(info.criteria)} only, not '{criterion}'"))
+            skipped.append((m, f"{info.label} serves {'/'.join(info.criteria)} only, not '{criterion.name}'"))
         else:
             kept.append(m)
     return kept, skipped
@@ -260,7 +260,7 @@ def run_experiment(plan: ExperimentPlan, *, cache: FitCache | None = None, n_job
     core; a Dask cluster when FAIRDASH_DASK_ADDRESS or ``dask_address`` is set); ``progress`` hears of each."""
     spec = requested_target(plan.target, plan.task)
     progress = as_progress(progress)
-    models, skipped = serving_models(plan.models, spec.criterion, plan.only_serving)
+    models, skipped = serving_models(plan.models, spec.criterion_info, plan.only_serving)
     if not models:
         raise FairDashError("None of the chosen models serves this criterion.")
     jobs = plan_fits(models, spec, plan.target_rates, plan.seeds, plan.decisions)
@@ -334,8 +334,8 @@ def _finished(run: _Collected, spec: TargetSpec, cache, progress, price: bool) -
             results.loc[plain, c] = "" if c.endswith("_group") else np.nan
     if price and any(x.with_s for x in run.sides):
         progress(1.0, "Measuring the price of deciding without s")
-    results = priced(task, mark_moves(results, task.group_names), run.sides, spec.criterion, device=run.plan.device,
-                     cache=cache, arrays=run.arrays)
+    results = priced(task, mark_moves(results, task.group_names), run.sides, spec.criterion_info,
+                     device=run.plan.device, cache=cache, arrays=run.arrays)
     progress(1.0, "Done")
     majority = {seed: float(max(a.y_test.mean(), 1 - a.y_test.mean())) for seed, a in run.arrays.items()
                 if len(a.y_test)}
@@ -347,7 +347,7 @@ def _finished(run: _Collected, spec: TargetSpec, cache, progress, price: bool) -
                    + [c for c in results.columns if c not in RESULT_COLUMNS]]
 
 
-def priced(task: Task, results: pd.DataFrame, sides, criterion: str, *, device="auto", cache=None,
+def priced(task: Task, results: pd.DataFrame, sides, criterion: Criterion, *, device="auto", cache=None,
            arrays: dict | None = None) -> pd.DataFrame:
     """``results`` with each split's price of deciding without s (:mod:`fairdash.evaluation.matched_price`), measured
     from the fits' ``sides`` (one run's, or several runs' on the same task and splits together); unchanged where no
@@ -359,7 +359,7 @@ def priced(task: Task, results: pd.DataFrame, sides, criterion: str, *, device="
         if seed not in arrays:
             arrays[seed] = split_arrays(task, seed)
     G = int(max(max(a.s_train.max(), a.s_test.max()) for a in arrays.values())) + 1
-    prices = split_prices(sides, arrays, criterion_info(criterion).rate, G, device=device, cache=cache,
+    prices = split_prices(sides, arrays, criterion, G, device=device, cache=cache,
                           group_names=task.group_names)
     return add_who_pays_columns(add_price_columns(results, prices), prices)
 

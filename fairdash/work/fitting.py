@@ -21,7 +21,7 @@ from ..models.registry import make_model, model_info
 from ..progress import utc_now
 from ..targeting import targets
 from ..targeting.decision import FittedDecision, Reached, check_reached, fit_decision, predicts_with_s
-from ..targeting.target_spec import TargetSpec, criterion_info, make_target_spec
+from ..targeting.target_spec import TargetSpec, make_target_spec
 
 
 @dataclass
@@ -36,7 +36,7 @@ class TrainedModel(ScoresRawTables):
     categorical_features: tuple
     group_names: tuple
     label_names: tuple
-    criterion: str
+    criterion: str  # its criterion's name, as the model file holds it (files.export)
     target_rate: float | None
     seed: int
     metrics: dict = field(default_factory=dict)
@@ -113,12 +113,12 @@ def fit_on_arrays(name, arrays, spec: TargetSpec, *, seed, device, options, cach
     if goal is None and spec.decision_rule.aims_at_target:
         raise FairDashError(f"The {spec.decision} decision rule needs the target's rate for every group, and this "
                             "target has none on the training split.")
-    rate = criterion_info(spec.criterion).rate
+    crit = spec.criterion_info
     group, overall = (None, None) if goal is None else (goal.group, goal.overall)
-    decision = fit_decision(spec.decision, est, arrays.X_train, arrays.y_train, arrays.s_train, group, overall, rate,
+    decision = fit_decision(spec.decision, est, arrays.X_train, arrays.y_train, arrays.s_train, group, overall, crit,
                             seed=seed)
     reached = (Reached() if goal is None else
-               check_reached(decision, est, arrays.X_train, arrays.y_train, arrays.s_train, group, overall, rate,
+               check_reached(decision, est, arrays.X_train, arrays.y_train, arrays.s_train, group, overall, crit,
                              group_names))
     return Fit(est, target, t, seconds, hit, fitted_at, decision, goal, reached)
 

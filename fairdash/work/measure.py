@@ -26,8 +26,9 @@ from ..evaluation.metric_table import (
 from ..evaluation.metrics import conditional_ratio, group_metrics, one_class_note
 from ..jsonable import to_jsonable
 from ..targeting import targets
+from ..targeting.criteria import Criterion
 from ..targeting.decision import FittedDecision, positive_scores
-from ..targeting.target_spec import ResolvedTarget, TargetSpec, criterion_info
+from ..targeting.target_spec import ResolvedTarget, TargetSpec
 from .fit_cache import FitCache, cache_key, source_version
 from .fitting import Fit
 
@@ -55,9 +56,9 @@ def _measured(estimator, X, y, s, strata, G, target: ResolvedTarget, group_names
                               [m[column_of("tnr", EVAL, j)] for j in range(G)],
                               goal.other, group_names, prefix))
         if goal.cells is not None and strata is not None:  # conditional: the worst (stratum, group) cell
-            m.update(cell_gaps(pred, y, s, strata, goal.cells, group_names, strata_names, goal.rate, prefix))
+            m.update(cell_gaps(pred, y, s, strata, goal.cells, group_names, strata_names, goal.criterion, prefix))
     plain_worst = goal is not None and goal.other is None and (goal.cells is None or strata is None)
-    m.update(bootstrap_intervals(y, pred, s, G, rate=None if goal is None else goal.rate,
+    m.update(bootstrap_intervals(y, pred, s, G, criterion=None if goal is None else goal.criterion,
                                  targets=None if goal is None else goal.group, prefix=prefix, worst=plain_worst))
     return m
 
@@ -78,7 +79,7 @@ def evaluate(estimator, arrays: Arrays, target: ResolvedTarget | None = None, gr
     ``decision`` (the paper's rule by default)."""
     decision = decision or FittedDecision()
     target = target or ResolvedTarget()
-    crit, spec, goal = criterion_info(target.criterion), target.spec, target.goal
+    crit, spec, goal = target.criterion, target.spec, target.goal
     G = int(max(arrays.s_train.max(), arrays.s_test.max())) + 1
     test = np.arange(len(arrays.y_test))
     idx = arrays.balanced_test if crit.balanced_eval else test
@@ -113,12 +114,12 @@ def evaluate(estimator, arrays: Arrays, target: ResolvedTarget | None = None, gr
     return m
 
 
-def scored(fit: Fit, arrays: Arrays, criterion: str, cache: FitCache | None = None, group_names=None) -> dict:
+def scored(fit: Fit, arrays: Arrays, criterion: Criterion, cache: FitCache | None = None, group_names=None) -> dict:
     """``evaluate``, answered from the fit cache when the same fitted model (by its state's content) was
     already scored on the same test rows, with the same decision rule and targets, by the same code: a
     repeated request skips the scoring too (a GP scores Adult's test set in about 70 ms; the cached
     answer takes about 1 ms)."""
-    spec = fit.target or criterion
+    spec = fit.target or criterion.name  # a model that ignores targets: its key holds the criterion's name
     target = ResolvedTarget(criterion, fit.target, fit.t, fit.goal)
 
     def run():

@@ -15,8 +15,9 @@ from ..figures.plot_style import RUN
 from ..files.run_spec import RunSpec
 from ..models.registry import MODELS, model_info
 from ..progress import utc_now
+from ..targeting.criteria import Criterion
 from ..targeting.decision import choosable, rule_info
-from ..targeting.target_spec import TargetSpec, criterion_info
+from ..targeting.target_spec import TargetSpec
 from .experiments import ExperimentPlan, PlannedFit, plan_fits, priced, run_experiment, serving_models
 
 PAPER_METHOD = ("fair-lr", "fair-gp")  # the paper's own models: offered first for download
@@ -58,7 +59,7 @@ class Run:
                   else f"PR_t {(grid or [g.target_rate])[0]:.3f}" if grid or g.target_rate is not None
                   else f"{g.preset} preset")
         t = self.spec.task
-        crit = criterion_info(g.criterion).words + (f" given {g.strata_column}" if g.conditional else "")
+        crit = g.criterion_info.words + (f" given {g.strata_column}" if g.conditional else "")
         parts = [labels, self.data_name, f"s = {t.s_column}" + (f" × {t.s_with}" if t.s_with else "")
                  + f", y = {t.y_column}", f"{crit}, {target}"]
         if g.decision_rule.aims_at_target:
@@ -119,13 +120,13 @@ def sweep_grid(start: float, stop: float, points: int) -> list[float]:
     return sorted({round(float(t), 3) for t in np.linspace(min(start, stop), max(start, stop), int(points))})
 
 
-def offered_rules(task: Task, criterion: str) -> tuple:
+def offered_rules(task: Task, criterion: Criterion) -> tuple:
     """The decision rules a training offers: with a legitimate factor the criterion applies, those that
     combine with it."""
-    return choosable(bool(task.spec.strata_column and criterion_info(criterion).supports_strata))
+    return choosable(bool(task.spec.strata_column and criterion.supports_strata))
 
 
-def offered_models(available, criterion: str, include_other: bool = False) -> list[str]:
+def offered_models(available, criterion: Criterion, include_other: bool = False) -> list[str]:
     """The models a training offers: those that serve ``criterion`` (or every available one)."""
     return [m for m in available if include_other or MODELS[m].serves(criterion)]
 
@@ -144,7 +145,7 @@ class TrainingPlan:
 def plan_training(spec: RunSpec, *, only_serving: bool = True) -> TrainingPlan:
     """The plan of :func:`train_run` for ``spec``: the same fits :func:`run_experiment` runs (both read
     :func:`fairdash.work.experiments.plan_fits`)."""
-    models, skipped = serving_models(spec.models, spec.target.criterion, only_serving)
+    models, skipped = serving_models(spec.models, spec.target.criterion_info, only_serving)
     fits: list[PlannedFit] = plan_fits(models, spec.target, spec.target_rates, spec.seeds, spec.decisions or None)
     return TrainingPlan(tuple(fits), tuple(skipped))
 
@@ -177,7 +178,7 @@ def priced_together(runs, results: pd.DataFrame) -> pd.DataFrame:
     runs = list(runs)
     if len(runs) < 2 or any(r.task is not runs[0].task for r in runs):
         return results
-    return priced(runs[0].task, results, [x for r in runs for x in r.sides], runs[0].spec.target.criterion)
+    return priced(runs[0].task, results, [x for r in runs for x in r.sides], runs[0].spec.target.criterion_info)
 
 
 def run_key(task: Task, spec: RunSpec) -> str:
@@ -202,7 +203,7 @@ def train_run(task: Task, spec: RunSpec, *, data_name: str, data_description: st
     if not only_serving:  # a model run outside the criterion it was made for says so everywhere
         for i, m in res["model"].items():
             info = model_info(m)
-            if not info.serves(spec.target.criterion):
+            if not info.serves(spec.target.criterion_info):
                 res.loc[i, "label"] = f"{res.loc[i, 'label']} (made for {'/'.join(info.criteria)})"
     return Run(spec, task, data_name, res, exp.models, exp.skipped, data_description,
                time.perf_counter() - t0, number=number, leaks=tuple(leaks), sides=exp.sides)

@@ -9,6 +9,7 @@ import pytest
 
 from fairdash import data
 from fairdash.files.run_spec import RunSpec
+from fairdash.targeting.criteria import DP
 from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import ExperimentPlan, run_experiment
 from fairdash.work.runs import Run
@@ -161,7 +162,7 @@ def test_the_results_table_names_the_positive_rate_in_the_labels_words():
     task = _other_task()
     run = _run(task, "mortgages.csv", 1)
     assert compare._rate_name([run]) == "denial rate"
-    table = plots.results_table(run.results, "dp", population=True, group_names=task.group_names,
+    table = plots.results_table(run.results, DP, population=True, group_names=task.group_names,
                                 rate_name=compare._rate_name([run]))
     assert {f"denial rate ({g})" for g in task.group_names} <= set(table.columns)
     assert not any(c.startswith("PR (") for c in table.columns)

@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 from fairdash import progress
 from fairdash.evaluation.metrics import summarize
 from fairdash.figures import plot_style, plots
+from fairdash.targeting.criteria import DP
 
 import app_state
 from app_pages import APP, TIMEOUT, ok
@@ -39,7 +40,7 @@ def _figures(groups: int) -> dict:
     s, names = _summary(groups), GROUP_NAMES[groups]
     return {"pr": plots.pr_scatter(s, highlight_target=0.3, group_names=names),
             "tpr": plots.tpr_scatter(s, highlight_target=0.3, group_names=names),
-            "accuracy": plots.accuracy_fairness(s, "dp", highlight_target=0.3)}
+            "accuracy": plots.accuracy_fairness(s, DP, highlight_target=0.3)}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -128,14 +129,14 @@ def test_group_names_in_figures_stay_text():
 @pytest.mark.parametrize("groups", [2, 4])
 def test_results_table_reads_model_accuracy_worst_gap_first_with_group_names(groups):
     names = GROUP_NAMES[groups]
-    tab = plots.results_table(three_runs(groups), "dp", population=True, group_names=names)
+    tab = plots.results_table(three_runs(groups), DP, population=True, group_names=names)
     # several runs: the run's number first (issue 47, item 6), so two rows whose long labels are cut stay apart
     assert list(tab.columns[:5]) == ["run", "model", "accuracy", "worst gap", "target PR_t"]
     for rate in ("PR", "TPR"):
         assert [c for c in tab.columns if c.startswith(rate + " (")] == [f"{rate} ({n})" for n in names]
     assert not [c for c in tab.columns if re.fullmatch(r"t?pr_\d+", c)]
     # without names the headers still say which group: by number
-    plain = plots.results_table(three_runs(groups), "dp", population=True)
+    plain = plots.results_table(three_runs(groups), DP, population=True)
     assert "PR s=0" in plain.columns and "pr_0" not in plain.columns
 
 
@@ -146,7 +147,7 @@ def test_table_configs_give_every_float_column_three_decimals():
     config = tables.number_columns(frame)
     assert set(config) == {"accuracy", "gap"}
     assert all(c["type_config"]["format"] == "%.3f" for c in config.values())
-    results = plots.results_table(three_runs(2), "dp", population=True, group_names=GROUP_NAMES[2])
+    results = plots.results_table(three_runs(2), DP, population=True, group_names=GROUP_NAMES[2])
     config = tables.results_columns(results)
     assert config["model"]["pinned"] is True and config["run"]["pinned"] is True
     # run, model, accuracy and worst gap fit in the page's 810 px at 1280 px, with room to spare
@@ -305,7 +306,7 @@ def test_thin_groups_are_named_where_results_are_shown(page):
     from fairdash.evaluation.thin import thin_notes
 
     task = _thin_task()
-    want = thin_notes(split_arrays(task, 0), task.group_names, criterion="dp", rule="threshold")
+    want = thin_notes(split_arrays(task, 0), task.group_names, criterion=DP, rule="threshold")
     assert want and "'few'" in want[0]
     at = _app()
     _with_run(at, task, _results_for(task), page)

@@ -34,6 +34,7 @@ def reports(tmp_path_factory):
     from fairdash import data
     from fairdash.analysis.rates import evaluation_rates, rates_readout
     from fairdash.report import build_report, describe_task, eval_rates_for
+    from fairdash.targeting.criteria import DP
     from fairdash.work.experiments import ExperimentPlan, run_experiment
 
     setup = data.paper_setup("compas-race")
@@ -49,8 +50,8 @@ def reports(tmp_path_factory):
     folder = tmp_path_factory.mktemp("report")
     clean = folder / "report.html"
     clean.write_text(build_report(results, task_description=desc, readout=readout, command=command,
-                                  eval_rates=eval_rates_for(task, "dp"),
-                                  population_rates=evaluation_rates(task, "dp", population=True),
+                                  eval_rates=eval_rates_for(task, DP),
+                                  population_rates=evaluation_rates(task, DP, population=True),
                                   created=CREATED), encoding="utf-8")
     evil_results = results.copy()
     evil_results.loc[evil_results["model"] == "kamiran", "label"] = EVIL_LABEL

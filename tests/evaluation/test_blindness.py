@@ -24,6 +24,7 @@ from fairdash.evaluation.matched_price import (
 )
 from fairdash.evaluation.metric_table import EVAL, column_of
 from fairdash.evaluation.metrics import group_metrics, measure_of
+from fairdash.targeting.criteria import DP, EO
 from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import ExperimentPlan, run_experiment
 
@@ -52,9 +53,9 @@ def test_the_price_measures_each_rate_and_accuracy_as_the_results_do():
     rng = np.random.default_rng(0)
     y, p, s = rng.integers(0, 2, 300), rng.integers(0, 2, 300), rng.integers(0, 3, 300)
     measured = group_metrics(y, p, s, 4)
-    for rate, count in (("pr", "n"), ("tpr", "n_pos")):
-        rates, n = group_rates(p, y, s, 4, rate)
-        np.testing.assert_array_equal(rates, [measured[column_of(rate, EVAL, g)] for g in range(4)])
+    for criterion, count in ((DP, "n"), (EO, "n_pos")):
+        rates, n = group_rates(p, y, s, 4, criterion)
+        np.testing.assert_array_equal(rates, [measured[column_of(criterion.rate, EVAL, g)] for g in range(4)])
         assert list(n) == [measured[column_of(count, EVAL, g)] for g in range(4)] and n[3] == 0
     assert measure_of("accuracy").value(y, p) == measured["accuracy"] == float(np.mean(p == y))
 

@@ -11,6 +11,7 @@ from fairdash.evaluation.intervals import bootstrap_intervals, interval_over_spl
 from fairdash.evaluation.metric_table import METRICS, is_listed
 from fairdash.evaluation.metrics import group_metrics, summarize
 from fairdash.files.results_file import from_file, to_file
+from fairdash.targeting.criteria import DP
 from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import ExperimentPlan, run_experiment
 
@@ -38,8 +39,8 @@ def test_an_interval_holds_its_own_value_and_is_the_same_every_time():
     y = rng.integers(0, 2, 500)
     p = rng.integers(0, 2, 500)
     point = group_metrics(y, p, s, 3)
-    a = bootstrap_intervals(y, p, s, 3, rate="pr", targets=[0.4, 0.4, 0.4], prefix="pop_")
-    assert a == bootstrap_intervals(y, p, s, 3, rate="pr", targets=[0.4, 0.4, 0.4], prefix="pop_")  # seeded
+    a = bootstrap_intervals(y, p, s, 3, criterion=DP, targets=[0.4, 0.4, 0.4], prefix="pop_")
+    assert a == bootstrap_intervals(y, p, s, 3, criterion=DP, targets=[0.4, 0.4, 0.4], prefix="pop_")  # seeded
     for k in ("accuracy", "pr_0", "tpr_2", "fpr_1", "precision_0", "pr_ratio", "fnr_diff"):
         assert a[k + "_lo"] <= point[k] <= a[k + "_hi"], k
     assert a["pop_gap_0_lo"] == pytest.approx(a["pr_0_lo"] - 0.4) and a["pop_worst_gap_lo"] >= 0
@@ -125,7 +126,7 @@ def test_the_target_view_draws_each_rate_s_95_interval(compas_task):
     from fairdash.figures.plots_target import target_view
 
     exp = run_experiment(ExperimentPlan(compas_task, ["fair-lr"], [0.401], [0], target=make_target_spec("dp")))
-    fig = target_view(exp.results, "dp", population=True, group_names=compas_task.group_names)
+    fig = target_view(exp.results, DP, population=True, group_names=compas_task.group_names)
     trace = next(t for t in fig.data if t.name == "FairLR")
     row = exp.results.iloc[0]
     assert trace.error_x.visible and trace.error_x.symmetric is False
@@ -133,7 +134,7 @@ def test_the_target_view_draws_each_rate_s_95_interval(compas_task):
         assert x + up == pytest.approx(row[f"pop_pr_{j}_hi"]) and x - down == pytest.approx(row[f"pop_pr_{j}_lo"])
     three = run_experiment(ExperimentPlan(compas_task, ["fair-lr"], [0.401], [0, 1, 2],
                                           target=make_target_spec("dp"))).results
-    trace = next(t for t in target_view(three, "dp").data if t.name == "FairLR")
+    trace = next(t for t in target_view(three, DP).data if t.name == "FairLR")
     lo, hi = interval_over_splits(three["pop_pr_1"], within=(0.0, 1.0))
     assert (trace.x[1] - trace.error_x.arrayminus[1] == pytest.approx(lo)
             and trace.x[1] + trace.error_x.array[1] == pytest.approx(hi))

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from fairdash.evaluation.metrics import summarize
 from fairdash.figures import plot_parts, plot_style, plots, plots_target
 from fairdash.targeting import targets
+from fairdash.targeting.criteria import DP, EO
 
 from results_tables import results_table, target_results
 
@@ -111,7 +112,7 @@ def test_empty_results_give_a_figure_with_a_message():
 def test_accuracy_fairness_dp_and_eo_axes_and_ceiling():
     res = results_table()
     r, p = np.array([0.11, 0.31]), np.array([0.32, 0.68])
-    fig = plots.accuracy_fairness(res, "dp", rates=r, shares=p, highlight_target=0.25)
+    fig = plots.accuracy_fairness(res, DP, rates=r, shares=p, highlight_target=0.25)
     ceil = _trace(fig, plots.CEILING_NAME)
     assert ceil.y[-1] == pytest.approx(targets.accuracy_ceiling(r, p, targets.best_target_rate(r, p)))
     assert "positive-rate ratio" in fig.layout.xaxis.title.text
@@ -121,12 +122,12 @@ def test_accuracy_fairness_dp_and_eo_axes_and_ceiling():
     np.testing.assert_allclose(fair.y, summ["accuracy_mean"])
     ring = _trace(fig, plot_parts.HIGHLIGHT_NAME)
     assert ring.x[0] == pytest.approx(summ.loc[np.isclose(summ.target_rate, 0.25), "pr_ratio_mean"].iloc[0])
-    eo = plots.accuracy_fairness(res, "eo", rates=r, shares=p)
+    eo = plots.accuracy_fairness(res, EO, rates=r, shares=p)
     assert "true-positive-rate ratio" in eo.layout.xaxis.title.text
     np.testing.assert_allclose(_trace(eo, "FairLR").x,
                                summarize(res[res.model == "fair-lr"], by=("target_rate",))["tpr_ratio_mean"])
     # without rates no ceiling is drawn
-    assert plots.CEILING_NAME not in [t.name for t in plots.accuracy_fairness(res, "dp").data]
+    assert plots.CEILING_NAME not in [t.name for t in plots.accuracy_fairness(res, DP).data]
 
 
 def test_pr_ratio_ceiling_ends():
@@ -183,8 +184,8 @@ def test_every_figure_is_valid_plotly():
     r, p = np.array([0.11, 0.31]), np.array([0.32, 0.68])
     figs = [plots.ceiling_curve_figure(r, p, 0.2, ("a", "b")), plots.ceiling_curve_figure(r, p, None),
             plots.pr_scatter(res, highlight_target=0.2, group_names=("a", "b")), plots.tpr_scatter(res),
-            plots.accuracy_fairness(res, "dp", rates=r, shares=p, highlight_target=0.3),
-            plots.accuracy_fairness(res, "eo", rates=r, shares=p), plots.pr_scatter(pd.DataFrame())]
+            plots.accuracy_fairness(res, DP, rates=r, shares=p, highlight_target=0.3),
+            plots.accuracy_fairness(res, EO, rates=r, shares=p), plots.pr_scatter(pd.DataFrame())]
     for fig in figs:
         go.Figure(fig.to_dict())  # raises on any invalid property
         assert fig.to_json()
@@ -225,7 +226,7 @@ def test_a_slider_move_redraws_the_ceiling_figure_in_one_go_and_moves_only_the_t
 def test_accuracy_fairness_reference_ceiling_is_drawn_dotted():
     res = results_table()
     r, p = np.array([0.11, 0.31]), np.array([0.32, 0.68])
-    fig = plots.accuracy_fairness(res, "dp", rates=np.array([0.2, 0.2]), shares=p, reference_rates=r,
+    fig = plots.accuracy_fairness(res, DP, rates=np.array([0.2, 0.2]), shares=p, reference_rates=r,
                                   reference_shares=p)
     assert np.allclose(_trace(fig, plots.CEILING_NAME).y, 1.0)  # equal base rates: no price for parity
     ref = _trace(fig, "ceiling on the training split")
@@ -282,7 +283,7 @@ def test_models_are_labelled_on_the_figure_and_never_only_by_colour():
     res["label"], res["run"] = res["label"] + " · run 1", 1
     res2["label"], res2["run"] = res2["label"] + " · run 2", 2
     both = pd.concat([res, res2], ignore_index=True)
-    for fig in (plots.pr_scatter(both), plots.tpr_scatter(both), plots.accuracy_fairness(both, "dp")):
+    for fig in (plots.pr_scatter(both), plots.tpr_scatter(both), plots.accuracy_fairness(both, DP)):
         models = [t for t in fig.data if t.name and " · run " in t.name]
         assert len(models) == 4
         assert len({t.marker.symbol for t in models}) == 4
@@ -303,7 +304,7 @@ def test_a_name_near_the_right_edge_turns_inwards():
     assert plot_style.text_position(0) == "top right"
     assert plot_style.text_position(0, where=0.95) == "top left"
     assert plot_style.text_position(1, where=0.05) == "top right"
-    fig = plots.accuracy_fairness(results_table(), "dp")  # FairLR's ratio is near 1, at the right edge
+    fig = plots.accuracy_fairness(results_table(), DP)  # FairLR's ratio is near 1, at the right edge
     fair = _trace(fig, "FairLR")
     assert not [p for p, x in zip(fair.textposition, fair.text) if x][0].endswith("right")  # never past the edge
     assert _trace(fig, "FairLR").cliponaxis is False
@@ -326,7 +327,7 @@ def _points(fig, name):
 
 
 def test_target_view_puts_each_groups_rate_against_its_target_with_the_gap_written():
-    fig = plots.target_view(target_results(), "dp", group_names=("Female", "Male"))
+    fig = plots.target_view(target_results(), DP, group_names=("Female", "Male"))
     x, text = _points(fig, "FairLR")
     assert x == pytest.approx([0.158, 0.259])
     assert text == ["-0.142", "-0.041"]  # the women's miss is read without hovering
@@ -345,12 +346,12 @@ def test_target_view_puts_each_groups_rate_against_its_target_with_the_gap_writt
 
 def test_target_view_balanced_set_and_opportunity_read_their_own_columns():
     res = target_results()
-    bal = plots.target_view(res, "dp", population=False)
+    bal = plots.target_view(res, DP, population=False)
     x, text = _points(bal, "FairLR")
     assert x == pytest.approx([0.158, 0.158]) and text == ["-0.142", "-0.142"]
     eo = target_results()
     eo["pop_gap_0"], eo["pop_gap_1"] = eo["pop_tpr_0"] - eo["target_0"], eo["pop_tpr_1"] - eo["target_1"]
-    fig = plots.target_view(eo, "eo")
+    fig = plots.target_view(eo, EO)
     x, text = _points(fig, "FairLR")
     assert x == pytest.approx([0.52, 0.61]) and text == ["+0.220", "+0.310"]
     assert "true positive rate" in fig.layout.xaxis.title.text
@@ -358,7 +359,7 @@ def test_target_view_balanced_set_and_opportunity_read_their_own_columns():
 
 def test_target_view_with_repeats_shows_the_mean_and_says_so():
     res = target_results(seeds=(0, 1, 2))
-    fig = plots.target_view(res, "dp")
+    fig = plots.target_view(res, DP)
     x, text = _points(fig, "FairLR")
     assert x[0] == pytest.approx(np.mean([0.158, 0.168, 0.178]))
     assert text[0] == f"{np.mean([0.158, 0.168, 0.178]) - 0.3:+.3f}"
@@ -376,7 +377,7 @@ def test_target_view_of_a_sweep_shows_the_highlighted_target_and_k_groups():
             r[f"pop_gap_{g}"] = r[f"pop_pr_{g}"] - t
         rows.append(r)
     res = pd.concat(rows, ignore_index=True)
-    fig = plots.target_view(res, "dp", highlight_target=0.39, group_names=("a", "b", "c"))
+    fig = plots.target_view(res, DP, highlight_target=0.39, group_names=("a", "b", "c"))
     line = _trace(fig, plots.TARGET_LINE_NAME)
     assert {v for v in line.x if v is not None} == {0.4}
     assert len(_trace(fig, "FairLR").x) == 3
@@ -385,7 +386,7 @@ def test_target_view_of_a_sweep_shows_the_highlighted_target_and_k_groups():
 def test_target_view_escapes_text_from_the_data():
     res = target_results()
     res["label"] = res["label"].replace({"FairLR": "FairLR <a href='x'>"})
-    fig = plots.target_view(res, "dp", group_names=("<b>F</b>", "[m](http://x.example)"))
+    fig = plots.target_view(res, DP, group_names=("<b>F</b>", "[m](http://x.example)"))
     shown = " ".join(fig.layout.yaxis.ticktext) + " ".join(t.name for t in fig.data)
     assert "<a" not in shown and "<b>" not in shown and "&lt;b&gt;" in shown
 
@@ -393,7 +394,7 @@ def test_target_view_escapes_text_from_the_data():
 def test_results_without_target_columns_get_no_target_view_and_one_line_why():
     old = results_table()
     assert plots.target_view_note(old) == plots_target.NO_TARGET_COLUMNS
-    fig = plots.target_view(old, "dp")
+    fig = plots.target_view(old, DP)
     assert fig.layout.annotations[0].text == plots_target.NO_TARGET_COLUMNS
     only_lr = target_results()
     only_lr = only_lr[only_lr.model == "lr"]
@@ -404,15 +405,15 @@ def test_results_without_target_columns_get_no_target_view_and_one_line_why():
 def test_results_table_shows_the_worst_gap_with_its_group_not_the_mean_gap():
     res = target_results(seeds=(0, 1))
     res["target_gap"] = 0.092
-    tab = plots.results_table(res, "dp", population=True)
+    tab = plots.results_table(res, DP, population=True)
     assert "target_gap" not in tab.columns
     assert list(tab["worst gap"]) == ["0.137 ± 0.007 (Female)", "-"]
-    assert list(plots.results_table(res, "dp")["worst gap"]) == ["0.142 ± 0.000 (Female)", "-"]
+    assert list(plots.results_table(res, DP)["worst gap"]) == ["0.142 ± 0.000 (Female)", "-"]
     # equality of opportunity is judged on the ordinary test set: its evaluation rows are the population
-    assert list(plots.results_table(res, "eo")["worst gap"]) == ["0.137 ± 0.007 (Female)", "-"]
+    assert list(plots.results_table(res, EO)["worst gap"]) == ["0.137 ± 0.007 (Female)", "-"]
     older = results_table()
     older["pop_pr_0"], older["pop_pr_1"], older["target_gap"] = older["pr_0"], older["pr_1"], 0.05
-    tab = plots.results_table(older, "dp", population=True)
+    tab = plots.results_table(older, DP, population=True)
     assert "worst gap" not in tab.columns and "target_gap" in tab.columns
 
 
@@ -421,7 +422,7 @@ def test_results_rows_with_a_mean_column_of_their_own_are_still_summarised():
     still rows to summarise over seeds, not a summary."""
     res = target_results(seeds=(0, 1))
     res["cond_pr_ratio_mean"] = 0.8
-    tab = plots.results_table(res, "dp", population=True)
+    tab = plots.results_table(res, DP, population=True)
     assert list(tab["model"]) == ["FairLR", "LR"] and list(tab["repeats"]) == [2, 2]
 
 
@@ -440,14 +441,14 @@ def test_the_report_draws_the_target_view_on_both_test_sets_and_none_for_older_r
     res = target_results(seeds=(0, 1))
     summary = summarize(res, by=("model", "label", "target_rate"))
     names = ("<b>Female</b>", "Male")
-    figs = make_figures(res, summary, "dp", {"target_rate": 0.3}, names)
+    figs = make_figures(res, summary, DP, {"target_rate": 0.3}, names)
     views = [(t, f) for t, f, _ in figs if t.startswith("Each group's positive rate against its target")]
     assert [("population" in t, "balanced" in t) for t, _ in views] == [(True, False), (False, True)]
     assert list(_trace(views[0][1], "FairLR").text) == ["-0.137", "-0.041"]
     assert list(_trace(views[1][1], "FairLR").text) == ["-0.142", "-0.142"]
     assert views[0][1].layout.yaxis.ticktext[0] == "&lt;b&gt;Female&lt;/b&gt; · FairLR"  # escaped once
     old = results_table()
-    assert not [t for t, _, _ in make_figures(old, summarize(old, by=("model", "label", "target_rate")), "dp",
+    assert not [t for t, _, _ in make_figures(old, summarize(old, by=("model", "label", "target_rate")), DP,
                                               {"target_rate": 0.2}, ("a", "b")) if "against its target" in t]
 
 

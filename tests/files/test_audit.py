@@ -19,6 +19,7 @@ from fairdash.evaluation.intervals import wilson_interval
 from fairdash.files import audit
 from fairdash.files.export import load_model, model_bytes, save_model
 from fairdash.files.run_spec import RunSpec
+from fairdash.targeting.criteria import DP, criterion_info
 from fairdash.targeting.target_spec import TargetSpec
 from fairdash.work.runs import train_run
 
@@ -65,7 +66,7 @@ def _predict(model_file: Path, table: Path, out: Path) -> subprocess.CompletedPr
 @pytest.mark.parametrize("name", ["fair-lr", "lr"])
 def test_decisions_are_the_cli_predict_file_byte_for_byte(run, drifted, tmp_path, name):
     model = _model(run, name)
-    result = audit.audit_table(model, data.read_table(drifted), _targets(model), "dp")
+    result = audit.audit_table(model, data.read_table(drifted), _targets(model), DP)
     model_file = save_model(model, tmp_path / "model.fairdash")
     done = _predict(model_file, drifted, tmp_path / "out.csv")
     written = (tmp_path / "out.csv").read_text(encoding="utf-8")
@@ -82,7 +83,7 @@ def test_decisions_are_the_cli_predict_file_byte_for_byte(run, drifted, tmp_path
 
 def test_the_drifted_column_is_warned_by_name_and_the_unseen_group_in_one_line(run, drifted):
     model = _model(run, "fair-lr")
-    result = audit.audit_table(model, data.read_table(drifted), _targets(model), "dp")
+    result = audit.audit_table(model, data.read_table(drifted), _targets(model), DP)
     age = [n for n in result.scored.notes if "'age'" in n]  # one line a column (issue 47, item 8): its drift
     assert len(age) == 1 and age[0].startswith("Drift in column 'age': 40 of "), result.scored.notes
     assert "lie outside the training range 18 to 96" in age[0] and "other units?" in age[0]
@@ -95,7 +96,7 @@ def test_the_drifted_column_is_warned_by_name_and_the_unseen_group_in_one_line(r
 def test_rates_per_group_are_recomputed_from_the_decisions(run, drifted):
     model = _model(run, "fair-lr")
     table = data.read_table(drifted)
-    result = audit.audit_table(model, table, _targets(model), "dp")
+    result = audit.audit_table(model, table, _targets(model), DP)
     p = result.scored.decided
     s = (table["race"] == "Caucasian").to_numpy().astype(int)  # group 1: Caucasian; the rest (Martian too) group 0
     y = (table["two-year-recid"] == 1).to_numpy().astype(int)
@@ -131,10 +132,10 @@ def test_rates_per_group_are_recomputed_from_the_decisions(run, drifted):
 def test_a_table_without_labels_or_s_says_what_it_cannot_show(run, drifted):
     model = _model(run, "fair-lr")
     table = data.read_table(drifted)
-    result = audit.audit_table(model, table.drop(columns=["two-year-recid"]), _targets(model), "dp")
+    result = audit.audit_table(model, table.drop(columns=["two-year-recid"]), _targets(model), DP)
     assert "TPR" not in result.rates.columns and not result.labelled
     assert any("no column 'two-year-recid'" in n for n in result.notes)
-    blind = audit.audit_table(model, table.drop(columns=["race"]), _targets(model), "dp")
+    blind = audit.audit_table(model, table.drop(columns=["race"]), _targets(model), DP)
     assert blind.rates is None and len(blind.scored.decided) == N_ROWS  # scored all the same
     assert blind.notes == ["The table has no column 'race' (the sensitive attribute), so its decisions cannot be "
                            "split by group; they can still be downloaded."]
@@ -145,13 +146,13 @@ def test_an_empty_group_and_missing_labels_read_n_a_never_nan(run):
     df = data.load_sample("compas").head(50).copy()
     df["race"] = "Caucasian"  # no row of Non-Caucasian
     df.loc[:9, "two-year-recid"] = np.nan
-    result = audit.audit_table(model, df, _targets(model), "dp")
+    result = audit.audit_table(model, df, _targets(model), DP)
     shown = audit.shown_rates(result.rates)
     non = shown.set_index("group").loc["Non-Caucasian"]
     assert non["rows"] == 0 and non["positive rate"] == "n/a" and non["TPR"] == "n/a"
     assert not shown.isna().any().any() and "nan" not in shown.to_string().lower()
     assert any("10 row(s) have no usable label" in n for n in result.notes)
-    assert "n/a" in audit.rates_sentence(result.rates, "dp")
+    assert "n/a" in audit.rates_sentence(result.rates, DP)
 
 
 @pytest.mark.parametrize("change, words", [
@@ -162,7 +163,7 @@ def test_an_empty_group_and_missing_labels_read_n_a_never_nan(run):
 def test_refusals_are_one_line(run, change, words):
     model = _model(run, "lr")
     with pytest.raises(FairDashError) as e:
-        audit.audit_table(model, change(data.load_sample("compas").head(30)), _targets(model), "dp")
+        audit.audit_table(model, change(data.load_sample("compas").head(30)), _targets(model), DP)
     assert words in str(e.value) and "\n" not in str(e.value)
 
 
@@ -205,7 +206,7 @@ def three_groups():
 def test_several_groups_and_opportunity_measure_the_criterion_s_rate(three_groups, criterion):
     model = three_groups[criterion]
     new = data.load_sample("adult").sample(500, random_state=5).reset_index(drop=True)
-    result = audit.audit_table(model, new, _targets(model), criterion)
+    result = audit.audit_table(model, new, _targets(model), criterion_info(criterion))
     placed = new["race"].isin(model.group_names)
     assert [n for n in result.notes if "a group the model never saw" in n] == [
         f"{int((~placed).sum())} row(s) hold {new.loc[~placed, 'race'].nunique()} value(s) of 'race' never seen in "
@@ -218,9 +219,9 @@ def test_several_groups_and_opportunity_measure_the_criterion_s_rate(three_group
         g = (new["race"] == name).to_numpy()
         own = p[g & y].mean() if criterion == "eo" else p[g].mean()  # the criterion's rate: TPR or PR
         assert rates.loc[name, "gap to target"] == pytest.approx(own - model.metrics[f"target_{j}"])
-    sentence = audit.rates_sentence(result.rates, criterion)
+    sentence = audit.rates_sentence(result.rates, criterion_info(criterion))
     assert ("true positive rate" in sentence) == (criterion == "eo")
-    unlabelled = audit.audit_table(model, new.drop(columns=["salary"]), _targets(model), criterion)
+    unlabelled = audit.audit_table(model, new.drop(columns=["salary"]), _targets(model), criterion_info(criterion))
     gaps = audit.shown_rates(unlabelled.rates)["gap to target"]
     assert (gaps == "n/a").all() == (criterion == "eo")  # a TPR target needs labels
 
@@ -234,8 +235,8 @@ def test_a_model_that_decides_with_s_says_an_unseen_value_once_and_refuses_a_tab
     assert model.decides_with_s
     new = data.load_sample("compas").head(300).copy()
     new.loc[:4, "race"] = "Martian"
-    result = audit.audit_table(model, new, _targets(model), "dp")
+    result = audit.audit_table(model, new, _targets(model), DP)
     said = [n for n in result.scored.notes + result.notes if "Martian" in n]
     assert len(said) == 1 and said[0].startswith("Column 'race' (s): 5 row(s)"), said
     with pytest.raises(FairDashError, match="This model decides with s: the table needs the sensitive attribute"):
-        audit.audit_table(model, new.drop(columns=["race"]), _targets(model), "dp")
+        audit.audit_table(model, new.drop(columns=["race"]), _targets(model), DP)

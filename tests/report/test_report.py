@@ -12,6 +12,7 @@ import pytest
 from fairdash import FairDashError, data
 from fairdash.analysis.rates import rates_readout
 from fairdash.report import build_report, build_report_from_sweep, describe_task, eval_rates_for, figure_html
+from fairdash.targeting.criteria import DP
 from fairdash.work.experiments import ExperimentPlan, run_experiment
 
 import app_state
@@ -34,7 +35,7 @@ def evil():
     readout = rates_readout(task, target_rate=0.45)
     desc = describe_task(task, dataset="COMPAS <b>subsample</b>", source="evil<script>.csv")
     html = build_report(exp.results, task_description=desc, readout=readout, command=EVIL_COMMAND,
-                        eval_rates=eval_rates_for(task, "dp"))
+                        eval_rates=eval_rates_for(task, DP))
     return task, exp.results, readout, html
 
 

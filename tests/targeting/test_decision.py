@@ -17,6 +17,7 @@ from fairdash.errors import FairDashError
 from fairdash.evaluation.gaps import group_gaps, moved_away_summary
 from fairdash.files.export import load_model, save_model
 from fairdash.files.run_spec import RunSpec
+from fairdash.targeting.criteria import EO
 from fairdash.targeting.decision import FittedDecision, cut_for_rate, fit_decision, rule_info
 from fairdash.targeting.target_spec import TargetSpec, make_target_spec
 from fairdash.work.experiments import ExperimentPlan, fit_model, run_experiment
@@ -77,7 +78,7 @@ def test_group_rates_cuts_each_group_at_its_target_and_needs_s():
     assert FittedDecision.from_dict(d.to_dict()) == d
     over = fit_decision("overall-rate", _Scores(), X, y, s, [0.2, 0.5], 0.38)
     assert over.decide(_Scores(), X).mean() == pytest.approx(0.38, abs=1e-3)
-    eo = fit_decision("group-rates", _Scores(), X, y, s, [0.9, 0.6], 0.5, criterion_rate="tpr")
+    eo = fit_decision("group-rates", _Scores(), X, y, s, [0.9, 0.6], 0.5, criterion=EO)
     pred = eo.decide(_Scores(), X, s)
     assert [pred[(s == g) & (y == 1)].mean() for g in (0, 1)] == pytest.approx([0.9, 0.6], abs=0.01)
 

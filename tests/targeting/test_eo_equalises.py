@@ -7,6 +7,7 @@ import pytest
 
 from fairdash import data
 from fairdash.targeting import targets as T
+from fairdash.targeting.criteria import EO
 from fairdash.targeting.decision import fit_decision
 from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work.experiments import ExperimentPlan, run_experiment
@@ -49,7 +50,7 @@ def test_on_the_training_rows_the_cuts_meet_the_common_tpr(compas_task):
     spec = make_target_spec("eo", 0.401, decision="group-rates")
     goal = spec.rate_targets(a.y_train, a.s_train)
     est = make_model("lr", seed=0, device="cpu").fit(a.X_train, a.y_train, a.s_train)
-    d = fit_decision("group-rates", est, a.X_train, a.y_train, a.s_train, goal.group, goal.overall, "tpr")
+    d = fit_decision("group-rates", est, a.X_train, a.y_train, a.s_train, goal.group, goal.overall, EO)
     pred = d.decide(est, a.X_train, a.s_train)
     for g in (0, 1):
         rows = (a.s_train == g) & (a.y_train == 1)

@@ -16,6 +16,7 @@ from fairdash.files.export import model_from_bytes, save_model
 from fairdash.files.run_spec import RunSpec
 from fairdash.report.content import decision_text
 from fairdash.targeting import decision
+from fairdash.targeting.criteria import DP
 from fairdash.targeting.decision import DecisionRule, choosable, rule_info
 from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work import runs
@@ -34,7 +35,7 @@ def new_rule(monkeypatch):
 
 
 def test_the_new_rule_is_offered_and_described_everywhere(new_rule, compas_task):
-    assert new_rule in choosable() and new_rule in runs.offered_rules(compas_task, "dp")
+    assert new_rule in choosable() and new_rule in runs.offered_rules(compas_task, DP)
     spec = make_target_spec("dp", 0.4, decision=new_rule)
     assert spec.decision_rule is NEW and "decided by one-cut-for-all" in spec.describe(0.4)
     run = RunSpec(data="compas", task=compas_task.spec, target=spec, models=("lr",), target_rates=(0.3, 0.4))

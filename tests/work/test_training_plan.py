@@ -10,6 +10,7 @@ import pytest
 
 from fairdash.data import TaskSpec, build_task
 from fairdash.files.run_spec import RunSpec
+from fairdash.targeting.criteria import DP, EO
 from fairdash.targeting.target_spec import make_target_spec
 from fairdash.work import runs
 from fairdash.work.fit_cache import FitCache
@@ -49,9 +50,9 @@ def test_the_sweep_grid_and_what_may_be_swept():
 
 
 def test_the_offered_rules_and_models(small_task):
-    assert "group-rates" in runs.offered_rules(small_task, "dp")
-    assert runs.offered_models(["fair-lr", "lr", "zafar-eqopp"], "dp") == ["fair-lr", "lr"]
-    assert runs.offered_models(["fair-lr", "zafar-eqopp"], "dp", include_other=True) == ["fair-lr", "zafar-eqopp"]
+    assert "group-rates" in runs.offered_rules(small_task, DP)
+    assert runs.offered_models(["fair-lr", "lr", "zafar-eqopp"], DP) == ["fair-lr", "lr"]
+    assert runs.offered_models(["fair-lr", "zafar-eqopp"], DP, include_other=True) == ["fair-lr", "zafar-eqopp"]
 
 
 def test_the_model_offered_for_download(small_task):
@@ -99,16 +100,16 @@ def test_the_words_about_models_and_rules(small_task):
     from fairdash.models.registry import MODELS
 
     assert MODELS["lr"].serves_words() == "plain model (reference for every criterion)"
-    assert MODELS["kamiran"].choice_words("dp") == "Kamiran & Calders: serves demographic parity"
-    assert MODELS["kamiran"].choice_words("eo").endswith("(NOT equality of opportunity)")
-    choices = form.ModelChoices("dp", ("fair-lr", "lr", "zafar-eqopp"), ("GP (not installed yet (ImportError))",),
+    assert MODELS["kamiran"].choice_words(DP) == "Kamiran & Calders: serves demographic parity"
+    assert MODELS["kamiran"].choice_words(EO).endswith("(NOT equality of opportunity)")
+    choices = form.ModelChoices(DP, ("fair-lr", "lr", "zafar-eqopp"), ("GP (not installed yet (ImportError))",),
                                 ("fair-lr", "lr"), ("ZafarEqOpp",))
     assert choices.default() == ["fair-lr", "lr"] and choices.keep(["zafar-eqopp", "lr"]) == ["lr"]
     assert choices.note() == ("Not offered for demographic parity: ZafarEqOpp (made for another criterion). "
                               "Not available yet: GP (not installed yet (ImportError)).")
     assert choices.lines()[1] == ("- **LR** (`lr`, plain model (reference for every criterion)): "
                                   + MODELS["lr"].description)
-    rules = form.offered_rules(small_task, "dp")
+    rules = form.offered_rules(small_task, DP)
     assert form.first_rule("group-rates", rules) == "group-rates" and form.first_rule("nonesuch", rules) == "threshold"
     assert not form.rule_caption("threshold", rules).endswith("one threshold per stratum and group.)")
     assert form.rule_caption("threshold", ["threshold", "overall-rate"]).endswith(
