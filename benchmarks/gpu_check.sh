@@ -11,7 +11,7 @@
 #   sweep         one Table 1 sweep on CUDA: FairLR, LR, FairGP, GP on --setup, --repeats seeds
 #   same-numbers  LR, FairLR and FairGP on Adult sex fitted on CUDA and on this machine's CPU: the largest
 #                 difference of a test probability and the labels that differ, beside SAME_NUMBERS_BOUND
-#                 (which binds CPUs to each other; a GPU trains the GPs in float32)
+#                 (which binds CPUs to each other), and the precision the GPs trained in on this GPU
 #   scale         FairGP at --rows rows on CUDA (benchmarks.bench_scale --stages prepare,fairgp --device cuda)
 # Limits: TESTS_LIMIT, SWEEP_LIMIT, SAME_LIMIT, SCALE_LIMIT (seconds) in the environment.
 # Writes under --out (default $OUT, else /tmp/gpu-check): machine.txt, one log per step, summary.txt, and
@@ -61,14 +61,20 @@ import numpy as np
 
 from fairdash._version import SAME_NUMBERS_BOUND
 from fairdash.data.samples import paper_arrays
-from fairdash.models.fair_gp import FairGP
+from fairdash.device import training_dtype
+from fairdash.models.fair_gp import GP, FairGP
 from fairdash.models.fair_lr import LR, FairLR
 from fairdash.targeting.target_spec import make_target_spec
 
 a = paper_arrays("adult-sex", seed=0)
 makers = {"LR": lambda d: LR(device=d), "FairLR": lambda d: FairLR(target=make_target_spec("dp", 0.3), device=d),
+          "GP": lambda d: GP(num_inducing=100, max_epochs=3, device=d),
           "FairGP": lambda d: FairGP(target=make_target_spec("dp", 0.3), num_inducing=100, max_epochs=3, device=d)}
-print(f"same numbers, Adult sex seed 0, CUDA against CPU (SAME_NUMBERS_BOUND {SAME_NUMBERS_BOUND:g})")
+import torch
+
+cap = torch.cuda.get_device_capability(0)
+print(f"same numbers, Adult sex seed 0, CUDA against CPU (SAME_NUMBERS_BOUND {SAME_NUMBERS_BOUND:g}); compute "
+      f"capability {cap[0]}.{cap[1]}: the GPs train in {training_dtype(torch.device('cuda:0'))} on this GPU")
 for name, make in makers.items():
     p, t = {}, {}
     for d in ("cuda", "cpu"):

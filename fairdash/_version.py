@@ -6,9 +6,9 @@ kernel) or two row orders of the same table give every probability of FairLR, LR
 Calders' and the reductions' inner fits), GP and FairGP within this of each other, since their fits run to
 where the answer no longer depends on the order of the sums (``models.core.solver.solve_logistic``,
 ``device.training_dtype``). A decision can then differ only for a row whose probability lies within the
-bound of its cut. Measured: benchmarks/results/2026-11-28-convergence.md. (A GPU trains the GPs in float32:
-its numbers are not bound to the CPU's; measured on an H200, FairGP up to 0.154 away: README, "The same numbers on
-another machine".)"""
+bound of its cut. Measured: benchmarks/results/2026-11-28-convergence.md. (A GPU's numbers are not bound to the
+CPU's: measured on an H200, FairGP up to 0.154 away in float32 and 0.030 in float64, which such a GPU now trains
+in: README, "The same numbers on another machine".)"""
 from __future__ import annotations
 
 __version__ = "0.1.0"

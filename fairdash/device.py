@@ -54,18 +54,32 @@ def resolve_device(device="auto"):
     raise FairDashError(f"Unknown device {device!r}: use 'auto', 'cpu' or 'cuda'.")
 
 
+# NVIDIA compute capabilities whose float64 runs at half the float32 rate (P100, V100, A100, H100/H200, B200);
+# the others (the GeForce and RTX cards, the workstation and edge chips) run it at 1/32 or 1/64
+FAST_FLOAT64 = frozenset({(6, 0), (7, 0), (8, 0), (9, 0), (10, 0)})
+
+
+def float64_is_fast(capability) -> bool:
+    """Whether a GPU of this compute capability ``(major, minor)`` runs float64 at half its float32 rate or better."""
+    return tuple(int(v) for v in capability) in FAST_FLOAT64
+
+
 def training_dtype(dev):
     """The floating-point type a stochastic fit (GP, FairGP) trains in on the torch device ``dev``:
-    float64 on the CPU, float32 on a GPU. In float32 the rounding of another CPU's vector width, grown
-    over the epochs and the ELBO's stopping test, moved FairGP's probabilities on COMPAS by up to 1e-2;
-    in float64 by about 1e-10, for about twice the fit time (benchmarks/results/
-    2026-11-28-convergence.md). A GPU keeps float32, where float64 is many times slower on most cards. Not on all:
-    on an NVIDIA H200 (issue 48) FairGP trained in float64 in 0.88 s (float32: 1.01 s) and came to 0.030 of the
-    CPU's probabilities (float32: 0.154; README, "The same numbers on another machine"). float64 on such GPUs is
-    left undone until measured on this project's own GPU runs (benchmarks/gpu_check.sh)."""
+    float64 on the CPU and on a GPU whose float64 is fast (:data:`FAST_FLOAT64`), float32 on other GPUs. In float32
+    the rounding of another CPU's vector width, grown over the epochs and the ELBO's stopping test, moved FairGP's
+    probabilities on COMPAS by up to 1e-2; in float64 by about 1e-10, for about twice the fit time on a CPU
+    (benchmarks/results/2026-11-28-convergence.md). On an NVIDIA H200 (issue 48) FairGP trained in float64 in 0.88 s
+    (float32: 1.01 s) and came to 0.030 of the CPU's probabilities (float32: 0.154; README, "The same numbers on
+    another machine"): where float64 is fast it costs nothing and brings the GPU's numbers close to the CPU's. Where it
+    runs at 1/32 of float32 a GPU keeps float32."""
     import torch
 
-    return torch.float32 if dev.type == "cuda" else torch.float64
+    if dev.type != "cuda":
+        return torch.float64
+    if not torch.cuda.is_available():  # (asked about a GPU this machine does not have)
+        return torch.float32
+    return torch.float64 if float64_is_fast(torch.cuda.get_device_capability(dev)) else torch.float32
 
 
 def device_description(device="auto") -> str:

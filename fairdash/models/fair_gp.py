@@ -11,7 +11,7 @@ Three parts, kept apart as in the gpytorch examples:
 - the training loop (``_train``): minibatch Adam on the negative ``VariationalELBO``, stopping when
   the epoch's ELBO stops improving, after ``max_epochs``, or after ``max_seconds``; the parameters of
   the epoch with the best ELBO are kept. It trains in ``device.training_dtype``'s precision: float64
-  on the CPU, so that the same fit on another CPU gives the same numbers; float32 on a GPU.
+  on the CPU, so that the same fit on another CPU gives the same numbers, and on a GPU with fast float64; else float32.
 
 Prediction integrates over the latent variance: ``P(ybar=1 | x) = Phi(mu / sqrt(1 + var))``. It is
 always computed on the CPU in float64 from the stored state, so a model trained on a GPU and the same
@@ -38,7 +38,7 @@ from .core.state import make_state
 
 MAX_INDUCING = 2000
 PREDICTOR_PREFIX = "predictor."  # the predictor's state_dict in a model file
-JITTER = 1e-4  # the variational strategy's jitter, the same in training (float32 on a GPU) and the float64 predictor
+JITTER = 1e-4  # the variational strategy's jitter, the same in training (any precision) and the float64 predictor
 
 
 def _svgp_class():

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from fairdash._version import SAME_NUMBERS_BOUND, software_versions
 from fairdash.cli import main
 from fairdash.data import paper_arrays
-from fairdash.device import training_dtype
+from fairdash.device import float64_is_fast, training_dtype
 from fairdash.models.core.weighted_lr import WeightedLR
 from fairdash.models.fair_lr import LR, FairLR
 from fairdash.targeting.target_spec import make_target_spec
@@ -66,11 +66,16 @@ def test_rows_in_another_order_give_the_same_fit(name, order):
     assert G.differences(*got, *_file_order(name)) == []
 
 
-def test_the_gps_train_in_float64_on_the_cpu():
+def test_the_gps_train_in_float64_on_the_cpu_and_on_gpus_whose_float64_is_fast():
     import torch
 
     assert training_dtype(torch.device("cpu")) == torch.float64
-    assert training_dtype(torch.device("cuda")) == torch.float32  # only asks what a GPU would use
+    # datacenter GPUs run float64 at half the float32 rate; consumer and workstation cards at 1/32 or 1/64
+    assert [float64_is_fast(c) for c in ((6, 0), (7, 0), (8, 0), (9, 0), (10, 0))] == [True] * 5  # P100 ... B200
+    assert [float64_is_fast(c) for c in ((6, 1), (7, 5), (8, 6), (8, 9), (12, 0))] == [False] * 5  # GTX ... RTX 50
+    if torch.cuda.is_available():  # (the CUDA machine's own answer; CI has none)
+        fast = float64_is_fast(torch.cuda.get_device_capability(0))
+        assert training_dtype(torch.device("cuda:0")) == (torch.float64 if fast else torch.float32)
 
 
 def test_a_fit_stopped_at_its_iteration_cap_is_recorded(compas_task):
