@@ -89,6 +89,11 @@ BENCHMARKS = (
     Benchmark("crafted-files", "bench_crafted_files", "session, model and table files crafted to cost much: the "
               "answer, its time and the process tree's memory (FAIRDASH_TABLE_MB=256)", "1-2 min",
               "results/2026-11-29-crafted-files.md", ("--cases", "results-not-results", "gzip-members")),
+    Benchmark("crafted-browser", "bench_crafted_browser", "the crafted files through the Data page (Chromium) and the "
+              "command line while another session moves the slider; 8 x 190 MB PUTs to Streamlit's upload endpoint "
+              "from a session, from a visitor not signed in and under an unsafe setting", "10-15 min",
+              "results/2026-11-29-crafted-browser.md",
+              ("--cases", "results-not-results", "--puts", "2", "--put-mb", "5"), needs=("browser",)),
     Benchmark("targeting", "targeting", "FairLR's achieved rates against PR_t; the TPR/TNR-target mode",
               "20-40 min", "results/2026-11-26-targeting.md",
               ("--repeats", "1", "--only", "compas", "--out", "{quick}")),
