@@ -214,25 +214,29 @@ def test_the_train_button_trains_in_a_worker_process_and_cancel_ends_it(monkeypa
     at.button(key="train_button").click().run()
     ok(at)
     job = queue.registry().get(app_state.get(at, "token"))
-    # in the queue, then the worker starts and reports its first step
-    _wait(lambda: job.worker is not None and job.worker.pid is not None and job.fraction > 0,
-          "the training's worker did not start and report its first step")
+    # in the queue, then the worker process starts (its first step is not waited for: at the default priority, on a
+    # machine kept busy by other work, a training gets a few per cent of a core, by design)
+    _wait(lambda: job.worker is not None and job.worker.pid is not None, "the training's worker did not start")
     pid = job.worker.pid
     assert pid is not None and pid != os.getpid() and alive(pid)
     # the worker process is FAIRDASH_TRAINING_NICE (10) below the server, once: not 19 (lowered twice, as it was
     # when a lowered training thread started the fork server the worker is forked from)
     assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + 10)
-    job.cancel()  # what the sidebar's Cancel button does
+    job.cancel()  # what the sidebar's Cancel button does (the server ends the worker whether or not it has begun)
     job.thread.join(WAIT_S)
     assert job.state == "cancelled" and not alive(pid)
     at.run()
     assert app_state.get(at, "run") is None  # nothing joined the run history
 
+    # a training that runs to its end in its worker, reporting its steps (at the server's own priority: the one
+    # above is checked, and a busy machine must not starve this one past the wait)
+    training_queue(wait_in_script=False, training_nice=0)
     at.multiselect(key="train_models").set_value(["lr"]).run()
     at.number_input(key="repeats").set_value(1).run()
     at.button(key="train_button").click().run()
     job = queue.registry().get(app_state.get(at, "token"))
     job.thread.join(WAIT_S)
+    assert job.state == "done" and job.fraction > 0, (job.state, job.fraction)
     at.run()
     ok(at)
     run = app_state.get(at, "run")
