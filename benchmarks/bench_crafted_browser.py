@@ -36,7 +36,7 @@ import uuid
 from pathlib import Path
 from typing import NamedTuple
 
-from benchmarks.bench_crafted_files import _hostile, cases
+from benchmarks.bench_crafted_files import _hostile, cases, descendants, tree_pss
 from benchmarks.bench_team_load import LiveServer, launch, new_session, open_slider, slider_move, wait_idle
 from benchmarks.common import ROOT, Recording
 
@@ -44,22 +44,6 @@ MIB = 2**20
 ANSWERS = ('[data-testid="stMain"] [data-testid="stAlert"], [data-testid="stMain"] [data-testid="stException"], '
            '.st-key-confirm_task button')
 MODEL_MEMBER = "run-1-model-0.fairdash"  # the honest session's model, where a crafted model file goes
-
-
-def tree_pss(pid: int) -> int:
-    """Bytes: the proportional memory (Pss) of ``pid`` and its descendants."""
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children") as f:
-                    todo.extend(int(c) for c in f.read().split())
-            with open(f"/proc/{p}/smaps_rollup") as f:
-                total += next(int(line.split()[1]) for line in f if line.startswith("Pss:")) * 1024
-        except (OSError, StopIteration, ValueError):
-            continue
-    return total
 
 
 class PssPeak(threading.Thread):
@@ -241,13 +225,9 @@ def _page_session(browser, url: str) -> tuple[str, str, str]:
 
 def _temporary_files(pid: int, folder: Path) -> int:
     """Files the server's process tree holds open under ``folder`` (an unnamed temporary file among them)."""
-    found, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
+    found = 0
+    for p in descendants(pid):
         try:
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children") as f:
-                    todo.extend(int(c) for c in f.read().split())
             for fd in os.listdir(f"/proc/{p}/fd"):
                 target = os.readlink(f"/proc/{p}/fd/{fd}")
                 found += target.startswith(str(folder)) and not target.endswith(".sock")

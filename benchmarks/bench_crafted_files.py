@@ -56,7 +56,8 @@ def cases(hf) -> dict:
     }
 
 
-def _descendants(pid: int) -> list[int]:
+def descendants(pid: int) -> list[int]:
+    """``pid`` and its descendants (those alive as they are read)."""
     out, todo = [], [pid]
     while todo:
         p = todo.pop()
@@ -70,11 +71,12 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
-def _tree_rss() -> int:
-    """This process tree's proportional memory (Pss: a page shared by n processes counts 1/n in each, so the
-    reading process's pages shared with the fork server it came from are not counted twice), in bytes."""
+def tree_pss(root: int | None = None) -> int:
+    """The proportional memory (Pss: a page shared by n processes counts 1/n in each, so the reading process's pages
+    shared with the fork server it came from are not counted twice) of ``root`` (default: this process) and its
+    descendants, in bytes."""
     total = 0
-    for pid in _descendants(os.getpid()):
+    for pid in descendants(os.getpid() if root is None else root):
         try:
             with open(f"/proc/{pid}/smaps_rollup") as f:
                 total += next(int(line.split()[1]) for line in f if line.startswith("Pss:")) * 1024
@@ -87,12 +89,12 @@ def measure(reader, raw: bytes, name: str) -> dict:
     from fairdash.app.server.limits import process_rss_bytes
     from fairdash.errors import FairDashError
 
-    before_tree, before_self = _tree_rss(), process_rss_bytes()
+    before_tree, before_self = tree_pss(), process_rss_bytes()
     peak, done = [before_tree], threading.Event()
 
     def sample():
         while not done.is_set():
-            peak[0] = max(peak[0], _tree_rss())
+            peak[0] = max(peak[0], tree_pss())
             time.sleep(0.01)
 
     watcher = threading.Thread(target=sample, daemon=True)
