@@ -18,24 +18,7 @@ from fairdash.errors import FairDashError
 
 import app_state
 from app_pages import APP, TIMEOUT, new_app, ok, upload
-
-JOIN_S = 120  # generous: the machine may be busy; no assertion is about time
-
-
-def _held_work(gate: threading.Event, started: list):
-    def work(progress):
-        started.append(time.monotonic())
-        while not gate.wait(0.05):
-            progress(0.5, "held")  # a training that reports progress while it works
-        return "a run"
-    return work
-
-
-def _wait(cond, what: str) -> None:
-    end = time.monotonic() + JOIN_S
-    while not cond():
-        assert time.monotonic() < end, what
-        time.sleep(0.02)
+from processes import WAIT_S, alive, held_work, wait_for
 
 
 def test_trainings_take_turns_first_come_first_served():
@@ -44,26 +27,26 @@ def test_trainings_take_turns_first_come_first_served():
     started = [[] for _ in range(4)]
     js = []
     for i in range(4):
-        js.append(reg.start(f"token{i}", TrainingJob(_held_work(gates[i], started[i]), f"job {i}")))
+        js.append(reg.start(f"token{i}", TrainingJob(held_work(gates[i], started[i]), f"job {i}")))
         if i < 2:
-            _wait(lambda i=i: started[i], f"job {i} did not start")
+            wait_for(lambda i=i: started[i], f"job {i} did not start")
     # the two later jobs have joined the queue (each checked its turn and found no free place: ``place`` takes the
     # queue's lock, which a job holds from joining until it waits), and neither started
-    _wait(lambda: reg.place(js[2]) and reg.place(js[3]), "the two later jobs did not join the queue")
+    wait_for(lambda: reg.place(js[2]) and reg.place(js[3]), "the two later jobs did not join the queue")
     assert reg.running_count == 2 and [bool(s) for s in started] == [True, True, False, False]
     assert [reg.place(j) for j in js] == [None, None, (1, 2), (2, 2)]
     assert js[2].queued and js[3].queued and not js[0].queued
     freed = time.monotonic()
     gates[1].set()  # one place frees: the first in line takes it, the other moves up
-    _wait(lambda: started[2], "the first queued job did not start")
+    wait_for(lambda: started[2], "the first queued job did not start")
     assert not started[3] and reg.place(js[3]) == (1, 1)
     js[3].cancel()  # cancelled while waiting: it leaves the queue, never runs
-    js[3].thread.join(JOIN_S)
+    js[3].thread.join(WAIT_S)
     assert js[3].state == "cancelled" and not started[3] and reg.place(js[3]) is None
     for g in gates:
         g.set()
     for j in js:
-        j.thread.join(JOIN_S)
+        j.thread.join(WAIT_S)
     assert [j.state for j in js] == ["done", "done", "done", "cancelled"] and reg.running_count == 0
     # the first job left the queue before the next one came; the third waited in it until a place freed
     assert js[0].queue_wait() <= js[1].started - js[0].started
@@ -73,15 +56,15 @@ def test_trainings_take_turns_first_come_first_served():
 def test_a_training_whose_tabs_are_closed_is_cancelled_after_the_grace_period():
     reg = JobRegistry(QueueSettings(max_running=1))
     gate, started = threading.Event(), []
-    running = reg.start("a", TrainingJob(_held_work(gate, started), "running", grace_s=0.5))
-    waiting = reg.start("b", TrainingJob(_held_work(threading.Event(), []), "queued", grace_s=0.5))
+    running = reg.start("a", TrainingJob(held_work(gate, started), "running", grace_s=0.5))
+    waiting = reg.start("b", TrainingJob(held_work(threading.Event(), []), "queued", grace_s=0.5))
     for _ in range(10):  # while its tab draws it, it goes on
         running.seen()
         waiting.seen()
         time.sleep(0.1)
     assert running.running and waiting.running and waiting.queued
-    running.thread.join(JOIN_S)  # nobody draws them any more
-    waiting.thread.join(JOIN_S)
+    running.thread.join(WAIT_S)  # nobody draws them any more
+    waiting.thread.join(WAIT_S)
     assert (running.state, running.why_cancelled) == ("cancelled", "closed_tab")
     assert (waiting.state, waiting.why_cancelled) == ("cancelled", "closed_tab") and reg.running_count == 0
 
@@ -89,11 +72,11 @@ def test_a_training_whose_tabs_are_closed_is_cancelled_after_the_grace_period():
 def test_forget_cancels_the_training_at_once_and_nobody_collects_it():
     reg = JobRegistry(QueueSettings(max_running=1))
     gate, started = threading.Event(), []
-    job = reg.start("tok", TrainingJob(_held_work(gate, started), "held"))
-    _wait(lambda: started, "the job did not start")
+    job = reg.start("tok", TrainingJob(held_work(gate, started), "held"))
+    wait_for(lambda: started, "the job did not start")
     t0 = time.monotonic()
     assert reg.forget("tok") is True
-    job.thread.join(JOIN_S)
+    job.thread.join(WAIT_S)
     assert job.state == "cancelled" and time.monotonic() - t0 < 20
     assert reg.get("tok") is None and reg.take_finished("tok") is None and reg.forget("tok") is False
 
@@ -140,12 +123,12 @@ def test_a_reload_mid_training_returns_to_the_session_with_its_queue_place_and_c
     # the server's queue, with one place; train_run is replaced in this process below
     reg = training_queue(max_running=1, wait_in_script=False, in_worker_process=False)
     blocker_gate = threading.Event()
-    reg.start("someone-else", TrainingJob(_held_work(blocker_gate, []), "another session's"))
+    reg.start("someone-else", TrainingJob(held_work(blocker_gate, []), "another session's"))
     gate = threading.Event()
     real = ex.train_run
 
     def held(task, spec, *, progress, **kw):
-        assert gate.wait(JOIN_S)
+        assert gate.wait(WAIT_S)
         return real(task, spec, progress=progress, **kw)
 
     monkeypatch.setattr(ex, "train_run", held)
@@ -170,9 +153,9 @@ def test_a_reload_mid_training_returns_to_the_session_with_its_queue_place_and_c
     assert "Queued: place 1 of 1" in text, text
     assert again.button(key="cancel_training") is not None
     blocker_gate.set()
-    _wait(lambda: not job.queued, "the queued job never started")
+    wait_for(lambda: not job.queued, "the queued job never started")
     gate.set()
-    job.thread.join(JOIN_S)
+    job.thread.join(WAIT_S)
     again.run()
     ok(again)
     assert [r.number for r in app_state.get(again, "runs")] == [1]
@@ -191,14 +174,13 @@ def test_a_training_runs_at_a_lower_cpu_priority_than_the_pages(monkeypatch):
     job = JobRegistry(QueueSettings(max_running=1)).start(
         "t", TrainingJob(lambda progress: seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id())),
                               "niced", nice=7))
-    job.thread.join(JOIN_S)
+    job.thread.join(WAIT_S)
     assert job.state == "done" and seen == [min(19, base + 7)]
     assert os.getpriority(os.PRIO_PROCESS, 0) == base  # the server's own threads keep theirs
     assert limits.ServerLimits.from_env().training_nice == 10
 
 
 # ---- the Train button's training is a worker process (fairdash.app.training.worker) that Cancel ends ---------------
-from processes import WAIT_S, alive  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("cpu_only", "app_frame")
 
@@ -216,7 +198,7 @@ def test_the_train_button_trains_in_a_worker_process_and_cancel_ends_it(monkeypa
     job = queue.registry().get(app_state.get(at, "token"))
     # in the queue, then the worker process starts (its first step is not waited for: at the default priority, on a
     # machine kept busy by other work, a training gets a few per cent of a core, by design)
-    _wait(lambda: job.worker is not None and job.worker.pid is not None, "the training's worker did not start")
+    wait_for(lambda: job.worker is not None and job.worker.pid is not None, "the training's worker did not start")
     pid = job.worker.pid
     assert pid is not None and pid != os.getpid() and alive(pid)
     # the worker process is FAIRDASH_TRAINING_NICE (10) below the server, once: not 19 (lowered twice, as it was
@@ -277,10 +259,10 @@ def test_the_memory_guard_watches_during_a_training_and_the_log_says_why_it_fail
     monkeypatch.delenv("FAIRDASH_MEMORY_GUARD_MB", raising=False)
     gate, started = threading.Event(), []
     reg = JobRegistry(QueueSettings(max_running=1))
-    job = reg.start("tok", TrainingJob(_held_work(gate, started), "watched"))
-    _wait(lambda: started, "the job did not start")
+    job = reg.start("tok", TrainingJob(held_work(gate, started), "watched"))
+    wait_for(lambda: started, "the job did not start")
     monkeypatch.setenv("FAIRDASH_MEMORY_GUARD_MB", "1")  # the server is now past its guard
-    job.thread.join(JOIN_S)
+    job.thread.join(WAIT_S)
     gate.set()
     assert job.state == "failed" and "short of memory" in job.error
     assert job.why_failed == ("memory_guard", "refused")

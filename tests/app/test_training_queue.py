@@ -7,7 +7,6 @@ import dataclasses
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -15,25 +14,9 @@ import pytest
 from fairdash.app.training import queue
 from fairdash.app.training.queue import JobRegistry, QueueSettings, TrainingJob
 
-from processes import WAIT_S
+from processes import WAIT_S, held_work, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _held_work(gate: threading.Event, started: list):
-    def work(progress):
-        started.append(time.monotonic())
-        while not gate.wait(0.05):
-            progress(0.5, "held")
-        return "a run"
-    return work
-
-
-def _wait(cond, what: str) -> None:
-    end = time.monotonic() + WAIT_S
-    while not cond():
-        assert time.monotonic() < end, what
-        time.sleep(0.02)
 
 
 def test_the_queue_imports_and_runs_a_training_without_streamlit():
@@ -64,12 +47,12 @@ def test_two_registries_with_different_settings_share_nothing():
     two = JobRegistry(QueueSettings(max_running=2))
     gate = threading.Event()
     started = {name: [] for name in ("1a", "1b", "2a", "2b")}
-    a1 = one.start("a", TrainingJob(_held_work(gate, started["1a"]), "one's a"))
-    _wait(lambda: started["1a"], "one's first job did not start")
-    b1 = one.start("b", TrainingJob(_held_work(gate, started["1b"]), "one's b"))
-    a2 = two.start("a", TrainingJob(_held_work(gate, started["2a"]), "two's a"))  # the same tokens, its own jobs
-    b2 = two.start("b", TrainingJob(_held_work(gate, started["2b"]), "two's b"))
-    _wait(lambda: one.place(b1) and started["2a"] and started["2b"], "the jobs did not take their turns")
+    a1 = one.start("a", TrainingJob(held_work(gate, started["1a"]), "one's a"))
+    wait_for(lambda: started["1a"], "one's first job did not start")
+    b1 = one.start("b", TrainingJob(held_work(gate, started["1b"]), "one's b"))
+    a2 = two.start("a", TrainingJob(held_work(gate, started["2a"]), "two's a"))  # the same tokens, its own jobs
+    b2 = two.start("b", TrainingJob(held_work(gate, started["2b"]), "two's b"))
+    wait_for(lambda: one.place(b1) and started["2a"] and started["2b"], "the jobs did not take their turns")
     # one place in the first, so its second job waits; two in the second, so both of its jobs run
     assert (one.running_count, one.place(b1), not started["1b"]) == (1, (1, 1), True)
     assert (two.running_count, two.place(a2), two.place(b2)) == (2, None, None)
