@@ -37,12 +37,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from benchmarks.bench_crafted_files import _hostile, cases, descendants, tree_pss
+from benchmarks.bench_hostile_upload import ALERTS, texts
 from benchmarks.bench_team_load import LiveServer, launch, new_session, open_slider, slider_move, wait_idle
 from benchmarks.common import ROOT, Recording
 
 MIB = 2**20
-ANSWERS = ('[data-testid="stMain"] [data-testid="stAlert"], [data-testid="stMain"] [data-testid="stException"], '
-           '.st-key-confirm_task button')
+ANSWERS = ALERTS + ", .st-key-confirm_task button"  # a message, or the table's Use button when it was read
 MODEL_MEMBER = "run-1-model-0.fairdash"  # the honest session's model, where a crafted model file goes
 
 
@@ -109,13 +109,6 @@ def _plain(text: str) -> str:
                     else words)
 
 
-def _answers(page) -> list:
-    try:
-        return [t.strip() for t in page.locator(ANSWERS).all_inner_texts() if t.strip()]
-    except Exception:  # noqa: BLE001 - a page being redrawn
-        return []
-
-
 def _give(page, kind: str, data: bytes, file_name: str) -> None:
     if kind == "session":
         page.get_by_text("Open a session file").first.click()
@@ -131,7 +124,7 @@ def _give(page, kind: str, data: bytes, file_name: str) -> None:
 def through_page(browser, url: str, observer, sampler: PssPeak, case: Case, timeout: float) -> dict:
     """One case through the Data page of a fresh session, the observer's slider moving meanwhile."""
     ctx, page = new_session(browser, url)
-    before = _answers(page)
+    before = texts(page, ANSWERS)
     base = sampler.reset()
     page.evaluate(WATCH_JS, [ANSWERS, before])
     t0, moves, answer, key = time.monotonic(), [], None, "ArrowRight"
@@ -139,10 +132,10 @@ def through_page(browser, url: str, observer, sampler: PssPeak, case: Case, time
     while answer is None and time.monotonic() - t0 < timeout:
         moves.append(slider_move(observer, key, timeout=60))
         key = "ArrowLeft" if key == "ArrowRight" else "ArrowRight"
-        new = [t for t in _answers(page) if t not in before]
+        new = [t for t in texts(page, ANSWERS) if t not in before]
         if new:
             wait_idle(page, timeout=60)
-            answer = ([t for t in _answers(page) if t not in before] or new)[0]
+            answer = ([t for t in texts(page, ANSWERS) if t not in before] or new)[0]
     marks = page.evaluate("() => [window.__fdGiven, window.__fdAnswer]")
     seconds = (marks[1] - marks[0]) / 1000 if marks[1] else time.monotonic() - t0
     peak = sampler.peak - base

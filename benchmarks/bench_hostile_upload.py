@@ -114,10 +114,11 @@ def make_parquet(path: Path, row_groups: int, rows_per_group: int, string_bytes:
 # --------------------------------------------------------------------------------------------------
 # One upload
 # --------------------------------------------------------------------------------------------------
-def _texts(page) -> list:
+def texts(page, selector: str = ALERTS) -> list:
+    """The texts of what ``selector`` finds on the page (the main area's alerts), empty ones left out."""
     try:
-        return [t.strip() for t in page.locator(ALERTS).all_inner_texts()]
-    except Exception:  # noqa: BLE001 - the page may be gone with its server
+        return [t.strip() for t in page.locator(selector).all_inner_texts() if t.strip()]
+    except Exception:  # noqa: BLE001 - the page may be gone with its server, or being redrawn
         return []
 
 
@@ -150,7 +151,7 @@ def upload_case(browser, args, env: dict, work: Path, path: Path, mime: str) -> 
             page.locator(".st-key-data_source").get_by_text("Upload a file").click()
             wait_idle(page)
             page.locator('.st-key-upload_file input[type="file"]').wait_for(state="attached")
-            before = set(_texts(page))
+            before = set(texts(page))
             out["rss_before_upload"] = sampler.peak
             sampler.mark()
             t0 = time.monotonic()
@@ -160,14 +161,14 @@ def upload_case(browser, args, env: dict, work: Path, path: Path, mime: str) -> 
             while time.monotonic() < end:
                 if sampler.killed_at is not None or not server.alive():
                     break
-                new = [t for t in _texts(page) if t and t not in before]
+                new = [t for t in texts(page) if t and t not in before]
                 if new:
                     try:  # the message of a finished run (not a half-drawn one)
                         page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
                                                timeout=2000)
                     except Exception:  # noqa: BLE001
                         pass
-                    new = [t for t in _texts(page) if t and t not in before] or new
+                    new = [t for t in texts(page) if t and t not in before] or new
                     message = new[0]
                     break
                 time.sleep(0.25)
@@ -184,7 +185,7 @@ def upload_case(browser, args, env: dict, work: Path, path: Path, mime: str) -> 
             else:
                 out["outcome"] = "message"
             out["message"] = message
-            out["messages_all"] = [t for t in _texts(page) if t not in before][:5]
+            out["messages_all"] = [t for t in texts(page) if t not in before][:5]
         finally:
             try:
                 ctx.close()
